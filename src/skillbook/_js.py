@@ -1,0 +1,232 @@
+"""JavaScript semantics that OpenClaw's output depends on.
+
+OpenClaw is TypeScript; its strings are UTF-16, its sort is by code unit, its
+numbers print like ``String(n)`` and its truthiness is not Python's. Matching its
+bytes means reproducing each of those exactly; they live here, in one place.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+
+def utf16_len(s: str) -> int:
+    """``s.length`` in JavaScript: the number of UTF-16 code units."""
+    # Fast path: only astral characters take two units.
+    if s.isascii():
+        return len(s)
+    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+
+
+def utf16_slice(s: str, end: int) -> str:
+    """``s.slice(0, end)``: cut at a UTF-16 code-unit boundary.
+
+    JavaScript does not protect surrogate pairs; a pair split in half leaves a lone
+    high surrogate, which we keep as such (Python can hold it; encoders will escape it).
+    """
+    if end <= 0:
+        return ""
+    if s.isascii():
+        return s[:end]
+    units = 0
+    for i, ch in enumerate(s):
+        width = 2 if ord(ch) > 0xFFFF else 1
+        if units + width > end:
+            if width == 2 and units + 1 == end:
+                high = 0xD800 + ((ord(ch) - 0x10000) >> 10)
+                return s[:i] + chr(high)
+            return s[:i]
+        units += width
+    return s
+
+
+def js_sort_key(s: str) -> bytes:
+    """Key for JavaScript's default ``Array.prototype.sort()`` (UTF-16 code-unit order)."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def js_sorted(items: Iterable[str]) -> list[str]:
+    return sorted(items, key=js_sort_key)
+
+
+def _char_class(ch: str) -> int:
+    cat = unicodedata.category(ch)
+    if cat.startswith("Z") or ch in "\t\n\r":
+        return 0
+    if cat.startswith("P"):
+        return 1
+    if cat.startswith("S"):
+        return 2
+    if cat.startswith("N"):
+        return 3
+    return 4
+
+
+def locale_compare_key(s: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], tuple[int, ...]]:
+    """An approximation of ICU root collation (``a.localeCompare(b, "en")``).
+
+    Primary: whitespace < punctuation < symbols < digits < letters, letters compared
+    without case or accents; secondary: accents; tertiary: lowercase before uppercase.
+    This matches ICU for the names skills use (ASCII letters, digits, ``-``, ``_``,
+    ``.``); exotic scripts may order differently, which is documented.
+    """
+    decomposed = unicodedata.normalize("NFD", s)
+    primary: list[tuple[int, str]] = []
+    secondary: list[str] = []
+    tertiary: list[int] = []
+    for ch in decomposed:
+        if unicodedata.combining(ch):
+            secondary.append(ch)
+            continue
+        primary.append((_char_class(ch), ch.casefold()))
+        tertiary.append(1 if ch.isupper() else 0)
+    return tuple(primary), tuple(secondary), tuple(tertiary)
+
+
+def js_number(value: float | int) -> str:
+    """``String(n)`` for a JavaScript number (ints beyond 2**53 lose precision as in JS)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if -(2**53) <= value <= 2**53:
+            return str(value)
+        value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    # repr() gives the shortest round-trip digits, as JS does; only the layout differs.
+    digits, exponent = _shortest_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    k = len(digits)
+    n = exponent + k  # position of the decimal point relative to the digit string
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _shortest_digits(x: float) -> tuple[str, int]:
+    """Shortest round-trip digits of ``x`` > 0 and exponent so that x = digits * 10**exp."""
+    text = repr(x)
+    mantissa, _, exp_text = text.partition("e")
+    exp = int(exp_text) if exp_text else 0
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (whole + frac).lstrip("0")
+    exp -= len(frac)
+    stripped = digits.rstrip("0")
+    exp += len(digits) - len(stripped)
+    return stripped or "0", exp
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` for the scalar values YAML and JSON5 produce."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        # Array.prototype.toString: elements joined by ",", null/undefined as "".
+        return ",".join("" if v is None else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def json_stringify(value: Any) -> str:
+    """``JSON.stringify(value)``: compact, insertion order, non-ASCII kept, JS numbers."""
+    parts: list[str] = []
+    _stringify_into(value, parts)
+    return "".join(parts)
+
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def json_quote(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        esc = _ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ord(ch) < 0x20 or 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _stringify_into(value: Any, parts: list[str]) -> None:
+    if value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int | float):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            parts.append("null")
+        else:
+            parts.append(js_number(value))
+    elif isinstance(value, str):
+        parts.append(json_quote(value))
+    elif isinstance(value, list | tuple):
+        parts.append("[")
+        for i, item in enumerate(value):
+            if i:
+                parts.append(",")
+            _stringify_into(item, parts)
+        parts.append("]")
+    elif isinstance(value, dict):
+        parts.append("{")
+        first = True
+        for k, v in value.items():
+            if not first:
+                parts.append(",")
+            first = False
+            parts.append(json_quote(js_string(k)))
+            parts.append(":")
+            _stringify_into(v, parts)
+        parts.append("}")
+    else:
+        parts.append(json_quote(str(value)))
+
+
+def is_truthy(value: Any) -> bool:
+    """OpenClaw's ``isTruthy`` for config values: blank strings false, any object true."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    if isinstance(value, str):
+        return value.strip() != ""
+    return True

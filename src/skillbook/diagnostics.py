@@ -1,0 +1,135 @@
+"""Diagnostics: what skillbook says about a skill it rejected, degraded or changed.
+
+Every stage reports problems as :class:`Diagnostic` values instead of raising or
+skipping silently. Codes are stable (``<stage>.<slug>``) and each one is listed in
+:data:`CODES` and in ``docs/diagnostics.md``; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class Severity(enum.StrEnum):
+    """How much a diagnostic matters: errors drop or reject, warnings degrade."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+#: Every diagnostic code skillbook emits, with a one-line summary.
+#: ``docs/diagnostics.md`` documents each of them; tests fail on an unlisted code.
+CODES: dict[str, str] = {
+    # parse: reading one SKILL.md
+    "parse.bom": "A UTF-8 byte-order mark was stripped (OpenClaw loses such files).",
+    "parse.invalid-utf8": "The file is not valid UTF-8; undecodable bytes were replaced.",
+    "parse.binary": "The file holds NUL bytes or other binary content.",
+    "parse.control-chars": "The frontmatter holds control characters.",
+    "parse.no-frontmatter": "The file does not start with a `---` frontmatter block.",
+    "parse.unterminated-frontmatter": "The `---` frontmatter block is never closed.",
+    "parse.empty-frontmatter": "The frontmatter block is empty.",
+    "parse.yaml-invalid": "The frontmatter is not valid YAML; the line parser was used.",
+    "parse.yaml-duplicate-key": "A frontmatter key appears twice; the line parser was used.",
+    "parse.yaml-alias-bomb": "YAML aliases expand beyond the safety bound; the line parser was used.",
+    "parse.yaml-too-deep": "The frontmatter nests deeper than the safety bound.",
+    "parse.yaml-not-mapping": "The frontmatter is YAML but not a mapping.",
+    "parse.missing-description": "No description: the skill cannot be offered to a model.",
+    "parse.missing-name": "No name in the frontmatter; the folder name is used.",
+    "parse.metadata-invalid": "The `metadata` value is not a valid JSON5 object; the skill has no gates.",
+    "parse.metadata-no-manifest": "`metadata` has no `openclaw` object; the skill has no gates.",
+    "parse.metadata-legacy-key": "Gates were read from a legacy key (`clawdbot`, `clawdis`, `moltbot`).",
+    "parse.install-dropped": "An install spec was dropped (unknown kind or unsafe value).",
+    "parse.field-type": "A field has a value of the wrong type and was ignored.",
+    "parse.arg-mode": "`command-arg-mode` is not `raw`; `raw` is used.",
+    "parse.dispatch-no-tool": "`command-dispatch: tool` without `command-tool`; no dispatch.",
+    # discover: finding skills on disk
+    "discover.file-too-large": "SKILL.md is larger than `maxSkillFileBytes`; not read.",
+    "discover.symlinked-skill-md": "SKILL.md is a symbolic link; refused.",
+    "discover.symlink-escape": "A symlinked skill folder points outside its root; refused.",
+    "discover.path-escape": "A skill path resolves outside its root; refused.",
+    "discover.unreadable": "A file or folder could not be read.",
+    "discover.not-regular-file": "SKILL.md is not a regular file.",
+    "discover.over-limit": "A root holds more candidates than the configured limits; some were not loaded.",
+    "discover.shadowed": "A skill with the same name in a higher-precedence source hides this one.",
+    "discover.duplicate-realpath": "The same skill folder was reached twice (symlink); loaded once.",
+    "discover.nested-root": "A `skills/` folder inside the root was used as the root.",
+    "discover.grouped-layout": "A folder without SKILL.md holds skill folders one level down.",
+    "discover.hidden-dir": "Skill folders under a dot-directory are not discovered.",
+    "discover.root-missing": "A configured skills folder does not exist.",
+    "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
+    # validate: strict (Agent Skills) rules
+    "validate.name-invalid": "The name breaks the Agent Skills name rules.",
+    "validate.name-mismatch": "The name differs from the folder name.",
+    "validate.description-length": "The description is empty or longer than 1024 characters.",
+    "validate.compatibility-length": "`compatibility` is longer than 500 characters.",
+    "validate.unknown-field": "A frontmatter key that the Agent Skills standard does not define.",
+    "validate.field-type": "A standard field has the wrong type.",
+    "validate.yaml-style": "YAML that strict parsers (skills-ref) refuse: flow style, tags or anchors.",
+    "validate.frontmatter": "The frontmatter block is missing, unclosed or not a mapping.",
+    "validate.version": "`version` is not a semantic version.",
+    # gate: eligibility
+    "gate.unresolved-secret": "An apiKey SecretRef could not be resolved.",
+    # prompt: the catalog
+    "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
+    "prompt.compact": "The catalog uses the compact format (descriptions omitted).",
+    # config
+    "config.invalid": "The configuration file is invalid.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about one file (or the configuration), with a stable code."""
+
+    code: str
+    severity: Severity
+    message: str
+    path: Path | None = None
+    line: int | None = None
+    skill: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered diagnostic code {self.code!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+        }
+        if self.path is not None:
+            out["path"] = str(self.path)
+        if self.line is not None:
+            out["line"] = self.line
+        if self.skill is not None:
+            out["skill"] = self.skill
+        return out
+
+    def format(self) -> str:
+        """``path:line: severity [code] message`` — the one-line human form."""
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return f"{where}{self.severity} [{self.code}] {self.message}"
+
+
+def error(code: str, message: str, **where: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, message, **where)
+
+
+def warning(code: str, message: str, **where: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.WARNING, message, **where)
+
+
+def info(code: str, message: str, **where: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.INFO, message, **where)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.severity is Severity.ERROR for d in diagnostics)
