@@ -1,3 +1,126 @@
-"""skillbook: skills for LLM agents, the Python home of the OpenClaw skill system."""
+"""skillbook: skills for LLM agents, the Python home of the OpenClaw skill system.
+
+Three lines give an agent its skills catalog::
+
+    import skillbook
+    book = skillbook.load("path/to/workspace")
+    system_prompt = base_instructions + "\\n" + book.system_prompt_section()
+
+Public names are listed in ``__all__``; they load lazily, so ``import skillbook``
+stays fast and pulls in no YAML, JSON5, CLI or terminal libraries.
+Each stage is importable on its own: ``skillbook.parse``, ``skillbook.discover``,
+``skillbook.gate``, ``skillbook.status``, ``skillbook.prompt``, ``skillbook.validate``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # facade
+    "load": "skillbook.book",
+    "Loader": "skillbook.book",
+    "SkillBook": "skillbook.book",
+    # model
+    "Skill": "skillbook.model",
+    "Source": "skillbook.model",
+    "ParsedSkillFile": "skillbook.model",
+    "Frontmatter": "skillbook.model",
+    "SkillMetadata": "skillbook.model",
+    "Requires": "skillbook.model",
+    "InstallSpec": "skillbook.model",
+    "InvocationPolicy": "skillbook.model",
+    "CommandDispatch": "skillbook.model",
+    # diagnostics and errors
+    "Diagnostic": "skillbook.diagnostics",
+    "Severity": "skillbook.diagnostics",
+    "SkillbookError": "skillbook.errors",
+    "ConfigError": "skillbook.errors",
+    "SkillNotFound": "skillbook.errors",
+    # stages
+    "parse_skill_text": "skillbook.parse",
+    "Paths": "skillbook.paths",
+    "Config": "skillbook.config",
+    "load_config": "skillbook.config",
+    "Root": "skillbook.discover",
+    "Limits": "skillbook.discover",
+    "DiscoverOptions": "skillbook.discover",
+    "Discovery": "skillbook.discover",
+    "ParseCache": "skillbook.discover",
+    "discover": "skillbook.discover",
+    "resolve_roots": "skillbook.discover",
+    "Host": "skillbook.gate",
+    "BinaryLookup": "skillbook.gate",
+    "RemoteEligibility": "skillbook.gate",
+    "StaticRemote": "skillbook.gate",
+    "Eligibility": "skillbook.gate",
+    "evaluate": "skillbook.gate",
+    "StatusReport": "skillbook.status",
+    "build_status": "skillbook.status",
+    "PromptCatalog": "skillbook.prompt",
+    "PromptLimits": "skillbook.prompt",
+    "build_prompt": "skillbook.prompt",
+    "skills_section": "skillbook.prompt",
+    "SkillSnapshot": "skillbook.runtime.snapshot",
+    "SnapshotVersions": "skillbook.runtime.snapshot",
+    "validate_path": "skillbook.validate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skillbook' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:
+    from skillbook.book import Loader, SkillBook, load
+    from skillbook.config import Config, load_config
+    from skillbook.diagnostics import Diagnostic, Severity
+    from skillbook.discover import (
+        DiscoverOptions,
+        Discovery,
+        Limits,
+        ParseCache,
+        Root,
+        discover,
+        resolve_roots,
+    )
+    from skillbook.errors import ConfigError, SkillbookError, SkillNotFound
+    from skillbook.gate import (
+        BinaryLookup,
+        Eligibility,
+        Host,
+        RemoteEligibility,
+        StaticRemote,
+        evaluate,
+    )
+    from skillbook.model import (
+        CommandDispatch,
+        Frontmatter,
+        InstallSpec,
+        InvocationPolicy,
+        ParsedSkillFile,
+        Requires,
+        Skill,
+        SkillMetadata,
+        Source,
+    )
+    from skillbook.parse import parse_skill_text
+    from skillbook.paths import Paths
+    from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, skills_section
+    from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions
+    from skillbook.status import StatusReport, build_status
+    from skillbook.validate import validate_path

@@ -61,6 +61,7 @@ CODES: dict[str, str] = {
     "discover.grouped-layout": "A folder without SKILL.md holds skill folders one level down.",
     "discover.hidden-dir": "Skill folders under a dot-directory are not discovered.",
     "discover.root-missing": "A configured skills folder does not exist.",
+    "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
     "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
     # validate: strict (Agent Skills) rules
     "validate.name-invalid": "The name breaks the Agent Skills name rules.",
@@ -72,6 +73,8 @@ CODES: dict[str, str] = {
     "validate.yaml-style": "YAML that strict parsers (skills-ref) refuse: flow style, tags or anchors.",
     "validate.frontmatter": "The frontmatter block is missing, unclosed or not a mapping.",
     "validate.version": "`version` is not a semantic version.",
+    "validate.skill-file": "No SKILL.md where one is needed (missing, named `skill.md`, or a standalone `.md` outside mixed/legacy mode).",
+    "validate.path": "The path to validate does not exist or is neither a folder nor a Markdown file.",
     # gate: eligibility
     "gate.unresolved-secret": "An apiKey SecretRef could not be resolved.",
     # prompt: the catalog

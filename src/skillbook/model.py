@@ -115,7 +115,7 @@ class SkillMetadata:
     requires: Requires | None = None
     install: tuple[InstallSpec, ...] | None = None
     manifest_key: str = "openclaw"
-    raw: Mapping[str, Any] = field(default=EMPTY_MAP, compare=False)
+    raw: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         pairs: list[tuple[str, Any]] = [
@@ -164,10 +164,10 @@ class Frontmatter:
     strings when YAML failed). ``lines`` maps each key to its 1-based line in the file.
     """
 
-    values: Mapping[str, str] = EMPTY_MAP
-    data: Mapping[str, Any] = EMPTY_MAP
+    values: Mapping[str, str] = field(default_factory=lambda: EMPTY_MAP)
+    data: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
     yaml_ok: bool = False
-    lines: Mapping[str, int] = EMPTY_MAP
+    lines: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAP)
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)

@@ -1,0 +1,379 @@
+"""YAML 1.2 core-schema loading with the semantics of the JS ``yaml`` package.
+
+Input: the text of a frontmatter block. Output: plain Python values (``dict`` in
+JavaScript key order, ``list``, ``str``, ``int``, ``float``, ``bool``, ``None``).
+
+OpenClaw parses frontmatter with ``YAML.parse(block, {schema: "core"})``. PyYAML is
+YAML 1.1 (``yes`` is a boolean, dates become timestamps, duplicate keys pass), so we
+only borrow its scanner and parser (libyaml through ``CParser`` when available) and
+build values from the event stream ourselves. That gives us, in one pass: core-schema
+scalars, refusal of duplicate keys, the JS package's alias budget
+(``maxAliasCount: 100``) so a "billion laughs" block is refused in microseconds,
+a nesting bound, and no merge keys, timestamps, sets or binaries.
+
+This module is imported lazily (by :mod:`skillbook.parse` at first use) so that
+``import skillbook`` does not load PyYAML.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml import events as ev
+
+from skillbook._js import js_string
+
+#: The JS package's default ``maxAliasCount``.
+DEFAULT_MAX_ALIAS_COUNT = 100
+#: Collections nested deeper than this are refused (``YamlError("too-deep")``).
+DEFAULT_MAX_DEPTH = 100
+
+_CORE_TAG = "tag:yaml.org,2002:"
+
+# The regexes of the JS package's core schema (yaml/dist/schema/core).
+_NULL = re.compile(r"(?:~|[Nn]ull|NULL)?\Z")
+_BOOL = re.compile(r"(?:[Tt]rue|TRUE|[Ff]alse|FALSE)\Z")
+_INT_OCT = re.compile(r"0o[0-7]+\Z")
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_INT_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT_SPECIAL = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+
+# Characters libyaml refuses or treats as line breaks while YAML 1.2 (and the JS
+# package) reads them as plain content: C0/C1 controls, DEL, NEL, LS, PS, surrogates
+# and the two non-characters. They are swapped for unused private-use characters
+# before parsing and swapped back in every string afterwards.
+_LIBYAML_HOSTILE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]"
+)
+_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
+
+
+class YamlError(ValueError):
+    """The block is not YAML we accept. ``kind`` is a stable slug, ``line`` 1-based in the block."""
+
+    def __init__(self, message: str, *, kind: str = "invalid", line: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.line = line
+
+
+@dataclass(slots=True)
+class _Anchor:
+    """The JS package's per-anchor bookkeeping (``{count, aliasCount, res}``)."""
+
+    value: Any
+    shape: Any
+    count: int = 1
+    alias_count: int = 0
+    open: bool = True
+
+
+@dataclass(slots=True)
+class _Frame:
+    container: Any  # list or dict
+    shape: list[Any]
+    anchor: _Anchor | None
+    line: int
+    key: Any = None
+    key_shape: Any = None
+    has_key: bool = False
+    seen: set[Any] = field(default_factory=set)
+    key_lines: dict[str, int] | None = None
+
+
+def load_core(text: str) -> Any:
+    """Parse one YAML document with core-schema semantics; raise :class:`YamlError`."""
+    return load_core_with_lines(text)[0]
+
+
+def load_core_with_lines(
+    text: str,
+    *,
+    max_alias_count: int = DEFAULT_MAX_ALIAS_COUNT,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> tuple[Any, dict[str, int]]:
+    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key."""
+    restore: dict[int, int] = {}
+    # The JS package ends a block scalar at end of input with a line break, as if the
+    # text had one; libyaml keeps none. A final newline is otherwise neutral.
+    if not text.endswith("\n"):
+        text += "\n"
+    if _LIBYAML_HOSTILE.search(text):
+        text, restore = _mask(text)
+    try:
+        return _Builder(text, restore, max_alias_count, max_depth).run()
+    except YamlError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise YamlError(problem, line=line) from None
+    except (yaml.YAMLError, UnicodeError, ValueError, RecursionError, MemoryError) as exc:
+        raise YamlError(str(exc) or "invalid YAML") from None
+
+
+def _mask(text: str) -> tuple[str, dict[int, int]]:
+    hostile = sorted(set(_LIBYAML_HOSTILE.findall(text)))
+    present = set(text)
+    spare = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in present)
+    forward: dict[int, int] = {}
+    for ch in hostile:
+        substitute = next(spare, None)
+        if substitute is None:
+            break  # pathological text: let libyaml refuse it
+        forward[ord(ch)] = ord(substitute)
+    return text.translate(forward), {v: k for k, v in forward.items()}
+
+
+def _new_parser(text: str) -> Any:
+    try:
+        from yaml.cyaml import CParser
+    except ImportError:  # PyYAML built without libyaml: same events, slower.
+        from yaml.parser import Parser
+        from yaml.reader import Reader
+        from yaml.scanner import Scanner
+
+        class _PyParser(Reader, Scanner, Parser):  # type: ignore[misc]
+            def __init__(self, stream: str) -> None:
+                Reader.__init__(self, stream)
+                Scanner.__init__(self)
+                Parser.__init__(self)
+
+        return _PyParser(text)
+    return CParser(text)
+
+
+class _Builder:
+    """Turns the event stream into values, counting aliases as the JS package does."""
+
+    def __init__(self, text: str, restore: dict[int, int], max_alias: int, max_depth: int):
+        self.parser = _new_parser(text)
+        self.restore = restore
+        self.max_alias = max_alias
+        self.max_depth = max_depth
+        self.anchors: dict[str, _Anchor] = {}
+        self.root: Any = None
+
+    def run(self) -> tuple[Any, dict[str, int]]:
+        parser = self.parser
+        stack: list[_Frame] = []
+        top_lines: dict[str, int] = {}
+        documents = 0
+        try:
+            while True:
+                event = parser.get_event()
+                if isinstance(event, ev.ScalarEvent):
+                    value = self._scalar(event)
+                    anchor = self._register(event.anchor, value, None)
+                    self._emit(stack, value, anchor.shape if anchor else None, event)
+                elif isinstance(event, ev.AliasEvent):
+                    value, shape = self._alias(event)
+                    self._emit(stack, value, shape, event)
+                elif isinstance(event, ev.SequenceStartEvent | ev.MappingStartEvent):
+                    if len(stack) >= self.max_depth:
+                        raise YamlError(
+                            f"nesting deeper than {self.max_depth} levels",
+                            kind="too-deep",
+                            line=event.start_mark.line + 1,
+                        )
+                    is_map = isinstance(event, ev.MappingStartEvent)
+                    container: Any = {} if is_map else []
+                    shape: list[Any] = []
+                    anchor = self._register(event.anchor, container, shape)
+                    frame = _Frame(container, shape, anchor, event.start_mark.line + 1)
+                    if is_map and not stack:
+                        frame.key_lines = top_lines
+                    stack.append(frame)
+                elif isinstance(event, ev.SequenceEndEvent | ev.MappingEndEvent):
+                    frame = stack.pop()
+                    value = frame.container
+                    if isinstance(value, dict):
+                        value = _js_key_order(value)
+                        if frame.anchor is not None:
+                            frame.anchor.value = value
+                    if frame.anchor is not None:
+                        frame.anchor.open = False
+                    self._emit(stack, value, frame.shape, event)
+                elif isinstance(event, ev.DocumentStartEvent):
+                    documents += 1
+                    if documents > 1:
+                        raise YamlError(
+                            "the block holds more than one YAML document",
+                            line=event.start_mark.line + 1,
+                        )
+                elif isinstance(event, ev.StreamEndEvent):
+                    break
+        finally:
+            dispose = getattr(parser, "dispose", None)
+            if dispose is not None:
+                dispose()
+        return self.root, top_lines
+
+    def _emit(self, stack: list[_Frame], value: Any, shape: Any, event: Any) -> None:
+        if not stack:
+            self.root = value
+            return
+        frame = stack[-1]
+        frame.shape.append(shape)
+        container = frame.container
+        if isinstance(container, list):
+            container.append(value)
+            return
+        if not frame.has_key:
+            frame.key, frame.key_shape, frame.has_key = value, shape, True
+            ident = _key_identity(value, event)
+            if ident is not None:
+                if ident in frame.seen:
+                    raise YamlError(
+                        f"duplicate key {js_string(value)!r}",
+                        kind="duplicate-key",
+                        line=event.start_mark.line + 1,
+                    )
+                frame.seen.add(ident)
+            if frame.key_lines is not None:
+                frame.key_lines.setdefault(_stringify_key(value), event.start_mark.line + 1)
+            return
+        container[_stringify_key(frame.key)] = value
+        frame.has_key = False
+
+    def _register(self, name: str | None, value: Any, shape: Any) -> _Anchor | None:
+        if name is None:
+            return None
+        anchor = _Anchor(value=value, shape=shape)
+        anchor.open = shape is not None
+        self.anchors[name] = anchor
+        return anchor
+
+    def _alias(self, event: Any) -> tuple[Any, Any]:
+        anchor = self.anchors.get(event.anchor)
+        line = event.start_mark.line + 1
+        if anchor is None:
+            raise YamlError(f"unresolved alias *{event.anchor}", line=line)
+        if anchor.open:
+            raise YamlError(f"recursive alias *{event.anchor}", line=line)
+        anchor.count += 1
+        if anchor.alias_count == 0:
+            anchor.alias_count = _alias_weight(anchor.shape)
+        if anchor.count * anchor.alias_count > self.max_alias:
+            raise YamlError(
+                "aliases expand beyond the safety bound (billion laughs?)",
+                kind="alias-bomb",
+                line=line,
+            )
+        return anchor.value, ("alias", anchor)
+
+    def _scalar(self, event: Any) -> Any:
+        value: str = event.value
+        if self.restore:
+            value = value.translate(self.restore)
+        tag = event.tag
+        if tag is None:
+            return _resolve_plain(value) if event.implicit[0] else value
+        if tag.startswith(_CORE_TAG):
+            return _resolve_tagged(value, tag[len(_CORE_TAG) :])
+        return value  # "!" and unknown tags: the string as written
+
+
+def _alias_weight(shape: Any) -> int:
+    """``getAliasCount`` of the JS package, over the shapes we kept."""
+    if shape is None:
+        return 1
+    if isinstance(shape, tuple):
+        anchor: _Anchor = shape[1]
+        return anchor.count * anchor.alias_count
+    best = 0
+    todo = [shape]
+    # Iterative max over nested shapes; alias leaves are not descended into.
+    while todo:
+        for item in todo.pop():
+            if item is None:
+                best = max(best, 1)
+            elif isinstance(item, tuple):
+                best = max(best, item[1].count * item[1].alias_count)
+            else:
+                todo.append(item)
+    return best
+
+
+def _resolve_plain(value: str) -> Any:
+    if not value:
+        return None
+    if value[0] not in "0123456789+-.~nNtTfF":
+        return value
+    if _NULL.match(value):
+        return None
+    if _BOOL.match(value):
+        return value[0] in "tT"
+    if _INT.match(value):
+        return int(value)
+    if _INT_HEX.match(value):
+        return int(value[2:], 16)
+    if _INT_OCT.match(value):
+        return int(value[2:], 8)
+    if _FLOAT_SPECIAL.match(value):
+        if value[-3:].lower() == "nan":
+            return math.nan
+        return -math.inf if value[0] == "-" else math.inf
+    if _FLOAT.match(value):
+        return float(value)
+    return value
+
+
+def _resolve_tagged(value: str, name: str) -> Any:
+    if name in ("str", "map", "seq"):
+        return value
+    resolved = _resolve_plain(value)
+    wanted = {
+        "null": type(None),
+        "bool": bool,
+        "int": int,
+        "float": float,
+    }.get(name)
+    if wanted is None or isinstance(resolved, bool) != (name == "bool"):
+        return value
+    return resolved if isinstance(resolved, wanted) else value
+
+
+def _key_identity(value: Any, event: Any) -> Any:
+    """What the JS package compares to find duplicate keys (scalars by value)."""
+    if isinstance(event, ev.AliasEvent) or isinstance(value, dict | list):
+        return None
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int | float):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return ("n", float(value) if abs(value) > 2**53 else value)
+    if value is None:
+        return ("z",)
+    return ("s", value)
+
+
+def _stringify_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return ""
+    if isinstance(key, list):
+        return "[ " + ", ".join(_stringify_key(k) for k in key) + " ]" if key else "[]"
+    if isinstance(key, dict):
+        if not key:
+            return "{}"
+        return "{ " + ", ".join(f"{k}: {_stringify_key(v)}" for k, v in key.items()) + " }"
+    return js_string(key)
+
+
+def _js_key_order(d: dict[str, Any]) -> dict[str, Any]:
+    """JS objects list array-index keys first, ascending, then the rest in order."""
+    index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
+    if not index_keys:
+        return d
+    ordered = {k: d[k] for k in sorted(index_keys, key=int)}
+    ordered.update((k, v) for k, v in d.items() if k not in ordered)
+    return ordered

@@ -1,0 +1,282 @@
+"""The three-line facade: discover, gate and render a workspace's skills.
+
+>>> import skillbook
+>>> book = skillbook.load("~/my-workspace")
+>>> print(book.prompt)
+
+:func:`load` builds one :class:`SkillBook`; :class:`Loader` keeps the caches
+(parsed files, PATH lookups) so that building again after a change is cheap.
+The facade has no logic of its own: each step is a call into one stage module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillbook.config import Config, load_config
+from skillbook.diagnostics import Diagnostic
+from skillbook.discover import (
+    DEFAULT_MODE,
+    DiscoverOptions,
+    Discovery,
+    Limits,
+    ParseCache,
+    discover,
+    resolve_roots,
+)
+from skillbook.errors import SkillNotFound
+from skillbook.gate import BinaryLookup, Host, RemoteEligibility, apply_filter, effective_skill_filter
+from skillbook.model import Skill, Source
+from skillbook.paths import Paths, resolve_user_path
+from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, home_prefixes, skills_section
+from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
+from skillbook.status import StatusEntry, StatusReport, build_status
+
+#: What the truncation note tells the reader to run.
+CHECK_COMMAND = "skillbook check"
+#: OpenClaw's text, for byte-identical comparisons with OpenClaw itself.
+OPENCLAW_CHECK_COMMAND = "openclaw skills check"
+DEFAULT_READ_TOOL = "read"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillBook:
+    """Everything known about one workspace's skills at one moment."""
+
+    workspace: Path | None
+    paths: Paths
+    config: Config
+    agent: str | None
+    mode: str
+    discovery: Discovery
+    #: Skills excluded by the spec mode (``strict``) before gating.
+    excluded: tuple[Skill, ...]
+    status: StatusReport
+    #: Gated and filtered: what the prompt, commands and snapshot use.
+    eligible: tuple[Skill, ...]
+    skill_filter: tuple[str, ...] | None
+    catalog: PromptCatalog
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        """Every loaded skill after precedence, ready or not."""
+        return self.discovery.skills
+
+    @property
+    def prompt(self) -> str:
+        """The catalog text OpenClaw would put into the system prompt."""
+        return self.catalog.text
+
+    def system_prompt_section(self, *, read_tool: str | None = None) -> str:
+        """The ``## Skills (mandatory)`` block with the catalog, or ``""`` when empty."""
+        tool = read_tool or self.config.skills.read_tool or DEFAULT_READ_TOOL
+        return skills_section(self.catalog.text, read_tool=tool)
+
+    def snapshot(self, *, version: int | None = None) -> SkillSnapshot:
+        return build_snapshot(
+            self.eligible, self.catalog, skill_filter=self.skill_filter, version=version
+        )
+
+    def find(self, name: str) -> StatusEntry:
+        """The status of a skill by name or skill key; raises :class:`SkillNotFound`."""
+        for entry in self.status.skills:
+            if entry.name == name:
+                return entry
+        for entry in self.status.skills:
+            if entry.skill_key == name:
+                return entry
+        raise SkillNotFound(name)
+
+    def get(self, name: str) -> Skill:
+        """The loaded skill by name or skill key; raises :class:`SkillNotFound`."""
+        entry = self.find(name)
+        for skill in self.discovery.skills:
+            if skill.file_path == entry.file_path:
+                return skill
+        raise SkillNotFound(name)
+
+
+class Loader:
+    """Builds :class:`SkillBook` values for one workspace and keeps the caches.
+
+    Nothing is read from ``os.environ`` unless ``env`` is omitted; tests pass it.
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] | None = None,
+        *,
+        config: Config | str | os.PathLike[str] | None = None,
+        agent: str | None = None,
+        skill_filter: Sequence[str] | None = None,
+        mode: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        remote: RemoteEligibility | None = None,
+        check_command: str = CHECK_COMMAND,
+        legacy_manifest_keys: bool = True,
+    ) -> None:
+        self._env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
+        self._cwd = cwd if cwd is not None else Path.cwd()
+        self.paths = Paths.from_env(self._env, cwd=self._cwd)
+        self.workspace = (
+            resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self._cwd)
+            if workspace is not None
+            else None
+        )
+        self.config = _resolve_config(config, self.paths)
+        self.agent = agent
+        self.mode = mode or self.config.skills.load.mode or DEFAULT_MODE
+        self._explicit_filter = skill_filter
+        self.remote = remote
+        self.check_command = check_command
+        self.legacy_manifest_keys = legacy_manifest_keys
+        self.host = Host(platform=_host_platform(), env=self._env)
+        self.bins = BinaryLookup.for_host(self.host)
+        self.cache = ParseCache()
+
+    def load(self) -> SkillBook:
+        cfg = self.config
+        limits = _limits(cfg)
+        roots = resolve_roots(
+            self.workspace, self.paths, extra_dirs=cfg.skills.load.extra_dirs, cwd=self._cwd
+        )
+        options = DiscoverOptions(
+            limits=limits,
+            allow_symlink_targets=tuple(
+                resolve_user_path(p, self.paths.home, cwd=self._cwd)
+                for p in cfg.skills.load.allow_symlink_targets
+            ),
+            grouped=bool(cfg.skills.load.grouped),
+            mode=self.mode,
+        )
+        found = discover(roots, options=options, cache=self.cache)
+        diagnostics: list[Diagnostic] = list(found.diagnostics)
+
+        candidates = list(found.skills)
+        if not self.legacy_manifest_keys:
+            candidates = [_without_legacy_manifest(s) for s in candidates]
+        excluded: list[Skill] = []
+        if self.mode == "strict":
+            from skillbook.validate import passes_strict
+
+            kept: list[Skill] = []
+            for skill in candidates:
+                ok, problems = passes_strict(skill)
+                diagnostics.extend(problems)
+                (kept if ok else excluded).append(skill)
+            candidates = kept
+
+        bundled_names = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
+        status = build_status(
+            candidates,
+            config=cfg,
+            host=self.host,
+            bins=self.bins,
+            remote=self.remote,
+            workspace_dir=self.workspace or self._cwd,
+            managed_dir=self.paths.managed_dir,
+            bundled_names=bundled_names,
+        )
+        skill_filter = effective_skill_filter(
+            self._explicit_filter, config=cfg, agent_id=self.agent
+        )
+        ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
+        eligible = tuple(apply_filter(ready, skill_filter))
+        catalog = build_prompt(
+            eligible,
+            limits=PromptLimits(
+                max_skills=limits.max_skills_in_prompt,
+                max_chars=limits.max_skills_prompt_chars,
+            ),
+            homes=home_prefixes(self.paths.home, self.paths.os_home),
+            remote_note=self.remote.note if self.remote is not None else None,
+            priority=cfg.skills.prompt.priority == "source",
+            check_command=self.check_command,
+        )
+        diagnostics.extend(catalog.diagnostics)
+        return SkillBook(
+            workspace=self.workspace,
+            paths=self.paths,
+            config=cfg,
+            agent=self.agent,
+            mode=self.mode,
+            discovery=found,
+            excluded=tuple(excluded),
+            status=status,
+            eligible=eligible,
+            skill_filter=tuple(skill_filter) if skill_filter is not None else None,
+            catalog=catalog,
+            diagnostics=tuple(diagnostics),
+        )
+
+
+def load(
+    workspace: str | os.PathLike[str] | None = None,
+    *,
+    config: Config | str | os.PathLike[str] | None = None,
+    agent: str | None = None,
+    skill_filter: Sequence[str] | None = None,
+    mode: str | None = None,
+    env: Mapping[str, str] | None = None,
+    remote: RemoteEligibility | None = None,
+) -> SkillBook:
+    """Discover, gate and render the skills of ``workspace`` in one call."""
+    return Loader(
+        workspace,
+        config=config,
+        agent=agent,
+        skill_filter=skill_filter,
+        mode=mode,
+        env=env,
+        remote=remote,
+    ).load()
+
+
+def _resolve_config(config: Config | str | os.PathLike[str] | None, paths: Paths) -> Config:
+    if isinstance(config, Config):
+        return config
+    if config is not None:
+        return load_config(config)
+    # skillbook's own file: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.
+    if paths.config_path is not None:
+        return load_config(paths.config_path)
+    default = paths.state_dir / "skillbook.json"
+    return load_config(default) if default.is_file() else Config.empty()
+
+
+def _limits(cfg: Config) -> Limits:
+    given = cfg.skills.limits
+    base = Limits()
+    return Limits(
+        max_candidates_per_root=_or(given.max_candidates_per_root, base.max_candidates_per_root),
+        max_skills_loaded_per_source=_or(
+            given.max_skills_loaded_per_source, base.max_skills_loaded_per_source
+        ),
+        max_skills_in_prompt=_or(given.max_skills_in_prompt, base.max_skills_in_prompt),
+        max_skills_prompt_chars=_or(given.max_skills_prompt_chars, base.max_skills_prompt_chars),
+        max_skill_file_bytes=_or(given.max_skill_file_bytes, base.max_skill_file_bytes),
+    )
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _host_platform() -> str:
+    from skillbook.gate import node_platform
+
+    return node_platform()
+
+
+def _without_legacy_manifest(skill: Skill) -> Skill:
+    """OpenClaw's baseline reads only ``metadata.openclaw``: drop gates from legacy keys."""
+    meta = skill.metadata
+    if meta is None or meta.manifest_key == "openclaw":
+        return skill
+    return dataclasses.replace(skill, parsed=dataclasses.replace(skill.parsed, metadata=None))

@@ -1,0 +1,44 @@
+"""The exceptions skillbook raises.
+
+Bad *skills* never raise: they become :class:`skillbook.diagnostics.Diagnostic`
+values. Exceptions are for callers' mistakes and for inputs that have no sensible
+degraded reading, such as a configuration file that does not validate::
+
+    Exception
+     └── SkillbookError              root: ``except SkillbookError`` catches them all
+          ├── ConfigError            (also a ValueError) bad or unreadable config;
+          │                          ``.key_path`` like ``skills.load.extraDirs[0]``,
+          │                          ``.file`` the config file when known
+          └── SkillNotFound          (also a LookupError) no skill by that name/key
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SkillbookError(Exception):
+    """Base class of every exception skillbook raises on purpose."""
+
+
+class ConfigError(SkillbookError, ValueError):
+    """The configuration could not be read or does not match the schema.
+
+    The message names the file, the offending key path and what was expected,
+    e.g. ``openclaw.json: skills.limits.maxSkillsInPrompt: expected int >= 0, got "many"``.
+    """
+
+    def __init__(
+        self, message: str, *, key_path: str | None = None, file: Path | None = None
+    ) -> None:
+        super().__init__(message)
+        self.key_path = key_path
+        self.file = file
+
+
+class SkillNotFound(SkillbookError, LookupError):
+    """No skill with the requested name (or skill key)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"skill not found: {name!r}")
+        self.name = name

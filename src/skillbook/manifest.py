@@ -1,0 +1,457 @@
+"""The ``metadata.openclaw`` manifest of a skill (spec §2.5-2.6).
+
+Input: the frontmatter string view (``metadata`` holds a JSON5 object as text).
+Output: a :class:`~skillbook.model.SkillMetadata` with OpenClaw's typing rules
+applied (wrong types ignored, lists normalised, unsafe install specs dropped), or
+None, plus diagnostics saying what was ignored and why.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from skillbook import diagnostics as dg
+from skillbook._js import js_string
+from skillbook.diagnostics import Diagnostic
+from skillbook.model import InstallSpec, Requires, SkillMetadata
+
+#: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
+MANIFEST_KEY = "openclaw"
+LEGACY_MANIFEST_KEYS: tuple[str, ...] = ("clawdbot", "clawdis", "moltbot")
+INSTALL_KINDS: tuple[str, ...] = ("brew", "node", "go", "uv", "download")
+
+#: JavaScript's ``\s`` / ``String.prototype.trim`` set (Python's differs: it has
+#: U+001C-U+001F and U+0085 but lacks U+FEFF). As regex class content.
+JS_WHITESPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = "\t\n\x0b\x0c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+_JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_HAS_JS_SPACE = re.compile(f"[{JS_WHITESPACE}]")
+
+_BREW = re.compile(r"[A-Za-z0-9][A-Za-z0-9@+._/-]*")
+_GO_MODULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~+\-/]*(?:@[A-Za-z0-9][A-Za-z0-9._~+\-/]*)?")
+_UV_PACKAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-\[\]=<>!~+,]*")
+_NPM_NAME = re.compile(r"[a-z0-9][a-z0-9\-._~]*")
+_NPM_SCOPED = re.compile(r"@[a-z0-9][a-z0-9\-._~]*/[a-z0-9][a-z0-9\-._~]*")
+_SEMVER = re.compile(
+    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?"
+)
+_DIST_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def js_trim(s: str) -> str:
+    """``String.prototype.trim``."""
+    return s.strip(_JS_TRIM)
+
+
+def normalize_string_list(value: Any) -> list[str]:
+    """OpenClaw's ``normalizeStringList``: a list of strings, or a comma-separated string."""
+    if isinstance(value, list | tuple):
+        items = (js_trim(js_string(v)) for v in value)
+    elif isinstance(value, str):
+        items = (js_trim(v) for v in value.split(","))
+    else:
+        return []
+    return [item for item in items if item]
+
+
+def _load_json5(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        import json5
+
+        return json5.loads(text)
+
+
+def resolve_metadata(
+    values: Mapping[str, str],
+    data: Mapping[str, Any],
+    *,
+    path: Path | None = None,
+    lines: Mapping[str, int] | None = None,
+) -> tuple[SkillMetadata | None, tuple[Diagnostic, ...]]:
+    """Read ``metadata`` (a JSON5 object as a string) and normalise its manifest."""
+    del data  # the string view is what OpenClaw parses; kept for API symmetry
+    raw = values.get("metadata")
+    if not raw:
+        return None, ()
+    where: dict[str, Any] = {"path": path, "line": (lines or {}).get("metadata")}
+    try:
+        parsed = _load_json5(raw)
+    except Exception as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, (
+            dg.warning(
+                "parse.metadata-invalid",
+                f"`metadata` is not valid JSON5 ({reason}); the skill has no gates",
+                **where,
+            ),
+        )
+    if not isinstance(parsed, dict | list):
+        return None, (
+            dg.warning(
+                "parse.metadata-invalid",
+                f"`metadata` must be a JSON object, not {js_string(parsed)!r}; "
+                "the skill has no gates",
+                **where,
+            ),
+        )
+    diags: list[Diagnostic] = []
+    manifest: Any = None
+    manifest_key = MANIFEST_KEY
+    if isinstance(parsed, dict):
+        for key in (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS):
+            candidate = parsed.get(key)
+            if isinstance(candidate, dict | list):
+                manifest, manifest_key = candidate, key
+                break
+    if manifest is None:
+        return None, (
+            dg.info(
+                "parse.metadata-no-manifest",
+                "`metadata` has no `openclaw` object; the skill has no gates",
+                **where,
+            ),
+        )
+    if manifest_key != MANIFEST_KEY:
+        diags.append(
+            dg.info(
+                "parse.metadata-legacy-key",
+                f"gates were read from the legacy key `{manifest_key}`; OpenClaw reads only "
+                f"`{MANIFEST_KEY}` (rename the key)",
+                **where,
+            )
+        )
+    obj: dict[str, Any] = manifest if isinstance(manifest, dict) else {}
+    always = obj.get("always")
+    if always is not None and not isinstance(always, bool):
+        diags.append(_field_type("always", "true or false", where))
+    strings: dict[str, str | None] = {}
+    for key in ("emoji", "homepage", "skillKey", "primaryEnv"):
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            diags.append(_field_type(key, "a string", where))
+        strings[key] = value if isinstance(value, str) else None
+    os_list = normalize_string_list(obj.get("os"))
+    requires_raw = obj.get("requires")
+    requires: Requires | None = None
+    if isinstance(requires_raw, dict | list):
+        req = requires_raw if isinstance(requires_raw, dict) else {}
+        requires = Requires(
+            bins=tuple(normalize_string_list(req.get("bins"))),
+            any_bins=tuple(normalize_string_list(req.get("anyBins"))),
+            env=tuple(normalize_string_list(req.get("env"))),
+            config=tuple(normalize_string_list(req.get("config"))),
+        )
+    install: list[InstallSpec] = []
+    install_raw = obj.get("install")
+    for index, entry in enumerate(install_raw if isinstance(install_raw, list) else []):
+        spec, reason = _install_spec(entry)
+        if spec is None:
+            diags.append(
+                dg.warning(
+                    "parse.install-dropped",
+                    f"`install[{index}]` was dropped: {reason}",
+                    **where,
+                )
+            )
+        else:
+            install.append(spec)
+    metadata = SkillMetadata(
+        always=always if isinstance(always, bool) else None,
+        emoji=strings["emoji"],
+        homepage=strings["homepage"],
+        skill_key=strings["skillKey"],
+        primary_env=strings["primaryEnv"],
+        os=tuple(os_list) if os_list else None,
+        requires=requires,
+        install=tuple(install) if install else None,
+        manifest_key=manifest_key,
+        raw=MappingProxyType(obj),
+    )
+    return metadata, tuple(diags)
+
+
+def _field_type(key: str, wanted: str, where: dict[str, Any]) -> Diagnostic:
+    return dg.warning(
+        "parse.field-type", f"`metadata.openclaw.{key}` must be {wanted}; ignored", **where
+    )
+
+
+def parse_install_spec(raw: Any) -> InstallSpec | None:
+    """OpenClaw's ``parseInstallSpec``: a validated spec, or None when it is dropped."""
+    return _install_spec(raw)[0]
+
+
+def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
+    if not isinstance(raw, dict):
+        return None, "an install spec must be an object"
+    kind_raw = raw.get("kind")
+    if not isinstance(kind_raw, str):
+        kind_raw = raw.get("type")
+    kind = js_trim(kind_raw).lower() if isinstance(kind_raw, str) else ""
+    if kind not in INSTALL_KINDS:
+        return None, f"unknown kind {kind!r} (use one of {', '.join(INSTALL_KINDS)})"
+    spec_id = raw.get("id")
+    label = raw.get("label")
+    formula = _safe_brew(raw.get("formula")) or _safe_brew(raw.get("cask"))
+    package = None
+    if kind == "node":
+        package = _safe_npm(raw.get("package"))
+    elif kind == "uv":
+        package = _safe_uv(raw.get("package"))
+    strip = raw.get("stripComponents")
+    spec = InstallSpec(
+        kind=kind,
+        id=spec_id if isinstance(spec_id, str) and spec_id else None,
+        label=label if isinstance(label, str) and label else None,
+        bins=tuple(normalize_string_list(raw.get("bins"))),
+        os=tuple(normalize_string_list(raw.get("os"))),
+        formula=formula,
+        package=package,
+        module=_safe_go(raw.get("module")),
+        url=_safe_url(raw.get("url")),
+        archive=raw["archive"] if isinstance(raw.get("archive"), str) else None,
+        extract=raw["extract"] if isinstance(raw.get("extract"), bool) else None,
+        strip_components=_js_number_value(strip),
+        target_dir=raw["targetDir"] if isinstance(raw.get("targetDir"), str) else None,
+    )
+    required = {"brew": "formula", "node": "package", "go": "module", "uv": "package"}
+    field_name = required.get(kind, "url")
+    if getattr(spec, field_name) is None:
+        given = raw.get("cask" if field_name == "formula" and "formula" not in raw else field_name)
+        if given is None:
+            return None, f"a `{kind}` spec needs `{field_name}`"
+        return None, f"unsafe or invalid `{field_name}` {js_string(given)!r} for kind `{kind}`"
+    return spec, ""
+
+
+def _js_number_value(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)  # JS has one number type: 2.0 is 2
+    return value
+
+
+def _trimmed(raw: Any) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    value = js_trim(raw)
+    return value if value and not value.startswith("-") else None
+
+
+def _safe_brew(raw: Any) -> str | None:
+    value = _trimmed(raw)
+    if value is None or "\\" in value or ".." in value or not _BREW.fullmatch(value):
+        return None
+    return value
+
+
+def _safe_go(raw: Any) -> str | None:
+    value = _trimmed(raw)
+    if value is None or "\\" in value or "://" in value or not _GO_MODULE.fullmatch(value):
+        return None
+    return value
+
+
+def _safe_uv(raw: Any) -> str | None:
+    value = _trimmed(raw)
+    if value is None or "\\" in value or "://" in value or not _UV_PACKAGE.fullmatch(value):
+        return None
+    return value
+
+
+def _safe_npm(raw: Any) -> str | None:
+    """A registry spec: ``name`` or ``name@<exact version | dist-tag>``, nothing else."""
+    spec = _trimmed(raw)
+    if spec is None or _HAS_JS_SPACE.search(spec):
+        return None
+    if "://" in spec or "#" in spec or ":" in spec:
+        return None
+    at = spec.rfind("@")
+    name, selector = (spec[:at], spec[at + 1 :]) if at > 0 else (spec, None)
+    pattern = _NPM_SCOPED if name.startswith("@") else _NPM_NAME
+    if not pattern.fullmatch(name):
+        return None
+    if selector is None:
+        return spec
+    if not selector or "/" in selector or "\\" in selector:
+        return None
+    if _SEMVER.fullmatch(selector) or _DIST_TAG.fullmatch(selector):
+        return spec
+    return None
+
+
+def _safe_url(raw: Any) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    value = js_trim(raw)
+    if not value or _HAS_JS_SPACE.search(value):
+        return None
+    return normalize_http_url(value)
+
+
+# --- WHATWG URL serialisation for http(s) (what `new URL(v).toString()` gives) ---
+
+_C0 = "".join(map(chr, range(0x20)))
+_FRAGMENT_SET = frozenset(_C0 + ' "<>`')
+_QUERY_SET = frozenset(_C0 + " \"#<>'")
+_PATH_SET = frozenset(_C0 + ' "#<>?`{}')
+_USERINFO_SET = _PATH_SET | frozenset("/:;=@[\\]^|")
+_FORBIDDEN_HOST = frozenset(_C0 + " #%/:<>?@[\\]^|\x7f")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+\-.]*):")
+_DEFAULT_PORT = {"http": "80", "https": "443"}
+
+
+def _pct(text: str, encode_set: frozenset[str]) -> str:
+    if text.isascii() and not any(ch in encode_set for ch in text):
+        return text
+    out = []
+    for ch in text:
+        if ch in encode_set or ord(ch) > 0x7E:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def normalize_http_url(value: str) -> str | None:
+    """``new URL(value).toString()`` for http/https URLs; None when not one or invalid."""
+    value = value.strip(_C0 + " ").replace("\t", "").replace("\n", "").replace("\r", "")
+    match = _SCHEME.match(value)
+    if match is None or match.group(1).lower() not in _DEFAULT_PORT:
+        return None
+    scheme = match.group(1).lower()
+    rest = value[match.end() :].lstrip("/\\")
+    fragment = query = None
+    if "#" in rest:
+        rest, fragment = rest.split("#", 1)
+    if "?" in rest:
+        rest, query = rest.split("?", 1)
+    cut = min((i for i in (rest.find("/"), rest.find("\\")) if i >= 0), default=len(rest))
+    authority, path = rest[:cut], rest[cut:]
+    userinfo = ""
+    if "@" in authority:
+        user_raw, authority = authority.rsplit("@", 1)
+        user, _, password = user_raw.partition(":")
+        user, password = _pct(user, _USERINFO_SET), _pct(password, _USERINFO_SET)
+        if password:
+            userinfo = f"{user}:{password}@"
+        elif user:
+            userinfo = f"{user}@"
+    if authority.startswith("["):
+        close = authority.find("]")
+        if close == -1:
+            return None
+        host_raw, port = authority[: close + 1], authority[close + 1 :]
+        if port and not port.startswith(":"):
+            return None
+        port = port[1:]
+    else:
+        host_raw, _, port = authority.partition(":")
+    host = _parse_host(host_raw)
+    if host is None or (port and not port.isdigit()) or (port and not port.isascii()):
+        return None
+    if port:
+        if int(port) > 65535:
+            return None
+        port = "" if str(int(port)) == _DEFAULT_PORT[scheme] else str(int(port))
+    out = f"{scheme}://{userinfo}{host}{':' + port if port else ''}{_serialize_path(path)}"
+    if query is not None:
+        out += "?" + _pct(query, _QUERY_SET)
+    if fragment is not None:
+        out += "#" + _pct(fragment, _FRAGMENT_SET)
+    return out
+
+
+def _serialize_path(path: str) -> str:
+    if path[:1] in ("/", "\\"):
+        path = path[1:]
+    segments = re.split(r"[/\\]", path)
+    out: list[str] = []
+    for i, segment in enumerate(segments):
+        last = i == len(segments) - 1
+        lowered = segment.lower()
+        if lowered in ("..", ".%2e", "%2e.", "%2e%2e"):
+            if out:
+                out.pop()
+            if last:
+                out.append("")
+        elif lowered in (".", "%2e"):
+            if last:
+                out.append("")
+        else:
+            out.append(_pct(segment, _PATH_SET))
+    return "/" + "/".join(out)
+
+
+def _parse_host(raw: str) -> str | None:
+    if not raw:
+        return None
+    if raw.startswith("["):
+        if not raw.endswith("]"):
+            return None
+        try:
+            return "[" + ipaddress.IPv6Address(raw[1:-1]).compressed + "]"
+        except ValueError:
+            return None
+    from urllib.parse import unquote
+
+    domain = unquote(raw, errors="strict") if "%" in raw else raw
+    try:
+        if not domain.isascii():
+            domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    domain = domain.lower()
+    if not domain or any(ch in _FORBIDDEN_HOST for ch in domain):
+        return None
+    parts = domain.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    last = parts[-1]
+    if (last.isdigit() and last.isascii()) or re.fullmatch(r"0x[0-9a-f]*", last):
+        return _ipv4(parts)  # a host ending in a number must be an IPv4 address
+    return domain
+
+
+def _ipv4(parts: list[str]) -> str | None:
+    """WHATWG's IPv4 parser (``0x7f.1`` → ``127.0.0.1``); None when invalid."""
+    numbers: list[int] = []
+    for part in parts:
+        if not part or len(parts) > 4:
+            return None
+        try:
+            if part.startswith("0x"):
+                numbers.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part.startswith("0"):
+                numbers.append(int(part[1:], 8))
+            else:
+                numbers.append(int(part, 10))
+        except ValueError:
+            return None
+    if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
+        return None
+    address = numbers[-1] + sum(n * 256 ** (3 - i) for i, n in enumerate(numbers[:-1]))
+    return ".".join(str((address >> s) & 255) for s in (24, 16, 8, 0))
+
+
+__all__ = [
+    "INSTALL_KINDS",
+    "JS_WHITESPACE",
+    "LEGACY_MANIFEST_KEYS",
+    "MANIFEST_KEY",
+    "js_trim",
+    "normalize_http_url",
+    "normalize_string_list",
+    "parse_install_spec",
+    "resolve_metadata",
+]

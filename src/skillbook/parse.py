@@ -1,0 +1,460 @@
+"""Parse the text of one SKILL.md into a :class:`~skillbook.model.ParsedSkillFile`.
+
+Input: the file's text or bytes (and optionally its path, for diagnostics).
+Output: the frontmatter in OpenClaw's string view and a structured view, the body,
+the ``metadata.openclaw`` manifest, the invocation policy, the tool dispatch and
+every diagnostic found on the way. Nothing here touches the disk or raises on bad
+input; discovery decides what to load.
+
+The frontmatter rules are OpenClaw's ``parseFrontmatterBlock`` (spec §2.2-2.4): the
+block is parsed by YAML (core schema) *and* by a line parser, and the two results are
+merged. Where JavaScript semantics differ from Python's (``\\s``, ``\\w``, ``trim``,
+object key order) we reproduce JavaScript's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from skillbook import diagnostics as dg
+from skillbook._js import js_string, json_stringify
+from skillbook.diagnostics import Diagnostic
+from skillbook.manifest import JS_WHITESPACE, js_trim, resolve_metadata
+from skillbook.model import (
+    CommandDispatch,
+    Frontmatter,
+    InvocationPolicy,
+    ParsedSkillFile,
+)
+
+_TRUTHY = frozenset({"true", "1", "yes", "on"})
+_FALSY = frozenset({"false", "0", "no", "off"})
+
+# `^([\w-]+):\s*(.*)$` with JavaScript's classes: `\w` is ASCII, `\s` is JS
+# whitespace and `.` stops at any JS line terminator.
+_LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u2029]*)\Z")
+_BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
+# Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
+# `key in merged` test is true for them, and assigning `__proto__` is swallowed.
+_PROTO_KEYS = frozenset(
+    {
+        "__proto__",
+        "constructor",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toString",
+        "valueOf",
+        "toLocaleString",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+    }
+)
+
+
+def parse_bool(value: str | None, default: bool) -> bool:
+    """OpenClaw's ``parseFrontmatterBool``: yes/no words, anything else is the default."""
+    if value is None:
+        return default
+    word = js_trim(value).lower()
+    if word in _TRUTHY:
+        return True
+    if word in _FALSY:
+        return False
+    return default
+
+
+def decode_text(data: str | bytes) -> tuple[str, list[Diagnostic], bool]:
+    """Bytes → text, with a BOM stripped; returns (text, diagnostics, had_bom)."""
+    diags: list[Diagnostic] = []
+    if isinstance(data, bytes | bytearray | memoryview):
+        raw = bytes(data)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = raw.decode("utf-8", errors="replace")
+            line = raw.count(b"\n", 0, exc.start) + 1
+            diags.append(
+                dg.warning(
+                    "parse.invalid-utf8",
+                    f"invalid UTF-8 at byte {exc.start}; undecodable bytes were replaced "
+                    "by U+FFFD (save the file as UTF-8)",
+                    line=line,
+                )
+            )
+    else:
+        text = data
+    had_bom = text.startswith("\ufeff")
+    if had_bom:
+        text = text[1:]
+        diags.append(
+            dg.warning(
+                "parse.bom",
+                "the file starts with a UTF-8 byte-order mark; skillbook strips it, "
+                "OpenClaw then sees no frontmatter (save without BOM)",
+                line=1,
+            )
+        )
+    if "\x00" in text:
+        diags.append(
+            dg.warning(
+                "parse.binary",
+                "the file holds NUL bytes; is it really a Markdown text file?",
+                line=text.count("\n", 0, text.index("\x00")) + 1,
+            )
+        )
+    return text, diags, had_bom
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int, int]:
+    """Find the frontmatter block as OpenClaw does (§2.2).
+
+    Returns ``(block, body, block_line, body_line)``: ``block`` is None when there is
+    no terminated block; ``block_line`` is the 1-based line where the block starts.
+    Line endings are normalised to ``\\n`` in both block and body.
+    """
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not normalized.startswith("---"):
+        return None, normalized, 0, 1
+    end = normalized.find("\n---", 3)
+    if end == -1:
+        return None, normalized, 0, 1
+    block = normalized[4:end]
+    block_line = normalized.count("\n", 0, 4) + 1
+    newline = normalized.find("\n", end + 1)
+    body_start = len(normalized) if newline == -1 else newline + 1
+    body_line = normalized.count("\n", 0, body_start) + 1
+    return block, normalized[body_start:], block_line, body_line
+
+
+def _line_entries(block: str) -> dict[str, tuple[str, str, str, int]]:
+    """OpenClaw's line parser: key → (value, kind, raw inline text, 0-based line)."""
+    result: dict[str, tuple[str, str, str, int]] = {}
+    lines = block.split("\n")
+    count = len(lines)
+    i = 0
+    while i < count:
+        match = _LINE_ENTRY.match(lines[i])
+        if match is None:
+            i += 1
+            continue
+        key = match.group(1)
+        inline = js_trim(match.group(2))
+        if not inline and i + 1 < count and lines[i + 1].startswith((" ", "\t")):
+            j = i + 1
+            while j < count and (not lines[j] or lines[j].startswith((" ", "\t"))):
+                j += 1
+            value = js_trim("\n".join(lines[i + 1 : j]))
+            if value:
+                _js_assign(result, key, (value, "multiline", inline, i))
+            i = j
+            continue
+        value = inline
+        if len(value) >= 1 and (
+            (value[0] == '"' and value[-1] == '"') or (value[0] == "'" and value[-1] == "'")
+        ):
+            value = value[1:-1]
+        if value:
+            _js_assign(result, key, (value, "inline", inline, i))
+        i += 1
+    return result
+
+
+def _js_assign(target: dict[str, Any], key: str, value: Any) -> None:
+    # `obj["__proto__"] = x` does not create a property in JavaScript.
+    if key != "__proto__":
+        target[key] = value
+
+
+def _js_order(d: dict[str, Any]) -> dict[str, Any]:
+    """Key order of a JS object: array-index keys first, ascending; then insertion order."""
+    index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
+    if not index_keys:
+        return d
+    ordered = {k: d[k] for k in sorted(index_keys, key=int)}
+    ordered.update((k, v) for k, v in d.items() if k not in ordered)
+    return ordered
+
+
+def _yaml_string_view(parsed: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
+    """YAML mapping → key → (string value, is_structured), as OpenClaw coerces it."""
+    out: dict[str, tuple[str, bool]] = {}
+    for raw_key, value in parsed.items():
+        key = js_trim(raw_key)
+        if not key or value is None:
+            continue
+        if isinstance(value, str):
+            coerced = (js_trim(value), False)
+        elif isinstance(value, bool | int | float):
+            coerced = (js_string(value), False)
+        elif isinstance(value, dict | list):
+            coerced = (json_stringify(value), True)
+        else:  # pragma: no cover - the loader only builds the types above
+            continue
+        _js_assign(out, key, coerced)
+    return out
+
+
+def parse_frontmatter_block(
+    block: str, *, path: Path | None = None, block_line: int = 2
+) -> tuple[Frontmatter, tuple[Diagnostic, ...]]:
+    """Parse a frontmatter block (text between the ``---`` lines) as OpenClaw does (§2.3)."""
+    diags: list[Diagnostic] = []
+    where: dict[str, Any] = {"path": path}
+    if not block:
+        return Frontmatter(), ()
+    control = _CONTROL.search(block)
+    if control is not None:
+        diags.append(
+            dg.warning(
+                "parse.control-chars",
+                f"the frontmatter holds the control character U+{ord(control.group()):04X}; "
+                "remove it",
+                line=block_line + block.count("\n", 0, control.start()),
+                **where,
+            )
+        )
+    line_parsed = _line_entries(block)
+    parsed, key_lines = _load_yaml(block, block_line, diags, where)
+
+    lines: dict[str, int] = {k: block_line + e[3] for k, e in line_parsed.items()}
+    if parsed is None:
+        values = _js_order({k: e[0] for k, e in line_parsed.items()})
+        return (
+            Frontmatter(
+                values=MappingProxyType(values),
+                data=MappingProxyType(dict(values)),
+                yaml_ok=False,
+                lines=MappingProxyType(lines),
+            ),
+            tuple(diags),
+        )
+
+    merged: dict[str, str] = {}
+    for key, (value, structured) in _yaml_string_view(parsed).items():
+        merged[key] = value
+        entry = line_parsed.get(key)
+        if (
+            entry is not None
+            and structured
+            and entry[1] == "inline"
+            and not _BLOCK_SCALAR.match(entry[2])
+            and ":" in entry[0]
+        ):
+            merged[key] = entry[0]
+    for key, entry in line_parsed.items():
+        if key not in merged and key not in _PROTO_KEYS:
+            merged[key] = entry[0]
+    for raw_key, line in key_lines.items():
+        key = js_trim(raw_key)
+        if key:
+            lines[key] = block_line + line - 1
+    data = {js_trim(k): v for k, v in parsed.items() if js_trim(k)}
+    return (
+        Frontmatter(
+            values=MappingProxyType(_js_order(merged)),
+            data=MappingProxyType(data),
+            yaml_ok=True,
+            lines=MappingProxyType(lines),
+        ),
+        tuple(diags),
+    )
+
+
+def _load_yaml(
+    block: str, block_line: int, diags: list[Diagnostic], where: dict[str, Any]
+) -> tuple[dict[str, Any] | None, dict[str, int]]:
+    from skillbook._yaml import YamlError, load_core_with_lines
+
+    try:
+        parsed, key_lines = load_core_with_lines(block)
+    except YamlError as exc:
+        line = block_line + exc.line - 1 if exc.line is not None else None
+        code, severity, advice = {
+            "duplicate-key": ("parse.yaml-duplicate-key", dg.warning, "remove one of them"),
+            "alias-bomb": ("parse.yaml-alias-bomb", dg.warning, "remove the YAML aliases"),
+            "too-deep": ("parse.yaml-too-deep", dg.warning, "flatten the frontmatter"),
+        }.get(exc.kind, ("parse.yaml-invalid", dg.info, "quote values that contain ': '"))
+        diags.append(
+            severity(
+                code,
+                f"frontmatter is not valid YAML ({exc}); OpenClaw's line parser was used "
+                f"instead ({advice})",
+                line=line,
+                **where,
+            )
+        )
+        return None, {}
+    if parsed is None:
+        diags.append(
+            dg.warning(
+                "parse.empty-frontmatter",
+                "the frontmatter holds no YAML values (only blanks or comments)",
+                line=block_line,
+                **where,
+            )
+        )
+        return None, {}
+    if not isinstance(parsed, dict):
+        diags.append(
+            dg.warning(
+                "parse.yaml-not-mapping",
+                f"the frontmatter is a YAML {type(parsed).__name__}, not a mapping of "
+                "`key: value` lines; OpenClaw's line parser was used instead",
+                line=block_line,
+                **where,
+            )
+        )
+        return None, {}
+    return parsed, key_lines
+
+
+def resolve_invocation(values: Mapping[str, str]) -> InvocationPolicy:
+    """§2.4: ``user-invocable`` (default true), ``disable-model-invocation`` (default false)."""
+    return InvocationPolicy(
+        user_invocable=parse_bool(values.get("user-invocable"), True),
+        disable_model_invocation=parse_bool(values.get("disable-model-invocation"), False),
+    )
+
+
+def _first(values: Mapping[str, str], *keys: str) -> str:
+    # JavaScript `a ?? b ?? ""`: the first key that is present, even if blank.
+    for key in keys:
+        value = values.get(key)
+        if value is not None:
+            return value
+    return ""
+
+
+def resolve_dispatch(
+    values: Mapping[str, str], *, path: Path | None = None, lines: Mapping[str, int] | None = None
+) -> tuple[CommandDispatch | None, tuple[Diagnostic, ...]]:
+    """§2.4/§6.1: ``command-dispatch: tool`` with ``command-tool`` → a tool dispatch."""
+    lines = lines or {}
+    kind = js_trim(_first(values, "command-dispatch", "command_dispatch")).lower()
+    if kind != "tool":
+        return None, ()
+    line = lines.get("command-dispatch", lines.get("command_dispatch"))
+    tool = js_trim(_first(values, "command-tool", "command_tool"))
+    if not tool:
+        return None, (
+            dg.warning(
+                "parse.dispatch-no-tool",
+                "`command-dispatch: tool` needs `command-tool: <tool name>`; dispatch ignored",
+                path=path,
+                line=line,
+            ),
+        )
+    mode = js_trim(_first(values, "command-arg-mode", "command_arg_mode")).lower()
+    diags: tuple[Diagnostic, ...] = ()
+    if mode and mode != "raw":
+        diags = (
+            dg.warning(
+                "parse.arg-mode",
+                f"`command-arg-mode: {mode}` is not supported; `raw` is used",
+                path=path,
+                line=lines.get("command-arg-mode", lines.get("command_arg_mode", line)),
+            ),
+        )
+    return CommandDispatch(tool_name=tool), diags
+
+
+def parse_skill_text(text: str | bytes, *, path: Path | None = None) -> ParsedSkillFile:
+    """Parse one SKILL.md (text or bytes). Never raises; problems become diagnostics."""
+    try:
+        return _parse(text, path)
+    except Exception as exc:  # a bug here must not take discovery down
+        return ParsedSkillFile(
+            frontmatter=Frontmatter(),
+            body="",
+            body_line=1,
+            metadata=None,
+            invocation=InvocationPolicy(),
+            dispatch=None,
+            diagnostics=(
+                dg.error(
+                    "parse.binary",
+                    f"skillbook could not parse this file ({type(exc).__name__}: {exc})",
+                    path=path,
+                ),
+            ),
+        )
+
+
+def _parse(text: str | bytes, path: Path | None) -> ParsedSkillFile:
+    decoded, early, had_bom = decode_text(text)
+    diags = [_with_path(d, path) for d in early]
+    block, body, block_line, body_line = split_frontmatter(decoded)
+    if block is None:
+        unterminated = decoded.startswith("---")
+        diags.append(
+            dg.warning(
+                "parse.unterminated-frontmatter" if unterminated else "parse.no-frontmatter",
+                "the `---` frontmatter block is never closed (add a line `---` after it)"
+                if unterminated
+                else "the file does not start with a `---` frontmatter block",
+                path=path,
+                line=1,
+            )
+        )
+        frontmatter = Frontmatter()
+    else:
+        if not block:
+            diags.append(
+                dg.warning(
+                    "parse.empty-frontmatter", "the frontmatter block is empty", path=path, line=1
+                )
+            )
+        frontmatter, fm_diags = parse_frontmatter_block(block, path=path, block_line=block_line)
+        diags.extend(fm_diags)
+    values = frontmatter.values
+    metadata, meta_diags = resolve_metadata(
+        values, frontmatter.data, path=path, lines=frontmatter.lines
+    )
+    diags.extend(meta_diags)
+    dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
+    diags.extend(dispatch_diags)
+    if block is not None and not js_trim(values.get("name") or ""):
+        diags.append(
+            dg.info(
+                "parse.missing-name",
+                "no `name` in the frontmatter; the folder name is used",
+                path=path,
+                line=block_line,
+            )
+        )
+    if not js_trim(values.get("description") or ""):
+        diags.append(
+            dg.error(
+                "parse.missing-description",
+                "no `description` in the frontmatter: the skill is not loaded "
+                "(add `description: <when to use this skill>`)",
+                path=path,
+                line=frontmatter.line_of("description") or (block_line or 1),
+            )
+        )
+    return ParsedSkillFile(
+        frontmatter=frontmatter,
+        body=body,
+        body_line=body_line,
+        metadata=metadata,
+        invocation=resolve_invocation(values),
+        dispatch=dispatch,
+        diagnostics=tuple(diags),
+        had_bom=had_bom,
+        has_frontmatter=block is not None,
+    )
+
+
+def _with_path(diag: Diagnostic, path: Path | None) -> Diagnostic:
+    if path is None or diag.path is not None:
+        return diag
+    return Diagnostic(diag.code, diag.severity, diag.message, path, diag.line, diag.skill)

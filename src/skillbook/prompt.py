@@ -1,0 +1,355 @@
+"""The skills catalog a model sees: ``<available_skills>`` and its budget (spec §5).
+
+Input: loaded (already gated and filtered) :class:`~skillbook.model.Skill` values,
+the prompt limits and the home prefixes to shorten paths with. Output: a
+:class:`PromptCatalog` whose ``text`` is byte-identical to OpenClaw's
+``buildWorkspaceSkillsPrompt`` for the same skills, plus what was kept, what was
+left out and why. Everything here is pure except :func:`home_prefixes`, which
+resolves symbolic links and is meant to be called once at the edge.
+
+All lengths are JavaScript string lengths (UTF-16 code units): that is what
+OpenClaw's budget counts, and a budget that counts code points instead would
+keep skills OpenClaw drops whenever a description holds an emoji.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillbook import diagnostics as diag
+from skillbook._js import utf16_len
+from skillbook.diagnostics import Diagnostic
+from skillbook.model import Skill, Source
+
+DEFAULT_MAX_SKILLS_IN_PROMPT = 150
+DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
+#: Room kept free in the budget for the truncation note when the compact format is used.
+COMPACT_WARNING_OVERHEAD = 150
+#: The audit command named in truncation notes.
+DEFAULT_CHECK_COMMAND = "skillbook check"
+#: What OpenClaw writes instead; pass it as ``check_command`` for byte-identical output.
+OPENCLAW_CHECK_COMMAND = "openclaw skills check"
+DEFAULT_READ_TOOL = "read"
+
+_WARNING_SIGN = "\u26a0\ufe0f"  # "⚠️": the emoji plus its presentation selector
+_HEADER_INTRO = "\n\nThe following skills provide specialized instructions for specific tasks."
+_HEADER_READ_FULL = (
+    "Use the read tool to load a skill's file when the task matches its description."
+)
+_HEADER_READ_COMPACT = "Use the read tool to load a skill's file when the task matches its name."
+_HEADER_PATHS = (
+    "When a skill file references a relative path, resolve it against the skill directory "
+    "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."
+)
+
+# JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
+# str.strip() differs: it strips U+001C..U+001F and keeps U+FEFF.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+#: Sources whose skills the user put there; with ``priority=True`` they are kept first.
+_USER_SOURCES = frozenset(
+    {Source.WORKSPACE, Source.PROJECT, Source.PERSONAL, Source.MANAGED},
+)
+
+
+def js_trim(s: str) -> str:
+    """``s.trim()`` in JavaScript."""
+    return s.strip(_JS_WHITESPACE)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSkill:
+    """What one catalog entry shows; ``location`` may be a ``~/`` path."""
+
+    name: str
+    description: str
+    location: str
+
+    @classmethod
+    def of(cls, skill: PromptSkill | Skill) -> PromptSkill:
+        if isinstance(skill, PromptSkill):
+            return skill
+        return cls(skill.name, skill.description, str(skill.file_path))
+
+
+@dataclass(frozen=True, slots=True)
+class PromptLimits:
+    """``skills.limits.maxSkillsInPrompt`` and ``skills.limits.maxSkillsPromptChars``."""
+
+    max_skills: int = DEFAULT_MAX_SKILLS_IN_PROMPT
+    max_chars: int = DEFAULT_MAX_SKILLS_PROMPT_CHARS
+
+
+DEFAULT_LIMITS = PromptLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class PromptCatalog:
+    """The rendered catalog and an account of every visible skill.
+
+    ``resolved`` are the prompt-visible skills (absolute paths, before any budget);
+    ``kept`` and ``omitted`` partition them; ``kept`` is in rendering order.
+    """
+
+    text: str
+    kept: tuple[Skill, ...]
+    omitted: tuple[Skill, ...]
+    compact: bool
+    truncated: bool
+    resolved: tuple[Skill, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def escape_xml(s: str) -> str:
+    """Escape the five XML specials, ``&`` first; nothing else is touched."""
+    return (
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def format_skills_for_prompt(skills: Sequence[PromptSkill | Skill]) -> str:
+    """The full catalog (§5.1): name, description and location of every given skill."""
+    if not skills:
+        return ""
+    lines = [_HEADER_INTRO, _HEADER_READ_FULL, _HEADER_PATHS, "", "<available_skills>"]
+    for item in skills:
+        s = PromptSkill.of(item)
+        lines.append("  <skill>")
+        lines.append(f"    <name>{escape_xml(s.name)}</name>")
+        lines.append(f"    <description>{escape_xml(s.description)}</description>")
+        lines.append(f"    <location>{escape_xml(s.location)}</location>")
+        lines.append("  </skill>")
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def format_skills_compact(skills: Sequence[PromptSkill | Skill]) -> str:
+    """The compact catalog (§5.2): names and locations only."""
+    if not skills:
+        return ""
+    lines = [_HEADER_INTRO, _HEADER_READ_COMPACT, _HEADER_PATHS, "", "<available_skills>"]
+    for item in skills:
+        s = PromptSkill.of(item)
+        lines.append("  <skill>")
+        lines.append(f"    <name>{escape_xml(s.name)}</name>")
+        lines.append(f"    <location>{escape_xml(s.location)}</location>")
+        lines.append("  </skill>")
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def home_prefixes(home: Path | str | None, os_home: Path | str | None = None) -> tuple[str, ...]:
+    """The home prefixes to shorten (§5.4): both homes absolute, plus their realpaths.
+
+    Deduplicated, longest first. This resolves symbolic links, so it reads the disk;
+    call it once where the environment is known and pass the result on.
+    """
+    resolved = [os.path.abspath(os.fspath(h)) for h in (home, os_home) if h]
+    real: list[str] = []
+    for h in resolved:
+        try:
+            real.append(os.path.realpath(h, strict=True))
+        except OSError:
+            continue  # a home that does not exist has no realpath; OpenClaw skips it too
+    return _order_homes([*resolved, *real])
+
+
+def _order_homes(homes: Sequence[Path | str]) -> tuple[str, ...]:
+    unique = list(dict.fromkeys(os.fspath(h) for h in homes if os.fspath(h)))
+    # Longest first so a nested home wins; sorted() is stable like JS sort.
+    return tuple(sorted(unique, key=len, reverse=True))
+
+
+def compact_skill_paths(
+    skills: Sequence[PromptSkill | Skill], homes: Sequence[Path | str]
+) -> list[PromptSkill]:
+    """Replace a home prefix of each location by ``~/`` (§5.4); same order, same length."""
+    ordered = _order_homes(homes)
+    out: list[PromptSkill] = []
+    for item in skills:
+        s = PromptSkill.of(item)
+        for home in ordered:
+            prefix = home if home.endswith(os.sep) else home + os.sep
+            if s.location.startswith(prefix):
+                s = PromptSkill(s.name, s.description, "~/" + s.location[len(prefix) :])
+                break
+        out.append(s)
+    return out
+
+
+def is_prompt_visible(skill: Skill) -> bool:
+    """Skills with ``disable-model-invocation: true`` stay out of the catalog (§5.3 step 2)."""
+    return not skill.disable_model_invocation
+
+
+def _priority_order(skills: Sequence[Skill]) -> list[int]:
+    """Indices with user-placed skills first, stable within each tier."""
+    return sorted(range(len(skills)), key=lambda i: 0 if skills[i].source in _USER_SOURCES else 1)
+
+
+def _largest_fitting_prefix(n: int, fits: Callable[[int], bool]) -> int:
+    """The binary search of §5.3, exactly: ``mid`` rounds up, ``hi`` drops below a miss."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def build_prompt(
+    skills: Sequence[Skill],
+    *,
+    limits: PromptLimits = DEFAULT_LIMITS,
+    homes: Sequence[Path | str] = (),
+    remote_note: str | None = None,
+    priority: bool = False,
+    check_command: str = DEFAULT_CHECK_COMMAND,
+) -> PromptCatalog:
+    """Render the catalog under the count and size budget (§5.3).
+
+    ``skills`` are the eligible skills in load order. The full format is used when
+    it fits ``limits.max_chars``; otherwise the compact one, and if even that does
+    not fit in ``max_chars - 150`` the longest fitting prefix is kept and a note says
+    how many were included. ``priority=True`` (not in OpenClaw) decides which
+    skills survive a cut by source tier first; the survivors still render in load
+    order.
+    """
+    resolved = tuple(s for s in skills if is_prompt_visible(s))
+    shown = compact_skill_paths(resolved, homes)
+    total = len(resolved)
+
+    order = _priority_order(resolved) if priority else list(range(total))
+    by_count = order[: max(0, limits.max_skills)]
+    truncated = total > len(by_count)
+    compact = False
+    cut_by_budget = False
+    kept_idx = by_count
+
+    # Lengths do not depend on order, so measuring a prefix of the priority order is
+    # the same as measuring those skills in load order.
+    def length(idx: Sequence[int], fmt: Callable[[Sequence[PromptSkill]], str]) -> int:
+        return utf16_len(fmt([shown[i] for i in idx]))
+
+    compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
+    full_len = length(by_count, format_skills_for_prompt)
+    if full_len > limits.max_chars:
+        compact = True
+        if length(by_count, format_skills_compact) > compact_budget:
+            keep = _largest_fitting_prefix(
+                len(by_count),
+                lambda m: length(by_count[:m], format_skills_compact) <= compact_budget,
+            )
+            kept_idx = by_count[:keep]
+            truncated = True
+            cut_by_budget = True
+
+    kept_set = set(kept_idx)
+    kept_sorted = sorted(kept_set)  # back to load order for rendering
+    kept_shown = [shown[i] for i in kept_sorted]
+    catalog = format_skills_compact(kept_shown) if compact else format_skills_for_prompt(kept_shown)
+    note = _note(len(kept_sorted), total, truncated, compact, check_command)
+    parts = [js_trim(remote_note) if remote_note else "", note, catalog]
+    text = "\n".join(p for p in parts if p)
+
+    kept = tuple(resolved[i] for i in kept_sorted)
+    omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+    found: list[Diagnostic] = []
+    if truncated:
+        found.append(
+            _truncated_diagnostic(
+                omitted, total, total > len(by_count), cut_by_budget, limits, check_command
+            )
+        )
+    if compact:
+        found.append(
+            diag.info(
+                "prompt.compact",
+                f"The full skills catalog ({full_len} characters) is over the budget of "
+                f"{limits.max_chars}; the compact format (names and locations, no "
+                "descriptions) is used. Shorten descriptions or raise "
+                "skills.limits.maxSkillsPromptChars to show them.",
+            )
+        )
+    return PromptCatalog(
+        text=text,
+        kept=kept,
+        omitted=omitted,
+        compact=compact,
+        truncated=truncated,
+        resolved=resolved,
+        diagnostics=tuple(found),
+    )
+
+
+def _note(kept: int, total: int, truncated: bool, compact: bool, check_command: str) -> str:
+    audit = f"Run `{check_command}` to audit."
+    if truncated:
+        how = " (compact format, descriptions omitted)" if compact else ""
+        return f"{_WARNING_SIGN} Skills truncated: included {kept} of {total}{how}. {audit}"
+    if compact:
+        return (
+            f"{_WARNING_SIGN} Skills catalog using compact format (descriptions omitted). {audit}"
+        )
+    return ""
+
+
+def _truncated_diagnostic(
+    omitted: Sequence[Skill],
+    total: int,
+    cut_by_count: bool,
+    cut_by_budget: bool,
+    limits: PromptLimits,
+    check_command: str,
+) -> Diagnostic:
+    reasons: list[str] = []
+    if cut_by_count:
+        reasons.append(f"the limit of {limits.max_skills} skills (skills.limits.maxSkillsInPrompt)")
+    if cut_by_budget:
+        reasons.append(
+            f"the size budget of {limits.max_chars} characters (skills.limits.maxSkillsPromptChars)"
+        )
+    names = ", ".join(s.name for s in omitted) or "none"
+    return diag.warning(
+        "prompt.truncated",
+        f"{len(omitted)} of {total} skills left out of the prompt catalog by "
+        f"{' and '.join(reasons)}: {names}. Raise the limit, shorten descriptions, or "
+        f"disable skills you do not need (`{check_command}` lists them).",
+    )
+
+
+def skills_section(skills_prompt: str, *, read_tool: str = DEFAULT_READ_TOOL) -> str:
+    """The ``## Skills (mandatory)`` block of the system prompt (§5.5); ``""`` if no skills.
+
+    ``read_tool`` is the read tool's name as the run's tool list spells it.
+    """
+    trimmed = js_trim(skills_prompt)
+    if not trimmed:
+        return ""
+    lines = [
+        "## Skills (mandatory)",
+        "Before replying: scan <available_skills> <description> entries.",
+        f"- If exactly one skill clearly applies: read its SKILL.md at <location> with "
+        f"`{read_tool}`, then follow it.",
+        "- If multiple could apply: choose the most specific one, then read/follow it.",
+        "- If none clearly apply: do not read any SKILL.md.",
+        "Constraints: never read more than one skill up front; only read after selecting.",
+        "- When a skill drives external API writes, assume rate limits: prefer fewer larger "
+        "writes, avoid tight one-item loops, serialize bursts when possible, and respect "
+        "429/Retry-After.",
+        trimmed,
+    ]
+    # The system prompt is joined with filter(Boolean): empty lines vanish.
+    return "\n".join(line for line in lines if line)

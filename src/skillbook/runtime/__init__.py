@@ -1,0 +1,1 @@
+"""What a running agent keeps between turns: skill snapshots and their version counters."""

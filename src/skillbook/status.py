@@ -1,0 +1,307 @@
+"""The skills status report (spec §10 ``SkillStatusEntry``, §8.1–8.2 install options).
+
+Input: loaded skills (all of them: the report annotates, it does not filter), the
+config, a :class:`~skillbook.gate.Host`, a :class:`~skillbook.gate.BinaryLookup`
+and optional remote eligibility. Output: a frozen :class:`StatusReport` whose
+``to_json()`` is byte-for-byte the shape of OpenClaw's ``buildWorkspaceSkillStatus``
+(same keys, same order, optional keys left out when undefined).
+
+Eligibility comes from :func:`skillbook.gate.evaluate`, the evaluator the runtime
+gate uses, so a skill reported ready is a skill the agent sees. The one knowing
+difference from OpenClaw (an ``always: true`` skill on the wrong OS) is described
+there. Config checks report ``{path, satisfied}`` only, never the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final
+
+from skillbook.config import Config
+from skillbook.errors import SkillNotFound
+from skillbook.gate import (
+    BinaryLookup,
+    ConfigCheck,
+    Eligibility,
+    EligibilityStatus,
+    Host,
+    RemoteEligibility,
+    Requirements,
+    evaluate,
+    resolve_skill_source,
+)
+from skillbook.model import InstallSpec, Skill, Source
+
+__all__ = [
+    "DEFAULT_NODE_MANAGER",
+    "DEFAULT_PREFER_BREW",
+    "InstallOption",
+    "InstallPreferences",
+    "StatusEntry",
+    "StatusReport",
+    "build_status",
+    "normalize_install_options",
+    "resolve_install_preferences",
+]
+
+DEFAULT_PREFER_BREW: Final = True
+DEFAULT_NODE_MANAGER: Final = "npm"
+_NODE_MANAGERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
+
+
+@dataclass(frozen=True, slots=True)
+class InstallPreferences:
+    prefer_brew: bool = DEFAULT_PREFER_BREW
+    node_manager: str = DEFAULT_NODE_MANAGER
+
+
+def resolve_install_preferences(config: Config) -> InstallPreferences:
+    """§8.1: ``preferBrew`` defaults to true; an unknown node manager becomes ``npm``."""
+    raw = config.skills.install
+    manager = (raw.node_manager or "").strip().lower()
+    return InstallPreferences(
+        prefer_brew=DEFAULT_PREFER_BREW if raw.prefer_brew is None else raw.prefer_brew,
+        node_manager=manager if manager in _NODE_MANAGERS else DEFAULT_NODE_MANAGER,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class InstallOption:
+    id: str
+    kind: str
+    label: str
+    bins: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "label": self.label, "bins": list(self.bins)}
+
+
+def normalize_install_options(
+    skill: Skill, *, prefs: InstallPreferences, platform: str, bins: BinaryLookup
+) -> tuple[InstallOption, ...]:
+    """§8.2: the install options shown for a skill on ``platform``."""
+    meta = skill.metadata
+    if meta is None:
+        return ()
+    if meta.os and platform not in meta.os:
+        return ()
+    specs = [s for s in (meta.install or ()) if not s.os or platform in s.os]
+    if not specs:
+        return ()
+    if all(s.kind == "download" for s in specs):
+        return tuple(_option(s, i, prefs) for i, s in enumerate(specs))
+    index = _preferred_index(specs, prefs, bins)
+    # Indices count within the OS-filtered list (OpenClaw's install uses the unfiltered one).
+    return (_option(specs[index], index, prefs),)
+
+
+def _preferred_index(
+    specs: Sequence[InstallSpec], prefs: InstallPreferences, bins: BinaryLookup
+) -> int:
+    def first(kind: str) -> int | None:
+        return next((i for i, s in enumerate(specs) if s.kind == kind), None)
+
+    brew, uv, node, go, download = (first(k) for k in ("brew", "uv", "node", "go", "download"))
+    brew_on_path = bins.has("brew")
+    chain = (
+        brew if prefs.prefer_brew and brew_on_path else None,
+        uv,
+        node,
+        brew if brew_on_path else None,
+        go,
+        download,
+        brew,
+    )
+    return next((i for i in chain if i is not None), 0)
+
+
+def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
+    label = (spec.label or "").strip()
+    if spec.kind == "node" and spec.package:
+        label = f"Install {spec.package} ({prefs.node_manager})"
+    if not label:
+        if spec.kind == "brew" and spec.formula:
+            label = f"Install {spec.formula} (brew)"
+        elif spec.kind == "go" and spec.module:
+            label = f"Install {spec.module} (go)"
+        elif spec.kind == "uv" and spec.package:
+            label = f"Install {spec.package} (uv)"
+        elif spec.kind == "download" and spec.url:
+            url = spec.url.strip()
+            last = url.split("/")[-1]
+            label = f"Download {last or url}"
+        else:
+            label = "Run installer"
+    ident = (spec.id if spec.id is not None else f"{spec.kind}-{index}").strip()
+    return InstallOption(id=ident, kind=spec.kind, label=label, bins=spec.bins)
+
+
+@dataclass(frozen=True, slots=True)
+class StatusEntry:
+    name: str
+    description: str
+    source: str
+    bundled: bool
+    file_path: Path
+    base_dir: Path
+    skill_key: str
+    primary_env: str | None
+    emoji: str | None
+    homepage: str | None
+    eligibility: Eligibility
+    install: tuple[InstallOption, ...] = ()
+
+    @property
+    def eligible(self) -> bool:
+        return self.eligibility.eligible
+
+    @property
+    def disabled(self) -> bool:
+        return self.eligibility.disabled
+
+    @property
+    def blocked_by_allowlist(self) -> bool:
+        return self.eligibility.blocked_by_allowlist
+
+    @property
+    def always(self) -> bool:
+        return self.eligibility.always
+
+    @property
+    def requirements(self) -> Requirements:
+        return self.eligibility.requirements
+
+    @property
+    def missing(self) -> Requirements:
+        return self.eligibility.missing
+
+    @property
+    def config_checks(self) -> tuple[ConfigCheck, ...]:
+        return self.eligibility.config_checks
+
+    @property
+    def status(self) -> EligibilityStatus:
+        return self.eligibility.status
+
+    def to_json(self) -> dict[str, Any]:
+        """OpenClaw's ``SkillStatusEntry`` in its key order; undefined keys left out."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "bundled": self.bundled,
+            "filePath": str(self.file_path),
+            "baseDir": str(self.base_dir),
+            "skillKey": self.skill_key,
+        }
+        if self.primary_env is not None:
+            out["primaryEnv"] = self.primary_env
+        if self.emoji is not None:
+            out["emoji"] = self.emoji
+        if self.homepage is not None:
+            out["homepage"] = self.homepage
+        out.update(
+            always=self.always,
+            disabled=self.disabled,
+            blockedByAllowlist=self.blocked_by_allowlist,
+            eligible=self.eligible,
+            requirements=self.requirements.to_json(),
+            missing=self.missing.to_json(),
+            configChecks=[c.to_json() for c in self.config_checks],
+            install=[o.to_json() for o in self.install],
+        )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    workspace_dir: Path
+    managed_skills_dir: Path
+    skills: tuple[StatusEntry, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workspaceDir": str(self.workspace_dir),
+            "managedSkillsDir": str(self.managed_skills_dir),
+            "skills": [s.to_json() for s in self.skills],
+        }
+
+    def find(self, name: str) -> StatusEntry:
+        """The entry whose name or skill key is ``name``; raises :class:`SkillNotFound`."""
+        for entry in self.skills:
+            if entry.name == name or entry.skill_key == name:
+                return entry
+        raise SkillNotFound(name)
+
+    def summary(self) -> dict[str, int]:
+        """Counts as ``skills check`` prints them (blocked excludes disabled)."""
+        s = self.skills
+        return {
+            "total": len(s),
+            "eligible": sum(e.eligible for e in s),
+            "disabled": sum(e.disabled for e in s),
+            "blocked": sum(e.blocked_by_allowlist and not e.disabled for e in s),
+            "missingRequirements": sum(
+                not e.eligible and not e.disabled and not e.blocked_by_allowlist for e in s
+            ),
+        }
+
+
+def build_status(
+    skills: Iterable[Skill],
+    *,
+    config: Config,
+    host: Host,
+    bins: BinaryLookup,
+    remote: RemoteEligibility | None = None,
+    workspace_dir: Path,
+    managed_dir: Path,
+    bundled_names: frozenset[str] = frozenset(),
+    platform: str | None = None,
+) -> StatusReport:
+    """Annotate every skill (no filter). ``platform`` overrides ``host.platform``;
+    ``bundled_names`` marks skills of unknown source that share a bundled skill's name.
+    """
+    if platform is not None:
+        host = replace(host, platform=platform)
+    prefs = resolve_install_preferences(config)
+    entries = tuple(_entry(s, config, host, bins, remote, prefs, bundled_names) for s in skills)
+    return StatusReport(workspace_dir=workspace_dir, managed_skills_dir=managed_dir, skills=entries)
+
+
+def _entry(
+    skill: Skill,
+    config: Config,
+    host: Host,
+    bins: BinaryLookup,
+    remote: RemoteEligibility | None,
+    prefs: InstallPreferences,
+    bundled_names: frozenset[str],
+) -> StatusEntry:
+    source = resolve_skill_source(skill)
+    meta = skill.metadata
+    fm = skill.frontmatter
+    # `??` chains: a present-but-blank earlier value stops the chain (then trims to nothing).
+    emoji = meta.emoji if meta is not None and meta.emoji is not None else fm.get("emoji")
+    homepage: str | None = meta.homepage if meta is not None else None
+    for key in ("homepage", "website", "url"):
+        if homepage is None:
+            homepage = fm.get(key)
+    homepage = (homepage or "").strip() or None
+    return StatusEntry(
+        name=skill.name,
+        description=skill.description,
+        source=source,
+        bundled=source == Source.BUNDLED.value
+        or (source == "unknown" and skill.name in bundled_names),
+        file_path=skill.file_path,
+        base_dir=skill.base_dir,
+        skill_key=skill.skill_key,
+        primary_env=meta.primary_env if meta is not None else None,
+        emoji=emoji or None,
+        homepage=homepage,
+        eligibility=evaluate(skill, config=config, host=host, bins=bins, remote=remote),
+        install=normalize_install_options(skill, prefs=prefs, platform=host.platform, bins=bins),
+    )

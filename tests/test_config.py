@@ -1,0 +1,290 @@
+"""skillbook.config: strict ``skills`` schema, open ``agents``, JSON5, key-path errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbook.config import (
+    MISSING,
+    Config,
+    SecretRef,
+    default_config_path,
+    load_config,
+    resolve_config_path,
+)
+from skillbook.errors import ConfigError, SkillbookError, SkillNotFound
+
+
+def _error(obj: Any) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        Config.from_mapping(obj, file=Path("openclaw.json"))
+    return info.value
+
+
+def test_error_tree() -> None:
+    assert issubclass(ConfigError, SkillbookError)
+    assert issubclass(ConfigError, ValueError)
+    assert issubclass(SkillNotFound, LookupError)
+    assert issubclass(SkillNotFound, SkillbookError)
+
+
+def test_empty_config() -> None:
+    cfg = Config.empty()
+    assert cfg.skills.allow_bundled is None
+    assert cfg.skills.entries == {}
+    assert cfg.agents.agents == ()
+    assert cfg.raw == {}
+    assert Config.from_mapping({}) == cfg
+
+
+def test_full_skills_section_is_read() -> None:
+    cfg = Config.from_mapping(
+        {
+            "skills": {
+                "allowBundled": ["a", "b"],
+                "load": {
+                    "extraDirs": ["~/x"],
+                    "watch": False,
+                    "watchDebounceMs": 0,
+                    "allowSymlinkTargets": ["/opt"],
+                    "grouped": True,
+                    "mode": "mixed",
+                },
+                "install": {"preferBrew": False, "nodeManager": "pnpm"},
+                "limits": {
+                    "maxCandidatesPerRoot": 1,
+                    "maxSkillsLoadedPerSource": 2,
+                    "maxSkillsInPrompt": 0,
+                    "maxSkillsPromptChars": 10,
+                    "maxSkillFileBytes": 0,
+                },
+                "prompt": {"priority": "source"},
+                "readTool": "Read",
+                "entries": {
+                    "alpha": {
+                        "enabled": False,
+                        "apiKey": "k",
+                        "env": {"A": "1"},
+                        "config": {"anything": [1, {"x": None}], "n": 1.0},
+                    },
+                    "beta": {"apiKey": {"source": "env", "provider": "default", "id": "B_KEY"}},
+                },
+            }
+        }
+    )
+    s = cfg.skills
+    assert s.allow_bundled == ("a", "b")
+    assert s.load.extra_dirs == ("~/x",)
+    assert s.load.watch is False and s.load.watch_debounce_ms == 0
+    assert s.load.allow_symlink_targets == ("/opt",)
+    assert s.load.grouped is True and s.load.mode == "mixed"
+    assert s.install.prefer_brew is False and s.install.node_manager == "pnpm"
+    assert s.limits.max_candidates_per_root == 1
+    assert s.limits.max_skills_in_prompt == 0
+    assert s.limits.max_skill_file_bytes == 0
+    assert s.prompt.priority == "source"
+    assert s.read_tool == "Read"
+    alpha = cfg.entry("alpha")
+    assert alpha is not None and alpha.enabled is False and alpha.api_key == "k"
+    assert alpha.env == {"A": "1"}
+    # Custom config values are kept exactly as written.
+    assert alpha.config == {"anything": [1, {"x": None}], "n": 1.0}
+    beta = cfg.entry("beta")
+    assert beta is not None
+    assert beta.api_key == SecretRef("env", "default", "B_KEY")
+    assert beta.has_api_key
+    assert cfg.entry("gamma") is None
+
+
+def test_config_schema_entries_config_accepts_custom_fields() -> None:
+    """§12 Config schema: `entries.<k>.config` accepts custom fields."""
+    cfg = Config.from_mapping({"skills": {"entries": {"x": {"config": {"whatever": {"deep": 1}}}}}})
+    entry = cfg.entry("x")
+    assert entry is not None and entry.config["whatever"] == {"deep": 1}
+
+
+def test_config_schema_rejects_legacy_skills_policy() -> None:
+    """§12 Config schema: `skills.policy` rejected."""
+    err = _error({"skills": {"policy": {"allow": []}}})
+    assert err.key_path == "skills.policy"
+    assert str(err).startswith("openclaw.json: skills.policy: unknown key")
+    assert "allowBundled" in str(err)
+    assert err.file == Path("openclaw.json")
+
+
+def test_config_schema_rejects_unknown_entry_field() -> None:
+    """§12 Config schema: unknown entry fields rejected."""
+    err = _error({"skills": {"entries": {"x": {"foo": 1}}}})
+    assert err.key_path == "skills.entries.x.foo"
+    assert "unknown key" in str(err)
+
+
+def test_wrong_type_names_key_path_and_expectation() -> None:
+    err = _error({"skills": {"limits": {"maxSkillsInPrompt": "many"}}})
+    assert str(err) == (
+        'openclaw.json: skills.limits.maxSkillsInPrompt: expected int >= 0, got "many"'
+    )
+    assert err.key_path == "skills.limits.maxSkillsInPrompt"
+
+
+@pytest.mark.parametrize(
+    ("obj", "key_path", "fragment"),
+    [
+        ({"skills": {"load": {"extraDirs": ["a", 3]}}}, "skills.load.extraDirs[1]", "string"),
+        ({"skills": {"load": {"extraDirs": "a"}}}, "skills.load.extraDirs", "array of strings"),
+        ({"skills": {"load": {"watch": "yes"}}}, "skills.load.watch", "boolean"),
+        ({"skills": {"load": {"watchDebounceMs": -1}}}, "skills.load.watchDebounceMs", ">= 0"),
+        ({"skills": {"load": {"mode": "loose"}}}, "skills.load.mode", '"strict"'),
+        ({"skills": {"limits": {"maxCandidatesPerRoot": 0}}}, "skills.limits.maxCandidatesPerRoot", ">= 1"),
+        ({"skills": {"limits": {"maxSkillsInPrompt": True}}}, "skills.limits.maxSkillsInPrompt", "int"),
+        ({"skills": {"limits": {"maxSkillsInPrompt": 1.5}}}, "skills.limits.maxSkillsInPrompt", "int"),
+        ({"skills": {"install": {"nodeManager": "pip"}}}, "skills.install.nodeManager", '"npm"'),
+        ({"skills": {"prompt": {"priority": "name"}}}, "skills.prompt.priority", '"source"'),
+        ({"skills": {"readTool": 1}}, "skills.readTool", "string"),
+        ({"skills": {"allowBundled": [None]}}, "skills.allowBundled[0]", "string"),
+        ({"skills": {"entries": {"x": "on"}}}, "skills.entries.x", "object"),
+        ({"skills": {"entries": {"x": {"enabled": "false"}}}}, "skills.entries.x.enabled", "boolean"),
+        ({"skills": {"entries": {"x": {"apiKey": 3}}}}, "skills.entries.x.apiKey", "secret ref"),
+        (
+            {"skills": {"entries": {"x": {"apiKey": {"source": "vault", "provider": "p", "id": "i"}}}}},
+            "skills.entries.x.apiKey.source",
+            '"env"',
+        ),
+        ({"skills": {"entries": {"a.b": {"env": {"K": "v", "N": 2}}}}}, 'skills.entries["a.b"].env.N', "string"),
+        ({"skills": None}, "skills", "object"),
+        ({"skills": {"load": None}}, "skills.load", "object"),
+        ({"agents": {"list": [{"id": "a", "skills": "x"}]}}, "agents.list[0].skills", "array"),
+        ({"agents": {"list": [{"skills": []}]}}, "agents.list[0].id", "required"),
+        ({"agents": {"defaults": {"skills": [1]}}}, "agents.defaults.skills[0]", "string"),
+    ],
+)
+def test_errors_name_the_key_path(obj: Any, key_path: str, fragment: str) -> None:
+    err = _error(obj)
+    assert err.key_path == key_path
+    assert str(err).startswith(f"openclaw.json: {key_path}: ")
+    assert fragment in str(err)
+
+
+def test_top_level_must_be_object() -> None:
+    err = _error([1, 2])
+    assert "top level" in str(err)
+
+
+def test_integral_float_counts_as_int() -> None:
+    # JSON5 `5.0` is the JavaScript number 5.
+    cfg = Config.from_mapping({"skills": {"limits": {"maxSkillsInPrompt": 5.0}}})
+    assert cfg.skills.limits.max_skills_in_prompt == 5
+    assert isinstance(cfg.skills.limits.max_skills_in_prompt, int)
+
+
+def test_agents_keep_openclaw_keys_and_record_skills_presence() -> None:
+    """§12 Config schema: agent `skills` arrays (incl. `[]`) accepted."""
+    cfg = Config.from_mapping(
+        {
+            "agents": {
+                "defaults": {"skills": ["a"], "workspace": "~/ws", "model": "x"},
+                "list": [
+                    {"id": "none", "skills": [], "model": {"primary": "y"}, "tools": {}},
+                    {"id": "inherit", "default": True, "workspace": "/w"},
+                ],
+            },
+            "browser": {"enabled": False},
+        }
+    )
+    a = cfg.agents
+    assert a.default_skills == ("a",)
+    assert a.default_workspace == "~/ws"
+    none, inherit = a.agents
+    assert none.skills == () and none.has_skills
+    assert inherit.skills is None and not inherit.has_skills
+    assert inherit.default is True and inherit.workspace == "/w"
+    # Unknown sections and OpenClaw's agent keys stay in raw.
+    assert cfg.raw["browser"] == {"enabled": False}
+    assert cfg.raw["agents"]["list"][0]["model"] == {"primary": "y"}
+
+
+def test_resolve_config_path_js_semantics() -> None:
+    raw = {"browser": {"enabled": False, "n": None}, "list": [{"a": 1}], "s": "str"}
+    assert resolve_config_path(raw, "browser.enabled") is False
+    assert resolve_config_path(raw, "browser.n") is None
+    assert resolve_config_path(raw, "browser.missing") is MISSING
+    assert resolve_config_path(raw, "..browser..enabled.") is False
+    assert resolve_config_path(raw, "list.0.a") == 1
+    assert resolve_config_path(raw, "list.length") == 1
+    assert resolve_config_path(raw, "list.1") is MISSING
+    assert resolve_config_path(raw, "s.x") is MISSING
+    assert resolve_config_path(raw, "") == raw
+
+
+def test_load_json5_with_comments_and_trailing_commas(tmp_path: Path) -> None:
+    f = tmp_path / "openclaw.json"
+    f.write_text(
+        """// OpenClaw config
+{
+  skills: {
+    /* block comment */
+    allowBundled: ['peekaboo',],
+    entries: {'my-skill': {enabled: false,},},
+  },
+}
+""",
+        encoding="utf-8",
+    )
+    cfg = load_config(f)
+    assert cfg.skills.allow_bundled == ("peekaboo",)
+    entry = cfg.entry("my-skill")
+    assert entry is not None and entry.enabled is False
+    assert cfg.file == f
+
+
+def test_load_plain_json_with_bom(tmp_path: Path) -> None:
+    f = tmp_path / "openclaw.json"
+    f.write_bytes(b'\xef\xbb\xbf{"skills": {"readTool": "Read"}}')
+    assert load_config(f).skills.read_tool == "Read"
+
+
+def test_load_errors_name_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "openclaw.json"
+    f.write_text('{"skills": {"limits": {"maxSkillsInPrompt": "many"}}}', encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == (
+        f'{f}: skills.limits.maxSkillsInPrompt: expected int >= 0, got "many"'
+    )
+    assert info.value.file == f
+
+    f.write_text("{skills: [", encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid JSON5"):
+        load_config(f)
+
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "absent.json")
+
+
+def test_default_config_path_precedence(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    assert default_config_path(state, env={}) is None
+    (state / "skillbook.json").write_text("{}", encoding="utf-8")
+    assert default_config_path(state, env={}) == state / "skillbook.json"
+    env = {"SKILLBOOK_CONFIG_PATH": str(tmp_path / "other.json")}
+    assert default_config_path(state, env=env) == tmp_path / "other.json"
+    assert default_config_path(state, env=env, explicit="x.json") == Path("x.json")
+
+
+def test_default_config_path_from_paths(tmp_path: Path) -> None:
+    from skillbook.paths import Paths
+
+    home = tmp_path / "home"
+    paths = Paths.from_env({"HOME": str(home)}, cwd=tmp_path)
+    assert default_config_path(paths) is None
+    paths.state_dir.mkdir(parents=True)
+    (paths.state_dir / "skillbook.json").write_text("{}", encoding="utf-8")
+    assert default_config_path(paths) == paths.state_dir / "skillbook.json"
+    custom = Paths.from_env(
+        {"HOME": str(home), "SKILLBOOK_CONFIG_PATH": "~/cfg/openclaw.json"}, cwd=tmp_path
+    )
+    assert default_config_path(custom) == home / "cfg" / "openclaw.json"
