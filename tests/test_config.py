@@ -138,22 +138,46 @@ def test_wrong_type_names_key_path_and_expectation() -> None:
         ({"skills": {"load": {"watch": "yes"}}}, "skills.load.watch", "boolean"),
         ({"skills": {"load": {"watchDebounceMs": -1}}}, "skills.load.watchDebounceMs", ">= 0"),
         ({"skills": {"load": {"mode": "loose"}}}, "skills.load.mode", '"strict"'),
-        ({"skills": {"limits": {"maxCandidatesPerRoot": 0}}}, "skills.limits.maxCandidatesPerRoot", ">= 1"),
-        ({"skills": {"limits": {"maxSkillsInPrompt": True}}}, "skills.limits.maxSkillsInPrompt", "int"),
-        ({"skills": {"limits": {"maxSkillsInPrompt": 1.5}}}, "skills.limits.maxSkillsInPrompt", "int"),
+        (
+            {"skills": {"limits": {"maxCandidatesPerRoot": 0}}},
+            "skills.limits.maxCandidatesPerRoot",
+            ">= 1",
+        ),
+        (
+            {"skills": {"limits": {"maxSkillsInPrompt": True}}},
+            "skills.limits.maxSkillsInPrompt",
+            "int",
+        ),
+        (
+            {"skills": {"limits": {"maxSkillsInPrompt": 1.5}}},
+            "skills.limits.maxSkillsInPrompt",
+            "int",
+        ),
         ({"skills": {"install": {"nodeManager": "pip"}}}, "skills.install.nodeManager", '"npm"'),
         ({"skills": {"prompt": {"priority": "name"}}}, "skills.prompt.priority", '"source"'),
         ({"skills": {"readTool": 1}}, "skills.readTool", "string"),
         ({"skills": {"allowBundled": [None]}}, "skills.allowBundled[0]", "string"),
         ({"skills": {"entries": {"x": "on"}}}, "skills.entries.x", "object"),
-        ({"skills": {"entries": {"x": {"enabled": "false"}}}}, "skills.entries.x.enabled", "boolean"),
+        (
+            {"skills": {"entries": {"x": {"enabled": "false"}}}},
+            "skills.entries.x.enabled",
+            "boolean",
+        ),
         ({"skills": {"entries": {"x": {"apiKey": 3}}}}, "skills.entries.x.apiKey", "secret ref"),
         (
-            {"skills": {"entries": {"x": {"apiKey": {"source": "vault", "provider": "p", "id": "i"}}}}},
+            {
+                "skills": {
+                    "entries": {"x": {"apiKey": {"source": "vault", "provider": "p", "id": "i"}}}
+                }
+            },
             "skills.entries.x.apiKey.source",
             '"env"',
         ),
-        ({"skills": {"entries": {"a.b": {"env": {"K": "v", "N": 2}}}}}, 'skills.entries["a.b"].env.N', "string"),
+        (
+            {"skills": {"entries": {"a.b": {"env": {"K": "v", "N": 2}}}}},
+            'skills.entries["a.b"].env.N',
+            "string",
+        ),
         ({"skills": None}, "skills", "object"),
         ({"skills": {"load": None}}, "skills.load", "object"),
         ({"agents": {"list": [{"id": "a", "skills": "x"}]}}, "agents.list[0].skills", "array"),

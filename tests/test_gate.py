@@ -135,7 +135,9 @@ def test_requires_config_browser_enabled_default_and_false() -> None:
 
 
 def test_requires_config_truthiness() -> None:
-    skill = make_skill(metadata=meta(requires=req(config=("a.s", "a.blank", "a.obj", "a.zero", "a.x"))))
+    skill = make_skill(
+        metadata=meta(requires=req(config=("a.s", "a.blank", "a.obj", "a.zero", "a.x")))
+    )
     cfg = Config.from_mapping({"a": {"s": "x", "blank": "  ", "obj": {}, "zero": 0}})
     result = ev(skill, cfg)
     assert [c.satisfied for c in result.config_checks] == [True, False, True, False, False]
@@ -183,10 +185,18 @@ def test_env_satisfied_by_api_key_with_primary_env_and_not_by_blank() -> None:
     result = ev(skill, blank)
     assert not result.eligible and result.missing.env == ("GEMINI_API_KEY",)
     ref = Config.from_mapping(
-        {"skills": {"entries": {"image": {"apiKey": {"source": "env", "provider": "default", "id": "G"}}}}}
+        {
+            "skills": {
+                "entries": {
+                    "image": {"apiKey": {"source": "env", "provider": "default", "id": "G"}}
+                }
+            }
+        }
     )
     assert ev(skill, ref).eligible  # a SecretRef object is truthy
-    other = make_skill("image", metadata=meta(primary_env="OTHER", requires=req(env=("GEMINI_API_KEY",))))
+    other = make_skill(
+        "image", metadata=meta(primary_env="OTHER", requires=req(env=("GEMINI_API_KEY",)))
+    )
     assert not ev(other, with_key).eligible
 
 
@@ -197,7 +207,9 @@ def test_env_satisfied_by_host_env_or_entry_env() -> None:
     result = ev(skill, cfg, host=host)
     assert result.missing.env == ("C",)
     # Remote nodes never satisfy env.
-    assert ev(skill, cfg, host=host, remote=StaticRemote(bins=frozenset({"C"}))).missing.env == ("C",)
+    assert ev(skill, cfg, host=host, remote=StaticRemote(bins=frozenset({"C"}))).missing.env == (
+        "C",
+    )
 
 
 def test_skill_key_alias_disables() -> None:
@@ -262,7 +274,9 @@ def test_eligible_skills_runtime_gate_then_filter() -> None:
     ]
     # Remote-eligible skills survive filtering.
     remote = StaticRemote(bins=frozenset({"nope"}))
-    names = [s.name for s in eligible_skills([ok, gated], skill_filter=["beta"], remote=remote, **kw)]
+    names = [
+        s.name for s in eligible_skills([ok, gated], skill_filter=["beta"], remote=remote, **kw)
+    ]
     assert names == ["beta"]
 
 

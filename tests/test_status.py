@@ -184,7 +184,12 @@ def test_install_options_filtered_by_os_download_per_platform() -> None:
     assert options == [
         {"id": "download-0", "kind": "download", "label": "Download tool-linux.tgz", "bins": []},
         {"id": "custom", "kind": "download", "label": "Get it", "bins": []},
-        {"id": "download-2", "kind": "download", "label": "Download https://x.example/", "bins": []},
+        {
+            "id": "download-2",
+            "kind": "download",
+            "label": "Download https://x.example/",
+            "bins": [],
+        },
     ]
 
 

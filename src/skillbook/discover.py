@@ -231,11 +231,18 @@ def _merge(
     winners = list(merged.values())
     if not dedupe_realpath:
         return winners, shadowed
-    kept: list[Skill] = []
-    first_by_real: dict[Path, Skill] = {}
+    # Keep the copy reached without a symlink (else the first seen) of each real folder.
+    keeper: dict[Path, Skill] = {}
     for skill in winners:
-        first = first_by_real.get(skill.real_dir) if skill.real_dir is not None else None
-        if first is not None:
+        real = skill.real_dir
+        if real is None:
+            continue
+        if real not in keeper or (keeper[real].base_dir != real and skill.base_dir == real):
+            keeper[real] = skill
+    kept: list[Skill] = []
+    for skill in winners:
+        first = keeper.get(skill.real_dir) if skill.real_dir is not None else None
+        if first is not None and first is not skill:
             diags.append(
                 warning(
                     "discover.duplicate-realpath",
@@ -246,7 +253,5 @@ def _merge(
                 )
             )
             continue
-        if skill.real_dir is not None:
-            first_by_real[skill.real_dir] = skill
         kept.append(skill)
     return kept, shadowed

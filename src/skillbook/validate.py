@@ -111,7 +111,7 @@ _MSG: Mapping[str, str] = MappingProxyType({
     "indent": "nested mappings under one mapping must share one indentation; strictyaml refuses mixed indents",
     "unknown": "{key} is not an Agent Skills field; only {allowed} are allowed{hint}",
     "missing": "the required field `{key}` is missing",
-    "type": "`{key}` must be a string, not {kind}; quote it",
+    "type": "`{key}` must be a string, not {kind}{hint}",
     "empty": "`{key}` is empty",
     "too-long": "`{key}` is {n} characters; the limit is {limit}",
     "desc-dashes": "the description contains `---`, where skills-ref ends the frontmatter and cuts the text; use `--` or a dash",
@@ -266,17 +266,17 @@ def _yaml_style(block: str, rep: _Report) -> list[tuple[Any, int]] | None:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     aliased = False
     try:
-        previous = ""
+        previous, reported = "", set()
         for token in yaml.scan(block, Loader=loader):
-            kind = type(token).__name__
+            kind, line = type(token).__name__, token.start_mark.line + 2
             what = _REFUSED_TOKENS.get(kind)
             plain = kind == "ScalarToken" and getattr(token, "plain", False)
-            merge = plain and getattr(token, "value", None) == "<<"
-            if what is None and previous == "KeyToken" and merge:
+            if previous == "KeyToken" and plain and getattr(token, "value", None) == "<<":
                 what = "a merge key `<<`"
-            if what is not None:
-                aliased = aliased or kind in ("AnchorToken", "AliasToken")
-                rep.add("yaml-style", "token", token.start_mark.line + 2, what=what)
+            aliased = aliased or kind in ("AnchorToken", "AliasToken")
+            if what is not None and line not in reported:  # one-line JSON holds many tokens
+                reported.add(line)
+                rep.add("yaml-style", "token", line, what=what)
             previous = kind
         if aliased:
             return None  # composing could expand an alias bomb
@@ -325,7 +325,8 @@ def _field_problems(
                 )
         elif not isinstance(value, str):
             code = "compatibility-length" if key == "compatibility" else "field-type"
-            rep.add(code, "type", line, key=key, kind=_kind(value))
+            hint = "" if isinstance(value, Mapping | list) else "; quote it"
+            rep.add(code, "type", line, key=key, kind=_kind(value), hint=hint)
         elif key == "name":
             _name_problems(value.strip(), skill_dir, rep, line)
         elif key in ("description", "compatibility"):

@@ -1,0 +1,3 @@
+from skillbook.cli.app import main
+
+main()

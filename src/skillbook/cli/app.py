@@ -1,0 +1,318 @@
+"""``skillbook``: the command line, a thin layer over :mod:`skillbook.book`.
+
+Exit codes: 0 success; 1 findings (``validate`` errors, ``info`` of an unknown
+skill); 2 could not run (bad config, bad arguments, unreadable paths).
+Errors go to stderr in one line that says what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from skillbook import __version__
+from skillbook.book import Loader, SkillBook
+from skillbook.cli import render
+from skillbook.errors import SkillbookError, SkillNotFound
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+MODES = ("openclaw", "mixed", "legacy", "strict")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    workspace: str | None
+    config: str | None
+    agent: str | None
+    mode: str | None
+
+    def book(self) -> SkillBook:
+        try:
+            loader = Loader(
+                self.workspace if self.workspace is not None else _default_workspace(self),
+                config=self.config,
+                agent=self.agent,
+                mode=self.mode,
+            )
+            return loader.load()
+        except SkillbookError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+
+def _default_workspace(ctx: Context) -> str:
+    """The agent's workspace from the config when one is named, else the current folder."""
+    if ctx.config is not None:
+        from skillbook.config import load_config
+        from skillbook.gate import normalize_agent_id
+
+        try:
+            cfg = load_config(ctx.config)
+        except SkillbookError as exc:
+            fail(str(exc))
+        wanted = normalize_agent_id(ctx.agent)
+        for agent in cfg.agents.agents:
+            if normalize_agent_id(agent.id) == wanted and agent.workspace:
+                return agent.workspace
+        if cfg.agents.default_workspace:
+            return cfg.agents.default_workspace
+    return os.getcwd()
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+    click.echo(f"skillbook: {message}", err=True)
+    sys.exit(code)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(render.sanitize_json(value), indent=2, ensure_ascii=False))
+
+
+def emit_lines(lines: Sequence[str]) -> None:
+    click.echo("\n".join(lines))
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False),
+    help="Workspace folder (its skills/ and .agents/skills/). Default: the agent's workspace "
+    "from --config, else the current folder.",
+)
+@click.option(
+    "--config",
+    "-c",
+    type=click.Path(dir_okay=False),
+    envvar="SKILLBOOK_CONFIG_PATH",
+    help="Config file: an OpenClaw openclaw.json or skillbook's own (JSON5). "
+    "Default: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.",
+)
+@click.option("--agent", "-a", help="Agent id whose skill allowlist applies (agents.list[].skills).")
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    help="Spec mode: openclaw (default), mixed, legacy or strict (Agent Skills rules).",
+)
+@click.version_option(__version__, prog_name="skillbook")
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    workspace: str | None,
+    config: str | None,
+    agent: str | None,
+    mode: str | None,
+) -> None:
+    """Discover, check and render agent skills (SKILL.md), as OpenClaw does.
+
+    Skills come from six sources, highest precedence last: extra dirs, bundled,
+    managed (<state dir>/skills), ~/.agents/skills, <workspace>/.agents/skills,
+    <workspace>/skills.
+    """
+    ctx.obj = Context(workspace=workspace, config=config, agent=agent, mode=mode)
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_cmd)
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics).")
+@click.option("--eligible", is_flag=True, help="Only skills that are ready to use.")
+@click.option("-v", "--verbose", is_flag=True, help="Add a column with what is missing.")
+@click.pass_obj
+def list_cmd(obj: Context, as_json: bool, eligible: bool, verbose: bool) -> None:
+    """List skills with their status, source and what they are missing."""
+    book = obj.book()
+    entries = [e for e in book.status.skills if e.eligible or not eligible]
+    if as_json:
+        report = book.status.to_json()
+        report["skills"] = [
+            _list_json(e.to_json()) for e in book.status.skills if e.eligible or not eligible
+        ]
+        report["diagnostics"] = [d.to_dict() for d in book.diagnostics]
+        emit_json(report)
+        return
+    if not entries:
+        if eligible:
+            emit_lines(["No eligible skills found. Run `skillbook list` to see all skills."])
+        else:
+            emit_lines(["No skills found."] + render.footer(book))
+        return
+    from skillbook.cli.table import skills_table
+
+    ready = sum(e.eligible for e in book.status.skills)
+    click.echo(f"Skills ({ready}/{len(book.status.skills)} ready)")
+    skills_table(entries, verbose=verbose)
+    emit_lines(render.footer(book))
+
+
+_LIST_KEYS = (
+    "name",
+    "description",
+    "emoji",
+    "eligible",
+    "disabled",
+    "blockedByAllowlist",
+    "source",
+    "bundled",
+    "primaryEnv",
+    "homepage",
+    "missing",
+)
+
+
+def _list_json(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: entry[k] for k in _LIST_KEYS if k in entry}
+
+
+@cli.command("info")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole status entry as JSON.")
+@click.pass_obj
+def info_cmd(obj: Context, name: str, as_json: bool) -> None:
+    """Show one skill (by name or skill key): status, requirements, install options."""
+    book = obj.book()
+    try:
+        entry = book.find(name)
+    except SkillNotFound:
+        if as_json:
+            emit_json({"error": "not found", "skill": name})
+        else:
+            click.echo(
+                f'skillbook: skill "{name}" not found. Run `skillbook list` to see available skills.',
+                err=True,
+            )
+        sys.exit(EXIT_FINDINGS)
+    if as_json:
+        data = entry.to_json()
+        data["diagnostics"] = [
+            d.to_dict() for d in book.diagnostics if d.path in (entry.file_path, entry.base_dir)
+        ]
+        emit_json(data)
+        return
+    emit_lines(render.info_lines(book, entry))
+
+
+@cli.command("check")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics).")
+@click.pass_obj
+def check_cmd(obj: Context, as_json: bool) -> None:
+    """Audit: what is ready, what is missing, and every skill not loaded or cut, with why."""
+    book = obj.book()
+    if as_json:
+        entries = book.status.skills
+        emit_json(
+            {
+                "summary": book.status.summary(),
+                "eligible": [e.name for e in entries if e.eligible],
+                "disabled": [e.name for e in entries if e.disabled],
+                "blocked": [e.name for e in entries if e.blocked_by_allowlist and not e.disabled],
+                "missingRequirements": [
+                    {
+                        "name": e.name,
+                        "missing": e.eligibility.missing.to_json(),
+                        "install": [o.to_json() for o in e.install],
+                    }
+                    for e in entries
+                    if not e.eligible and not e.disabled and not e.blocked_by_allowlist
+                ],
+                "omittedFromPrompt": [s.name for s in book.catalog.omitted],
+                "shadowed": [
+                    {
+                        "name": s.name,
+                        "winner": {"source": s.winner.source, "filePath": str(s.winner.file_path)},
+                        "hidden": {"source": s.hidden.source, "filePath": str(s.hidden.file_path)},
+                    }
+                    for s in book.discovery.shadowed
+                ],
+                "excluded": [s.name for s in book.excluded],
+                "diagnostics": [d.to_dict() for d in book.diagnostics],
+            }
+        )
+        return
+    emit_lines(render.check_lines(book))
+
+
+@cli.command("prompt")
+@click.option("--json", "as_json", is_flag=True, help="Print the catalog and its accounting as JSON.")
+@click.option("--section", is_flag=True, help="Print the whole '## Skills (mandatory)' section.")
+@click.option("--read-tool", default=None, help="Name of the read tool in the section (default: read).")
+@click.pass_obj
+def prompt_cmd(obj: Context, as_json: bool, section: bool, read_tool: str | None) -> None:
+    """Print the skills catalog exactly as it goes into the system prompt."""
+    book = obj.book()
+    text = book.system_prompt_section(read_tool=read_tool) if section else book.prompt
+    if as_json:
+        cat = book.catalog
+        emit_json(
+            {
+                "prompt": text,
+                "compact": cat.compact,
+                "truncated": cat.truncated,
+                "included": [s.name for s in cat.kept],
+                "omitted": [s.name for s in cat.omitted],
+                "diagnostics": [d.to_dict() for d in cat.diagnostics],
+            }
+        )
+        return
+    # The catalog starts with two newlines (OpenClaw's format); print it as is.
+    sys.stdout.write(text + ("\n" if text else ""))
+
+
+@cli.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--mode", "mode_opt", type=click.Choice(MODES), default=None, help="Rules to apply (default: strict).")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.pass_obj
+def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_json: bool) -> None:
+    """Check skill folders or SKILL.md files; exit 1 if any has errors.
+
+    PATH may be a skill folder, a SKILL.md, or a folder of skill folders.
+    """
+    from skillbook.validate import validate_many
+
+    mode = mode_opt or obj.mode or "strict"
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        fail(f"no such file or folder: {missing[0]}")
+    results = validate_many([Path(p) for p in paths], mode)  # type: ignore[arg-type]
+    ok = all(r.ok for r in results)
+    if as_json:
+        emit_json({"mode": mode, "ok": ok, "results": [r.to_json() for r in results]})
+    else:
+        lines: list[str] = []
+        for r in results:
+            mark = "✓" if r.ok else "✗"
+            lines.append(f"{mark} {r.path}" + (f" ({r.name})" if r.name else ""))
+            for d in r.diagnostics:
+                loc = f":{d.line}" if d.line else ""
+                lines.append(f"    {d.severity}{loc} [{d.code}] {render.clean(d.message)}")
+        bad = sum(not r.ok for r in results)
+        lines.append("")
+        lines.append(
+            f"{len(results) - bad} valid, {bad} invalid ({mode} mode)"
+            if results
+            else "No skills found."
+        )
+        emit_lines(lines)
+    sys.exit(EXIT_OK if ok and results else EXIT_FINDINGS)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="skillbook")
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""Text renderers for the CLI: each takes library objects and returns lines.
+
+OpenClaw's wording is kept where users know it (``Skills (3/5 ready)``, the
+status words, ``Skills Status Check``); skillbook adds what OpenClaw leaves out:
+the skills that were not loaded, shadowed or cut from the prompt, and why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from skillbook.book import SkillBook
+from skillbook.diagnostics import Diagnostic, Severity
+from skillbook.gate import Requirements
+from skillbook.status import StatusEntry
+
+STATUS_TEXT = {
+    "ready": "✓ ready",
+    "disabled": "⏸ disabled",
+    "blocked": "🚫 blocked",
+    "needs-setup": "△ needs setup",
+}
+STATUS_TITLE = {
+    "ready": "✓ Ready",
+    "disabled": "⏸ Disabled",
+    "blocked": "🚫 Blocked by allowlist",
+    "needs-setup": "△ Needs setup",
+}
+DEFAULT_EMOJI = "📦"
+
+# ANSI escapes, then C0 (but tab/newline) and C1 controls: never let a skill's text
+# drive the reader's terminal or break JSON consumers (OpenClaw strips them too).
+_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    return _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
+
+
+def sanitize_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [sanitize_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: sanitize_json(v) for k, v in value.items()}
+    return value
+
+
+def emoji(entry: StatusEntry) -> str:
+    # U+FE0E asks for text presentation; a table wants the emoji form.
+    return (entry.emoji or DEFAULT_EMOJI).replace("\ufe0e", "\ufe0f")
+
+
+def missing_summary(missing: Requirements) -> str:
+    parts = []
+    for label, items in (
+        ("bins", missing.bins),
+        ("anyBins", missing.any_bins),
+        ("env", missing.env),
+        ("config", missing.config),
+        ("os", missing.os),
+    ):
+        if items:
+            parts.append(f"{label}: {', '.join(items)}")
+    return "; ".join(parts)
+
+
+def diagnostics_by_severity(diags: Iterable[Diagnostic]) -> dict[Severity, list[Diagnostic]]:
+    out: dict[Severity, list[Diagnostic]] = {s: [] for s in Severity}
+    for d in diags:
+        out[d.severity].append(d)
+    return out
+
+
+def footer(book: SkillBook) -> list[str]:
+    """One line that points at what went wrong, if anything did."""
+    groups = diagnostics_by_severity(book.diagnostics)
+    errors, warnings = len(groups[Severity.ERROR]), len(groups[Severity.WARNING])
+    omitted = len(book.catalog.omitted)
+    bits = []
+    if errors:
+        bits.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        bits.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if omitted:
+        bits.append(f"{omitted} left out of the prompt")
+    if not bits:
+        return []
+    return ["", f"⚠ {', '.join(bits)}: run `skillbook check` to see why."]
+
+
+def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
+    e = entry.eligibility
+    lines = [f"{emoji(entry)} {entry.name} {STATUS_TITLE[e.status]}", "", clean(entry.description)]
+    lines += ["", "Details:", f"  Source: {entry.source}", f"  Path: {_home(book, str(entry.file_path))}"]
+    if entry.homepage:
+        lines.append(f"  Homepage: {entry.homepage}")
+    if entry.primary_env:
+        lines.append(f"  Primary env: {entry.primary_env}")
+    shadow = [s for s in book.discovery.shadowed if s.winner.file_path == entry.file_path]
+    for s in shadow:
+        lines.append(f"  Shadows: {s.hidden.source} {_home(book, str(s.hidden.file_path))}")
+    req, miss = e.requirements, e.missing
+    if not req.is_empty:
+        lines += ["", "Requirements:"]
+        if req.bins:
+            lines.append("  Binaries: " + _marks(req.bins, miss.bins))
+        if req.any_bins:
+            ok = not miss.any_bins
+            lines.append("  Any binaries: " + ", ".join(f"{'✓' if ok else '✗'} {b}" for b in req.any_bins))
+        if req.env:
+            lines.append("  Environment: " + _marks(req.env, miss.env))
+        if req.config:
+            lines.append("  Config: " + _marks(req.config, miss.config))
+        if req.os:
+            lines.append("  OS: " + _marks(req.os, miss.os))
+    if not e.eligible and entry.install:
+        lines += ["", "Install options:"] + [f"  → {o.label}" for o in entry.install]
+    if entry.primary_env and entry.primary_env in miss.env:
+        lines += ["", "API key setup:"]
+        if entry.homepage:
+            lines.append(f"  Get your key: {entry.homepage}")
+        lines.append(
+            f'  Save in config: set skills.entries["{entry.skill_key}"].apiKey in your config file'
+        )
+    diags = [d for d in book.diagnostics if d.path is not None and _concerns(d, entry)]
+    if diags:
+        lines += ["", "Diagnostics:"] + [f"  {_diag(book, d)}" for d in diags]
+    return lines
+
+
+def check_lines(book: SkillBook) -> list[str]:
+    s = book.status.summary()
+    lines = [
+        "Skills Status Check",
+        "",
+        f"Total: {s['total']}",
+        f"✓ Eligible: {s['eligible']}",
+        f"⏸ Disabled: {s['disabled']}",
+        f"🚫 Blocked by allowlist: {s['blocked']}",
+        f"✗ Missing requirements: {s['missingRequirements']}",
+    ]
+    ready = [e for e in book.status.skills if e.eligible]
+    if ready:
+        lines += ["", "Ready to use:"] + [f"  {emoji(e)} {e.name}" for e in ready]
+    needs = [
+        e
+        for e in book.status.skills
+        if not e.eligible and not e.disabled and not e.blocked_by_allowlist
+    ]
+    if needs:
+        lines += ["", "Missing requirements:"]
+        lines += [f"  {emoji(e)} {e.name} ({missing_summary(e.eligibility.missing)})" for e in needs]
+    if book.excluded:
+        lines += ["", f"Excluded by {book.mode} mode:"] + [f"  {s.name}" for s in book.excluded]
+    if book.catalog.omitted:
+        lines += ["", "Left out of the prompt (budget):"]
+        lines += [f"  {s.name} ({s.source})" for s in book.catalog.omitted]
+    if book.discovery.shadowed:
+        lines += ["", "Shadowed (a higher-precedence skill has the same name):"]
+        for sh in book.discovery.shadowed:
+            lines.append(
+                f"  {sh.name}: {sh.winner.source} hides {sh.hidden.source} "
+                f"{_home(book, str(sh.hidden.file_path))}"
+            )
+    groups = diagnostics_by_severity(book.diagnostics)
+    for severity, title in ((Severity.ERROR, "Not loaded or rejected"), (Severity.WARNING, "Warnings")):
+        if groups[severity]:
+            lines += ["", f"{title}:"] + [f"  {_diag(book, d)}" for d in groups[severity]]
+    return lines
+
+
+def _marks(items: Sequence[str], missing: Sequence[str]) -> str:
+    gone = set(missing)
+    return ", ".join(f"{'✗' if i in gone else '✓'} {i}" for i in items)
+
+
+def _concerns(d: Diagnostic, entry: StatusEntry) -> bool:
+    return d.path == entry.file_path or d.path == entry.base_dir
+
+
+def _home(book: SkillBook, path: str) -> str:
+    home = str(book.paths.home)
+    if path == home or path.startswith(home.rstrip("/") + "/"):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
+
+
+def _diag(book: SkillBook, d: Diagnostic) -> str:
+    where = ""
+    if d.path is not None:
+        where = _home(book, str(d.path)) + (f":{d.line}" if d.line else "") + ": "
+    return clean(f"{where}[{d.code}] {d.message}")
