@@ -1,5 +1,7 @@
 """The status report against OpenClaw's own ``buildWorkspaceSkillStatus`` (oracle ``status`` op).
 
+Uses the shared ``oracle`` fixture (tests/conftest.py), which skips without node.
+
 Each scenario writes skills to a temporary workspace (and bundled folder), runs the
 oracle with the same ``bins``, ``env``, ``config``, ``platform`` and remote
 eligibility, builds our report from the same files, and compares every entry as
@@ -10,10 +12,7 @@ fix for ``always: true`` skills whose ``os`` excludes the host (see skillbook.ga
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import stat
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +24,9 @@ from skillbook.model import Skill, Source
 from skillbook.parse import parse_skill_text
 from skillbook.status import build_status
 
-ORACLE_DIR = Path(os.environ.get("SKILLBOOK_ORACLE_DIR", "/tmp/oracle"))
 PRESENT_BINS = ["present-bin", "brew"]
 
-
-def _oracle_available() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not (ORACLE_DIR / "oracle.mjs").is_file() or not (ORACLE_DIR / "node_modules").is_dir():
-        return f"no installed oracle at {ORACLE_DIR} (set SKILLBOOK_ORACLE_DIR)"
-    return None
-
-
-_SKIP = _oracle_available()
-pytestmark = [pytest.mark.oracle, pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")]
+pytestmark = pytest.mark.oracle
 
 
 def _manifest(**kw: Any) -> dict[str, Any]:
@@ -211,17 +199,8 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"ws": ws, "bundled": bundled, "bin": bin_dir, "skills": list(merged.values())}
 
 
-def _run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    proc = subprocess.run(
-        ["node", str(ORACLE_DIR / "oracle.mjs")],
-        input=json.dumps(requests),
-        capture_output=True,
-        text=True,
-        cwd=ORACLE_DIR,
-        timeout=120,
-        check=False,
-    )
-    out = json.loads(proc.stdout)
+def _run_oracle(oracle: Any, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = oracle.run(requests)
     assert out["ok"], out
     results: list[dict[str, Any]] = [r["result"]["report"] for r in out["results"]]
     return results
@@ -247,7 +226,7 @@ def _is_expected_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> boo
 
 @pytest.mark.parametrize(("platform", "remote"), SCENARIOS)
 def test_status_matches_oracle(
-    layout: dict[str, Any], platform: str, remote: dict[str, Any] | None
+    oracle: Any, layout: dict[str, Any], platform: str, remote: dict[str, Any] | None
 ) -> None:
     requests: list[dict[str, Any]] = []
     for config in CONFIGS.values():
@@ -264,7 +243,7 @@ def test_status_matches_oracle(
         if remote is not None:
             req["eligibility"] = {"remote": remote}
         requests.append(req)
-    reports = _run_oracle(requests)
+    reports = _run_oracle(oracle, requests)
 
     host = Host(platform=platform, env={**ENV, "PATH": str(layout["bin"])})
     bins = BinaryLookup.for_host(host)

@@ -8,6 +8,7 @@ diagnostics collected on the :class:`Loader`. One ``Loader`` serves one discover
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,14 +119,17 @@ class Loader:
     def _filter_inside(
         self, skills: list[Skill], *, source: str, root_dir: str, root_real: str
     ) -> list[Skill]:
+        """``filterLoadedSkillsInsideRoot``: each folder (and so its SKILL.md) inside the root.
+
+        ``real_dir`` is the folder's real path, and its SKILL.md passed the reader's
+        no-symlink check, so the file's real path is inside whenever the folder's is.
+        """
         kept = []
         for skill in skills:
-            args = {"source": source, "root_dir": root_dir, "root_real": root_real}
-            if self.contained(os.fspath(skill.base_dir), **args) is None:
-                continue
-            if self.contained(os.fspath(skill.file_path), **args) is None:
-                continue
-            kept.append(skill)
+            real = os.fspath(skill.real_dir) if skill.real_dir is not None else None
+            base = os.fspath(skill.base_dir)
+            if self.contained(base, source=source, root_dir=root_dir, root_real=root_real, real=real):
+                kept.append(skill)
         return kept
 
     # -- one root --------------------------------------------------------------------
@@ -190,7 +194,12 @@ class Loader:
         groups: list[tuple[str, list[str]]] = []
         for index, name in enumerate(candidates):
             skill_dir = os.path.join(base_dir, name)
-            real = self.memo.child(base_real, name)
+            if name in listing.linked:
+                real = self.memo.realpath(skill_dir)
+            else:
+                # A real parent plus a non-link entry is already canonical: no syscall.
+                real = os.path.join(base_real, name)
+                self.memo.note(skill_dir, real)
             if self.contained(skill_dir, real=real, **where) is None:
                 continue
             result = self._load_candidate(skill_dir, label, where)
@@ -290,24 +299,36 @@ class Loader:
     ) -> list[Skill] | None:
         """One child folder; None when it has no SKILL.md at all."""
         md = os.path.join(skill_dir, SKILL_FILE)
-        if not _fs.has_file(md):
-            if os.path.lexists(md):
-                self._read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
-                return []
+        try:
+            md_stat = os.lstat(md)
+        except FileNotFoundError:
             self._check_case(skill_dir)
             return None
-        real_md = self.contained(md, **where)
-        if real_md is None:
-            return []
-        try:
-            size = os.stat(real_md).st_size
         except OSError as exc:
             self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
             return []
+        known: os.stat_result | None = None
+        if stat.S_ISLNK(md_stat.st_mode):
+            real_md = self.contained(md, **where) if _fs.has_file(md) else None
+            if real_md is None:
+                if not _fs.has_file(md):
+                    self._read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
+                return []
+            try:
+                size = os.stat(real_md).st_size
+            except OSError as exc:
+                self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
+                return []
+        else:
+            # Not a link: its real path is inside the (already checked) real skill folder.
+            size, known = md_stat.st_size, md_stat
+            skill_real = self.memo.realpath(skill_dir)
+            if skill_real is not None:
+                self.memo.note(md, os.path.join(skill_real, SKILL_FILE))
         if size > self.limits.max_skill_file_bytes:
             self._too_large(md, size, root_level=False)
             return []
-        return self._filter_inside(self._load_dir_safe(skill_dir, label), **where)
+        return self._filter_inside(self._load_dir_safe(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:
         try:
@@ -373,9 +394,10 @@ class Loader:
             if not is_standalone_candidate(name) or len(loaded) >= max_loaded:
                 continue
             path = os.path.join(base_dir, name)
-            parsed = self._read_parsed(path, base_real, base_real, skill=None)
-            if parsed is None:
+            got = self._read_parsed(path, base_real, base_real, skill=None)
+            if got is None:
                 continue
+            parsed = got[0]
             name_, desc = standalone_fields(parsed, os.path.splitext(name)[0])
             self._pass_parse_diags(parsed, path, name_, standalone=bool(desc))
             if not desc:
@@ -402,12 +424,16 @@ class Loader:
 
     # -- loadSkillsFromDirSafe -------------------------------------------------------
 
-    def _load_dir_safe(self, directory: str, label: str) -> list[Skill]:
+    def _load_dir_safe(
+        self, directory: str, label: str, known: os.stat_result | None = None
+    ) -> list[Skill]:
         root = _fs.abspath(directory)
         root_real = self.memo.realpath(root)
         if root_real is None:
             return []
-        skill = self._load_single(root, root_real, root_real, label, report_missing=True)
+        skill = self._load_single(
+            root, root_real, root_real, label, report_missing=True, known=known
+        )
         if skill is not None:
             return [skill]
         out: list[Skill] = []
@@ -420,14 +446,40 @@ class Loader:
         return out
 
     def _load_single(
-        self, skill_dir: str, root_real: str, dir_real: str, label: str, *, report_missing: bool
+        self,
+        skill_dir: str,
+        root_real: str,
+        dir_real: str,
+        label: str,
+        *,
+        report_missing: bool,
+        known: os.stat_result | None = None,
     ) -> Skill | None:
         file_path = os.path.join(skill_dir, SKILL_FILE)
-        parsed = self._read_parsed(
-            file_path, root_real, dir_real, skill=None, report_missing=report_missing
+        got = self._read_parsed(
+            file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
         )
-        if parsed is None:
+        if got is None:
             return None
+        parsed, identity = got
+        # The built skill and its diagnostics depend only on these and the file identity.
+        key = (file_path, skill_dir, label, dir_real)
+        cache = self.cache
+        if cache is not None:
+            built = cache.lookup_built(key, identity)
+            if built is not None:
+                cached_skill: Skill | None = built[0]
+                self.diagnostics.extend(built[1])
+                return cached_skill
+        start = len(self.diagnostics)
+        skill = self._build(parsed, file_path, skill_dir, dir_real, label)
+        if cache is not None:
+            cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
+        return skill
+
+    def _build(
+        self, parsed: ParsedSkillFile, file_path: str, skill_dir: str, dir_real: str, label: str
+    ) -> Skill | None:
         fm = parsed.frontmatter
         name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
         description = js_trim(fm.get("description") or "")
@@ -460,10 +512,16 @@ class Loader:
         *,
         skill: str | None,
         report_missing: bool = True,
-    ) -> ParsedSkillFile | None:
+        known: os.stat_result | None = None,
+    ) -> tuple[ParsedSkillFile, tuple[int, ...]] | None:
         max_bytes = self.limits.max_skill_file_bytes
         checked = _fs.verify_file(
-            file_path, root_real=root_real, max_bytes=max_bytes, memo=self.memo, dir_real=dir_real
+            file_path,
+            root_real=root_real,
+            max_bytes=max_bytes,
+            memo=self.memo,
+            dir_real=dir_real,
+            known=known,
         )
         if isinstance(checked, _fs.ReadFailure):
             if checked.kind != _fs.MISSING or report_missing:
@@ -473,7 +531,7 @@ class Loader:
         if cache is not None:
             hit = cache.lookup(file_path, checked.identity)
             if isinstance(hit, ParsedSkillFile):
-                return hit
+                return hit, checked.identity
         got = _fs.read_verified(checked, max_bytes=max_bytes)
         if isinstance(got, _fs.ReadFailure):
             self._read_failure(got, file_path, skill)
@@ -484,7 +542,7 @@ class Loader:
         parsed = parse_skill_text(data, path=Path(file_path))
         if cache is not None:
             cache.store(file_path, identity, parsed)
-        return parsed
+        return parsed, identity
 
     def _pass_parse_diags(
         self, parsed: ParsedSkillFile, file_path: str, skill: str | None, *, standalone: bool

@@ -31,6 +31,9 @@ CHANGED = "changed"
 ESCAPE = "escape"
 IO_ERROR = "io"
 
+# Windows compares paths case-insensitively (as OpenClaw's isPathInside does there).
+_CASE_FOLD = os.name == "nt"
+
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -50,13 +53,21 @@ def abspath(path: str | os.PathLike[str]) -> str:
 
 
 def is_path_inside(root: str, target: str) -> bool:
-    """OpenClaw's ``isPathInside``: ``target`` equals ``root`` or lies below it (lexically)."""
-    root_n = os.path.normcase(os.path.abspath(root))
-    target_n = os.path.normcase(os.path.abspath(target))
-    if root_n == target_n:
+    """OpenClaw's ``isPathInside``: ``target`` equals ``root`` or lies below it (lexically).
+
+    Absolute inputs are taken as already normalised (real paths are).
+    """
+    if _CASE_FOLD:
+        root, target = os.path.normcase(abspath(root)), os.path.normcase(abspath(target))
+    else:
+        # Hot path (called for every candidate): plain string tests on POSIX.
+        if root[:1] != "/":
+            root = abspath(root)
+        if target[:1] != "/":
+            target = abspath(target)
+    if target == root:
         return True
-    prefix = root_n if root_n.endswith(os.sep) else root_n + os.sep
-    return target_n.startswith(prefix)
+    return target.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
 def try_realpath(path: str) -> str | None:
@@ -227,10 +238,15 @@ def verify_file(
     max_bytes: int,
     memo: RealpathMemo | None = None,
     dir_real: str | None = None,
+    known: os.stat_result | None = None,
 ) -> Verified | ReadFailure:
-    """Check ``path`` without reading it. ``dir_real``: known real path of its folder."""
+    """Check ``path`` without reading it.
+
+    ``dir_real``: the known real path of its folder; ``known``: an ``lstat`` of
+    ``path`` the caller just made (saves a system call on the hot path).
+    """
     try:
-        link_stat = os.lstat(path)
+        link_stat = known if known is not None else os.lstat(path)
     except FileNotFoundError:
         return ReadFailure(MISSING)
     except (OSError, ValueError) as exc:

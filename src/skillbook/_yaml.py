@@ -79,6 +79,8 @@ class _Frame:
     shape: list[Any]
     anchor: _Anchor | None
     line: int
+    flow: bool = False
+    column: int = 0
     key: Any = None
     key_shape: Any = None
     has_key: bool = False
@@ -154,6 +156,7 @@ class _Builder:
 
     def __init__(self, text: str, restore: dict[int, int], max_alias: int, max_depth: int):
         self.parser = _new_parser(text)
+        self.lines = text.split("\n")
         self.restore = restore
         self.max_alias = max_alias
         self.max_depth = max_depth
@@ -169,6 +172,8 @@ class _Builder:
             while True:
                 event = parser.get_event()
                 if isinstance(event, ev.ScalarEvent):
+                    if event.style in ('"', "'") and event.end_mark.line > event.start_mark.line:
+                        self._check_flow_indent(stack, event, closing=False)
                     value = self._scalar(event)
                     anchor = self._register(event.anchor, value, None)
                     self._emit(stack, value, anchor.shape if anchor else None, event)
@@ -186,12 +191,21 @@ class _Builder:
                     container: Any = {} if is_map else []
                     shape: list[Any] = []
                     anchor = self._register(event.anchor, container, shape)
-                    frame = _Frame(container, shape, anchor, event.start_mark.line + 1)
+                    frame = _Frame(
+                        container,
+                        shape,
+                        anchor,
+                        event.start_mark.line + 1,
+                        flow=bool(event.flow_style),
+                        column=event.start_mark.column,
+                    )
                     if is_map and not stack:
                         frame.key_lines = top_lines
                     stack.append(frame)
                 elif isinstance(event, ev.SequenceEndEvent | ev.MappingEndEvent):
                     frame = stack.pop()
+                    if frame.flow and (not stack or not stack[-1].flow):
+                        self._check_flow_indent(stack, event, closing=True, start=frame.line - 1)
                     value = frame.container
                     if isinstance(value, dict):
                         value = _js_key_order(value)
@@ -241,6 +255,35 @@ class _Builder:
             return
         container[_stringify_key(frame.key)] = value
         frame.has_key = False
+
+    def _check_flow_indent(
+        self, stack: list[_Frame], event: Any, *, closing: bool, start: int | None = None
+    ) -> None:
+        """Refuse what the JS package refuses and libyaml lets pass: continuation lines
+        of a multi-line quoted scalar or flow collection indented no deeper than the
+        block collection that holds it (the closing bracket may sit one column out)."""
+        block = next((f for f in reversed(stack) if not f.flow), None)
+        if block is None:
+            return
+        needed = block.column + 1
+        first = event.start_mark.line if start is None else start
+        last = event.end_mark.line
+        for number in range(first + 1, min(last, len(self.lines) - 1) + 1):
+            line = self.lines[number]
+            content = line.lstrip(" ")
+            indent = len(line) - len(content)
+            if not content or indent >= needed or (closing and content[0] == "#"):
+                continue
+            if (
+                closing
+                and number == last
+                and indent == needed - 1 == event.end_mark.column - 1
+            ):
+                continue
+            raise YamlError(
+                "a multi-line flow value must be indented more than its key",
+                line=number + 1,
+            )
 
     def _register(self, name: str | None, value: Any, shape: Any) -> _Anchor | None:
         if name is None:

@@ -21,6 +21,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillbook import _fs
 from skillbook._discover_load import Loader
@@ -107,10 +108,12 @@ class ParseCache:
     unchanged tree costs only directory listings and ``stat`` calls.
     """
 
-    __slots__ = ("_entries", "hits", "misses")
+    __slots__ = ("_built", "_entries", "hits", "misses")
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
+        self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
+        #: Parse lookups answered from the cache / that had to read and parse.
         self.hits = 0
         self.misses = 0
 
@@ -125,11 +128,22 @@ class ParseCache:
     def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
         self._entries[path] = (identity, value)
 
+    def lookup_built(self, key: tuple[str, ...], identity: tuple[int, ...]) -> Any:
+        """The skill built from a file at ``key`` (path, folder, source, real folder)."""
+        entry = self._built.get(key)
+        return entry[1] if entry is not None and entry[0] == identity else None
+
+    def store_built(self, key: tuple[str, ...], identity: tuple[int, ...], value: object) -> None:
+        self._built[key] = (identity, value)
+
     def discard(self, path: str) -> None:
         self._entries.pop(path, None)
+        for key in [k for k in self._built if k[0] == path]:
+            del self._built[key]
 
     def clear(self) -> None:
         self._entries.clear()
+        self._built.clear()
         self.hits = 0
         self.misses = 0
 

@@ -266,7 +266,7 @@ def _yaml_style(block: str, rep: _Report) -> list[tuple[Any, int]] | None:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     aliased = False
     try:
-        previous, reported = "", set()
+        previous, reported = "", set[int]()
         for token in yaml.scan(block, Loader=loader):
             kind, line = type(token).__name__, token.start_mark.line + 2
             what = _REFUSED_TOKENS.get(kind)
