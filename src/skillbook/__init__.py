@@ -12,10 +12,8 @@ Each stage is importable on its own: ``skillbook.parse``, ``skillbook.discover``
 ``skillbook.gate``, ``skillbook.status``, ``skillbook.prompt``, ``skillbook.validate``.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 __version__ = "0.1.0"
 
@@ -72,11 +70,11 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'skillbook' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 
@@ -85,7 +83,7 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
 
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook, load
     from skillbook.config import Config, load_config
     from skillbook.diagnostics import Diagnostic, Severity

@@ -193,12 +193,12 @@ class Loader:
         loaded: list[Skill] = []
         groups: list[tuple[str, list[str]]] = []
         for index, name in enumerate(candidates):
-            skill_dir = os.path.join(base_dir, name)
+            skill_dir = _fs.join(base_dir, name)
             if name in listing.linked:
                 real = self.memo.realpath(skill_dir)
             else:
                 # A real parent plus a non-link entry is already canonical: no syscall.
-                real = os.path.join(base_real, name)
+                real = _fs.join(base_real, name)
                 self.memo.note(skill_dir, real)
             if self.contained(skill_dir, real=real, **where) is None:
                 continue
@@ -298,7 +298,7 @@ class Loader:
         self, skill_dir: str, label: str, where: dict[str, str]
     ) -> list[Skill] | None:
         """One child folder; None when it has no SKILL.md at all."""
-        md = os.path.join(skill_dir, SKILL_FILE)
+        md = _fs.join(skill_dir, SKILL_FILE)
         try:
             md_stat = os.lstat(md)
         except FileNotFoundError:
@@ -322,9 +322,6 @@ class Loader:
         else:
             # Not a link: its real path is inside the (already checked) real skill folder.
             size, known = md_stat.st_size, md_stat
-            skill_real = self.memo.realpath(skill_dir)
-            if skill_real is not None:
-                self.memo.note(md, os.path.join(skill_real, SKILL_FILE))
         if size > self.limits.max_skill_file_bytes:
             self._too_large(md, size, root_level=False)
             return []
@@ -427,7 +424,7 @@ class Loader:
     def _load_dir_safe(
         self, directory: str, label: str, known: os.stat_result | None = None
     ) -> list[Skill]:
-        root = _fs.abspath(directory)
+        root = directory if os.path.isabs(directory) else _fs.abspath(directory)
         root_real = self.memo.realpath(root)
         if root_real is None:
             return []
@@ -455,7 +452,7 @@ class Loader:
         report_missing: bool,
         known: os.stat_result | None = None,
     ) -> Skill | None:
-        file_path = os.path.join(skill_dir, SKILL_FILE)
+        file_path = _fs.join(skill_dir, SKILL_FILE)
         got = self._read_parsed(
             file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
         )

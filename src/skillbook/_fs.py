@@ -52,6 +52,11 @@ def abspath(path: str | os.PathLike[str]) -> str:
     return absolute
 
 
+def join(parent: str, name: str) -> str:
+    """``os.path.join`` for one plain name (hot path: no type dispatch)."""
+    return parent + name if parent.endswith(os.sep) else parent + os.sep + name
+
+
 def is_path_inside(root: str, target: str) -> bool:
     """OpenClaw's ``isPathInside``: ``target`` equals ``root`` or lies below it (lexically).
 
@@ -254,7 +259,7 @@ def verify_file(
     if st.S_ISLNK(link_stat.st_mode):
         return ReadFailure(SYMLINK, real=try_realpath(path))
     if dir_real is not None:
-        real: str | None = os.path.join(dir_real, os.path.basename(path))
+        real: str | None = join(dir_real, os.path.basename(path))
     else:
         real = memo.realpath(path) if memo is not None else try_realpath(path)
     if real is None:
