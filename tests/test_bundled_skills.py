@@ -24,6 +24,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "src" / "skillbook" / "bundled_skills"
+AUTHORING = REPO / "docs" / "authoring.md"
 
 STANDARD_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -222,6 +223,31 @@ def test_skillbook_strict_validation_has_no_errors(skill: str) -> None:
     # The one expected note: the standard types metadata values as strings, while
     # OpenClaw needs `metadata.openclaw` to be a mapping.
     assert {d.code for d in result.diagnostics} <= {"validate.field-type"}
+
+
+def _guide_example(tmp_path: Path) -> Path:
+    """The cross-client example of docs/authoring.md section 7, as a skill folder."""
+    text = AUTHORING.read_text(encoding="utf-8")
+    section = text.split("## 7. One file for every client", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    folder = tmp_path / "weather"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(block + "\n# Weather\n\nBody.\n", encoding="utf-8")
+    return folder
+
+
+def test_authoring_guide_example_passes_skills_ref(tmp_path: Path) -> None:
+    skills_ref = pytest.importorskip("skills_ref")
+    assert skills_ref.validate(_guide_example(tmp_path)) == []
+
+
+def test_authoring_guide_example_parses_with_gates(tmp_path: Path) -> None:
+    parse = pytest.importorskip("skillbook.parse")
+    parsed = parse.parse_skill_text((_guide_example(tmp_path) / "SKILL.md").read_bytes())
+    assert not [d.code for d in parsed.diagnostics if d.code.startswith("parse.")]
+    assert parsed.metadata is not None and parsed.metadata.requires is not None
+    assert parsed.metadata.requires.bins == ("curl",)
+    assert [spec.kind for spec in parsed.metadata.install or ()] == ["brew"]
 
 
 # ------------------------------------------------------------------ OpenClaw itself

@@ -69,7 +69,9 @@ def scalar(draw: st.DrawFn, values: st.SearchStrategy[str] = TEXT) -> str:
 
 @st.composite
 def metadata_block(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["block", "flow", "nested", "typed", "json-string", "bad", "block"]))
+    kind = draw(
+        st.sampled_from(["block", "flow", "nested", "typed", "json-string", "bad", "block"])
+    )
     if kind == "flow":
         return 'metadata: { "openclaw": { "requires": { "bins": ["curl"] } } }'
     if kind == "json-string":
@@ -113,7 +115,9 @@ def skill_file(draw: st.DrawFn) -> tuple[str, bytes]:
     name = draw(ODD_NAMES if "name" in mutations else GOOD_NAMES)
     entries = []
     if "drop-name" not in mutations:
-        entries.append("name: " + render(name, draw(st.sampled_from(["plain", "single", "double"]))))
+        entries.append(
+            "name: " + render(name, draw(st.sampled_from(["plain", "single", "double"])))
+        )
     if "drop-description" not in mutations:
         values = TEXT if "description" in mutations else PLAIN_TEXT
         entries.append("description: " + draw(scalar(values)))
@@ -165,7 +169,7 @@ PASSING_BOTH = [
     "---\nname: {n}\ndescription: Extract text from PDFs. Use for PDF files.\n---\nBody\n",
     "---\nname: {n}\ndescription: >-\n  Folded text,\n  two lines.\nlicense: MIT\n---\n",
     "---\nname: '{n}'\ndescription: \"Quoted: with a colon\"\ncompatibility: Needs git\n---\n",
-    "---\nname: {n}\ndescription: x\nmetadata:\n  author: me\n  version: \"1.0.0\"\n---\n",
+    '---\nname: {n}\ndescription: x\nmetadata:\n  author: me\n  version: "1.0.0"\n---\n',
     "---\nname: {n}\ndescription: x\nallowed-tools: Bash(git:*) Read\n---\n",
     "---\r\nname: {n}\r\ndescription: CRLF file\r\n---\r\nBody\r\n",
     "---\nname: {n}\ndescription: |\n  Literal\n  block\n# comment\n---\n",

@@ -9,27 +9,26 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillbook import _fs
+from skillbook._discover_read import SKILL_FILE, Reader, is_standalone_candidate, limit_list
 from skillbook._js import js_sorted, locale_compare_key
-from skillbook.diagnostics import Diagnostic, error, info, warning
-from skillbook.manifest import js_trim
-from skillbook.model import ParsedSkillFile, Skill, Source
+from skillbook.diagnostics import error, info, warning
+from skillbook.model import Skill, Source
 
 if TYPE_CHECKING:
     from skillbook.discover import Limits, ParseCache
 
-SKILL_FILE = "SKILL.md"
 NESTED_ROOT_NAME = "skills"
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 
 
-class Loader:
-    """Loads roots one by one; collects diagnostics in :attr:`diagnostics`."""
+class Loader(Reader):
+    """Loads roots one by one (spec §3.3 ``loadSkills``); collects diagnostics."""
 
     def __init__(
         self,
@@ -40,12 +39,9 @@ class Loader:
         standalone: bool,
         cache: ParseCache | None,
     ) -> None:
-        self.limits = limits
+        super().__init__(limits=limits, cache=cache)
         self.grouped = grouped
         self.standalone = standalone
-        self.cache = cache
-        self.memo = _fs.RealpathMemo()
-        self.diagnostics: list[Diagnostic] = []
         allowed: list[str] = []
         for target in allow_symlink_targets:
             real = _fs.try_realpath(_fs.abspath(target))
@@ -60,17 +56,7 @@ class Loader:
                 allowed.append(real)
         self.allowed = tuple(allowed)
 
-    # -- diagnostics -------------------------------------------------------------------
-
-    def _diag(
-        self,
-        make: Callable[..., Diagnostic],
-        code: str,
-        message: str,
-        path: str | Path,
-        skill: str | None = None,
-    ) -> None:
-        self.diagnostics.append(make(code, message, path=Path(path), skill=skill))
+    # -- containment -----------------------------------------------------------------
 
     def _escape(self, source: str, root_dir: str, root_real: str, cand: str, real: str) -> None:
         link = _fs.is_symlink(cand)
@@ -95,8 +81,6 @@ class Loader:
             f"resolved={real}{advice}",
             cand,
         )
-
-    # -- containment -----------------------------------------------------------------
 
     def _inside(self, root_real: str, real: str) -> bool:
         return _fs.is_path_inside(root_real, real) or any(
@@ -128,7 +112,9 @@ class Loader:
         for skill in skills:
             real = os.fspath(skill.real_dir) if skill.real_dir is not None else None
             base = os.fspath(skill.base_dir)
-            if self.contained(base, source=source, root_dir=root_dir, root_real=root_real, real=real):
+            if self.contained(
+                base, source=source, root_dir=root_dir, root_real=root_real, real=real
+            ):
                 kept.append(skill)
         return kept
 
@@ -181,7 +167,9 @@ class Loader:
         candidates = ordered[: max(0, max_loaded)]
         if len(ordered) > len(candidates):
             over = len(ordered) > lim.max_candidates_per_root
-            note = f" (also over `{_CANDIDATES_KEY}` = {lim.max_candidates_per_root})" if over else ""
+            note = (
+                f" (also over `{_CANDIDATES_KEY}` = {lim.max_candidates_per_root})" if over else ""
+            )
             self._diag(
                 warning,
                 "discover.over-limit",
@@ -263,7 +251,9 @@ class Loader:
                 nested,
             )
         else:
-            self._diag(info, "discover.nested-root", f"Detected nested skills root at {nested}", nested)
+            self._diag(
+                info, "discover.nested-root", f"Detected nested skills root at {nested}", nested
+            )
         return nested
 
     def _report_listing(self, base_dir: str, listing: _fs.Listing) -> None:
@@ -391,245 +381,14 @@ class Loader:
             if not is_standalone_candidate(name) or len(loaded) >= max_loaded:
                 continue
             path = os.path.join(base_dir, name)
-            got = self._read_parsed(path, base_real, base_real, skill=None)
-            if got is None:
-                continue
-            parsed = got[0]
-            name_, desc = standalone_fields(parsed, os.path.splitext(name)[0])
-            self._pass_parse_diags(parsed, path, name_, standalone=bool(desc))
-            if not desc:
+            found = self._load_standalone(path, base_dir, base_real, label)
+            if found is None:
                 continue
             self._diag(
                 info,
                 "discover.standalone-md",
-                f"loaded the standalone Markdown file {name} as skill {name_!r} ({label})",
+                f"loaded the standalone Markdown file {name} as skill {found.name!r} ({label})",
                 path,
-                skill=name_,
+                skill=found.name,
             )
-            real = self.memo.realpath(path)
-            loaded.append(
-                Skill(
-                    name=name_,
-                    description=desc,
-                    file_path=Path(path),
-                    base_dir=Path(base_dir),
-                    source=label,
-                    parsed=parsed,
-                    real_dir=Path(real) if real else None,
-                )
-            )
-
-    # -- loadSkillsFromDirSafe -------------------------------------------------------
-
-    def _load_dir_safe(
-        self, directory: str, label: str, known: os.stat_result | None = None
-    ) -> list[Skill]:
-        root = directory if os.path.isabs(directory) else _fs.abspath(directory)
-        root_real = self.memo.realpath(root)
-        if root_real is None:
-            return []
-        skill = self._load_single(
-            root, root_real, root_real, label, report_missing=True, known=known
-        )
-        if skill is not None:
-            return [skill]
-        out: list[Skill] = []
-        for child in _fs.list_real_subdirs_locale(root):
-            child_real = os.path.join(root_real, os.path.basename(child))
-            self.memo.note(child, child_real)
-            found = self._load_single(child, root_real, child_real, label, report_missing=False)
-            if found is not None:
-                out.append(found)
-        return out
-
-    def _load_single(
-        self,
-        skill_dir: str,
-        root_real: str,
-        dir_real: str,
-        label: str,
-        *,
-        report_missing: bool,
-        known: os.stat_result | None = None,
-    ) -> Skill | None:
-        file_path = _fs.join(skill_dir, SKILL_FILE)
-        got = self._read_parsed(
-            file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
-        )
-        if got is None:
-            return None
-        parsed, identity = got
-        # The built skill and its diagnostics depend only on these and the file identity.
-        key = (file_path, skill_dir, label, dir_real)
-        cache = self.cache
-        if cache is not None:
-            built = cache.lookup_built(key, identity)
-            if built is not None:
-                cached_skill: Skill | None = built[0]
-                self.diagnostics.extend(built[1])
-                return cached_skill
-        start = len(self.diagnostics)
-        skill = self._build(parsed, file_path, skill_dir, dir_real, label)
-        if cache is not None:
-            cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
-        return skill
-
-    def _build(
-        self, parsed: ParsedSkillFile, file_path: str, skill_dir: str, dir_real: str, label: str
-    ) -> Skill | None:
-        fm = parsed.frontmatter
-        name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
-        description = js_trim(fm.get("description") or "")
-        self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
-        if not name or not description:
-            if not any(d.code == "parse.missing-description" for d in parsed.diagnostics):
-                self._diag(
-                    error,
-                    "parse.missing-description",
-                    f"{file_path} has no description; the skill is not loaded",
-                    file_path,
-                    skill=name or None,
-                )
-            return None
-        return Skill(
-            name=name,
-            description=description,
-            file_path=Path(file_path),
-            base_dir=Path(skill_dir),
-            source=label,
-            parsed=parsed,
-            real_dir=Path(dir_real),
-        )
-
-    def _read_parsed(
-        self,
-        file_path: str,
-        root_real: str,
-        dir_real: str | None,
-        *,
-        skill: str | None,
-        report_missing: bool = True,
-        known: os.stat_result | None = None,
-    ) -> tuple[ParsedSkillFile, tuple[int, ...]] | None:
-        max_bytes = self.limits.max_skill_file_bytes
-        checked = _fs.verify_file(
-            file_path,
-            root_real=root_real,
-            max_bytes=max_bytes,
-            memo=self.memo,
-            dir_real=dir_real,
-            known=known,
-        )
-        if isinstance(checked, _fs.ReadFailure):
-            if checked.kind != _fs.MISSING or report_missing:
-                self._read_failure(checked, file_path, skill)
-            return None
-        cache = self.cache
-        if cache is not None:
-            hit = cache.lookup(file_path, checked.identity)
-            if isinstance(hit, ParsedSkillFile):
-                return hit, checked.identity
-        got = _fs.read_verified(checked, max_bytes=max_bytes)
-        if isinstance(got, _fs.ReadFailure):
-            self._read_failure(got, file_path, skill)
-            return None
-        data, identity = got
-        from skillbook.parse import parse_skill_text
-
-        parsed = parse_skill_text(data, path=Path(file_path))
-        if cache is not None:
-            cache.store(file_path, identity, parsed)
-        return parsed, identity
-
-    def _pass_parse_diags(
-        self, parsed: ParsedSkillFile, file_path: str, skill: str | None, *, standalone: bool
-    ) -> None:
-        for d in parsed.diagnostics:
-            if standalone and d.code in {"parse.no-frontmatter", "parse.missing-description"}:
-                continue
-            if d.path is None or d.skill is None:
-                d = Diagnostic(
-                    d.code, d.severity, d.message, d.path or Path(file_path), d.line, d.skill or skill
-                )
-            self.diagnostics.append(d)
-
-    def _read_failure(self, failure: _fs.ReadFailure, file_path: str, skill: str | None) -> None:
-        if failure.kind == _fs.TOO_LARGE and failure.size is not None:
-            self._too_large(file_path, failure.size, root_level=False)
-            return
-        code, severity, message = _fs.describe_failure(failure, file_path)
-        make = {"error": error, "warning": warning}.get(severity, error)
-        self._diag(make, code, message, file_path, skill)
-
-    def _too_large(self, file_path: str, size: int, *, root_level: bool) -> None:
-        lim = self.limits.max_skill_file_bytes
-        what = "Skipping skills root due to oversized SKILL.md" if root_level else (
-            "Skipping skill due to oversized SKILL.md"
-        )
-        self._diag(
-            error,
-            "discover.file-too-large",
-            f"{what}: {size} bytes, over the limit of {lim} bytes; raise "
-            "`skills.limits.maxSkillFileBytes` to load it",
-            file_path,
-        )
-
-
-# -- text helpers ------------------------------------------------------------------------
-
-#: Standalone ``*.md`` files that are project documents, not skills (compared by
-#: lower-cased stem). ``SKILL.md`` itself is the root-skill case.
-STANDALONE_SKIPPED_STEMS = frozenset(
-    {
-        "readme",
-        "license",
-        "licence",
-        "changelog",
-        "contributing",
-        "code_of_conduct",
-        "security",
-        "notice",
-        "agents",
-        "claude",
-        "skill",
-    }
-)
-STANDALONE_DESCRIPTION_MAX_CHARS = 180
-LIST_PREVIEW = 20
-
-
-def limit_list(names: list[str]) -> str:
-    """``a, b, c`` — at most :data:`LIST_PREVIEW` names, then ``… and N more``."""
-    shown = ", ".join(names[:LIST_PREVIEW])
-    more = len(names) - LIST_PREVIEW
-    return f"{shown} … and {more} more" if more > 0 else shown
-
-
-def is_standalone_candidate(filename: str) -> bool:
-    stem, ext = os.path.splitext(filename)
-    return (
-        ext.lower() == ".md"
-        and not filename.startswith(".")
-        and stem.lower() not in STANDALONE_SKIPPED_STEMS
-    )
-
-
-def standalone_fields(parsed: ParsedSkillFile, stem: str) -> tuple[str, str]:
-    """Name and description of a standalone Markdown skill.
-
-    Name: frontmatter ``name``, else the first ``# `` heading, else the file stem.
-    Description: frontmatter ``description``, else the first non-empty line that is
-    not a heading, cut to :data:`STANDALONE_DESCRIPTION_MAX_CHARS` characters.
-    """
-    fm = parsed.frontmatter
-    name = js_trim(fm.get("name") or "")
-    description = js_trim(fm.get("description") or "")
-    for line in parsed.body.splitlines():
-        text = js_trim(line)
-        if not name and text.startswith("# "):
-            name = js_trim(text[2:])
-        elif not description and text and not text.startswith("#"):
-            description = text[:STANDALONE_DESCRIPTION_MAX_CHARS].rstrip()
-        if name and description:
-            break
-    return name or js_trim(stem), description
+            loaded.append(found)

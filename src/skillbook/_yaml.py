@@ -26,6 +26,7 @@ import yaml
 from yaml import events as ev
 
 from skillbook._js import js_string
+from skillbook.parse import js_key_order
 
 #: The JS package's default ``maxAliasCount``.
 DEFAULT_MAX_ALIAS_COUNT = 100
@@ -45,12 +46,14 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\
 
 # Characters libyaml refuses or treats as line breaks while YAML 1.2 (and the JS
 # package) reads them as plain content: C0/C1 controls, DEL, NEL, LS, PS, surrogates
-# and the two non-characters. They are swapped for unused private-use characters
-# before parsing and swapped back in every string afterwards.
+# and the two non-characters; also U+FEFF, which libyaml skips at the start of every
+# line (the JS package only at the start of the text). They are swapped for unused
+# private-use characters before parsing and swapped back in every string afterwards.
 _LIBYAML_HOSTILE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 )
-_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
+_DASH_PREFIX = re.compile(r" *(?:-[ \t]+)*-[ \t]*")
+_MAX_TAB_RETRIES = 20
 
 
 class YamlError(ValueError):
@@ -105,19 +108,51 @@ def load_core_with_lines(
     # text had one; libyaml keeps none. A final newline is otherwise neutral.
     if not text.endswith("\n"):
         text += "\n"
-    if _LIBYAML_HOSTILE.search(text):
-        text, restore = _mask(text)
-    try:
-        return _Builder(text, restore, max_alias_count, max_depth).run()
-    except YamlError:
-        raise
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise YamlError(problem, line=line) from None
-    except (yaml.YAMLError, UnicodeError, ValueError, RecursionError, MemoryError) as exc:
-        raise YamlError(str(exc) or "invalid YAML") from None
+    # A leading BOM is a BOM for both parsers: leave it alone.
+    start = 1 if text.startswith("\ufeff") else 0
+    if _LIBYAML_HOSTILE.search(text, start):
+        masked, restore = _mask(text[start:])
+        text = text[:start] + masked
+    for _ in range(_MAX_TAB_RETRIES):
+        try:
+            return _Builder(text, restore, max_alias_count, max_depth).run()
+        except YamlError:
+            raise
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            patched = _untab_block_indicator(text, exc.problem, mark)
+            if patched is not None:
+                text = patched
+                continue
+            line = mark.line + 1 if mark is not None else None
+            problem = exc.problem or exc.context or "invalid YAML"
+            raise YamlError(problem, line=line) from None
+        except (yaml.YAMLError, UnicodeError, ValueError, RecursionError, MemoryError) as exc:
+            raise YamlError(str(exc) or "invalid YAML") from None
+    raise YamlError("too many tabs after `-` indicators")
+
+
+def _untab_block_indicator(text: str, problem: str | None, mark: Any) -> str | None:
+    """``-<tab>item``: the JS package takes the tab as separation, libyaml refuses it.
+
+    On that refusal, turn the one offending tab into a space (same column) and retry.
+    Only a tab that follows a ``-`` indicator at the start of its line qualifies, so
+    the text of block scalars is never touched (libyaml never fails inside them).
+    """
+    if mark is None or problem != "found character that cannot start any token":
+        return None
+    lines = text.split("\n")
+    if mark.line >= len(lines):
+        return None
+    line = lines[mark.line]
+    head = line[: mark.column]
+    rest = line[mark.column :].lstrip(" \t")
+    if line[mark.column : mark.column + 1] != "\t" or not _DASH_PREFIX.fullmatch(head):
+        return None
+    if rest[:1] == "-" and rest[1:2] in ("", " ", "\t"):
+        return None  # a nested sequence after a tab: the JS package refuses it too
+    lines[mark.line] = head + " " + line[mark.column + 1 :]
+    return "\n".join(lines)
 
 
 def _mask(text: str) -> tuple[str, dict[int, int]]:
@@ -135,13 +170,13 @@ def _mask(text: str) -> tuple[str, dict[int, int]]:
 
 def _new_parser(text: str) -> Any:
     try:
-        from yaml.cyaml import CParser
+        from yaml._yaml import CParser
     except ImportError:  # PyYAML built without libyaml: same events, slower.
         from yaml.parser import Parser
         from yaml.reader import Reader
         from yaml.scanner import Scanner
 
-        class _PyParser(Reader, Scanner, Parser):  # type: ignore[misc]
+        class _PyParser(Reader, Scanner, Parser):
             def __init__(self, stream: str) -> None:
                 Reader.__init__(self, stream)
                 Scanner.__init__(self)
@@ -170,10 +205,13 @@ class _Builder:
         documents = 0
         try:
             while True:
-                event = parser.get_event()
+                event: Any = parser.get_event()
+                start: Any = event.start_mark
                 if isinstance(event, ev.ScalarEvent):
-                    if event.style in ('"', "'") and event.end_mark.line > event.start_mark.line:
-                        self._check_flow_indent(stack, event, closing=False)
+                    if event.style in ('"', "'"):
+                        self._check_quoted(stack, event)
+                    elif event.style in ("|", ">"):
+                        self._check_block_scalar(stack, event)
                     value = self._scalar(event)
                     anchor = self._register(event.anchor, value, None)
                     self._emit(stack, value, anchor.shape if anchor else None, event)
@@ -185,30 +223,34 @@ class _Builder:
                         raise YamlError(
                             f"nesting deeper than {self.max_depth} levels",
                             kind="too-deep",
-                            line=event.start_mark.line + 1,
+                            line=start.line + 1,
                         )
                     is_map = isinstance(event, ev.MappingStartEvent)
                     container: Any = {} if is_map else []
-                    shape: list[Any] = []
-                    anchor = self._register(event.anchor, container, shape)
+                    children: list[Any] = []
+                    anchor = self._register(event.anchor, container, children)
                     frame = _Frame(
                         container,
-                        shape,
+                        children,
                         anchor,
-                        event.start_mark.line + 1,
+                        start.line + 1,
                         flow=bool(event.flow_style),
-                        column=event.start_mark.column,
+                        column=start.column,
                     )
                     if is_map and not stack:
                         frame.key_lines = top_lines
                     stack.append(frame)
                 elif isinstance(event, ev.SequenceEndEvent | ev.MappingEndEvent):
                     frame = stack.pop()
-                    if frame.flow and (not stack or not stack[-1].flow):
-                        self._check_flow_indent(stack, event, closing=True, start=frame.line - 1)
+                    if frame.flow:
+                        self._check_comment_gap(event)
+                        if not stack or not stack[-1].flow:
+                            self._check_flow_indent(
+                                stack, event, closing=True, start=frame.line - 1
+                            )
                     value = frame.container
                     if isinstance(value, dict):
-                        value = _js_key_order(value)
+                        value = js_key_order(value)
                         if frame.anchor is not None:
                             frame.anchor.value = value
                     if frame.anchor is not None:
@@ -219,7 +261,7 @@ class _Builder:
                     if documents > 1:
                         raise YamlError(
                             "the block holds more than one YAML document",
-                            line=event.start_mark.line + 1,
+                            line=start.line + 1,
                         )
                 elif isinstance(event, ev.StreamEndEvent):
                     break
@@ -256,6 +298,32 @@ class _Builder:
         container[_stringify_key(frame.key)] = value
         frame.has_key = False
 
+    def _check_quoted(self, stack: list[_Frame], event: Any) -> None:
+        self._check_comment_gap(event)
+        if event.end_mark.line > event.start_mark.line:
+            self._check_flow_indent(stack, event, closing=False)
+
+    def _check_block_scalar(self, stack: list[_Frame], event: Any) -> None:
+        # libyaml accepts `key:` then `|` on the next line at the key's column; the JS
+        # package wants a value on its own line indented deeper than its key.
+        block = next((f for f in reversed(stack) if not f.flow), None)
+        mark = event.start_mark
+        if block is None or mark.column > block.column or mark.line >= len(self.lines):
+            return
+        if not self.lines[mark.line][: mark.column].strip(" "):
+            raise YamlError("a block scalar must be indented more than its key", line=mark.line + 1)
+
+    def _check_comment_gap(self, event: Any) -> None:
+        # The JS package wants white space before `#`; libyaml takes `"a"#c` as a comment.
+        mark = event.end_mark
+        if (
+            mark.line < len(self.lines)
+            and self.lines[mark.line][mark.column : mark.column + 1] == "#"
+        ):
+            raise YamlError(
+                "a comment must be separated from a value by white space", line=mark.line + 1
+            )
+
     def _check_flow_indent(
         self, stack: list[_Frame], event: Any, *, closing: bool, start: int | None = None
     ) -> None:
@@ -270,15 +338,14 @@ class _Builder:
         last = event.end_mark.line
         for number in range(first + 1, min(last, len(self.lines) - 1) + 1):
             line = self.lines[number]
-            content = line.lstrip(" ")
-            indent = len(line) - len(content)
+            indent = len(line) - len(line.lstrip(" "))
+            # Quoted scalars only skip blank lines; flow collections also skip lines of
+            # tabs and comment lines, and let the closing bracket sit one column out.
+            content = line.lstrip(" \t") if closing else line[indent:]
             if not content or indent >= needed or (closing and content[0] == "#"):
                 continue
-            if (
-                closing
-                and number == last
-                and indent == needed - 1 == event.end_mark.column - 1
-            ):
+            bracket = len(line) - len(content) == event.end_mark.column - 1
+            if closing and number == last and bracket and indent == needed - 1:
                 continue
             raise YamlError(
                 "a multi-line flow value must be indented more than its key",
@@ -410,13 +477,3 @@ def _stringify_key(key: Any) -> str:
             return "{}"
         return "{ " + ", ".join(f"{k}: {_stringify_key(v)}" for k, v in key.items()) + " }"
     return js_string(key)
-
-
-def _js_key_order(d: dict[str, Any]) -> dict[str, Any]:
-    """JS objects list array-index keys first, ascending, then the rest in order."""
-    index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
-    if not index_keys:
-        return d
-    ordered = {k: d[k] for k in sorted(index_keys, key=int)}
-    ordered.update((k, v) for k, v in d.items() if k not in ordered)
-    return ordered

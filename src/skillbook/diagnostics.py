@@ -80,6 +80,10 @@ CODES: dict[str, str] = {
     # prompt: the catalog
     "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
     "prompt.compact": "The catalog uses the compact format (descriptions omitted).",
+    # command: slash commands and channel menus
+    "command.renamed": "A skill's slash command got a numbered suffix: its name was taken.",
+    "command.description-shortened": "A command description was cut to fit a length limit.",
+    "command.channel-omitted": "A command was left out of a channel's native menu (limits).",
     # config
     "config.invalid": "The configuration file is invalid.",
 }

@@ -8,8 +8,6 @@ None, plus diagnostics saying what was ignored and why.
 
 from __future__ import annotations
 
-import ipaddress
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,12 +16,15 @@ from typing import Any
 
 from skillbook import diagnostics as dg
 from skillbook._js import js_string
+from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import InstallSpec, Requires, SkillMetadata
 
 #: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
 MANIFEST_KEY = "openclaw"
 LEGACY_MANIFEST_KEYS: tuple[str, ...] = ("clawdbot", "clawdis", "moltbot")
+#: The frontmatter field that holds the manifest JSON5.
+DEFAULT_METADATA_KEY = "metadata"
 INSTALL_KINDS: tuple[str, ...] = ("brew", "node", "go", "uv", "download")
 
 #: JavaScript's ``\s`` / ``String.prototype.trim`` set (Python's differs: it has
@@ -62,6 +63,8 @@ def normalize_string_list(value: Any) -> list[str]:
 
 
 def _load_json5(text: str) -> Any:
+    import json  # lazily: most skills have no `metadata`
+
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
@@ -76,13 +79,18 @@ def resolve_metadata(
     *,
     path: Path | None = None,
     lines: Mapping[str, int] | None = None,
+    key: str = DEFAULT_METADATA_KEY,
 ) -> tuple[SkillMetadata | None, tuple[Diagnostic, ...]]:
-    """Read ``metadata`` (a JSON5 object as a string) and normalise its manifest."""
+    """Read ``metadata`` (a JSON5 object as a string) and normalise its manifest.
+
+    ``key`` names the frontmatter field that holds the JSON5 text (OpenClaw's
+    ``resolveOpenClawManifestBlock`` takes the same option).
+    """
     del data  # the string view is what OpenClaw parses; kept for API symmetry
-    raw = values.get("metadata")
+    raw = values.get(key)
     if not raw:
         return None, ()
-    where: dict[str, Any] = {"path": path, "line": (lines or {}).get("metadata")}
+    where: dict[str, Any] = {"path": path, "line": (lines or {}).get(key)}
     try:
         parsed = _load_json5(raw)
     except Exception as exc:
@@ -90,7 +98,7 @@ def resolve_metadata(
         return None, (
             dg.warning(
                 "parse.metadata-invalid",
-                f"`metadata` is not valid JSON5 ({reason}); the skill has no gates",
+                f"`{key}` is not valid JSON5 ({reason}); the skill has no gates",
                 **where,
             ),
         )
@@ -98,8 +106,7 @@ def resolve_metadata(
         return None, (
             dg.warning(
                 "parse.metadata-invalid",
-                f"`metadata` must be a JSON object, not {js_string(parsed)!r}; "
-                "the skill has no gates",
+                f"`{key}` must be a JSON object, not {js_string(parsed)!r}; the skill has no gates",
                 **where,
             ),
         )
@@ -107,16 +114,16 @@ def resolve_metadata(
     manifest: Any = None
     manifest_key = MANIFEST_KEY
     if isinstance(parsed, dict):
-        for key in (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS):
-            candidate = parsed.get(key)
+        for name in (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS):
+            candidate = parsed.get(name)
             if isinstance(candidate, dict | list):
-                manifest, manifest_key = candidate, key
+                manifest, manifest_key = candidate, name
                 break
     if manifest is None:
         return None, (
             dg.info(
                 "parse.metadata-no-manifest",
-                "`metadata` has no `openclaw` object; the skill has no gates",
+                f"`{key}` has no `{MANIFEST_KEY}` object; the skill has no gates",
                 **where,
             ),
         )
@@ -132,13 +139,13 @@ def resolve_metadata(
     obj: dict[str, Any] = manifest if isinstance(manifest, dict) else {}
     always = obj.get("always")
     if always is not None and not isinstance(always, bool):
-        diags.append(_field_type("always", "true or false", where))
+        diags.append(_field_type(manifest_key, "always", "true or false", where))
     strings: dict[str, str | None] = {}
-    for key in ("emoji", "homepage", "skillKey", "primaryEnv"):
-        value = obj.get(key)
+    for name in ("emoji", "homepage", "skillKey", "primaryEnv"):
+        value = obj.get(name)
         if value is not None and not isinstance(value, str):
-            diags.append(_field_type(key, "a string", where))
-        strings[key] = value if isinstance(value, str) else None
+            diags.append(_field_type(manifest_key, name, "a string", where))
+        strings[name] = value if isinstance(value, str) else None
     os_list = normalize_string_list(obj.get("os"))
     requires_raw = obj.get("requires")
     requires: Requires | None = None
@@ -179,9 +186,9 @@ def resolve_metadata(
     return metadata, tuple(diags)
 
 
-def _field_type(key: str, wanted: str, where: dict[str, Any]) -> Diagnostic:
+def _field_type(manifest: str, name: str, wanted: str, where: dict[str, Any]) -> Diagnostic:
     return dg.warning(
-        "parse.field-type", f"`metadata.openclaw.{key}` must be {wanted}; ignored", **where
+        "parse.field-type", f"`metadata.{manifest}.{name}` must be {wanted}; ignored", **where
     )
 
 
@@ -299,152 +306,8 @@ def _safe_url(raw: Any) -> str | None:
     return normalize_http_url(value)
 
 
-# --- WHATWG URL serialisation for http(s) (what `new URL(v).toString()` gives) ---
-
-_C0 = "".join(map(chr, range(0x20)))
-_FRAGMENT_SET = frozenset(_C0 + ' "<>`')
-_QUERY_SET = frozenset(_C0 + " \"#<>'")
-_PATH_SET = frozenset(_C0 + ' "#<>?`{}')
-_USERINFO_SET = _PATH_SET | frozenset("/:;=@[\\]^|")
-_FORBIDDEN_HOST = frozenset(_C0 + " #%/:<>?@[\\]^|\x7f")
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+\-.]*):")
-_DEFAULT_PORT = {"http": "80", "https": "443"}
-
-
-def _pct(text: str, encode_set: frozenset[str]) -> str:
-    if text.isascii() and not any(ch in encode_set for ch in text):
-        return text
-    out = []
-    for ch in text:
-        if ch in encode_set or ord(ch) > 0x7E:
-            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def normalize_http_url(value: str) -> str | None:
-    """``new URL(value).toString()`` for http/https URLs; None when not one or invalid."""
-    value = value.strip(_C0 + " ").replace("\t", "").replace("\n", "").replace("\r", "")
-    match = _SCHEME.match(value)
-    if match is None or match.group(1).lower() not in _DEFAULT_PORT:
-        return None
-    scheme = match.group(1).lower()
-    rest = value[match.end() :].lstrip("/\\")
-    fragment = query = None
-    if "#" in rest:
-        rest, fragment = rest.split("#", 1)
-    if "?" in rest:
-        rest, query = rest.split("?", 1)
-    cut = min((i for i in (rest.find("/"), rest.find("\\")) if i >= 0), default=len(rest))
-    authority, path = rest[:cut], rest[cut:]
-    userinfo = ""
-    if "@" in authority:
-        user_raw, authority = authority.rsplit("@", 1)
-        user, _, password = user_raw.partition(":")
-        user, password = _pct(user, _USERINFO_SET), _pct(password, _USERINFO_SET)
-        if password:
-            userinfo = f"{user}:{password}@"
-        elif user:
-            userinfo = f"{user}@"
-    if authority.startswith("["):
-        close = authority.find("]")
-        if close == -1:
-            return None
-        host_raw, port = authority[: close + 1], authority[close + 1 :]
-        if port and not port.startswith(":"):
-            return None
-        port = port[1:]
-    else:
-        host_raw, _, port = authority.partition(":")
-    host = _parse_host(host_raw)
-    if host is None or (port and not port.isdigit()) or (port and not port.isascii()):
-        return None
-    if port:
-        if int(port) > 65535:
-            return None
-        port = "" if str(int(port)) == _DEFAULT_PORT[scheme] else str(int(port))
-    out = f"{scheme}://{userinfo}{host}{':' + port if port else ''}{_serialize_path(path)}"
-    if query is not None:
-        out += "?" + _pct(query, _QUERY_SET)
-    if fragment is not None:
-        out += "#" + _pct(fragment, _FRAGMENT_SET)
-    return out
-
-
-def _serialize_path(path: str) -> str:
-    if path[:1] in ("/", "\\"):
-        path = path[1:]
-    segments = re.split(r"[/\\]", path)
-    out: list[str] = []
-    for i, segment in enumerate(segments):
-        last = i == len(segments) - 1
-        lowered = segment.lower()
-        if lowered in ("..", ".%2e", "%2e.", "%2e%2e"):
-            if out:
-                out.pop()
-            if last:
-                out.append("")
-        elif lowered in (".", "%2e"):
-            if last:
-                out.append("")
-        else:
-            out.append(_pct(segment, _PATH_SET))
-    return "/" + "/".join(out)
-
-
-def _parse_host(raw: str) -> str | None:
-    if not raw:
-        return None
-    if raw.startswith("["):
-        if not raw.endswith("]"):
-            return None
-        try:
-            return "[" + ipaddress.IPv6Address(raw[1:-1]).compressed + "]"
-        except ValueError:
-            return None
-    from urllib.parse import unquote
-
-    domain = unquote(raw, errors="strict") if "%" in raw else raw
-    try:
-        if not domain.isascii():
-            domain = domain.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
-    domain = domain.lower()
-    if not domain or any(ch in _FORBIDDEN_HOST for ch in domain):
-        return None
-    parts = domain.split(".")
-    if parts[-1] == "" and len(parts) > 1:
-        parts.pop()
-    last = parts[-1]
-    if (last.isdigit() and last.isascii()) or re.fullmatch(r"0x[0-9a-f]*", last):
-        return _ipv4(parts)  # a host ending in a number must be an IPv4 address
-    return domain
-
-
-def _ipv4(parts: list[str]) -> str | None:
-    """WHATWG's IPv4 parser (``0x7f.1`` → ``127.0.0.1``); None when invalid."""
-    numbers: list[int] = []
-    for part in parts:
-        if not part or len(parts) > 4:
-            return None
-        try:
-            if part.startswith("0x"):
-                numbers.append(int(part[2:] or "0", 16))
-            elif len(part) > 1 and part.startswith("0"):
-                numbers.append(int(part[1:], 8))
-            else:
-                numbers.append(int(part, 10))
-        except ValueError:
-            return None
-    if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
-        return None
-    address = numbers[-1] + sum(n * 256 ** (3 - i) for i, n in enumerate(numbers[:-1]))
-    return ".".join(str((address >> s) & 255) for s in (24, 16, 8, 0))
-
-
 __all__ = [
+    "DEFAULT_METADATA_KEY",
     "INSTALL_KINDS",
     "JS_WHITESPACE",
     "LEGACY_MANIFEST_KEYS",

@@ -42,22 +42,11 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
 # Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
 # `key in merged` test is true for them, and assigning `__proto__` is swallowed.
-_PROTO_KEYS = frozenset(
-    {
-        "__proto__",
-        "constructor",
-        "hasOwnProperty",
-        "isPrototypeOf",
-        "propertyIsEnumerable",
-        "toString",
-        "valueOf",
-        "toLocaleString",
-        "__defineGetter__",
-        "__defineSetter__",
-        "__lookupGetter__",
-        "__lookupSetter__",
-    }
+_PROTO_WORDS = (
+    "__proto__ constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toString valueOf "
+    "toLocaleString __defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__"
 )
+_PROTO_KEYS = frozenset(_PROTO_WORDS.split())
 
 
 def parse_bool(value: str | None, default: bool) -> bool:
@@ -174,7 +163,7 @@ def _js_assign(target: dict[str, Any], key: str, value: Any) -> None:
         target[key] = value
 
 
-def _js_order(d: dict[str, Any]) -> dict[str, Any]:
+def js_key_order(d: dict[str, Any]) -> dict[str, Any]:
     """Key order of a JS object: array-index keys first, ascending; then insertion order."""
     index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
     if not index_keys:
@@ -227,7 +216,7 @@ def parse_frontmatter_block(
 
     lines: dict[str, int] = {k: block_line + e[3] for k, e in line_parsed.items()}
     if parsed is None:
-        values = _js_order({k: e[0] for k, e in line_parsed.items()})
+        values = js_key_order({k: e[0] for k, e in line_parsed.items()})
         return (
             Frontmatter(
                 values=MappingProxyType(values),
@@ -260,7 +249,7 @@ def parse_frontmatter_block(
     data = {js_trim(k): v for k, v in parsed.items() if js_trim(k)}
     return (
         Frontmatter(
-            values=MappingProxyType(_js_order(merged)),
+            values=MappingProxyType(js_key_order(merged)),
             data=MappingProxyType(data),
             yaml_ok=True,
             lines=MappingProxyType(lines),

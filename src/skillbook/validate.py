@@ -192,7 +192,7 @@ def strict_problems(
     text = _strict_text(raw, rep)
     block = None if text is None else _strict_block(text, parsed, rep)
     fm = parsed.frontmatter
-    keys = None if block is None else _yaml_style(block, rep)
+    keys = None if block is None else _yaml_style(block, rep, parses=fm.yaml_ok)
     if block is not None and not fm.yaml_ok:
         why = next((d.message for d in parsed.diagnostics if d.code.startswith("parse.yaml")), "")
         rep.add("frontmatter", "yaml", 1, reason=f": {why}" if why else "")
@@ -248,7 +248,7 @@ _REFUSED_TOKENS: Mapping[str, str] = MappingProxyType({
 })  # fmt: skip
 
 
-def _yaml_style(block: str, rep: _Report) -> list[tuple[Any, int]] | None:
+def _yaml_style(block: str, rep: _Report, *, parses: bool) -> list[tuple[Any, int]] | None:
     """Report YAML that strictyaml refuses although a YAML 1.2 parser accepts it.
 
     Returns the top-level keys exactly as written, with their lines (None when the
@@ -282,7 +282,8 @@ def _yaml_style(block: str, rep: _Report) -> list[tuple[Any, int]] | None:
             return None  # composing could expand an alias bomb
         root = yaml.compose(block, Loader=loader)
     except yaml.YAMLError as exc:
-        rep.add("yaml-style", "yaml-other", reason=(str(exc).splitlines() or ["?"])[0])
+        if parses:  # otherwise the frontmatter error says it already
+            rep.add("yaml-style", "yaml-other", reason=(str(exc).splitlines() or ["?"])[0])
         return None
     stack = [root] if root is not None else []
     while stack:
@@ -505,22 +506,26 @@ def validate_many(paths: Iterable[Path], mode: Mode = DEFAULT_MODE) -> tuple[Val
 
 def _child_skills(path: Path) -> list[Path]:
     def has_skill_file(folder: Path) -> bool:
-        listing = os.listdir(folder)
+        try:
+            listing = os.listdir(folder)
+        except OSError:
+            return False  # an unreadable folder is no skill; validate_path reports the root
         return SKILL_FILE in listing or LOWERCASE_SKILL_FILE in listing
 
+    if not path.is_dir() or has_skill_file(path):
+        return []
     try:
-        if not path.is_dir() or has_skill_file(path):
-            return []
-        return [
-            path / entry
-            for entry in sorted(os.listdir(path))
-            if not entry.startswith(".")
-            and entry not in SKIPPED_DIRS
-            and (path / entry).is_dir()
-            and has_skill_file(path / entry)
-        ]
+        entries = sorted(os.listdir(path))
     except OSError:
-        return []  # validate_path reports the unreadable folder
+        return []
+    return [
+        path / entry
+        for entry in entries
+        if not entry.startswith(".")
+        and entry not in SKIPPED_DIRS
+        and (path / entry).is_dir()
+        and has_skill_file(path / entry)
+    ]
 
 
 # ---------------------------------------------------------------- OpenPocket legacy

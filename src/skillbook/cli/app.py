@@ -20,7 +20,9 @@ import click
 from skillbook import __version__
 from skillbook.book import Loader, SkillBook
 from skillbook.cli import render
+from skillbook.config import Config
 from skillbook.errors import SkillbookError, SkillNotFound
+from skillbook.paths import Paths, resolve_user_path
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -37,36 +39,53 @@ class Context:
 
     def book(self) -> SkillBook:
         try:
-            loader = Loader(
-                self.workspace if self.workspace is not None else _default_workspace(self),
-                config=self.config,
-                agent=self.agent,
-                mode=self.mode,
-            )
+            paths = Paths.from_process()
+            config = self._config(paths)
+            workspace, origin = self.workspace, "--workspace"
+            if workspace is None:
+                workspace, origin = _config_workspace(config, self.agent) or (os.getcwd(), "")
+            if origin and not resolve_user_path(workspace, paths.home).is_dir():
+                source = "" if origin == "--workspace" else f" (from {origin} in {config.file})"
+                fail(f"workspace folder {workspace}{source} does not exist")
+            loader = Loader(workspace, config=config, agent=self.agent, mode=self.mode)
             return loader.load()
         except SkillbookError as exc:
             fail(str(exc))
         except OSError as exc:
             fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
 
+    def _config(self, paths: Paths) -> Config:
+        """The config file, read once: ``--config``, else what the library would pick."""
+        from skillbook.config import default_config_path, load_config
 
-def _default_workspace(ctx: Context) -> str:
-    """The agent's workspace from the config when one is named, else the current folder."""
-    if ctx.config is not None:
-        from skillbook.config import load_config
-        from skillbook.gate import normalize_agent_id
+        path = default_config_path(paths, explicit=self.config)
+        return load_config(path) if path is not None else Config.empty()
 
-        try:
-            cfg = load_config(ctx.config)
-        except SkillbookError as exc:
-            fail(str(exc))
-        wanted = normalize_agent_id(ctx.agent)
-        for agent in cfg.agents.agents:
-            if normalize_agent_id(agent.id) == wanted and agent.workspace:
-                return agent.workspace
-        if cfg.agents.default_workspace:
-            return cfg.agents.default_workspace
-    return os.getcwd()
+
+def _config_workspace(config: Config, agent: str | None) -> tuple[str, str] | None:
+    """The agent's workspace and the key it came from, as OpenClaw resolves it.
+
+    The agent is ``--agent``, else the default one (``default: true``, else the first
+    listed, else ``main``). Its own ``workspace`` wins; the default agent falls back to
+    ``agents.defaults.workspace``, another agent to ``<defaults.workspace>/<id>``.
+    Where OpenClaw would fall back to its state dir, skillbook uses the current folder.
+    """
+    from skillbook.gate import normalize_agent_id
+
+    agents = config.agents.agents
+    marked = [a for a in agents if a.default]
+    chosen = (marked[0] if marked else agents[0]).id.strip() if agents else ""
+    default_id = normalize_agent_id(chosen or None)
+    wanted = normalize_agent_id(agent) if agent is not None else default_id
+    for index, entry in enumerate(agents):
+        if normalize_agent_id(entry.id) == wanted and (entry.workspace or "").strip():
+            return entry.workspace or "", f"agents.list[{index}].workspace"
+    fallback = (config.agents.default_workspace or "").strip()
+    if not fallback:
+        return None
+    if wanted == default_id:
+        return fallback, "agents.defaults.workspace"
+    return os.path.join(fallback, wanted), "agents.defaults.workspace"
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
@@ -98,7 +117,9 @@ def emit_lines(lines: Sequence[str]) -> None:
     help="Config file: an OpenClaw openclaw.json or skillbook's own (JSON5). "
     "Default: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.",
 )
-@click.option("--agent", "-a", help="Agent id whose skill allowlist applies (agents.list[].skills).")
+@click.option(
+    "--agent", "-a", help="Agent id whose skill allowlist applies (agents.list[].skills)."
+)
 @click.option(
     "--mode",
     type=click.Choice(MODES),
@@ -125,7 +146,9 @@ def cli(
 
 
 @cli.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics)."
+)
 @click.option("--eligible", is_flag=True, help="Only skills that are ready to use.")
 @click.option("-v", "--verbose", is_flag=True, help="Add a column with what is missing.")
 @click.pass_obj
@@ -145,14 +168,13 @@ def list_cmd(obj: Context, as_json: bool, eligible: bool, verbose: bool) -> None
         if eligible:
             emit_lines(["No eligible skills found. Run `skillbook list` to see all skills."])
         else:
-            emit_lines(["No skills found."] + render.footer(book))
+            emit_lines(["No skills found.", *render.footer(book)])
         return
     from skillbook.cli.table import skills_table
 
     ready = sum(e.eligible for e in book.status.skills)
-    click.echo(f"Skills ({ready}/{len(book.status.skills)} ready)")
-    skills_table(entries, verbose=verbose)
-    emit_lines(render.footer(book))
+    header = f"Skills ({ready}/{len(book.status.skills)} ready)"
+    emit_lines([header, *skills_table(entries, verbose=verbose), *render.footer(book)])
 
 
 _LIST_KEYS = (
@@ -203,7 +225,9 @@ def info_cmd(obj: Context, name: str, as_json: bool) -> None:
 
 
 @cli.command("check")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (OpenClaw's shape plus diagnostics)."
+)
 @click.pass_obj
 def check_cmd(obj: Context, as_json: bool) -> None:
     """Audit: what is ready, what is missing, and every skill not loaded or cut, with why."""
@@ -225,7 +249,10 @@ def check_cmd(obj: Context, as_json: bool) -> None:
                     for e in entries
                     if not e.eligible and not e.disabled and not e.blocked_by_allowlist
                 ],
+                "filteredOut": render.filtered_out(book),
                 "omittedFromPrompt": [s.name for s in book.catalog.omitted],
+                "promptCompact": book.catalog.compact,
+                "hiddenFromPrompt": render.model_hidden(book),
                 "shadowed": [
                     {
                         "name": s.name,
@@ -243,9 +270,13 @@ def check_cmd(obj: Context, as_json: bool) -> None:
 
 
 @cli.command("prompt")
-@click.option("--json", "as_json", is_flag=True, help="Print the catalog and its accounting as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the catalog and its accounting as JSON."
+)
 @click.option("--section", is_flag=True, help="Print the whole '## Skills (mandatory)' section.")
-@click.option("--read-tool", default=None, help="Name of the read tool in the section (default: read).")
+@click.option(
+    "--read-tool", default=None, help="Name of the read tool in the section (default: read)."
+)
 @click.pass_obj
 def prompt_cmd(obj: Context, as_json: bool, section: bool, read_tool: str | None) -> None:
     """Print the skills catalog exactly as it goes into the system prompt."""
@@ -270,7 +301,13 @@ def prompt_cmd(obj: Context, as_json: bool, section: bool, read_tool: str | None
 
 @cli.command("validate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--mode", "mode_opt", type=click.Choice(MODES), default=None, help="Rules to apply (default: strict).")
+@click.option(
+    "--mode",
+    "mode_opt",
+    type=click.Choice(MODES),
+    default=None,
+    help="Rules to apply (default: strict).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_obj
 def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_json: bool) -> None:
@@ -293,9 +330,7 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
         for r in results:
             mark = "✓" if r.ok else "✗"
             lines.append(f"{mark} {r.path}" + (f" ({r.name})" if r.name else ""))
-            for d in r.diagnostics:
-                loc = f":{d.line}" if d.line else ""
-                lines.append(f"    {d.severity}{loc} [{d.code}] {render.clean(d.message)}")
+            lines.extend(f"    {render.clean(d.format())}" for d in r.diagnostics)
         bad = sum(not r.ok for r in results)
         lines.append("")
         lines.append(

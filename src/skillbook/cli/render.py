@@ -96,7 +96,12 @@ def footer(book: SkillBook) -> list[str]:
 def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
     e = entry.eligibility
     lines = [f"{emoji(entry)} {entry.name} {STATUS_TITLE[e.status]}", "", clean(entry.description)]
-    lines += ["", "Details:", f"  Source: {entry.source}", f"  Path: {_home(book, str(entry.file_path))}"]
+    lines += [
+        "",
+        "Details:",
+        f"  Source: {entry.source}",
+        f"  Path: {_home(book, str(entry.file_path))}",
+    ]
     if entry.homepage:
         lines.append(f"  Homepage: {entry.homepage}")
     if entry.primary_env:
@@ -111,7 +116,9 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
             lines.append("  Binaries: " + _marks(req.bins, miss.bins))
         if req.any_bins:
             ok = not miss.any_bins
-            lines.append("  Any binaries: " + ", ".join(f"{'✓' if ok else '✗'} {b}" for b in req.any_bins))
+            lines.append(
+                "  Any binaries: " + ", ".join(f"{'✓' if ok else '✗'} {b}" for b in req.any_bins)
+            )
         if req.env:
             lines.append("  Environment: " + _marks(req.env, miss.env))
         if req.config:
@@ -124,8 +131,10 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
         lines += ["", "API key setup:"]
         if entry.homepage:
             lines.append(f"  Get your key: {entry.homepage}")
+        lines.append(f"  Set it in the environment: export {entry.primary_env}=YOUR_KEY")
         lines.append(
-            f'  Save in config: set skills.entries["{entry.skill_key}"].apiKey in your config file'
+            f"  Or save it in {_config_file(book)}: "
+            f"skills.entries{_key_path(entry.skill_key)}.apiKey"
         )
     diags = [d for d in book.diagnostics if d.path is not None and _concerns(d, entry)]
     if diags:
@@ -154,12 +163,29 @@ def check_lines(book: SkillBook) -> list[str]:
     ]
     if needs:
         lines += ["", "Missing requirements:"]
-        lines += [f"  {emoji(e)} {e.name} ({missing_summary(e.eligibility.missing)})" for e in needs]
+        lines += [
+            f"  {emoji(e)} {e.name} ({missing_summary(e.eligibility.missing)})" for e in needs
+        ]
+    filtered = filtered_out(book)
+    if filtered:
+        who = f"agent {book.agent!r}" if book.agent else "the agent"
+        lines += ["", f"Ready but not offered to {who} (agents skills allowlist):"]
+        lines += [f"  {name}" for name in filtered]
+    hidden = model_hidden(book)
+    if hidden:
+        lines += ["", "Kept out of the prompt catalog (disable-model-invocation: true):"]
+        lines += [f"  {name}" for name in hidden]
     if book.excluded:
         lines += ["", f"Excluded by {book.mode} mode:"] + [f"  {s.name}" for s in book.excluded]
     if book.catalog.omitted:
         lines += ["", "Left out of the prompt (budget):"]
         lines += [f"  {s.name} ({s.source})" for s in book.catalog.omitted]
+    if book.catalog.compact:
+        lines += [
+            "",
+            "Prompt catalog: compact format (names and locations, no descriptions), "
+            "to fit skills.limits.maxSkillsPromptChars.",
+        ]
     if book.discovery.shadowed:
         lines += ["", "Shadowed (a higher-precedence skill has the same name):"]
         for sh in book.discovery.shadowed:
@@ -168,10 +194,42 @@ def check_lines(book: SkillBook) -> list[str]:
                 f"{_home(book, str(sh.hidden.file_path))}"
             )
     groups = diagnostics_by_severity(book.diagnostics)
-    for severity, title in ((Severity.ERROR, "Not loaded or rejected"), (Severity.WARNING, "Warnings")):
+    # Shadowing and the compact format have their own sections above.
+    groups[Severity.INFO] = [d for d in groups[Severity.INFO] if d.code not in _SHOWN_ABOVE]
+    for severity, title in (
+        (Severity.ERROR, "Not loaded or rejected"),
+        (Severity.WARNING, "Warnings"),
+        (Severity.INFO, "Notes"),
+    ):
         if groups[severity]:
             lines += ["", f"{title}:"] + [f"  {_diag(book, d)}" for d in groups[severity]]
     return lines
+
+
+_SHOWN_ABOVE = frozenset({"discover.shadowed", "discover.duplicate-realpath", "prompt.compact"})
+
+
+def filtered_out(book: SkillBook) -> list[str]:
+    """Ready skills that the skill filter (the agent's allowlist) keeps from the agent."""
+    offered = {s.file_path for s in book.eligible}
+    return [e.name for e in book.status.skills if e.eligible and e.file_path not in offered]
+
+
+def model_hidden(book: SkillBook) -> list[str]:
+    """Offered skills that ask to stay out of the catalog (slash command only)."""
+    return [s.name for s in book.eligible if s.disable_model_invocation]
+
+
+def _config_file(book: SkillBook) -> str:
+    """The config file in use, else the one skillbook would read by default."""
+    if book.config.file is not None:
+        return _home(book, str(book.config.file))
+    default = book.paths.config_path or book.paths.state_dir / "skillbook.json"
+    return _home(book, str(default))
+
+
+def _key_path(key: str) -> str:
+    return f".{key}" if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) else f'["{key}"]'
 
 
 def _marks(items: Sequence[str], missing: Sequence[str]) -> str:

@@ -1,16 +1,23 @@
-"""The ``skillbook list`` table, drawn with rich (imported only by the CLI)."""
+"""The ``skillbook list`` table: status entries in, plain text lines out.
+
+Columns are sized from their content; the description takes what is left of the
+terminal width and is cut with ``…``. Nothing is dropped: a narrow terminal gets
+lines longer than its width rather than missing columns, and a long ``Missing``
+cell wraps onto continuation lines. Widths are terminal cells (an emoji is two),
+measured with rich's cell table, which is all this module needs from rich.
+"""
 
 from __future__ import annotations
 
+import re
+import shutil
+import textwrap
 from collections.abc import Sequence
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from rich.cells import cell_len
 
 from skillbook.cli import render
 from skillbook.status import StatusEntry
-
 
 #: Short source names for the table; ``--json`` keeps OpenClaw's labels.
 SOURCE_SHORT = {
@@ -22,28 +29,81 @@ SOURCE_SHORT = {
     "openclaw-workspace": "workspace",
     "mcp-remote": "remote",
 }
+HEADERS = ("Status", "Skill", "Description", "Source", "Missing")
+DEFAULT_WIDTH = 80
+#: The description is never cut below this many cells, whatever the terminal width.
+MIN_DESCRIPTION_WIDTH = 20
+#: Wider ``Missing`` cells wrap so that the description keeps some room.
+MAX_MISSING_WIDTH = 40
+GAP = "   "
+ELLIPSIS = "…"
+
+_SPACES = re.compile(r"\s+")
 
 
-def skills_table(entries: Sequence[StatusEntry], *, verbose: bool) -> None:
-    console = Console(soft_wrap=False, highlight=False, markup=False, emoji=False)
-    # Fixed columns first; the description gets what is left, cut to one line.
-    fixed = 16 + 26 + 12 + (24 if verbose else 0)
-    desc_width = max(10, console.width - fixed)
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("Status", min_width=13, no_wrap=True)
-    table.add_column("Skill", min_width=20, no_wrap=True)
-    table.add_column("Description", width=desc_width, no_wrap=True, overflow="ellipsis")
-    table.add_column("Source", min_width=9, no_wrap=True)
-    if verbose:
-        table.add_column("Missing", min_width=20, overflow="fold")
+def terminal_width() -> int:
+    """``$COLUMNS``, else the terminal's width, else 80 (pipes)."""
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+
+
+def truncate(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, ending with ``…`` when something was cut."""
+    if cell_len(text) <= width:
+        return text
+    out, used = [], cell_len(ELLIPSIS)
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out).rstrip() + ELLIPSIS
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - cell_len(text))
+
+
+def _one_line(text: str) -> str:
+    # A `description: |` block holds newlines; a table row must not.
+    return _SPACES.sub(" ", render.clean(text)).strip()
+
+
+def skills_table(
+    entries: Sequence[StatusEntry], *, verbose: bool, width: int | None = None
+) -> list[str]:
+    """The table's lines (header, rule, one or more lines per skill), no trailing spaces."""
+    total_width = terminal_width() if width is None else width
+    rows = []
     for e in entries:
-        row = [
-            render.STATUS_TEXT[e.eligibility.status],
-            f"{render.emoji(e)} {render.clean(e.name)}",
-            render.clean(e.description),
-            SOURCE_SHORT.get(e.source, e.source),
-        ]
-        if verbose:
-            row.append(render.missing_summary(e.eligibility.missing))
-        table.add_row(*row)
-    console.print(table)
+        rows.append(
+            (
+                render.STATUS_TEXT[e.eligibility.status],
+                f"{render.emoji(e)} {_one_line(e.name)}",
+                _one_line(e.description),
+                SOURCE_SHORT.get(e.source, e.source),
+                render.missing_summary(e.eligibility.missing),
+            )
+        )
+    shown = [0, 1, 2, 3, 4] if verbose else [0, 1, 2, 3]
+    widths = {i: max([cell_len(HEADERS[i]), *(cell_len(r[i]) for r in rows)]) for i in shown}
+    if verbose:
+        widths[4] = min(widths[4], MAX_MISSING_WIDTH)
+    fixed = sum(w for i, w in widths.items() if i != 2) + len(GAP) * (len(shown) - 1)
+    widths[2] = min(widths[2], max(MIN_DESCRIPTION_WIDTH, total_width - fixed))
+
+    def line(cells: Sequence[str]) -> str:
+        return GAP.join(_pad(c, widths[i]) for i, c in zip(shown, cells, strict=True)).rstrip()
+
+    out = [line([HEADERS[i] for i in shown])]
+    out.append("─" * (sum(widths.values()) + len(GAP) * (len(shown) - 1)))
+    for row in rows:
+        cells = [row[i] for i in shown]
+        cells[2] = truncate(cells[2], widths[2])
+        if not verbose:
+            out.append(line(cells))
+            continue
+        missing = textwrap.wrap(row[4], widths[4], break_on_hyphens=False) or [""]
+        out.append(line([*cells[:4], missing[0]]))
+        out.extend(line(["", "", "", "", more]) for more in missing[1:])
+    return out

@@ -1,0 +1,890 @@
+#!/usr/bin/env python
+"""Speed benchmark of the skills catalog: skillbook against OpenClaw itself.
+
+Input: command-line options (``--sizes``, ``--repeat``, ``--quick``, ...).
+Output: a plain-text table of medians and ratios on stdout, and the same figures
+(plus every raw sample) as JSON in ``benchmarks/out/`` (gitignored).
+
+For every workload (generated workspaces of N skills, and the public corpus copied
+into one workspace) it times, in one run:
+
+1. skillbook in-process, cold: a new ``Loader`` (discover + parse + gate + prompt);
+2. skillbook in-process, warm: the same ``Loader`` again with nothing changed;
+3. ``python -m skillbook prompt`` as a process;
+4. OpenClaw through the oracle: its in-process ``opMs`` and the process wall time;
+5. the bare cost of reading the same SKILL.md files (``os.walk`` + read bytes);
+
+and once, the time of ``import skillbook``. It also checks that skillbook's prompt
+is byte-identical to OpenClaw's. Everything runs in an isolated environment (its
+own HOME, state dir, empty bundled dir, and a PATH holding only stub binaries), so
+nothing of the machine leaks into either side.
+
+Usage: ``python benchmarks/bench_catalog.py [--sizes 100,1000,10000] [--repeat N]
+[--quick] [--no-oracle] [--no-corpus] [--profile] [--keep]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = (REPO / ".." / "shared").resolve()
+CORPUS = SHARED / "corpus"
+OUT_DIR = REPO / "benchmarks" / "out"
+DEFAULT_ORACLE_DIR = Path("/tmp/oracle")
+ORACLE_CACHE = REPO / ".cache" / "oracle"
+
+DEFAULT_SIZES = (100, 1000, 10000)
+DEFAULT_REPEAT = 5
+DEFAULT_SEED = 20260413
+QUICK_SIZES = (100,)
+#: Raised so every generated skill loads and lands in the prompt on both sides.
+BIG_LIMIT = 20000
+BIG_PROMPT_CHARS = 1_000_000_000
+ORACLE_TIMEOUT_S = 900.0
+#: The title line the smoke test looks for; keep it stable.
+TABLE_TITLE = "skillbook catalog benchmark"
+#: The text OpenClaw's truncation note names; needed for byte-identical prompts.
+OPENCLAW_CHECK_COMMAND = "openclaw skills check"
+#: Targets from the brief: cold/opMs on 1,000+ skills, warm/cold, import time.
+TARGET_COLD_VS_OPENCLAW = 0.5
+TARGET_WARM_VS_COLD = 0.1
+TARGET_IMPORT_MS = 100.0
+TARGET_MIN_SIZE_FOR_OPENCLAW_RATIO = 1000
+#: Run from a checkout without an installed skillbook: use ``src/`` (here and in children).
+SRC_ON_PATH = importlib.util.find_spec("skillbook") is None
+
+# Binaries that exist (as stubs on PATH) and ones that do not: about half the gated
+# skills end up eligible, the rest are filtered out of the prompt on both sides.
+PRESENT_BINS = ("git", "jq", "curl", "python3", "node", "gh", "rg", "ffmpeg", "uv", "docker")
+ABSENT_BINS = ("kubectl", "terraform", "himalaya", "spogo", "op", "sag", "whisper", "gog")
+PRESENT_ENV = {"BENCH_API_KEY": "x", "GITHUB_TOKEN": "y"}
+ABSENT_ENV = ("OPENAI_API_KEY", "NOTION_API_KEY", "TRELLO_TOKEN", "ELEVENLABS_API_KEY")
+
+
+# --------------------------------------------------------------------------- generation
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_ADJ = _words(
+    "quick smart local remote cloud secure tiny async batch live daily deep easy fast "
+    "green open rapid solid safe lean"
+)
+_NOUN = _words(
+    "git mail notes calendar slack weather docker pdf image audio video search wiki "
+    "budget tasks tickets deploy backup sql csv json logs metrics k8s browser spotify "
+    "hue camera maps invoice"
+)
+_VERB = _words(
+    "helper tool cli sync report review runner bot agent kit manager watch lint fmt "
+    "export import check digest summary guide"
+)
+_SENTENCES = (
+    "Use when the user asks to {v} {n} data from the command line.",
+    "Handles {n} workflows end to end, including setup & teardown.",
+    "Wraps the {n} API so the agent can list, read, create and delete items.",
+    "Prefer this skill over ad-hoc scripts when a task mentions {n}.",
+    "Reads <input> files, validates them and writes a short report.",
+    "Supports dry runs; never writes without asking the user first.",
+    "Works offline with cached {n} results when the network is down.",
+    "Produces Markdown summaries with links back to the original {n} records.",
+    "Triggers: '{v} my {n}', \"show {n}\", or any request about {n} housekeeping.",
+    "Covers common errors (auth, rate limits, timeouts) and how to recover.",
+    "Keeps a local index under ~/.cache so repeated lookups stay fast.",
+    "Not for {n} administration; use the admin skill for that.",
+)
+_BODY_PARAS = (
+    "This skill explains how to work with {n} safely. Read the whole file before running "
+    "any command, and confirm destructive actions with the user.",
+    "Run `{n}-{v} --help` first to see the available sub-commands. Most commands accept "
+    "`--json` for machine-readable output; prefer it when parsing results.",
+    "When a command fails with an authentication error, ask the user to refresh the token "
+    "and retry once. Do not loop on failures.",
+    "Large outputs should be paged: pass `--limit 50` and follow the `next` cursor until it "
+    "is empty, summarising as you go.",
+)
+
+
+def _description(rng: random.Random, noun: str, verb: str) -> str:
+    target = rng.randint(100, 400)
+    parts: list[str] = []
+    while sum(len(p) + 1 for p in parts) < target:
+        parts.append(rng.choice(_SENTENCES).format(n=noun, v=verb))
+    text = " ".join(parts)
+    if len(text) > 400:
+        text = text[:400].rstrip()
+    return text
+
+
+def _yaml_scalar(rng: random.Random, text: str) -> str:
+    """A description in one of the YAML styles found in real skills."""
+    style = rng.random()
+    plain_ok = ": " not in text and " #" not in text and text[0] not in "'\"<&*!|>%@`{[-?,#"
+    if plain_ok and style < 0.45:
+        return text
+    if style < 0.65 and "'" not in text:
+        return "'" + text + "'"
+    if style < 0.8:
+        return ">-\n  " + text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _metadata_block(rng: random.Random, noun: str, verb: str) -> str:
+    requires: dict[str, list[str]] = {}
+    if rng.random() < 0.8:
+        requires["bins"] = rng.sample(PRESENT_BINS + ABSENT_BINS, rng.randint(1, 2))
+    if rng.random() < 0.2:
+        requires["anyBins"] = rng.sample(PRESENT_BINS + ABSENT_BINS, 2)
+    if rng.random() < 0.3:
+        requires["env"] = [rng.choice((*PRESENT_ENV, *ABSENT_ENV))]
+    meta: dict[str, Any] = {"emoji": rng.choice(("🔧", "📧", "☔", "🎨", "🧪", "📦"))}
+    if requires:
+        meta["requires"] = requires
+    if rng.random() < 0.1:
+        meta["os"] = [rng.choice(("linux", "darwin"))]
+    if "env" in requires and rng.random() < 0.5:
+        meta["primaryEnv"] = requires["env"][0]
+    installs: list[dict[str, Any]] = []
+    for kind in rng.sample(("brew", "node", "go", "uv", "download"), rng.randint(0, 2)):
+        spec: dict[str, Any] = {"id": kind, "kind": kind}
+        if kind == "brew":
+            spec["formula"] = f"{noun}-{verb}"
+        elif kind == "node":
+            spec["package"] = f"@bench/{noun}-{verb}"
+        elif kind == "go":
+            spec["module"] = f"github.com/bench/{noun}-{verb}@latest"
+        elif kind == "uv":
+            spec["package"] = f"{noun}-{verb}"
+        else:
+            spec["url"] = f"https://example.com/{noun}/{verb}.tar.gz"
+        spec["bins"] = [f"{noun}-{verb}"]
+        spec["label"] = f"Install {noun}-{verb} ({kind})"
+        installs.append(spec)
+    if installs:
+        meta["install"] = installs
+    data = {"openclaw": meta}
+    style = rng.random()
+    if style < 0.4:
+        return "metadata: " + json.dumps(data, ensure_ascii=False) + "\n"
+    if style < 0.7:
+        # The multi-line JSON5-ish flow style most OpenClaw skills use.
+        body = json.dumps(data, ensure_ascii=False, indent=2)
+        return "metadata:\n" + "".join(f"  {line}\n" for line in body.splitlines())
+    return "metadata:\n" + _block_yaml(data, 1)
+
+
+def _block_yaml(value: Any, depth: int) -> str:
+    pad = "  " * depth
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                out.append(f"{pad}{key}:\n{_block_yaml(item, depth + 1)}")
+            else:
+                out.append(f"{pad}{key}: {json.dumps(item, ensure_ascii=False)}\n")
+    else:
+        for item in value:
+            if isinstance(item, dict):
+                inner = _block_yaml(item, depth + 1)
+                first, _, rest = inner.partition("\n")
+                out.append(f"{pad}- {first.strip()}\n{rest}")
+            else:
+                out.append(f"{pad}- {json.dumps(item, ensure_ascii=False)}\n")
+    return "".join(out)
+
+
+def _body(rng: random.Random, name: str, noun: str, verb: str) -> str:
+    head = f"# {name}\n\n"
+    if rng.random() < 0.3:
+        target = rng.randint(1500, 6000)
+        chunks = [head]
+        size = len(head)
+        section = 1
+        while size < target:
+            chunk = f"## Step {section}\n\n" + rng.choice(_BODY_PARAS).format(n=noun, v=verb)
+            chunk += f"\n\n```sh\n{noun}-{verb} run --step {section} --json\n```\n\n"
+            chunks.append(chunk)
+            size += len(chunk)
+            section += 1
+        return "".join(chunks)
+    return head + rng.choice(_BODY_PARAS).format(n=noun, v=verb) + "\n"
+
+
+def generate_skill(rng: random.Random, index: int, taken: set[str]) -> tuple[str, str]:
+    """One realistic (folder name, SKILL.md text)."""
+    noun, verb = rng.choice(_NOUN), rng.choice(_VERB)
+    name = f"{rng.choice(_ADJ)}-{noun}-{verb}"
+    if rng.random() < 0.1:
+        name = name.replace("-", "_", 1)
+    if name in taken:
+        name = f"{name}-{index}"
+    taken.add(name)
+    lines = [f"name: {name}", f"description: {_yaml_scalar(rng, _description(rng, noun, verb))}"]
+    if rng.random() < 0.3:
+        lines.append(f"homepage: https://example.com/{noun}")
+    if rng.random() < 0.1:
+        lines.append("license: MIT")
+    if rng.random() < 0.04:
+        lines.append("disable-model-invocation: true")
+    if rng.random() < 0.05:
+        lines.append("user-invocable: false")
+    front = "\n".join(lines) + "\n"
+    if rng.random() < 0.5:
+        front += _metadata_block(rng, noun, verb)
+    return name, f"---\n{front}---\n\n{_body(rng, name, noun, verb)}"
+
+
+def make_generated_workspace(root: Path, size: int, seed: int) -> Path:
+    ws = root / f"ws-{size}"
+    skills = ws / "skills"
+    skills.mkdir(parents=True)
+    rng = random.Random(seed + size)
+    taken: set[str] = set()
+    for i in range(size):
+        folder, text = generate_skill(rng, i, taken)
+        d = skills / folder
+        d.mkdir()
+        (d / "SKILL.md").write_text(text, encoding="utf-8")
+    return ws
+
+
+def make_corpus_workspace(root: Path, corpus: Path) -> tuple[Path, int]:
+    """Copy every folder of the corpus that holds a SKILL.md into ``<ws>/skills/<slug>``."""
+    ws = root / "ws-corpus"
+    skills = ws / "skills"
+    skills.mkdir(parents=True)
+    count = 0
+    for skill_md in sorted(corpus.rglob("SKILL.md")):
+        src = skill_md.parent
+        slug = "__".join(src.relative_to(corpus).parts) or "root"
+        skill_dirs = {p.parent for p in src.rglob("SKILL.md")} - {src}
+
+        def ignore(dirpath: str, names: list[str], nested: set[Path] = skill_dirs) -> list[str]:
+            # Nested skill folders are copied on their own; do not duplicate them.
+            return [n for n in names if Path(dirpath, n) in nested]
+
+        shutil.copytree(src, skills / slug, ignore=ignore, ignore_dangling_symlinks=True)
+        count += 1
+    return ws, count
+
+
+# --------------------------------------------------------------------------- environment
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """The isolated folders both sides see: home, state, bundled, stub binaries, config."""
+
+    root: Path
+    home: Path
+    state: Path
+    bundled: Path
+    bin_dir: Path
+    config_path: Path
+    config: Mapping[str, Any]
+
+    @property
+    def env(self) -> dict[str, str]:
+        """What skillbook reads (in-process and as a process)."""
+        return {
+            "HOME": str(self.home),
+            "SKILLBOOK_STATE_DIR": str(self.state),
+            "SKILLBOOK_BUNDLED_SKILLS_DIR": str(self.bundled),
+            "PATH": str(self.bin_dir),
+            "LANG": "C.UTF-8",
+            **PRESENT_ENV,
+        }
+
+
+def make_sandbox(root: Path) -> Sandbox:
+    home, state, bundled, bin_dir = (root / n for n in ("home", "state", "bundled", "bin"))
+    for d in (home, state, bundled, bin_dir):
+        d.mkdir(parents=True)
+    for name in PRESENT_BINS:
+        stub = bin_dir / name
+        stub.write_text("#!/bin/sh\nexit 0\n")
+        stub.chmod(0o755)
+    config = {
+        "skills": {
+            "limits": {
+                "maxCandidatesPerRoot": BIG_LIMIT,
+                "maxSkillsLoadedPerSource": BIG_LIMIT,
+                "maxSkillsInPrompt": BIG_LIMIT,
+                "maxSkillsPromptChars": BIG_PROMPT_CHARS,
+            }
+        }
+    }
+    config_path = root / "openclaw.json"
+    config_path.write_text(json.dumps(config, indent=2))
+    return Sandbox(root, home, state, bundled, bin_dir, config_path, config)
+
+
+def find_oracle(allow_install: bool) -> Path | str:
+    """The installed oracle's folder, or a string saying why there is none."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    candidates = [
+        os.environ.get("SKILLBOOK_ORACLE_DIR"),
+        str(DEFAULT_ORACLE_DIR),
+        str(ORACLE_CACHE),
+    ]
+    for c in candidates:
+        if (
+            c
+            and (Path(c) / "oracle.mjs").is_file()
+            and (Path(c) / "node_modules" / "openclaw").is_dir()
+        ):
+            return Path(c)
+    if not allow_install:
+        return "no installed oracle (set SKILLBOOK_ORACLE_DIR, or drop --no-install)"
+    sys.path.insert(0, str(REPO))
+    try:
+        from tests.conftest import find_or_install_oracle
+    except ImportError as exc:
+        return f"cannot import tests.conftest to install the oracle: {exc}"
+    return find_or_install_oracle()
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def _median_ms(samples: Sequence[float]) -> float | None:
+    return statistics.median(samples) * 1000 if samples else None
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    gc.collect()
+    t0 = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - t0, value
+
+
+@dataclass(slots=True)
+class Workload:
+    label: str
+    workspace: Path
+    files: int
+    loaded: int = 0
+    in_prompt: int = 0
+    prompt_chars: int = 0
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    identical: bool | None = None
+    cli_matches: bool | None = None
+    warm_matches: bool | None = None
+    first_difference: str | None = None
+    openclaw_meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def median(self, key: str) -> float | None:
+        return _median_ms(self.samples.get(key, []))
+
+    def add(self, key: str, seconds: float) -> None:
+        self.samples.setdefault(key, []).append(seconds)
+
+
+def _loader(ws: Path, sb: Sandbox) -> Any:
+    from skillbook.book import Loader
+
+    return Loader(
+        ws,
+        config=sb.config_path,
+        env=sb.env,
+        cwd=sb.root,
+        check_command=OPENCLAW_CHECK_COMMAND,
+        legacy_manifest_keys=False,
+    )
+
+
+def _load_new(ws: Path, sb: Sandbox) -> tuple[Any, Any]:
+    loader = _loader(ws, sb)
+    return loader, loader.load()
+
+
+def bench_skillbook(w: Workload, sb: Sandbox, repeat: int) -> str:
+    """Cold and warm in-process loads; returns the prompt."""
+    prompt = ""
+    loader: Any = None
+    for _ in range(repeat):
+        # Cold includes the Loader itself (config file, paths); medians drop the first
+        # run's one-off lazy imports when repeat >= 3.
+        seconds, (loader, book) = _timed(lambda: _load_new(w.workspace, sb))
+        w.add("sb_cold", seconds)
+        prompt = book.prompt
+        w.loaded, w.in_prompt, w.prompt_chars = len(book.skills), len(book.eligible), len(prompt)
+    same = True
+    for _ in range(repeat):
+        seconds, book = _timed(loader.load)
+        w.add("sb_warm", seconds)
+        same = same and book.prompt == prompt
+    w.warm_matches = same
+    return prompt
+
+
+def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
+    """``skillbook prompt`` as a process; its output is checked against the same
+    Loader in-process with the CLI's defaults (skillbook's check command, legacy keys).
+    """
+    from skillbook.book import Loader
+
+    prompt = Loader(w.workspace, config=sb.config_path, env=sb.env, cwd=sb.root).load().prompt
+    env = dict(sb.env)
+    if SRC_ON_PATH:
+        env["PYTHONPATH"] = str(REPO / "src")
+    cmd = [sys.executable, "-m", "skillbook", "--workspace", str(w.workspace)]
+    cmd += ["--config", str(sb.config_path), "prompt"]
+    matches = True
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, cwd=sb.root, capture_output=True, check=False)
+        w.add("sb_process", time.perf_counter() - t0)
+        if proc.returncode != 0:
+            w.notes.append(f"skillbook prompt exited {proc.returncode}: {proc.stderr[-300:]!r}")
+            matches = False
+            break
+        matches = matches and proc.stdout.decode("utf-8") == prompt + ("\n" if prompt else "")
+    w.cli_matches = matches
+
+
+def oracle_request(w: Workload, sb: Sandbox) -> dict[str, Any]:
+    return {
+        "op": "prompt",
+        "workspace": str(w.workspace),
+        "home": str(sb.home),
+        "stateDir": str(sb.state),
+        "bundledDir": str(sb.bundled),
+        "path": [str(sb.bin_dir)],
+        "env": dict(PRESENT_ENV),
+        "config": sb.config,
+        # OpenClaw logs nothing per skill for a plain prompt; keep the log reading short.
+        "logLevel": "warn",
+        "timeoutMs": int(ORACLE_TIMEOUT_S * 1000),
+    }
+
+
+def bench_openclaw(w: Workload, sb: Sandbox, repeat: int, oracle: Path) -> str | None:
+    """One oracle process per repeat (a cold OpenClaw each time); returns its prompt."""
+    request = json.dumps(oracle_request(w, sb))
+    prompt: str | None = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            ["node", str(oracle / "oracle.mjs")],
+            input=request,
+            capture_output=True,
+            text=True,
+            timeout=ORACLE_TIMEOUT_S,
+            check=False,
+        )
+        wall = time.perf_counter() - t0
+        try:
+            out = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            w.notes.append(
+                f"oracle output unreadable (exit {proc.returncode}): {proc.stderr[-300:]}"
+            )
+            return None
+        if not out.get("ok"):
+            w.notes.append(f"oracle failed: {json.dumps(out.get('error'))[:300]}")
+            return None
+        w.add("oc_op", float(out["opMs"]) / 1000)
+        w.add("oc_wall", wall)
+        meta = out.get("meta", {})
+        w.add("oc_import", float(meta.get("importMs", 0)) / 1000)
+        w.openclaw_meta = {k: meta.get(k) for k in ("openclawVersion", "node", "layout")}
+        prompt = out["result"]["prompt"]
+    return prompt
+
+
+def bench_second_openclaw_call(w: Workload, sb: Sandbox, oracle: Path) -> None:
+    """OpenClaw's own second call in one process (its caches warm), for reference."""
+    req = oracle_request(w, sb)
+    proc = subprocess.run(
+        ["node", str(oracle / "oracle.mjs")],
+        input=json.dumps([req, {**req, "id": 2}]),
+        capture_output=True,
+        text=True,
+        timeout=ORACLE_TIMEOUT_S * 2,
+        check=False,
+    )
+    try:
+        out = json.loads(proc.stdout)
+        w.add("oc_op_second", float(out["results"][1]["opMs"]) / 1000)
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+        w.notes.append("oracle batch (second call) failed")
+
+
+def bench_bare_read(w: Workload, repeat: int) -> None:
+    def read_all() -> int:
+        total = 0
+        for dirpath, dirnames, filenames in os.walk(w.workspace):
+            if "SKILL.md" in filenames:
+                with open(os.path.join(dirpath, "SKILL.md"), "rb") as fh:
+                    total += len(fh.read())
+                dirnames[:] = []  # discovery does not look inside a skill folder either
+        return total
+
+    for _ in range(repeat):
+        seconds, _total = _timed(read_all)
+        w.add("bare_read", seconds)
+
+
+def _first_difference(a: str, b: str) -> str:
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"at char {i}: skillbook {a[max(0, i - 60) : i + 60]!r} vs OpenClaw {b[max(0, i - 60) : i + 60]!r}"
+
+
+def bench_import(repeat: int) -> dict[str, Any]:
+    """``import skillbook``: -X importtime's cumulative figure and a wall-time difference."""
+    env = dict(os.environ)
+    if SRC_ON_PATH:
+        env["PYTHONPATH"] = str(REPO / "src")
+    py = sys.executable
+    cumulative: list[float] = []
+    wall_import: list[float] = []
+    wall_pass: list[float] = []
+    heavy: set[str] = set()
+    for _ in range(max(repeat, 5)):
+        proc = subprocess.run(
+            [py, "-X", "importtime", "-c", "import skillbook"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for line in proc.stderr.splitlines():
+            if not line.startswith("import time:") or "|" not in line:
+                continue
+            parts = [p.strip() for p in line[len("import time:") :].split("|")]
+            if len(parts) == 3 and parts[2] == "skillbook":
+                cumulative.append(int(parts[1]) / 1e6)
+            module = parts[2].strip() if len(parts) == 3 else ""
+            if module.split(".")[0] in {"yaml", "json5", "click", "rich", "msgspec"}:
+                heavy.add(module.split(".")[0])
+        for argv, bucket in (
+            ([py, "-c", "import skillbook"], wall_import),
+            ([py, "-c", "pass"], wall_pass),
+        ):
+            t0 = time.perf_counter()
+            subprocess.run(argv, env=env, capture_output=True, check=False)
+            bucket.append(time.perf_counter() - t0)
+    return {
+        "importtime_ms": _median_ms(cumulative),
+        "wall_diff_ms": (statistics.median(wall_import) - statistics.median(wall_pass)) * 1000,
+        "python_startup_ms": _median_ms(wall_pass),
+        "heavy_modules_imported": sorted(heavy),
+    }
+
+
+def profile_loads(w: Workload, sb: Sandbox, top: int = 25) -> str:
+    """cProfile of one cold and one warm in-process load: where the time goes."""
+    import cProfile
+    import io
+    import pstats
+
+    buf = io.StringIO()
+    loader = _loader(w.workspace, sb)
+    for label in ("cold", "warm"):
+        prof = cProfile.Profile()
+        prof.enable()
+        loader.load()
+        prof.disable()
+        buf.write(f"\n===== {label} load of [{w.label}] =====\n")
+        stats = pstats.Stats(prof, stream=buf)
+        stats.sort_stats("tottime").print_stats(top)
+        stats.sort_stats("cumulative").print_stats(top)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def summary(w: Workload) -> dict[str, Any]:
+    cold, warm, op = w.median("sb_cold"), w.median("sb_warm"), w.median("oc_op")
+    return {
+        "label": w.label,
+        "files": w.files,
+        "loaded": w.loaded,
+        "in_prompt": w.in_prompt,
+        "prompt_chars": w.prompt_chars,
+        "medians_ms": {k: w.median(k) for k in w.samples},
+        "cold_vs_openclaw": _ratio(cold, op),
+        "warm_vs_cold": _ratio(warm, cold),
+        "cold_vs_bare_read": _ratio(cold, w.median("bare_read")),
+        "process_vs_openclaw_wall": _ratio(w.median("sb_process"), w.median("oc_wall")),
+        "identical": w.identical,
+        "cli_matches": w.cli_matches,
+        "warm_matches": w.warm_matches,
+        "first_difference": w.first_difference,
+        "openclaw": w.openclaw_meta,
+        "notes": w.notes,
+    }
+
+
+COLUMNS = (
+    ("workload", 9),
+    ("files", 6),
+    ("prompt", 6),
+    ("sb cold", 9),
+    ("sb warm", 8),
+    ("warm/cold", 9),
+    ("sb proc", 8),
+    ("oc opMs", 9),
+    ("oc 2nd", 8),
+    ("oc wall", 8),
+    ("cold/oc", 7),
+    ("bare rd", 8),
+    ("cold/bare", 9),
+    ("identical", 9),
+)
+
+
+def render_table(results: Sequence[Workload], imports: Mapping[str, Any]) -> str:
+    def row(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(width) if i else c.ljust(width)
+            for i, (c, (_, width)) in enumerate(zip(cells, COLUMNS, strict=True))
+        )
+
+    lines = [
+        TABLE_TITLE + " (medians in ms; ratios are medians divided)",
+        row([c for c, _ in COLUMNS]),
+    ]
+    lines.append("-" * len(lines[-1]))
+    for w in results:
+        s = summary(w)
+        ident = "-" if w.identical is None else ("yes" if w.identical else "NO")
+        lines.append(
+            row(
+                [
+                    w.label,
+                    str(w.files),
+                    str(w.in_prompt),
+                    _fmt(w.median("sb_cold")),
+                    _fmt(w.median("sb_warm"), 2),
+                    _fmt(s["warm_vs_cold"], 3),
+                    _fmt(w.median("sb_process")),
+                    _fmt(w.median("oc_op")),
+                    _fmt(w.median("oc_op_second")),
+                    _fmt(w.median("oc_wall")),
+                    _fmt(s["cold_vs_openclaw"], 2),
+                    _fmt(w.median("bare_read")),
+                    _fmt(s["cold_vs_bare_read"], 1),
+                    ident,
+                ]
+            )
+        )
+    lines.append("")
+    lines.append(
+        f"import skillbook: {_fmt(imports.get('importtime_ms'))} ms (-X importtime cumulative), "
+        f"{_fmt(imports.get('wall_diff_ms'))} ms (wall, minus a bare `python -c pass` of "
+        f"{_fmt(imports.get('python_startup_ms'))} ms); heavy modules pulled in: "
+        f"{', '.join(imports.get('heavy_modules_imported') or []) or 'none'}"
+    )
+    lines.extend(_verdicts(results, imports))
+    for w in results:
+        for note in w.notes:
+            lines.append(f"note [{w.label}]: {note}")
+        if w.first_difference:
+            lines.append(f"first difference [{w.label}]: {w.first_difference}")
+        if w.cli_matches is False:
+            lines.append(
+                f"note [{w.label}]: `skillbook prompt` output differs from Loader(...).load().prompt"
+            )
+        if w.loaded != w.files and w.label != "corpus":
+            lines.append(f"note [{w.label}]: {w.loaded} skills loaded of {w.files} files")
+    return "\n".join(lines)
+
+
+def _verdicts(results: Sequence[Workload], imports: Mapping[str, Any]) -> list[str]:
+    out = ["", "targets:"]
+    for w in results:
+        s = summary(w)
+        wc = s["warm_vs_cold"]
+        if wc is not None:
+            ok = "ok" if wc <= TARGET_WARM_VS_COLD else "MISSED"
+            out.append(
+                f"  [{w.label}] warm/cold {wc:.3f} (target <= {TARGET_WARM_VS_COLD}, {1 / wc:.0f}x faster): {ok}"
+            )
+        co = s["cold_vs_openclaw"]
+        if co is not None and w.files >= TARGET_MIN_SIZE_FOR_OPENCLAW_RATIO:
+            ok = "ok" if co <= TARGET_COLD_VS_OPENCLAW else "MISSED"
+            out.append(
+                f"  [{w.label}] skillbook cold / OpenClaw opMs {co:.2f} (target <= {TARGET_COLD_VS_OPENCLAW}): {ok}"
+            )
+    imp = imports.get("importtime_ms")
+    if imp is not None:
+        ok = "ok" if imp < TARGET_IMPORT_MS else "MISSED"
+        out.append(f"  import skillbook {imp:.1f} ms (target < {TARGET_IMPORT_MS:.0f} ms): {ok}")
+    return out
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument(
+        "--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated skill counts"
+    )
+    p.add_argument(
+        "--repeat", type=int, default=DEFAULT_REPEAT, help="repeats per measurement (median)"
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="smoke run: 100 skills, 1 repeat, no corpus"
+    )
+    p.add_argument(
+        "--no-oracle", action="store_true", help="skip OpenClaw (skillbook figures only)"
+    )
+    p.add_argument(
+        "--no-install", action="store_true", help="never install the oracle (use it if found)"
+    )
+    p.add_argument("--no-corpus", action="store_true", help="skip the public corpus workload")
+    p.add_argument(
+        "--no-cli", action="store_true", help="skip timing `skillbook prompt` as a process"
+    )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="print a cProfile of a cold and a warm load of the largest workload",
+    )
+    p.add_argument(
+        "--check", action="store_true", help="exit 1 when a prompt differs from OpenClaw's"
+    )
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where to generate workspaces (default: a temp dir)",
+    )
+    p.add_argument("--keep", action="store_true", help="keep the generated workspaces")
+    p.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the JSON results")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.sizes, args.repeat, args.no_corpus = ",".join(map(str, QUICK_SIZES)), 1, True
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if SRC_ON_PATH:
+        sys.path.insert(0, str(REPO / "src"))
+    sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
+    repeat = max(1, int(args.repeat))
+
+    oracle: Path | None = None
+    if not args.no_oracle:
+        found = find_oracle(allow_install=not args.no_install)
+        if isinstance(found, str):
+            print(f"OpenClaw oracle unavailable, timing skillbook only: {found}", flush=True)
+        else:
+            oracle = found
+
+    # Other processes skew every figure; the load average is saved with the results.
+    load_start = os.getloadavg()
+    root = Path(tempfile.mkdtemp(prefix="skillbook-bench-", dir=args.workdir))
+    results: list[Workload] = []
+    profile_text = ""
+    try:
+        sb = make_sandbox(root)
+        workloads: list[Workload] = []
+        for n in sizes:
+            workloads.append(Workload(str(n), make_generated_workspace(root, n, args.seed), n))
+        if not args.no_corpus:
+            if CORPUS.is_dir():
+                ws, count = make_corpus_workspace(root, CORPUS)
+                workloads.append(Workload("corpus", ws, count))
+            else:
+                print(f"corpus not found at {CORPUS}; skipping it", flush=True)
+        for w in workloads:
+            print(f"[{w.label}] {w.files} skills: skillbook in-process ...", flush=True)
+            prompt = bench_skillbook(w, sb, repeat)
+            if not args.no_cli:
+                print(f"[{w.label}] skillbook as a process ...", flush=True)
+                bench_cli(w, sb, repeat)
+            print(f"[{w.label}] bare read ...", flush=True)
+            bench_bare_read(w, repeat)
+            if oracle is not None:
+                print(f"[{w.label}] OpenClaw (oracle) ...", flush=True)
+                theirs = bench_openclaw(w, sb, repeat, oracle)
+                if theirs is not None:
+                    w.identical = theirs == prompt
+                    if not w.identical:
+                        w.first_difference = _first_difference(prompt, theirs)
+                    bench_second_openclaw_call(w, sb, oracle)
+            results.append(w)
+        if args.profile and workloads:
+            biggest = max(workloads, key=lambda x: x.files)
+            profile_text = profile_loads(biggest, sb)
+    finally:
+        if args.keep:
+            print(f"workspaces kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+    print("measuring import time ...", flush=True)
+    imports = bench_import(repeat)
+    print()
+    print(render_table(results, imports))
+    print(
+        f"\nmachine: {os.cpu_count()} CPUs, load average {load_start[0]:.1f} at start, "
+        f"{os.getloadavg()[0]:.1f} at end (above the CPU count, figures are inflated)"
+    )
+    if profile_text:
+        print("\ncProfile of the largest workload:\n" + profile_text)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out_file = args.out / f"bench_catalog-{stamp}{'-quick' if args.quick else ''}.json"
+    payload = {
+        "created": stamp,
+        "argv": list(sys.argv[1:] if argv is None else argv),
+        "repeat": repeat,
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "oracle": str(oracle) if oracle else None,
+            "loadavg_start": load_start,
+            "loadavg_end": os.getloadavg(),
+        },
+        "import": imports,
+        "workloads": [summary(w) | {"samples_s": w.samples} for w in results],
+    }
+    out_file.write_text(json.dumps(payload, indent=2, default=str))
+    print(
+        f"\nresults saved to {out_file.relative_to(REPO) if out_file.is_relative_to(REPO) else out_file}"
+    )
+    differs = any(w.identical is False for w in results)
+    return 1 if args.check and differs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,292 @@
+"""Reading one skill folder or file into a :class:`~skillbook.model.Skill`.
+
+Input: a folder (or, in mixed/legacy mode, a standalone ``.md`` file) and the real
+path it must stay inside. Output: the skill, or ``None`` with a diagnostic saying
+why (spec §2.1: ``loadSkillsFromDirSafe`` and its safe reader). Parsed files and
+built skills are reused from the caller's :class:`~skillbook.discover.ParseCache`
+while the file's identity (device, inode, size, mtime, ctime) is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillbook import _fs
+from skillbook.diagnostics import Diagnostic, error, warning
+from skillbook.manifest import js_trim
+from skillbook.model import ParsedSkillFile, Skill
+
+if TYPE_CHECKING:
+    from skillbook.discover import Limits, ParseCache
+
+SKILL_FILE = "SKILL.md"
+
+
+class Reader:
+    """Safe reads, parsing and skill building; diagnostics go to :attr:`diagnostics`."""
+
+    def __init__(self, *, limits: Limits, cache: ParseCache | None) -> None:
+        self.limits = limits
+        self.cache = cache
+        self.memo = _fs.RealpathMemo()
+        self.diagnostics: list[Diagnostic] = []
+
+    # -- diagnostics -------------------------------------------------------------------
+
+    def _diag(
+        self,
+        make: Callable[..., Diagnostic],
+        code: str,
+        message: str,
+        path: str | Path,
+        skill: str | None = None,
+    ) -> None:
+        self.diagnostics.append(make(code, message, path=Path(path), skill=skill))
+
+    # -- loadSkillsFromDirSafe -------------------------------------------------------
+
+    def _load_dir_safe(
+        self, directory: str, label: str, known: os.stat_result | None = None
+    ) -> list[Skill]:
+        root = directory if os.path.isabs(directory) else _fs.abspath(directory)
+        root_real = self.memo.realpath(root)
+        if root_real is None:
+            return []
+        skill = self._load_single(
+            root, root_real, root_real, label, report_missing=True, known=known
+        )
+        if skill is not None:
+            return [skill]
+        out: list[Skill] = []
+        for child in _fs.list_real_subdirs_locale(root):
+            child_real = os.path.join(root_real, os.path.basename(child))
+            self.memo.note(child, child_real)
+            found = self._load_single(child, root_real, child_real, label, report_missing=False)
+            if found is not None:
+                out.append(found)
+        return out
+
+    def _load_single(
+        self,
+        skill_dir: str,
+        root_real: str,
+        dir_real: str,
+        label: str,
+        *,
+        report_missing: bool,
+        known: os.stat_result | None = None,
+    ) -> Skill | None:
+        file_path = _fs.join(skill_dir, SKILL_FILE)
+        got = self._read_parsed(
+            file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
+        )
+        if got is None:
+            return None
+        parsed, identity = got
+        # The built skill and its diagnostics depend only on these and the file identity.
+        key = (file_path, skill_dir, label, dir_real)
+        cache = self.cache
+        if cache is not None:
+            built = cache.lookup_built(key, identity)
+            if built is not None:
+                cached_skill: Skill | None = built[0]
+                self.diagnostics.extend(built[1])
+                return cached_skill
+        start = len(self.diagnostics)
+        skill = self._build(parsed, file_path, skill_dir, dir_real, label)
+        if cache is not None:
+            cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
+        return skill
+
+    def _build(
+        self, parsed: ParsedSkillFile, file_path: str, skill_dir: str, dir_real: str, label: str
+    ) -> Skill | None:
+        fm = parsed.frontmatter
+        name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
+        description = js_trim(fm.get("description") or "")
+        self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
+        if not name or not description:
+            if not any(d.code == "parse.missing-description" for d in parsed.diagnostics):
+                self._diag(
+                    error,
+                    "parse.missing-description",
+                    f"{file_path} has no description; the skill is not loaded",
+                    file_path,
+                    skill=name or None,
+                )
+            return None
+        return Skill(
+            name=name,
+            description=description,
+            file_path=Path(file_path),
+            base_dir=Path(skill_dir),
+            source=label,
+            parsed=parsed,
+            real_dir=Path(dir_real),
+        )
+
+    def _read_parsed(
+        self,
+        file_path: str,
+        root_real: str,
+        dir_real: str | None,
+        *,
+        skill: str | None,
+        report_missing: bool = True,
+        known: os.stat_result | None = None,
+    ) -> tuple[ParsedSkillFile, tuple[int, ...]] | None:
+        max_bytes = self.limits.max_skill_file_bytes
+        checked = _fs.verify_file(
+            file_path,
+            root_real=root_real,
+            max_bytes=max_bytes,
+            memo=self.memo,
+            dir_real=dir_real,
+            known=known,
+        )
+        if isinstance(checked, _fs.ReadFailure):
+            if checked.kind != _fs.MISSING or report_missing:
+                self._read_failure(checked, file_path, skill)
+            return None
+        cache = self.cache
+        if cache is not None:
+            hit = cache.lookup(file_path, checked.identity)
+            if isinstance(hit, ParsedSkillFile):
+                return hit, checked.identity
+        got = _fs.read_verified(checked, max_bytes=max_bytes)
+        if isinstance(got, _fs.ReadFailure):
+            self._read_failure(got, file_path, skill)
+            return None
+        data, identity = got
+        from skillbook.parse import parse_skill_text
+
+        parsed = parse_skill_text(data, path=Path(file_path))
+        if cache is not None:
+            cache.store(file_path, identity, parsed)
+        return parsed, identity
+
+    def _pass_parse_diags(
+        self, parsed: ParsedSkillFile, file_path: str, skill: str | None, *, standalone: bool
+    ) -> None:
+        for d in parsed.diagnostics:
+            if standalone and d.code in {"parse.no-frontmatter", "parse.missing-description"}:
+                continue
+            if d.path is None or d.skill is None:
+                d = Diagnostic(
+                    d.code,
+                    d.severity,
+                    d.message,
+                    d.path or Path(file_path),
+                    d.line,
+                    d.skill or skill,
+                )
+            self.diagnostics.append(d)
+
+    def _read_failure(self, failure: _fs.ReadFailure, file_path: str, skill: str | None) -> None:
+        if failure.kind == _fs.TOO_LARGE and failure.size is not None:
+            self._too_large(file_path, failure.size, root_level=False)
+            return
+        code, severity, message = _fs.describe_failure(failure, file_path)
+        make = {"error": error, "warning": warning}.get(severity, error)
+        self._diag(make, code, message, file_path, skill)
+
+    def _too_large(self, file_path: str, size: int, *, root_level: bool) -> None:
+        lim = self.limits.max_skill_file_bytes
+        what = (
+            "Skipping skills root due to oversized SKILL.md"
+            if root_level
+            else ("Skipping skill due to oversized SKILL.md")
+        )
+        self._diag(
+            error,
+            "discover.file-too-large",
+            f"{what}: {size} bytes, over the limit of {lim} bytes; raise "
+            "`skills.limits.maxSkillFileBytes` to load it",
+            file_path,
+        )
+
+    def _load_standalone(
+        self, path: str, base_dir: str, base_real: str, label: str
+    ) -> Skill | None:
+        """A standalone Markdown file of a root (mixed/legacy mode)."""
+        got = self._read_parsed(path, base_real, base_real, skill=None)
+        if got is None:
+            return None
+        parsed = got[0]
+        name, desc = standalone_fields(parsed, os.path.splitext(os.path.basename(path))[0])
+        self._pass_parse_diags(parsed, path, name, standalone=bool(desc))
+        if not desc:
+            return None
+        real = self.memo.realpath(path)
+        return Skill(
+            name=name,
+            description=desc,
+            file_path=Path(path),
+            base_dir=Path(base_dir),
+            source=label,
+            parsed=parsed,
+            real_dir=Path(real) if real else None,
+        )
+
+
+# -- text helpers ------------------------------------------------------------------------
+
+#: Standalone ``*.md`` files that are project documents, not skills (compared by
+#: lower-cased stem). ``SKILL.md`` itself is the root-skill case.
+STANDALONE_SKIPPED_STEMS = frozenset(
+    {
+        "readme",
+        "license",
+        "licence",
+        "changelog",
+        "contributing",
+        "code_of_conduct",
+        "security",
+        "notice",
+        "agents",
+        "claude",
+        "skill",
+    }
+)
+STANDALONE_DESCRIPTION_MAX_CHARS = 180
+LIST_PREVIEW = 20
+
+
+def limit_list(names: list[str]) -> str:
+    """``a, b, c`` — at most :data:`LIST_PREVIEW` names, then ``… and N more``."""
+    shown = ", ".join(names[:LIST_PREVIEW])
+    more = len(names) - LIST_PREVIEW
+    return f"{shown} … and {more} more" if more > 0 else shown
+
+
+def is_standalone_candidate(filename: str) -> bool:
+    stem, ext = os.path.splitext(filename)
+    return (
+        ext.lower() == ".md"
+        and not filename.startswith(".")
+        and stem.lower() not in STANDALONE_SKIPPED_STEMS
+    )
+
+
+def standalone_fields(parsed: ParsedSkillFile, stem: str) -> tuple[str, str]:
+    """Name and description of a standalone Markdown skill.
+
+    Name: frontmatter ``name``, else the first ``# `` heading, else the file stem.
+    Description: frontmatter ``description``, else the first non-empty line that is
+    not a heading, cut to :data:`STANDALONE_DESCRIPTION_MAX_CHARS` characters.
+    """
+    fm = parsed.frontmatter
+    name = js_trim(fm.get("name") or "")
+    description = js_trim(fm.get("description") or "")
+    for line in parsed.body.splitlines():
+        text = js_trim(line)
+        if not name and text.startswith("# "):
+            name = js_trim(text[2:])
+        elif not description and text and not text.startswith("#"):
+            description = text[:STANDALONE_DESCRIPTION_MAX_CHARS].rstrip()
+        if name and description:
+            break
+    return name or js_trim(stem), description
