@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -576,7 +575,11 @@ def test_cache_hit_reads_nothing(env: tuple[Paths, Path], monkeypatch: pytest.Mo
     assert [s.to_json() for s in second.skills] == [s.to_json() for s in first.skills]
 
 
-def test_cached_discovery_is_much_faster(env: tuple[Paths, Path]) -> None:
+def test_cached_discovery_reparses_nothing(env: tuple[Paths, Path]) -> None:
+    """A repeated discovery of an unchanged tree is served from the cache.
+
+    The speed-up itself is measured in benchmarks/, never asserted as a time here.
+    """
     paths, ws = env
     body = 'metadata: {"openclaw": {"requires": {"bins": ["a", "b"]}}}\n'
     for i in range(150):
@@ -587,18 +590,13 @@ def test_cached_discovery_is_much_faster(env: tuple[Paths, Path]) -> None:
             + "Body text.\n" * 50
         )
     roots = resolve_roots(ws, paths)
-    # Cold: a fresh cache each time (best of two, so one-off imports do not count).
-    cold = min(_timed(lambda: discover(roots, cache=ParseCache())) for _ in range(2))
     cache = ParseCache()
-    discover(roots, cache=cache)
-    warm = min(_timed(lambda: discover(roots, cache=cache)) for _ in range(5))
+    first = discover(roots, cache=cache)
+    assert cache.misses >= 150
+    misses = cache.misses
+    for _ in range(5):
+        again = discover(roots, cache=cache)
+    assert cache.misses == misses
     assert cache.hits >= 150 * 5
-    print(f"cold {cold * 1000:.1f} ms, warm {warm * 1000:.1f} ms")
-    assert warm * 10 <= cold, f"cold {cold * 1000:.1f} ms, warm {warm * 1000:.1f} ms"
+    assert [s.to_json() for s in again.skills] == [s.to_json() for s in first.skills]
 
-
-def _timed(fn: object) -> float:
-    assert callable(fn)
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0

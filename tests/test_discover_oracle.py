@@ -362,11 +362,6 @@ def test_alias_without_name_matches_with_dedupe_off(world: World) -> None:
 
 
 @requires_oracle
-@pytest.mark.xfail(
-    strict=True,
-    reason="_js.locale_compare_key orders ASCII punctuation by code point; ICU (OpenClaw's "
-    "localeCompare) orders it ` _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$`",
-)
 def test_locale_compare_punctuation_order(world: World) -> None:
     """The grandchild fallback sorts full paths with localeCompare: `a_b` before `a-b`."""
     root = world.base / "extra"

@@ -12,7 +12,7 @@ Configurations: the defaults (spec §12 "Prompt": 30 000-character budget, 150
 skills), a 4 000- and a 900-character budget (compact format, binary-searched
 truncation, note-only prompt), a 7-skill count limit, config ``entries`` (one
 skill disabled, an ``apiKey`` for a ``primaryEnv`` skill, ``env`` for a
-``requires.env`` skill, a ``requires.config`` path set to false) with ``allowBundled``,
+``requires.env`` skill, ``requires.config`` paths set) with ``allowBundled``,
 an agent filter (``agents.list[].skills``, id normalised), the agent defaults for
 an unknown agent, and an explicit skill filter.
 
@@ -103,12 +103,16 @@ def build_cases(sandbox: Sandbox, first: SkillBook) -> list[Case]:
     if with_env:
         var = next(v for v in with_env[0].requirements.env if v not in SHARED_ENV)
         skill_entries[with_env[0].skill_key] = {"env": {var: "from-entry"}}
-    # A gate on a path outside `skills`/`agents` (those sections are validated):
-    # set to false, so the default of `browser.enabled` is overridden.
+    # `requires.config` gates: a skill's own `skills.entries.<key>.enabled` is set true;
+    # another path outside the validated `skills`/`agents` sections is set false (so a
+    # default such as `browser.enabled` is overridden).
     override: dict[str, Any] = {}
-    paths = [p for e in entries for p in e.requirements.config if _free_path(p)]
-    if paths:
-        override = _set_path(paths[0], False)
+    for path in (p for e in entries for p in e.requirements.config):
+        parts = path.split(".")
+        if len(parts) == 4 and parts[:2] == ["skills", "entries"] and parts[3] == "enabled":
+            skill_entries.setdefault(parts[2], {})["enabled"] = True
+        elif not override and _free_path(path):
+            override = _set_path(path, False)
     bundled = [e.skill_key for e in entries if e.source == Source.BUNDLED.value]
     allow = bundled[::2] or ["no-bundled-skill-here"]
 
@@ -163,7 +167,9 @@ def build_cases(sandbox: Sandbox, first: SkillBook) -> list[Case]:
 
 def _free_path(dotted: str) -> bool:
     parts = [p for p in dotted.split(".") if p]
-    return bool(parts) and parts[0] not in {"skills", "agents"} and not any(p.isdigit() for p in parts)
+    return (
+        bool(parts) and parts[0] not in {"skills", "agents"} and not any(p.isdigit() for p in parts)
+    )
 
 
 def _set_path(dotted: str, value: Any) -> dict[str, Any]:
@@ -303,12 +309,43 @@ def test_cases_exercise_the_interesting_paths(runner: Runner, source: str) -> No
     assert len(disabled) >= 1
 
 
-def test_every_source_label_is_compared(runner: Runner) -> None:
-    """§12 Loading: all six source labels occur in the compared status reports."""
+def test_runs_cover_every_source_label_and_config_feature(runner: Runner) -> None:
+    """Guards the test itself: across the corpus the compared runs use all six source
+    labels (§12 Loading) and every config feature changes some skill's status (§12
+    Eligibility): ``enabled: false``, ``allowBundled``, ``apiKey`` with ``primaryEnv``,
+    ``entries.env`` and a ``requires.config`` path."""
+    labels: set[str] = set()
     seen: set[str] = set()
     for source in SOURCES:
-        seen |= {e["source"] for e in runner.get(source).oracle["default"]["status"]["report"]["skills"]}
-    assert seen >= {s.value for s in Source if s is not Source.REMOTE}, seen
+        run = runner.get(source)
+        before = {e["filePath"]: e for e in run.oracle["default"]["status"]["report"]["skills"]}
+        labels |= {e["source"] for e in before.values()}
+        config = next(c for c in run.cases if c.id == "entries").config["skills"]["entries"]
+        for after in run.oracle["entries"]["status"]["report"]["skills"]:
+            old = before[after["filePath"]]
+            entry = config.get(after["skillKey"], {})
+            if after["disabled"] and entry.get("enabled") is False:
+                seen.add("disabled")
+            if after["blockedByAllowlist"]:
+                seen.add("allowBundled")
+            key = after.get("primaryEnv")
+            if (
+                "apiKey" in entry
+                and key in old["missing"]["env"]
+                and key not in after["missing"]["env"]
+            ):
+                seen.add("apiKey")
+            if any(
+                v in old["missing"]["env"] and v not in after["missing"]["env"]
+                for v in entry.get("env", {})
+            ):
+                seen.add("env")
+            if [c["satisfied"] for c in after["configChecks"]] != [
+                c["satisfied"] for c in old["configChecks"]
+            ]:
+                seen.add("config")
+    assert labels >= {s.value for s in Source if s is not Source.REMOTE}, labels
+    assert seen == {"disabled", "allowBundled", "apiKey", "env", "config"}, seen
 
 
 def _observable(meta: SkillMetadata) -> bool:
@@ -361,7 +398,9 @@ def test_legacy_manifest_keys_are_the_only_difference(runner: Runner) -> None:
     assert not problems, "\n".join(problems[:60])
 
 
-def test_bom_skill_loads_only_in_skillbook(oracle: Oracle, corpus_dir: Path, tmp_path: Path) -> None:
+def test_bom_skill_loads_only_in_skillbook(
+    oracle: Oracle, corpus_dir: Path, tmp_path: Path
+) -> None:
     """Deliberate difference 1: a SKILL.md that starts with a UTF-8 BOM.
 
     OpenClaw reads the file without stripping the BOM, so ``---`` is not at the start

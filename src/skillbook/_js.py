@@ -52,36 +52,45 @@ def js_sorted(items: Iterable[str]) -> list[str]:
     return sorted(items, key=js_sort_key)
 
 
-def _char_class(ch: str) -> int:
+#: ICU root-collation order of printable ASCII punctuation and symbols (observed with
+#: Node's ``localeCompare``); they all sort before digits, which sort before letters.
+_ASCII_PUNCT_ORDER = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_PUNCT_RANK = {ch: i for i, ch in enumerate(_ASCII_PUNCT_ORDER)}
+
+
+def _primary(ch: str) -> tuple[int, int, str]:
+    rank = _PUNCT_RANK.get(ch)
+    if rank is not None:
+        return (1, rank, "")
     cat = unicodedata.category(ch)
     if cat.startswith("Z") or ch in "\t\n\r":
-        return 0
-    if cat.startswith("P"):
-        return 1
-    if cat.startswith("S"):
-        return 2
+        return (0, 0, "")
+    if cat.startswith(("P", "S")):
+        return (2, ord(ch), "")
     if cat.startswith("N"):
-        return 3
-    return 4
+        return (3, 0, ch)
+    return (4, 0, ch.casefold())
 
 
-def locale_compare_key(s: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], tuple[int, ...]]:
+def locale_compare_key(
+    s: str,
+) -> tuple[tuple[tuple[int, int, str], ...], tuple[str, ...], tuple[int, ...]]:
     """An approximation of ICU root collation (``a.localeCompare(b, "en")``).
 
-    Primary: whitespace < punctuation < symbols < digits < letters, letters compared
-    without case or accents; secondary: accents; tertiary: lowercase before uppercase.
-    This matches ICU for the names skills use (ASCII letters, digits, ``-``, ``_``,
-    ``.``); exotic scripts may order differently, which is documented.
+    Primary: whitespace < punctuation (in ICU's order) < symbols < digits < letters,
+    letters compared without case or accents; secondary: accents; tertiary: lowercase
+    before uppercase. This matches ICU for the names skills use (ASCII letters, digits
+    and punctuation); other scripts may order differently, which is documented.
     """
     decomposed = unicodedata.normalize("NFD", s)
-    primary: list[tuple[int, str]] = []
+    primary: list[tuple[int, int, str]] = []
     secondary: list[str] = []
     tertiary: list[int] = []
     for ch in decomposed:
         if unicodedata.combining(ch):
             secondary.append(ch)
             continue
-        primary.append((_char_class(ch), ch.casefold()))
+        primary.append(_primary(ch))
         tertiary.append(1 if ch.isupper() else 0)
     return tuple(primary), tuple(secondary), tuple(tertiary)
 

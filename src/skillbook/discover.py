@@ -87,6 +87,15 @@ class Shadowing:
 
 @dataclass(frozen=True, slots=True)
 class Discovery:
+    """What :func:`discover` found.
+
+    ``skills``: the merged winners in first-seen order (a later source overwrites a
+    name's value, the name keeps its first position); ``loaded``: every skill of every
+    root before merging; ``shadowed``: each skill that lost its name to a later source
+    (a winner dropped as a same-folder alias of another name is only diagnosed);
+    ``diagnostics``: everything skipped, refused, capped or hidden, in load order.
+    """
+
     skills: tuple[Skill, ...]
     loaded: tuple[Skill, ...]
     shadowed: tuple[Shadowing, ...]

@@ -9,7 +9,8 @@ degraded reading, such as a configuration file that does not validate::
           ├── ConfigError            (also a ValueError) bad or unreadable config;
           │                          ``.key_path`` like ``skills.load.extraDirs[0]``,
           │                          ``.file`` the config file when known
-          └── SkillNotFound          (also a LookupError) no skill by that name/key
+          ├── SkillNotFound          (also a LookupError) no skill by that name/key
+          └── SecretError            a SecretRef could not be resolved (never holds the value)
 """
 
 from __future__ import annotations
@@ -42,3 +43,17 @@ class SkillNotFound(SkillbookError, LookupError):
     def __init__(self, name: str) -> None:
         super().__init__(f"skill not found: {name!r}")
         self.name = name
+
+
+class SecretError(SkillbookError):
+    """A secret (``SecretRef`` or ``${ENV}`` template) could not be resolved.
+
+    The message names the config key and the ref, e.g.
+    ``skills.entries.weather.apiKey: cannot resolve SecretRef "env:default:WEATHER_KEY": …``,
+    and never contains the secret value, file contents or command output.
+    """
+
+    def __init__(self, message: str, *, key: str, ref: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.ref = ref

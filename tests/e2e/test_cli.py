@@ -504,6 +504,38 @@ def test_an_openclaw_json_with_comments_just_works(sandbox: Sandbox) -> None:
     assert proc.stdout.startswith("Skills (4/4 ready)"), proc.stderr
 
 
+def test_the_workspace_comes_from_the_agents_config(sandbox: Sandbox) -> None:
+    """OpenClaw's resolveAgentWorkspaceDir, with the current folder as last resort."""
+    other = sandbox.root / "other-ws"
+    write_skill(other / "skills", "solo", "name: solo\ndescription: Only here.")
+    (sandbox.workspace / "ops").mkdir()
+    cfg = sandbox.config(
+        json.dumps(
+            {
+                "agents": {
+                    "defaults": {"workspace": str(sandbox.workspace)},
+                    "list": [
+                        {"id": "ops"},
+                        {"id": "writer", "default": True},
+                        {"id": "x", "workspace": str(other)},
+                    ],
+                }
+            }
+        )
+    )
+
+    def workspace_of(*args: str) -> str:
+        return str(sandbox.json("-c", str(cfg), *args, "list", "--json")["workspaceDir"])
+
+    assert workspace_of() == str(sandbox.workspace)  # writer is the default agent
+    assert workspace_of("-a", "ops") == str(sandbox.workspace / "ops")
+    assert workspace_of("-a", "x") == str(other)
+    assert workspace_of("-a", "x", "-w", str(sandbox.workspace)) == str(sandbox.workspace)
+    proc = sandbox.run("-c", str(cfg), "-a", "nobody", "list")
+    assert proc.returncode == 2
+    assert "from agents.defaults.workspace in" in proc.stderr
+
+
 def test_openclaw_state_dir_fallback_finds_managed_skills(sandbox: Sandbox) -> None:
     managed = sandbox.root / "openclaw-state"
     write_skill(managed / "skills", "managed-one", "name: managed-one\ndescription: Managed.")
