@@ -21,8 +21,10 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+#: The public corpus beside the checkout (``<repo>/../shared/corpus``), as in conftest.
+CORPUS = (Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus").resolve()
 SKILL_FILE = "SKILL.md"
 #: Executables on ``PATH`` for both sides (stubs that are never run).
 STUB_BINS: tuple[str, ...] = ("curl", "git", "gh", "jq", "python3", "node", "uv", "tmux", "ffmpeg")
@@ -30,6 +32,12 @@ STUB_BINS: tuple[str, ...] = ("curl", "git", "gh", "jq", "python3", "node", "uv"
 SHARED_ENV: Mapping[str, str] = {"NOTION_API_KEY": "stub-notion", "OPENAI_API_KEY": "stub-openai"}
 #: Legacy manifest keys skillbook reads after ``openclaw`` (OpenClaw's baseline does not).
 LEGACY_MANIFEST_KEYS = frozenset({"clawdbot", "clawdis", "moltbot"})
+
+
+class OracleLike(Protocol):
+    """The ``oracle`` fixture (tests/conftest.py): runs one request or a batch."""
+
+    def run(self, request: dict[str, Any] | list[dict[str, Any]], timeout: float = ...) -> Any: ...
 
 
 def sources(corpus: Path) -> list[str]:

@@ -599,4 +599,3 @@ def test_cached_discovery_reparses_nothing(env: tuple[Paths, Path]) -> None:
     assert cache.misses == misses
     assert cache.hits >= 150 * 5
     assert [s.to_json() for s in again.skills] == [s.to_json() for s in first.skills]
-

@@ -55,7 +55,7 @@ def help_options(args: list[str]) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("command", [None, *sorted(cli.commands)])  # type: ignore[attr-defined]
+@pytest.mark.parametrize("command", [None, *sorted(cli.commands)])
 def test_every_help_option_is_in_the_cli_doc(command: str | None) -> None:
     doc = (DOCS / "cli.md").read_text(encoding="utf-8")
     options = help_options([command] if command else [])
@@ -66,7 +66,7 @@ def test_every_help_option_is_in_the_cli_doc(command: str | None) -> None:
 
 def test_every_command_has_a_section_in_the_cli_doc() -> None:
     doc = (DOCS / "cli.md").read_text(encoding="utf-8")
-    for command in cli.commands:  # type: ignore[attr-defined]
+    for command in cli.commands:
         assert f"## `skillbook {command}" in doc
 
 
@@ -118,6 +118,17 @@ def test_readme_opens_with_its_two_commands() -> None:
     assert second.endswith(".venv/bin/pytest")
     # The options the first command uses are real.
     assert "-v" in help_options(["list"]) and "--section" in help_options(["prompt"])
+
+
+def test_configuration_examples_are_valid_configs() -> None:
+    import json5
+
+    from skillbook.config import Config
+
+    blocks = code_blocks((DOCS / "configuration.md").read_text(encoding="utf-8"), "json5")
+    assert blocks
+    for block in blocks:
+        Config.from_mapping(json5.loads(block))
 
 
 @pytest.mark.parametrize("name", USER_DOCS)

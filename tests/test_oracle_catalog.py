@@ -24,16 +24,17 @@ whose ``os`` excludes the host is reported ineligible.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, Oracle
 from oracle_cases import (
+    CORPUS,
     LEGACY_MANIFEST_KEYS,
     SHARED_ENV,
     Case,
+    OracleLike,
     Sandbox,
     deep_merge,
     diff_json,
@@ -116,7 +117,7 @@ def build_cases(sandbox: Sandbox, first: SkillBook) -> list[Case]:
     bundled = [e.skill_key for e in entries if e.source == Source.BUNDLED.value]
     allow = bundled[::2] or ["no-bundled-skill-here"]
 
-    chosen = names[::3] + ["no-such-skill"]
+    chosen = [*names[::3], "no-such-skill"]
     defaults = names[1:3]
     return [
         Case("default", base, skill_filter=unfiltered),
@@ -186,11 +187,11 @@ class SourceRun:
     sandbox: Sandbox
     cases: list[Case]
     #: case id -> (op -> oracle result object)
-    oracle: dict[str, dict[str, Any]] = field(default_factory=dict)
+    oracle: dict[str, dict[str, Any]]
 
 
 class Runner:
-    def __init__(self, oracle: Oracle, tmp: pytest.TempPathFactory) -> None:
+    def __init__(self, oracle: OracleLike, tmp: pytest.TempPathFactory) -> None:
         self._oracle = oracle
         self._tmp = tmp
         self._runs: dict[str, SourceRun] = {}
@@ -204,24 +205,33 @@ class Runner:
         sandbox = materialise(CORPUS / source, self._tmp.mktemp(source))
         first = load_ours(sandbox, Case("probe", sandbox.base_config()))
         cases = build_cases(sandbox, first)
-        batch = [
-            c.oracle_request(op, sandbox)
-            for c in cases
-            for op in ("prompt", "status")
-            if op == "prompt" or c.id in STATUS_CASES
-        ]
-        answer = self._oracle.run(batch)
-        run = SourceRun(sandbox, cases)
-        for req, res in zip(batch, answer["results"], strict=True):
-            if not res.get("ok"):
-                raise AssertionError(f"oracle failed on {req['id']}: {res.get('error')}")
-            case_id, op = req["id"].split(":")
-            run.oracle.setdefault(case_id, {})[op] = res["result"]
-        return run
+        return SourceRun(sandbox, cases, ask_oracle(self._oracle, sandbox, cases))
+
+
+def ask_oracle(
+    oracle: OracleLike, sandbox: Sandbox, cases: list[Case]
+) -> dict[str, dict[str, Any]]:
+    """One oracle process for all cases: case id -> op -> result."""
+    batch = [
+        c.oracle_request(op, sandbox)
+        for c in cases
+        for op in ("prompt", "status")
+        if op == "prompt" or c.id in STATUS_CASES
+    ]
+    answer = oracle.run(batch)
+    out: dict[str, dict[str, Any]] = {}
+    for req, res in zip(batch, answer["results"], strict=True):
+        if not res.get("ok"):
+            raise AssertionError(f"oracle failed on {req['id']}: {res.get('error')}")
+        case_id, op = req["id"].split(":")
+        out.setdefault(case_id, {})[op] = res["result"]
+    return out
 
 
 @pytest.fixture(scope="module")
-def runner(oracle: Oracle, corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Runner:
+def runner(
+    oracle: OracleLike, corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Runner:
     return Runner(oracle, tmp_path_factory)
 
 
@@ -399,7 +409,7 @@ def test_legacy_manifest_keys_are_the_only_difference(runner: Runner) -> None:
 
 
 def test_bom_skill_loads_only_in_skillbook(
-    oracle: Oracle, corpus_dir: Path, tmp_path: Path
+    oracle: OracleLike, corpus_dir: Path, tmp_path: Path
 ) -> None:
     """Deliberate difference 1: a SKILL.md that starts with a UTF-8 BOM.
 
@@ -412,7 +422,7 @@ def test_bom_skill_loads_only_in_skillbook(
     target = sandbox.workspace / "skills" / "brainstorming" / "SKILL.md"
     target.write_bytes(b"\xef\xbb\xbf" + target.read_bytes())
     case = Case("bom", sandbox.base_config())
-    answer = oracle.run([case.oracle_request("status", sandbox)])
+    answer = oracle.run([case.oracle_request(op, sandbox) for op in ("status", "prompt")])
     theirs = answer["results"][0]["result"]["report"]
     book = load_ours(sandbox, case)
     ours = book.status.to_json()
@@ -420,3 +430,36 @@ def test_bom_skill_loads_only_in_skillbook(
     assert one_sided == {str(target)}
     assert lines == [f"bom: skill {target} only in ours"]
     assert any(d.code == "parse.bom" and d.path == target for d in book.diagnostics)
+    # The prompts differ by that skill alone.
+    others = [s.name for s in book.skills if s.file_path != target]
+    assert len(others) == len(book.skills) - 1
+    without = load_ours(sandbox, Case("bom", sandbox.base_config(), skill_filter=tuple(others)))
+    assert "<name>brainstorming</name>" in book.catalog.text
+    assert without.catalog.text == answer["results"][1]["result"]["prompt"]
+
+
+def test_always_with_foreign_os_is_the_only_difference(
+    oracle: OracleLike, corpus_dir: Path, tmp_path: Path
+) -> None:
+    """Deliberate difference 2: ``always: true`` on a skill whose ``os`` excludes the host.
+
+    OpenClaw's status report calls it eligible with nothing missing while its prompt
+    leaves it out; skillbook reports ``missing.os`` and not eligible, as its runtime
+    gate decides. The prompts are identical; the comparison filters exactly this.
+    """
+    sandbox = materialise(corpus_dir / "openclaw-openclaw", tmp_path)
+    target = sandbox.bundled / "apple-notes" / "SKILL.md"
+    text = target.read_text(encoding="utf-8")
+    assert '"os": ["darwin"],' in text
+    target.write_text(text.replace('"os": ["darwin"],', '"always": true, "os": ["darwin"],'))
+    case = Case("default", sandbox.base_config())
+    run = SourceRun(sandbox, [case], ask_oracle(oracle, sandbox, [case]))
+    book = load_ours(sandbox, case)
+    if book.status.find("apple-notes").eligible:
+        pytest.skip("the host is macOS: the os gate passes on both sides")
+    raw, _ = diff_status(
+        book.status.to_json(), run.oracle["default"]["status"]["report"], label="x/status"
+    )
+    assert {line.split("]", 1)[1].split(":")[0] for line in raw} == {".eligible", ".missing.os"}
+    assert all(str(target) in line for line in raw)
+    assert compare_case(run, case, book) == []

@@ -26,10 +26,7 @@ def test_all_lists_every_public_name() -> None:
 
 
 def test_import_pulls_in_no_heavy_dependency() -> None:
-    code = (
-        "import sys, skillbook; "
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
+    code = f"import sys, skillbook; print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -56,10 +53,16 @@ def test_every_diagnostic_code_is_documented() -> None:
 def test_source_emits_only_registered_codes() -> None:
     import re
 
-    pattern = re.compile(r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp)\.[a-z0-9-]+)["']""")
+    pattern = re.compile(
+        r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp)\.[a-z0-9-]+)["']"""
+    )
     used: set[str] = set()
     for path in (REPO / "src" / "skillbook").rglob("*.py"):
         used |= set(pattern.findall(path.read_text(encoding="utf-8")))
     # Prefixes used to select a family of codes (startswith) are not codes.
     prefixes = {"parse.yaml"}
     assert used - set(CODES) - prefixes == set()
+
+
+def test_all_matches_the_lazy_export_table() -> None:
+    assert sorted(skillbook.__all__) == sorted(skillbook._EXPORTS)

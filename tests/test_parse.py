@@ -9,7 +9,7 @@ from types import MappingProxyType
 import json5
 import pytest
 
-from skillbook._yaml import DEFAULT_MAX_DEPTH, YamlError, load_core
+from skillbook._yaml import DEFAULT_MAX_DEPTH, YamlError, _new_parser, load_core
 from skillbook.diagnostics import Severity
 from skillbook.model import CommandDispatch, InvocationPolicy, ParsedSkillFile
 from skillbook.parse import (
@@ -512,3 +512,16 @@ def test_diagnostics_serialise() -> None:
     parsed = parse_skill_text(fm("name: x\ndescription: a: b"), path=Path("/s/SKILL.md"))
     assert json.dumps([d.to_dict() for d in parsed.diagnostics])
     assert all(d.path == Path("/s/SKILL.md") for d in parsed.diagnostics)
+
+
+def test_pure_python_parser_gives_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without libyaml (a PyYAML built without it) the pure-Python parser is used."""
+    import sys
+
+    block = 'name: x\ndescription: "d"\nl: [1, {a: b}]\nc: bell\x07\ndup: &a v\nref: *a'
+    fast = load_core(block)
+    monkeypatch.setitem(sys.modules, "yaml._yaml", None)
+    assert type(_new_parser("a: 1")).__name__ == "_PyParser"
+    assert load_core(block) == fast
+    with pytest.raises(YamlError):
+        load_core("a: 1\na: 2")

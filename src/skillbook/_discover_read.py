@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillbook import _fs
+from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic, error, warning
-from skillbook.manifest import js_trim
 from skillbook.model import ParsedSkillFile, Skill
 
 if TYPE_CHECKING:

@@ -12,6 +12,16 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+#: JavaScript's ``\\s`` and ``trim()`` whitespace, as a regex character-class body.
+JS_WHITESPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = "\t\n\x0b\x0c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+_JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def js_trim(s: str) -> str:
+    """``String.prototype.trim``: unlike ``str.strip()`` it keeps U+001C-U+001F and U+0085."""
+    return s.strip(_JS_TRIM)
+
 
 def utf16_len(s: str) -> int:
     """``s.length`` in JavaScript: the number of UTF-16 code units."""
@@ -109,7 +119,7 @@ def js_number(value: float | int) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    if value.is_integer() and abs(value) < 1e21:
+    if value.is_integer() and abs(value) <= 2**53:
         return str(int(value))
     # repr() gives the shortest round-trip digits, as JS does; only the layout differs.
     digits, exponent = _shortest_digits(abs(value))

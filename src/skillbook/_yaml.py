@@ -11,6 +11,13 @@ scalars, refusal of duplicate keys, the JS package's alias budget
 (``maxAliasCount: 100``) so a "billion laughs" block is refused in microseconds,
 a nesting bound, and no merge keys, timestamps, sets or binaries.
 
+Where libyaml (YAML 1.1) and the JS package disagree on what is valid, we follow the
+JS package, because its verdict decides whether OpenClaw falls back to its line
+parser: control characters, NEL and U+2028/9 are content; quoted and flow values
+must be indented past their key; a block scalar may not sit at its key's column; a
+comment needs white space before it; ``-<tab>`` is a sequence entry. Found by
+differential testing against OpenClaw (tests/test_parse_oracle.py).
+
 This module is imported lazily (by :mod:`skillbook.parse` at first use) so that
 ``import skillbook`` does not load PyYAML.
 """

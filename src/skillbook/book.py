@@ -29,10 +29,22 @@ from skillbook.discover import (
     resolve_roots,
 )
 from skillbook.errors import SkillNotFound
-from skillbook.gate import BinaryLookup, Host, RemoteEligibility, apply_filter, effective_skill_filter
+from skillbook.gate import (
+    BinaryLookup,
+    Host,
+    RemoteEligibility,
+    apply_filter,
+    effective_skill_filter,
+)
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
-from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, home_prefixes, skills_section
+from skillbook.prompt import (
+    PromptCatalog,
+    PromptLimits,
+    build_prompt,
+    home_prefixes,
+    skills_section,
+)
 from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
 from skillbook.status import StatusEntry, StatusReport, build_status
 

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from skillbook import diagnostics as dg
-from skillbook._js import utf16_len, utf16_slice
+from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 from skillbook.diagnostics import Diagnostic
-from skillbook.manifest import JS_WHITESPACE, js_trim
 from skillbook.model import CommandDispatch, Skill, Source
 
 #: OpenClaw's built-in chat commands (native names and ``/`` text aliases, lowercased):

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import js_string
+from skillbook._js import JS_WHITESPACE, js_string, js_trim
 from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import InstallSpec, Requires, SkillMetadata
@@ -29,9 +29,6 @@ INSTALL_KINDS: tuple[str, ...] = ("brew", "node", "go", "uv", "download")
 
 #: JavaScript's ``\s`` / ``String.prototype.trim`` set (Python's differs: it has
 #: U+001C-U+001F and U+0085 but lacks U+FEFF). As regex class content.
-JS_WHITESPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM = "\t\n\x0b\x0c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
-_JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
 _HAS_JS_SPACE = re.compile(f"[{JS_WHITESPACE}]")
 
 _BREW = re.compile(r"[A-Za-z0-9][A-Za-z0-9@+._/-]*")
@@ -44,11 +41,6 @@ _SEMVER = re.compile(
     r"(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?"
 )
 _DIST_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def js_trim(s: str) -> str:
-    """``String.prototype.trim``."""
-    return s.strip(_JS_TRIM)
 
 
 def normalize_string_list(value: Any) -> list[str]:
@@ -309,10 +301,8 @@ def _safe_url(raw: Any) -> str | None:
 __all__ = [
     "DEFAULT_METADATA_KEY",
     "INSTALL_KINDS",
-    "JS_WHITESPACE",
     "LEGACY_MANIFEST_KEYS",
     "MANIFEST_KEY",
-    "js_trim",
     "normalize_http_url",
     "normalize_string_list",
     "parse_install_spec",

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic
 
 EMPTY_MAP: Mapping[str, Any] = MappingProxyType({})
@@ -193,11 +194,11 @@ class ParsedSkillFile:
     @property
     def name(self) -> str:
         """The ``name`` field trimmed (may be empty: discover falls back to the folder)."""
-        return (self.frontmatter.get("name") or "").strip()
+        return js_trim(self.frontmatter.get("name") or "")
 
     @property
     def description(self) -> str:
-        return (self.frontmatter.get("description") or "").strip()
+        return js_trim(self.frontmatter.get("description") or "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,9 +21,9 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import js_string, json_stringify
+from skillbook._js import JS_WHITESPACE, js_string, js_trim, json_stringify
 from skillbook.diagnostics import Diagnostic
-from skillbook.manifest import JS_WHITESPACE, js_trim, resolve_metadata
+from skillbook.manifest import resolve_metadata
 from skillbook.model import (
     CommandDispatch,
     Frontmatter,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillbook import diagnostics as diag
-from skillbook._js import utf16_len
+from skillbook._js import js_trim, utf16_len
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill, Source
 
@@ -47,20 +47,10 @@ _HEADER_PATHS = (
 
 # JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
 # str.strip() differs: it strips U+001C..U+001F and keeps U+FEFF.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
 #: Sources whose skills the user put there; with ``priority=True`` they are kept first.
 _USER_SOURCES = frozenset(
     {Source.WORKSPACE, Source.PROJECT, Source.PERSONAL, Source.MANAGED},
 )
-
-
-def js_trim(s: str) -> str:
-    """``s.trim()`` in JavaScript."""
-    return s.strip(_JS_WHITESPACE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,6 +250,22 @@ def test_list_description_is_cut_to_one_line(sandbox: Sandbox) -> None:
     assert len(row) <= 100
 
 
+def test_terminal_escapes_in_skill_text_are_stripped(sandbox: Sandbox) -> None:
+    """Spec §12 Status / CLI: ANSI/C1 stripping in JSON (and, here, in text too)."""
+    write_skill(
+        sandbox.workspace / "skills",
+        "loud",
+        'name: loud\ndescription: "Red \\e[31malert\\e[0m and \\x9b C1 \\a bell"',
+    )
+    args = ("-w", str(sandbox.workspace))
+    for command in (("list",), ("list", "--json"), ("info", "loud"), ("check",)):
+        out = sandbox.run(*args, *command).stdout
+        assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out, command
+        assert "Red alert and  C1  bell" in out, command
+    data = sandbox.json(*args, "info", "loud", "--json")
+    assert data["description"] == "Red alert and  C1  bell"
+
+
 # --------------------------------------------------------------------------- info
 
 

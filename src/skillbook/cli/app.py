@@ -98,7 +98,8 @@ def emit_json(value: Any) -> None:
 
 
 def emit_lines(lines: Sequence[str]) -> None:
-    click.echo("\n".join(lines))
+    # Skill text must not drive the terminal, wherever a renderer forgot to clean it.
+    click.echo(render.clean("\n".join(lines)))
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})

@@ -36,8 +36,9 @@ literally when nothing resolved it upstream; skillbook resolves it.
 
 Every failure raises :class:`~skillbook.errors.SecretError` naming the config key and
 the ref (``env:default:WEATHER_KEY``). Messages never include the value, the file's
-contents or the command's output, and are raised ``from None`` so that no chained
-exception (a ``JSONDecodeError`` keeps the whole document) carries them either.
+contents or the command's output, and are raised outside ``except`` blocks so that
+no chained exception carries them either (a ``JSONDecodeError`` keeps the whole
+document in ``.doc``, ``TimeoutExpired`` the partial output).
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ class SecretResolver:
                 key,
                 ref,
                 f'secret provider "{ref.provider}" has source '
-                f"{json.dumps(provider.get('source'))} but the ref asks for \"{ref.source}\"",
+                f'{json.dumps(provider.get("source"))} but the ref asks for "{ref.source}"',
             )
         return provider
 
@@ -218,7 +219,7 @@ class SecretResolver:
         raise _error(key, ref, f"unknown secret source {json.dumps(ref.source)}")
 
     def _from_env(self, ref: SecretRef, key: str, provider: Mapping[str, Any] | None) -> str:
-        if provider is None and ref.provider != self._default_alias("env"):
+        if provider is None and ref.provider not in {DEFAULT_PROVIDER, self._default_alias("env")}:
             raise _error(key, ref, _not_configured(ref))
         allow = provider.get("allowlist") if provider is not None else None
         if isinstance(allow, list) and ref.id not in allow:
@@ -245,18 +246,21 @@ class SecretResolver:
         file = Path(os.path.expanduser(path.strip()))
         if not file.is_absolute():
             raise _error(key, ref, f"{where}.path must be an absolute path")
-        text = _read_text(file, key, ref, _positive_int(provider.get("maxBytes"), DEFAULT_FILE_MAX_BYTES))
+        text = _read_text(
+            file, key, ref, _positive_int(provider.get("maxBytes"), DEFAULT_FILE_MAX_BYTES)
+        )
         mode = provider.get("mode", "json")
         if mode == "singleValue":
             return text
         if mode != "json":
             raise _error(key, ref, f'{where}.mode must be "json" or "singleValue"')
+        failure = None
         try:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
-            # The decoder's message holds only a position; its .doc (the file) is dropped.
-            where_in = f"line {exc.lineno} column {exc.colno}"
-            raise _error(key, ref, f"{file} is not valid JSON ({where_in})") from None
+            failure = f"{file} is not valid JSON (line {exc.lineno} column {exc.colno})"
+        if failure is not None:  # raised outside the handler: no __context__ holding .doc
+            raise _error(key, ref, failure)
         return _json_pointer(document, ref, key, file)
 
 
@@ -278,17 +282,24 @@ def _positive_int(value: Any, default: int) -> int:
 
 
 def _read_text(file: Path, key: str, ref: SecretRef, max_bytes: int) -> str:
+    failure = None
+    data = b""
     try:
         with file.open("rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        raise _error(key, ref, f"cannot read {file}: {exc.strerror or type(exc).__name__}") from None
-    if len(data) > max_bytes:
-        raise _error(key, ref, f"{file} is larger than {max_bytes} bytes")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise _error(key, ref, f"{file} is not UTF-8 text") from None
+        failure = f"cannot read {file}: {exc.strerror or type(exc).__name__}"
+    if failure is None and len(data) > max_bytes:
+        failure = f"{file} is larger than {max_bytes} bytes"
+    text = None
+    if failure is None:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:  # .object holds the bytes: raise outside the handler
+            failure = f"{file} is not UTF-8 text"
+    if text is None:
+        raise _error(key, ref, failure or "unreadable")
+    return text
 
 
 def _json_pointer(document: Any, ref: SecretRef, key: str, file: Path) -> str:
@@ -312,7 +323,9 @@ def _json_pointer(document: Any, ref: SecretRef, key: str, file: Path) -> str:
     return current
 
 
-def _from_exec(ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mapping[str, str]) -> str:
+def _from_exec(
+    ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mapping[str, str]
+) -> str:
     where = f"secrets.providers.{ref.provider}"
     command = provider.get("command")
     openclaw_form = isinstance(command, str)
@@ -335,6 +348,8 @@ def _from_exec(ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mappi
     max_out = _positive_int(provider.get("maxOutputBytes"), DEFAULT_EXEC_MAX_OUTPUT_BYTES)
     request = json.dumps({"protocolVersion": 1, "provider": ref.provider, "ids": [ref.id]})
     cwd = os.path.dirname(argv[0]) if os.path.isabs(argv[0]) else None
+    failure = None
+    proc = None
     try:
         proc = subprocess.run(
             argv,
@@ -345,11 +360,13 @@ def _from_exec(ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mappi
             timeout=timeout_ms / 1000,
             check=False,
         )
-    except subprocess.TimeoutExpired:
-        raise _error(key, ref, f'exec provider "{ref.provider}" timed out after {timeout_ms}ms') from None
+    except subprocess.TimeoutExpired:  # .output holds partial stdout: raise outside
+        failure = f'exec provider "{ref.provider}" timed out after {timeout_ms}ms'
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise _error(key, ref, f'exec provider "{ref.provider}" could not run {argv[0]}: {reason}') from None
+        failure = f'exec provider "{ref.provider}" could not run {argv[0]}: {reason}'
+    if proc is None:
+        raise _error(key, ref, failure or "did not run")
     if proc.returncode != 0:
         raise _error(key, ref, f'exec provider "{ref.provider}" exited with code {proc.returncode}')
     if len(proc.stdout) > max_out:
@@ -362,11 +379,15 @@ def _from_exec(ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mappi
 
 def _exec_value(text: str, ref: SecretRef, key: str, *, json_only: bool) -> str:
     name = f'exec provider "{ref.provider}"'
+    parsed: Any = None
     try:
-        parsed: Any = json.loads(text)
+        parsed = json.loads(text)
+        is_json = True
     except json.JSONDecodeError:
+        is_json = False
+    if not is_json:
         if json_only:
-            raise _error(key, ref, f"{name} did not answer with JSON (jsonOnly)") from None
+            raise _error(key, ref, f"{name} did not answer with JSON (jsonOnly)")
         return text
     if not isinstance(parsed, dict) or "protocolVersion" not in parsed:
         if json_only:

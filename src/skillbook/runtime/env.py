@@ -1,0 +1,310 @@
+"""One skill's environment overlay for its own subprocesses (spec §11.3, Appendix A).
+
+Input: a :class:`~skillbook.model.Skill`, the :class:`~skillbook.config.Config`, the
+base environment its commands would start from, and a secret resolver for
+``apiKey`` refs. Output: a frozen :class:`SkillEnv` with the variables to add, the
+keys refused (with reasons) and value warnings. :meth:`SkillEnv.apply` returns a
+*new* dict for ``subprocess`` — nothing here reads or writes ``os.environ``.
+
+This is where skillbook departs from OpenClaw on purpose. OpenClaw injects every
+skill's variables into its own ``process.env`` (ref-counted, restored after the
+run), so they reach every child process, including other skills' commands and
+unrelated harnesses (openclaw#78528; a skill's ``OPENAI_API_KEY`` switched a Codex
+child to paid billing, PR #36293). Here a skill's values go only into the
+environment of that skill's own subprocesses (see ``runtime.tools.ExecTool``), and
+there is no process-wide state to count or restore.
+
+Also fixed: OpenClaw's snapshot path looks entries up by skill *name*, so a skill
+whose ``metadata.openclaw.skillKey`` differs from its name gets no env; the lookup
+here always uses :attr:`Skill.skill_key`.
+
+The rules, per skill with a ``skills.entries.<skillKey>`` entry:
+
+1. ``allowedSensitive`` = ``primaryEnv`` ∪ ``requires.env`` (trimmed, exact case).
+2. ``entries.<key>.env`` pairs (key trimmed) are candidates unless the key or the
+   value is empty or ``base_env`` already has the key ("env injected only if the
+   variable isn't already set").
+3. ``primaryEnv`` gets ``apiKey`` (a trimmed string, a ``${ENV}`` template or a
+   resolved SecretRef) unless ``env`` already supplied it (``env.PRIMARY`` beats
+   ``apiKey``) or ``base_env`` has it (then a SecretRef is not even resolved).
+4. Sanitising: keys in :data:`ALWAYS_BLOCKED_ENV_KEYS`, starting with one of
+   :data:`ALWAYS_BLOCKED_ENV_PREFIXES` or equal to ``OPENSSL_CONF`` (compared upper-
+   cased) are refused even when declared; sensitive names
+   (:data:`SENSITIVE_ENV_PATTERNS`) only pass when in ``allowedSensitive``; a value
+   holding NUL is refused; a value over 32 768 UTF-16 units or looking like base64
+   (``^[A-Za-z0-9+/=]{80,}$``) only warns.
+
+Log lines and warnings name keys, never values.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
+
+from skillbook._js import utf16_len
+from skillbook.config import Config, SecretRef
+from skillbook.errors import SecretError
+from skillbook.model import Skill
+from skillbook.runtime.secrets import SecretLookup, ref_label, template_ref
+
+__all__ = [
+    "ALWAYS_BLOCKED_ENV_KEYS",
+    "ALWAYS_BLOCKED_ENV_PREFIXES",
+    "HOST_DANGEROUS_ENV_KEYS",
+    "HOST_OVERRIDE_BLOCKED_ENV_KEYS",
+    "MAX_ENV_VALUE_CHARS",
+    "SENSITIVE_ENV_PATTERNS",
+    "SkillEnv",
+    "is_always_blocked",
+    "is_sensitive",
+    "skill_env",
+]
+
+log = logging.getLogger(__name__)
+
+# ------------------------------------------------------------------ data (spec)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Sensitive names (case-insensitive): injected only when the skill declares them.
+#: JavaScript's ``$`` (no ``m`` flag) is Python's ``\Z``: Python's ``$`` also matches
+#: before a final newline.
+SENSITIVE_ENV_PATTERNS: Final = tuple(
+    re.compile(p.removesuffix("$") + r"\Z", re.IGNORECASE)
+    for p in (
+        r"^ANTHROPIC_API_KEY$",
+        r"^OPENAI_API_KEY$",
+        r"^GEMINI_API_KEY$",
+        r"^OPENROUTER_API_KEY$",
+        r"^MINIMAX_API_KEY$",
+        r"^ELEVENLABS_API_KEY$",
+        r"^SYNTHETIC_API_KEY$",
+        r"^TELEGRAM_BOT_TOKEN$",
+        r"^DISCORD_BOT_TOKEN$",
+        r"^SLACK_(BOT|APP)_TOKEN$",
+        r"^LINE_CHANNEL_SECRET$",
+        r"^LINE_CHANNEL_ACCESS_TOKEN$",
+        r"^OPENCLAW_GATEWAY_(TOKEN|PASSWORD)$",
+        r"^AWS_(SECRET_ACCESS_KEY|SECRET_KEY|SESSION_TOKEN)$",
+        r"^(GH|GITHUB)_TOKEN$",
+        r"^(AZURE|AZURE_OPENAI|COHERE|AI_GATEWAY|OPENROUTER)_API_KEY$",
+        r"_?(API_KEY|TOKEN|PASSWORD|PRIVATE_KEY|SECRET)$",
+    )
+)
+
+#: Appendix A, "blocked everywhere" (host-dangerous keys).
+HOST_DANGEROUS_ENV_KEYS: Final = _words(
+    """NODE_OPTIONS NODE_PATH PYTHONHOME PYTHONPATH PERL5LIB PERL5OPT RUBYLIB RUBYOPT
+    BASH_ENV ENV BROWSER GIT_EDITOR GIT_EXTERNAL_DIFF GIT_DIR GIT_WORK_TREE GIT_COMMON_DIR
+    GIT_EXEC_PATH GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
+    GIT_NAMESPACE GIT_SEQUENCE_EDITOR GIT_TEMPLATE_DIR GIT_SSL_NO_VERIFY GIT_SSL_CAINFO
+    GIT_SSL_CAPATH CC CXX CARGO_BUILD_RUSTC CARGO_BUILD_RUSTC_WRAPPER RUSTC_WRAPPER
+    CMAKE_C_COMPILER CMAKE_CXX_COMPILER SHELL SHELLOPTS PS4 GCONV_PATH IFS SSLKEYLOGFILE
+    JAVA_OPTS JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS PYTHONBREAKPOINT
+    DOTNET_STARTUP_HOOKS DOTNET_ADDITIONAL_DEPS GLIBC_TUNABLES MAVEN_OPTS MAKEFLAGS MFLAGS
+    SBT_OPTS GRADLE_OPTS ANT_OPTS HGRCPATH EXINIT VIMINIT MYVIMRC GVIMINIT LUA_INIT
+    LUA_INIT_5_1 LUA_INIT_5_2 LUA_INIT_5_3 LUA_INIT_5_4 EMACSLOADPATH RUBYSHELL GIT_HOOK_PATH
+    SVN_EDITOR SVN_SSH BZR_EDITOR BZR_SSH BZR_PLUGIN_PATH SUDO_ASKPASS JULIA_EDITOR
+    CONFIG_SITE CONFIG_SHELL CMAKE_TOOLCHAIN_FILE CATALINA_OPTS CORECLR_PROFILER HELM_PLUGINS
+    PACKER_PLUGIN_PATH VAGRANT_VAGRANTFILE ERL_AFLAGS ERL_FLAGS ERL_ZFLAGS ELIXIR_ERL_OPTIONS
+    R_ENVIRON R_PROFILE R_ENVIRON_USER R_PROFILE_USER HOSTALIASES"""
+)
+
+#: Appendix A, "override-only" keys: also refused for skill overrides.
+HOST_OVERRIDE_BLOCKED_ENV_KEYS: Final = _words(
+    """HOME GRADLE_USER_HOME ZDOTDIR GIT_DIR GIT_WORK_TREE GIT_COMMON_DIR GIT_INDEX_FILE
+    GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_SSH_COMMAND
+    GIT_SSH GIT_PROXY_COMMAND GIT_ASKPASS GIT_SSL_NO_VERIFY GIT_SSL_CAINFO GIT_SSL_CAPATH
+    SSH_ASKPASS LESSOPEN LESSCLOSE PAGER MANPAGER GIT_PAGER EDITOR VISUAL FCEDIT SUDO_EDITOR
+    PROMPT_COMMAND HISTFILE PERL5DB PERL5DBCMD OPENSSL_CONF OPENSSL_ENGINES PYTHONSTARTUP
+    WGETRC CURL_HOME CLASSPATH CFLAGS CGO_CFLAGS CGO_LDFLAGS GOFLAGS MAKEFLAGS MFLAGS
+    CORECLR_PROFILER_PATH PHPRC PHP_INI_SCAN_DIR DENO_DIR BUN_CONFIG_REGISTRY
+    YARN_RC_FILENAME HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY NODE_TLS_REJECT_UNAUTHORIZED
+    NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE CURL_CA_BUNDLE
+    DOCKER_HOST DOCKER_TLS_VERIFY DOCKER_CERT_PATH PIP_INDEX_URL PIP_PYPI_URL
+    PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE PIP_FIND_LINKS PIP_TRUSTED_HOST UV_INDEX UV_INDEX_URL
+    UV_PYTHON UV_EXTRA_INDEX_URL UV_DEFAULT_INDEX DOCKER_CONTEXT LIBRARY_PATH LDFLAGS CPATH
+    C_INCLUDE_PATH CPLUS_INCLUDE_PATH OBJC_INCLUDE_PATH GOPROXY GONOSUMCHECK GONOSUMDB
+    GONOPROXY GOPRIVATE GOENV GOPATH HGRCPATH PYTHONUSERBASE RUSTC_WRAPPER RUSTFLAGS
+    CARGO_HOME VIRTUAL_ENV LUA_PATH LUA_CPATH GEM_HOME GEM_PATH BUNDLE_GEMFILE COMPOSER_HOME
+    CARGO_BUILD_RUSTC_WRAPPER XDG_CONFIG_HOME XDG_CONFIG_DIRS AWS_CONFIG_FILE KUBECONFIG
+    GOOGLE_APPLICATION_CREDENTIALS AWS_SHARED_CREDENTIALS_FILE AWS_WEB_IDENTITY_TOKEN_FILE
+    AZURE_AUTH_LOCATION HELM_HOME ANSIBLE_CONFIG ANSIBLE_LIBRARY ANSIBLE_CALLBACK_PLUGINS
+    ANSIBLE_COLLECTIONS_PATH ANSIBLE_CONNECTION_PLUGINS ANSIBLE_FILTER_PLUGINS
+    ANSIBLE_INVENTORY_PLUGINS ANSIBLE_LOOKUP_PLUGINS ANSIBLE_MODULE_UTILS ANSIBLE_REMOTE_TEMP
+    ANSIBLE_ROLES_PATH ANSIBLE_STRATEGY_PLUGINS R_LIBS_USER TF_CLI_CONFIG_FILE
+    TF_PLUGIN_CACHE_DIR AMQP_URL AWS_ACCESS_KEY_ID AWS_CONTAINER_CREDENTIALS_FULL_URI
+    AWS_CONTAINER_CREDENTIALS_RELATIVE_URI AWS_SECRET_ACCESS_KEY AWS_SECURITY_TOKEN
+    AWS_SESSION_TOKEN AZURE_CLIENT_ID AZURE_CLIENT_SECRET DATABASE_URL GH_TOKEN GITHUB_TOKEN
+    GITLAB_TOKEN MONGODB_URI NODE_AUTH_TOKEN NPM_TOKEN REDIS_URL SSH_AUTH_SOCK"""
+)
+
+#: Every key a skill can never set, whatever it declares (``OPENSSL_CONF`` included).
+ALWAYS_BLOCKED_ENV_KEYS: Final = (
+    HOST_DANGEROUS_ENV_KEYS | HOST_OVERRIDE_BLOCKED_ENV_KEYS | frozenset({"OPENSSL_CONF"})
+)
+
+#: Appendix A prefixes (host-dangerous and override-only), compared upper-cased.
+ALWAYS_BLOCKED_ENV_PREFIXES: Final = frozenset(
+    {"DYLD_", "LD_", "BASH_FUNC_", "GIT_CONFIG_", "NPM_CONFIG_", "CARGO_REGISTRIES_", "TF_VAR_"}
+)
+
+MAX_ENV_VALUE_CHARS: Final = 32768
+_BASE64_RE: Final = re.compile(r"^[A-Za-z0-9+/=]{80,}\Z")
+
+REASON_ALWAYS_BLOCKED: Final = "always blocked (host environment policy)"
+REASON_UNDECLARED: Final = "sensitive name not declared by the skill (primaryEnv or requires.env)"
+REASON_NUL: Final = "value contains a NUL character"
+WARN_TOO_LONG: Final = "Value exceeds maximum length"
+WARN_BASE64: Final = "Value looks like base64-encoded credential data"
+
+_EMPTY: Final[Mapping[str, str]] = MappingProxyType({})
+
+
+def is_sensitive(key: str) -> bool:
+    return any(p.search(key) for p in SENSITIVE_ENV_PATTERNS)
+
+
+def is_always_blocked(key: str) -> bool:
+    upper = key.strip().upper()
+    return upper in ALWAYS_BLOCKED_ENV_KEYS or upper.startswith(tuple(ALWAYS_BLOCKED_ENV_PREFIXES))
+
+
+# ------------------------------------------------------------------ the overlay
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEnv:
+    """The variables one skill adds to its own subprocesses' environment.
+
+    ``values`` is kept out of ``repr`` because it holds secrets.
+    """
+
+    skill_key: str
+    values: Mapping[str, str] = field(default_factory=lambda: _EMPTY, repr=False)
+    #: ``(key, reason)`` for every variable refused.
+    blocked: tuple[tuple[str, str], ...] = ()
+    #: ``"KEY: warning"`` lines (keys only, never values).
+    warnings: tuple[str, ...] = ()
+    #: Keys of ``values`` whose values are secrets (primaryEnv and sensitive names).
+    secret_keys: frozenset[str] = frozenset()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self.values)
+
+    def secret_values(self) -> tuple[str, ...]:
+        """The secret values, longest first (the order redaction needs)."""
+        found = {self.values[k] for k in self.secret_keys if self.values.get(k)}
+        return tuple(sorted(found, key=len, reverse=True))
+
+    def apply(self, base_env: Mapping[str, str]) -> dict[str, str]:
+        """A new environment for a child: ``base_env`` plus this overlay.
+
+        A key already in ``base_env`` keeps its value (the spec's "only if not set").
+        """
+        out = dict(base_env)
+        for key, value in self.values.items():
+            out.setdefault(key, value)
+        return out
+
+
+def skill_env(
+    skill: Skill,
+    *,
+    config: Config,
+    base_env: Mapping[str, str],
+    resolver: SecretLookup | None = None,
+) -> SkillEnv:
+    """The §11.3 overlay for ``skill``; raises :class:`SecretError` for a bad ``apiKey``.
+
+    Without ``resolver`` an ``apiKey`` SecretRef (or ``${ENV}`` template) that is
+    needed raises, as OpenClaw does for an unresolved ref.
+    """
+    key = skill.skill_key
+    entry = config.entry(key)
+    if entry is None:
+        return SkillEnv(skill_key=key)
+    meta = skill.metadata
+    primary = (meta.primary_env or "").strip() if meta is not None else ""
+    required = meta.requires.env if meta is not None and meta.requires is not None else ()
+    allowed_sensitive = {e.strip() for e in (primary, *required) if e.strip()}
+
+    pending: dict[str, str] = {}
+    for raw_key, value in entry.env.items():
+        env_key = raw_key.strip()
+        if env_key and value and env_key not in base_env:
+            pending[env_key] = value
+    if primary and primary not in pending and primary not in base_env:
+        api_key = _api_key(entry.api_key, key, resolver)
+        if api_key:
+            pending[primary] = api_key
+
+    values: dict[str, str] = {}
+    blocked: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    for env_key, value in pending.items():
+        reason = _refusal(env_key, value, allowed_sensitive)
+        if reason is not None:
+            blocked.append((env_key, reason))
+            continue
+        warning = _value_warning(value)
+        if warning is not None:
+            warnings.append(f"{env_key}: {warning}")
+        values[env_key] = value
+    if blocked:
+        log.warning("Blocked skill env overrides for %s: %s", key, ", ".join(k for k, _ in blocked))
+    if warnings:
+        log.warning("Suspicious skill env overrides for %s: %s", key, ", ".join(warnings))
+    secret_keys = frozenset(k for k in values if k == primary or is_sensitive(k))
+    return SkillEnv(
+        skill_key=key,
+        values=MappingProxyType(values),
+        blocked=tuple(blocked),
+        warnings=tuple(warnings),
+        secret_keys=secret_keys,
+    )
+
+
+def _api_key(value: str | SecretRef | None, key: str, resolver: SecretLookup | None) -> str:
+    if value is None:
+        return ""
+    ref = value if isinstance(value, SecretRef) else template_ref(value)
+    if ref is None:
+        assert isinstance(value, str)
+        return value.strip()
+    config_key = f"skills.entries.{key}.apiKey"
+    if resolver is None:
+        label = ref_label(ref)
+        raise SecretError(
+            f'{config_key}: unresolved SecretRef "{label}" (no secret resolver was given)',
+            key=config_key,
+            ref=label,
+        )
+    return resolver.resolve(ref, key=config_key).reveal()
+
+
+def _refusal(key: str, value: str, allowed_sensitive: set[str]) -> str | None:
+    if is_always_blocked(key):
+        return REASON_ALWAYS_BLOCKED
+    if is_sensitive(key) and key not in allowed_sensitive:
+        return REASON_UNDECLARED
+    if "\0" in value:
+        return REASON_NUL
+    return None
+
+
+def _value_warning(value: str) -> str | None:
+    if utf16_len(value) > MAX_ENV_VALUE_CHARS:
+        return WARN_TOO_LONG
+    if _BASE64_RE.match(value):
+        return WARN_BASE64
+    return None

@@ -1,0 +1,249 @@
+"""A long-lived agent session's view of its skills, refreshed between turns (spec §7.4).
+
+Input: a :class:`~skillbook.book.Loader` (which owns the parse cache) and the
+:class:`~skillbook.runtime.snapshot.SnapshotVersions` that watchers bump. Output: the
+:class:`~skillbook.book.SkillBook` and :class:`~skillbook.runtime.snapshot.SkillSnapshot`
+a turn should use, and a :class:`ReloadReport` saying what a rebuild changed.
+
+A turn calls :meth:`SkillSession.current` (or :meth:`SkillSession.snapshot`) once, at
+its start; nothing is rebuilt behind its back while it runs, because watchers only
+bump a counter. A rebuild reuses the loader's cache: folders are listed and files
+stat-ed again, but only changed SKILL.md files are read and parsed.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from skillbook.gate import effective_skill_filter, matches_skill_filter
+from skillbook.model import Skill
+from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
+from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of
+
+if TYPE_CHECKING:
+    from skillbook.book import Loader, SkillBook
+    from skillbook.config import Config
+    from skillbook.runtime.watch import SkillsWatcher
+
+#: Modes whose discovery also loads ``<root>/*.md`` files.
+STANDALONE_MODES = ("mixed", "legacy")
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    """A skill whose eligibility status (``ready``, ``needs-setup``, …) changed."""
+
+    name: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadReport:
+    """What one rebuild changed, by skill name (names in the new book's order)."""
+
+    book: SkillBook
+    version: int
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    #: Same name, different description, file, source, frontmatter or body.
+    changed: tuple[str, ...] = ()
+    status_changed: tuple[StatusChange, ...] = ()
+    prompt_changed: bool = False
+    #: SKILL.md files read and parsed by this rebuild (parse-cache misses).
+    reparsed: int = 0
+
+    @property
+    def empty(self) -> bool:
+        """Nothing a model or a user could notice changed."""
+        return not (
+            self.added or self.removed or self.changed or self.status_changed or self.prompt_changed
+        )
+
+
+class SkillSession:
+    """Holds the current book and snapshot of one workspace and refreshes them per turn.
+
+    ``snapshot`` may be a snapshot persisted by an earlier process: it is reused by
+    :meth:`snapshot` while its version and filter are current, as OpenClaw reuses the
+    snapshot stored in a session entry. ``watchers`` shares watchers between
+    sessions (one per workspace); by default the session owns its own registry.
+    """
+
+    def __init__(
+        self,
+        loader: Loader,
+        *,
+        versions: SnapshotVersions | None = None,
+        watch: bool = True,
+        watchers: WatcherRegistry | None = None,
+        snapshot: SkillSnapshot | None = None,
+    ) -> None:
+        self.loader = loader
+        self.versions = versions if versions is not None else SnapshotVersions()
+        self._watch = watch
+        self._own_watchers = watchers is None
+        self._watchers = watchers if watchers is not None else WatcherRegistry(self.versions)
+        self._lock = threading.RLock()
+        self._book: SkillBook | None = None
+        self._snapshot = snapshot
+        self._config: Config | None = None
+        self.last_report: ReloadReport | None = None
+
+    # ----------------------------------------------------------------- per turn
+
+    def current(self) -> SkillBook:
+        """The book a turn should use: rebuilt first if stale (call at a turn's start)."""
+        with self._lock:
+            self.refresh()
+            if self._book is None:
+                self._rebuild()
+            assert self._book is not None
+            return self._book
+
+    def snapshot(self) -> SkillSnapshot:
+        """The snapshot a turn should use; a fresh persisted snapshot is reused as is."""
+        with self._lock:
+            self.refresh()
+            if self._snapshot is None:
+                self._rebuild()
+            assert self._snapshot is not None
+            return self._snapshot
+
+    def refresh(self) -> ReloadReport | None:
+        """Rebuild if stale (§7.4) and say what changed; None when nothing was rebuilt."""
+        with self._lock:
+            self._ensure_watcher()
+            if not self.is_stale():
+                return None
+            return self._rebuild()
+
+    def reload(self) -> ReloadReport:
+        """Rebuild now, stale or not (an explicit ``/reload-skills``)."""
+        with self._lock:
+            self._ensure_watcher()
+            return self._rebuild()
+
+    def is_stale(self) -> bool:
+        """Stale: no snapshot, a newer version, another skill filter, or a new config object.
+
+        The last one goes beyond OpenClaw: a config swapped on the loader (new extra
+        dirs, new entries) takes effect on the next turn instead of the next session.
+        """
+        with self._lock:
+            snap = self._snapshot
+            if snap is None:
+                return True
+            if should_refresh_snapshot(snap.version, self.versions.get(self.loader.workspace)):
+                return True
+            if not matches_skill_filter(snap.skill_filter, self._wanted_filter()):
+                return True
+            return self._book is not None and self._config is not self.loader.config
+
+    @property
+    def watcher(self) -> SkillsWatcher | None:
+        ws = self.loader.workspace
+        return self._watchers.get(ws) if ws is not None else None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        """Stop the watcher if this session owns it."""
+        if self._own_watchers:
+            self._watchers.close_all()
+
+    def __enter__(self) -> SkillSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- internals
+
+    def _wanted_filter(self) -> list[str] | None:
+        loader = self.loader
+        # The loader keeps the explicit filter private; agent and config are public and
+        # may be changed between turns, which is what a filter change looks like here.
+        explicit = loader._explicit_filter
+        return effective_skill_filter(explicit, config=loader.config, agent_id=loader.agent)
+
+    def _ensure_watcher(self) -> None:
+        """``ensureSkillsWatcher`` each turn: follows config changes (roots, debounce, off)."""
+        loader = self.loader
+        if loader.workspace is None:
+            return
+        if not self._watch:
+            self._watchers.close(loader.workspace)
+            return
+        from skillbook.runtime.watch import watch_roots
+
+        cfg = loader.config
+        self._watchers.ensure(
+            loader.workspace,
+            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader._cwd),
+            enabled=cfg.skills.load.watch is not False,
+            debounce_ms=debounce_ms_of(cfg),
+            standalone_md=loader.mode in STANDALONE_MODES,
+        )
+
+    def _rebuild(self) -> ReloadReport:
+        loader = self.loader
+        # Read the version first: a change landing during the build leaves the new
+        # snapshot one version behind, so the next turn rebuilds again.
+        version = self.versions.get(loader.workspace)
+        misses = loader.cache.misses
+        config = loader.config
+        book = loader.load()
+        report = _diff(
+            self._book,
+            self._snapshot,
+            book,
+            version=version,
+            reparsed=loader.cache.misses - misses,
+        )
+        self._book = book
+        self._snapshot = book.snapshot(version=version)
+        self._config = config
+        self.last_report = report
+        return report
+
+
+def _diff(
+    old: SkillBook | None,
+    old_snapshot: SkillSnapshot | None,
+    new: SkillBook,
+    *,
+    version: int,
+    reparsed: int,
+) -> ReloadReport:
+    before: dict[str, Skill] = {s.name: s for s in old.skills} if old is not None else {}
+    after: dict[str, Skill] = {s.name: s for s in new.skills}
+    old_status = {e.name: e.status for e in old.status.skills} if old is not None else {}
+    new_status = {e.name: e.status for e in new.status.skills}
+    changed = tuple(
+        name for name, skill in after.items() if name in before and _differs(before[name], skill)
+    )
+    status_changed = tuple(
+        StatusChange(name, old_status[name], status)
+        for name, status in new_status.items()
+        if name in old_status and old_status[name] != status
+    )
+    old_prompt = old_snapshot.prompt if old_snapshot is not None else ""
+    return ReloadReport(
+        book=new,
+        version=version,
+        added=tuple(n for n in after if n not in before),
+        removed=tuple(n for n in before if n not in after),
+        changed=changed,
+        status_changed=status_changed,
+        prompt_changed=old_prompt != new.prompt,
+        reparsed=reparsed,
+    )
+
+
+def _differs(a: Skill, b: Skill) -> bool:
+    # Skill equality leaves out the parsed file; a body edit must still count.
+    return a != b or (a.parsed is not b.parsed and a.parsed != b.parsed)
+

@@ -1,0 +1,592 @@
+"""The two tools a model needs to use skills: ``read`` (a skill's files) and ``exec``.
+
+Input: the loaded skills (usually ``SkillBook.eligible``), and for ``exec`` the
+config, a base environment and a secret resolver. Output: objects with ``name``,
+``description``, a JSON Schema ``schema`` and ``run(args) -> ToolResult`` /
+``await arun(args)``, usable from any agent loop; :func:`openai_tool_spec` and
+:func:`anthropic_tool_spec` give the declarations those APIs expect. Bad arguments,
+refused paths, failing commands and timeouts come back as ``ToolResult(is_error=True)``
+with a message for the model, never as exceptions.
+
+``read`` opens ``SKILL.md`` or any file inside a skill folder, and nothing else:
+after ``~`` expansion the path is resolved with ``realpath`` and must lie inside the
+real folder of one of the skills, so ``..`` tricks and symlinks pointing out of the
+folder are refused. ``{baseDir}`` in the text becomes that skill's folder. Output is
+cut at ``max_bytes`` with a note saying which ``offset`` continues; files holding
+NUL bytes are refused as binary.
+
+``exec`` is a shell tool by design: the command runs as ``/bin/sh -c <command>`` on
+POSIX, in a new session (its own process group), stdin closed, stdout and stderr
+merged. With ``skill`` it starts in that skill's folder and its environment is the
+base environment plus *that skill's* overlay (:func:`skillbook.runtime.env.skill_env`);
+without ``skill`` it gets the base environment only. Skill variables never enter
+``os.environ``, so concurrent commands of different skills cannot see each other's
+keys (openclaw#78528). On timeout the whole process group is killed and the partial
+output returned. The overlay's secret values are replaced by ``***`` in the output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol, runtime_checkable
+
+from skillbook.config import Config
+from skillbook.errors import SecretError
+from skillbook.model import Skill
+from skillbook.paths import resolve_user_path
+from skillbook.runtime.env import skill_env
+from skillbook.runtime.secrets import REDACTED, SecretLookup, SecretResolver
+
+__all__ = [
+    "DEFAULT_EXEC_MAX_OUTPUT",
+    "DEFAULT_EXEC_TIMEOUT_S",
+    "DEFAULT_READ_MAX_BYTES",
+    "ExecTool",
+    "ReadTool",
+    "Tool",
+    "ToolResult",
+    "anthropic_tool_spec",
+    "openai_tool_spec",
+]
+
+DEFAULT_READ_MAX_BYTES: Final = 256_000
+DEFAULT_EXEC_TIMEOUT_S: Final = 120.0
+DEFAULT_EXEC_MAX_OUTPUT: Final = 64_000
+#: Upper bound for a per-call ``timeout`` argument.
+DEFAULT_MAX_TIMEOUT_S: Final = 1800.0
+#: After the shell exits, how long background children may keep the pipe open.
+DEFAULT_DRAIN_GRACE_S: Final = 0.5
+DEFAULT_SHELL: Final = "/bin/sh"
+_SNIFF_BYTES: Final = 8192
+_CHUNK: Final = 65536
+_POLL_S: Final = 0.05
+_MAX_LISTING: Final = 100
+_JSON_TYPES: Final = {"string": (str,), "integer": (int,), "number": (int, float)}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call gives back to the model."""
+
+    text: str
+    is_error: bool = False
+
+
+@runtime_checkable
+class Tool(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def schema(self) -> dict[str, Any]: ...
+    def run(self, args: Mapping[str, Any]) -> ToolResult: ...
+    async def arun(self, args: Mapping[str, Any]) -> ToolResult: ...
+
+
+def openai_tool_spec(tool: Tool) -> dict[str, Any]:
+    """``{"type": "function", "function": {name, description, parameters}}``."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.schema},
+    }
+
+
+def anthropic_tool_spec(tool: Tool) -> dict[str, Any]:
+    """``{name, description, input_schema}``."""
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.schema}
+
+
+def _check_args(args: Any, schema: Mapping[str, Any]) -> str | None:
+    """The first problem with ``args`` against a flat object schema, or None."""
+    if not isinstance(args, Mapping):
+        return "arguments must be a JSON object"
+    props: Mapping[str, Any] = schema["properties"]
+    unknown = sorted(str(k) for k in args if k not in props)
+    if unknown:
+        return f"unknown argument(s) {', '.join(unknown)}; expected: {', '.join(props)}"
+    for name in schema.get("required", ()):
+        if args.get(name) is None:
+            return f"missing required argument {name!r}"
+    for name, value in args.items():
+        want = props[name]["type"]
+        ok = isinstance(value, _JSON_TYPES[want]) and not isinstance(value, bool)
+        if want == "integer" and isinstance(value, float) and value.is_integer():
+            ok = True
+        if value is not None and not ok:
+            return f"argument {name!r} must be a {want}, got {type(value).__name__}"
+    return None
+
+
+# --------------------------------------------------------------------------- read
+
+_READ_SCHEMA: Final = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Absolute or ~/ path of the file."},
+        "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Number of lines."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+class ReadTool:
+    """``read``: a skill's ``SKILL.md`` or another file in a skill folder."""
+
+    name = "read"
+    description = (
+        "Read a skill's SKILL.md or another file inside a skill folder (scripts, "
+        "references). `path` is absolute or starts with ~/, as listed in the skills "
+        "catalog. Long files are cut; continue with `offset` (1-based line) and `limit`."
+    )
+
+    def __init__(
+        self,
+        skills: Iterable[Skill],
+        *,
+        max_bytes: int = DEFAULT_READ_MAX_BYTES,
+        home: str | os.PathLike[str] | None = None,
+        workspace: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.skills = tuple(skills)
+        self.max_bytes = max_bytes
+        self.home = Path(home) if home is not None else Path.home()
+        self.workspace = Path(workspace) if workspace is not None else None
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return _copy(_READ_SCHEMA)
+
+    async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+        return await asyncio.to_thread(self.run, args)
+
+    def run(self, args: Mapping[str, Any]) -> ToolResult:
+        problem = _check_args(args, _READ_SCHEMA)
+        if problem:
+            return ToolResult(f"read: {problem}", True)
+        raw, offset, limit = args["path"].strip(), int(args.get("offset") or 1), args.get("limit")
+        if not raw:
+            return ToolResult("read: 'path' is empty", True)
+        if offset < 1 or (limit is not None and int(limit) < 1):
+            return ToolResult("read: 'offset' and 'limit' must be >= 1", True)
+        if not os.path.isabs(os.path.expanduser(raw)) and self.workspace is None:
+            return ToolResult(f"read: {raw}: use an absolute path (as in the skills catalog)", True)
+        path = resolve_user_path(raw, self.home, cwd=self.workspace)
+        real = os.path.realpath(path)
+        owner = self._owner(real)
+        if owner is None:
+            return ToolResult(
+                f"read: {raw}: not inside a skill folder (or a symlink out of one); "
+                "read opens only SKILL.md and files inside the loaded skills' folders",
+                True,
+            )
+        if os.path.isdir(real):
+            return ToolResult(_listing(raw, real), True)
+        return self._read(raw, real, owner, offset, None if limit is None else int(limit))
+
+    def _owner(self, real: str) -> Skill | None:
+        best: tuple[int, Skill] | None = None
+        for skill in self.skills:
+            root = os.path.realpath(skill.base_dir)
+            inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+            if inside and (best is None or len(root) > best[0]):
+                best = (len(root), skill)
+        return best[1] if best else None
+
+    def _read(
+        self, raw: str, real: str, owner: Skill, offset: int, limit: int | None
+    ) -> ToolResult:
+        try:
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            return ToolResult(f"read: {raw}: {exc.strerror or exc}", True)
+        with os.fdopen(fd, "rb") as fh:
+            # The file was opened by its checked real path without following a final
+            # symlink; a swap between the check and the open shows up as a new realpath.
+            if os.path.realpath(real) != real:
+                return ToolResult(f"read: {raw}: the file changed while opening it", True)
+            if b"\0" in fh.read(_SNIFF_BYTES):
+                return ToolResult(f"read: {raw}: binary file (holds NUL bytes); not shown", True)
+            fh.seek(0)
+            return self._lines(fh, raw, str(owner.base_dir), offset, limit)
+
+    def _lines(self, fh: Any, raw: str, base: str, offset: int, limit: int | None) -> ToolResult:
+        out: list[str] = []
+        size = 0
+        number = 0
+        note = ""
+        for number, line in enumerate(fh, start=1):
+            if number < offset:
+                continue
+            if limit is not None and number >= offset + limit:
+                note = f"[more lines follow; call read with offset={number} to continue]"
+                break
+            text = line.decode("utf-8", errors="replace").replace("{baseDir}", base)
+            encoded = len(text.encode("utf-8"))
+            if size + encoded > self.max_bytes:
+                if not out:  # a single line longer than the cap: show its start
+                    out.append(_cut_utf8(text, self.max_bytes))
+                    note = f"[line {number} is longer than {self.max_bytes} bytes and was cut"
+                    note += f"; call read with offset={number + 1} for the next line]"
+                else:
+                    note = f"[output cut at {self.max_bytes} bytes (lines {offset}-{number - 1})"
+                    note += f"; call read with offset={number} to continue]"
+                break
+            out.append(text)
+            size += encoded
+        if offset > 1 and number < offset:
+            return ToolResult(
+                f"read: {raw}: offset {offset} is past the end ({number} lines)", True
+            )
+        body = "".join(out)
+        if note:
+            body += ("" if body.endswith("\n") or not body else "\n") + "\n" + note
+        return ToolResult(body)
+
+
+def _listing(raw: str, real: str) -> str:
+    try:
+        names = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(real))
+    except OSError as exc:
+        return f"read: {raw}: is a directory ({exc.strerror})"
+    shown = ", ".join(names[:_MAX_LISTING]) + (" …" if len(names) > _MAX_LISTING else "")
+    return f"read: {raw}: is a directory; read one of its files: {shown or '(empty)'}"
+
+
+def _cut_utf8(text: str, max_bytes: int) -> str:
+    return text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def _copy(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: _copy(v) if isinstance(v, Mapping) else list(v) if isinstance(v, list) else v
+        for k, v in schema.items()
+    }
+
+
+# --------------------------------------------------------------------------- exec
+
+_EXEC_SCHEMA: Final = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "Shell command (/bin/sh -c)."},
+        "skill": {
+            "type": "string",
+            "description": "Skill whose folder and configured environment to use.",
+        },
+        "cwd": {"type": "string", "description": "Working directory (default: the skill folder)."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    argv: tuple[str, ...]
+    cwd: str
+    env: dict[str, str]
+    timeout: float
+    secrets: tuple[str, ...]
+
+
+class _Collector:
+    """Keeps the head of the output (cap + the longest secret, so redaction is whole)."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.head = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+
+
+class ExecTool:
+    """``exec``: run a shell command, optionally as a given skill."""
+
+    name = "exec"
+    description = (
+        "Run a shell command (/bin/sh -c) and return its combined stdout and stderr. "
+        "Pass `skill` to run it in that skill's folder with that skill's configured "
+        "environment (API keys); secret values are redacted from the output."
+    )
+
+    def __init__(
+        self,
+        skills: Iterable[Skill],
+        *,
+        config: Config | None = None,
+        base_env: Mapping[str, str] | None = None,
+        resolver: SecretLookup | None = None,
+        workspace: str | os.PathLike[str] | None = None,
+        timeout_s: float = DEFAULT_EXEC_TIMEOUT_S,
+        max_output: int = DEFAULT_EXEC_MAX_OUTPUT,
+        max_timeout_s: float = DEFAULT_MAX_TIMEOUT_S,
+        shell: str = DEFAULT_SHELL,
+    ) -> None:
+        self.skills = tuple(skills)
+        self.config = config if config is not None else Config.empty()
+        #: None: ``os.environ`` as it is at each call (read, never written).
+        self.base_env = base_env
+        self.resolver = resolver or SecretResolver(self.config, env=base_env)
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.timeout_s = timeout_s
+        self.max_output = max_output
+        self.max_timeout_s = max(max_timeout_s, timeout_s)
+        self.shell = shell
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return _copy(_EXEC_SCHEMA)
+
+    def run(self, args: Mapping[str, Any]) -> ToolResult:
+        plan = self._plan(args)
+        if isinstance(plan, ToolResult):
+            return plan
+        if os.name != "posix":
+            return self._finish(plan, *_run_portable(plan, self._keep(plan)))
+        return self._finish(plan, *_run_posix(plan, self._keep(plan)))
+
+    async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+        plan = await asyncio.to_thread(self._plan, args)  # may run an exec secret provider
+        if isinstance(plan, ToolResult):
+            return plan
+        return self._finish(plan, *await _run_async(plan, self._keep(plan)))
+
+    def _keep(self, plan: _Plan) -> int:
+        longest = max((len(s.encode("utf-8")) for s in plan.secrets), default=0)
+        return self.max_output + longest
+
+    def _find(self, name: str) -> Skill | None:
+        by_name = next((s for s in self.skills if s.name == name), None)
+        return by_name or next((s for s in self.skills if s.skill_key == name), None)
+
+    def _plan(self, args: Mapping[str, Any]) -> _Plan | ToolResult:
+        problem = _check_args(args, _EXEC_SCHEMA)
+        if problem:
+            return ToolResult(f"exec: {problem}", True)
+        command: str = args["command"]
+        if not command.strip():
+            return ToolResult("exec: 'command' is empty", True)
+        timeout = float(args.get("timeout") or self.timeout_s)
+        if timeout <= 0:
+            return ToolResult("exec: 'timeout' must be > 0", True)
+        base = dict(os.environ if self.base_env is None else self.base_env)
+        env: dict[str, str] = base
+        secrets: tuple[str, ...] = ()
+        default_cwd = self.workspace or Path.cwd()
+        if args.get("skill"):
+            skill = self._find(args["skill"])
+            if skill is None:
+                known = ", ".join(sorted(s.name for s in self.skills)[:_MAX_LISTING])
+                return ToolResult(f"exec: no skill {args['skill']!r}; known: {known}", True)
+            try:
+                overlay = skill_env(
+                    skill, config=self.config, base_env=base, resolver=self.resolver
+                )
+            except SecretError as exc:
+                return ToolResult(f"exec: {exc}", True)
+            env, secrets = overlay.apply(base), overlay.secret_values()
+            default_cwd = skill.base_dir
+        cwd = default_cwd
+        if args.get("cwd"):
+            cwd = Path(default_cwd, os.path.expanduser(args["cwd"].strip()))
+        if not cwd.is_dir():
+            return ToolResult(f"exec: working directory {cwd} does not exist", True)
+        argv = (self.shell, "-c", command)
+        return _Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
+
+    def _finish(
+        self, plan: _Plan, col: _Collector, code: int | None, timed_out: bool
+    ) -> ToolResult:
+        output = _render_output(col, self.max_output, plan.secrets)
+        if timed_out:
+            head = f"timed out after {plan.timeout:g} s; the process group was killed"
+        elif code is not None and code < 0:
+            head = f"killed by signal {_signal_name(-code)}"
+        elif code:
+            head = f"exit code {code}"
+        else:
+            return ToolResult(output or "(no output)")
+        return ToolResult(head + ("\n" + output if output else ""), True)
+
+
+def _render_output(col: _Collector, max_output: int, secrets: tuple[str, ...]) -> str:
+    truncated = col.total > max_output
+    # An incomplete UTF-8 sequence at the cut is held back rather than shown as U+FFFD.
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(col.head), not truncated)
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    if truncated:
+        text = _cut_utf8(text, max_output)
+        text += ("" if text.endswith("\n") else "\n") + (
+            f"[output truncated: showed the first {max_output} of {col.total} bytes; "
+            "redirect to a file and page through it with read offset/limit]"
+        )
+    return text
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _run_posix(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
+    col = _Collector(keep)
+    proc = subprocess.Popen(
+        plan.argv,
+        cwd=plan.cwd,
+        env=plan.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + plan.timeout
+    drain_end: float | None = None
+    timed_out = False
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            eof = False
+            while not eof:
+                now = time.monotonic()
+                if proc.poll() is None:
+                    if now >= deadline:
+                        timed_out = True
+                        break
+                    wait = deadline - now
+                else:
+                    drain_end = drain_end if drain_end is not None else now + DEFAULT_DRAIN_GRACE_S
+                    if now >= drain_end:
+                        break
+                    wait = drain_end - now
+                if sel.select(min(wait, _POLL_S)):
+                    eof = not _read_into(fd, col)
+            if not timed_out and proc.poll() is None:  # closed its output but still running
+                try:
+                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+            if timed_out:
+                _kill_group(proc.pid)
+                proc.wait()
+                end = time.monotonic() + DEFAULT_DRAIN_GRACE_S
+                while time.monotonic() < end and sel.select(_POLL_S):
+                    if not _read_into(fd, col):
+                        break
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc.pid)
+            proc.wait()
+        proc.stdout.close()
+    return col, proc.returncode, timed_out
+
+
+def _read_into(fd: int, col: _Collector) -> bool:
+    """Read what is there; False at end of file."""
+    try:
+        chunk = os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return True
+    col.add(chunk)
+    return bool(chunk)
+
+
+async def _run_async(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
+    col = _Collector(keep)
+    # Our own pipe, read with add_reader: the subprocess transport then owns no pipe,
+    # so a background child that keeps the write end open cannot keep it (and the
+    # transport) alive once we stop reading.
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *plan.argv,
+            cwd=plan.cwd,
+            env=plan.env,
+            stdin=subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    os.set_blocking(read_fd, False)
+    loop = asyncio.get_running_loop()
+    eof: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not _read_into(read_fd, col) and not eof.done():
+            eof.set_result(None)
+
+    loop.add_reader(read_fd, readable)
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), plan.timeout)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc.pid)
+            await proc.wait()
+        # Background children may still hold the pipe: stop reading after a grace.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(eof), DEFAULT_DRAIN_GRACE_S)
+    finally:
+        loop.remove_reader(read_fd)
+        os.close(read_fd)
+        if proc.returncode is None:
+            _kill_group(proc.pid)
+            await proc.wait()
+    return col, proc.returncode, timed_out
+
+
+def _run_portable(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
+    # Non-POSIX fallback: no process groups, so only the shell itself is killed.
+    col = _Collector(keep)
+    try:
+        proc = subprocess.run(
+            plan.argv[2],
+            shell=True,
+            cwd=plan.cwd,
+            env=plan.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=plan.timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        col.add(exc.output or b"")
+        return col, None, True
+    col.add(proc.stdout)
+    return col, proc.returncode, False

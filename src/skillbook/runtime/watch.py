@@ -1,0 +1,556 @@
+"""Hot reload: watch the skill folders and bump the snapshot version on change (spec §7.3).
+
+Input: the roots to watch (:func:`watch_roots` gives OpenClaw's: ``<ws>/skills``,
+``<ws>/.agents/skills``, the managed dir, ``~/.agents/skills`` and the extra dirs; the
+bundled dir is not watched) and a :class:`~skillbook.runtime.snapshot.SnapshotVersions`.
+Output: after a quiet period (250 ms by default) following changes to ``SKILL.md``
+files or skill folders, one ``versions.bump(workspace, reason="watch",
+changed_path=<last path>)`` and one ``on_change(ChangeSet)`` call. Sessions compare
+versions at the start of a turn; nothing here rebuilds anything.
+
+Watching uses the OS notifier through :mod:`watchfiles` on a background thread;
+``force_polling=True`` (or ``WATCHFILES_FORCE_POLLING``) selects its polling backend,
+which is also the automatic fallback when the OS watcher cannot be started.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbook._js import js_sorted
+from skillbook.model import Source
+
+if TYPE_CHECKING:
+    from skillbook.config import Config
+    from skillbook.paths import Paths
+    from skillbook.runtime.snapshot import SnapshotVersions
+
+_log = logging.getLogger("skillbook.watch")
+
+DEFAULT_DEBOUNCE_MS = 250
+#: How often the watch thread checks whether a missing root appeared (or a root vanished).
+DEFAULT_REARM_INTERVAL_MS = 1000
+#: watchfiles waits this long without new events before handing over a batch.
+DEFAULT_STEP_MS = 50
+DEFAULT_STOP_TIMEOUT_S = 5.0
+WATCH_REASON = "watch"
+SKILL_FILE = "SKILL.md"
+#: Path segments never watched (OpenClaw's ``DEFAULT_SKILLS_WATCH_IGNORED``).
+IGNORED_SEGMENTS = (
+    ".git",
+    "node_modules",
+    "dist",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    "build",
+    ".cache",
+)
+IGNORED_PATTERNS = tuple(
+    re.compile(r"(^|[\\/])" + re.escape(name) + r"([\\/]|$)") for name in IGNORED_SEGMENTS
+)
+ADDED, MODIFIED, DELETED = "added", "modified", "deleted"
+_SEP = re.compile(r"[\\/]")
+
+
+def is_ignored(path: str | os.PathLike[str]) -> bool:
+    """Whether a path has a segment OpenClaw's watcher ignores (``.git``, ``node_modules``, …)."""
+    text = os.fspath(path)
+    return any(p.search(text) for p in IGNORED_PATTERNS)
+
+
+def _glob_root(root: str | os.PathLike[str]) -> str:
+    return re.sub(r"/+$", "", os.fspath(root).replace("\\", "/"))
+
+
+def watch_targets(roots: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """OpenClaw's chokidar targets: ``<root>/SKILL.md`` and ``<root>/*/SKILL.md``, JS-sorted."""
+    targets: dict[str, None] = {}
+    for root in roots:
+        base = _glob_root(root)
+        targets[f"{base}/{SKILL_FILE}"] = None
+        targets[f"{base}/*/{SKILL_FILE}"] = None
+    return js_sorted(targets)
+
+
+def watch_roots(
+    workspace: str | os.PathLike[str] | None,
+    paths: Paths,
+    config: Config,
+    *,
+    cwd: Path | None = None,
+) -> list[Path]:
+    """The folders to watch: every discovery root except the bundled one (§7.3)."""
+    from skillbook.discover import resolve_roots
+
+    ws = Path(workspace) if workspace is not None and os.fspath(workspace).strip() else None
+    roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=cwd)
+    # resolve_roots lists sources in load order; OpenClaw lists workspace roots first.
+    return [r.path for r in reversed(roots) if r.source != Source.BUNDLED]
+
+
+def debounce_ms_of(config: Config) -> int:
+    """``skills.load.watchDebounceMs`` clamped at 0, else :data:`DEFAULT_DEBOUNCE_MS`."""
+    raw = config.skills.load.watch_debounce_ms
+    return DEFAULT_DEBOUNCE_MS if raw is None else max(0, int(raw))
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """The changes coalesced into one bump: paths in order of their last event."""
+
+    paths: tuple[str, ...]
+    #: ``added``, ``modified`` or ``deleted``, one per path.
+    kinds: tuple[str, ...]
+    workspace: str | None = None
+    #: The version the bump produced.
+    version: int | None = None
+
+    @property
+    def last(self) -> str | None:
+        return self.paths[-1] if self.paths else None
+
+
+class _Debouncer:
+    """A trailing timer on its own thread: fires ``delay`` after the last :meth:`add`."""
+
+    def __init__(self, delay_s: float, fire: Callable[[list[tuple[str, str]]], None]) -> None:
+        self._delay = delay_s
+        self._fire = fire
+        self._cond = threading.Condition()
+        self._pending: dict[str, str] = {}
+        self._deadline = 0.0
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="skillbook-debounce", daemon=True)
+        self._thread.start()
+
+    def add(self, changes: Iterable[tuple[str, str]]) -> None:
+        with self._cond:
+            for path, kind in changes:
+                # Re-inserting moves the path to the end: the last event decides its place.
+                self._pending.pop(path, None)
+                self._pending[path] = kind
+            self._deadline = time.monotonic() + self._delay
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify()
+        if self._thread is not threading.current_thread():
+            self._thread.join(DEFAULT_STOP_TIMEOUT_S)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._closed:
+                    if not self._pending:
+                        self._cond.wait()
+                        continue
+                    remaining = self._deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._cond.wait(remaining)
+                if self._closed:
+                    return
+                batch = list(self._pending.items())
+                self._pending.clear()
+            self._fire(batch)
+
+
+class _Signal:
+    """The ``stop_event`` handed to watchfiles; its first poll proves the watch is armed.
+
+    watchfiles calls ``is_set()`` every step while it waits for events, which only
+    happens once the OS watches are in place.
+    """
+
+    def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
+        self._stop = stop
+        self._armed = armed
+        self.rearm = False
+
+    def is_set(self) -> bool:
+        self._armed.set()
+        return self.rearm or self._stop.is_set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    roots: tuple[str, ...]
+    #: Real folder of each symlinked skill folder → the link's path under its root.
+    links: tuple[tuple[str, str], ...]
+
+    @property
+    def watched(self) -> list[str]:
+        return [*self.roots, *(real for real, _ in self.links)]
+
+
+class SkillsWatcher:
+    """Watches skill roots for one workspace; see the module docstring."""
+
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        *,
+        versions: SnapshotVersions,
+        workspace: Path | None,
+        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+        on_change: Callable[[ChangeSet], None] | None = None,
+        force_polling: bool | None = None,
+        standalone_md: bool = False,
+        rearm_interval_ms: int = DEFAULT_REARM_INTERVAL_MS,
+    ) -> None:
+        seen: dict[str, None] = {}
+        for root in roots:
+            seen[os.path.abspath(os.fspath(root))] = None
+        self.roots: tuple[str, ...] = tuple(seen)
+        self.versions = versions
+        self.workspace = workspace
+        self.debounce_ms = max(0, debounce_ms)
+        self.on_change = on_change
+        self.force_polling = force_polling
+        #: Also treat ``<root>/*.md`` as skills (the mixed and legacy modes load them).
+        self.standalone_md = standalone_md
+        self.paths_key = "|".join(watch_targets(self.roots))
+        self._rearm_ms = max(1, rearm_interval_ms)
+        self._stop = threading.Event()
+        self._armed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._debouncer: _Debouncer | None = None
+
+    @classmethod
+    def from_config(
+        cls,
+        workspace: str | os.PathLike[str] | None,
+        config: Config,
+        paths: Paths,
+        *,
+        versions: SnapshotVersions,
+        cwd: Path | None = None,
+        on_change: Callable[[ChangeSet], None] | None = None,
+        force_polling: bool | None = None,
+    ) -> SkillsWatcher | None:
+        """A watcher per §7.3, or None for a blank workspace or ``skills.load.watch: false``."""
+        if workspace is None or not os.fspath(workspace).strip():
+            return None
+        if config.skills.load.watch is False:
+            return None
+        return cls(
+            watch_roots(workspace, paths, config, cwd=cwd),
+            versions=versions,
+            workspace=Path(workspace),
+            debounce_ms=debounce_ms_of(config),
+            on_change=on_change,
+            force_polling=force_polling,
+            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+        )
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> SkillsWatcher:
+        if self.running:
+            return self
+        self._stop.clear()
+        self._armed.clear()
+        self._debouncer = _Debouncer(self.debounce_ms / 1000, self._fire)
+        self._thread = threading.Thread(target=self._run, name="skillbook-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop watching; pending (not yet debounced) changes are dropped."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(DEFAULT_STOP_TIMEOUT_S)
+        self._thread = None
+        if self._debouncer is not None:
+            self._debouncer.close()
+            self._debouncer = None
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the OS watches are in place (changes from then on are seen)."""
+        return self._armed.wait(timeout)
+
+    def __enter__(self) -> SkillsWatcher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ----------------------------------------------------------------- watch thread
+
+    def _run(self) -> None:
+        import watchfiles
+
+        polling = self.force_polling
+        plan = self._plan()
+        while not self._stop.is_set():
+            if not plan.roots:
+                # Nothing exists yet: watchfiles needs existing paths, so wait and look again.
+                self._armed.set()
+                if self._stop.wait(self._rearm_ms / 1000):
+                    return
+                plan = self._replan(plan)
+                continue
+            signal = _Signal(self._stop, self._armed)
+            self._armed.clear()
+            try:
+                # yield_on_timeout hands control back every rearm interval even when idle:
+                # the only way to notice a root that is created later (watchfiles can only
+                # watch existing paths, and watching an ancestor such as $HOME recursively
+                # would cost far more than a few isdir() calls a second).
+                for batch in watchfiles.watch(
+                    *plan.watched,
+                    watch_filter=None,
+                    debounce=max(self.debounce_ms, DEFAULT_STEP_MS),
+                    step=DEFAULT_STEP_MS,
+                    stop_event=signal,
+                    rust_timeout=self._rearm_ms,
+                    yield_on_timeout=True,
+                    raise_interrupt=False,
+                    force_polling=polling,
+                    ignore_permission_denied=True,
+                ):
+                    changes = self._relevant(plan, batch)
+                    if changes and self._debouncer is not None:
+                        self._debouncer.add(changes)
+                    # An idle tick only checks which roots exist; an event at the top of a
+                    # root may also have added or removed a symlinked skill folder.
+                    if (not batch and self._existing() != plan.roots) or (
+                        batch and self._touches_layout(plan, batch)
+                    ):
+                        new = self._replan(plan)
+                        if new != plan:
+                            plan = new
+                            signal.rearm = True
+            except Exception as err:
+                _log.warning("skills watcher error (%s): %s", self.workspace, err)
+                if not polling and not isinstance(err, FileNotFoundError):
+                    # The OS watcher failed (e.g. inotify limits): fall back to polling.
+                    polling = True
+                elif self._stop.wait(self._rearm_ms / 1000):
+                    return
+                plan = self._replan(plan)
+
+    def _existing(self) -> tuple[str, ...]:
+        return tuple(r for r in self.roots if os.path.isdir(r))
+
+    def _plan(self) -> _Plan:
+        roots = self._existing()
+        links: list[tuple[str, str]] = []
+        for root in roots:
+            # Symlinked skill folders: the OS watcher does not follow links, so their
+            # real folders are watched too and events mapped back to the link's path.
+            try:
+                with os.scandir(root) as it:
+                    for entry in it:
+                        if entry.is_symlink() and not is_ignored(entry.name):
+                            real = os.path.realpath(entry.path)
+                            if os.path.isdir(real) and not _under(real, roots):
+                                links.append((real, entry.path))
+            except OSError:
+                continue
+        return _Plan(roots, tuple(sorted(links)))
+
+    def _replan(self, old: _Plan) -> _Plan:
+        new = self._plan()
+        appeared = [r for r in new.roots if r not in old.roots]
+        if appeared and self._debouncer is not None:
+            # A root created after start-up: whatever it already holds arrived unseen.
+            found: list[tuple[str, str]] = []
+            for root in appeared:
+                found.append((root, ADDED))
+                found.extend((p, ADDED) for p in _skill_files(root))
+            self._debouncer.add(found)
+        return new
+
+    def _touches_layout(self, plan: _Plan, batch: set[tuple[Any, str]]) -> bool:
+        """A root itself or an entry directly inside one changed (links may have moved)."""
+        for _, path in batch:
+            parent = os.path.dirname(path)
+            if path in plan.roots or parent in plan.roots:
+                return True
+        return False
+
+    def _relevant(self, plan: _Plan, batch: set[tuple[Any, str]]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for change, raw in sorted(batch, key=lambda c: c[1]):
+            kind = change.name if change.name in (ADDED, MODIFIED, DELETED) else MODIFIED
+            for root, path in self._locate(plan, raw):
+                if self._matters(root, path, kind):
+                    out.append((path, kind))
+                    break
+        return out
+
+    def _locate(self, plan: _Plan, path: str) -> list[tuple[str, str]]:
+        """(root, path as seen under the root) for an event path; links mapped back."""
+        found: list[tuple[str, str]] = []
+        for real, link in plan.links:
+            if path == real or path.startswith(real + os.sep):
+                found.append((os.path.dirname(link), link + path[len(real) :]))
+        for root in sorted(plan.roots, key=len, reverse=True):
+            if path == root or path.startswith(root + os.sep):
+                found.append((root, path))
+        return found
+
+    def _matters(self, root: str, path: str, kind: str) -> bool:
+        if path == root:
+            return True
+        rel = path[len(root) + 1 :]
+        # Ignore rules apply below the root: a workspace under ~/build/ still works.
+        if is_ignored(rel):
+            return False
+        parts = _SEP.split(rel)
+        if parts[-1] == SKILL_FILE:
+            return True
+        if len(parts) == 1:
+            # A skill folder (or symlink) appearing or going; its SKILL.md event may be
+            # missing when the file was written before the new folder was watched.
+            if kind == DELETED or os.path.islink(path) or os.path.isdir(path):
+                return True
+            return self.standalone_md and rel.endswith(".md")
+        # A folder moved in with its SKILL.md already inside (grouped layouts).
+        return kind == ADDED and os.path.isfile(os.path.join(path, SKILL_FILE))
+
+    def _fire(self, batch: list[tuple[str, str]]) -> None:
+        if not batch:
+            return
+        last = batch[-1][0]
+        version = self.versions.bump(self.workspace, reason=WATCH_REASON, changed_path=last)
+        if self.on_change is None:
+            return
+        change = ChangeSet(
+            paths=tuple(p for p, _ in batch),
+            kinds=tuple(k for _, k in batch),
+            workspace=str(self.workspace) if self.workspace is not None else None,
+            version=version,
+        )
+        try:
+            self.on_change(change)
+        except Exception as err:
+            _log.warning("skills change callback failed: %s", err)
+
+
+def _under(path: str, roots: Iterable[str]) -> bool:
+    return any(path == r or path.startswith(r + os.sep) for r in roots)
+
+
+def _skill_files(root: str) -> list[str]:
+    found = [os.path.join(root, SKILL_FILE)]
+    try:
+        with os.scandir(root) as it:
+            found.extend(os.path.join(e.path, SKILL_FILE) for e in it if not is_ignored(e.name))
+    except OSError:
+        return []
+    return sorted(p for p in found if os.path.isfile(p))
+
+
+class WatcherRegistry:
+    """One watcher per workspace, reused while its targets and debounce are unchanged."""
+
+    def __init__(self, versions: SnapshotVersions, *, force_polling: bool | None = None) -> None:
+        self.versions = versions
+        self.force_polling = force_polling
+        self._lock = threading.Lock()
+        self._watchers: dict[str, SkillsWatcher] = {}
+
+    def ensure(
+        self,
+        workspace: str | os.PathLike[str] | None,
+        roots: Sequence[Path],
+        *,
+        enabled: bool = True,
+        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+        standalone_md: bool = False,
+        on_change: Callable[[ChangeSet], None] | None = None,
+    ) -> SkillsWatcher | None:
+        """The running watcher for ``workspace``: reused, replaced, created or closed."""
+        key = os.fspath(workspace).strip() if workspace is not None else ""
+        if not key:
+            return None
+        candidate = SkillsWatcher(
+            roots,
+            versions=self.versions,
+            workspace=Path(key),
+            debounce_ms=debounce_ms,
+            on_change=on_change,
+            force_polling=self.force_polling,
+            standalone_md=standalone_md,
+        )
+        with self._lock:
+            existing = self._watchers.get(key)
+            if (
+                enabled
+                and existing is not None
+                and existing.paths_key == candidate.paths_key
+                and existing.debounce_ms == candidate.debounce_ms
+            ):
+                return existing
+            self._watchers.pop(key, None)
+            if enabled:
+                self._watchers[key] = candidate
+        if existing is not None:
+            existing.stop()
+        return candidate.start() if enabled else None
+
+    def ensure_for_config(
+        self,
+        workspace: str | os.PathLike[str] | None,
+        config: Config,
+        paths: Paths,
+        *,
+        cwd: Path | None = None,
+    ) -> SkillsWatcher | None:
+        """``ensureSkillsWatcher({workspaceDir, config})``."""
+        if workspace is None or not os.fspath(workspace).strip():
+            return None
+        return self.ensure(
+            workspace,
+            watch_roots(workspace, paths, config, cwd=cwd),
+            enabled=config.skills.load.watch is not False,
+            debounce_ms=debounce_ms_of(config),
+            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+        )
+
+    def get(self, workspace: str | os.PathLike[str]) -> SkillsWatcher | None:
+        with self._lock:
+            return self._watchers.get(os.fspath(workspace).strip())
+
+    def close(self, workspace: str | os.PathLike[str]) -> None:
+        with self._lock:
+            watcher = self._watchers.pop(os.fspath(workspace).strip(), None)
+        if watcher is not None:
+            watcher.stop()
+
+    def close_all(self) -> None:
+        with self._lock:
+            watchers = list(self._watchers.values())
+            self._watchers.clear()
+        for watcher in watchers:
+            watcher.stop()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._watchers)
+
+    def __enter__(self) -> WatcherRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close_all()
