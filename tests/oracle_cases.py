@@ -15,10 +15,9 @@ difference of the two implementations.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -329,13 +328,3 @@ def diff_status(
     for path in common_theirs:
         out.extend(diff_json(our_by_path[path], their_by_path[path], f"{label}[{path}]"))
     return out, one_sided
-
-
-def relative_names(paths: Sequence[str], base: Path) -> list[str]:
-    out = []
-    for p in paths:
-        try:
-            out.append(os.path.relpath(p, base))
-        except ValueError:
-            out.append(p)
-    return out

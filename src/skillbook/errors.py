@@ -57,3 +57,7 @@ class SecretError(SkillbookError):
         super().__init__(message)
         self.key = key
         self.ref = ref
+
+
+class ModelNotConfigured(SkillbookError):
+    """No chat model is configured (or its client package is missing); the message says how to fix it."""

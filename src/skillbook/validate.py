@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from skillbook._js import utf16_slice
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
+from skillbook.discover import DEFAULT_MAX_SKILL_FILE_BYTES
 
 if TYPE_CHECKING:
     from skillbook.model import ParsedSkillFile, Skill
@@ -96,6 +97,10 @@ _MSG: Mapping[str, str] = MappingProxyType({
     "standalone": "OpenClaw loads only folders with a SKILL.md, not {file!r}; use mixed or legacy mode for standalone Markdown skills",
     "not-md": "not a Markdown file; give a skill folder, its SKILL.md, or a `.md` file",
     "no-path": "the path does not exist",
+    "too-large": (
+        "SKILL.md is {size} bytes, over the {limit}-byte cap; OpenClaw and skillbook refuse to"
+        " load it (raise skills.limits.maxSkillFileBytes or move material into references/)"
+    ),
     "unreadable": "cannot read it: {exc}",
     "symlink": "the skill file is a symbolic link; OpenClaw refuses it (copy the file instead)",
     "utf8": "the file is not valid UTF-8 ({reason} at byte {start}); save it as UTF-8",
@@ -448,6 +453,15 @@ def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
     if file_path.is_symlink():
         rep.add("discover.symlinked-skill-md", "symlink")
     try:
+        size = file_path.stat().st_size
+    except OSError:
+        size = 0
+    if size > DEFAULT_MAX_SKILL_FILE_BYTES:
+        rep.add(
+            "discover.file-too-large", "too-large", size=size, limit=DEFAULT_MAX_SKILL_FILE_BYTES
+        )
+        return _result(path, None, rep.found)
+    try:
         raw = file_path.read_bytes()
     except OSError as exc:
         rep.add("discover.unreadable", "unreadable", exc=exc)
@@ -457,7 +471,13 @@ def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
     parsed = parse_skill_text(raw, path=file_path)
     if mode == "strict":
         found = strict_problems(skill_dir, parsed, file_path=file_path, raw=raw)
-        return _result(path, parsed.name or None, [*rep.found, *found])
+        # What OpenClaw would silently lose is worth a warning in every mode.
+        lost = [
+            dataclasses.replace(d, severity=Severity.WARNING)
+            for d in parsed.diagnostics
+            if d.code in _OPENCLAW_LOSSES
+        ]
+        return _result(path, parsed.name or None, [*rep.found, *found, *lost])
     if mode == "legacy":
         name, description = _legacy(parsed, file_path.stem)
     else:
@@ -467,6 +487,18 @@ def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
     rep.skill = name
     _lenient_problems(parsed, description, rep, legacy=mode == "legacy")
     return _result(path, name, rep.found)
+
+
+#: Parse findings that mean OpenClaw drops part of a skill (a gate, an installer, a dispatch).
+_OPENCLAW_LOSSES = frozenset(
+    {
+        "parse.install-dropped",
+        "parse.metadata-invalid",
+        "parse.dispatch-no-tool",
+        "parse.arg-mode",
+        "parse.field-type",
+    }
+)
 
 
 def _lenient_problems(

@@ -37,7 +37,8 @@ class Context:
     agent: str | None
     mode: str | None
 
-    def book(self) -> SkillBook:
+    def loader(self) -> Loader:
+        """A Loader for the workspace and config the global options name (exits 2 on error)."""
         try:
             paths = Paths.from_process()
             config = self._config(paths)
@@ -47,7 +48,15 @@ class Context:
             if origin and not resolve_user_path(workspace, paths.home).is_dir():
                 source = "" if origin == "--workspace" else f" (from {origin} in {config.file})"
                 fail(f"workspace folder {workspace}{source} does not exist")
-            loader = Loader(workspace, config=config, agent=self.agent, mode=self.mode)
+            return Loader(workspace, config=config, agent=self.agent, mode=self.mode)
+        except SkillbookError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+    def book(self) -> SkillBook:
+        loader = self.loader()
+        try:
             return loader.load()
         except SkillbookError as exc:
             fail(str(exc))
@@ -341,6 +350,15 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
         )
         emit_lines(lines)
     sys.exit(EXIT_OK if ok and results else EXIT_FINDINGS)
+
+
+def _register_extra_commands() -> None:
+    from skillbook.cli.watch_cmd import watch_cmd
+
+    cli.add_command(watch_cmd, "watch")
+
+
+_register_extra_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

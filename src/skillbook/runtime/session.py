@@ -246,4 +246,3 @@ def _diff(
 def _differs(a: Skill, b: Skill) -> bool:
     # Skill equality leaves out the parsed file; a body edit must still count.
     return a != b or (a.parsed is not b.parsed and a.parsed != b.parsed)
-

@@ -176,7 +176,8 @@ class ReadTool:
         problem = _check_args(args, _READ_SCHEMA)
         if problem:
             return ToolResult(f"read: {problem}", True)
-        raw, offset, limit = args["path"].strip(), int(args.get("offset") or 1), args.get("limit")
+        raw, offset, limit = args["path"].strip(), args.get("offset"), args.get("limit")
+        offset = 1 if offset is None else int(offset)
         if not raw:
             return ToolResult("read: 'path' is empty", True)
         if offset < 1 or (limit is not None and int(limit) < 1):
@@ -385,7 +386,7 @@ class ExecTool:
         command: str = args["command"]
         if not command.strip():
             return ToolResult("exec: 'command' is empty", True)
-        timeout = float(args.get("timeout") or self.timeout_s)
+        timeout = float(self.timeout_s if args.get("timeout") is None else args["timeout"])
         if timeout <= 0:
             return ToolResult("exec: 'timeout' must be > 0", True)
         base = dict(os.environ if self.base_env is None else self.base_env)

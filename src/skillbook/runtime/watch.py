@@ -93,7 +93,8 @@ def watch_roots(
     """The folders to watch: every discovery root except the bundled one (§7.3)."""
     from skillbook.discover import resolve_roots
 
-    ws = Path(workspace) if workspace is not None and os.fspath(workspace).strip() else None
+    text = os.fspath(workspace).strip() if workspace is not None else ""
+    ws = Path(text) if text else None
     roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=cwd)
     # resolve_roots lists sources in load order; OpenClaw lists workspace roots first.
     return [r.path for r in reversed(roots) if r.source != Source.BUNDLED]
@@ -182,8 +183,10 @@ class _Signal:
         self.rearm = False
 
     def is_set(self) -> bool:
+        if self.rearm:
+            return True
         self._armed.set()
-        return self.rearm or self._stop.is_set()
+        return self._stop.is_set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +253,7 @@ class SkillsWatcher:
         return cls(
             watch_roots(workspace, paths, config, cwd=cwd),
             versions=versions,
-            workspace=Path(workspace),
+            workspace=Path(os.fspath(workspace).strip()),
             debounce_ms=debounce_ms_of(config),
             on_change=on_change,
             force_polling=force_polling,
@@ -338,6 +341,8 @@ class SkillsWatcher:
                         new = self._replan(plan)
                         if new != plan:
                             plan = new
+                            # wait_ready() blocks again until the new plan is armed.
+                            self._armed.clear()
                             signal.rearm = True
             except Exception as err:
                 _log.warning("skills watcher error (%s): %s", self.workspace, err)

@@ -1,0 +1,466 @@
+"""The skills watcher: real files, a real OS watcher (spec §7.3, §12 "Snapshot / refresh").
+
+Waits are polling loops with generous limits (up to 10 s); the only timing facts
+asserted are "one bump for a burst" and "no bump within a few debounce periods".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from skillbook.config import Config
+from skillbook.paths import Paths
+from skillbook.runtime.snapshot import SkillsChangeEvent, SnapshotVersions
+from skillbook.runtime.watch import (
+    DEFAULT_DEBOUNCE_MS,
+    IGNORED_SEGMENTS,
+    ChangeSet,
+    SkillsWatcher,
+    WatcherRegistry,
+    debounce_ms_of,
+    is_ignored,
+    watch_roots,
+    watch_targets,
+)
+
+WAIT_S = 10.0
+#: Long enough for any pending debounce (250 ms) plus the OS to deliver events.
+QUIET_S = 1.5
+FAST_DEBOUNCE_MS = 100
+
+
+def write_skill(root: Path, folder: str, description: str = "A skill") -> Path:
+    path = root / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {folder}\ndescription: {description}\n---\n# {folder}\n")
+    return path
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = WAIT_S) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+class Recorder:
+    """A SnapshotVersions and every bump event and ChangeSet it saw."""
+
+    def __init__(self) -> None:
+        self.versions = SnapshotVersions()
+        self.events: list[SkillsChangeEvent] = []
+        self.changes: list[ChangeSet] = []
+        self._lock = threading.Lock()
+        self.versions.subscribe(self._on_event)
+
+    def _on_event(self, event: SkillsChangeEvent) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def on_change(self, change: ChangeSet) -> None:
+        with self._lock:
+            self.changes.append(change)
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            return [p for c in self.changes for p in c.paths]
+
+    def wait_for_bump(self, path: Path) -> SkillsChangeEvent:
+        """The first bump whose ``changed_path`` is ``path``."""
+        found: list[SkillsChangeEvent] = []
+
+        def seen() -> bool:
+            with self._lock:
+                found[:] = [e for e in self.events if e.changed_path == str(path)]
+            return bool(found)
+
+        assert wait_until(seen), f"no bump for {path}; saw {self.events}"
+        return found[0]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    (workspace / "skills").mkdir(parents=True)
+    return workspace
+
+
+@pytest.fixture
+def rec() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def watcher(ws: Path, rec: Recorder) -> Iterator[SkillsWatcher]:
+    w = SkillsWatcher(
+        [ws / "skills", ws / ".agents" / "skills"],
+        versions=rec.versions,
+        workspace=ws,
+        debounce_ms=FAST_DEBOUNCE_MS,
+        on_change=rec.on_change,
+    )
+    with w:
+        assert w.wait_ready(WAIT_S)
+        yield w
+
+
+def assert_watch_bump(rec: Recorder, ws: Path, path: Path) -> None:
+    event = rec.wait_for_bump(path)
+    assert event.reason == "watch"
+    assert event.workspace == str(ws)
+    assert rec.versions.get(ws) > 0
+
+
+# --------------------------------------------------------------------------- changes
+
+
+def test_creating_a_skill_bumps_the_version(
+    ws: Path, rec: Recorder, watcher: SkillsWatcher
+) -> None:
+    path = write_skill(ws / "skills", "alpha")
+    assert wait_until(lambda: bool(rec.events))
+    # mkdir + write in one go: the folder event may be the only one the OS reports.
+    assert wait_until(
+        lambda: str(ws / "skills" / "alpha") in rec.paths() or str(path) in rec.paths()
+    )
+    event = rec.events[0]
+    assert event.reason == "watch"
+    assert event.workspace == str(ws)
+    assert event.changed_path in (str(path), str(ws / "skills" / "alpha"))
+    assert rec.changes[0].kinds[-1] == "added"
+
+
+def test_editing_skill_md_bumps_with_the_changed_path(
+    ws: Path, rec: Recorder, watcher: SkillsWatcher
+) -> None:
+    path = write_skill(ws / "skills", "alpha")
+    assert wait_until(lambda: bool(rec.events))
+    before = rec.versions.get(ws)
+    count = len(rec.events)
+    path.write_text(path.read_text() + "more\n")
+    assert wait_until(lambda: len(rec.events) > count)
+    assert rec.events[-1].changed_path == str(path)
+    assert rec.events[-1].reason == "watch"
+    assert rec.versions.get(ws) > before
+    assert rec.changes[-1].kinds == ("modified",)
+
+
+def test_deleting_a_skill_bumps(ws: Path, rec: Recorder, tmp_path: Path) -> None:
+    write_skill(ws / "skills", "alpha")
+    with SkillsWatcher(
+        [ws / "skills"], versions=rec.versions, workspace=ws, on_change=rec.on_change
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        shutil.rmtree(ws / "skills" / "alpha")
+        assert wait_until(lambda: bool(rec.events))
+    assert rec.events[0].reason == "watch"
+    assert rec.events[0].changed_path in (
+        str(ws / "skills" / "alpha" / "SKILL.md"),
+        str(ws / "skills" / "alpha"),
+    )
+    assert set(rec.changes[0].kinds) == {"deleted"}
+
+
+def test_symlinked_skill_folder_bumps_and_its_edits_too(
+    ws: Path, rec: Recorder, watcher: SkillsWatcher, tmp_path: Path
+) -> None:
+    target = write_skill(tmp_path / "elsewhere", "linked")
+    link = ws / "skills" / "linked"
+    link.symlink_to(target.parent, target_is_directory=True)
+    assert_watch_bump(rec, ws, link)
+    # The link's real folder is watched too; events come back under the link's path.
+    count = len(rec.events)
+    target.write_text(target.read_text() + "edited\n")
+    assert wait_until(lambda: len(rec.events) > count)
+    assert rec.events[-1].changed_path == str(link / "SKILL.md")
+
+
+def test_root_created_after_start_up_is_picked_up(tmp_path: Path, rec: Recorder) -> None:
+    """``<ws>/skills`` missing at start-up, then moved in whole (as a checkout does)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    staging = tmp_path / "staging"
+    write_skill(staging, "late")
+    with SkillsWatcher(
+        [ws / "skills", ws / ".agents" / "skills"],
+        versions=rec.versions,
+        workspace=ws,
+        debounce_ms=FAST_DEBOUNCE_MS,
+        on_change=rec.on_change,
+        rearm_interval_ms=200,
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        staging.rename(ws / "skills")
+        moved = ws / "skills" / "late" / "SKILL.md"
+        assert_watch_bump(rec, ws, moved)
+        assert rec.changes[-1].kinds == ("added", "added")
+        # Once re-armed, edits inside the new root are watched like any other.
+        assert w.wait_ready(WAIT_S)
+        count = len(rec.events)
+        moved.write_text(moved.read_text() + "edited\n")
+        assert wait_until(lambda: len(rec.events) > count)
+        assert rec.events[-1].changed_path == str(moved)
+
+
+def test_nested_missing_root_created_later(tmp_path: Path, rec: Recorder) -> None:
+    """``<ws>/.agents/skills`` where even ``.agents`` is missing at start-up."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    root = ws / ".agents" / "skills"
+    with SkillsWatcher(
+        [root], versions=rec.versions, workspace=ws, on_change=rec.on_change, rearm_interval_ms=200
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        (ws / ".agents").mkdir()
+        path = write_skill(root, "deep")
+        assert wait_until(lambda: bool(rec.events))
+        assert rec.events[0].reason == "watch"
+        assert rec.events[0].changed_path in (str(path), str(path.parent), str(root))
+        assert str(root) in rec.paths()
+
+
+def test_ignored_folders_do_not_bump(ws: Path, rec: Recorder) -> None:
+    write_skill(ws / "skills", "alpha")
+    with SkillsWatcher(
+        [ws / "skills"],
+        versions=rec.versions,
+        workspace=ws,
+        debounce_ms=FAST_DEBOUNCE_MS,
+        on_change=rec.on_change,
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        write_skill(ws / "skills" / "node_modules", "x")
+        write_skill(ws / "skills" / ".git", "y")
+        write_skill(ws / "skills" / "alpha" / "node_modules", "z")
+        write_skill(ws / "skills" / "alpha" / ".venv" / "lib", "w")
+        (ws / "skills" / "notes.txt").write_text("not a skill")
+        time.sleep(QUIET_S)
+        assert rec.events == []
+        # The watcher is alive: a real skill still bumps.
+        path = write_skill(ws / "skills", "beta")
+        assert wait_until(lambda: bool(rec.events))
+    assert rec.paths()
+    assert all(p.startswith(str(path.parent)) for p in rec.paths())
+
+
+def test_other_files_inside_a_skill_do_not_bump(
+    ws: Path, rec: Recorder, watcher: SkillsWatcher
+) -> None:
+    path = write_skill(ws / "skills", "alpha")
+    assert wait_until(lambda: bool(rec.events))
+    time.sleep(QUIET_S)
+    count = len(rec.events)
+    (path.parent / "scripts").mkdir()
+    (path.parent / "scripts" / "run.sh").write_text("echo hi\n")
+    (path.parent / "README.txt").write_text("notes\n")
+    time.sleep(QUIET_S)
+    assert len(rec.events) == count
+
+
+def test_debounce_coalesces_a_burst_of_20_writes(ws: Path, rec: Recorder) -> None:
+    path = write_skill(ws / "skills", "alpha")
+    with SkillsWatcher(
+        [ws / "skills"], versions=rec.versions, workspace=ws, on_change=rec.on_change
+    ) as w:
+        assert w.debounce_ms == DEFAULT_DEBOUNCE_MS
+        assert w.wait_ready(WAIT_S)
+        for i in range(20):
+            path.write_text(f"---\nname: alpha\ndescription: burst {i}\n---\n")
+        assert wait_until(lambda: bool(rec.events))
+        time.sleep(QUIET_S)
+    assert len(rec.events) == 1
+    assert rec.events[0].changed_path == str(path)
+    assert rec.changes[0].paths == (str(path),)
+
+
+def test_polling_backend_works(ws: Path, rec: Recorder) -> None:
+    """``force_polling=True``: the documented fallback when no OS watcher is available."""
+    with SkillsWatcher(
+        [ws / "skills"],
+        versions=rec.versions,
+        workspace=ws,
+        debounce_ms=FAST_DEBOUNCE_MS,
+        on_change=rec.on_change,
+        force_polling=True,
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        path = write_skill(ws / "skills", "polled")
+        assert wait_until(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
+    assert rec.events[0].reason == "watch"
+
+
+def test_failing_callback_is_logged_and_watching_goes_on(
+    ws: Path, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    def boom(change: ChangeSet) -> None:
+        raise RuntimeError("boom")
+
+    with (
+        caplog.at_level(logging.WARNING, logger="skillbook.watch"),
+        SkillsWatcher(
+            [ws / "skills"], versions=rec.versions, workspace=ws, debounce_ms=0, on_change=boom
+        ) as w,
+    ):
+        assert w.wait_ready(WAIT_S)
+        write_skill(ws / "skills", "one")
+        assert wait_until(lambda: len(rec.events) >= 1)
+        time.sleep(0.3)
+        count = len(rec.events)
+        write_skill(ws / "skills", "two")
+        assert wait_until(lambda: len(rec.events) > count)
+    assert "skills change callback failed: boom" in caplog.text
+
+
+def test_stop_ends_watching(ws: Path, rec: Recorder) -> None:
+    w = SkillsWatcher([ws / "skills"], versions=rec.versions, workspace=ws, debounce_ms=0)
+    w.start()
+    assert w.wait_ready(WAIT_S)
+    w.stop()
+    assert not w.running
+    write_skill(ws / "skills", "after")
+    time.sleep(QUIET_S)
+    assert rec.events == []
+    w.stop()  # idempotent
+
+
+# --------------------------------------------------------------------------- pure parts
+
+
+@pytest.mark.parametrize("name", IGNORED_SEGMENTS)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "/ws/skills/{n}/x/SKILL.md",
+        "/ws/skills/{n}",
+        "{n}/SKILL.md",
+        "C:\\ws\\skills\\{n}\\SKILL.md",
+    ],
+)
+def test_ignore_regexes_match_ignored_segments(name: str, template: str) -> None:
+    """§12 Snapshot / refresh: ignore regexes match node_modules, dist, .git, .venv, venv,
+    __pycache__, .mypy_cache, .pytest_cache, build, .cache."""
+    assert is_ignored(template.format(n=name))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/skills/alpha/SKILL.md",
+        "/ws/.agents/skills/beta/SKILL.md",
+        "/tmp/.hidden/skills/SKILL.md",
+        "/ws/skills/builder/SKILL.md",
+        "/ws/skills/my-dist-tool/SKILL.md",
+        "/ws/skills/.github/SKILL.md",
+        "/ws/skills/venvs/SKILL.md",
+    ],
+)
+def test_ignore_regexes_leave_ordinary_paths(path: str) -> None:
+    """§12 Snapshot / refresh: ... and not ordinary skill paths or ``/tmp/.hidden/…``."""
+    assert not is_ignored(path)
+
+
+def _paths(tmp_path: Path) -> Paths:
+    return Paths.from_env({"HOME": str(tmp_path / "home")}, cwd=tmp_path)
+
+
+def test_watch_targets_include_workspace_agents_and_personal_variants(tmp_path: Path) -> None:
+    """§12 Snapshot / refresh: watcher targets include ``<ws>/skills/SKILL.md``,
+    ``<ws>/skills/*/SKILL.md``, ``.agents`` variants, ``~/.agents/skills`` variants; all
+    targets contain ``SKILL.md``."""
+    ws = tmp_path / "ws"
+    paths = _paths(tmp_path)
+    targets = watch_targets(watch_roots(ws, paths, Config.empty()))
+    home = tmp_path / "home"
+    for expected in (
+        f"{ws}/skills/SKILL.md",
+        f"{ws}/skills/*/SKILL.md",
+        f"{ws}/.agents/skills/SKILL.md",
+        f"{ws}/.agents/skills/*/SKILL.md",
+        f"{home}/.agents/skills/SKILL.md",
+        f"{home}/.agents/skills/*/SKILL.md",
+        f"{paths.managed_dir}/SKILL.md",
+    ):
+        assert expected in targets
+    assert all("SKILL.md" in t for t in targets)
+    assert targets == sorted(targets)
+    # The bundled dir is not watched.
+    assert paths.bundled_dir is None or not any(str(paths.bundled_dir) in t for t in targets)
+
+
+def test_watch_targets_normalise_dedupe_and_sort() -> None:
+    targets = watch_targets(["/b/skills/", "C:\\a\\skills", "/b/skills", "/B//"])
+    assert targets == [
+        "/B/*/SKILL.md",
+        "/B/SKILL.md",
+        "/b/skills/*/SKILL.md",
+        "/b/skills/SKILL.md",
+        "C:/a/skills/*/SKILL.md",
+        "C:/a/skills/SKILL.md",
+    ]
+
+
+def test_watch_roots_add_extra_dirs(tmp_path: Path) -> None:
+    cfg = Config.from_mapping({"skills": {"load": {"extraDirs": ["~/more", "  ", "rel"]}}})
+    roots = watch_roots(tmp_path / "ws", _paths(tmp_path), cfg, cwd=tmp_path)
+    assert tmp_path / "home" / "more" in roots
+    assert tmp_path / "rel" in roots
+    assert roots[:2] == [tmp_path / "ws" / "skills", tmp_path / "ws" / ".agents" / "skills"]
+
+
+def test_from_config_honours_watch_false_blank_workspace_and_debounce(tmp_path: Path) -> None:
+    versions = SnapshotVersions()
+    paths = _paths(tmp_path)
+    off = Config.from_mapping({"skills": {"load": {"watch": False}}})
+    assert SkillsWatcher.from_config(tmp_path, off, paths, versions=versions) is None
+    assert SkillsWatcher.from_config("  ", Config.empty(), paths, versions=versions) is None
+    assert SkillsWatcher.from_config(None, Config.empty(), paths, versions=versions) is None
+    slow = Config.from_mapping({"skills": {"load": {"watchDebounceMs": 900}}})
+    w = SkillsWatcher.from_config(tmp_path, slow, paths, versions=versions)
+    assert w is not None and w.debounce_ms == 900 and not w.running
+    assert debounce_ms_of(Config.empty()) == DEFAULT_DEBOUNCE_MS
+    assert debounce_ms_of(Config.from_mapping({"skills": {"load": {"watchDebounceMs": 0}}})) == 0
+
+
+def test_registry_reuses_replaces_and_closes(tmp_path: Path) -> None:
+    """One watcher per workspace, reused while targets and debounce are unchanged."""
+    versions = SnapshotVersions()
+    paths = _paths(tmp_path)
+    ws = tmp_path / "ws"
+    with WatcherRegistry(versions) as registry:
+        first = registry.ensure_for_config(ws, Config.empty(), paths)
+        assert first is not None and first.running
+        assert registry.ensure_for_config(str(ws) + "  ", Config.empty(), paths) is first
+        assert registry.get(ws) is first and len(registry) == 1
+        slower = Config.from_mapping({"skills": {"load": {"watchDebounceMs": 500}}})
+        second = registry.ensure_for_config(ws, slower, paths)
+        assert second is not None and second is not first
+        assert not first.running and second.running
+        more = Config.from_mapping(
+            {"skills": {"load": {"watchDebounceMs": 500, "extraDirs": ["/x"]}}}
+        )
+        third = registry.ensure_for_config(ws, more, paths)
+        assert third is not second and not second.running
+        off = Config.from_mapping({"skills": {"load": {"watch": False}}})
+        assert registry.ensure_for_config(ws, off, paths) is None
+        assert not third.running and len(registry) == 0
+        other = registry.ensure_for_config(tmp_path / "other", Config.empty(), paths)
+        assert other is not None
+    assert not other.running and len(registry) == 0
+
+
+def test_watcher_with_no_existing_root_waits_and_stops(tmp_path: Path) -> None:
+    w = SkillsWatcher([tmp_path / "nope"], versions=SnapshotVersions(), workspace=tmp_path)
+    with w:
+        assert w.wait_ready(WAIT_S)
+    assert not w.running
+    assert os.path.exists(tmp_path)
