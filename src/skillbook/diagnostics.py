@@ -84,6 +84,21 @@ CODES: dict[str, str] = {
     "command.renamed": "A skill's slash command got a numbered suffix: its name was taken.",
     "command.description-shortened": "A command description was cut to fit a length limit.",
     "command.channel-omitted": "A command was left out of a channel's native menu (limits).",
+    "mcp.not-served": "A skill or file is not served over MCP (escaping symlink, over the limits, no valid entry).",
+    # mcp client: skills from remote MCP servers (skillbook.mcp.remote_source)
+    "mcp.server-unreachable": "A configured MCP server could not be started, reached or did not answer in time.",
+    "mcp.no-skills-capability": "A configured MCP server does not declare the Skills extension.",
+    "mcp.invalid-response": "An MCP server sent a malformed or failing answer to a skills or read request.",
+    "mcp.invalid-entry": "A skills/list entry breaks the extension's rules; that skill is not loaded.",
+    "mcp.dynamic-skill": "A remote skill has no file manifest (`dynamic`); it cannot be verified and is not loaded.",
+    "mcp.skill-over-limit": "A remote skill exceeds the per-skill file count or size limit; not loaded.",
+    "mcp.digest-mismatch": "A file from an MCP server does not match its manifest size or digest; refused, not cached.",
+    "mcp.frontmatter-mismatch": "A remote SKILL.md's frontmatter differs from its skills/list entry; refused.",
+    "mcp.unlisted-file": "A read of a remote skill file that its held manifest does not list; refused locally.",
+    "mcp.shadowed": "A remote skill has the name of a local skill; the local one wins and the remote one is not loaded.",
+    "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
+    "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
+    "mcp.cache-error": "The MCP skill cache folder could not be written.",
     # config
     "config.invalid": "The configuration file is invalid.",
 }

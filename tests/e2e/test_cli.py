@@ -24,7 +24,7 @@ import skillbook
 
 pytestmark = pytest.mark.e2e
 
-COMMANDS = ("list", "info", "check", "prompt", "validate")
+COMMANDS = ("list", "info", "check", "prompt", "validate", "watch")
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
 
 
@@ -586,6 +586,38 @@ def test_package_bundled_skills_load_when_no_folder_is_given(sandbox: Sandbox) -
     bundled = [s for s in data["skills"] if s["source"] == "openclaw-bundled"]
     assert bundled and all(s["bundled"] for s in bundled)
     assert "weather" not in {s["name"] for s in bundled}  # the workspace one wins
+
+
+# --------------------------------------------------------------------------- watch
+
+
+def test_watch_prints_a_new_skill_then_exits(sandbox: Sandbox) -> None:
+    """Spec §7.3: a new SKILL.md under <ws>/skills is picked up without a restart."""
+    command = [sys.executable, "-m", "skillbook", "-w", str(sandbox.workspace), "watch"]
+    with subprocess.Popen(
+        [*command, "--once", "--timeout", "60"],
+        env=sandbox.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    ) as proc:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("Watching 4 skills (3 ready) in "), first + proc.stderr.read()
+        assert proc.stdout.readline().startswith("prompt: 3 skills, ")
+        write_skill(sandbox.workspace / "skills", "fresh", "name: fresh\ndescription: New.")
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=90) == 0
+    lines = rest.splitlines()
+    assert lines[:1] == ["+ fresh (openclaw-workspace)"], rest
+    assert lines[1].startswith("prompt: 4 skills, ")
+
+
+def test_watch_with_a_timeout_exits_0(sandbox: Sandbox) -> None:
+    proc = sandbox.run("-w", str(sandbox.workspace), "watch", "--timeout", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Watching 4 skills (3 ready)")
 
 
 # --------------------------------------------------------------------------- help

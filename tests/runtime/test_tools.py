@@ -219,6 +219,12 @@ def test_read_errors_for_directory_missing_file_and_bad_arguments(weather: Skill
         assert result.is_error and result.text.startswith("read: "), args
 
 
+def test_read_refuses_fifo_without_hanging(weather: Skill) -> None:
+    os.mkfifo(weather.base_dir / "pipe")
+    result = ReadTool([weather]).run({"path": str(weather.base_dir / "pipe")})
+    assert result.is_error and "not a regular file" in result.text
+
+
 def test_read_arun(weather: Skill) -> None:
     result = asyncio.run(ReadTool([weather]).arun({"path": str(weather.file_path)}))
     assert "name: weather" in result.text
@@ -315,7 +321,7 @@ def test_exec_output_cap(tmp_path: Path) -> None:
     assert body == "x" * 1000
     assert note == (
         "[output truncated: showed the first 1000 of 100000 bytes; "
-        "redirect to a file and page through it with read offset/limit]"
+        "redirect to a file and look at parts of it (head, tail, grep, sed -n)]"
     )
 
 
@@ -367,6 +373,12 @@ def test_exec_bad_arguments_and_unknown_skill(weather: Skill, tmp_path: Path) ->
         assert result.is_error and result.text.startswith("exec: "), args
     unknown = tool.run({"command": "true", "skill": "nope"})
     assert unknown.is_error and "no skill 'nope'" in unknown.text and "weather" in unknown.text
+
+
+def test_exec_missing_shell_is_a_result(tmp_path: Path) -> None:
+    tool = exec_tool([], tmp_path, shell=str(tmp_path / "no-such-shell"))
+    for result in (tool.run({"command": "true"}), asyncio.run(tool.arun({"command": "true"}))):
+        assert result.is_error and "cannot start" in result.text
 
 
 def test_exec_arun_basic(weather: Skill, tmp_path: Path) -> None:

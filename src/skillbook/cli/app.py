@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import click
 
@@ -111,7 +111,40 @@ def emit_lines(lines: Sequence[str]) -> None:
     click.echo(render.clean("\n".join(lines)))
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose bigger commands are imported only when used (or listed by --help).
+
+    ``skillbook list`` then does not pay for the agent, the MCP server or the watcher.
+    """
+
+    #: command name -> "module:attribute"
+    LAZY: ClassVar[dict[str, str]] = {
+        "watch": "skillbook.cli.watch_cmd:watch_cmd",
+        "run": "skillbook.cli.run_cmd:run_cmd",
+        "chat": "skillbook.cli.run_cmd:chat_cmd",
+        "serve": "skillbook.cli.serve_cmd:serve_cmd",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self.LAZY.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module, attr = target.split(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--workspace",
     "-w",
@@ -350,15 +383,6 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
         )
         emit_lines(lines)
     sys.exit(EXIT_OK if ok and results else EXIT_FINDINGS)
-
-
-def _register_extra_commands() -> None:
-    from skillbook.cli.watch_cmd import watch_cmd
-
-    cli.add_command(watch_cmd, "watch")
-
-
-_register_extra_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

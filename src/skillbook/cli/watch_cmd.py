@@ -103,9 +103,10 @@ def watch_cmd(obj: object, once: bool, timeout: float | None) -> None:
             folders = len(watcher.roots) if watcher is not None else 0
             ready = sum(e.eligible for e in book.status.skills)
             # Printed once the watches are armed: from here on no change is missed.
+            count = len(book.skills)
             click.echo(
-                f"Watching {len(book.skills)} skills ({ready} ready) in {folders} folders "
-                "(Ctrl-C to stop)"
+                f"Watching {count} skill{'' if count == 1 else 's'} ({ready} ready) "
+                f"in {folders} folders (Ctrl-C to stop)"
             )
             click.echo(prompt_line(book))
             while True:

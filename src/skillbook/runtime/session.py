@@ -244,5 +244,7 @@ def _diff(
 
 
 def _differs(a: Skill, b: Skill) -> bool:
+    if a is b:
+        return False
     # Skill equality leaves out the parsed file; a body edit must still count.
     return a != b or (a.parsed is not b.parsed and a.parsed != b.parsed)

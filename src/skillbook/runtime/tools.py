@@ -33,6 +33,7 @@ import contextlib
 import os
 import selectors
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Iterable, Mapping
@@ -209,10 +210,15 @@ class ReadTool:
     def _read(
         self, raw: str, real: str, owner: Skill, offset: int, limit: int | None
     ) -> ToolResult:
+        # O_NONBLOCK: a FIFO in a skill folder must not hang the tool at open().
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(real, flags)
         except OSError as exc:
             return ToolResult(f"read: {raw}: {exc.strerror or exc}", True)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return ToolResult(f"read: {raw}: not a regular file", True)
         with os.fdopen(fd, "rb") as fh:
             # The file was opened by its checked real path without following a final
             # symlink; a swap between the check and the open shows up as a new realpath.
@@ -361,15 +367,20 @@ class ExecTool:
         plan = self._plan(args)
         if isinstance(plan, ToolResult):
             return plan
-        if os.name != "posix":
-            return self._finish(plan, *_run_portable(plan, self._keep(plan)))
-        return self._finish(plan, *_run_posix(plan, self._keep(plan)))
+        runner = _run_posix if os.name == "posix" else _run_portable
+        try:
+            return self._finish(plan, *runner(plan, self._keep(plan)))
+        except OSError as exc:
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
 
     async def arun(self, args: Mapping[str, Any]) -> ToolResult:
         plan = await asyncio.to_thread(self._plan, args)  # may run an exec secret provider
         if isinstance(plan, ToolResult):
             return plan
-        return self._finish(plan, *await _run_async(plan, self._keep(plan)))
+        try:
+            return self._finish(plan, *await _run_async(plan, self._keep(plan)))
+        except OSError as exc:
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
 
     def _keep(self, plan: _Plan) -> int:
         longest = max((len(s.encode("utf-8")) for s in plan.secrets), default=0)
@@ -439,7 +450,7 @@ def _render_output(col: _Collector, max_output: int, secrets: tuple[str, ...]) -
         text = _cut_utf8(text, max_output)
         text += ("" if text.endswith("\n") else "\n") + (
             f"[output truncated: showed the first {max_output} of {col.total} bytes; "
-            "redirect to a file and page through it with read offset/limit]"
+            "redirect to a file and look at parts of it (head, tail, grep, sed -n)]"
         )
     return text
 

@@ -19,7 +19,6 @@ import logging
 import os
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,46 +26,51 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook._js import js_sorted
 from skillbook.model import Source
+from skillbook.runtime._watch_parts import (
+    ADDED,
+    DEFAULT_STOP_TIMEOUT_S,
+    IGNORED_PATTERNS,
+    IGNORED_SEGMENTS,
+    KINDS,
+    MODIFIED,
+    SKILL_FILE,
+    ArmSignal,
+    Change,
+    Debouncer,
+    Plan,
+    existing,
+    is_ignored,
+    make_plan,
+    matters,
+    skill_files,
+)
 
 if TYPE_CHECKING:
     from skillbook.config import Config
     from skillbook.paths import Paths
     from skillbook.runtime.snapshot import SnapshotVersions
 
+__all__ = [
+    "DEFAULT_DEBOUNCE_MS",
+    "IGNORED_PATTERNS",
+    "IGNORED_SEGMENTS",
+    "ChangeSet",
+    "SkillsWatcher",
+    "WatcherRegistry",
+    "debounce_ms_of",
+    "is_ignored",
+    "watch_roots",
+    "watch_targets",
+]
+
 _log = logging.getLogger("skillbook.watch")
 
 DEFAULT_DEBOUNCE_MS = 250
-#: How often the watch thread checks whether a missing root appeared (or a root vanished).
+#: How often an idle watch thread checks whether a missing root appeared (or one vanished).
 DEFAULT_REARM_INTERVAL_MS = 1000
 #: watchfiles waits this long without new events before handing over a batch.
 DEFAULT_STEP_MS = 50
-DEFAULT_STOP_TIMEOUT_S = 5.0
 WATCH_REASON = "watch"
-SKILL_FILE = "SKILL.md"
-#: Path segments never watched (OpenClaw's ``DEFAULT_SKILLS_WATCH_IGNORED``).
-IGNORED_SEGMENTS = (
-    ".git",
-    "node_modules",
-    "dist",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".mypy_cache",
-    ".pytest_cache",
-    "build",
-    ".cache",
-)
-IGNORED_PATTERNS = tuple(
-    re.compile(r"(^|[\\/])" + re.escape(name) + r"([\\/]|$)") for name in IGNORED_SEGMENTS
-)
-ADDED, MODIFIED, DELETED = "added", "modified", "deleted"
-_SEP = re.compile(r"[\\/]")
-
-
-def is_ignored(path: str | os.PathLike[str]) -> bool:
-    """Whether a path has a segment OpenClaw's watcher ignores (``.git``, ``node_modules``, …)."""
-    text = os.fspath(path)
-    return any(p.search(text) for p in IGNORED_PATTERNS)
 
 
 def _glob_root(root: str | os.PathLike[str]) -> str:
@@ -122,84 +126,6 @@ class ChangeSet:
         return self.paths[-1] if self.paths else None
 
 
-class _Debouncer:
-    """A trailing timer on its own thread: fires ``delay`` after the last :meth:`add`."""
-
-    def __init__(self, delay_s: float, fire: Callable[[list[tuple[str, str]]], None]) -> None:
-        self._delay = delay_s
-        self._fire = fire
-        self._cond = threading.Condition()
-        self._pending: dict[str, str] = {}
-        self._deadline = 0.0
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="skillbook-debounce", daemon=True)
-        self._thread.start()
-
-    def add(self, changes: Iterable[tuple[str, str]]) -> None:
-        with self._cond:
-            for path, kind in changes:
-                # Re-inserting moves the path to the end: the last event decides its place.
-                self._pending.pop(path, None)
-                self._pending[path] = kind
-            self._deadline = time.monotonic() + self._delay
-            self._cond.notify()
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._pending.clear()
-            self._cond.notify()
-        if self._thread is not threading.current_thread():
-            self._thread.join(DEFAULT_STOP_TIMEOUT_S)
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._closed:
-                    if not self._pending:
-                        self._cond.wait()
-                        continue
-                    remaining = self._deadline - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    self._cond.wait(remaining)
-                if self._closed:
-                    return
-                batch = list(self._pending.items())
-                self._pending.clear()
-            self._fire(batch)
-
-
-class _Signal:
-    """The ``stop_event`` handed to watchfiles; its first poll proves the watch is armed.
-
-    watchfiles calls ``is_set()`` every step while it waits for events, which only
-    happens once the OS watches are in place.
-    """
-
-    def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
-        self._stop = stop
-        self._armed = armed
-        self.rearm = False
-
-    def is_set(self) -> bool:
-        if self.rearm:
-            return True
-        self._armed.set()
-        return self._stop.is_set()
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    roots: tuple[str, ...]
-    #: Real folder of each symlinked skill folder → the link's path under its root.
-    links: tuple[tuple[str, str], ...]
-
-    @property
-    def watched(self) -> list[str]:
-        return [*self.roots, *(real for real, _ in self.links)]
-
-
 class SkillsWatcher:
     """Watches skill roots for one workspace; see the module docstring."""
 
@@ -231,7 +157,7 @@ class SkillsWatcher:
         self._stop = threading.Event()
         self._armed = threading.Event()
         self._thread: threading.Thread | None = None
-        self._debouncer: _Debouncer | None = None
+        self._debouncer: Debouncer | None = None
 
     @classmethod
     def from_config(
@@ -271,7 +197,7 @@ class SkillsWatcher:
             return self
         self._stop.clear()
         self._armed.clear()
-        self._debouncer = _Debouncer(self.debounce_ms / 1000, self._fire)
+        self._debouncer = Debouncer(self.debounce_ms / 1000, self._fire)
         self._thread = threading.Thread(target=self._run, name="skillbook-watch", daemon=True)
         self._thread.start()
         return self
@@ -302,7 +228,8 @@ class SkillsWatcher:
         import watchfiles
 
         polling = self.force_polling
-        plan = self._plan()
+        plan = make_plan(self.roots)
+        last_error = ""
         while not self._stop.is_set():
             if not plan.roots:
                 # Nothing exists yet: watchfiles needs existing paths, so wait and look again.
@@ -311,7 +238,7 @@ class SkillsWatcher:
                     return
                 plan = self._replan(plan)
                 continue
-            signal = _Signal(self._stop, self._armed)
+            signal = ArmSignal(self._stop, self._armed)
             self._armed.clear()
             try:
                 # yield_on_timeout hands control back every rearm interval even when idle:
@@ -335,8 +262,8 @@ class SkillsWatcher:
                         self._debouncer.add(changes)
                     # An idle tick only checks which roots exist; an event at the top of a
                     # root may also have added or removed a symlinked skill folder.
-                    if (not batch and self._existing() != plan.roots) or (
-                        batch and self._touches_layout(plan, batch)
+                    if (not batch and existing(self.roots) != plan.roots) or (
+                        batch and plan.touches_layout(p for _, p in batch)
                     ):
                         new = self._replan(plan)
                         if new != plan:
@@ -345,7 +272,9 @@ class SkillsWatcher:
                             self._armed.clear()
                             signal.rearm = True
             except Exception as err:
-                _log.warning("skills watcher error (%s): %s", self.workspace, err)
+                if str(err) != last_error:  # a lasting failure is logged once, not each retry
+                    _log.warning("skills watcher error (%s): %s", self.workspace, err)
+                last_error = str(err)
                 if not polling and not isinstance(err, FileNotFoundError):
                     # The OS watcher failed (e.g. inotify limits): fall back to polling.
                     polling = True
@@ -353,87 +282,29 @@ class SkillsWatcher:
                     return
                 plan = self._replan(plan)
 
-    def _existing(self) -> tuple[str, ...]:
-        return tuple(r for r in self.roots if os.path.isdir(r))
-
-    def _plan(self) -> _Plan:
-        roots = self._existing()
-        links: list[tuple[str, str]] = []
-        for root in roots:
-            # Symlinked skill folders: the OS watcher does not follow links, so their
-            # real folders are watched too and events mapped back to the link's path.
-            try:
-                with os.scandir(root) as it:
-                    for entry in it:
-                        if entry.is_symlink() and not is_ignored(entry.name):
-                            real = os.path.realpath(entry.path)
-                            if os.path.isdir(real) and not _under(real, roots):
-                                links.append((real, entry.path))
-            except OSError:
-                continue
-        return _Plan(roots, tuple(sorted(links)))
-
-    def _replan(self, old: _Plan) -> _Plan:
-        new = self._plan()
+    def _replan(self, old: Plan) -> Plan:
+        new = make_plan(self.roots)
         appeared = [r for r in new.roots if r not in old.roots]
         if appeared and self._debouncer is not None:
             # A root created after start-up: whatever it already holds arrived unseen.
-            found: list[tuple[str, str]] = []
+            found: list[Change] = []
             for root in appeared:
                 found.append((root, ADDED))
-                found.extend((p, ADDED) for p in _skill_files(root))
+                found.extend((p, ADDED) for p in skill_files(root))
             self._debouncer.add(found)
         return new
 
-    def _touches_layout(self, plan: _Plan, batch: set[tuple[Any, str]]) -> bool:
-        """A root itself or an entry directly inside one changed (links may have moved)."""
-        for _, path in batch:
-            parent = os.path.dirname(path)
-            if path in plan.roots or parent in plan.roots:
-                return True
-        return False
-
-    def _relevant(self, plan: _Plan, batch: set[tuple[Any, str]]) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
+    def _relevant(self, plan: Plan, batch: set[tuple[Any, str]]) -> list[Change]:
+        out: list[Change] = []
         for change, raw in sorted(batch, key=lambda c: c[1]):
-            kind = change.name if change.name in (ADDED, MODIFIED, DELETED) else MODIFIED
-            for root, path in self._locate(plan, raw):
-                if self._matters(root, path, kind):
+            kind = change.name if change.name in KINDS else MODIFIED
+            for root, path in plan.locate(raw):
+                if matters(root, path, kind, standalone_md=self.standalone_md):
                     out.append((path, kind))
                     break
         return out
 
-    def _locate(self, plan: _Plan, path: str) -> list[tuple[str, str]]:
-        """(root, path as seen under the root) for an event path; links mapped back."""
-        found: list[tuple[str, str]] = []
-        for real, link in plan.links:
-            if path == real or path.startswith(real + os.sep):
-                found.append((os.path.dirname(link), link + path[len(real) :]))
-        for root in sorted(plan.roots, key=len, reverse=True):
-            if path == root or path.startswith(root + os.sep):
-                found.append((root, path))
-        return found
-
-    def _matters(self, root: str, path: str, kind: str) -> bool:
-        if path == root:
-            return True
-        rel = path[len(root) + 1 :]
-        # Ignore rules apply below the root: a workspace under ~/build/ still works.
-        if is_ignored(rel):
-            return False
-        parts = _SEP.split(rel)
-        if parts[-1] == SKILL_FILE:
-            return True
-        if len(parts) == 1:
-            # A skill folder (or symlink) appearing or going; its SKILL.md event may be
-            # missing when the file was written before the new folder was watched.
-            if kind == DELETED or os.path.islink(path) or os.path.isdir(path):
-                return True
-            return self.standalone_md and rel.endswith(".md")
-        # A folder moved in with its SKILL.md already inside (grouped layouts).
-        return kind == ADDED and os.path.isfile(os.path.join(path, SKILL_FILE))
-
-    def _fire(self, batch: list[tuple[str, str]]) -> None:
+    def _fire(self, batch: list[Change]) -> None:
         if not batch:
             return
         last = batch[-1][0]
@@ -450,20 +321,6 @@ class SkillsWatcher:
             self.on_change(change)
         except Exception as err:
             _log.warning("skills change callback failed: %s", err)
-
-
-def _under(path: str, roots: Iterable[str]) -> bool:
-    return any(path == r or path.startswith(r + os.sep) for r in roots)
-
-
-def _skill_files(root: str) -> list[str]:
-    found = [os.path.join(root, SKILL_FILE)]
-    try:
-        with os.scandir(root) as it:
-            found.extend(os.path.join(e.path, SKILL_FILE) for e in it if not is_ignored(e.name))
-    except OSError:
-        return []
-    return sorted(p for p in found if os.path.isfile(p))
 
 
 class WatcherRegistry:

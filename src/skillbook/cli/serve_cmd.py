@@ -1,0 +1,102 @@
+"""``skillbook serve``: publish the workspace's skills over MCP (see ``docs/mcp.md``).
+
+Input: the global ``--workspace/--config/--agent/--mode`` options (``ctx.obj``) and
+``--transport/--host/--port``. Output: an MCP server on stdio (the default; stdout
+carries only the protocol) or on streamable HTTP at ``http://HOST:PORT/mcp``. Status
+lines and skill diagnostics go to stderr. Ctrl-C or the client closing stdin ends it.
+
+Registered in :mod:`skillbook.cli.app` with ``cli.add_command(serve_cmd, "serve")``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import click
+
+from skillbook.book import Loader
+from skillbook.errors import SkillbookError
+from skillbook.paths import Paths, resolve_user_path
+
+DEFAULT_TRANSPORT = "stdio"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def _loader(obj: object) -> Loader:
+    """A Loader built as ``Context.book()`` in ``cli/app.py`` builds one."""
+    from skillbook.cli.app import Context, _config_workspace, fail
+
+    assert isinstance(obj, Context)
+    try:
+        paths = Paths.from_process()
+        config = obj._config(paths)
+        workspace, origin = obj.workspace, "--workspace"
+        if workspace is None:
+            workspace, origin = _config_workspace(config, obj.agent) or (os.getcwd(), "")
+        if origin and not resolve_user_path(workspace, paths.home).is_dir():
+            source = "" if origin == "--workspace" else f" (from {origin} in {config.file})"
+            fail(f"workspace folder {workspace}{source} does not exist")
+        return Loader(workspace, config=config, agent=obj.agent, mode=obj.mode)
+    except SkillbookError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+
+@click.command("serve")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default=DEFAULT_TRANSPORT,
+    show_default=True,
+    help="stdio for a host that starts skillbook itself; http for streamable HTTP.",
+)
+@click.option(
+    "--host",
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Address to bind with --transport http (keep 127.0.0.1 unless you mean it).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port with --transport http.",
+)
+@click.pass_obj
+def serve_cmd(obj: object, transport: str, host: str, port: int) -> None:
+    """Serve the skills over MCP (the Skills extension, plus resources, prompts and a
+    read_skill tool for hosts without it). Reloads when skill folders change."""
+    from skillbook.cli.app import fail
+
+    try:
+        from skillbook.mcp.server import build_server
+    except ImportError as exc:
+        fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("skillbook: %(message)s"))
+    log = logging.getLogger("skillbook.mcp")
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+
+    server = build_server(_loader(obj))
+    state = server.catalog.current()
+    where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
+    click.echo(
+        f"skillbook: serving {len(state.skills)} skills ({len(state.listed)} with a Skills "
+        f"extension entry, {len(state.commands.commands)} prompts) on {where}",
+        err=True,
+    )
+    import anyio
+
+    try:
+        if transport == "stdio":
+            anyio.run(server.run_stdio)
+        else:
+            anyio.run(lambda: server.run_http(host=host, port=port))
+    except KeyboardInterrupt:
+        pass

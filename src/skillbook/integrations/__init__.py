@@ -1,0 +1,14 @@
+"""Adapters that give other agent frameworks skillbook's skills.
+
+Each module imports its framework when it is imported, and only then; nothing in
+skillbook's core imports this package. All three hand the framework the same three
+things, built from one :class:`~skillbook.book.SkillBook`: the instructions text (base
+instructions and the ``## Skills (mandatory)`` catalog section), the ``read`` and
+``exec`` tools of :mod:`skillbook.runtime.tools`, and slash-command handling (§6).
+
+- :mod:`skillbook.integrations.openai_agents`: OpenAI Agents SDK
+  (``pip install "skillbook[openai-agents]"``)
+- :mod:`skillbook.integrations.pydantic_ai`: PydanticAI (``pip install "skillbook[pydantic-ai]"``)
+- :mod:`skillbook.integrations.langchain`: LangChain and LangGraph
+  (``pip install "skillbook[langchain]"``)
+"""

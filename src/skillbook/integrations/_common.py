@@ -1,0 +1,213 @@
+"""What every framework adapter shares: one :class:`~skillbook.book.SkillBook` in,
+the instructions text, the ``read``/``exec`` runtime tools and slash-command handling out.
+
+The adapters are thin on purpose: the catalog text is the one skillbook's own agent
+sends (:meth:`~skillbook.runtime.agent.Agent.system_prompt`), the tools are the same
+:mod:`skillbook.runtime.tools` objects, and a slash command resolves and dispatches
+as in :meth:`~skillbook.runtime.agent.Agent.invoke`, so a skill behaves the same
+whichever framework runs the model. Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from skillbook.commands import (
+    DEFAULT_RESERVED_NAMES,
+    Invocation,
+    build_command_specs,
+    resolve_invocation,
+    rewrite_for_model,
+    tool_call_arguments,
+)
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, DONE_TEXT, default_tools
+from skillbook.runtime.tools import ReadTool, Tool, ToolResult
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+
+__all__ = [
+    "DEFAULT_INSTRUCTIONS",
+    "ERROR_MARK",
+    "SlashOutcome",
+    "Target",
+    "adispatch",
+    "build_instructions",
+    "call_id",
+    "dispatch",
+    "dispatch_args",
+    "missing_extra",
+    "runtime_target",
+    "runtime_tools",
+]
+
+#: Prefix of a slash command reply whose tool failed, as skillbook's own agent shows it.
+ERROR_MARK: Final = "❌"
+
+
+def missing_extra(framework: str, extra: str) -> ImportError:
+    """The error an adapter raises when its framework is not installed."""
+    return ImportError(
+        f"skillbook's {framework} integration needs the {framework} package: "
+        f'pip install "skillbook[{extra}]"'
+    )
+
+
+def build_instructions(
+    book: SkillBook, base: str | None = DEFAULT_INSTRUCTIONS, *, read_tool: str = ReadTool.name
+) -> str:
+    """``base``, a newline and the book's ``## Skills (mandatory)`` section with the catalog.
+
+    The section is left out when no skill is in the catalog; with an empty ``base`` the
+    section alone is returned. ``read_tool`` is the name the section tells the model to
+    call, so it must match the read tool the framework was given.
+    """
+    section = book.system_prompt_section(read_tool=read_tool)
+    base = base or ""
+    if not section:
+        return base
+    return f"{base}\n{section}" if base else section
+
+
+def runtime_tools(book: SkillBook, *, env: Mapping[str, str] | None = None) -> tuple[Tool, ...]:
+    """``read`` and ``exec`` over the book's eligible skills (``env``: exec's base environment,
+    default ``os.environ`` at each call)."""
+    return tuple(default_tools(book, env=env))
+
+
+@dataclass(frozen=True, slots=True)
+class SlashOutcome:
+    """What a slash command became: a reply for the user, or a prompt for the model.
+
+    Exactly one of ``reply`` and ``prompt`` is set. ``reply`` is the output of a
+    ``command-dispatch: tool`` command that ran without the model (``❌ …`` when the
+    tool failed or is missing); ``prompt`` is the message to send the model instead
+    of the user's text (§6.5).
+    """
+
+    invocation: Invocation
+    prompt: str | None = None
+    reply: str | None = None
+    is_error: bool = False
+
+    @property
+    def dispatched(self) -> bool:
+        """True when a tool ran and ``reply`` holds its output."""
+        return self.reply is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A tool a slash command can be dispatched to, in framework-neutral form."""
+
+    name: str
+    schema: Mapping[str, Any]
+    call: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+    #: The same call run synchronously, when the framework offers one.
+    call_sync: Callable[[dict[str, Any]], ToolResult] | None = None
+
+
+def runtime_target(tool: Tool) -> Target:
+    """A :class:`Target` that runs a skillbook runtime tool directly."""
+    return Target(tool.name, tool.schema, tool.arun, tool.run)
+
+
+def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
+    """The arguments a dispatched command passes to a tool with ``schema``.
+
+    The rule of :func:`skillbook.runtime.agent.dispatch_arguments`: OpenClaw's
+    ``{command, commandName, skillName}``; a closed schema (``exec``) gets only the
+    keys it declares, plus ``skill`` set to the command's skill when it declares one.
+    """
+    args: dict[str, Any] = tool_call_arguments(invocation)
+    if schema.get("additionalProperties") is not False:
+        return args
+    props = schema.get("properties") or {}
+    kept = {k: v for k, v in args.items() if k in props}
+    if "skill" in props:
+        kept.setdefault("skill", invocation.command.skill_name)
+    return kept
+
+
+def _resolve(
+    book: SkillBook, text: str, reserved: Iterable[str]
+) -> tuple[Invocation, SlashOutcome | None] | None:
+    commands = build_command_specs(book.eligible, reserved=reserved)
+    invocation = resolve_invocation(text, commands)
+    if invocation is None:
+        return None
+    if invocation.command.dispatch is None:
+        return invocation, SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
+    return invocation, None
+
+
+def _reply(invocation: Invocation, result: ToolResult) -> SlashOutcome:
+    text = result.text.strip()
+    if result.is_error:
+        return SlashOutcome(invocation, reply=f"{ERROR_MARK} {text}", is_error=True)
+    return SlashOutcome(invocation, reply=text or DONE_TEXT)
+
+
+def _missing(invocation: Invocation, name: str) -> SlashOutcome:
+    return SlashOutcome(invocation, reply=f"{ERROR_MARK} Tool not available: {name}", is_error=True)
+
+
+async def adispatch(
+    book: SkillBook,
+    text: str,
+    targets: Iterable[Target],
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """Resolve ``text`` as a slash command of ``book`` and act on it (§6.4–6.5).
+
+    None: not a command of this book (send ``text`` to the model unchanged).
+    """
+    resolved = _resolve(book, text, reserved)
+    if resolved is None:
+        return None
+    invocation, outcome = resolved
+    if outcome is not None:
+        return outcome
+    name = invocation.command.dispatch.tool_name if invocation.command.dispatch else ""
+    target = next((t for t in targets if t.name == name), None)
+    if target is None:
+        return _missing(invocation, name)
+    try:
+        result = await target.call(dispatch_args(target.schema, invocation))
+    except Exception as exc:  # a failing tool is the user's reply, not a crash
+        result = ToolResult(f"{name}: {type(exc).__name__}: {exc}", True)
+    return _reply(invocation, result)
+
+
+def dispatch(
+    book: SkillBook,
+    text: str,
+    targets: Iterable[Target],
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """:func:`adispatch` without an event loop; targets need ``call_sync``."""
+    resolved = _resolve(book, text, reserved)
+    if resolved is None:
+        return None
+    invocation, outcome = resolved
+    if outcome is not None:
+        return outcome
+    name = invocation.command.dispatch.tool_name if invocation.command.dispatch else ""
+    target = next((t for t in targets if t.name == name and t.call_sync is not None), None)
+    if target is None or target.call_sync is None:
+        return _missing(invocation, name)
+    try:
+        result = target.call_sync(dispatch_args(target.schema, invocation))
+    except Exception as exc:
+        result = ToolResult(f"{name}: {type(exc).__name__}: {exc}", True)
+    return _reply(invocation, result)
+
+
+def call_id() -> str:
+    """A tool-call id for a call no model made."""
+    return f"cmd_{os.urandom(4).hex()}"

@@ -1,0 +1,208 @@
+"""Skills for LangChain and LangGraph.
+
+Input: a :class:`~skillbook.book.SkillBook`. Output: ``read`` and ``exec`` as
+:class:`~langchain_core.tools.StructuredTool` values (their args schema is skillbook's
+JSON Schema; the runtime tool checks the arguments), the system prompt (base, then
+the ``## Skills (mandatory)`` catalog section), a middleware for
+``langchain.agents.create_agent`` that adds both, and slash-command helpers.
+
+>>> book = skillbook.load("~/my-workspace")
+>>> agent = create_agent(model, tools=skillbook_tools(book),
+...                      system_prompt=skillbook_system_prompt(book))
+
+A failing call (a refused path, a non-zero exit) raises ``ToolException`` inside the
+tool, which the tool turns into a ``ToolMessage`` with ``status="error"`` for the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from skillbook.commands import DEFAULT_RESERVED_NAMES
+from skillbook.integrations._common import (
+    DEFAULT_INSTRUCTIONS,
+    SlashOutcome,
+    Target,
+    adispatch,
+    build_instructions,
+    call_id,
+    dispatch,
+    missing_extra,
+    runtime_tools,
+)
+from skillbook.runtime.tools import ReadTool, Tool, ToolResult
+
+try:
+    from langchain_core.messages import SystemMessage, ToolMessage
+    from langchain_core.tools import BaseTool, StructuredTool, ToolException
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise missing_extra("LangChain", "langchain") from exc
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+
+    from skillbook.book import SkillBook
+
+__all__ = [
+    "DEFAULT_INSTRUCTIONS",
+    "SlashOutcome",
+    "ahandle_slash_command",
+    "handle_slash_command",
+    "skillbook_middleware",
+    "skillbook_system_prompt",
+    "skillbook_tools",
+    "structured_tool",
+]
+
+
+def skillbook_system_prompt(
+    book: SkillBook, base: str | None = DEFAULT_INSTRUCTIONS, *, read_tool: str = ReadTool.name
+) -> str:
+    """``base``, a newline, and the book's skills section with the catalog."""
+    return build_instructions(book, base, read_tool=read_tool)
+
+
+def structured_tool(tool: Tool) -> StructuredTool:
+    """A skillbook runtime tool as a LangChain :class:`StructuredTool` (sync and async)."""
+
+    def run(**kwargs: Any) -> str:
+        return _text(tool.run(kwargs))
+
+    async def arun(**kwargs: Any) -> str:
+        return _text(await tool.arun(kwargs))
+
+    return StructuredTool.from_function(
+        func=run,
+        coroutine=arun,
+        name=tool.name,
+        description=tool.description,
+        args_schema=tool.schema,
+        handle_tool_error=True,
+    )
+
+
+def _text(result: ToolResult) -> str:
+    if result.is_error:
+        raise ToolException(result.text)
+    return result.text
+
+
+def skillbook_tools(
+    book: SkillBook,
+    *,
+    env: Mapping[str, str] | None = None,
+    tools: Sequence[Tool] | None = None,
+) -> list[BaseTool]:
+    """``read`` and ``exec`` over the book's eligible skills, as LangChain tools.
+
+    ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
+    ``tools`` replaces the default runtime tools.
+    """
+    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    return [structured_tool(t) for t in chosen]
+
+
+def skillbook_middleware(
+    book: SkillBook,
+    *,
+    base: str | None = DEFAULT_INSTRUCTIONS,
+    env: Mapping[str, str] | None = None,
+    tools: Sequence[Tool] | None = None,
+) -> AgentMiddleware[Any, Any, Any]:
+    """A ``create_agent`` middleware that registers the tools and adds the skills section.
+
+    The section goes after the agent's own system prompt; an agent without one gets
+    ``base`` first. ``langchain`` (not only ``langchain-core``) must be installed.
+    """
+    try:
+        from langchain.agents.middleware import AgentMiddleware
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise missing_extra("LangChain", "langchain") from exc
+
+    lc_tools = skillbook_tools(book, env=env, tools=tools)
+    read_name = next((t.name for t in (tools or ()) if isinstance(t, ReadTool)), ReadTool.name)
+
+    def system_for(request: ModelRequest[Any]) -> SystemMessage:
+        own = request.system_message.text if request.system_message is not None else None
+        return SystemMessage(build_instructions(book, own or base, read_tool=read_name))
+
+    class SkillbookMiddleware(AgentMiddleware[Any, Any, Any]):
+        def wrap_model_call(
+            self,
+            request: ModelRequest[Any],
+            handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+        ) -> Any:
+            return handler(request.override(system_message=system_for(request)))
+
+        async def awrap_model_call(
+            self,
+            request: ModelRequest[Any],
+            handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+        ) -> Any:
+            return await handler(request.override(system_message=system_for(request)))
+
+    middleware = SkillbookMiddleware()
+    middleware.tools = lc_tools
+    return middleware
+
+
+# --------------------------------------------------------------------------- slash commands
+
+
+def _schema_of(tool: BaseTool) -> Mapping[str, Any]:
+    schema = tool.args_schema
+    if isinstance(schema, dict):
+        return schema
+    if schema is not None and hasattr(schema, "model_json_schema"):
+        return dict(schema.model_json_schema())
+    return {"type": "object", "properties": tool.args}
+
+
+def _result(message: Any) -> ToolResult:
+    if isinstance(message, ToolMessage):
+        return ToolResult(message.text, message.status == "error")
+    return ToolResult(message if isinstance(message, str) else str(message))
+
+
+def _target(tool: BaseTool) -> Target:
+    """Calls the tool through its own ``invoke``, as a tool call so errors come back marked."""
+
+    def as_call(args: dict[str, Any]) -> dict[str, Any]:
+        return {"name": tool.name, "args": args, "id": call_id(), "type": "tool_call"}
+
+    async def call(args: dict[str, Any]) -> ToolResult:
+        return _result(await tool.ainvoke(as_call(args)))
+
+    def call_sync(args: dict[str, Any]) -> ToolResult:
+        return _result(tool.invoke(as_call(args)))
+
+    return Target(tool.name, _schema_of(tool), call, call_sync)
+
+
+def handle_slash_command(
+    book: SkillBook,
+    text: str,
+    tools: Iterable[BaseTool],
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
+
+    None: not a command; send ``text`` to the agent unchanged. Otherwise ``reply``
+    holds the output of a ``command-dispatch: tool`` command that ran the named tool
+    from ``tools`` without the model, or ``prompt`` the rewritten message to send
+    to the agent instead of ``text``.
+    """
+    return dispatch(book, text, [_target(t) for t in tools], reserved=reserved)
+
+
+async def ahandle_slash_command(
+    book: SkillBook,
+    text: str,
+    tools: Iterable[BaseTool],
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """:func:`handle_slash_command` for async code (tools run with ``ainvoke``)."""
+    return await adispatch(book, text, [_target(t) for t in tools], reserved=reserved)

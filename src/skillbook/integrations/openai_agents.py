@@ -1,0 +1,143 @@
+"""Skills for the OpenAI Agents SDK (the ``agents`` package).
+
+Input: a :class:`~skillbook.book.SkillBook`. Output: the instructions text for
+``Agent(instructions=...)`` (base, then the ``## Skills (mandatory)`` catalog section),
+``read``/``exec`` as :class:`agents.FunctionTool` values that call skillbook's own
+runtime tools, and :func:`handle_slash_command`, which runs a
+``command-dispatch: tool`` skill command without the model or rewrites any other
+command into the message to pass to ``Runner.run``.
+
+>>> book = skillbook.load("~/my-workspace")
+>>> agent = Agent(name="assistant", instructions=skillbook_instructions(book),
+...               tools=skillbook_tools(book))
+
+A failing tool call (a refused path, a non-zero exit) is returned to the model as
+the tool's text output, as the SDK expects of function tools; it never raises.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from skillbook.commands import DEFAULT_RESERVED_NAMES
+from skillbook.integrations._common import (
+    DEFAULT_INSTRUCTIONS,
+    SlashOutcome,
+    Target,
+    adispatch,
+    build_instructions,
+    call_id,
+    missing_extra,
+    runtime_target,
+    runtime_tools,
+)
+from skillbook.runtime.tools import ReadTool, Tool, ToolResult
+
+try:
+    from agents import FunctionTool
+    from agents.tool_context import ToolContext
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise missing_extra("OpenAI Agents SDK", "openai-agents") from exc
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+
+__all__ = [
+    "DEFAULT_INSTRUCTIONS",
+    "SlashOutcome",
+    "function_tool",
+    "handle_slash_command",
+    "skillbook_instructions",
+    "skillbook_tools",
+]
+
+
+def skillbook_instructions(
+    book: SkillBook, base: str | None = DEFAULT_INSTRUCTIONS, *, read_tool: str = ReadTool.name
+) -> str:
+    """``base``, a newline, and the book's skills section with the catalog."""
+    return build_instructions(book, base, read_tool=read_tool)
+
+
+class _Invoker:
+    """``on_invoke_tool`` for a runtime tool; kept as an object so slash commands can
+    find the runtime tool behind a :class:`FunctionTool` and call it directly."""
+
+    __slots__ = ("tool",)
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+
+    async def __call__(self, ctx: ToolContext[Any], arguments: str) -> str:
+        try:
+            args = json.loads(arguments) if arguments.strip() else {}
+        except ValueError as exc:
+            return f"{self.tool.name}: arguments are not valid JSON ({exc})"
+        result = await self.tool.arun(args)
+        return result.text
+
+
+def function_tool(tool: Tool) -> FunctionTool:
+    """A skillbook runtime tool as an Agents SDK :class:`FunctionTool`.
+
+    The JSON schema is passed as it is; ``strict_json_schema`` is off because the
+    schemas have optional parameters, which strict mode cannot express.
+    """
+    return FunctionTool(
+        name=tool.name,
+        description=tool.description,
+        params_json_schema=tool.schema,
+        on_invoke_tool=_Invoker(tool),
+        strict_json_schema=False,
+    )
+
+
+def skillbook_tools(
+    book: SkillBook,
+    *,
+    env: Mapping[str, str] | None = None,
+    tools: Sequence[Tool] | None = None,
+) -> list[FunctionTool]:
+    """``read`` and ``exec`` over the book's eligible skills, as :class:`FunctionTool` values.
+
+    ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
+    ``tools`` replaces the default runtime tools (e.g. a ``ReadTool`` with a smaller cap).
+    """
+    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    return [function_tool(t) for t in chosen]
+
+
+def _target(tool: FunctionTool) -> Target:
+    invoker = tool.on_invoke_tool
+    if isinstance(invoker, _Invoker):
+        return runtime_target(invoker.tool)
+
+    async def call(args: dict[str, Any]) -> ToolResult:
+        raw = json.dumps(args, ensure_ascii=False)
+        ctx: ToolContext[Any] = ToolContext(
+            context=None, tool_name=tool.name, tool_call_id=call_id(), tool_arguments=raw
+        )
+        output = await tool.on_invoke_tool(ctx, raw)
+        return ToolResult(output if isinstance(output, str) else str(output))
+
+    return Target(tool.name, tool.params_json_schema, call)
+
+
+async def handle_slash_command(
+    book: SkillBook,
+    text: str,
+    tools: Iterable[FunctionTool],
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
+
+    None: not a command; pass ``text`` to ``Runner.run`` unchanged. Otherwise a
+    :class:`SlashOutcome`: ``reply`` when a ``command-dispatch: tool`` command ran
+    the named tool from ``tools`` without the model (skillbook's own tools are called
+    directly; other function tools through their ``on_invoke_tool``), or ``prompt``,
+    the rewritten message to pass to ``Runner.run``.
+    """
+    return await adispatch(book, text, [_target(t) for t in tools], reserved=reserved)

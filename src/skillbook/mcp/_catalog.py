@@ -1,0 +1,256 @@
+"""What ``skillbook serve`` publishes at one moment: skills, files, entries, commands.
+
+Input: a :class:`~skillbook.runtime.session.SkillSession` (its book's ``eligible``
+skills: gates, agent filter and config applied, as in the catalog). Output: a
+:class:`ServedState` — per skill its captured files (:mod:`._skillfiles`), its Skills
+extension entry or the reason it has none, the slash commands and the catalog text —
+from which the MCP handlers answer. No ``mcp`` import; :mod:`.server` does the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbook import diagnostics as dg
+from skillbook.commands import CommandSet, build_command_specs
+from skillbook.mcp import _skillfiles as sf
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+    from skillbook.diagnostics import Diagnostic
+    from skillbook.model import Skill
+    from skillbook.runtime.session import SkillSession
+
+_log = logging.getLogger("skillbook.mcp")
+
+#: The name of the fallback tool, also written into the catalog's instructions.
+READ_TOOL = "read_skill"
+#: How long a walk of the skill folders is reused before stat-checking them again.
+DEFAULT_RESCAN_INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServedSkill:
+    """One eligible skill and its captured files; ``problem`` says why it has no entry."""
+
+    skill: Skill
+    files: sf.SkillFiles
+    frontmatter: Mapping[str, Any] | None
+    problem: str | None
+
+    def entry(self) -> dict[str, Any]:
+        """The extension's ``Skill`` entry (§1.4): uri, verbatim frontmatter, manifest."""
+        return {
+            "uri": self.files.uri,
+            "frontmatter": dict(self.frontmatter or {}),
+            "resources": self.files.manifest(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ServedState:
+    """Everything the handlers answer from, built from one book and one walk."""
+
+    book: SkillBook
+    skills: tuple[ServedSkill, ...]
+    commands: CommandSet
+    instructions: str
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def listed(self) -> tuple[ServedSkill, ...]:
+        """The skills ``skills/list`` carries (those with a valid entry)."""
+        return tuple(s for s in self.skills if s.problem is None)
+
+    def by_md_uri(self, uri: str) -> ServedSkill | None:
+        return next((s for s in self.skills if s.files.skill_md and s.files.uri == uri), None)
+
+    def file(self, uri: str) -> sf.FileEntry | None:
+        for served in self.skills:
+            if sf.is_within_skill(served.files.uri, uri):
+                found = next((f for f in served.files.files if f.uri == uri), None)
+                if found is not None:
+                    return found
+        return None
+
+    def directory(self, uri: str) -> tuple[ServedSkill, str] | None:
+        for served in self.skills:
+            if served.files.skill_md is None or not uri.startswith(served.files.root_uri):
+                continue
+            for rel in served.files.directories:
+                if sf.file_uri(served.files.skill_path, rel) == uri:
+                    return served, rel
+        return None
+
+    def find_skill(self, name: str) -> ServedSkill | None:
+        exact = next((s for s in self.skills if s.skill.name == name), None)
+        folded = name.strip().casefold()
+        return exact or next((s for s in self.skills if s.skill.name.casefold() == folded), None)
+
+    def digests(self) -> dict[str, str]:
+        return {f.uri: f.digest for s in self.skills for f in s.files.files}
+
+    def read_skill(self, name: str, path: str | None) -> tuple[str, bool]:
+        """The ``read_skill`` tool: ``(text, is_error)``; never leaves a skill folder."""
+        served = self.find_skill(name)
+        if served is None:
+            names = ", ".join(s.skill.name for s in self.skills) or "none"
+            return f"No skill named {name!r}. Available skills: {names}.", True
+        rel = sf.SKILL_FILE if not path else _relative_in_skill(served, path, self.book.paths.home)
+        if rel is None:
+            return f"Refused: {path!r} is not a path inside the folder of skill {name!r}.", True
+        found = served.files.file(rel)
+        if found is None:
+            skipped = next((s for s in served.files.skipped if s.rel == rel), None)
+            why = skipped.reason if skipped else served.files.over_limit or "no such file"
+            return f"Cannot read {rel!r} of skill {served.skill.name!r}: {why}.", True
+        if found.text is None:
+            return (
+                f"{rel!r} of skill {served.skill.name!r} is binary ({found.mime}, "
+                f"{found.size} bytes); read the resource {found.uri} instead."
+            ), True
+        return found.text, False
+
+
+def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None:
+    """``path`` relative to the skill folder; absolute and ``~`` paths must lie inside it."""
+    from skillbook._fs import is_path_inside, try_realpath
+
+    if not (path.startswith("~") or os.path.isabs(path)):
+        return sf.normalize_relative(path)
+    full = os.fspath(home) + path[1:] if path.startswith("~") else path
+    real, root = try_realpath(full), try_realpath(os.fspath(served.skill.base_dir))
+    if real is None or root is None:
+        return None
+    if real == try_realpath(os.fspath(served.skill.file_path)):
+        return sf.SKILL_FILE
+    if real == root or not is_path_inside(root, real):
+        return None
+    return sf.normalize_relative(os.path.relpath(real, root).replace(os.sep, "/"))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def entry_frontmatter(skill: Skill, files: sf.SkillFiles) -> tuple[dict[str, Any] | None, str]:
+    """The frontmatter of the captured SKILL.md bytes as JSON, or why it cannot be an entry.
+
+    Parsed with skillbook's YAML 1.2 core loader, keys in JavaScript order: the same
+    mapping a JS host (``yaml`` package, core schema) gets when it verifies the file.
+    """
+    from skillbook.parse import parse_skill_text
+
+    md = files.skill_md
+    if md is None:
+        return None, files.unreadable or "no SKILL.md"
+    parsed = parse_skill_text(md.data)
+    if not parsed.has_frontmatter or not parsed.frontmatter.yaml_ok:
+        return None, "its frontmatter is not a YAML mapping"
+    data = _jsonable(parsed.frontmatter.data)
+    name, description = data.get("name"), data.get("description")
+    if not sf.is_valid_skill_name(name):
+        return None, f"name {name!r} breaks the Agent Skills name rules"
+    if name != skill.name:
+        return None, f"frontmatter name {name!r} differs from the skill name {skill.name!r}"
+    if not isinstance(description, str) or not 0 < len(description) <= sf.MAX_DESCRIPTION_LENGTH:
+        return None, f"the description must have 1-{sf.MAX_DESCRIPTION_LENGTH} characters"
+    try:
+        json.dumps(data, allow_nan=False)
+    except ValueError:
+        return None, "its frontmatter holds a number JSON cannot carry (NaN or Infinity)"
+    return data, ""
+
+
+class SkillCatalog:
+    """The served state, rebuilt when the book changes or a rescan finds changed files.
+
+    Thread-safe: the server calls :meth:`current` from worker threads.
+    """
+
+    def __init__(
+        self,
+        session: SkillSession,
+        *,
+        limits: sf.FileLimits = sf.DEFAULT_LIMITS,
+        rescan_interval_s: float = DEFAULT_RESCAN_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session = session
+        self.files = sf.SkillFilesCache(limits=limits)
+        self.rescan_interval_s = rescan_interval_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._state: ServedState | None = None
+        self._scanned_at = 0.0
+
+    def current(self) -> ServedState:
+        with self._lock:
+            book = self.session.current()
+            now = self._clock()
+            state = self._state
+            if (
+                state is None
+                or state.book is not book
+                or now - self._scanned_at >= self.rescan_interval_s
+            ):
+                state = self._build(book, state)
+                self._state, self._scanned_at = state, now
+            return state
+
+    def _build(self, book: SkillBook, old: ServedState | None) -> ServedState:
+        served: list[ServedSkill] = []
+        diags: list[Diagnostic] = []
+        keys: set[tuple[str, str, str]] = set()
+        for skill in book.eligible:
+            path = sf.encode_skill_path(skill.name)
+            keys.add((path, os.fspath(skill.base_dir), os.fspath(skill.file_path)))
+            files = self.files.get(path, skill.base_dir, skill.file_path)
+            frontmatter, why = entry_frontmatter(skill, files)
+            problem = files.over_limit or (None if frontmatter is not None else why)
+            served.append(ServedSkill(skill, files, frontmatter, problem))
+            diags.extend(_diagnostics(skill, files, problem))
+        self.files.retain(keys)
+        state = ServedState(
+            book=book,
+            skills=tuple(served),
+            commands=build_command_specs(book.eligible),
+            instructions=book.system_prompt_section(read_tool=READ_TOOL),
+            diagnostics=tuple(diags),
+        )
+        if old is None or old.diagnostics != state.diagnostics:
+            for d in state.diagnostics:
+                _log.warning("%s", d.format())
+        return state
+
+
+def _diagnostics(skill: Skill, files: sf.SkillFiles, problem: str | None) -> list[Diagnostic]:
+    where: dict[str, Any] = {"path": skill.base_dir, "skill": skill.name}
+    out = [
+        dg.warning("mcp.not-served", f"{s.rel}: not served ({s.reason})", **where)
+        for s in files.skipped
+    ]
+    if files.skill_md is None:
+        why = files.unreadable or "no SKILL.md"
+        out.append(dg.warning("mcp.not-served", f"skill not served over MCP: {why}", **where))
+    elif problem is not None:
+        out.append(
+            dg.warning(
+                "mcp.not-served",
+                f"not listed by skills/list (still readable as resources): {problem}",
+                **where,
+            )
+        )
+    return out

@@ -1,0 +1,455 @@
+"""A skill folder as the MCP Skills extension publishes it: files, digests, URIs, manifest.
+
+Input: a skill folder (and its SKILL.md) on disk. Output: a :class:`SkillFiles` value —
+the bytes of every servable file captured once, with ``sha256:`` digests, sizes, MIME
+types, ``skill://`` URIs and the directory index — plus the pure helpers a client
+needs to check what a server sent (digest format, URI containment, §3.1 relative
+resolution). No ``mcp`` import: this module is shared by the server and the client.
+
+Hygiene (spec §4.7): every file's real path must lie inside the skill folder's real
+path; symlinks that leave the folder and symlinked sub-folders are skipped (they are
+never followed); dot-files, ``node_modules`` and anything that is not a regular file
+are skipped. Bytes are read once per change of the folder's stat signature, so the
+manifest and the served bytes always come from the same read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import stat as st
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from skillbook import _fs
+
+EXTENSION_ID = "io.modelcontextprotocol/skills"
+#: The protocol revision the extension is written against (and served on).
+PROTOCOL_REVISION = "2026-07-28"
+SCHEME = "skill"
+SKILL_FILE = "SKILL.md"
+DIGEST_PREFIX = "sha256:"
+DIRECTORY_MIME = "inode/directory"
+SKILL_MD_MIME = "text/markdown"
+#: Per-skill limits of the extension (§1.4): hosts must accept up to these.
+MAX_RESOURCES_PER_SKILL = 512
+MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
+#: Agent Skills name rules; the final URI segment must satisfy them (§1.3).
+MAX_NAME_LENGTH = 64
+MAX_DESCRIPTION_LENGTH = 1024
+NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
+#: Folder names never served, besides every dot-name.
+EXCLUDED_NAMES = frozenset({"node_modules"})
+
+# Segments are percent-encoded except for characters RFC 3986 allows there; Agent
+# Skills names and ordinary file names come out unchanged.
+_AUTHORITY_SAFE = "!$&'()*+,;="
+_SEGMENT_SAFE = "!$&'()*+,;=:@"
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
+# Extensions whose MIME type must not depend on the machine's /etc/mime.types.
+_MIME_BY_SUFFIX = {
+    **dict.fromkeys((".md", ".markdown"), "text/markdown"),
+    **dict.fromkeys((".sh", ".bash"), "text/x-shellscript"),
+    **dict.fromkeys((".js", ".mjs"), "text/javascript"),
+    **dict.fromkeys((".yaml", ".yml"), "application/yaml"),
+    **dict.fromkeys((".jpg", ".jpeg"), "image/jpeg"),
+    ".txt": "text/plain", ".py": "text/x-python", ".ts": "text/x-typescript",
+    ".json": "application/json", ".toml": "application/toml", ".xml": "application/xml",
+    ".html": "text/html", ".css": "text/css", ".csv": "text/csv", ".svg": "image/svg+xml",
+    ".png": "image/png", ".gif": "image/gif", ".webp": "image/webp",
+    ".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip",
+}  # fmt: skip
+_TEXTUAL_APPLICATION = frozenset(
+    {"application/json", "application/yaml", "application/toml", "application/xml"}
+)
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def digest_of(data: bytes) -> str:
+    """``sha256:`` + 64 lowercase hex digits over the raw bytes (§1.5)."""
+    return DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def is_valid_digest(value: object) -> bool:
+    return isinstance(value, str) and DIGEST_RE.fullmatch(value) is not None
+
+
+def is_valid_skill_name(name: object) -> bool:
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= MAX_NAME_LENGTH
+        and NAME_RE.fullmatch(name) is not None
+    )
+
+
+def skill_root_uri(skill_path: str) -> str:
+    """``skill://<skill-path>`` for an already-encoded skill path."""
+    return f"{SCHEME}://{skill_path}"
+
+
+def encode_skill_path(name: str) -> str:
+    """The one-segment skill path skillbook uses: the skill name, percent-encoded."""
+    return quote(name, safe=_AUTHORITY_SAFE)
+
+
+def encode_file_path(rel: str) -> str:
+    """A ``/``-separated path relative to the skill root, each segment percent-encoded."""
+    return "/".join(quote(part, safe=_SEGMENT_SAFE) for part in rel.split("/"))
+
+
+def file_uri(skill_path: str, rel: str) -> str:
+    return (
+        f"{skill_root_uri(skill_path)}/{encode_file_path(rel)}"
+        if rel
+        else skill_root_uri(skill_path)
+    )
+
+
+def is_within_skill(skill_md_uri: str, uri: str) -> bool:
+    """Whether ``uri`` is the skill's SKILL.md or lies below its root (exact strings)."""
+    root = skill_md_uri.rsplit("/", 1)[0]
+    return uri == skill_md_uri or uri.startswith(root + "/")
+
+
+def resolve_in_skill(skill_md_uri: str, ref: str) -> str:
+    """§3.1: resolve ``ref`` against the skill root; ``ValueError`` if it escapes.
+
+    ``urllib.parse.urljoin`` does not resolve ``skill:`` URIs, hence posixpath.
+    """
+    scheme, rest = skill_md_uri.rsplit("/", 1)[0].split("://", 1)
+    if ref.startswith("/") or "\\" in ref or "\x00" in ref:
+        raise ValueError(f"{ref!r} is not a path relative to the skill root")
+    joined = posixpath.normpath(posixpath.join("/" + rest, ref))
+    if not (joined + "/").startswith("/" + rest + "/") or joined == "/" + rest:
+        raise ValueError(f"{ref!r} escapes the skill root")
+    return f"{scheme}://{joined[1:]}"
+
+
+def normalize_relative(ref: str) -> str | None:
+    """A clean ``a/b.md`` path inside the root, or None for absolute paths and escapes."""
+    if not ref or ref.startswith(("/", "~")) or "\\" in ref or "\x00" in ref:
+        return None
+    if re.match(r"[A-Za-z]:", ref):
+        return None
+    joined = posixpath.normpath(ref)
+    if joined in (".", "") or joined == ".." or joined.startswith("../"):
+        return None
+    return joined
+
+
+def guess_mime(rel: str) -> str:
+    """The MIME type of a file from its name; SKILL.md and ``.md`` are ``text/markdown``."""
+    suffix = posixpath.splitext(rel)[1].lower()
+    known = _MIME_BY_SUFFIX.get(suffix)
+    if known is not None:
+        return known
+    import mimetypes
+
+    guessed, _ = mimetypes.guess_type(posixpath.basename(rel), strict=True)
+    return guessed or "application/octet-stream"
+
+
+def _textual(mime: str) -> bool:
+    return (
+        mime.startswith("text/")
+        or mime in _TEXTUAL_APPLICATION
+        or mime.endswith(("+xml", "+json"))
+        or mime == "application/octet-stream"
+    )
+
+
+def as_text(mime: str, data: bytes) -> str | None:
+    """The text form of ``data`` if it round-trips exactly through UTF-8, else None (blob).
+
+    No BOM stripping and no newline changes: ``text.encode()`` gives back ``data``.
+    """
+    if not _textual(mime):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One served file: its bytes as captured, and what the manifest says about them."""
+
+    rel: str
+    uri: str
+    data: bytes
+    digest: str
+    mime: str
+    #: The UTF-8 text when the file is served as ``text``; None means ``blob``.
+    text: str | None
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def manifest_item(self) -> dict[str, Any]:
+        return {"uri": self.uri, "digest": self.digest, "size": self.size}
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    rel: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFiles:
+    """The servable files of one skill folder, SKILL.md first, and its directories."""
+
+    skill_path: str
+    files: tuple[FileEntry, ...]
+    #: Relative paths of every served directory, ``""`` (the root) included.
+    directories: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()
+    #: Why the folder exceeds the per-skill limits (then only SKILL.md is captured).
+    over_limit: str | None = None
+    #: Why not even SKILL.md could be captured.
+    unreadable: str | None = None
+
+    @property
+    def skill_md(self) -> FileEntry | None:
+        return self.files[0] if self.files and self.files[0].rel == SKILL_FILE else None
+
+    @property
+    def uri(self) -> str:
+        return file_uri(self.skill_path, SKILL_FILE)
+
+    @property
+    def root_uri(self) -> str:
+        return skill_root_uri(self.skill_path)
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def manifest(self) -> list[dict[str, Any]]:
+        return [f.manifest_item() for f in self.files]
+
+    def file(self, rel: str) -> FileEntry | None:
+        return next((f for f in self.files if f.rel == rel), None)
+
+    def children(self, rel_dir: str) -> list[tuple[str, str, str]]:
+        """``(name, uri, mime)`` of the direct children of a served directory, sorted."""
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        out: dict[str, tuple[str, str, str]] = {}
+        for d in self.directories:
+            if d and d.startswith(prefix) and "/" not in d[len(prefix) :]:
+                out[d] = (d[len(prefix) :], file_uri(self.skill_path, d), DIRECTORY_MIME)
+        for f in self.files:
+            if f.rel.startswith(prefix) and "/" not in f.rel[len(prefix) :]:
+                out[f.rel] = (f.rel[len(prefix) :], f.uri, f.mime)
+        return [out[k] for k in sorted(out)]
+
+
+@dataclass(frozen=True, slots=True)
+class FileLimits:
+    max_files: int = MAX_RESOURCES_PER_SKILL
+    max_bytes: int = MAX_BYTES_PER_SKILL
+
+
+DEFAULT_LIMITS = FileLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """A stat-only walk: enough to tell whether anything changed since the last read."""
+
+    #: (rel, real path, size, mtime_ns, inode, ctime_ns) per file, SKILL.md first.
+    files: tuple[tuple[str, str, int, int, int, int], ...]
+    directories: tuple[str, ...]
+    skipped: tuple[Skipped, ...]
+    missing_skill_md: str | None = None
+
+
+def _walk(base_dir: Path, skill_file: Path) -> _Listing:
+    root_real = _fs.try_realpath(os.fspath(base_dir))
+    if root_real is None:
+        return _Listing((), (), (), missing_skill_md="the skill folder cannot be resolved")
+    standalone = skill_file.name != SKILL_FILE or skill_file.parent != base_dir
+    if standalone:
+        # A standalone Markdown skill (mixed/legacy mode) is one file; its folder is
+        # the root holding other skills, which must not be served with it.
+        found = _stat_file(os.fspath(skill_file), root_real)
+        if isinstance(found, str):
+            return _Listing((), ("",), (), missing_skill_md=found)
+        return _Listing(((SKILL_FILE, *found),), ("",), ())
+    files: list[tuple[str, str, int, int, int, int]] = []
+    dirs: list[str] = [""]
+    skipped: list[Skipped] = []
+    stack: list[tuple[str, str]] = [(os.fspath(base_dir), "")]
+    while stack:
+        directory, rel_dir = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(Skipped(rel_dir or ".", f"cannot list: {exc.strerror or exc}"))
+            continue
+        subdirs: list[tuple[str, str]] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.name.startswith(".") or entry.name in EXCLUDED_NAMES:
+                continue
+            try:
+                if entry.is_symlink():
+                    real = _fs.try_realpath(entry.path)
+                    if real is None or not _fs.is_path_inside(root_real, real):
+                        skipped.append(Skipped(rel, "symlink points outside the skill folder"))
+                        continue
+                    if os.path.isdir(real):
+                        skipped.append(Skipped(rel, "symlinked folder (not followed)"))
+                        continue
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(rel)
+                    subdirs.append((entry.path, rel))
+                    continue
+            except OSError as exc:
+                skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            found = _stat_file(entry.path, root_real)
+            if isinstance(found, str):
+                skipped.append(Skipped(rel, found))
+            else:
+                files.append((rel, *found))
+        stack.extend(reversed(subdirs))
+    head = [f for f in files if f[0] == SKILL_FILE]
+    if not head:
+        return _Listing((), tuple(dirs), tuple(skipped), missing_skill_md="no servable SKILL.md")
+    rest = sorted((f for f in files if f[0] != SKILL_FILE), key=lambda f: f[0])
+    return _Listing((head[0], *rest), tuple(sorted(dirs)), tuple(skipped))
+
+
+def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int] | str:
+    """(real, size, mtime_ns, inode, ctime_ns) of a regular file inside the root, or why not."""
+    real = _fs.try_realpath(path)
+    if real is None or not _fs.is_path_inside(root_real, real):
+        return "resolves outside the skill folder"
+    try:
+        info = os.stat(real)
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror or exc}"
+    if not st.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns
+
+
+def _read(real: str, budget: int) -> bytes | str:
+    try:
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError as exc:
+        return f"cannot open: {exc.strerror or exc}"
+    try:
+        if not st.S_ISREG(os.fstat(fd).st_mode):
+            return "not a regular file"
+        chunks: list[bytes] = []
+        remaining = budget + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFiles:
+    if listing.missing_skill_md is not None:
+        return SkillFiles(
+            skill_path, (), listing.directories, listing.skipped, None, listing.missing_skill_md
+        )
+    declared = sum(f[2] for f in listing.files)
+    over: str | None = None
+    if len(listing.files) > limits.max_files or declared > limits.max_bytes:
+        over = (
+            f"{len(listing.files)} files / {declared} bytes exceed the per-skill limits "
+            f"({limits.max_files} files / {limits.max_bytes} bytes)"
+        )
+    wanted = listing.files[:1] if over else listing.files
+    entries: list[FileEntry] = []
+    skipped = list(listing.skipped)
+    budget = limits.max_bytes
+    for rel, real, *_ in wanted:
+        data = _read(real, budget)
+        if isinstance(data, str):
+            if rel == SKILL_FILE:
+                return SkillFiles(skill_path, (), listing.directories, tuple(skipped), over, data)
+            skipped.append(Skipped(rel, data))
+            continue
+        budget -= len(data)
+        if budget < 0 and over is None:
+            # The folder grew while being read: serve nothing beyond SKILL.md this round.
+            over = f"the skill grew past {limits.max_bytes} bytes while being read"
+        mime = SKILL_MD_MIME if rel == SKILL_FILE else guess_mime(rel)
+        entries.append(
+            FileEntry(
+                rel, file_uri(skill_path, rel), data, digest_of(data), mime, as_text(mime, data)
+            )
+        )
+    if over is not None:
+        entries = entries[:1]
+    return SkillFiles(skill_path, tuple(entries), listing.directories, tuple(skipped), over)
+
+
+def scan_skill(
+    skill_path: str,
+    base_dir: Path,
+    skill_file: Path,
+    *,
+    limits: FileLimits = DEFAULT_LIMITS,
+) -> SkillFiles:
+    """Walk and read one skill folder (no cache)."""
+    return _capture(skill_path, _walk(base_dir, skill_file), limits)
+
+
+class SkillFilesCache:
+    """Re-reads a skill folder's bytes only when its stat signature changed.
+
+    The walk (names, sizes, mtimes, inodes) runs on every :meth:`get`; bytes are read
+    again only when it differs from the previous walk of the same folder.
+    """
+
+    def __init__(self, *, limits: FileLimits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._entries: dict[tuple[str, str, str], tuple[_Listing, SkillFiles]] = {}
+        self.reads = 0
+
+    def get(self, skill_path: str, base_dir: Path, skill_file: Path) -> SkillFiles:
+        key = (skill_path, os.fspath(base_dir), os.fspath(skill_file))
+        listing = _walk(base_dir, skill_file)
+        held = self._entries.get(key)
+        if held is not None and held[0] == listing:
+            return held[1]
+        files = _capture(skill_path, listing, self.limits)
+        self.reads += 1
+        self._entries[key] = (listing, files)
+        return files
+
+    def retain(self, keys: Collection[tuple[str, str, str]]) -> None:
+        """Forget folders no longer served."""
+        for key in [k for k in self._entries if k not in keys]:
+            del self._entries[key]

@@ -1,0 +1,556 @@
+"""The wire side of skillbook's MCP client for the Skills extension (SEP-2640).
+
+Input: an :class:`McpServerSpec` (a host-assigned label plus a stdio command or a
+streamable HTTP URL) and the raw JSON a server sends. Output: validated
+:class:`SkillEntry` values (per-file manifest of ``{uri, digest, size}``) and file
+bytes that were checked against them (URI echo, size, ``sha256:`` digest, and for
+``SKILL.md`` the frontmatter field by field). Failures are :class:`ClientError`
+values carrying a stable diagnostic code; :mod:`skillbook.mcp.remote_source` turns
+them into diagnostics, caches and :class:`~skillbook.model.Skill` values.
+
+The ``mcp`` SDK is imported only inside :func:`open_client`, so the spec and entry
+types (and the config parser) stay importable without it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+import shlex
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import unquote, urlsplit
+
+from skillbook.errors import ConfigError
+from skillbook.mcp import _skillfiles as sf
+
+if TYPE_CHECKING:
+    from mcp import Client
+
+DEFAULT_TIMEOUT_S = 30.0
+#: A server that never stops paging is cut off here (each page is one round trip).
+DEFAULT_MAX_PAGES = 100
+#: How much of a stdio server's stderr a diagnostic quotes.
+STDERR_TAIL_CHARS = 600
+#: Labels name cache folders and qualify colliding skill names (``label:name``).
+LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*")
+_MAX_SEGMENT_BYTES = 255
+_SPEC_KEYS = frozenset({"name", "command", "env", "url", "cwd", "timeout"})
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+class ClientError(Exception):
+    """A failure talking to one server, with the diagnostic code it maps to."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --------------------------------------------------------------------------- server specs
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerSpec:
+    """One configured server: ``name`` is the host-assigned label (never ``serverInfo``)."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    url: str | None = None
+    cwd: str | None = None
+    timeout_s: float | None = None
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        return "http" if self.url is not None else "stdio"
+
+    @property
+    def target(self) -> str:
+        """The URL, or the command line as a shell would show it."""
+        return self.url if self.url is not None else shlex.join(self.command)
+
+    @property
+    def origin(self) -> str:
+        """What ``Skill.origin`` records: the label and where the server is."""
+        return f"{self.name} ({self.target})"
+
+    @property
+    def key(self) -> str:
+        """Cache folder name: the label plus a hash of the target, so a changed URL
+        or command never reuses another server's materialised files."""
+        digest = hashlib.sha256(f"{self.transport}\0{self.target}".encode()).hexdigest()
+        return f"{self.name}-{digest[:12]}"
+
+
+def parse_server_spec(raw: Any, *, where: str = "skills.mcp.servers[0]") -> McpServerSpec:
+    """One ``{"name", "command"|"url", "env"?, "cwd"?, "timeout"?}`` mapping; raises ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: expected an object, got {type(raw).__name__}", key_path=where)
+    unknown = sorted(str(k) for k in raw if k not in _SPEC_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(_SPEC_KEYS))})",
+            key_path=f"{where}.{unknown[0]}",
+        )
+    name = raw.get("name")
+    if not isinstance(name, str) or LABEL_RE.fullmatch(name) is None:
+        raise ConfigError(
+            f"{where}.name: expected a label of letters, digits, '.', '_' or '-' "
+            f"(1-64, starting with a letter or digit), got {name!r}",
+            key_path=f"{where}.name",
+        )
+    has_command, has_url = "command" in raw, "url" in raw
+    if has_command == has_url:
+        raise ConfigError(
+            f"{where}: give exactly one of 'command' (stdio) or 'url' (streamable HTTP)",
+            key_path=where,
+        )
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    if has_command:
+        cmd = raw["command"]
+        if isinstance(cmd, str) or not isinstance(cmd, Sequence) or not cmd:
+            raise ConfigError(
+                f"{where}.command: expected a non-empty list of strings", key_path=f"{where}.command"
+            )
+        if not all(isinstance(part, str) and part for part in cmd):
+            raise ConfigError(
+                f"{where}.command: every item must be a non-empty string",
+                key_path=f"{where}.command",
+            )
+        command = tuple(cmd)
+    else:
+        url = raw["url"]
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(
+                f"{where}.url: expected an http:// or https:// URL, got {url!r}",
+                key_path=f"{where}.url",
+            )
+    env = raw.get("env", {})
+    if not isinstance(env, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise ConfigError(
+            f"{where}.env: expected an object of string values", key_path=f"{where}.env"
+        )
+    if env and url is not None:
+        raise ConfigError(f"{where}.env: only a stdio server gets env", key_path=f"{where}.env")
+    cwd = raw.get("cwd")
+    if cwd is not None and (not isinstance(cwd, str) or url is not None):
+        raise ConfigError(
+            f"{where}.cwd: expected a folder path (stdio servers only)", key_path=f"{where}.cwd"
+        )
+    timeout = raw.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        raise ConfigError(
+            f"{where}.timeout: expected a number of seconds > 0", key_path=f"{where}.timeout"
+        )
+    return McpServerSpec(
+        name=name,
+        command=command,
+        env=MappingProxyType(dict(env)),
+        url=url,
+        cwd=cwd,
+        timeout_s=float(timeout) if timeout is not None else None,
+    )
+
+
+def parse_server_specs(raw: Any, *, where: str = "skills.mcp.servers") -> tuple[McpServerSpec, ...]:
+    """A list of server mappings; labels must be unique (they name cache folders)."""
+    if isinstance(raw, str) or not isinstance(raw, Sequence):
+        raise ConfigError(f"{where}: expected a list of servers", key_path=where)
+    specs: list[McpServerSpec] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        spec = parse_server_spec(item, where=f"{where}[{i}]")
+        if spec.name in seen:
+            raise ConfigError(
+                f"{where}[{i}].name: the label {spec.name!r} is used twice",
+                key_path=f"{where}[{i}].name",
+            )
+        seen.add(spec.name)
+        specs.append(spec)
+    return tuple(specs)
+
+
+# --------------------------------------------------------------------------- entries
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestItem:
+    uri: str
+    digest: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEntry:
+    """A validated ``skills/list`` / ``skills/get`` entry; ``resources`` None = dynamic."""
+
+    uri: str
+    frontmatter: Mapping[str, Any]
+    resources: tuple[ManifestItem, ...] | None
+    #: ``uri`` split into decoded, filesystem-safe parts: scheme, then path segments.
+    segments: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.segments[-2]
+
+    @property
+    def root_uri(self) -> str:
+        return self.uri.rsplit("/", 1)[0]
+
+    @property
+    def total_size(self) -> int:
+        return sum(item.size for item in self.resources or ())
+
+    def item(self, uri: str) -> ManifestItem | None:
+        return next((i for i in self.resources or () if i.uri == uri), None)
+
+    def rel_parts(self, uri: str) -> tuple[str, ...] | None:
+        """The decoded path of a manifest URI below the skill root, or None."""
+        if not sf.is_within_skill(self.uri, uri):
+            return None
+        parts = uri_segments(uri)
+        root = self.segments[:-1]
+        if parts is None or parts[: len(root)] != root or len(parts) <= len(root):
+            return None
+        return parts[len(root) :]
+
+    def to_json(self) -> dict[str, Any]:
+        resources: Any = (
+            "dynamic"
+            if self.resources is None
+            else [{"uri": i.uri, "digest": i.digest, "size": i.size} for i in self.resources]
+        )
+        return {"uri": self.uri, "frontmatter": _thaw(self.frontmatter), "resources": resources}
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def uri_segments(uri: str) -> tuple[str, ...] | None:
+    """``scheme://a/b%20c/SKILL.md`` → ``("scheme", "a", "b c", "SKILL.md")``, or None
+    when a part could not be a folder or file name (empty, ``.``, ``..``, separators)."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep or _SCHEME_RE.fullmatch(scheme) is None:
+        return None
+    parts = [scheme]
+    for raw in rest.split("/"):
+        seg = unquote(raw, errors="strict") if "%" in raw else raw
+        if (
+            not seg
+            or seg in (".", "..")
+            or any(c in seg for c in "/\\\x00")
+            or len(seg.encode("utf-8", "surrogatepass")) > _MAX_SEGMENT_BYTES
+        ):
+            return None
+        parts.append(seg)
+    return tuple(parts)
+
+
+def parse_entry(raw: Any) -> SkillEntry | str:
+    """Validate one entry (§1.4); a string says why it must not be loaded."""
+    if not isinstance(raw, Mapping):
+        return "the entry is not an object"
+    uri, fm, resources = raw.get("uri"), raw.get("frontmatter"), raw.get("resources")
+    if not isinstance(uri, str) or not uri.endswith("/" + sf.SKILL_FILE):
+        return f"`uri` must name a {sf.SKILL_FILE} (got {uri!r})"
+    try:
+        segments = uri_segments(uri)
+    except UnicodeDecodeError:
+        segments = None
+    if segments is None or len(segments) < 3:
+        return f"`uri` {uri!r} is not a usable skill URI"
+    if not isinstance(fm, Mapping):
+        return "`frontmatter` is missing or not an object"
+    name, description = fm.get("name"), fm.get("description")
+    if not sf.is_valid_skill_name(name):
+        return f"frontmatter name {name!r} breaks the Agent Skills name rules"
+    if name != segments[-2]:
+        return f"the final path segment {segments[-2]!r} differs from the name {name!r}"
+    if not isinstance(description, str) or not description.strip():
+        return "frontmatter description is missing or empty"
+    if resources == "dynamic":
+        return SkillEntry(uri, MappingProxyType(dict(fm)), None, segments)
+    if not isinstance(resources, list):
+        return "`resources` must be the file manifest or the string \"dynamic\""
+    items: list[ManifestItem] = []
+    seen: set[str] = set()
+    for i, item in enumerate(resources):
+        problem = _item_problem(uri, item)
+        if problem:
+            return f"resources[{i}]: {problem}"
+        assert isinstance(item, Mapping)
+        if item["uri"] in seen:
+            return f"resources[{i}]: {item['uri']!r} is listed twice"
+        seen.add(item["uri"])
+        items.append(ManifestItem(item["uri"], item["digest"].lower(), item["size"]))
+    if uri not in seen:
+        return f"the manifest has no entry for {sf.SKILL_FILE} itself"
+    entry = SkillEntry(uri, MappingProxyType(dict(fm)), tuple(items), segments)
+    bad = next((i.uri for i in items if entry.rel_parts(i.uri) is None and i.uri != uri), None)
+    return entry if bad is None else f"{bad!r} is not a usable file path inside the skill"
+
+
+def _item_problem(skill_uri: str, item: Any) -> str:
+    if not isinstance(item, Mapping):
+        return "not an object"
+    uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
+    if not isinstance(uri, str) or not sf.is_within_skill(skill_uri, uri):
+        return f"{uri!r} is not inside the skill root"
+    if not isinstance(digest, str) or not sf.is_valid_digest(digest.lower()):
+        return f"digest {digest!r} is not sha256: and 64 hex digits"
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        return f"size {size!r} is not an integer >= 0"
+    return ""
+
+
+def limit_problem(entry: SkillEntry, *, max_files: int, max_bytes: int) -> str | None:
+    """Why an entry exceeds the per-skill limits (checked before any fetch), or None."""
+    if entry.resources is None:
+        return None
+    if len(entry.resources) > max_files:
+        return f"{len(entry.resources)} files exceed the limit of {max_files}"
+    if entry.total_size > max_bytes:
+        return f"{entry.total_size} bytes exceed the limit of {max_bytes}"
+    return None
+
+
+# --------------------------------------------------------------------------- verification
+
+
+def verify_bytes(entry: SkillEntry, uri: str, data: bytes) -> ClientError | None:
+    """§4.4: the file must be listed, and match its size and then its digest."""
+    item = entry.item(uri)
+    if item is None:
+        return ClientError("mcp.unlisted-file", f"{uri} is not in the skill's manifest")
+    if len(data) != item.size:
+        return ClientError(
+            "mcp.digest-mismatch",
+            f"{uri}: the server sent {len(data)} bytes, the manifest says {item.size}",
+        )
+    got = sf.digest_of(data)
+    if got != item.digest:
+        return ClientError(
+            "mcp.digest-mismatch", f"{uri}: content digest {got} differs from {item.digest}"
+        )
+    return None
+
+
+def frontmatter_problem(entry: SkillEntry, data: bytes) -> str | None:
+    """Compare the fetched SKILL.md's frontmatter with the entry's, field by field."""
+    from skillbook.parse import parse_skill_text
+
+    parsed = parse_skill_text(data)
+    if not parsed.has_frontmatter or not parsed.frontmatter.yaml_ok:
+        return "the fetched SKILL.md has no YAML frontmatter mapping"
+    got, want = parsed.frontmatter.data, entry.frontmatter
+    for key in dict.fromkeys([*want, *got]):
+        where = _difference(want.get(key, _ABSENT), got.get(key, _ABSENT), key)
+        if where:
+            return f"frontmatter field {where} differs between the entry and the file"
+    return None
+
+
+_ABSENT = object()
+
+
+def _difference(want: Any, got: Any, path: str) -> str:
+    """The first path where two JSON-like values differ; bool, number and str are kept apart."""
+    if isinstance(want, Mapping) and isinstance(got, Mapping):
+        for key in dict.fromkeys([*want, *got]):
+            found = _difference(want.get(key, _ABSENT), got.get(key, _ABSENT), f"{path}.{key}")
+            if found:
+                return found
+        return ""
+    if isinstance(want, list | tuple) and isinstance(got, list | tuple):
+        if len(want) != len(got):
+            return f"`{path}`"
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
+            found = _difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return ""
+    if _kind(want) != _kind(got) or want != got:
+        return f"`{path}`"
+    return ""
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------- the connection
+
+
+class SkillsClient:
+    """An open connection to one server that declared the extension."""
+
+    def __init__(self, client: Client, spec: McpServerSpec, settings: Mapping[str, Any]) -> None:
+        self._client = client
+        self.spec = spec
+        self.settings = settings
+        self.protocol_version = client.protocol_version
+        #: ``resources/read`` requests sent (tests assert cache hits with it).
+        self.reads = 0
+
+    async def list_entries(self, *, max_pages: int = DEFAULT_MAX_PAGES) -> list[Any]:
+        """Every raw entry of ``skills/list``, following ``nextCursor``."""
+        entries: list[Any] = []
+        cursor: str | None = None
+        for _ in range(max_pages):
+            page = await self._request("skills/list", {"cursor": cursor} if cursor else None)
+            skills = page.get("skills")
+            if not isinstance(skills, list):
+                raise ClientError("mcp.invalid-response", "skills/list result has no `skills` list")
+            entries.extend(skills)
+            nxt = page.get("nextCursor")
+            if nxt is None:
+                return entries
+            if not isinstance(nxt, str) or nxt == cursor:
+                raise ClientError("mcp.invalid-response", f"skills/list gave a bad cursor {nxt!r}")
+            cursor = nxt
+        raise ClientError(
+            "mcp.invalid-response", f"skills/list did not end within {max_pages} pages"
+        )
+
+    async def get_entry(self, uri: str) -> Any:
+        result = await self._request("skills/get", {"uri": uri})
+        return result.get("skill")
+
+    async def read(self, uri: str) -> bytes:
+        """The raw bytes of one resource: UTF-8 of ``text`` or the decoded ``blob``."""
+        from mcp import MCPError
+        from mcp_types import BlobResourceContents
+
+        self.reads += 1
+        try:
+            # The SDK's response cache is bypassed: the disk cache is ours and verified.
+            result = await self._client.read_resource(uri, cache_mode="bypass")
+        except MCPError as exc:
+            raise ClientError("mcp.invalid-response", f"resources/read {uri}: {exc}") from None
+        match = [c for c in result.contents if c.uri == uri]
+        if len(match) != 1:
+            raise ClientError(
+                "mcp.invalid-response", f"resources/read {uri}: the answer is for another URI"
+            )
+        content = match[0]
+        if isinstance(content, BlobResourceContents):
+            try:
+                return base64.b64decode(content.blob, validate=True)
+            except (binascii.Error, ValueError):
+                raise ClientError(
+                    "mcp.invalid-response", f"resources/read {uri}: the blob is not base64"
+                ) from None
+        return content.text.encode("utf-8", "surrogatepass")
+
+    async def _request(self, method: str, params: dict[str, Any] | None) -> Mapping[str, Any]:
+        from mcp import MCPError
+        from mcp_types import Request, RequestParams
+        from pydantic import ConfigDict, TypeAdapter
+
+        class _Params(RequestParams):
+            model_config = ConfigDict(extra="allow")
+
+        class _Request(Request[_Params | None, str]):
+            method: str
+            params: _Params | None = None
+
+        request = _Request(method=method, params=_Params(**params) if params else None)
+        try:
+            result = await self._client.session.send_request(
+                request, TypeAdapter(dict[str, Any])
+            )
+        except MCPError as exc:
+            raise ClientError("mcp.invalid-response", f"{method}: {exc}") from None
+        except ValueError as exc:  # pydantic: not a JSON object
+            raise ClientError("mcp.invalid-response", f"{method}: {exc}") from None
+        return result
+
+
+@asynccontextmanager
+async def open_client(
+    spec: McpServerSpec, *, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> AsyncIterator[SkillsClient]:
+    """Connect (``server/discover``, falling back to ``initialize``) and check the
+    server declared the extension; raises :class:`ClientError` otherwise."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        server: Any
+        if spec.url is not None:
+            server = spec.url
+        else:
+            params = StdioServerParameters(
+                command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None,
+                cwd=spec.cwd,
+            )
+            server = stdio_client(params, errlog=errlog)
+        client = Client(server, read_timeout_seconds=timeout_s)
+        try:
+            entered = await client.__aenter__()
+        except Exception as exc:  # noqa: BLE001 - any transport failure means unreachable
+            raise ClientError(
+                "mcp.server-unreachable", _unreachable(spec, exc, _tail(errlog))
+            ) from None
+        try:
+            declared = (entered.server_capabilities.extensions or {}).get(sf.EXTENSION_ID)
+            if not isinstance(declared, Mapping):
+                raise ClientError(
+                    "mcp.no-skills-capability",
+                    f"server {spec.name!r} does not declare the {sf.EXTENSION_ID} extension "
+                    f"(protocol {entered.protocol_version}); its skill:// resources, if any, "
+                    "are not loaded as skills",
+                )
+            yield SkillsClient(entered, spec, declared)
+        finally:
+            await client.__aexit__(None, None, None)
+
+
+def _tail(errlog: Any) -> str:
+    try:
+        errlog.seek(0)
+        text: str = errlog.read()
+    except (OSError, ValueError):
+        return ""
+    return text.strip()[-STDERR_TAIL_CHARS:]
+
+
+def _unreachable(spec: McpServerSpec, exc: BaseException, stderr: str) -> str:
+    leaves: list[BaseException] = []
+
+    def walk(e: BaseException) -> None:
+        if isinstance(e, BaseExceptionGroup):
+            for sub in e.exceptions:
+                walk(sub)
+        else:
+            leaves.append(e)
+
+    walk(exc)
+    why = "; ".join(dict.fromkeys(f"{type(e).__name__}: {e}".rstrip(": ") for e in leaves))
+    text = f"cannot reach MCP server {spec.name!r} at {spec.target}: {why}"
+    return f"{text} (server stderr: {stderr})" if stderr else text

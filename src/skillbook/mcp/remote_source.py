@@ -1,0 +1,635 @@
+"""Skills from remote MCP servers as a skill source (``source="mcp-remote"``).
+
+Input: configured :class:`~skillbook.mcp.client.McpServerSpec` values and a cache
+folder the host alone writes (``<state dir>/mcp-cache``, outside every discovery
+root). Output: :class:`~skillbook.model.Skill` values whose ``file_path`` points into
+a per-server materialised folder, plus diagnostics; never an exception for a bad
+server or skill.
+
+Per server: connect, require the Skills extension, page through ``skills/list``,
+validate every entry, and fetch each listed skill's ``SKILL.md`` (the catalog needs
+its name, description and gates) unless the content cache already holds bytes with
+the manifest's digest. Each fetched file is checked (URI echo, size, digest, and
+the frontmatter field by field) before it is cached; a mismatch refuses the skill.
+Other files are fetched only when read (:meth:`RemoteSkillSource.fetch`), and only
+if the held manifest lists them.
+
+Cache layout under ``cache_dir``: ``<sha256 hex>`` content-addressed, write-once,
+read-only files, re-hashed on every use; ``servers/<label>-<hash>/skills/<scheme>/
+<path>/`` the materialised skill folders (files re-hashed on every load, anything
+not in the current manifests deleted); ``servers/<label>-<hash>/entries.json`` the
+held entries. Remote skills are data, never code: no file gets an exec bit, install
+specs, ``command-dispatch`` and ``skillKey`` overrides are dropped, and they rank
+below every local source (a same-named local skill always wins).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from skillbook import diagnostics as dg
+from skillbook.diagnostics import Diagnostic
+from skillbook.discover import Discovery, Shadowing
+from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp.client import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_TIMEOUT_S,
+    ClientError,
+    McpServerSpec,
+    SkillEntry,
+    SkillsClient,
+    frontmatter_problem,
+    limit_problem,
+    open_client,
+    parse_entry,
+    verify_bytes,
+)
+from skillbook.model import Skill, Source
+
+__all__ = [
+    "DEFAULT_CACHE_DIRNAME",
+    "RemoteLoad",
+    "RemoteSkillSource",
+    "add_remote_skills",
+    "load_remote_skills",
+    "merge_remote",
+]
+
+#: Folder name under the state dir (never a discovery root).
+DEFAULT_CACHE_DIRNAME = "mcp-cache"
+FILE_MODE = 0o444
+DIR_MODE = 0o755
+CACHE_ROOT_MODE = 0o700
+_TMP_PREFIX = ".tmp-"
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteLoad:
+    """What one server (or all of them) gave: skills, entries aligned with them, findings."""
+
+    skills: tuple[Skill, ...] = ()
+    entries: tuple[SkillEntry, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    #: Files read over the wire / served from the content cache.
+    fetched: int = 0
+    cache_hits: int = 0
+
+
+# --------------------------------------------------------------------------- disk
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """temp file in the same folder + rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(Path(tmp))
+        raise
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _read_if_digest(path: Path, digest: str) -> bytes | None:
+    """The file's bytes if it is a regular file hashing to ``digest`` (re-hashed now)."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if sf.digest_of(data) == digest else None
+
+
+class ContentStore:
+    """``<root>/<hex>``: verified bytes by digest; a bad copy is deleted, never served."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, digest: str) -> Path:
+        return self.root / digest.removeprefix(sf.DIGEST_PREFIX)
+
+    def get(self, digest: str) -> bytes | None:
+        path = self.path(digest)
+        data = _read_if_digest(path, digest)
+        if data is None and path.exists():
+            _unlink_quietly(path)
+        return data
+
+    def put(self, digest: str, data: bytes) -> None:
+        _write_atomic(self.path(digest), data)
+
+
+# --------------------------------------------------------------------------- one server
+
+
+def _run_sync(fn: Callable[[], Awaitable[_T]]) -> _T:
+    """Run ``fn`` on a private event loop in a worker thread (safe inside a running loop)."""
+    import anyio
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbook-mcp") as pool:
+        return pool.submit(anyio.run, fn).result()
+
+
+class RemoteSkillSource:
+    """The skills of one configured MCP server, materialised under ``cache_dir``."""
+
+    def __init__(
+        self,
+        spec: McpServerSpec,
+        *,
+        cache_dir: Path,
+        timeout_s: float | None = None,
+        limits: sf.FileLimits = sf.DEFAULT_LIMITS,
+        max_pages: int = DEFAULT_MAX_PAGES,
+    ) -> None:
+        self.spec = spec
+        self.cache_dir = Path(cache_dir)
+        self.timeout_s = timeout_s or spec.timeout_s or DEFAULT_TIMEOUT_S
+        self.limits = limits
+        self.max_pages = max_pages
+        self.store = ContentStore(self.cache_dir)
+        self.server_dir = self.cache_dir / "servers" / spec.key
+        self.skills_dir = self.server_dir / "skills"
+        self.entries_file = self.server_dir / "entries.json"
+
+    # ----------------------------------------------------------------- loading
+
+    def load(self) -> RemoteLoad:
+        return _run_sync(self.aload)
+
+    async def aload(self) -> RemoteLoad:
+        import anyio
+
+        state = _State()
+        try:
+            with anyio.fail_after(self.timeout_s):
+                async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                    await self._load(client, state)
+        except ClientError as exc:
+            severity = dg.warning if exc.code == "mcp.no-skills-capability" else dg.error
+            state.diags.append(severity(exc.code, exc.message))
+        except TimeoutError:
+            state.diags.append(
+                dg.error(
+                    "mcp.server-unreachable",
+                    f"MCP server {self.spec.name!r} at {self.spec.target} did not answer "
+                    f"within {self.timeout_s:g}s",
+                )
+            )
+        except OSError as exc:
+            state.diags.append(dg.error("mcp.cache-error", f"MCP cache {self.cache_dir}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - a broken server must not break loading
+            state.diags.append(
+                dg.error(
+                    "mcp.invalid-response",
+                    f"MCP server {self.spec.name!r} at {self.spec.target} failed: "
+                    f"{type(exc).__name__}: {exc}",
+                )
+            )
+        return state.result()
+
+    async def _load(self, client: SkillsClient, state: _State) -> None:
+        accepted: list[SkillEntry] = []
+        for raw in await client.list_entries(max_pages=self.max_pages):
+            entry = self._accept(raw, state)
+            if entry is not None:
+                accepted.append(entry)
+        self.cache_dir.mkdir(parents=True, exist_ok=True, mode=CACHE_ROOT_MODE)
+        self._prune(accepted)
+        held: list[SkillEntry] = []
+        for entry in accepted:
+            skill = await self._materialise_skill(client, entry, state)
+            if skill is not None:
+                state.skills.append(skill)
+                state.entries.append(entry)
+                held.append(entry)
+        self._save_entries(held)
+
+    def _accept(self, raw: Any, state: _State) -> SkillEntry | None:
+        entry = parse_entry(raw)
+        where = f"MCP server {self.spec.name!r}"
+        if isinstance(entry, str):
+            uri = raw.get("uri") if isinstance(raw, dict) else None
+            state.diags.append(
+                dg.error("mcp.invalid-entry", f"{where}: skill entry {uri!r} refused: {entry}")
+            )
+            return None
+        if entry.resources is None:
+            state.diags.append(
+                dg.warning(
+                    "mcp.dynamic-skill",
+                    f"{where}: {entry.uri} is dynamic (no digests to verify); not loaded",
+                    skill=entry.name,
+                )
+            )
+            return None
+        over = limit_problem(
+            entry, max_files=self.limits.max_files, max_bytes=self.limits.max_bytes
+        )
+        if over is not None:
+            state.diags.append(
+                dg.warning(
+                    "mcp.skill-over-limit",
+                    f"{where}: {entry.uri} not loaded: {over}",
+                    skill=entry.name,
+                )
+            )
+            return None
+        return entry
+
+    def skill_dir(self, entry: SkillEntry) -> Path:
+        return self.skills_dir.joinpath(*entry.segments[:-1])
+
+    def _file_path(self, entry: SkillEntry, uri: str) -> Path:
+        parts = entry.rel_parts(uri)
+        assert parts is not None  # parse_entry checked every manifest URI
+        return self.skill_dir(entry).joinpath(*parts)
+
+    async def _verified(
+        self, client: SkillsClient | None, entry: SkillEntry, uri: str, state: _State
+    ) -> bytes | None:
+        """The file's bytes from the content cache or the server, checked; None if refused."""
+        item = entry.item(uri)
+        if item is None:
+            state.diags.append(
+                dg.error("mcp.unlisted-file", f"{uri} is not in the held manifest; not read")
+            )
+            return None
+        data = self.store.get(item.digest)
+        if data is not None:
+            state.cache_hits += 1
+        else:
+            if client is None:
+                return None
+            try:
+                data = await client.read(uri)
+            except ClientError as exc:
+                state.diags.append(dg.error(exc.code, exc.message, skill=entry.name))
+                return None
+            state.fetched += 1
+            problem = verify_bytes(entry, uri, data)
+            if problem is not None:
+                state.diags.append(
+                    dg.error(
+                        problem.code,
+                        f"MCP server {self.spec.name!r}: {problem.message}; refused, not cached",
+                        skill=entry.name,
+                    )
+                )
+                return None
+            self.store.put(item.digest, data)
+        if uri == entry.uri:
+            why = frontmatter_problem(entry, data)
+            if why is not None:
+                state.diags.append(
+                    dg.error(
+                        "mcp.frontmatter-mismatch",
+                        f"MCP server {self.spec.name!r}: {entry.uri}: {why}; refused",
+                        skill=entry.name,
+                    )
+                )
+                return None
+        target = self._file_path(entry, uri)
+        if _read_if_digest(target, item.digest) is None:
+            _write_atomic(target, data)
+        return data
+
+    async def _materialise_skill(
+        self, client: SkillsClient, entry: SkillEntry, state: _State
+    ) -> Skill | None:
+        data = await self._verified(client, entry, entry.uri, state)
+        if data is None:
+            return None
+        from skillbook.parse import parse_skill_text
+
+        file_path = self._file_path(entry, entry.uri)
+        parsed = parse_skill_text(data, path=file_path)
+        state.diags.extend(parsed.diagnostics)
+        if not parsed.description:
+            return None
+        parsed, dropped = _defang(parsed)
+        if dropped:
+            state.diags.append(
+                dg.info(
+                    "mcp.untrusted-fields",
+                    f"remote skill from {self.spec.name!r}: {', '.join(dropped)} ignored "
+                    "(remote skills never install, dispatch or borrow another config key)",
+                    path=file_path,
+                    skill=entry.name,
+                )
+            )
+        base = self.skill_dir(entry)
+        return Skill(
+            name=entry.name,
+            description=parsed.description,
+            file_path=file_path,
+            base_dir=base,
+            source=Source.REMOTE,
+            parsed=parsed,
+            real_dir=base,
+            origin=self.spec.origin,
+        )
+
+    def _prune(self, entries: Sequence[SkillEntry]) -> None:
+        """Delete every materialised file that no current manifest lists with its bytes."""
+        expected: dict[Path, str] = {}
+        for entry in entries:
+            for item in entry.resources or ():
+                expected[self._file_path(entry, item.uri)] = item.digest
+        if not self.skills_dir.is_dir():
+            return
+        for folder, dirs, files in os.walk(self.skills_dir, topdown=False):
+            here = Path(folder)
+            for name in files + [d for d in dirs if (here / d).is_symlink()]:
+                path = here / name
+                if name.startswith(_TMP_PREFIX):
+                    continue
+                digest = expected.get(path)
+                if digest is None or _read_if_digest(path, digest) is None:
+                    _unlink_quietly(path)
+            if here != self.skills_dir and not any(here.iterdir()):
+                here.rmdir()
+
+    def _save_entries(self, entries: Iterable[SkillEntry]) -> None:
+        doc = {
+            "server": self.spec.origin,
+            "skills": [
+                {"dir": self.skill_dir(e).relative_to(self.skills_dir).as_posix(), **e.to_json()}
+                for e in entries
+            ],
+        }
+        _write_atomic(self.entries_file, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+
+    def held_entry(self, skill: Skill) -> SkillEntry | None:
+        """The entry ``skill`` was loaded from (``entries.json``), or None."""
+        try:
+            doc = json.loads(self.entries_file.read_bytes())
+            rel = skill.base_dir.relative_to(self.skills_dir).as_posix()
+        except (OSError, ValueError):
+            return None
+        for item in doc.get("skills", []) if isinstance(doc, dict) else []:
+            if isinstance(item, dict) and item.get("dir") == rel:
+                entry = parse_entry(item)
+                return entry if isinstance(entry, SkillEntry) else None
+        return None
+
+    # ----------------------------------------------------------------- lazy reads
+
+    def fetch(self, skill: Skill, ref: str | os.PathLike[str]) -> Path | Diagnostic:
+        """Materialise one more file of a loaded skill (on first read); see :meth:`afetch`."""
+        return _run_sync(lambda: self.afetch(skill, ref))
+
+    async def afetch(self, skill: Skill, ref: str | os.PathLike[str]) -> Path | Diagnostic:
+        """The local path of ``ref`` (relative to the skill root, or a path inside its
+        folder), fetched and verified if needed. Files the held manifest does not list
+        are refused without asking the server (§4.4 acting window)."""
+        import anyio
+
+        entry = self.held_entry(skill)
+        if entry is None:
+            return dg.error(
+                "mcp.unlisted-file",
+                f"{skill.name!r} is not a loaded skill of MCP server {self.spec.name!r}",
+                skill=skill.name,
+            )
+        uri = _manifest_uri(entry, skill.base_dir, ref)
+        if uri is None:
+            return dg.error(
+                "mcp.unlisted-file",
+                f"{os.fspath(ref)!r} is not a file of remote skill {skill.name!r} "
+                f"(not in the manifest of {entry.uri}); not read",
+                skill=skill.name,
+            )
+        state = _State()
+        target = self._file_path(entry, uri)
+        data = await self._verified(None, entry, uri, state)
+        if data is None:
+            try:
+                with anyio.fail_after(self.timeout_s):
+                    async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                        data = await self._verified(client, entry, uri, state)
+            except ClientError as exc:
+                return dg.error(exc.code, exc.message, skill=skill.name)
+            except TimeoutError:
+                return dg.error(
+                    "mcp.server-unreachable",
+                    f"MCP server {self.spec.name!r} did not answer within {self.timeout_s:g}s",
+                )
+        if data is None:
+            return state.diags[-1] if state.diags else dg.error("mcp.invalid-response", uri)
+        return target
+
+    def forget(self) -> None:
+        """Delete this server's materialised skills (call when the server is removed)."""
+        shutil.rmtree(self.server_dir, ignore_errors=True)
+
+
+def _manifest_uri(entry: SkillEntry, base: Path, ref: str | os.PathLike[str]) -> str | None:
+    raw = os.fspath(ref)
+    if os.path.isabs(raw):
+        try:
+            raw = Path(os.path.normpath(raw)).relative_to(base).as_posix()
+        except ValueError:
+            return None
+    rel = sf.normalize_relative(raw)
+    if rel is None:
+        return None
+    parts = tuple(rel.split("/"))
+    return next(
+        (i.uri for i in entry.resources or () if entry.rel_parts(i.uri) == parts), None
+    )
+
+
+def _defang(parsed: Any) -> tuple[Any, list[str]]:
+    """Drop the fields through which skill text could run code or take another's config."""
+    dropped: list[str] = []
+    meta = parsed.metadata
+    if meta is not None and (meta.install or meta.skill_key is not None):
+        if meta.install:
+            dropped.append("install specs")
+        if meta.skill_key is not None:
+            dropped.append("skillKey")
+        meta = dataclasses.replace(meta, install=None, skill_key=None)
+    dispatch = parsed.dispatch
+    if dispatch is not None:
+        dropped.append("command-dispatch")
+        dispatch = None
+    return dataclasses.replace(parsed, metadata=meta, dispatch=dispatch), dropped
+
+
+@dataclass(slots=True)
+class _State:
+    skills: list[Skill] = dataclasses.field(default_factory=list)
+    entries: list[SkillEntry] = dataclasses.field(default_factory=list)
+    diags: list[Diagnostic] = dataclasses.field(default_factory=list)
+    fetched: int = 0
+    cache_hits: int = 0
+
+    def result(self) -> RemoteLoad:
+        return RemoteLoad(
+            tuple(self.skills), tuple(self.entries), tuple(self.diags), self.fetched,
+            self.cache_hits,
+        )
+
+
+# --------------------------------------------------------------------------- all servers
+
+
+def load_remote_skills(
+    specs: Sequence[McpServerSpec],
+    cache_dir: Path,
+    *,
+    timeout_s: float | None = None,
+) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
+    """Load every server concurrently; names made unique (see :func:`qualify_names`)."""
+    load = load_all(specs, cache_dir, timeout_s=timeout_s)
+    return load.skills, load.diagnostics
+
+
+def load_all(
+    specs: Sequence[McpServerSpec], cache_dir: Path, *, timeout_s: float | None = None
+) -> RemoteLoad:
+    sources = [RemoteSkillSource(s, cache_dir=cache_dir, timeout_s=timeout_s) for s in specs]
+    if not sources:
+        return RemoteLoad()
+
+    async def run() -> list[RemoteLoad]:
+        import anyio
+
+        results: list[RemoteLoad] = [RemoteLoad()] * len(sources)
+
+        async def one(i: int) -> None:
+            results[i] = await sources[i].aload()
+
+        async with anyio.create_task_group() as tg:
+            for i in range(len(sources)):
+                tg.start_soon(one, i)
+        return results
+
+    loads = _run_sync(run)
+    skills, diags = qualify_names([(s.spec, r) for s, r in zip(sources, loads, strict=True)])
+    return RemoteLoad(
+        skills,
+        tuple(e for r in loads for e in r.entries),
+        tuple(d for r in loads for d in r.diagnostics) + diags,
+        sum(r.fetched for r in loads),
+        sum(r.cache_hits for r in loads),
+    )
+
+
+def qualify_names(
+    loads: Sequence[tuple[McpServerSpec, RemoteLoad]],
+) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
+    """Names are labels: collisions are qualified, never resolved by dropping one.
+
+    Inside one server the skill path disambiguates (``acme/billing/refunds``); across
+    servers the label does (``docs:refunds``).
+    """
+    diags: list[Diagnostic] = []
+    staged: list[tuple[McpServerSpec, Skill]] = []
+    for spec, load in loads:
+        counts: dict[str, int] = {}
+        for skill in load.skills:
+            counts[skill.name] = counts.get(skill.name, 0) + 1
+        for skill, entry in zip(load.skills, load.entries, strict=True):
+            if counts[skill.name] > 1:
+                skill = _renamed(skill, "/".join(entry.segments[1:-1]), diags)
+            staged.append((spec, skill))
+    owners: dict[str, set[str]] = {}
+    for spec, skill in staged:
+        owners.setdefault(skill.name, set()).add(spec.name)
+    out = [
+        _renamed(skill, f"{spec.name}:{skill.name}", diags)
+        if len(owners[skill.name]) > 1
+        else skill
+        for spec, skill in staged
+    ]
+    return tuple(out), tuple(diags)
+
+
+def _renamed(skill: Skill, name: str, diags: list[Diagnostic]) -> Skill:
+    diags.append(
+        dg.info(
+            "mcp.name-collision",
+            f"remote skill {skill.name!r} from {skill.origin} is listed as {name!r}: "
+            "another remote skill has the same name",
+            path=skill.file_path,
+            skill=name,
+        )
+    )
+    return dataclasses.replace(skill, name=name)
+
+
+def merge_remote(
+    local: Sequence[Skill], remote: Sequence[Skill]
+) -> tuple[tuple[Skill, ...], tuple[Shadowing, ...], tuple[Diagnostic, ...]]:
+    """Remote skills rank below every local source: one whose name (or config key) a
+    local skill has is left out and diagnosed. Kept ones follow the local skills, so
+    prompt budgets cut remote skills first."""
+    by_name = {s.name: s for s in local}
+    keys = {s.skill_key: s for s in local}
+    kept: list[Skill] = []
+    shadowed: list[Shadowing] = []
+    diags: list[Diagnostic] = []
+    for skill in remote:
+        winner = by_name.get(skill.name) or keys.get(skill.skill_key)
+        if winner is None:
+            kept.append(skill)
+            continue
+        shadowed.append(Shadowing(skill.name, winner, skill))
+        diags.append(
+            dg.warning(
+                "mcp.shadowed",
+                f"remote skill {skill.name!r} from {skill.origin} is not loaded: the local "
+                f"{winner.source} skill at {winner.file_path} has that name, and local skills "
+                "always win",
+                path=skill.file_path,
+                skill=skill.name,
+            )
+        )
+    return (*local, *kept), tuple(shadowed), tuple(diags)
+
+
+def add_remote_skills(
+    found: Discovery,
+    specs: Sequence[McpServerSpec],
+    *,
+    cache_dir: Path,
+    timeout_s: float | None = None,
+) -> Discovery:
+    """``found`` with the remote skills added at the lowest precedence (the hook for
+    :meth:`skillbook.book.Loader.load`)."""
+    if not specs:
+        return found
+    load = load_all(specs, cache_dir, timeout_s=timeout_s)
+    skills, shadowed, diags = merge_remote(found.skills, load.skills)
+    return dataclasses.replace(
+        found,
+        skills=skills,
+        loaded=(*found.loaded, *load.skills),
+        shadowed=(*found.shadowed, *shadowed),
+        diagnostics=(*found.diagnostics, *load.diagnostics, *diags),
+    )

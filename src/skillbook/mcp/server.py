@@ -1,0 +1,491 @@
+"""``skillbook serve``: a workspace's skills over MCP, with the official Skills extension.
+
+Input: a :class:`~skillbook.book.Loader` or a :class:`~skillbook.runtime.session.SkillSession`.
+Output: an ``mcp`` low-level server (:class:`SkillServer`) that publishes the skills the
+catalog shows (``book.eligible``: gates, agent filter and config applied) as:
+
+- ``skill://<name>/<path>`` resources for every servable file (text, or base64 blob);
+- the Skills extension ``io.modelcontextprotocol/skills`` (SEP-2640, written against
+  protocol revision 2026-07-28): ``skills/list``, ``skills/get`` and
+  ``resources/directory/read``, with per-file ``sha256:`` digests and sizes;
+- for hosts that do not know the extension: the ``## Skills (mandatory)`` catalog as
+  the server ``instructions``, a ``read_skill`` tool, and one prompt per slash command.
+
+Older clients: the Python SDK drops ``capabilities.extensions`` from handshake-era
+(``initialize``, protocol ≤ 2025-11-25) results, so such a client never learns that
+the extension exists; the ``skills/*`` methods answer ``-32601`` there. It gets the
+plain resources, prompts, the tool and the instructions — everything else works.
+
+When the skill watcher sees a change, ``resources`` and ``prompts`` list-changed
+notifications go out (``subscriptions/listen`` streams on 2026-07-28, the session's
+own channel on handshake-era sessions). The extension defines no notification of its
+own. Only this package imports ``mcp``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+)
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from skillbook.commands import Invocation, rewrite_for_model
+from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp._catalog import (
+    DEFAULT_RESCAN_INTERVAL_S,
+    READ_TOOL,
+    ServedState,
+    SkillCatalog,
+)
+from skillbook.runtime.session import SkillSession
+
+if TYPE_CHECKING:
+    from skillbook.book import Loader
+
+_log = logging.getLogger("skillbook.mcp")
+
+DEFAULT_SERVER_NAME = "skillbook"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_HTTP_PATH = "/mcp"
+#: Freshness hint of ``skills/list`` and ``skills/get`` (2026-07-28 only).
+DEFAULT_TTL_MS = 30_000
+#: The catalog is one user's workspace: never shareable across callers.
+DEFAULT_CACHE_SCOPE: Literal["public", "private"] = "private"
+DEFAULT_PAGE_SIZE = 100
+#: Handshake-era sessions remembered for list-changed notifications (oldest dropped).
+DEFAULT_MAX_LEGACY_SESSIONS = 256
+#: How long start-up waits for the skill watcher to be armed.
+WATCH_READY_TIMEOUT_S = 5.0
+PROMPT_ARGUMENT = "args"
+Transport = Literal["stdio", "http"]
+
+_READ_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The skill's <name> in <available_skills>."},
+        "path": {
+            "type": "string",
+            "description": "A file of the skill, relative to its folder (default SKILL.md). "
+            "An absolute path inside the skill folder also works.",
+        },
+    },
+    "required": ["name"],
+}
+
+
+class GetSkillParams(types.RequestParams):
+    uri: str
+
+
+class DirectoryReadParams(types.PaginatedRequestParams):
+    uri: str
+
+
+# --------------------------------------------------------------------------- server
+
+
+def _invalid(message: str, uri: str | None = None) -> MCPError:
+    return MCPError(code=types.INVALID_PARAMS, message=message, data={"uri": uri} if uri else None)
+
+
+def _page(items: Sequence[Any], cursor: str | None, size: int) -> tuple[list[Any], str | None]:
+    """An opaque cursor: the base64 offset of the next page."""
+    start = 0
+    if cursor is not None:
+        try:
+            start = int(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii"))
+        except (ValueError, binascii.Error, UnicodeError) as exc:
+            raise _invalid("Invalid cursor") from exc
+        if not 0 <= start <= len(items):
+            raise _invalid("Invalid cursor")
+    end = start + size
+    after = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
+    return list(items[start:end]), after
+
+
+def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def _resources(state: ServedState) -> list[types.Resource]:
+    out: list[types.Resource] = []
+    for served in state.skills:
+        name = served.skill.name
+        for f in served.files.files:
+            is_md = f.rel == sf.SKILL_FILE
+            out.append(
+                types.Resource(
+                    uri=f.uri,
+                    name=name if is_md else f"{name}/{f.rel}",
+                    description=served.skill.description if is_md else None,
+                    mime_type=f.mime,
+                    size=f.size,
+                    annotations=types.Annotations(
+                        audience=["assistant"], priority=1.0 if is_md else 0.2
+                    ),
+                )
+            )
+    return out
+
+
+def _prompts(state: ServedState) -> list[types.Prompt]:
+    argument = types.PromptArgument(
+        name=PROMPT_ARGUMENT, description="The text after the slash command.", required=False
+    )
+    return [
+        types.Prompt(name=c.name, description=c.description, arguments=[argument])
+        for c in state.commands.commands
+    ]
+
+
+class SkillServer(Server[dict[str, Any]]):
+    """The low-level ``mcp`` server with skillbook's handlers (see the module docstring)."""
+
+    def __init__(
+        self,
+        catalog: SkillCatalog,
+        *,
+        name: str = DEFAULT_SERVER_NAME,
+        owns_session: bool = False,
+        ttl_ms: int = DEFAULT_TTL_MS,
+        cache_scope: Literal["public", "private"] = DEFAULT_CACHE_SCOPE,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        from skillbook import __version__
+
+        self.catalog = catalog
+        self.bus = InMemorySubscriptionBus()
+        self.ttl_ms, self.cache_scope, self.page_size = ttl_ms, cache_scope, page_size
+        self._owns_session = owns_session
+        self._legacy: list[Any] = []
+        self._wake: anyio.Event | None = None
+        self._notifying = False
+        super().__init__(
+            name,
+            version=__version__,
+            lifespan=self._lifespan,
+            on_list_resources=self._list_resources,
+            on_read_resource=self._read_resource,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+        self.extensions[sf.EXTENSION_ID] = {"directoryRead": True}
+        self.add_request_handler("skills/list", types.PaginatedRequestParams, self._skills_list)
+        self.add_request_handler("skills/get", GetSkillParams, self._skills_get)
+        self.add_request_handler("resources/directory/read", DirectoryReadParams, self._dir_read)
+        self.middleware.append(self._remember_legacy_session)
+        self.instructions = catalog.current().instructions
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        # Handshake-era sessions get list-changed notifications too: say so.
+        notify = notification_options or NotificationOptions(
+            prompts_changed=True, resources_changed=True
+        )
+        return super().create_initialization_options(notify, experimental_capabilities, extensions)
+
+    async def state(self) -> ServedState:
+        state = await anyio.to_thread.run_sync(self.catalog.current)
+        self.instructions = state.instructions
+        return state
+
+    # ------------------------------------------------------------------ resources
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=_resources(await self.state()))
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        state = await self.state()
+        found = state.file(params.uri)
+        if found is None:
+            what = "is a directory resource" if state.directory(params.uri) else "is not served"
+            raise _invalid(f"Unknown resource: {params.uri} {what}", params.uri)
+        content: types.TextResourceContents | types.BlobResourceContents
+        if found.text is not None:
+            content = types.TextResourceContents(
+                uri=found.uri, mime_type=found.mime, text=found.text
+            )
+        else:
+            blob = base64.b64encode(found.data).decode("ascii")
+            content = types.BlobResourceContents(uri=found.uri, mime_type=found.mime, blob=blob)
+        return types.ReadResourceResult(contents=[content])
+
+    # ------------------------------------------------------------------ the extension
+
+    def _envelope(self, ctx: ServerRequestContext[Any, Any], out: dict[str, Any]) -> dict[str, Any]:
+        if _modern(ctx):
+            out.update(resultType="complete", ttlMs=self.ttl_ms, cacheScope=self.cache_scope)
+        return out
+
+    @staticmethod
+    def _require_modern(ctx: ServerRequestContext[Any, Any]) -> None:
+        # The extension is served on 2026-07-28 only (see the module docstring).
+        if not _modern(ctx):
+            raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found", data=ctx.method)
+
+    async def _skills_list(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams
+    ) -> dict[str, Any]:
+        self._require_modern(ctx)
+        listed = (await self.state()).listed
+        items, after = _page(listed, params.cursor, self.page_size)
+        out: dict[str, Any] = {"skills": [s.entry() for s in items]}
+        if after is not None:
+            out["nextCursor"] = after
+        return self._envelope(ctx, out)
+
+    async def _skills_get(
+        self, ctx: ServerRequestContext[Any, Any], params: GetSkillParams
+    ) -> dict[str, Any]:
+        self._require_modern(ctx)
+        served = (await self.state()).by_md_uri(params.uri)
+        if served is None:
+            raise _invalid(f"No skill is served at {params.uri}", params.uri)
+        if served.problem is not None:
+            raise _invalid(f"{params.uri} is not served as a skill: {served.problem}", params.uri)
+        return self._envelope(ctx, {"skill": served.entry()})
+
+    async def _dir_read(
+        self, ctx: ServerRequestContext[Any, Any], params: DirectoryReadParams
+    ) -> dict[str, Any]:
+        self._require_modern(ctx)
+        found = (await self.state()).directory(params.uri)
+        if found is None:
+            raise _invalid(f"{params.uri} is not a directory resource", params.uri)
+        served, rel = found
+        children = [
+            {"uri": uri, "name": name, "mimeType": mime}
+            for name, uri, mime in served.files.children(rel)
+        ]
+        items, after = _page(children, params.cursor, self.page_size)
+        out: dict[str, Any] = {"resources": items}
+        if after is not None:
+            out["nextCursor"] = after
+        return out
+
+    # ------------------------------------------------------------------ fallbacks
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=_prompts(await self.state()))
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        from skillbook._js import js_trim
+
+        command = (await self.state()).commands.get(params.name)
+        if command is None:
+            raise _invalid(f"Unknown prompt: {params.name}")
+        raw = (params.arguments or {}).get(PROMPT_ARGUMENT)
+        args = js_trim(raw) if isinstance(raw, str) else ""
+        text = rewrite_for_model(Invocation(command, args or None))
+        message = types.PromptMessage(
+            role="user", content=types.TextContent(type="text", text=text)
+        )
+        return types.GetPromptResult(description=command.description, messages=[message])
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tool = types.Tool(
+            name=READ_TOOL,
+            description="Read a skill's SKILL.md, or another file of the skill, as text.",
+            input_schema=_READ_TOOL_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        )
+        return types.ListToolsResult(tools=[tool])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name != READ_TOOL:
+            raise _invalid(f"Unknown tool: {params.name}")
+        args = params.arguments or {}
+        name, path = args.get("name"), args.get("path")
+        if not isinstance(name, str) or not (path is None or isinstance(path, str)):
+            text, failed = "`name` must be a string, and `path` a string when given.", True
+        else:
+            text, failed = (await self.state()).read_skill(name, path)
+        content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+        return types.CallToolResult(content=content, is_error=failed)
+
+    # ------------------------------------------------------------------ notifications
+
+    async def _remember_legacy_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method == "notifications/initialized" and not _modern(ctx):
+            self._legacy.append(ctx.session)
+            del self._legacy[:-DEFAULT_MAX_LEGACY_SESSIONS]
+        return result
+
+    def _on_bump(self, token: anyio.lowlevel.EventLoopToken) -> Callable[[object], None]:
+        def wake(_event: object) -> None:
+            event = self._wake
+            if event is None:
+                return
+            try:
+                anyio.from_thread.run_sync(event.set, token=token)
+            except RuntimeError:
+                event.set()  # bumped from the event loop's own thread
+
+        return wake
+
+    async def notify_changes(self, old: ServedState, new: ServedState) -> None:
+        """Publish what differs between two states (list changes, updated files)."""
+        events: list[ServerEvent] = []
+        legacy: list[str] = []
+        if _resources(old) != _resources(new):
+            events.append(ResourcesListChanged())
+            legacy.append("resources")
+        if _prompts(old) != _prompts(new):
+            events.append(PromptsListChanged())
+            legacy.append("prompts")
+        before, after = old.digests(), new.digests()
+        events.extend(ResourceUpdated(uri=u) for u, d in before.items() if after.get(u) != d)
+        for event in events:
+            await self.bus.publish(event)
+        for session in list(self._legacy):
+            try:
+                if "resources" in legacy:
+                    await session.send_resource_list_changed()
+                if "prompts" in legacy:
+                    await session.send_prompt_list_changed()
+            except Exception as err:  # a closed session: forget it
+                _log.debug("dropping a closed MCP session: %s", err)
+                self._legacy.remove(session)
+
+    async def _notify_loop(self, baseline: ServedState) -> None:
+        while True:
+            assert self._wake is not None
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            state = await self.state()
+            await self.notify_changes(baseline, state)
+            baseline = state
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: object) -> AsyncIterator[dict[str, Any]]:
+        """Runs the change notifier while the server runs (once, however many entries)."""
+        if self._notifying:
+            yield {}
+            return
+        self._notifying = True
+        self._wake = anyio.Event()
+        unsubscribe = self.catalog.session.versions.subscribe(
+            self._on_bump(anyio.lowlevel.current_token())
+        )
+        try:
+            baseline = await self.state()
+            watcher = self.catalog.session.watcher
+            if watcher is not None:
+                # From here on no change is missed: the OS watches are in place.
+                await anyio.to_thread.run_sync(watcher.wait_ready, WATCH_READY_TIMEOUT_S)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._notify_loop, baseline)
+                yield {}
+                tg.cancel_scope.cancel()
+        finally:
+            unsubscribe()
+            self._wake = None
+            self._notifying = False
+            if self._owns_session:
+                self.catalog.session.close()
+
+    # ------------------------------------------------------------------ running
+
+    async def run_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await self.run(read_stream, write_stream, self.create_initialization_options())
+
+    async def run_http(
+        self, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, path: str = DEFAULT_HTTP_PATH
+    ) -> None:
+        import uvicorn
+
+        app = self.streamable_http_app(streamable_http_path=path, host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        await uvicorn.Server(config).serve()
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def build_server(
+    loader_or_session: Loader | SkillSession,
+    *,
+    name: str = DEFAULT_SERVER_NAME,
+    watch: bool = True,
+    limits: sf.FileLimits = sf.DEFAULT_LIMITS,
+    ttl_ms: int = DEFAULT_TTL_MS,
+    page_size: int = DEFAULT_PAGE_SIZE,
+    rescan_interval_s: float = DEFAULT_RESCAN_INTERVAL_S,
+) -> SkillServer:
+    """An MCP server for the skills of a loader (a new session, closed with the server)
+    or of a caller's :class:`SkillSession` (left open)."""
+    owns = not isinstance(loader_or_session, SkillSession)
+    session = (
+        SkillSession(loader_or_session, watch=watch)
+        if not isinstance(loader_or_session, SkillSession)
+        else loader_or_session
+    )
+    catalog = SkillCatalog(session, limits=limits, rescan_interval_s=rescan_interval_s)
+    return SkillServer(catalog, name=name, owns_session=owns, ttl_ms=ttl_ms, page_size=page_size)
+
+
+def serve(
+    loader_or_session: Loader | SkillSession,
+    *,
+    transport: Transport = "stdio",
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    path: str = DEFAULT_HTTP_PATH,
+    name: str = DEFAULT_SERVER_NAME,
+    watch: bool = True,
+) -> None:
+    """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
+    server = build_server(loader_or_session, name=name, watch=watch)
+    if transport == "stdio":
+        anyio.run(server.run_stdio)
+    elif transport == "http":
+        anyio.run(lambda: server.run_http(host=host, port=port, path=path))
+    else:
+        raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")

@@ -1,0 +1,393 @@
+"""A small tool-using agent loop over a skill book: the model reads skills and runs them.
+
+Input: a :class:`~skillbook.book.SkillBook` (or a
+:class:`~skillbook.runtime.session.SkillSession`, refreshed at each turn's start), a
+:class:`~skillbook.runtime.providers.ChatModel` and tools (default: ``read`` and
+``exec`` over the book's eligible skills). Output: :class:`TurnResult` values and,
+while a turn runs, :data:`AgentEvent` values for user interfaces.
+
+The system prompt is the base instructions, a newline, and the book's
+``## Skills (mandatory)`` section (§5.5; left out when no skill is in the catalog).
+A turn streams the model, runs the tool calls it asks for (several in one step run
+concurrently), feeds the results back and repeats until the model answers without
+tools or ``max_steps`` model calls were made. Cancelling the task cancels the model
+stream and the tools; ``exec`` kills its process group, so nothing is left running.
+
+:meth:`Agent.invoke` handles one user message as a chat front end would (§6.4–6.5): a
+slash command whose skill has ``command-dispatch: tool`` calls that tool directly with
+the raw arguments and no model; another slash command is rewritten for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from skillbook.commands import (
+    DEFAULT_RESERVED_NAMES,
+    CommandSet,
+    Invocation,
+    build_command_specs,
+    resolve_invocation,
+    rewrite_for_model,
+    tool_call_arguments,
+)
+from skillbook.errors import ModelNotConfigured
+from skillbook.runtime.providers.base import (
+    ChatModel,
+    Message,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+)
+from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+    from skillbook.model import Skill
+    from skillbook.runtime.session import SkillSession
+
+__all__ = [
+    "DEFAULT_INSTRUCTIONS",
+    "DEFAULT_MAX_STEPS",
+    "Agent",
+    "AgentEvent",
+    "InvokeResult",
+    "TextDelta",
+    "ToolFinished",
+    "ToolRun",
+    "ToolStarted",
+    "TurnEnded",
+    "TurnResult",
+    "default_tools",
+    "dispatch_arguments",
+]
+
+DEFAULT_MAX_STEPS: Final = 12
+DEFAULT_INSTRUCTIONS: Final = (
+    "You are a helpful assistant working through tools on the user's machine.\n"
+    "Use `read` to open skill files and `exec` to run shell commands; when running a "
+    "skill's command, pass `skill` so it runs in that skill's folder with its configured "
+    "environment.\n"
+    "Report what commands returned faithfully, and answer concisely."
+)
+DONE_TEXT: Final = "✅ Done."
+STEP_LIMIT_RESULT: Final = "not run: the agent reached its step limit"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """A tool call and what it returned; ``skill`` is the skill it read or ran as."""
+
+    call: ToolCall
+    result: ToolResult
+    skill: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.call.to_json(),
+            "skill": self.skill,
+            "isError": self.result.is_error,
+            "result": self.result.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    final_text: str
+    #: Model calls made.
+    steps: int
+    tool_calls: tuple[ToolRun, ...]
+    #: The whole conversation after the turn: pass it as the next turn's history.
+    messages: tuple[Message, ...]
+    #: ``answer`` (the model answered) or ``max-steps``.
+    stop: str = "answer"
+    #: What the agent added to the model's text (the step-limit note), else "".
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InvokeResult:
+    """One :meth:`Agent.invoke`: the reply text and how it came about."""
+
+    text: str
+    invocation: Invocation | None = None
+    #: True when a ``command-dispatch: tool`` command ran without the model.
+    dispatched: bool = False
+    is_error: bool = False
+    turn: TurnResult | None = None
+    tool_run: ToolRun | None = None
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return self.turn.messages if self.turn is not None else ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A tool call is about to run; ``target`` is the path read or the command run."""
+
+    call: ToolCall
+    skill: str | None
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    result: TurnResult
+
+
+AgentEvent = TextDelta | ToolStarted | ToolFinished | TurnEnded
+EventHandler = Callable[[AgentEvent], "Awaitable[None] | None"]
+
+
+def default_tools(
+    book: SkillBook, *, env: Mapping[str, str] | None = None
+) -> tuple[ReadTool, ExecTool]:
+    """``read`` and ``exec`` over the book's eligible skills."""
+    skills = book.eligible
+    return (
+        ReadTool(skills, home=book.paths.home, workspace=book.workspace),
+        ExecTool(skills, config=book.config, base_env=env, workspace=book.workspace),
+    )
+
+
+def dispatch_arguments(tool: Tool, invocation: Invocation) -> dict[str, Any]:
+    """The arguments a ``command-dispatch: tool`` command calls ``tool`` with (§6.5).
+
+    OpenClaw's ``{command, commandName, skillName}``, ``command`` being the raw
+    argument text. A tool whose schema is closed (``additionalProperties: false``,
+    as ``exec``) would refuse the two name keys, so it gets only the keys it
+    declares, and ``skill`` (if it declares one) set to the command's skill so
+    ``exec`` runs in that skill's folder with its environment. ``command`` is never
+    changed.
+    """
+    args: dict[str, Any] = tool_call_arguments(invocation)
+    schema = tool.schema
+    if schema.get("additionalProperties") is not False:
+        return args
+    props = schema.get("properties") or {}
+    kept = {k: v for k, v in args.items() if k in props}
+    if "skill" in props:
+        kept.setdefault("skill", invocation.command.skill_name)
+    return kept
+
+
+class Agent:
+    """Runs turns of a model with tools over one skill book or session."""
+
+    def __init__(
+        self,
+        book_or_session: SkillBook | SkillSession,
+        model: ChatModel | None,
+        *,
+        base_instructions: str = DEFAULT_INSTRUCTIONS,
+        tools: Sequence[Tool] | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        read_tool_name: str = "read",
+        on_event: EventHandler | None = None,
+        env: Mapping[str, str] | None = None,
+        reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    ) -> None:
+        from skillbook.book import SkillBook
+
+        if isinstance(book_or_session, SkillBook):
+            self._book: SkillBook = book_or_session
+            self.session: SkillSession | None = None
+        else:
+            self.session = book_or_session
+            self._book = book_or_session.current()
+        self.model = model
+        self.base_instructions = base_instructions
+        self.max_steps = max(1, max_steps)
+        self.read_tool_name = read_tool_name
+        self.on_event = on_event
+        self.env = env
+        self.reserved_commands = frozenset(reserved_commands)
+        self._fixed_tools = tuple(tools) if tools is not None else None
+        self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
+
+    # ----------------------------------------------------------------- state
+
+    @property
+    def book(self) -> SkillBook:
+        return self._book
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        return self._tools
+
+    def refresh(self) -> SkillBook:
+        """The book for the next turn: a session is asked (§7.4), tools follow a new book."""
+        if self.session is not None:
+            book = self.session.current()
+            if book is not self._book:
+                self.use_book(book)
+        return self._book
+
+    def use_book(self, book: SkillBook) -> None:
+        """Switch to ``book`` (after a reload); default tools are rebuilt for it."""
+        self._book = book
+        if self._fixed_tools is None:
+            self._tools = default_tools(book, env=self.env)
+
+    def system_prompt(self) -> str:
+        section = self._book.system_prompt_section(read_tool=self.read_tool_name)
+        return self.base_instructions + ("\n" + section if section else "")
+
+    def commands(self) -> CommandSet:
+        """The slash commands of the book's eligible skills (a ``CommandSet``)."""
+        return build_command_specs(self._book.eligible, reserved=self.reserved_commands)
+
+    # ----------------------------------------------------------------- turns
+
+    async def invoke(self, text: str, history: Sequence[Message] = ()) -> InvokeResult:
+        """One user message: a dispatched slash command, or an agent turn (§6.4–6.5)."""
+        self.refresh()
+        invocation = resolve_invocation(text, self.commands())
+        if invocation is None:
+            turn = await self.run_turn(history, text)
+            return InvokeResult(turn.final_text, turn=turn)
+        dispatch = invocation.command.dispatch
+        if dispatch is None:
+            turn = await self.run_turn(history, rewrite_for_model(invocation))
+            return InvokeResult(turn.final_text, invocation, turn=turn)
+        tool = next((t for t in self._tools if t.name == dispatch.tool_name), None)
+        if tool is None:
+            return InvokeResult(
+                f"❌ Tool not available: {dispatch.tool_name}", invocation, True, True
+            )
+        args = dispatch_arguments(tool, invocation)
+        call = ToolCall(f"cmd_{os.urandom(4).hex()}", tool.name, args)
+        run = await self._run_tool(call)
+        text = run.result.text.strip()
+        if run.result.is_error:
+            return InvokeResult(f"❌ {text}", invocation, True, True, tool_run=run)
+        return InvokeResult(text or DONE_TEXT, invocation, True, tool_run=run)
+
+    async def run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
+        """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
+        if self.model is None:
+            raise ModelNotConfigured("no model configured for this agent")
+        if self.session is not None:
+            self.refresh()
+        system = self.system_prompt()
+        tools = self._tools
+        messages: list[Message] = [*history, Message.user(user_text)]
+        runs: list[ToolRun] = []
+        text = ""
+        for step in range(1, self.max_steps + 1):
+            text, calls = await self._step(messages, tools, system)
+            messages.append(Message.assistant(text, calls))
+            if not calls:
+                return await self._end(TurnResult(text, step, tuple(runs), tuple(messages)))
+            if step == self.max_steps:
+                # Every call needs a result, or the next request is refused; none runs.
+                skipped = ToolResult(STEP_LIMIT_RESULT, is_error=True)
+                messages.extend(Message.tool_result(c, skipped) for c in calls)
+                break
+            done = await self._run_tools(calls)
+            runs.extend(done)
+            messages.extend(Message.tool_result(r.call, r.result) for r in done)
+        note = (
+            f"[stopped after {self.max_steps} steps: the model still wanted to use tools; "
+            "ask again to continue, or allow more steps (--max-steps)]"
+        )
+        final = f"{text.rstrip()}\n\n{note}" if text.strip() else note
+        result = TurnResult(
+            final, self.max_steps, tuple(runs), tuple(messages), "max-steps", note
+        )
+        return await self._end(result)
+
+    async def _step(
+        self, messages: Sequence[Message], tools: Sequence[Tool], system: str
+    ) -> tuple[str, list[ToolCall]]:
+        assert self.model is not None
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        stream = self.model.stream(tuple(messages), tools, system)
+        try:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                    await self._emit(event)
+                elif isinstance(event, ToolCallReady):
+                    calls.append(event.call)
+        finally:
+            closer = getattr(stream, "aclose", None)
+            if closer is not None:
+                await closer()
+        return "".join(parts), calls
+
+    async def _run_tools(self, calls: Sequence[ToolCall]) -> list[ToolRun]:
+        if len(calls) == 1:
+            return [await self._run_tool(calls[0])]
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._run_tool(c)) for c in calls]
+        return [t.result() for t in tasks]
+
+    async def _run_tool(self, call: ToolCall) -> ToolRun:
+        skill, target = self._describe(call)
+        await self._emit(ToolStarted(call, skill, target))
+        tool = next((t for t in self._tools if t.name == call.name), None)
+        if call.error is not None:
+            result = ToolResult(f"{call.name}: {call.error}", is_error=True)
+        elif tool is None:
+            known = ", ".join(t.name for t in self._tools) or "none"
+            result = ToolResult(f"unknown tool {call.name!r}; available: {known}", True)
+        else:
+            try:
+                result = await tool.arun(call.arguments)
+            except Exception as exc:  # a tool bug must not end the conversation
+                result = ToolResult(f"{call.name}: {type(exc).__name__}: {exc}", True)
+        await self._emit(ToolFinished(call, result))
+        return ToolRun(call, result, skill)
+
+    def _describe(self, call: ToolCall) -> tuple[str | None, str]:
+        args = call.arguments
+        if call.name == self.read_tool_name and isinstance(args.get("path"), str):
+            path = args["path"]
+            owner = _skill_for_path(self._book, path)
+            return (owner.name if owner is not None else None), path
+        if isinstance(args.get("command"), str):
+            skill = args.get("skill")
+            return (skill if isinstance(skill, str) and skill else None), args["command"]
+        return None, json.dumps(dict(args), ensure_ascii=False)
+
+    async def _emit(self, event: AgentEvent) -> None:
+        if self.on_event is None:
+            return
+        outcome = self.on_event(event)
+        if inspect.isawaitable(outcome):
+            await outcome
+
+    async def _end(self, result: TurnResult) -> TurnResult:
+        await self._emit(TurnEnded(result))
+        return result
+
+
+def _skill_for_path(book: SkillBook, raw: str) -> Skill | None:
+    from skillbook.paths import resolve_user_path
+
+    try:
+        real = os.path.realpath(resolve_user_path(raw, book.paths.home, cwd=book.workspace))
+    except ValueError:
+        return None
+    best: tuple[int, Skill] | None = None
+    for skill in book.eligible:
+        root = os.path.realpath(skill.base_dir)
+        inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+        if inside and (best is None or len(root) > best[0]):
+            best = (len(root), skill)
+    return best[1] if best else None

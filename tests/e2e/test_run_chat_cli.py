@@ -1,0 +1,235 @@
+"""``skillbook run`` and ``skillbook chat`` end to end, as subprocesses.
+
+The model is the fake OpenAI-compatible server of ``tests/integration`` on 127.0.0.1;
+``curl`` is a stub on ``PATH`` printing canned weather. Spec §6.5 (§12 "Commands"):
+a ``command-dispatch: tool`` command runs its tool with the raw arguments and no model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+_FAKE = Path(__file__).resolve().parents[1] / "integration" / "fake_openai_server.py"
+_spec = importlib.util.spec_from_file_location("fake_openai_server", _FAKE)
+assert _spec is not None and _spec.loader is not None
+fake = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("fake_openai_server", fake)
+_spec.loader.exec_module(fake)
+
+CANNED = "Shanghai: ☀️ +21°C"
+COMMAND = 'curl -s "wttr.in/Shanghai?format=3"'
+NOT_CONFIGURED = (
+    "skillbook: no model configured: set SKILLBOOK_MODEL and OPENAI_API_KEY "
+    "(or --base-url http://localhost:11434/v1 for Ollama), or ANTHROPIC_API_KEY"
+)
+MODEL_SKILL = f"""---
+name: weather
+description: Current weather for a city.
+metadata: {{"openclaw": {{"requires": {{"bins": ["curl"]}}}}}}
+---
+Run `{COMMAND}` with exec (skill "weather") and report the result.
+"""
+DISPATCH_SKILL = """---
+name: weather
+description: Run a weather command directly.
+command-dispatch: tool
+command-tool: exec
+---
+Type the command after /weather.
+"""
+
+
+def _registered() -> bool:
+    from skillbook.cli.app import cli
+
+    return {"run", "chat"} <= set(cli.commands)
+
+
+# Until cli/app.py registers the two commands, drive them through a launcher that does.
+LAUNCHER = (
+    "from skillbook.cli.app import cli, main\n"
+    "from skillbook.cli.run_cmd import chat_cmd, run_cmd\n"
+    "cli.add_command(run_cmd); cli.add_command(chat_cmd)\n"
+    "main()\n"
+)
+COMMAND_LINE = [sys.executable, "-m", "skillbook"] if _registered() else [sys.executable, "-c", LAUNCHER]
+
+
+class Sandbox:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        home, bins = root / "home", root / "bin"
+        bins.mkdir(parents=True)
+        (root / "bundled").mkdir()
+        curl = bins / "curl"
+        curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
+        curl.chmod(0o755)
+        self.env = {
+            "HOME": str(home),
+            "PATH": f"{bins}{os.pathsep}/usr/bin{os.pathsep}/bin",
+            "SKILLBOOK_BUNDLED_SKILLS_DIR": str(root / "bundled"),
+            "SKILLBOOK_STATE_DIR": str(root / "state"),
+            "LANG": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+        }
+        self.model_ws = self.workspace("model-ws", MODEL_SKILL)
+        self.dispatch_ws = self.workspace("dispatch-ws", DISPATCH_SKILL)
+
+    def workspace(self, name: str, skill: str) -> Path:
+        ws = Path(self.env["HOME"]) / name
+        path = ws / "skills" / "weather" / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(skill, encoding="utf-8")
+        return ws
+
+    def run(self, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*COMMAND_LINE, "--workspace", str(ws), *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+            check=False,
+        )
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Sandbox:
+    return Sandbox(tmp_path)
+
+
+def weather_script(location: str) -> list[Any]:
+    """read the skill → exec its command → answer with the command's output."""
+
+    def after_read(body: dict[str, Any]) -> list[Any]:
+        assert body["messages"][-1]["content"] == MODEL_SKILL
+        return [fake.Call("exec", {"command": COMMAND, "skill": "weather"})]
+
+    def answer(body: dict[str, Any]) -> str:
+        return "Weather report: " + body["messages"][-1]["content"].strip()
+
+    return [[fake.Call("read", {"path": location})], after_read, answer]
+
+
+def test_run_and_chat_are_registered() -> None:
+    assert _registered(), "add cli.add_command(run_cmd) and cli.add_command(chat_cmd) to cli/app.py"
+
+
+def test_run_dispatch_command_needs_no_model(box: Sandbox) -> None:
+    """§6.5: `/weather <raw args>` calls exec with the raw text; no model configured."""
+    proc = box.run(box.dispatch_ws, "run", f"/weather {COMMAND}")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == CANNED + "\n"
+    assert "→ exec curl" in proc.stderr and "[weather]" in proc.stderr
+
+    as_json = json.loads(box.run(box.dispatch_ws, "run", "--json", f"/weather {COMMAND}").stdout)
+    assert as_json["dispatched"] is True and as_json["model"] is None
+    assert as_json["toolCalls"][0]["arguments"] == {"command": COMMAND, "skill": "weather"}
+
+    # The raw text is the command: "Shanghai" alone is not one, and the tool says so.
+    failed = box.run(box.dispatch_ws, "run", "/weather Shanghai")
+    assert failed.returncode == 1
+    assert failed.stdout.startswith("❌ exit code 127") and "Shanghai" in failed.stdout
+
+
+def test_run_without_a_model_prints_one_line_and_exits_2(box: Sandbox) -> None:
+    proc = box.run(box.model_ws, "run", "what's the weather in Shanghai?")
+    assert proc.returncode == 2
+    assert proc.stderr == NOT_CONFIGURED + "\n"
+    assert proc.stdout == ""
+
+
+def test_run_against_an_openai_compatible_server(box: Sandbox) -> None:
+    location = "~/model-ws/skills/weather/SKILL.md"
+    with fake.FakeOpenAIServer(weather_script(location)) as server:
+        proc = box.run(
+            box.model_ws,
+            "run",
+            "what's the weather in Shanghai?",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "fake-model",
+        )
+    assert server.errors == [], server.errors[0] if server.errors else ""
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"Weather report: {CANNED}\n"
+    assert "→ read ~/…/weather/SKILL.md" in proc.stderr
+    assert f"→ exec {COMMAND}  [weather]" in proc.stderr
+    assert f"  ← {CANNED}" in proc.stderr
+    system = server.requests[0]["messages"][0]["content"]
+    assert "## Skills (mandatory)" in system and f"<location>{location}</location>" in system
+    assert server.requests[0]["model"] == "fake-model"
+
+
+def test_run_json_and_env_configuration(box: Sandbox) -> None:
+    with fake.FakeOpenAIServer(["Plain answer."]) as server:
+        box.env.update(
+            {"SKILLBOOK_BASE_URL": server.base_url, "SKILLBOOK_MODEL": "m", "MY_KEY": "sekret"}
+        )
+        proc = box.run(box.model_ws, "run", "--json", "--api-key-env", "MY_KEY", "hello")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["text"] == "Plain answer." and out["dispatched"] is False
+    assert (out["model"], out["steps"], out["stop"], out["toolCalls"]) == ("m", 1, "answer", [])
+    assert server.headers[0]["authorization"] == "Bearer sekret"
+
+
+def test_chat_in_a_terminal(box: Sandbox) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("prompt_toolkit")
+    location = "~/model-ws/skills/weather/SKILL.md"
+    slow = fake.Reply("x" * 400, delay_s=0.05)
+    script = [*weather_script(location), slow, "Still here."]
+    with fake.FakeOpenAIServer(script) as server:
+        env = {**box.env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "chat"]
+        args += ["--base-url", server.base_url, "--model", "fake-model"]
+        child = pexpect.spawn(
+            COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30, dimensions=(40, 160)
+        )
+        try:
+            child.expect_exact("skillbook chat · model fake-model · 1/1 skills ready")
+            child.expect_exact("› ")
+            child.sendline("what's the weather in Shanghai?")
+            child.expect_exact("→ read ~/…/weather/SKILL.md")
+            child.expect_exact(f"→ exec {COMMAND}")
+            child.expect_exact(f"← {CANNED}")
+            child.expect_exact(f"Weather report: {CANNED}")
+            child.expect_exact("› ")
+            child.sendline("/skills")
+            child.expect_exact("Skills (1/1 ready)")
+            child.expect(r"ready\s+weather\s+/weather")
+            child.expect_exact("› ")
+            # Ctrl-C while the answer streams cancels that answer, not the chat.
+            child.sendline("tell me a long story")
+            child.expect_exact("xxxxx")
+            child.sendintr()
+            child.expect_exact("[cancelled]")
+            child.expect_exact("› ")
+            child.sendline("still there?")
+            child.expect_exact("Still here.")
+            child.expect_exact("› ")
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    assert server.errors == []
+    # The turn after the cancelled one carries the earlier, completed exchange only.
+    last = server.requests[-1]["messages"]
+    assert [m["role"] for m in last][:2] == ["system", "user"]
+    assert last[-1] == {"role": "user", "content": "still there?"}
+    assert not any(m.get("content") == "tell me a long story" for m in last)

@@ -1,0 +1,242 @@
+"""A scripted OpenAI-compatible Chat Completions server on 127.0.0.1, for adapter tests.
+
+Each ``POST /v1/chat/completions`` is recorded (``server.requests``) and answered by
+the next step of the script: a :class:`Reply`, or a function of the request body that
+returns one (to echo a tool result back, say). ``stream: true`` requests get the same
+reply as server-sent events. Past the end of the script the server answers 500, so
+a test never hangs on a model that wants more turns than were scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MODEL = "scripted-model"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One assistant message: text, tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str, str, dict[str, Any]], ...] = ()  # (id, name, arguments)
+
+    def message(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": cid,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for cid, name, args in self.tool_calls
+            ]
+        return out
+
+
+def say(text: str) -> Reply:
+    return Reply(content=text)
+
+
+def call(name: str, args: dict[str, Any], *, id: str = "call_1") -> Reply:
+    return Reply(tool_calls=((id, name, args),))
+
+
+Step = Reply | Callable[[dict[str, Any]], Reply]
+
+
+class ScriptedOpenAI:
+    """Use as a context manager; ``base_url`` ends in ``/v1``."""
+
+    def __init__(self, script: Iterable[Step]) -> None:
+        self.script: list[Step] = list(script)
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def __enter__(self) -> ScriptedOpenAI:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                reply = owner._next(body)
+                if reply is None:
+                    self._send(500, {"error": {"message": "script exhausted"}})
+                elif body.get("stream"):
+                    self._stream(reply)
+                else:
+                    self._send(200, _completion(reply))
+
+            def _send(self, status: int, obj: dict[str, Any]) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: Reply) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for chunk in _chunks(reply):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None and self._thread is not None
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _next(self, body: dict[str, Any]) -> Reply | None:
+        with self._lock:
+            self.requests.append(body)
+            if not self.script:
+                return None
+            step = self.script.pop(0)
+        return step(body) if callable(step) else step
+
+
+def _completion(reply: Reply) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": reply.message(),
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _chunks(reply: Reply) -> list[dict[str, Any]]:
+    base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0}
+    base["model"] = MODEL
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": reply.content or ""}]
+    for i, (cid, name, args) in enumerate(reply.tool_calls):
+        deltas.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                ]
+            }
+        )
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+    ]
+    finish = "tool_calls" if reply.tool_calls else "stop"
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return chunks
+
+
+def messages_of(request: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    return [m for m in request.get("messages", []) if m.get("role") == role]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    """The text of a message whose content is a string or a list of text parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+# --------------------------------------------------------------------------- workspaces
+# Shared by the three adapter tests: a tmp home with a workspace of skills and a stub curl.
+
+WEATHER_BODY = """# Weather
+
+Run `curl -s "wttr.in/<city>?format=3"` with exec (skill: weather) and report it.
+"""
+#: What the stub ``curl`` prints.
+CANNED = "Paris: ☀️ +21°C"
+
+
+def write_skill(root: Path, name: str, extra: str = "", body: str = "# Body\n") -> Path:
+    path = root / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = f"name: {name}\ndescription: The {name} skill.\n{extra}"
+    path.write_text(f"---\n{head.strip()}\n---\n{body}", encoding="utf-8")
+    return path
+
+
+def skill_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A workspace under a tmp home and the environment that isolates it from the real one.
+
+    Skills: ``weather`` (needs ``curl``, stubbed on PATH), ``notes``, ``sh``
+    (``command-dispatch: tool`` to ``exec``) and ``ghost`` (dispatch to a missing tool).
+    """
+    home = tmp_path / "home"
+    bins = tmp_path / "bin"
+    bins.mkdir(parents=True)
+    (tmp_path / "bundled").mkdir()
+    curl = bins / "curl"
+    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
+    curl.chmod(0o755)
+    env = {
+        "HOME": str(home),
+        "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "bundled"),
+        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
+    }
+    ws = home / "ws"
+    skills = ws / "skills"
+    write_skill(
+        skills, "weather", 'metadata: {"openclaw": {"requires": {"bins": ["curl"]}}}', WEATHER_BODY
+    )
+    write_skill(skills, "notes")
+    write_skill(skills, "sh", "command-dispatch: tool\ncommand-tool: exec")
+    write_skill(skills, "ghost", "command-dispatch: tool\ncommand-tool: nope")
+    return ws, env
+
+
+def location(prompt: str, name: str) -> str:
+    """The ``<location>`` the catalog shows for skill ``name``."""
+    found = re.search(rf"<name>{name}</name>.*?<location>(.*?)</location>", prompt, re.S)
+    assert found is not None, prompt
+    return found.group(1)

@@ -1,0 +1,412 @@
+"""The agent loop (``skillbook.runtime.agent``) driven by a scripted model, no network.
+
+Spec §5.5 (the skills section in the system prompt) and §6.4–6.5 (slash-command
+dispatch): §12 "Commands" — tool dispatch passes the raw arguments, other commands
+are rewritten for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbook.book import Loader, SkillBook
+from skillbook.commands import Invocation, rewrite_for_model
+from skillbook.errors import ModelNotConfigured
+from skillbook.runtime.agent import (
+    DEFAULT_INSTRUCTIONS,
+    STEP_LIMIT_RESULT,
+    Agent,
+    AgentEvent,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+    dispatch_arguments,
+)
+from skillbook.runtime.providers import (
+    NOT_CONFIGURED,
+    ScriptedModel,
+    ScriptedRequest,
+    ToolCall,
+    call,
+    resolve_model_config,
+)
+from skillbook.runtime.tools import ToolResult
+
+WEATHER_BODY = """# Weather
+
+Run `curl -s "wttr.in/<city>?format=3"` with exec (skill: weather) and report it.
+"""
+CANNED = "Shanghai: ☀️ +21°C"
+
+
+def write_skill(root: Path, name: str, extra: str = "", body: str = "# Body\n") -> Path:
+    path = root / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = f"name: {name}\ndescription: The {name} skill.\n{extra}"
+    path.write_text(f"---\n{head.strip()}\n---\n{body}", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    bins = tmp_path / "bin"
+    bins.mkdir(parents=True)
+    (tmp_path / "bundled").mkdir()
+    curl = bins / "curl"
+    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
+    curl.chmod(0o755)
+    return {
+        "HOME": str(home),
+        "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "bundled"),
+        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
+    }
+
+
+@pytest.fixture
+def workspace(env: Mapping[str, str]) -> Path:
+    ws = Path(env["HOME"]) / "ws"
+    skills = ws / "skills"
+    write_skill(
+        skills,
+        "weather",
+        'metadata: {"openclaw": {"requires": {"bins": ["curl"]}}}',
+        WEATHER_BODY,
+    )
+    write_skill(skills, "notes")
+    write_skill(skills, "rec", "command-dispatch: tool\ncommand-tool: record")
+    write_skill(skills, "sh", "command-dispatch: tool\ncommand-tool: exec")
+    write_skill(skills, "ghost", "command-dispatch: tool\ncommand-tool: nope")
+    return ws
+
+
+def load(workspace: Path, env: Mapping[str, str]) -> SkillBook:
+    return Loader(workspace, env=env, cwd=workspace).load()
+
+
+def location(book: SkillBook, name: str) -> str:
+    """The ``<location>`` the catalog shows for ``name`` (read from the catalog text)."""
+    found = re.search(rf"<name>{name}</name>.*?<location>(.*?)</location>", book.prompt, re.S)
+    assert found is not None, book.prompt
+    return found.group(1)
+
+
+class Recorder:
+    """A tool with an open schema that remembers what it was called with."""
+
+    name = "record"
+    description = "Records its arguments."
+    schema: dict[str, Any] = {"type": "object", "properties": {"command": {"type": "string"}}}
+
+    def __init__(self, reply: str = "recorded", error: bool = False) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.reply = reply
+        self.error = error
+
+    def run(self, args: Mapping[str, Any]) -> ToolResult:
+        self.calls.append(dict(args))
+        return ToolResult(self.reply, self.error)
+
+    async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+        return self.run(args)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def test_loop_reads_skill_md_then_execs_then_answers(workspace: Path, env: dict[str, str]) -> None:
+    """§5.5: the system prompt is base + the skills section; the model reads, execs, answers."""
+    book = load(workspace, env)
+    skill_md = location(book, "weather")
+    assert skill_md.startswith("~/ws/skills/weather/")
+
+    def after_read(req: ScriptedRequest) -> ToolCall:
+        assert req.last.role == "tool" and not req.last.is_error
+        assert req.last.content == (workspace / "skills/weather/SKILL.md").read_text()
+        return call("exec", command='curl -s "wttr.in/Shanghai?format=3"', skill="weather")
+
+    def after_exec(req: ScriptedRequest) -> str:
+        assert req.last.role == "tool" and req.last.content.strip() == CANNED
+        return f"Right now: {req.last.content.strip()}"
+
+    model = ScriptedModel([call("read", path=skill_md), after_read, after_exec])
+    events: list[AgentEvent] = []
+    agent = Agent(book, model, env=env, on_event=events.append)
+    result = run(agent.run_turn([], "what's the weather in Shanghai?"))
+
+    assert result.final_text == f"Right now: {CANNED}"
+    assert result.steps == 3 and result.stop == "answer"
+    assert [(r.call.name, r.skill) for r in result.tool_calls] == [
+        ("read", "weather"),
+        ("exec", "weather"),
+    ]
+    system = model.requests[0].system
+    assert system == DEFAULT_INSTRUCTIONS + "\n" + book.system_prompt_section()
+    assert "## Skills (mandatory)" in system and "<name>weather</name>" in system
+    assert model.requests[0].tools == ("read", "exec")
+    assert [m.role for m in result.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    started = [e for e in events if isinstance(e, ToolStarted)]
+    assert [(e.call.name, e.skill, e.target) for e in started] == [
+        ("read", "weather", skill_md),
+        ("exec", "weather", 'curl -s "wttr.in/Shanghai?format=3"'),
+    ]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == result.final_text
+    assert isinstance(events[-1], TurnEnded) and events[-1].result is result
+    assert sum(isinstance(e, ToolFinished) for e in events) == 2
+
+
+def test_history_carries_over_between_turns(workspace: Path, env: dict[str, str]) -> None:
+    model = ScriptedModel(["first", "second"])
+    agent = Agent(load(workspace, env), model)
+    one = run(agent.run_turn([], "hi"))
+    two = run(agent.run_turn(one.messages, "again"))
+    assert [m.content for m in model.requests[1].messages] == ["hi", "first", "again"]
+    assert two.messages[-1].content == "second"
+
+
+def test_no_skills_section_without_skills(tmp_path: Path, env: dict[str, str]) -> None:
+    """§5.5: the section is left out entirely when the catalog is empty."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    agent = Agent(load(empty, env), ScriptedModel(["ok"]), base_instructions="Base.")
+    assert agent.system_prompt() == "Base."
+
+
+def test_step_limit_stops_with_a_note_and_answers_every_call(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    model = ScriptedModel([call("exec", command="echo again")] * 3)
+    agent = Agent(load(workspace, env), model, max_steps=3, env=env)
+    result = run(agent.run_turn([], "loop forever"))
+    assert result.stop == "max-steps" and result.steps == 3
+    assert len(result.tool_calls) == 2  # the third call is answered but not run
+    assert "stopped after 3 steps" in result.final_text
+    last = result.messages[-1]
+    assert last.role == "tool" and last.is_error and last.content == STEP_LIMIT_RESULT
+    assert last.tool_call_id == result.messages[-2].tool_calls[0].id
+
+
+def test_tool_errors_are_fed_back_to_the_model(workspace: Path, env: dict[str, str]) -> None:
+    bad_json = ToolCall("c3", "exec", {}, "the arguments are not valid JSON")
+    model = ScriptedModel(
+        [
+            [
+                call("read", path="/etc/passwd"),
+                call("frobnicate", x=1),
+                bad_json,
+                call("exec", command="exit 3"),
+            ],
+            "sorry",
+        ]
+    )
+    result = run(Agent(load(workspace, env), model, env=env).run_turn([], "go"))
+    results = [m for m in model.requests[1].messages if m.role == "tool"]
+    assert all(m.is_error for m in results)
+    assert "not inside a skill folder" in results[0].content
+    assert results[1].content.startswith("unknown tool 'frobnicate'; available: read, exec")
+    assert results[2].content == "exec: the arguments are not valid JSON"
+    assert results[3].content.startswith("exit code 3")
+    assert result.final_text == "sorry"
+
+
+def test_tool_calls_of_one_step_run_concurrently(workspace: Path, env: dict[str, str]) -> None:
+    gate = asyncio.Event()
+
+    class Waiter(Recorder):
+        name = "wait"
+
+        async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+            await asyncio.wait_for(gate.wait(), 5)  # deadlocks if run one after the other
+            return ToolResult("waited")
+
+    class Opener(Recorder):
+        name = "open"
+
+        async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+            gate.set()
+            return ToolResult("opened")
+
+    model = ScriptedModel([[call("wait"), call("open")], "done"])
+    agent = Agent(load(workspace, env), model, tools=[Waiter(), Opener()])
+    result = run(agent.run_turn([], "go"))
+    assert [r.result.text for r in result.tool_calls] == ["waited", "opened"]
+
+
+def test_cancelling_a_turn_leaves_no_process_behind(
+    workspace: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pid"
+    command = f"sleep 30 & echo $! > {pidfile}; wait"
+    model = ScriptedModel([call("exec", command=command)])
+    agent = Agent(load(workspace, env), model, env=env)
+
+    async def main() -> None:
+        task = asyncio.create_task(agent.run_turn([], "sleep"))
+        for _ in range(200):
+            if pidfile.exists() and pidfile.read_text().strip():
+                break
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(main())
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return state != "Z"
+
+
+# --------------------------------------------------------------------------- invoke
+
+
+def test_dispatch_calls_the_tool_with_raw_args_and_no_model(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    """§6.5 regression: the raw argument text reaches the tool untouched (no stripping)."""
+    rec = Recorder()
+    agent = Agent(load(workspace, env), None, tools=[rec])
+    raw = '  "quoted  arg"  --flag\n  -x  '
+    out = run(agent.invoke("/rec" + raw))
+    assert out.dispatched and out.text == "recorded" and not out.is_error
+    assert rec.calls == [
+        {"command": '"quoted  arg"  --flag\n  -x', "commandName": "rec", "skillName": "rec"}
+    ]
+    run(agent.invoke("/skill rec --keep  these"))
+    assert rec.calls[-1]["command"] == "--keep  these"
+    run(agent.invoke("/rec"))
+    assert rec.calls[-1]["command"] == ""
+
+
+def test_dispatch_replies(workspace: Path, env: dict[str, str]) -> None:
+    """§6.5: missing tool, empty result and failing tool replies."""
+    book = load(workspace, env)
+    out = run(Agent(book, None, tools=[Recorder()]).invoke("/ghost x"))
+    assert out.text == "❌ Tool not available: nope" and out.is_error
+    assert run(Agent(book, None, tools=[Recorder("  ")]).invoke("/rec x")).text == "✅ Done."
+    failing = run(Agent(book, None, tools=[Recorder("boom", error=True)]).invoke("/rec x"))
+    assert failing.text == "❌ boom" and failing.is_error
+
+
+def test_dispatch_to_exec_runs_the_raw_command_as_the_skill(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    book = load(workspace, env)
+    agent = Agent(book, None, env=env)
+    out = run(agent.invoke("/sh  printf '%s|' \"a  b\" $PWD"))
+    assert out.dispatched and not out.is_error
+    assert out.text == f"a  b|{workspace / 'skills' / 'sh'}|"
+    exec_tool = agent.tools[1]
+    inv = Invocation(agent.commands().get("sh"), " raw ")  # type: ignore[arg-type]
+    assert dispatch_arguments(exec_tool, inv) == {"command": " raw ", "skill": "sh"}
+
+
+def test_slash_command_without_dispatch_is_rewritten_for_the_model(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    """§6.5: `Use the "<skill>" skill for this request.` plus the user input."""
+    model = ScriptedModel(["on it"])
+    agent = Agent(load(workspace, env), model)
+    out = run(agent.invoke("/weather   Shanghai, tomorrow "))
+    assert not out.dispatched and out.text == "on it"
+    assert out.invocation is not None
+    sent = model.requests[0].last.content
+    assert sent == 'Use the "weather" skill for this request.\n\nUser input:\nShanghai, tomorrow'
+    assert sent == rewrite_for_model(out.invocation)
+
+
+def test_plain_text_and_unknown_commands_go_to_the_model(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    model = ScriptedModel(["a", "b"])
+    agent = Agent(load(workspace, env), model)
+    run(agent.invoke("hello"))
+    run(agent.invoke("/unknown thing"))
+    assert [r.last.content for r in model.requests] == ["hello", "/unknown thing"]
+
+
+def test_model_bound_request_without_model_raises(workspace: Path, env: dict[str, str]) -> None:
+    agent = Agent(load(workspace, env), None)
+    with pytest.raises(ModelNotConfigured):
+        run(agent.invoke("hello"))
+
+
+# --------------------------------------------------------------------------- model_from_env
+
+
+@pytest.mark.parametrize(
+    ("given", "kwargs", "expected"),
+    [
+        ({"OPENAI_API_KEY": "k"}, {}, ("openai", "gpt-4o-mini", None, "k")),
+        ({"ANTHROPIC_API_KEY": "a"}, {}, ("anthropic", "claude-sonnet-4-5", None, "a")),
+        (
+            {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "a", "SKILLBOOK_MODEL": "claude-x"},
+            {},
+            ("anthropic", "claude-x", None, "a"),
+        ),
+        (
+            {"SKILLBOOK_MODEL": "llama3.2"},
+            {"base_url": "http://localhost:11434/v1"},
+            ("openai", "llama3.2", "http://localhost:11434/v1", "not-needed"),
+        ),
+        (
+            {"SKILLBOOK_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "k"},
+            {"model": "m"},
+            ("anthropic", "m", None, "a"),
+        ),
+        (
+            {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://h/v1", "SKILLBOOK_MODEL": "m"},
+            {"provider": "openai", "api_key": "flag"},
+            ("openai", "m", "http://h/v1", "flag"),
+        ),
+    ],
+)
+def test_model_config_precedence(
+    given: dict[str, str], kwargs: dict[str, str], expected: tuple[str, str, str | None, str]
+) -> None:
+    cfg = resolve_model_config(given, **kwargs)
+    assert (cfg.provider, cfg.model, cfg.base_url, cfg.api_key) == expected
+
+
+def test_model_not_configured_is_one_line() -> None:
+    with pytest.raises(ModelNotConfigured) as info:
+        resolve_model_config({})
+    assert str(info.value) == NOT_CONFIGURED and "\n" not in NOT_CONFIGURED
+    with pytest.raises(ModelNotConfigured, match="no model name for http://x/v1"):
+        resolve_model_config({}, base_url="http://x/v1")
+    with pytest.raises(ModelNotConfigured, match="unknown provider 'gemini'"):
+        resolve_model_config({"SKILLBOOK_PROVIDER": "gemini"})
