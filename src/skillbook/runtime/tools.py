@@ -28,14 +28,8 @@ output returned. The overlay's secret values are replaced by ``***`` in the outp
 from __future__ import annotations
 
 import asyncio
-import codecs
-import contextlib
 import os
-import selectors
-import signal
 import stat
-import subprocess
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,8 +39,18 @@ from skillbook.config import Config
 from skillbook.errors import SecretError
 from skillbook.model import Skill
 from skillbook.paths import resolve_user_path
+from skillbook.runtime._proc import (
+    Collector,
+    Plan,
+    cut_utf8,
+    render_output,
+    run_async,
+    run_portable,
+    run_posix,
+    signal_name,
+)
 from skillbook.runtime.env import skill_env
-from skillbook.runtime.secrets import REDACTED, SecretLookup, SecretResolver
+from skillbook.runtime.secrets import SecretLookup, SecretResolver
 
 __all__ = [
     "DEFAULT_EXEC_MAX_OUTPUT",
@@ -65,8 +69,6 @@ DEFAULT_EXEC_TIMEOUT_S: Final = 120.0
 DEFAULT_EXEC_MAX_OUTPUT: Final = 64_000
 #: Upper bound for a per-call ``timeout`` argument.
 DEFAULT_MAX_TIMEOUT_S: Final = 1800.0
-#: After the shell exits, how long background children may keep the pipe open.
-DEFAULT_DRAIN_GRACE_S: Final = 0.5
 DEFAULT_SHELL: Final = "/bin/sh"
 _SNIFF_BYTES: Final = 8192
 _CHUNK: Final = 65536
@@ -244,7 +246,7 @@ class ReadTool:
             encoded = len(text.encode("utf-8"))
             if size + encoded > self.max_bytes:
                 if not out:  # a single line longer than the cap: show its start
-                    out.append(_cut_utf8(text, self.max_bytes))
+                    out.append(cut_utf8(text, self.max_bytes))
                     note = f"[line {number} is longer than {self.max_bytes} bytes and was cut"
                     note += f"; call read with offset={number + 1} for the next line]"
                 else:
@@ -272,10 +274,6 @@ def _listing(raw: str, real: str) -> str:
     return f"read: {raw}: is a directory; read one of its files: {shown or '(empty)'}"
 
 
-def _cut_utf8(text: str, max_bytes: int) -> str:
-    return text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
-
-
 def _copy(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {
         k: _copy(v) if isinstance(v, Mapping) else list(v) if isinstance(v, list) else v
@@ -299,30 +297,6 @@ _EXEC_SCHEMA: Final = {
     "required": ["command"],
     "additionalProperties": False,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    argv: tuple[str, ...]
-    cwd: str
-    env: dict[str, str]
-    timeout: float
-    secrets: tuple[str, ...]
-
-
-class _Collector:
-    """Keeps the head of the output (cap + the longest secret, so redaction is whole)."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep = keep
-        self.head = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
 
 
 class ExecTool:
@@ -367,7 +341,7 @@ class ExecTool:
         plan = self._plan(args)
         if isinstance(plan, ToolResult):
             return plan
-        runner = _run_posix if os.name == "posix" else _run_portable
+        runner = run_posix if os.name == "posix" else run_portable
         try:
             return self._finish(plan, *runner(plan, self._keep(plan)))
         except OSError as exc:
@@ -378,11 +352,11 @@ class ExecTool:
         if isinstance(plan, ToolResult):
             return plan
         try:
-            return self._finish(plan, *await _run_async(plan, self._keep(plan)))
+            return self._finish(plan, *await run_async(plan, self._keep(plan)))
         except OSError as exc:
             return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
 
-    def _keep(self, plan: _Plan) -> int:
+    def _keep(self, plan: Plan) -> int:
         longest = max((len(s.encode("utf-8")) for s in plan.secrets), default=0)
         return self.max_output + longest
 
@@ -390,7 +364,7 @@ class ExecTool:
         by_name = next((s for s in self.skills if s.name == name), None)
         return by_name or next((s for s in self.skills if s.skill_key == name), None)
 
-    def _plan(self, args: Mapping[str, Any]) -> _Plan | ToolResult:
+    def _plan(self, args: Mapping[str, Any]) -> Plan | ToolResult:
         problem = _check_args(args, _EXEC_SCHEMA)
         if problem:
             return ToolResult(f"exec: {problem}", True)
@@ -423,182 +397,16 @@ class ExecTool:
         if not cwd.is_dir():
             return ToolResult(f"exec: working directory {cwd} does not exist", True)
         argv = (self.shell, "-c", command)
-        return _Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
+        return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
 
-    def _finish(
-        self, plan: _Plan, col: _Collector, code: int | None, timed_out: bool
-    ) -> ToolResult:
-        output = _render_output(col, self.max_output, plan.secrets)
+    def _finish(self, plan: Plan, col: Collector, code: int | None, timed_out: bool) -> ToolResult:
+        output = render_output(col, self.max_output, plan.secrets)
         if timed_out:
             head = f"timed out after {plan.timeout:g} s; the process group was killed"
         elif code is not None and code < 0:
-            head = f"killed by signal {_signal_name(-code)}"
+            head = f"killed by signal {signal_name(-code)}"
         elif code:
             head = f"exit code {code}"
         else:
             return ToolResult(output or "(no output)")
         return ToolResult(head + ("\n" + output if output else ""), True)
-
-
-def _render_output(col: _Collector, max_output: int, secrets: tuple[str, ...]) -> str:
-    truncated = col.total > max_output
-    # An incomplete UTF-8 sequence at the cut is held back rather than shown as U+FFFD.
-    text = codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(col.head), not truncated)
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    if truncated:
-        text = _cut_utf8(text, max_output)
-        text += ("" if text.endswith("\n") else "\n") + (
-            f"[output truncated: showed the first {max_output} of {col.total} bytes; "
-            "redirect to a file and look at parts of it (head, tail, grep, sed -n)]"
-        )
-    return text
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
-        os.killpg(pid, signal.SIGKILL)
-
-
-def _run_posix(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
-    col = _Collector(keep)
-    proc = subprocess.Popen(
-        plan.argv,
-        cwd=plan.cwd,
-        env=plan.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    os.set_blocking(fd, False)
-    deadline = time.monotonic() + plan.timeout
-    drain_end: float | None = None
-    timed_out = False
-    try:
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            eof = False
-            while not eof:
-                now = time.monotonic()
-                if proc.poll() is None:
-                    if now >= deadline:
-                        timed_out = True
-                        break
-                    wait = deadline - now
-                else:
-                    drain_end = drain_end if drain_end is not None else now + DEFAULT_DRAIN_GRACE_S
-                    if now >= drain_end:
-                        break
-                    wait = drain_end - now
-                if sel.select(min(wait, _POLL_S)):
-                    eof = not _read_into(fd, col)
-            if not timed_out and proc.poll() is None:  # closed its output but still running
-                try:
-                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-            if timed_out:
-                _kill_group(proc.pid)
-                proc.wait()
-                end = time.monotonic() + DEFAULT_DRAIN_GRACE_S
-                while time.monotonic() < end and sel.select(_POLL_S):
-                    if not _read_into(fd, col):
-                        break
-    finally:
-        if proc.poll() is None:
-            _kill_group(proc.pid)
-            proc.wait()
-        proc.stdout.close()
-    return col, proc.returncode, timed_out
-
-
-def _read_into(fd: int, col: _Collector) -> bool:
-    """Read what is there; False at end of file."""
-    try:
-        chunk = os.read(fd, _CHUNK)
-    except BlockingIOError:
-        return True
-    col.add(chunk)
-    return bool(chunk)
-
-
-async def _run_async(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
-    col = _Collector(keep)
-    # Our own pipe, read with add_reader: the subprocess transport then owns no pipe,
-    # so a background child that keeps the write end open cannot keep it (and the
-    # transport) alive once we stop reading.
-    read_fd, write_fd = os.pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *plan.argv,
-            cwd=plan.cwd,
-            env=plan.env,
-            stdin=subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=write_fd,
-            start_new_session=True,
-        )
-    except BaseException:
-        os.close(read_fd)
-        raise
-    finally:
-        os.close(write_fd)
-    os.set_blocking(read_fd, False)
-    loop = asyncio.get_running_loop()
-    eof: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        if not _read_into(read_fd, col) and not eof.done():
-            eof.set_result(None)
-
-    loop.add_reader(read_fd, readable)
-    timed_out = False
-    try:
-        try:
-            await asyncio.wait_for(proc.wait(), plan.timeout)
-        except TimeoutError:
-            timed_out = True
-            _kill_group(proc.pid)
-            await proc.wait()
-        # Background children may still hold the pipe: stop reading after a grace.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(eof), DEFAULT_DRAIN_GRACE_S)
-    finally:
-        loop.remove_reader(read_fd)
-        os.close(read_fd)
-        if proc.returncode is None:
-            _kill_group(proc.pid)
-            await proc.wait()
-    return col, proc.returncode, timed_out
-
-
-def _run_portable(plan: _Plan, keep: int) -> tuple[_Collector, int | None, bool]:
-    # Non-POSIX fallback: no process groups, so only the shell itself is killed.
-    col = _Collector(keep)
-    try:
-        proc = subprocess.run(
-            plan.argv[2],
-            shell=True,
-            cwd=plan.cwd,
-            env=plan.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=plan.timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        col.add(exc.output or b"")
-        return col, None, True
-    col.add(proc.stdout)
-    return col, proc.returncode, False
