@@ -32,15 +32,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
-from skillbook._js import json_stringify
+from skillbook._config_errors import MISSING, convert, render
 from skillbook.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -68,7 +68,6 @@ __all__ = [
 
 DEFAULT_CONFIG_FILENAME: Final = "skillbook.json"
 CONFIG_PATH_ENV: Final = "SKILLBOOK_CONFIG_PATH"
-_GOT_MAX_CHARS: Final = 60
 _EMPTY_MAP: Final[Mapping[str, Any]] = MappingProxyType({})
 
 # --------------------------------------------------------------------------- schema
@@ -90,6 +89,7 @@ class _Open(msgspec.Struct, rename="camel"):
 
 
 class _SecretRefS(_Strict):
+    __config_label__: ClassVar[str] = 'secret ref {source: "env"|"file"|"exec", provider, id}'
     source: Literal["env", "file", "exec"]
     provider: str
     id: str
@@ -250,21 +250,6 @@ class AgentsConfig:
     agents: tuple[AgentConfig, ...] = ()
 
 
-class _Missing:
-    """JavaScript's ``undefined`` for config lookups (distinct from JSON ``null``)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-MISSING: Final = _Missing()
-
-
 @dataclass(frozen=True, slots=True)
 class Config:
     """A validated ``openclaw.json``. ``raw`` keeps the whole parsed document."""
@@ -284,19 +269,19 @@ class Config:
         where = str(file) if file is not None else "config"
         if not isinstance(obj, Mapping):
             raise ConfigError(
-                f"{where}: expected a JSON object at the top level, got {_render(obj)}",
+                f"{where}: expected a JSON object at the top level, got {render(obj)}",
                 key_path="",
                 file=file,
             )
         skills = SkillsConfig()
         agents = AgentsConfig()
         if "skills" in obj:
-            skills = _build_skills(_convert(obj["skills"], _SkillsS, ("skills",), where, file))
+            skills = _build_skills(convert(obj["skills"], _SkillsS, ("skills",), where, file))
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
         if "agents" in obj:
-            agents = _build_agents(_convert(obj["agents"], _AgentsS, ("agents",), where, file))
+            agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
         return cls(skills=skills, agents=agents, raw=MappingProxyType(dict(obj)), file=file)
 
     def entry(self, skill_key: str) -> SkillEntryConfig | None:
@@ -436,7 +421,7 @@ def _with_entries(
 ) -> SkillsConfig:
     entries: dict[str, SkillEntryConfig] = {}
     for key, value in entries_raw.items():
-        e = _convert(value, _EntryS, ("skills", "entries", key), where, file)
+        e = convert(value, _EntryS, ("skills", "entries", key), where, file)
         api_key: str | SecretRef | None = None
         if isinstance(e.api_key, _SecretRefS):
             api_key = SecretRef(e.api_key.source, e.api_key.provider, e.api_key.id)
@@ -468,151 +453,3 @@ def _build_agents(a: _AgentsS) -> AgentsConfig:
             for ag in agent_list
         ),
     )
-
-
-# --------------------------------------------------------------------------- errors
-
-_AT_RE: Final = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
-_SEG_RE: Final = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
-_FIELD_RE: Final = re.compile(r"field `([^`]*)`")
-_PLAIN_KEY_RE: Final = re.compile(r"^[A-Za-z0-9_$-]+$")
-
-
-def _convert(
-    value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None
-) -> Any:
-    try:
-        return msgspec.convert(_integral_floats(value), schema)
-    except msgspec.ValidationError as exc:
-        raise _translate(str(exc), value, schema, prefix, where, file) from None
-
-
-def _integral_floats(value: Any) -> Any:
-    # JSON5 ``5.0`` is the JavaScript number 5, which zod's int() accepts.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _integral_floats(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integral_floats(v) for v in value]
-    return value
-
-
-def _translate(
-    message: str, value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None
-) -> ConfigError:
-    m = _AT_RE.match(message)
-    assert m is not None  # the pattern matches any string
-    text, at = m.group("msg"), m.group("path") or ""
-    segments: list[str | int] = list(prefix)
-    info: Any = msgspec.inspect.type_info(schema)
-    current: Any = value
-    for sm in _SEG_RE.finditer(at):
-        name, index = sm.group(1), sm.group(2)
-        info = _unwrap(info)
-        if name is not None:
-            info = _field_info(info, name)
-            current = current.get(name, MISSING) if isinstance(current, Mapping) else MISSING
-            segments.append(name)
-        elif index == "...":
-            key = _first_bad_key(current, info)
-            info = info.value_type if isinstance(info, msgspec.inspect.DictType) else None
-            current = current.get(key, MISSING) if isinstance(current, Mapping) else MISSING
-            segments.append(key)
-        else:
-            info = info.item_type if isinstance(info, msgspec.inspect.ListType) else None
-            i = int(index)
-            current = current[i] if isinstance(current, list) and i < len(current) else MISSING
-            segments.append(i)
-    field_m = _FIELD_RE.search(text)
-    if text.startswith("Object contains unknown field") and field_m:
-        segments.append(field_m.group(1))
-        known = _known_keys(_unwrap(info))
-        detail = "unknown key" + (f" (expected one of: {', '.join(known)})" if known else "")
-    elif text.startswith("Object missing required field") and field_m:
-        segments.append(field_m.group(1))
-        detail = "required key is missing"
-    else:
-        detail = f"expected {_describe(info)}, got {_render(current)}"
-    key_path = _key_path(segments)
-    return ConfigError(f"{where}: {key_path}: {detail}", key_path=key_path, file=file)
-
-
-def _unwrap(info: Any) -> Any:
-    if isinstance(info, msgspec.inspect.UnionType):
-        for t in info.types:
-            if isinstance(t, msgspec.inspect.StructType | msgspec.inspect.DictType):
-                return t
-    return info
-
-
-def _field_info(info: Any, name: str) -> Any:
-    if isinstance(info, msgspec.inspect.StructType):
-        for f in info.fields:
-            if f.encode_name == name:
-                return f.type
-    return None
-
-
-def _known_keys(info: Any) -> list[str]:
-    if isinstance(info, msgspec.inspect.StructType):
-        return [f.encode_name for f in info.fields]
-    return []
-
-
-def _first_bad_key(current: Any, info: Any) -> str:
-    if not isinstance(current, Mapping) or not current:
-        return "..."
-    wants_str = isinstance(info, msgspec.inspect.DictType) and isinstance(
-        info.value_type, msgspec.inspect.StrType
-    )
-    for key, v in current.items():
-        if not wants_str or not isinstance(v, str):
-            return str(key)
-    return str(next(iter(current)))
-
-
-def _describe(info: Any) -> str:
-    ins = msgspec.inspect
-    if isinstance(info, ins.IntType):
-        return f"int >= {info.ge}" if info.ge is not None else "int"
-    if isinstance(info, ins.BoolType):
-        return "boolean"
-    if isinstance(info, ins.StrType):
-        return "string"
-    if isinstance(info, ins.ListType):
-        return f"array of {_describe(info.item_type)}s"
-    if isinstance(info, ins.LiteralType):
-        return "one of " + ", ".join(json.dumps(v) for v in info.values)
-    if isinstance(info, ins.DictType):
-        inner = _describe(info.value_type)
-        return "object" if inner == "any value" else f"object of {inner}s"
-    if isinstance(info, ins.StructType):
-        if info.cls is _SecretRefS:
-            return 'secret ref {source: "env"|"file"|"exec", provider, id}'
-        return "object"
-    if isinstance(info, ins.UnionType):
-        return " or ".join(_describe(t) for t in info.types)
-    return "any value"
-
-
-def _render(value: Any) -> str:
-    if value is MISSING:
-        return "nothing"
-    try:
-        text = json_stringify(value)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return text if len(text) <= _GOT_MAX_CHARS else text[: _GOT_MAX_CHARS - 1] + "…"
-
-
-def _key_path(segments: Sequence[str | int]) -> str:
-    out: list[str] = []
-    for seg in segments:
-        if isinstance(seg, int):
-            out.append(f"[{seg}]")
-        elif _PLAIN_KEY_RE.match(seg):
-            out.append(("." if out else "") + seg)
-        else:
-            out.append(f"[{json.dumps(seg, ensure_ascii=False)}]")
-    return "".join(out)
