@@ -24,7 +24,7 @@ import skillbook
 
 pytestmark = pytest.mark.e2e
 
-COMMANDS = ("list", "info", "check", "prompt", "validate", "watch")
+COMMANDS = ("list", "info", "check", "prompt", "validate", "watch", "run", "chat", "serve")
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
 
 
@@ -93,7 +93,8 @@ def sandbox(tmp_path: Path) -> Sandbox:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("SKILLBOOK_", "OPENCLAW_")) and k not in ("HOME", "PATH")
+        if not k.startswith(("SKILLBOOK_", "OPENCLAW_", "OPENAI_", "ANTHROPIC_"))
+        and k not in ("HOME", "PATH")
     }
     env.update(
         HOME=str(home),
@@ -618,6 +619,17 @@ def test_watch_with_a_timeout_exits_0(sandbox: Sandbox) -> None:
     proc = sandbox.run("-w", str(sandbox.workspace), "watch", "--timeout", "0")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Watching 4 skills (3 ready)")
+
+
+# --------------------------------------------------------------------------- run
+
+
+def test_run_without_a_model_exits_2_with_a_hint(sandbox: Sandbox) -> None:
+    proc = sandbox.run("-w", str(sandbox.workspace), "run", "What should I note?")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skillbook: no model configured")
 
 
 # --------------------------------------------------------------------------- help

@@ -49,20 +49,7 @@ Type the command after /weather.
 """
 
 
-def _registered() -> bool:
-    from skillbook.cli.app import cli
-
-    return {"run", "chat"} <= set(cli.commands)
-
-
-# Until cli/app.py registers the two commands, drive them through a launcher that does.
-LAUNCHER = (
-    "from skillbook.cli.app import cli, main\n"
-    "from skillbook.cli.run_cmd import chat_cmd, run_cmd\n"
-    "cli.add_command(run_cmd); cli.add_command(chat_cmd)\n"
-    "main()\n"
-)
-COMMAND_LINE = [sys.executable, "-m", "skillbook"] if _registered() else [sys.executable, "-c", LAUNCHER]
+COMMAND_LINE = [sys.executable, "-m", "skillbook"]
 
 
 class Sandbox:
@@ -118,13 +105,9 @@ def weather_script(location: str) -> list[Any]:
         return [fake.Call("exec", {"command": COMMAND, "skill": "weather"})]
 
     def answer(body: dict[str, Any]) -> str:
-        return "Weather report: " + body["messages"][-1]["content"].strip()
+        return "Weather report: " + str(body["messages"][-1]["content"]).strip()
 
     return [[fake.Call("read", {"path": location})], after_read, answer]
-
-
-def test_run_and_chat_are_registered() -> None:
-    assert _registered(), "add cli.add_command(run_cmd) and cli.add_command(chat_cmd) to cli/app.py"
 
 
 def test_run_dispatch_command_needs_no_model(box: Sandbox) -> None:
@@ -202,26 +185,26 @@ def test_chat_in_a_terminal(box: Sandbox) -> None:
         )
         try:
             child.expect_exact("skillbook chat · model fake-model · 1/1 skills ready")
-            child.expect_exact("› ")
+            child.expect_exact("›")
             child.sendline("what's the weather in Shanghai?")
             child.expect_exact("→ read ~/…/weather/SKILL.md")
             child.expect_exact(f"→ exec {COMMAND}")
             child.expect_exact(f"← {CANNED}")
             child.expect_exact(f"Weather report: {CANNED}")
-            child.expect_exact("› ")
+            child.expect_exact("›")
             child.sendline("/skills")
             child.expect_exact("Skills (1/1 ready)")
             child.expect(r"ready\s+weather\s+/weather")
-            child.expect_exact("› ")
+            child.expect_exact("›")
             # Ctrl-C while the answer streams cancels that answer, not the chat.
             child.sendline("tell me a long story")
             child.expect_exact("xxxxx")
             child.sendintr()
             child.expect_exact("[cancelled]")
-            child.expect_exact("› ")
+            child.expect_exact("›")
             child.sendline("still there?")
             child.expect_exact("Still here.")
-            child.expect_exact("› ")
+            child.expect_exact("›")
             child.sendeof()
             child.expect(pexpect.EOF)
         finally:
@@ -233,3 +216,46 @@ def test_chat_in_a_terminal(box: Sandbox) -> None:
     assert [m["role"] for m in last][:2] == ["system", "user"]
     assert last[-1] == {"role": "user", "content": "still there?"}
     assert not any(m.get("content") == "tell me a long story" for m in last)
+
+
+def test_chat_without_a_model_still_dispatches(box: Sandbox) -> None:
+    """No model: the one-line how-to, yet tool-dispatch commands and /skills work."""
+    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("prompt_toolkit")
+    env = {**box.env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    args = [*COMMAND_LINE[1:], "--workspace", str(box.dispatch_ws), "chat"]
+    child = pexpect.spawn(COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30)
+    try:
+        child.expect_exact("model none")
+        child.expect_exact(NOT_CONFIGURED + "; tool-dispatch commands and /skills still work")
+        child.expect_exact("›")
+        child.sendline(f"/weather {COMMAND}")
+        child.expect_exact(f"\n{CANNED}")
+        child.expect_exact("›")
+        child.sendline("hello?")
+        child.expect_exact(NOT_CONFIGURED)
+        child.expect_exact("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+def test_chat_reads_piped_input_without_a_terminal(box: Sandbox) -> None:
+    proc = subprocess.run(
+        [*COMMAND_LINE, "--workspace", str(box.dispatch_ws), "chat"],
+        input=f"/skills\n/weather {COMMAND}\n",
+        cwd=box.root,
+        env=box.env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "Skills (1/1 ready)" in lines
+    assert any(line.split() == ["✓", "ready", "weather", "/weather"] for line in lines)
+    assert lines[-1] == CANNED

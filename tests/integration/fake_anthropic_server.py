@@ -31,17 +31,24 @@ class FakeAnthropicServer(FakeServer):
         return self.root
 
     def error_body(self, error: HttpError) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": "invalid_request_error", "message": error.message}}
+        return {
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": error.message},
+        }
 
     def respond(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], reply: Reply) -> None:
         if handler.path.split("?")[0].rstrip("/") != "/v1/messages":
-            self._send_json(handler, 404, self.error_body(HttpError(404, f"no route {handler.path}")))
+            self._send_json(
+                handler, 404, self.error_body(HttpError(404, f"no route {handler.path}"))
+            )
             return
         model = str(body.get("model", "fake"))
         stop = "tool_use" if reply.calls else "end_turn"
         calls = [(c.id or f"toolu_{i}_{len(self.requests)}", c) for i, c in enumerate(reply.calls)]
         if not body.get("stream"):
-            content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+            content: list[dict[str, Any]] = (
+                [{"type": "text", "text": reply.text}] if reply.text else []
+            )
             content += [
                 {"type": "tool_use", "id": cid, "name": c.name, "input": json.loads(c.json_text())}
                 for cid, c in calls

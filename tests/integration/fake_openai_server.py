@@ -15,6 +15,7 @@ deltas (id and name first, then the JSON arguments in fragments), a final chunk 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -22,7 +23,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class FakeServer:
     def root(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> FakeServer:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -106,7 +107,7 @@ class FakeServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> FakeServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -143,10 +144,9 @@ class FakeServer:
         reply = turn if isinstance(turn, Reply) else Reply(turn) if isinstance(turn, str) else None
         if reply is None:
             reply = Reply("", tuple(turn))
-        try:
+        # The client may go away mid-stream (a cancelled turn).
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.respond(handler, body, reply)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client went away (a cancelled turn)
 
     def respond(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], reply: Reply) -> None:
         raise NotImplementedError
@@ -199,7 +199,11 @@ class FakeOpenAIServer(FakeServer):
             message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
             if calls:
                 message["tool_calls"] = [
-                    {"id": cid, "type": "function", "function": {"name": c.name, "arguments": c.json_text()}}
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.json_text()},
+                    }
                     for cid, c in calls
                 ]
             self._send_json(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic_server import Call, FakeAnthropicServer, HttpError, Reply
+from fake_anthropic_server import Call, FakeAnthropicServer, HttpError, Reply, Turn
 
 from skillbook.book import Loader, SkillBook
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
@@ -76,15 +76,15 @@ def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[dict[str, str], Path, SkillBook]:
+def setup(tmp_path: Path) -> tuple[dict[str, str], SkillBook]:
     env, ws = weather_workspace(tmp_path)
     book = Loader(ws, env=env, cwd=ws).load()
     assert [s.name for s in book.eligible] == ["weather"]
-    return env, ws, book
+    return env, book
 
 
-def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], Path, SkillBook]) -> None:
-    env, ws, book = setup
+def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], SkillBook]) -> None:
+    env, book = setup
     skill_md = location(book, "weather")
 
     def after_read(body: dict[str, Any]) -> list[Call]:
@@ -92,9 +92,9 @@ def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], Path, Sk
         return [Call("exec", {"command": COMMAND, "skill": "weather"})]
 
     def after_exec(body: dict[str, Any]) -> str:
-        return "Weather report: " + tool_results(body)[0]["content"].strip()
+        return "Weather report: " + str(tool_results(body)[0]["content"]).strip()
 
-    script = [Reply("Reading the skill.", [Call("read", {"path": skill_md})])]
+    script: list[Turn] = [Reply("Reading the skill.", [Call("read", {"path": skill_md})])]
     script += [after_read, after_exec]
     with FakeAnthropicServer(script) as server:
         model = AnthropicModel("fake-claude", base_url=server.base_url, api_key="test-key")
@@ -131,7 +131,9 @@ def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], Path, Sk
     assert assistant["content"][0] == {"type": "text", "text": "Reading the skill."}
     use = assistant["content"][1]
     assert (use["type"], use["name"], use["input"]) == ("tool_use", "read", {"path": skill_md})
-    assert tool_results(second) == [{"type": "tool_result", "tool_use_id": use["id"], "content": WEATHER}]
+    assert tool_results(second) == [
+        {"type": "tool_result", "tool_use_id": use["id"], "content": WEATHER}
+    ]
 
     # exec ran the stub curl; its output reached the next request.
     exec_use = third["messages"][-2]["content"][0]
@@ -149,10 +151,10 @@ def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], Path, Sk
 
 
 def test_parallel_tool_uses_and_errors_in_one_user_message(
-    setup: tuple[dict[str, str], Path, SkillBook],
+    setup: tuple[dict[str, str], SkillBook],
 ) -> None:
-    env, ws, book = setup
-    script = [
+    env, book = setup
+    script: list[Turn] = [
         [Call("exec", {"command": "echo one"}), Call("read", {"path": "/etc/hostname"})],
         "done",
     ]
@@ -169,8 +171,8 @@ def test_parallel_tool_uses_and_errors_in_one_user_message(
     assert result.final_text == "done"
 
 
-def test_history_alternates_roles(setup: tuple[dict[str, str], Path, SkillBook]) -> None:
-    env, ws, book = setup
+def test_history_alternates_roles(setup: tuple[dict[str, str], SkillBook]) -> None:
+    env, book = setup
     with FakeAnthropicServer(["one", "two"]) as server:
         model = AnthropicModel("m", base_url=server.base_url, api_key="k")
         agent = Agent(book, model, env=env)
@@ -184,9 +186,9 @@ def test_history_alternates_roles(setup: tuple[dict[str, str], Path, SkillBook])
 
 
 def test_http_errors_become_one_line_model_errors(
-    setup: tuple[dict[str, str], Path, SkillBook],
+    setup: tuple[dict[str, str], SkillBook],
 ) -> None:
-    env, ws, book = setup
+    env, book = setup
     with FakeAnthropicServer([HttpError(400, "bad\nrequest")]) as server:
         model = AnthropicModel("m", base_url=server.base_url, api_key="k")
         with pytest.raises(ModelError) as info:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply
+from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.book import Loader, SkillBook
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
@@ -69,15 +69,15 @@ def last(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[dict[str, str], Path, SkillBook]:
+def setup(tmp_path: Path) -> tuple[dict[str, str], SkillBook]:
     env, ws = weather_workspace(tmp_path)
     book = Loader(ws, env=env, cwd=ws).load()
     assert [s.name for s in book.eligible] == ["weather"]
-    return env, ws, book
+    return env, book
 
 
-def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], Path, SkillBook]) -> None:
-    env, ws, book = setup
+def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], SkillBook]) -> None:
+    env, book = setup
     skill_md = location(book, "weather")
     assert skill_md == "~/ws/skills/weather/SKILL.md"
 
@@ -86,15 +86,20 @@ def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], Path, Skill
         return [Call("exec", {"command": COMMAND, "skill": "weather"})]
 
     def after_exec(body: dict[str, Any]) -> str:
-        return "Weather report: " + last(body)["content"].strip()
+        return "Weather report: " + str(last(body)["content"]).strip()
 
-    script = [Reply("Let me check the weather skill.", [Call("read", {"path": skill_md})])]
+    script: list[Turn] = [
+        Reply("Let me check the weather skill.", [Call("read", {"path": skill_md})])
+    ]
     script += [after_read, after_exec]
     with FakeOpenAIServer(script) as server:
         model = OpenAIChatModel("fake-gpt", base_url=server.base_url, api_key="test-key")
         started: list[ToolStarted] = []
         agent = Agent(
-            book, model, env=env, on_event=lambda e: started.append(e) if isinstance(e, ToolStarted) else None
+            book,
+            model,
+            env=env,
+            on_event=lambda e: started.append(e) if isinstance(e, ToolStarted) else None,
         )
         result = asyncio.run(agent.run_turn([], "What's the weather in Shanghai?"))
     assert server.errors == []
@@ -104,7 +109,10 @@ def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], Path, Skill
     section = book.system_prompt_section()
     assert section.startswith("## Skills (mandatory)\nBefore replying: scan <available_skills>")
     assert section.endswith(book.prompt.strip())
-    assert first["messages"][0] == {"role": "system", "content": DEFAULT_INSTRUCTIONS + "\n" + section}
+    assert first["messages"][0] == {
+        "role": "system",
+        "content": DEFAULT_INSTRUCTIONS + "\n" + section,
+    }
     assert first["messages"][1] == {"role": "user", "content": "What's the weather in Shanghai?"}
     assert first["model"] == "fake-gpt" and first["stream"] is True
     assert [t["function"]["name"] for t in first["tools"]] == ["read", "exec"]
@@ -127,8 +135,15 @@ def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], Path, Skill
 
     # exec ran the command (the stub curl) and its output reached the next request.
     exec_call = third["messages"][-2]["tool_calls"][0]
-    assert json.loads(exec_call["function"]["arguments"]) == {"command": COMMAND, "skill": "weather"}
-    assert last(third) == {"role": "tool", "tool_call_id": exec_call["id"], "content": CANNED + "\n"}
+    assert json.loads(exec_call["function"]["arguments"]) == {
+        "command": COMMAND,
+        "skill": "weather",
+    }
+    assert last(third) == {
+        "role": "tool",
+        "tool_call_id": exec_call["id"],
+        "content": CANNED + "\n",
+    }
 
     assert result.final_text == f"Weather report: {CANNED}"
     assert result.steps == 3
@@ -139,10 +154,10 @@ def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], Path, Skill
 
 
 def test_parallel_calls_bad_arguments_and_errors_are_fed_back(
-    setup: tuple[dict[str, str], Path, SkillBook],
+    setup: tuple[dict[str, str], SkillBook],
 ) -> None:
-    env, ws, book = setup
-    script = [
+    env, book = setup
+    script: list[Turn] = [
         [
             Call("exec", {"command": "echo one"}),
             Call("exec", '{"command": "echo two"'),  # cut JSON
@@ -166,9 +181,9 @@ def test_parallel_calls_bad_arguments_and_errors_are_fed_back(
 
 
 def test_http_errors_become_one_line_model_errors(
-    setup: tuple[dict[str, str], Path, SkillBook],
+    setup: tuple[dict[str, str], SkillBook],
 ) -> None:
-    env, ws, book = setup
+    env, book = setup
     with FakeOpenAIServer([HttpError(401, "Incorrect API key\nprovided")]) as server:
         model = OpenAIChatModel("m", base_url=server.base_url, api_key="bad")
         with pytest.raises(ModelError) as info:
@@ -177,9 +192,9 @@ def test_http_errors_become_one_line_model_errors(
     assert "\n" not in message and "401" in message and server.base_url in message
 
 
-def test_dispatch_needs_no_server(setup: tuple[dict[str, str], Path, SkillBook]) -> None:
+def test_dispatch_needs_no_server(setup: tuple[dict[str, str], SkillBook]) -> None:
     """A non-dispatch command goes to the model rewritten (§6.5); the server sees that text."""
-    env, ws, book = setup
+    env, book = setup
     with FakeOpenAIServer(["ok"]) as server:
         model = OpenAIChatModel("m", base_url=server.base_url, api_key="k")
         out = asyncio.run(Agent(book, model, env=env).invoke("/weather Paris"))

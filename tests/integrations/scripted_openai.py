@@ -240,3 +240,76 @@ def location(prompt: str, name: str) -> str:
     found = re.search(rf"<name>{name}</name>.*?<location>(.*?)</location>", prompt, re.S)
     assert found is not None, prompt
     return found.group(1)
+
+
+# --------------------------------------------------------------------------- docs examples
+
+REPO = Path(__file__).resolve().parents[2]
+_FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+#: What the docs' ``greet`` skill prints for ``/greet Ada``.
+GREETING = "Hello, Ada! Welcome aboard."
+
+
+def docs_example(name: str) -> str:
+    """The one ``python`` block of ``docs/integrations/<name>``."""
+    blocks = _FENCE.findall((REPO / "docs" / "integrations" / name).read_text(encoding="utf-8"))
+    assert len(blocks) == 1, f"{name}: expected one python block, found {len(blocks)}"
+    return str(blocks[0])
+
+
+def greet_script(seen: dict[str, str]) -> list[Step]:
+    """The model a docs example meets: read the greet skill, exec its echo, answer.
+
+    ``seen`` gets the system prompt, the rewritten user message and the read result.
+    """
+
+    def read_skill(body: dict[str, Any]) -> Reply:
+        seen["system"] = text_of(messages_of(body, "system")[0])
+        seen["user"] = text_of(messages_of(body, "user")[-1])
+        return call("read", {"path": location(seen["system"], "greet")}, id="call_read")
+
+    def run_echo(body: dict[str, Any]) -> Reply:
+        seen["read"] = text_of(messages_of(body, "tool")[-1])
+        command = f'echo "{GREETING}"'
+        return call("exec", {"command": command, "skill": "greet"}, id="call_exec")
+
+    def answer(body: dict[str, Any]) -> Reply:
+        return say(text_of(messages_of(body, "tool")[-1]).strip())
+
+    return [read_skill, run_echo, answer]
+
+
+def run_docs_example(name: str, tmp_path: Path, server: ScriptedOpenAI) -> str:
+    """Run the example as a user would (``python file.py``) in an empty folder; its stdout."""
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "no-bundled").mkdir(exist_ok=True)
+    script = work / "example.py"
+    script.write_text(docs_example(name), encoding="utf-8")
+    # No key, endpoint or tracing setting of the caller's may reach the example.
+    dropped = ("SKILLBOOK_", "OPENCLAW_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_", "LOGFIRE_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.update(
+        HOME=str(tmp_path / "home"),
+        SKILLBOOK_STATE_DIR=str(tmp_path / "state"),
+        SKILLBOOK_BUNDLED_SKILLS_DIR=str(tmp_path / "no-bundled"),
+        OPENAI_API_KEY="test-key",
+        OPENAI_BASE_URL=server.base_url,
+        OPENAI_MODEL=MODEL,
+        OPENAI_AGENTS_DISABLE_TRACING="1",
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc.stdout

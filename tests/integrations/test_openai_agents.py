@@ -24,11 +24,15 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 from scripted_openai import (
     CANNED,
+    GREETING,
     Reply,
     ScriptedOpenAI,
+    Step,
     call,
+    greet_script,
     location,
     messages_of,
+    run_docs_example,
     say,
     skill_workspace,
     text_of,
@@ -91,7 +95,7 @@ def test_full_exchange_reads_weather_skill_then_execs(
     def after_exec(body: dict[str, Any]) -> Reply:
         return say("It is " + text_of(messages_of(body, "tool")[-1]).strip())
 
-    script = [call("read", {"path": skill_md}, id="call_read"), after_read, after_exec]
+    script: list[Step] = [call("read", {"path": skill_md}, id="call_read"), after_read, after_exec]
     with ScriptedOpenAI(script) as server:
         result = asyncio.run(run_agent(server, book, env, "Weather in Paris?"))
 
@@ -157,6 +161,8 @@ def test_slash_command_rewritten_for_runner(setup: tuple[Path, dict[str, str]]) 
     assert outcome.prompt == 'Use the "notes" skill for this request.\n\nUser input:\nremember milk'
     assert asyncio.run(handle_slash_command(book, "hello /sh", tools)) is None
     assert asyncio.run(handle_slash_command(book, "/unknown", tools)) is None
+    default = asyncio.run(handle_slash_command(book, "/sh echo default"))
+    assert default is not None and default.reply == "default"
 
 
 def test_slash_command_dispatches_to_a_users_function_tool(
@@ -174,7 +180,7 @@ def test_slash_command_dispatches_to_a_users_function_tool(
         calls.append({"command": command, "commandName": commandName, "skillName": skillName})
         return f"recorded {command}"
 
-    tools: list[FunctionTool] = [*skillbook_tools(book, env=env), record]
+    tools = [*skillbook_tools(book, env=env), record]
     outcome = asyncio.run(handle_slash_command(book, "/rec  x  y ", tools))
     assert outcome is not None and outcome.reply == "recorded x  y"
     assert calls == [{"command": "x  y", "commandName": "rec", "skillName": "rec"}]
@@ -182,7 +188,6 @@ def test_slash_command_dispatches_to_a_users_function_tool(
 
 def test_dispatch_args_match_skillbook_agent(setup: tuple[Path, dict[str, str]]) -> None:
     """The adapters build dispatch arguments by the rule of skillbook's own agent."""
-    _, env = setup
     book = load(setup)
     invocation = resolve_invocation("/sh ls -la", build_command_specs(book.eligible))
     assert invocation is not None
@@ -195,8 +200,8 @@ def test_function_tool_bad_json_is_reported(setup: tuple[Path, dict[str, str]]) 
     _, env = setup
     book = load(setup)
     read = skillbook_tools(book, env=env)[0]
-    assert read.strict_json_schema is False
-    out = asyncio.run(read.on_invoke_tool(None, "{not json"))  # type: ignore[arg-type]
+    assert isinstance(read, FunctionTool) and read.strict_json_schema is False
+    out: Any = asyncio.run(read.on_invoke_tool(None, "{not json"))  # type: ignore[arg-type]
     assert isinstance(out, str) and out.startswith("read: arguments are not valid JSON")
     out = asyncio.run(read.on_invoke_tool(None, json.dumps({"path": 3})))  # type: ignore[arg-type]
     assert out == "read: argument 'path' must be a string, got int"
@@ -210,3 +215,15 @@ def test_missing_framework_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 'pip install "skillbook[openai-agents]"' in out.stdout
+
+
+def test_docs_example_runs(tmp_path: Path) -> None:
+    """docs/integrations/openai-agents.md, run as `python file.py` against the server."""
+    seen: dict[str, str] = {}
+    with ScriptedOpenAI(greet_script(seen)) as server:
+        out = run_docs_example("openai-agents.md", tmp_path, server)
+    assert out.strip() == GREETING
+    assert "## Skills (mandatory)" in seen["system"] and "<name>greet</name>" in seen["system"]
+    assert seen["user"] == 'Use the "greet" skill for this request.\n\nUser input:\nAda'
+    assert seen["read"].startswith("---\nname: greet\n")
+    assert len(server.requests) == 3

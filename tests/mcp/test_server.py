@@ -28,7 +28,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict
 
 from skillbook.book import Loader
 from skillbook.mcp import _skillfiles as sf
@@ -36,17 +36,23 @@ from skillbook.mcp.server import build_server
 
 EXT = "io.modelcontextprotocol/skills"
 WAIT_S = 15.0
-RAW = TypeAdapter(dict[str, Any])
 MISSING_BIN = "skillbook-test-no-such-binary-7f3a"
-#: Registers ``serve`` on the CLI group if ``cli/app.py`` does not yet, then runs it.
-LAUNCH = (
-    "import sys; from skillbook.cli.app import cli; from skillbook.cli.serve_cmd import serve_cmd;"
-    "'serve' in cli.commands or cli.add_command(serve_cmd, 'serve');"
-    "cli.main(args=sys.argv[1:], prog_name='skillbook')"
-)
+#: ``python -m skillbook`` (the arguments before the global options).
+LAUNCH = ("-m", "skillbook")
 
 
 # --------------------------------------------------------------------------- requests
+
+
+class Raw(BaseModel):
+    """Any result, kept as the wire dict (``model_dump()`` gives it back unchanged)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+async def send(session: ClientSession, request: Any) -> dict[str, Any]:
+    result = await session.send_request(request, Raw)
+    return result.model_dump()
 
 
 class ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
@@ -70,7 +76,7 @@ class ReadDirectory(types.Request[UriParams, Literal["resources/directory/read"]
 
 async def list_skills(session: ClientSession, cursor: str | None = None) -> dict[str, Any]:
     params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-    return await session.send_request(ListSkills(params=params), RAW)
+    return await send(session, ListSkills(params=params))
 
 
 async def all_skills(session: ClientSession) -> list[dict[str, Any]]:
@@ -85,11 +91,11 @@ async def all_skills(session: ClientSession) -> list[dict[str, Any]]:
 
 
 async def get_skill(session: ClientSession, uri: str) -> dict[str, Any]:
-    return await session.send_request(GetSkill(params=UriParams(uri=uri)), RAW)
+    return await send(session, GetSkill(params=UriParams(uri=uri)))
 
 
 async def read_dir(session: ClientSession, uri: str, cursor: str | None = None) -> dict[str, Any]:
-    return await session.send_request(ReadDirectory(params=UriParams(uri=uri, cursor=cursor)), RAW)
+    return await send(session, ReadDirectory(params=UriParams(uri=uri, cursor=cursor)))
 
 
 async def error_of(call: Awaitable[object]) -> MCPError:
@@ -169,7 +175,7 @@ class Workspace:
         return Loader(self.ws, env=self.env(), cwd=self.tmp, **kw)
 
     def params(self, *args: str) -> StdioServerParameters:
-        command = [sys.executable, "-c", LAUNCH, "--workspace", str(self.ws), *args, "serve"]
+        command = [sys.executable, *LAUNCH, "--workspace", str(self.ws), *args, "serve"]
         return StdioServerParameters(
             command=command[0], args=command[1:], env=self.env(), cwd=str(self.tmp)
         )
@@ -222,6 +228,8 @@ async def check_extension(client: Client, space: Workspace) -> None:
     assert isinstance(page["ttlMs"], int) and page["ttlMs"] >= 0
     entries = {e["uri"]: e for e in await all_skills(client.session)}
     assert "skill://gated/SKILL.md" not in entries  # missing bin: gated out
+    listed = {r.uri for r in (await client.list_resources()).resources}
+    assert "skill://index.json" not in listed  # the superseded pre-v1 index is not served
     alpha = entries["skill://alpha/SKILL.md"]
     assert alpha["frontmatter"] == {
         "name": "alpha",
@@ -394,8 +402,8 @@ def test_stdio_handshake_era_client_gets_fallbacks_only(space: Workspace) -> Non
                 assert err.code == types.METHOD_NOT_FOUND
                 listed = {r.uri for r in (await session.list_resources()).resources}
                 assert {"skill://alpha/SKILL.md", "skill://beta/SKILL.md"} <= listed
-                read = await session.read_resource("skill://alpha/assets/logo.png")
-                assert raw_bytes(read.contents[0]) == b"\x89PNG\r\n\x1a\n\xff\xfe\x00"
+                logo = await session.read_resource("skill://alpha/assets/logo.png")
+                assert raw_bytes(logo.contents[0]) == b"\x89PNG\r\n\x1a\n\xff\xfe\x00"
                 prompts = {p.name for p in (await session.list_prompts()).prompts}
                 assert prompts == {"alpha", "beta"}
                 tool = await session.call_tool("read_skill", {"name": "beta"})
@@ -430,6 +438,8 @@ def test_in_process_extension_fallbacks_and_escapes(space: Workspace) -> None:
             await check_extension(client, space)
             await check_escapes(client)
             await check_fallbacks(client, space, skills={"alpha", "beta"})
+            section = space.loader().load().system_prompt_section(read_tool="read_skill")
+            assert client.instructions == section
 
     run(main)
 

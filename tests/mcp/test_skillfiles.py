@@ -64,6 +64,8 @@ def test_text_keeps_bom_and_crlf_and_binary_is_blob(tmp_path: Path) -> None:
     (folder / "latin1.txt").write_bytes(b"caf\xe9")
     (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (folder / "tiny.png").write_bytes(b"abc")  # valid UTF-8, but an image: still a blob
+    (folder / "Makefile").write_bytes(b"all:\n\ttrue\n")
+    (folder / "blob").write_bytes(b"a\x00b")
     files = scan(folder)
     crlf = files.file("crlf.md")
     assert crlf is not None and crlf.text is not None
@@ -74,6 +76,11 @@ def test_text_keeps_bom_and_crlf_and_binary_is_blob(tmp_path: Path) -> None:
     for name in ("logo.png", "tiny.png"):
         blob = files.file(name)
         assert blob is not None and blob.text is None and blob.mime == "image/png"
+    makefile = files.file("Makefile")
+    assert makefile is not None and makefile.mime == "text/plain" and makefile.text is not None
+    unknown = files.file("blob")
+    assert unknown is not None and unknown.mime == "application/octet-stream"
+    assert unknown.text is None
 
 
 def test_hidden_files_node_modules_and_git_are_not_served(tmp_path: Path) -> None:
@@ -201,7 +208,8 @@ def test_resolve_in_skill_and_containment() -> None:
         sf.resolve_in_skill(md, "./templates/../templates/a.md")
         == "skill://acme/billing/refunds/templates/a.md"
     )
-    for bad in ("../../other/SKILL.md", "/etc/passwd", "..\\x"):
+    assert sf.resolve_in_skill(md, "a/..") == "skill://acme/billing/refunds"
+    for bad in ("../../other/SKILL.md", "/etc/passwd", "..\\x", "../refundsX/a.md"):
         with pytest.raises(ValueError):
             sf.resolve_in_skill(md, bad)
     assert sf.is_within_skill(md, "skill://acme/billing/refunds/a/b.md")

@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -106,7 +106,10 @@ class Recorder:
 
     name = "record"
     description = "Records its arguments."
-    schema: dict[str, Any] = {"type": "object", "properties": {"command": {"type": "string"}}}
+    schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"command": {"type": "string"}},
+    }
 
     def __init__(self, reply: str = "recorded", error: bool = False) -> None:
         self.calls: list[dict[str, Any]] = []
@@ -289,6 +292,26 @@ def _alive(pid: int) -> bool:
             return False
         return True
     return state != "Z"
+
+
+def test_session_backed_agent_sees_new_skills_on_the_next_turn(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    """§7.4: a turn takes the session's current book at its start; tools follow it."""
+    from skillbook.runtime.session import SkillSession
+
+    session = SkillSession(Loader(workspace, env=env, cwd=workspace), watch=False)
+    model = ScriptedModel(["one", "two"])
+    agent = Agent(session, model, env=env)
+    run(agent.run_turn([], "hi"))
+    assert "<name>fresh</name>" not in model.requests[0].system
+    write_skill(workspace / "skills", "fresh")
+    session.versions.bump(workspace)
+    run(agent.run_turn([], "again"))
+    assert "<name>fresh</name>" in model.requests[1].system
+    read_tool = agent.tools[0]
+    assert "fresh" in {s.name for s in read_tool.skills}  # type: ignore[attr-defined]
+    session.close()
 
 
 # --------------------------------------------------------------------------- invoke

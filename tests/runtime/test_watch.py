@@ -212,6 +212,35 @@ def test_root_created_after_start_up_is_picked_up(tmp_path: Path, rec: Recorder)
         assert rec.events[-1].changed_path == str(moved)
 
 
+def test_root_removed_and_recreated_keeps_watching(tmp_path: Path, rec: Recorder) -> None:
+    """Also when the root is a symlink, whose removal the OS watcher does not report."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    real = tmp_path / "real-skills"
+    real.mkdir()
+    root = ws / "skills"
+    root.symlink_to(real, target_is_directory=True)
+    with SkillsWatcher(
+        [root],
+        versions=rec.versions,
+        workspace=ws,
+        debounce_ms=FAST_DEBOUNCE_MS,
+        on_change=rec.on_change,
+        rearm_interval_ms=200,
+    ) as w:
+        assert w.wait_ready(WAIT_S)
+        root.unlink()
+        assert_watch_bump(rec, ws, root)
+        assert rec.changes[-1].kinds == ("deleted",)
+        count = len(rec.events)
+        root.mkdir()
+        assert wait_until(lambda: len(rec.events) > count)
+        assert rec.changes[-1].kinds == ("added",)
+        assert w.wait_ready(WAIT_S)
+        path = write_skill(root, "again")
+        assert wait_until(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
+
+
 def test_nested_missing_root_created_later(tmp_path: Path, rec: Recorder) -> None:
     """``<ws>/.agents/skills`` where even ``.agents`` is missing at start-up."""
     ws = tmp_path / "ws"

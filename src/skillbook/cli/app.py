@@ -111,14 +111,16 @@ def emit_lines(lines: Sequence[str]) -> None:
     click.echo(render.clean("\n".join(lines)))
 
 
-class LazyGroup(click.Group):
-    """A group whose bigger commands are imported only when used (or listed by --help).
+class Group(click.Group):
+    """The ``skillbook`` group: its bigger commands live in their own modules.
 
-    ``skillbook list`` then does not pay for the agent, the MCP server or the watcher.
+    They are registered when this module finishes loading (see the end of the file);
+    when one of those modules is imported first, the circular import leaves it
+    unregistered for a moment, so :meth:`get_command` also imports on demand.
     """
 
     #: command name -> "module:attribute"
-    LAZY: ClassVar[dict[str, str]] = {
+    EXTRA: ClassVar[dict[str, str]] = {
         "watch": "skillbook.cli.watch_cmd:watch_cmd",
         "run": "skillbook.cli.run_cmd:run_cmd",
         "chat": "skillbook.cli.run_cmd:chat_cmd",
@@ -126,22 +128,27 @@ class LazyGroup(click.Group):
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.LAZY})
+        return sorted({*super().list_commands(ctx), *self.EXTRA})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = self.LAZY.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        import importlib
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in self.EXTRA:
+            found = _extra_command(self.EXTRA[cmd_name])
+            self.add_command(found, cmd_name)
+        return found
 
-        module, attr = target.split(":")
-        command = getattr(importlib.import_module(module), attr)
-        assert isinstance(command, click.Command)
-        return command
+
+def _extra_command(target: str) -> click.Command:
+    import importlib
+
+    module, attr = target.split(":")
+    command = getattr(importlib.import_module(module), attr)
+    assert isinstance(command, click.Command)
+    return command
 
 
 @click.group(
-    cls=LazyGroup,
+    cls=Group,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -383,6 +390,19 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
         )
         emit_lines(lines)
     sys.exit(EXIT_OK if ok and results else EXIT_FINDINGS)
+
+
+def _register_extra_commands() -> None:
+    import contextlib
+
+    for name, target in Group.EXTRA.items():
+        # AttributeError: that module is being imported right now (it imported us);
+        # Group.get_command then registers it on demand.
+        with contextlib.suppress(AttributeError):
+            cli.add_command(_extra_command(target), name)
+
+
+_register_extra_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

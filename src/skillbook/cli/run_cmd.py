@@ -22,10 +22,18 @@ import click
 
 from skillbook.cli.app import EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.render import STATUS_TEXT, clean
+from skillbook.runtime.agent import (
+    DEFAULT_MAX_STEPS,
+    Agent,
+    AgentEvent,
+    InvokeResult,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
-    from skillbook.runtime.agent import Agent, InvokeResult
     from skillbook.runtime.providers import Message
     from skillbook.runtime.session import SkillSession
 
@@ -62,7 +70,7 @@ def model_options(fn: F) -> F:
         click.option(
             "--max-steps",
             type=click.IntRange(min=1),
-            default=12,
+            default=DEFAULT_MAX_STEPS,
             show_default=True,
             help="Most model calls per request.",
         ),
@@ -109,7 +117,7 @@ def first_line(text: str, limit: int = DEFAULT_TARGET_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def tool_line(event: Any) -> str:
+def tool_line(event: ToolStarted) -> str:
     """``→ read ~/…/weather/SKILL.md`` or ``→ exec curl … [weather]``."""
     name = event.call.name
     target = short_path(event.target) if name == "read" else first_line(event.target)
@@ -117,8 +125,8 @@ def tool_line(event: Any) -> str:
     return clean(f"→ {name} {target}{skill}")
 
 
-def result_line(event: Any) -> str:
-    text: str = event.result.text
+def result_line(event: ToolFinished) -> str:
+    text = event.result.text
     if event.result.is_error:
         return f"  ✗ {first_line(text)}"
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -140,9 +148,7 @@ class Printer:
         self.color = color
         self.at_line_start = True
 
-    def __call__(self, event: Any) -> None:
-        from skillbook.runtime.agent import TextDelta, ToolFinished, ToolStarted
-
+    def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta) and self.stream_text:
             self.write(clean(event.text))
         elif isinstance(event, ToolStarted):
@@ -195,7 +201,6 @@ def run_cmd(
     with `command-dispatch: tool` run their tool directly, with no model.
     """
     from skillbook.errors import ModelNotConfigured
-    from skillbook.runtime.agent import Agent
     from skillbook.runtime.providers import ModelError
 
     book = obj.book()
@@ -272,7 +277,6 @@ class Chat:
     def __init__(self, book: SkillBook, model: Any, *, hint: str, max_steps: int) -> None:
         from skillbook.book import Loader
         from skillbook.commands import DEFAULT_RESERVED_NAMES
-        from skillbook.runtime.agent import Agent
         from skillbook.runtime.session import SkillSession
 
         self.hint = hint

@@ -46,6 +46,10 @@ def _loader(obj: object) -> Loader:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @click.command("serve")
 @click.option(
     "--transport",
@@ -87,8 +91,9 @@ def serve_cmd(obj: object, transport: str, host: str, port: int) -> None:
     state = server.catalog.current()
     where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
     click.echo(
-        f"skillbook: serving {len(state.skills)} skills ({len(state.listed)} with a Skills "
-        f"extension entry, {len(state.commands.commands)} prompts) on {where}",
+        f"skillbook: serving {_count(len(state.skills), 'skill')} "
+        f"({len(state.listed)} with a Skills extension entry, "
+        f"{_count(len(state.commands.commands), 'prompt')}) on {where}",
         err=True,
     )
     import anyio

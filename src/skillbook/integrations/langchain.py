@@ -180,10 +180,14 @@ def _target(tool: BaseTool) -> Target:
     return Target(tool.name, _schema_of(tool), call, call_sync)
 
 
+def _targets(book: SkillBook, tools: Iterable[BaseTool] | None) -> list[Target]:
+    return [_target(t) for t in (skillbook_tools(book) if tools is None else tools)]
+
+
 def handle_slash_command(
     book: SkillBook,
     text: str,
-    tools: Iterable[BaseTool],
+    tools: Iterable[BaseTool] | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
@@ -192,17 +196,18 @@ def handle_slash_command(
     None: not a command; send ``text`` to the agent unchanged. Otherwise ``reply``
     holds the output of a ``command-dispatch: tool`` command that ran the named tool
     from ``tools`` without the model, or ``prompt`` the rewritten message to send
-    to the agent instead of ``text``.
+    to the agent instead of ``text``. ``tools`` defaults to :func:`skillbook_tools` of
+    the book.
     """
-    return dispatch(book, text, [_target(t) for t in tools], reserved=reserved)
+    return dispatch(book, text, _targets(book, tools), reserved=reserved)
 
 
 async def ahandle_slash_command(
     book: SkillBook,
     text: str,
-    tools: Iterable[BaseTool],
+    tools: Iterable[BaseTool] | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for async code (tools run with ``ainvoke``)."""
-    return await adispatch(book, text, [_target(t) for t in tools], reserved=reserved)
+    return await adispatch(book, text, _targets(book, tools), reserved=reserved)

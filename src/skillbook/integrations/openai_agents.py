@@ -37,6 +37,7 @@ from skillbook.runtime.tools import ReadTool, Tool, ToolResult
 
 try:
     from agents import FunctionTool
+    from agents import Tool as AgentsTool
     from agents.tool_context import ToolContext
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise missing_extra("OpenAI Agents SDK", "openai-agents") from exc
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "SlashOutcome",
-    "function_tool",
+    "as_function_tool",
     "handle_slash_command",
     "skillbook_instructions",
     "skillbook_tools",
@@ -79,7 +80,7 @@ class _Invoker:
         return result.text
 
 
-def function_tool(tool: Tool) -> FunctionTool:
+def as_function_tool(tool: Tool) -> FunctionTool:
     """A skillbook runtime tool as an Agents SDK :class:`FunctionTool`.
 
     The JSON schema is passed as it is; ``strict_json_schema`` is off because the
@@ -99,14 +100,14 @@ def skillbook_tools(
     *,
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
-) -> list[FunctionTool]:
+) -> list[AgentsTool]:
     """``read`` and ``exec`` over the book's eligible skills, as :class:`FunctionTool` values.
 
     ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
     ``tools`` replaces the default runtime tools (e.g. a ``ReadTool`` with a smaller cap).
     """
     chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
-    return [function_tool(t) for t in chosen]
+    return [as_function_tool(t) for t in chosen]
 
 
 def _target(tool: FunctionTool) -> Target:
@@ -128,16 +129,19 @@ def _target(tool: FunctionTool) -> Target:
 async def handle_slash_command(
     book: SkillBook,
     text: str,
-    tools: Iterable[FunctionTool],
+    tools: Iterable[AgentsTool] | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
     None: not a command; pass ``text`` to ``Runner.run`` unchanged. Otherwise a
-    :class:`SlashOutcome`: ``reply`` when a ``command-dispatch: tool`` command ran
-    the named tool from ``tools`` without the model (skillbook's own tools are called
-    directly; other function tools through their ``on_invoke_tool``), or ``prompt``,
-    the rewritten message to pass to ``Runner.run``.
+    :class:`SlashOutcome`: ``reply`` when a ``command-dispatch: tool`` command ran the
+    named function tool from ``tools`` without the model (skillbook's own tools are
+    called directly, others through their ``on_invoke_tool``), or ``prompt``, the
+    rewritten message to pass to ``Runner.run``. ``tools`` defaults to
+    :func:`skillbook_tools` of the book.
     """
-    return await adispatch(book, text, [_target(t) for t in tools], reserved=reserved)
+    chosen = skillbook_tools(book) if tools is None else tools
+    targets = [_target(t) for t in chosen if isinstance(t, FunctionTool)]
+    return await adispatch(book, text, targets, reserved=reserved)

@@ -129,18 +129,25 @@ def skillbook_capability(
 
 # --------------------------------------------------------------------------- slash commands
 
-SlashTools = FunctionToolset[Any] | Iterable[Tool]
+SlashTools = Capability[Any] | FunctionToolset[Any] | Iterable[Tool]
 
 
-def _targets(tools: SlashTools) -> list[Target]:
-    if not isinstance(tools, FunctionToolset):
+def _targets(book: SkillBook, tools: SlashTools | None) -> list[Target]:
+    if tools is None:
+        return [runtime_target(t) for t in runtime_tools(book)]
+    if isinstance(tools, Capability):
+        toolsets = [t for t in tools.toolsets if isinstance(t, FunctionToolset)]
+    elif isinstance(tools, FunctionToolset):
+        toolsets = [tools]
+    else:
         return [runtime_target(t) for t in tools]
     out: list[Target] = []
-    for name, tool in tools.tools.items():
-        if isinstance(tool.function, _Call):
-            out.append(runtime_target(tool.function.tool))
-        elif not tool.takes_ctx:
-            out.append(_plain_target(name, tool))
+    for toolset in toolsets:
+        for name, tool in toolset.tools.items():
+            if isinstance(tool.function, _Call):
+                out.append(runtime_target(tool.function.tool))
+            elif not tool.takes_ctx:
+                out.append(_plain_target(name, tool))
     return out
 
 
@@ -173,28 +180,29 @@ def _plain_target(name: str, tool: PydanticTool[Any]) -> Target:
 async def handle_slash_command(
     book: SkillBook,
     text: str,
-    tools: SlashTools,
+    tools: SlashTools | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
-    ``tools``: a toolset (skillbook's own or any ``FunctionToolset``; tools that take a
-    ``RunContext`` cannot run outside a run and count as missing) or runtime tools.
+    ``tools``: the capability of :func:`skillbook_capability`, a toolset (skillbook's
+    own or any ``FunctionToolset``; tools that take a ``RunContext`` cannot run outside
+    a run and count as missing) or runtime tools; default: the book's ``read`` and ``exec``.
     None: not a command; send ``text`` to the agent unchanged. Otherwise ``reply``
     holds the output of a ``command-dispatch: tool`` command that ran without the
     model, or ``prompt`` the rewritten message to pass to ``agent.run``.
     """
-    return await adispatch(book, text, _targets(tools), reserved=reserved)
+    return await adispatch(book, text, _targets(book, tools), reserved=reserved)
 
 
 def handle_slash_command_sync(
     book: SkillBook,
     text: str,
-    tools: SlashTools,
+    tools: SlashTools | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code that uses ``agent.run_sync``; async function
     tools other than skillbook's own count as missing here."""
-    return dispatch(book, text, _targets(tools), reserved=reserved)
+    return dispatch(book, text, _targets(book, tools), reserved=reserved)

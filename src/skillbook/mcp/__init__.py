@@ -23,7 +23,15 @@ _EXPORTS: dict[str, str] = {
     "PROTOCOL_REVISION": "skillbook.mcp._skillfiles",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "EXTENSION_ID",
+    "PROTOCOL_REVISION",
+    "ServedState",
+    "SkillCatalog",
+    "SkillServer",
+    "build_server",
+    "serve",
+]
 
 if _typing.TYPE_CHECKING:
     from skillbook.mcp._catalog import ServedState, SkillCatalog

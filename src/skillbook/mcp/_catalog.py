@@ -9,12 +9,14 @@ from which the MCP handlers answer. No ``mcp`` import; :mod:`.server` does the w
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +97,21 @@ class ServedState:
         folded = name.strip().casefold()
         return exact or next((s for s in self.skills if s.skill.name.casefold() == folded), None)
 
+    def resource_items(self) -> list[dict[str, Any]]:
+        """``resources/list`` items: SKILL.md named and described as the skill (§3)."""
+        out: list[dict[str, Any]] = []
+        for served in self.skills:
+            name = served.skill.name
+            for f in served.files.files:
+                is_md = f.rel == sf.SKILL_FILE
+                item = {"uri": f.uri, "name": name if is_md else f"{name}/{f.rel}"}
+                if is_md:
+                    item["description"] = served.skill.description
+                priority = 1.0 if is_md else 0.2
+                annotations = {"audience": ["assistant"], "priority": priority}
+                out.append(item | {"mimeType": f.mime, "size": f.size, "annotations": annotations})
+        return out
+
     def digests(self) -> dict[str, str]:
         return {f.uri: f.digest for s in self.skills for f in s.files.files}
 
@@ -118,6 +135,21 @@ class ServedState:
                 f"{found.size} bytes); read the resource {found.uri} instead."
             ), True
         return found.text, False
+
+
+def page(items: Sequence[Any], cursor: str | None, size: int) -> tuple[list[Any], str | None]:
+    """One page and the opaque cursor of the next (the base64 offset); ValueError if bad."""
+    start = 0
+    if cursor is not None:
+        try:
+            start = int(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii"))
+        except (ValueError, binascii.Error, UnicodeError) as exc:
+            raise ValueError(f"invalid cursor {cursor!r}") from exc
+        if not 0 <= start <= len(items):
+            raise ValueError(f"invalid cursor {cursor!r}")
+    end = start + size
+    after = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
+    return list(items[start:end]), after
 
 
 def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None:

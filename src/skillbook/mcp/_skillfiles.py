@@ -133,7 +133,7 @@ def resolve_in_skill(skill_md_uri: str, ref: str) -> str:
     if ref.startswith("/") or "\\" in ref or "\x00" in ref:
         raise ValueError(f"{ref!r} is not a path relative to the skill root")
     joined = posixpath.normpath(posixpath.join("/" + rest, ref))
-    if not (joined + "/").startswith("/" + rest + "/") or joined == "/" + rest:
+    if not (joined + "/").startswith("/" + rest + "/"):
         raise ValueError(f"{ref!r} escapes the skill root")
     return f"{scheme}://{joined[1:]}"
 
@@ -150,8 +150,9 @@ def normalize_relative(ref: str) -> str | None:
     return joined
 
 
-def guess_mime(rel: str) -> str:
-    """The MIME type of a file from its name; SKILL.md and ``.md`` are ``text/markdown``."""
+def guess_mime(rel: str, data: bytes | None = None) -> str:
+    """The MIME type of a file from its name; without a known one, ``text/plain`` for
+    UTF-8 text without NUL bytes, else ``application/octet-stream``."""
     suffix = posixpath.splitext(rel)[1].lower()
     known = _MIME_BY_SUFFIX.get(suffix)
     if known is not None:
@@ -159,15 +160,21 @@ def guess_mime(rel: str) -> str:
     import mimetypes
 
     guessed, _ = mimetypes.guess_type(posixpath.basename(rel), strict=True)
-    return guessed or "application/octet-stream"
+    if guessed is not None:
+        return guessed
+    if data is not None and b"\x00" not in data:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "text/plain"
+    return "application/octet-stream"
 
 
 def _textual(mime: str) -> bool:
     return (
-        mime.startswith("text/")
-        or mime in _TEXTUAL_APPLICATION
-        or mime.endswith(("+xml", "+json"))
-        or mime == "application/octet-stream"
+        mime.startswith("text/") or mime in _TEXTUAL_APPLICATION or mime.endswith(("+xml", "+json"))
     )
 
 
@@ -370,6 +377,9 @@ def _read(real: str, budget: int) -> bytes | str:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+        if remaining <= 0:
+            # Grown past the limit since the walk: never serve a cut-off file.
+            return f"larger than the {budget} bytes left under the per-skill limit"
         return b"".join(chunks)
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
@@ -401,18 +411,14 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
             skipped.append(Skipped(rel, data))
             continue
         budget -= len(data)
-        if budget < 0 and over is None:
-            # The folder grew while being read: serve nothing beyond SKILL.md this round.
-            over = f"the skill grew past {limits.max_bytes} bytes while being read"
-        mime = SKILL_MD_MIME if rel == SKILL_FILE else guess_mime(rel)
+        mime = SKILL_MD_MIME if rel == SKILL_FILE else guess_mime(rel, data)
         entries.append(
             FileEntry(
                 rel, file_uri(skill_path, rel), data, digest_of(data), mime, as_text(mime, data)
             )
         )
-    if over is not None:
-        entries = entries[:1]
-    return SkillFiles(skill_path, tuple(entries), listing.directories, tuple(skipped), over)
+    directories = ("",) if over else listing.directories
+    return SkillFiles(skill_path, tuple(entries), directories, tuple(skipped), over)
 
 
 def scan_skill(

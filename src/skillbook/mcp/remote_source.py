@@ -164,8 +164,13 @@ class RemoteSkillSource:
         timeout_s: float | None = None,
         limits: sf.FileLimits = sf.DEFAULT_LIMITS,
         max_pages: int = DEFAULT_MAX_PAGES,
+        prefetch: bool = True,
     ) -> None:
         self.spec = spec
+        #: Fetch each listed SKILL.md while loading (the parsed file feeds the catalog).
+        #: False follows the extension's lazy retrieval: skills are built from the
+        #: entry's frontmatter and SKILL.md comes with the first :meth:`fetch`.
+        self.prefetch = prefetch
         self.cache_dir = Path(cache_dir)
         self.timeout_s = timeout_s or spec.timeout_s or DEFAULT_TIMEOUT_S
         self.limits = limits
@@ -221,7 +226,10 @@ class RemoteSkillSource:
         self._prune(accepted)
         held: list[SkillEntry] = []
         for entry in accepted:
-            skill = await self._materialise_skill(client, entry, state)
+            if self.prefetch:
+                skill = await self._materialise_skill(client, entry, state)
+            else:
+                skill = self._build_skill(entry, _synthetic_skill_md(entry), state)
             if skill is not None:
                 state.skills.append(skill)
                 state.entries.append(entry)
@@ -321,8 +329,9 @@ class RemoteSkillSource:
         self, client: SkillsClient, entry: SkillEntry, state: _State
     ) -> Skill | None:
         data = await self._verified(client, entry, entry.uri, state)
-        if data is None:
-            return None
+        return None if data is None else self._build_skill(entry, data, state)
+
+    def _build_skill(self, entry: SkillEntry, data: bytes, state: _State) -> Skill | None:
         from skillbook.parse import parse_skill_text
 
         file_path = self._file_path(entry, entry.uri)
@@ -463,6 +472,16 @@ def _manifest_uri(entry: SkillEntry, base: Path, ref: str | os.PathLike[str]) ->
     )
 
 
+def _synthetic_skill_md(entry: SkillEntry) -> bytes:
+    """A frontmatter-only SKILL.md from the entry, for building a skill before any fetch."""
+    import yaml
+
+    text = yaml.safe_dump(
+        dict(entry.frontmatter), sort_keys=False, allow_unicode=True, width=1 << 16
+    )
+    return f"---\n{text}---\n".encode()
+
+
 def _defang(parsed: Any) -> tuple[Any, list[str]]:
     """Drop the fields through which skill text could run code or take another's config."""
     dropped: list[str] = []
@@ -503,16 +522,24 @@ def load_remote_skills(
     cache_dir: Path,
     *,
     timeout_s: float | None = None,
+    prefetch: bool = True,
 ) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
     """Load every server concurrently; names made unique (see :func:`qualify_names`)."""
-    load = load_all(specs, cache_dir, timeout_s=timeout_s)
+    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
     return load.skills, load.diagnostics
 
 
 def load_all(
-    specs: Sequence[McpServerSpec], cache_dir: Path, *, timeout_s: float | None = None
+    specs: Sequence[McpServerSpec],
+    cache_dir: Path,
+    *,
+    timeout_s: float | None = None,
+    prefetch: bool = True,
 ) -> RemoteLoad:
-    sources = [RemoteSkillSource(s, cache_dir=cache_dir, timeout_s=timeout_s) for s in specs]
+    sources = [
+        RemoteSkillSource(s, cache_dir=cache_dir, timeout_s=timeout_s, prefetch=prefetch)
+        for s in specs
+    ]
     if not sources:
         return RemoteLoad()
 
@@ -619,12 +646,13 @@ def add_remote_skills(
     *,
     cache_dir: Path,
     timeout_s: float | None = None,
+    prefetch: bool = True,
 ) -> Discovery:
     """``found`` with the remote skills added at the lowest precedence (the hook for
     :meth:`skillbook.book.Loader.load`)."""
     if not specs:
         return found
-    load = load_all(specs, cache_dir, timeout_s=timeout_s)
+    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
     skills, shadowed, diags = merge_remote(found.skills, load.skills)
     return dataclasses.replace(
         found,

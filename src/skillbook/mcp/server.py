@@ -25,7 +25,6 @@ own. Only this package imports ``mcp``.
 from __future__ import annotations
 
 import base64
-import binascii
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -50,6 +49,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skillbook._js import js_trim
 from skillbook.commands import Invocation, rewrite_for_model
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp._catalog import (
@@ -57,6 +57,7 @@ from skillbook.mcp._catalog import (
     READ_TOOL,
     ServedState,
     SkillCatalog,
+    page,
 )
 from skillbook.runtime.session import SkillSession
 
@@ -111,18 +112,10 @@ def _invalid(message: str, uri: str | None = None) -> MCPError:
 
 
 def _page(items: Sequence[Any], cursor: str | None, size: int) -> tuple[list[Any], str | None]:
-    """An opaque cursor: the base64 offset of the next page."""
-    start = 0
-    if cursor is not None:
-        try:
-            start = int(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii"))
-        except (ValueError, binascii.Error, UnicodeError) as exc:
-            raise _invalid("Invalid cursor") from exc
-        if not 0 <= start <= len(items):
-            raise _invalid("Invalid cursor")
-    end = start + size
-    after = base64.urlsafe_b64encode(str(end).encode()).decode() if end < len(items) else None
-    return list(items[start:end]), after
+    try:
+        return page(items, cursor, size)
+    except ValueError as exc:
+        raise _invalid("Invalid cursor") from exc
 
 
 def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -130,24 +123,7 @@ def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
 
 
 def _resources(state: ServedState) -> list[types.Resource]:
-    out: list[types.Resource] = []
-    for served in state.skills:
-        name = served.skill.name
-        for f in served.files.files:
-            is_md = f.rel == sf.SKILL_FILE
-            out.append(
-                types.Resource(
-                    uri=f.uri,
-                    name=name if is_md else f"{name}/{f.rel}",
-                    description=served.skill.description if is_md else None,
-                    mime_type=f.mime,
-                    size=f.size,
-                    annotations=types.Annotations(
-                        audience=["assistant"], priority=1.0 if is_md else 0.2
-                    ),
-                )
-            )
-    return out
+    return [types.Resource.model_validate(item) for item in state.resource_items()]
 
 
 def _prompts(state: ServedState) -> list[types.Prompt]:
@@ -199,7 +175,7 @@ class SkillServer(Server[dict[str, Any]]):
         self.add_request_handler("skills/get", GetSkillParams, self._skills_get)
         self.add_request_handler("resources/directory/read", DirectoryReadParams, self._dir_read)
         self.middleware.append(self._remember_legacy_session)
-        self.instructions = catalog.current().instructions
+        self.instructions = catalog.current().instructions or None
 
     def create_initialization_options(
         self,
@@ -215,7 +191,8 @@ class SkillServer(Server[dict[str, Any]]):
 
     async def state(self) -> ServedState:
         state = await anyio.to_thread.run_sync(self.catalog.current)
-        self.instructions = state.instructions
+        # Read by server/discover and initialize: new sessions see the current catalog.
+        self.instructions = state.instructions or None
         return state
 
     # ------------------------------------------------------------------ resources
@@ -231,8 +208,12 @@ class SkillServer(Server[dict[str, Any]]):
         state = await self.state()
         found = state.file(params.uri)
         if found is None:
-            what = "is a directory resource" if state.directory(params.uri) else "is not served"
-            raise _invalid(f"Unknown resource: {params.uri} {what}", params.uri)
+            hint = (
+                " (a directory: use resources/directory/read)"
+                if state.directory(params.uri)
+                else ""
+            )
+            raise _invalid(f"Unknown resource: {params.uri}{hint}", params.uri)
         content: types.TextResourceContents | types.BlobResourceContents
         if found.text is not None:
             content = types.TextResourceContents(
@@ -306,8 +287,6 @@ class SkillServer(Server[dict[str, Any]]):
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        from skillbook._js import js_trim
-
         command = (await self.state()).commands.get(params.name)
         if command is None:
             raise _invalid(f"Unknown prompt: {params.name}")

@@ -305,9 +305,7 @@ class Agent:
             "ask again to continue, or allow more steps (--max-steps)]"
         )
         final = f"{text.rstrip()}\n\n{note}" if text.strip() else note
-        result = TurnResult(
-            final, self.max_steps, tuple(runs), tuple(messages), "max-steps", note
-        )
+        result = TurnResult(final, self.max_steps, tuple(runs), tuple(messages), "max-steps", note)
         return await self._end(result)
 
     async def _step(

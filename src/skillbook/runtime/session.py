@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from skillbook.gate import effective_skill_filter, matches_skill_filter
 from skillbook.model import Skill
 from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
-from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of
+from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of, watch_roots
 
 if TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook
@@ -172,13 +172,8 @@ class SkillSession:
     def _ensure_watcher(self) -> None:
         """``ensureSkillsWatcher`` each turn: follows config changes (roots, debounce, off)."""
         loader = self.loader
-        if loader.workspace is None:
+        if loader.workspace is None or not self._watch:
             return
-        if not self._watch:
-            self._watchers.close(loader.workspace)
-            return
-        from skillbook.runtime.watch import watch_roots
-
         cfg = loader.config
         self._watchers.ensure(
             loader.workspace,

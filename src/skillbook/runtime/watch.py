@@ -29,6 +29,7 @@ from skillbook.model import Source
 from skillbook.runtime._watch_parts import (
     ADDED,
     DEFAULT_STOP_TIMEOUT_S,
+    DELETED,
     IGNORED_PATTERNS,
     IGNORED_SEGMENTS,
     KINDS,
@@ -284,13 +285,13 @@ class SkillsWatcher:
 
     def _replan(self, old: Plan) -> Plan:
         new = make_plan(self.roots)
-        appeared = [r for r in new.roots if r not in old.roots]
-        if appeared and self._debouncer is not None:
-            # A root created after start-up: whatever it already holds arrived unseen.
-            found: list[Change] = []
-            for root in appeared:
-                found.append((root, ADDED))
-                found.extend((p, ADDED) for p in skill_files(root))
+        # A root that vanished (the OS may say nothing, e.g. for a removed symlink) or
+        # appeared after start-up: whatever it holds came or went unseen.
+        found: list[Change] = [(r, DELETED) for r in old.roots if r not in new.roots]
+        for root in (r for r in new.roots if r not in old.roots):
+            found.append((root, ADDED))
+            found.extend((p, ADDED) for p in skill_files(root))
+        if found and self._debouncer is not None:
             self._debouncer.add(found)
         return new
 

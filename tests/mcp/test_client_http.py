@@ -1,0 +1,121 @@
+"""skillbook's MCP client over streamable HTTP, against ``skillbook serve --transport http``
+started as a subprocess on 127.0.0.1 and a free port (§9 client checklist)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillbook.mcp.client import McpServerSpec, parse_server_spec
+from skillbook.mcp.remote_source import RemoteSkillSource, load_remote_skills
+
+pytest.importorskip("mcp")
+
+from test_client import skillbook_server  # noqa: E402
+
+STARTUP_S = 30.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class HttpServer:
+    """``python -m skillbook serve --transport http`` for one test; stopped by pid."""
+
+    def __init__(self, tmp: Path) -> None:
+        stdio, self.ws = skillbook_server(tmp)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log_path = tmp / "http-stderr.log"
+        self._log = self.log_path.open("w")
+        self.stdio = stdio
+        self.proc = subprocess.Popen(
+            [*stdio.command, "--transport", "http", "--port", str(self.port)],
+            env=dict(stdio.env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+        )
+
+    def wait_listening(self) -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.log_path.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"server did not listen: {self.log_path.read_text()}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[HttpServer]:
+    server = HttpServer(tmp_path)
+    try:
+        server.wait_listening()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_skills_over_http_are_listed_verified_and_cached(
+    http_server: HttpServer, tmp_path: Path
+) -> None:
+    spec = parse_server_spec({"name": "web", "url": http_server.url})
+    source = RemoteSkillSource(spec, cache_dir=tmp_path / "cache")
+    load = source.load()
+    assert [d.code for d in load.diagnostics] == ["parse.metadata-invalid"]
+    by_name = {s.name: s for s in load.skills}
+    assert sorted(by_name) == ["alpha", "beta"]
+    alpha = by_name["alpha"]
+    local = http_server.ws / "skills" / "alpha" / "SKILL.md"
+    assert alpha.file_path.read_bytes() == local.read_bytes()
+    assert alpha.origin == f"web ({http_server.url})" and alpha.source == "mcp-remote"
+    guide = source.fetch(alpha, "references/guide.md")
+    assert isinstance(guide, Path) and guide.read_text() == "# Guide\n"
+    again = source.load()
+    assert (again.fetched, again.cache_hits) == (0, 2)
+
+
+def test_same_server_on_two_transports_is_two_origins(
+    http_server: HttpServer, tmp_path: Path
+) -> None:
+    """Identity is (label, URI): the same skills from two labels land apart, qualified."""
+    web = McpServerSpec(name="web", url=http_server.url)
+    skills, diags = load_remote_skills([http_server.stdio, web], tmp_path / "cache")
+    assert sorted(s.name for s in skills) == ["book:alpha", "book:beta", "web:alpha", "web:beta"]
+    assert [d.code for d in diags].count("mcp.name-collision") == 4
+    alpha = {s.name: s.file_path for s in skills}
+    assert alpha["book:alpha"] != alpha["web:alpha"]
+    assert alpha["book:alpha"].read_bytes() == alpha["web:alpha"].read_bytes()
+
+
+def test_unreachable_url_is_diagnosed(tmp_path: Path) -> None:
+    spec = McpServerSpec(name="nobody", url=f"http://127.0.0.1:{free_port()}/mcp", timeout_s=10)
+    started = time.monotonic()
+    skills, diags = load_remote_skills([spec], tmp_path / "cache")
+    assert skills == ()
+    assert [d.code for d in diags] == ["mcp.server-unreachable"]
+    assert "nobody" in diags[0].message and spec.url in diags[0].message  # type: ignore[operator]
+    assert time.monotonic() - started < 15
+    assert not (tmp_path / "cache" / "servers").exists()
+

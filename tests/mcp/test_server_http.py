@@ -1,0 +1,144 @@
+"""``skillbook serve --transport http``: streamable HTTP on 127.0.0.1, a free port.
+
+The same checks as over stdio (SEP-2640 checklist §9 "Server"), a handshake-era
+client over HTTP, the default bind address, DNS-rebinding protection, and a
+list-changed notification on a ``subscriptions/listen`` stream after a new skill.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from test_server import (
+    EXT,
+    LAUNCH,
+    Workspace,
+    all_skills,
+    changes_after,
+    check_escapes,
+    check_extension,
+    check_fallbacks,
+    error_of,
+    list_skills,
+    write_skill,
+)
+
+STARTUP_S = 30.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class HttpServer:
+    def __init__(self, space: Workspace, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.log = space.tmp / "http-stderr.log"
+        self._log = self.log.open("w")
+        args = ["--workspace", str(space.ws), "serve", "--transport", "http", "--port", str(port)]
+        self.proc = subprocess.Popen(
+            [sys.executable, *LAUNCH, *args],
+            env=space.env(),
+            cwd=space.tmp,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+        )
+
+    def wait_listening(self) -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.log.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"server did not listen: {self.log.read_text()}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[Workspace, HttpServer]]:
+    space = Workspace(tmp_path)
+    server = HttpServer(space, free_port())
+    try:
+        server.wait_listening()
+        yield space, server
+    finally:
+        server.stop()
+
+
+@pytest.mark.e2e
+def test_http_serve_with_skills_extension(http_server: tuple[Workspace, HttpServer]) -> None:
+    space, server = http_server
+
+    async def main() -> None:
+        async with Client(server.url, mode="auto") as client:
+            assert EXT in (client.server_capabilities.extensions or {})
+            await check_extension(client, space)
+            await check_escapes(client)
+            await check_fallbacks(client, space, skills={"alpha", "beta"})
+            seen = await changes_after(client, lambda: write_skill(space.skills, "gamma"))
+            assert seen == {"ResourcesListChanged", "PromptsListChanged"}
+            uris = [e["uri"] for e in await all_skills(client.session)]
+            assert "skill://gamma/SKILL.md" in uris
+        async with Client(server.url, mode="legacy") as legacy:
+            assert EXT not in (legacy.server_capabilities.extensions or {})
+            err = await error_of(list_skills(legacy.session))
+            assert err.code == types.METHOD_NOT_FOUND
+            names = {p.name for p in (await legacy.list_prompts()).prompts}
+            assert names == {"alpha", "beta", "gamma"}
+
+    try:
+        anyio.run(main)
+    except BaseException:
+        print(server.log.read_text())
+        raise
+    assert f"http://127.0.0.1:{server.port}/mcp" in server.log.read_text()
+
+
+@pytest.mark.e2e
+def test_http_binds_loopback_and_refuses_foreign_host_headers(
+    http_server: tuple[Workspace, HttpServer],
+) -> None:
+    _, server = http_server
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Host": "evil.example"}
+    response = httpx2.post(server.url, json=body, headers=headers, timeout=10)
+    assert response.status_code >= 400  # DNS-rebinding protection on loopback
+    out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False)
+    if out.returncode == 0:
+        bound = [line for line in out.stdout.splitlines() if f":{server.port} " in line]
+        assert bound and all("127.0.0.1:" in line for line in bound)
