@@ -25,7 +25,6 @@ from skillbook.mcp.client import (
     SkillEntry,
     frontmatter_problem,
     parse_entry,
-    parse_server_spec,
     parse_server_specs,
     uri_segments,
 )
@@ -40,7 +39,7 @@ from skillbook.model import Source
 
 pytest.importorskip("mcp")
 
-FAKE_SERVER = r'''
+FAKE_SERVER = r"""
 import base64, json, sys
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -109,7 +108,7 @@ async def log_reads(ctx, call_next):
 
 MCPServer("fake-skills", extensions=[Skills()] if CONF.get("extension", True) else [],
           middleware=[log_reads]).run("stdio")
-'''
+"""
 
 REFUNDS_MD = (
     "---\nname: refunds\ndescription: Process customer refunds per policy\nlicense: MIT\n"
@@ -269,13 +268,14 @@ def test_uri_segments_refuse_path_tricks() -> None:
 
 def test_frontmatter_comparison_is_field_by_field_and_type_strict() -> None:
     """§4.4 frontmatter check: `true` is not `1`, a missing key is a difference."""
-    raw = {"uri": "skill://x/SKILL.md", "frontmatter": {}, "resources": []}
+    uri = "skill://x/SKILL.md"
+    raw: dict[str, Any] = {"uri": uri, "frontmatter": {}, "resources": []}
     text = b"---\nname: x\ndescription: d\nflag: true\nn: 010\n---\nbody\n"
     same = parse_entry(
         {
             **raw,
             "frontmatter": {"name": "x", "description": "d", "flag": True, "n": 10},
-            "resources": [item(raw["uri"], text)],
+            "resources": [item(uri, text)],
         }
     )
     assert isinstance(same, SkillEntry)
@@ -285,7 +285,7 @@ def test_frontmatter_comparison_is_field_by_field_and_type_strict() -> None:
         {"name": "x", "description": "d", "flag": True},
         {"name": "x", "description": "d", "flag": True, "n": 10, "extra": None},
     ):
-        entry = parse_entry({**raw, "frontmatter": fm, "resources": [item(raw["uri"], text)]})
+        entry = parse_entry({**raw, "frontmatter": fm, "resources": [item(uri, text)]})
         assert isinstance(entry, SkillEntry)
         assert frontmatter_problem(entry, text) is not None, fm
 
@@ -302,7 +302,7 @@ def test_skills_listed_materialised_verified_and_cached(tmp_path: Path) -> None:
     by_name = {s.name: s for s in first.skills}
     assert sorted(by_name) == ["git-workflow", "refunds"]
     refunds = by_name["refunds"]
-    assert refunds.source == Source.REMOTE == "mcp-remote"
+    assert refunds.source == Source.REMOTE and str(refunds.source) == "mcp-remote"
     assert refunds.origin == server.spec.origin
     assert refunds.file_path.read_bytes() == REFUNDS_MD.encode()  # CRLF kept, bytes exact
     assert refunds.description == "Process customer refunds per policy"
@@ -569,4 +569,6 @@ def test_env_reaches_a_stdio_server(tmp_path: Path) -> None:
     with_env = RemoteSkillSource(spec, cache_dir=tmp_path / "c1").load()
     without = RemoteSkillSource(no_bundled, cache_dir=tmp_path / "c2").load()
     assert len(without.skills) > len(with_env.skills)  # bundled skills come back
-    assert os.environ.get("SKILLBOOK_BUNDLED_SKILLS_DIR") != spec.env["SKILLBOOK_BUNDLED_SKILLS_DIR"]
+    assert (
+        os.environ.get("SKILLBOOK_BUNDLED_SKILLS_DIR") != spec.env["SKILLBOOK_BUNDLED_SKILLS_DIR"]
+    )

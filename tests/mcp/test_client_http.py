@@ -16,7 +16,7 @@ from skillbook.mcp.remote_source import RemoteSkillSource, load_remote_skills
 
 pytest.importorskip("mcp")
 
-from test_client import skillbook_server  # noqa: E402
+from test_client import skillbook_server
 
 STARTUP_S = 30.0
 
@@ -118,4 +118,3 @@ def test_unreachable_url_is_diagnosed(tmp_path: Path) -> None:
     assert "nobody" in diags[0].message and spec.url in diags[0].message  # type: ignore[operator]
     assert time.monotonic() - started < 15
     assert not (tmp_path / "cache" / "servers").exists()
-

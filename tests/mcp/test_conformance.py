@@ -31,7 +31,7 @@ from skillbook.mcp.client import McpServerSpec
 
 pytest.importorskip("mcp")
 
-from test_client_http import HttpServer  # noqa: E402
+from test_client_http import HttpServer
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache"
@@ -105,9 +105,9 @@ def _node_major() -> int:
 
 def _install_conformance() -> Path | str:
     entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
-    if (entry / "package.json").is_file():
-        if json.loads((entry / "package.json").read_text())["version"] == CONFORMANCE_VERSION:
-            return entry / "dist" / "index.js"
+    manifest = entry / "package.json"
+    if manifest.is_file() and json.loads(manifest.read_text())["version"] == CONFORMANCE_VERSION:
+        return entry / "dist" / "index.js"
     if shutil.which("node") is None or shutil.which("npm") is None:
         return "node/npm are not installed"
     tmp = CONFORMANCE_DIR.with_name("conformance.tmp")
@@ -236,7 +236,11 @@ server.run("stdio", show_banner=False)
 @pytest.fixture(scope="module")
 def fastmcp_python() -> Path:
     python = FASTMCP_VENV / "bin" / "python"
-    probe = [str(python), "-c", f"import fastmcp; assert fastmcp.__version__ == '{FASTMCP_VERSION}'"]
+    probe = [
+        str(python),
+        "-c",
+        f"import fastmcp; assert fastmcp.__version__ == '{FASTMCP_VERSION}'",
+    ]
     if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
         return python
     if os.environ.get("SKILLBOOK_NO_INSTALL"):

@@ -8,7 +8,7 @@ the fallbacks for hosts without the extension: the ``read_skill`` tool, one prom
 slash command (§6.5 rewrite), the catalog as ``instructions``; list-changed
 notifications after a new skill folder appears.
 
-Two tests start ``skillbook serve`` as a subprocess (a 2026-07-28 ``mcp.Client`` and a
+Two tests start ``python -m skillbook serve`` as a subprocess (a 2026-07-28 ``mcp.Client`` and a
 handshake-era ``ClientSession``); the rest talk to the same server in-process.
 """
 

@@ -91,75 +91,50 @@ class McpServerSpec:
         return f"{self.name}-{digest[:12]}"
 
 
+def _bad(where: str, key: str | None, expected: str) -> ConfigError:
+    path = f"{where}.{key}" if key else where
+    return ConfigError(f"{path}: {expected}", key_path=path)
+
+
 def parse_server_spec(raw: Any, *, where: str = "skills.mcp.servers[0]") -> McpServerSpec:
     """One ``{"name", "command"|"url", "env"?, "cwd"?, "timeout"?}`` mapping; raises ConfigError."""
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"{where}: expected an object, got {type(raw).__name__}", key_path=where)
+        raise _bad(where, None, f"expected an object, got {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in _SPEC_KEYS)
     if unknown:
-        raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(_SPEC_KEYS))})",
-            key_path=f"{where}.{unknown[0]}",
-        )
-    name = raw.get("name")
+        raise _bad(where, unknown[0], f"unknown key (allowed: {', '.join(sorted(_SPEC_KEYS))})")
+    name, cmd, url = raw.get("name"), raw.get("command"), raw.get("url")
+    env, cwd, timeout = raw.get("env", {}), raw.get("cwd"), raw.get("timeout")
     if not isinstance(name, str) or LABEL_RE.fullmatch(name) is None:
-        raise ConfigError(
-            f"{where}.name: expected a label of letters, digits, '.', '_' or '-' "
-            f"(1-64, starting with a letter or digit), got {name!r}",
-            key_path=f"{where}.name",
-        )
-    has_command, has_url = "command" in raw, "url" in raw
-    if has_command == has_url:
-        raise ConfigError(
-            f"{where}: give exactly one of 'command' (stdio) or 'url' (streamable HTTP)",
-            key_path=where,
-        )
-    command: tuple[str, ...] = ()
-    url: str | None = None
-    if has_command:
-        cmd = raw["command"]
-        if isinstance(cmd, str) or not isinstance(cmd, Sequence) or not cmd:
-            raise ConfigError(
-                f"{where}.command: expected a non-empty list of strings", key_path=f"{where}.command"
-            )
-        if not all(isinstance(part, str) and part for part in cmd):
-            raise ConfigError(
-                f"{where}.command: every item must be a non-empty string",
-                key_path=f"{where}.command",
-            )
-        command = tuple(cmd)
-    else:
-        url = raw["url"]
+        raise _bad(where, "name", f"expected 1-64 letters, digits, '.', '_', '-', got {name!r}")
+    if ("command" in raw) == ("url" in raw):
+        raise _bad(where, None, "give exactly one of 'command' (stdio) or 'url' (HTTP)")
+    if "command" in raw and (
+        isinstance(cmd, str)
+        or not isinstance(cmd, Sequence)
+        or not cmd
+        or not all(isinstance(part, str) and part for part in cmd)
+    ):
+        raise _bad(where, "command", "expected a non-empty list of non-empty strings")
+    if "url" in raw:
         parts = urlsplit(url) if isinstance(url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(
-                f"{where}.url: expected an http:// or https:// URL, got {url!r}",
-                key_path=f"{where}.url",
-            )
-    env = raw.get("env", {})
+            raise _bad(where, "url", f"expected an http:// or https:// URL, got {url!r}")
     if not isinstance(env, Mapping) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
-        raise ConfigError(
-            f"{where}.env: expected an object of string values", key_path=f"{where}.env"
-        )
-    if env and url is not None:
-        raise ConfigError(f"{where}.env: only a stdio server gets env", key_path=f"{where}.env")
-    cwd = raw.get("cwd")
-    if cwd is not None and (not isinstance(cwd, str) or url is not None):
-        raise ConfigError(
-            f"{where}.cwd: expected a folder path (stdio servers only)", key_path=f"{where}.cwd"
-        )
-    timeout = raw.get("timeout")
+        raise _bad(where, "env", "expected an object of string values")
+    if (env or cwd is not None) and url is not None:
+        raise _bad(where, "env" if env else "cwd", "only a stdio server has env and cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise _bad(where, "cwd", "expected a folder path")
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
     ):
-        raise ConfigError(
-            f"{where}.timeout: expected a number of seconds > 0", key_path=f"{where}.timeout"
-        )
+        raise _bad(where, "timeout", "expected a number of seconds > 0")
     return McpServerSpec(
         name=name,
-        command=command,
+        command=tuple(cmd) if cmd is not None else (),
         env=MappingProxyType(dict(env)),
         url=url,
         cwd=cwd,
@@ -292,7 +267,7 @@ def parse_entry(raw: Any) -> SkillEntry | str:
     if resources == "dynamic":
         return SkillEntry(uri, MappingProxyType(dict(fm)), None, segments)
     if not isinstance(resources, list):
-        return "`resources` must be the file manifest or the string \"dynamic\""
+        return '`resources` must be the file manifest or the string "dynamic"'
     items: list[ManifestItem] = []
     seen: set[str] = set()
     for i, item in enumerate(resources):
@@ -481,8 +456,10 @@ class SkillsClient:
 
         request = _Request(method=method, params=_Params(**params) if params else None)
         try:
+            # The SDK takes a TypeAdapter at run time (raw wire dict); its stub wants a model.
             result = await self._client.session.send_request(
-                request, TypeAdapter(dict[str, Any])
+                request,
+                TypeAdapter(dict[str, Any]),  # type: ignore[type-var]
             )
         except MCPError as exc:
             raise ClientError("mcp.invalid-response", f"{method}: {exc}") from None
@@ -506,14 +483,16 @@ async def open_client(
             server = spec.url
         else:
             params = StdioServerParameters(
-                command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None,
+                command=spec.command[0],
+                args=list(spec.command[1:]),
+                env=dict(spec.env) or None,
                 cwd=spec.cwd,
             )
             server = stdio_client(params, errlog=errlog)
         client = Client(server, read_timeout_seconds=timeout_s)
         try:
             entered = await client.__aenter__()
-        except Exception as exc:  # noqa: BLE001 - any transport failure means unreachable
+        except Exception as exc:
             raise ClientError(
                 "mcp.server-unreachable", _unreachable(spec, exc, _tail(errlog))
             ) from None

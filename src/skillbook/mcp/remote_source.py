@@ -25,6 +25,7 @@ below every local source (a same-named local skill always wins).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -104,10 +105,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _unlink_quietly(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         path.unlink()
-    except OSError:
-        pass
 
 
 def _read_if_digest(path: Path, digest: str) -> bytes | None:
@@ -206,7 +205,7 @@ class RemoteSkillSource:
             )
         except OSError as exc:
             state.diags.append(dg.error("mcp.cache-error", f"MCP cache {self.cache_dir}: {exc}"))
-        except Exception as exc:  # noqa: BLE001 - a broken server must not break loading
+        except Exception as exc:
             state.diags.append(
                 dg.error(
                     "mcp.invalid-response",
@@ -467,9 +466,7 @@ def _manifest_uri(entry: SkillEntry, base: Path, ref: str | os.PathLike[str]) ->
     if rel is None:
         return None
     parts = tuple(rel.split("/"))
-    return next(
-        (i.uri for i in entry.resources or () if entry.rel_parts(i.uri) == parts), None
-    )
+    return next((i.uri for i in entry.resources or () if entry.rel_parts(i.uri) == parts), None)
 
 
 def _synthetic_skill_md(entry: SkillEntry) -> bytes:
@@ -509,7 +506,10 @@ class _State:
 
     def result(self) -> RemoteLoad:
         return RemoteLoad(
-            tuple(self.skills), tuple(self.entries), tuple(self.diags), self.fetched,
+            tuple(self.skills),
+            tuple(self.entries),
+            tuple(self.diags),
+            self.fetched,
             self.cache_hits,
         )
 
