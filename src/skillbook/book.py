@@ -168,6 +168,15 @@ class Loader:
             mode=self.mode,
         )
         found = discover(roots, options=options, cache=self.cache)
+        if cfg.skills.mcp_servers:
+            # Remote skills are the lowest source: a server never shadows a local skill.
+            from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, add_remote_skills
+
+            found = add_remote_skills(
+                found,
+                cfg.skills.mcp_servers,
+                cache_dir=self.paths.state_dir / DEFAULT_CACHE_DIRNAME,
+            )
         diagnostics: list[Diagnostic] = list(found.diagnostics)
 
         candidates = list(found.skills)

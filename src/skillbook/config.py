@@ -44,6 +44,9 @@ from skillbook._config_errors import MISSING, convert, render
 from skillbook.errors import ConfigError
 
 if TYPE_CHECKING:
+    from skillbook.mcp.client import McpServerSpec
+
+if TYPE_CHECKING:
     from skillbook.paths import Paths
 
 __all__ = [
@@ -128,6 +131,11 @@ class _PromptS(_Strict):
     priority: Literal["source", "none"] | _U = _UNSET
 
 
+class _McpS(_Strict):
+    # Each server is checked by skillbook.mcp.client.parse_server_specs (it owns the shape).
+    servers: list[Any] | _U = _UNSET
+
+
 class _SkillsS(_Strict):
     allow_bundled: list[str] | _U = _UNSET
     load: _LoadS | _U = _UNSET
@@ -135,6 +143,7 @@ class _SkillsS(_Strict):
     limits: _LimitsS | _U = _UNSET
     prompt: _PromptS | _U = _UNSET
     read_tool: str | _U = _UNSET
+    mcp: _McpS | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET
@@ -226,6 +235,8 @@ class SkillsConfig:
     prompt: PromptConfig = PromptConfig()
     read_tool: str | None = None
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
+    #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
+    mcp_servers: tuple[McpServerSpec, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +291,9 @@ class Config:
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
+            mcp_raw = obj["skills"].get("mcp")
+            if isinstance(mcp_raw, Mapping) and mcp_raw.get("servers") is not None:
+                skills = _with_mcp_servers(skills, mcp_raw["servers"], where, file)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
         return cls(skills=skills, agents=agents, raw=MappingProxyType(dict(obj)), file=file)
@@ -414,6 +428,18 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
     )
+
+
+def _with_mcp_servers(
+    skills: SkillsConfig, raw: Any, where: str, file: Path | None
+) -> SkillsConfig:
+    from skillbook.mcp.client import parse_server_specs
+
+    try:
+        specs = parse_server_specs(raw, where="skills.mcp.servers")
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}", key_path=exc.key_path, file=file) from None
+    return replace(skills, mcp_servers=specs)
 
 
 def _with_entries(

@@ -31,6 +31,7 @@ from skillbook.mcp.client import (
 from skillbook.mcp.remote_source import (
     RemoteSkillSource,
     add_remote_skills,
+    fetch_remote_file,
     load_all,
     load_remote_skills,
     merge_remote,
@@ -261,7 +262,12 @@ def test_parse_entry_accepts_the_spec_example_and_rejects_broken_entries() -> No
 
 def test_uri_segments_refuse_path_tricks() -> None:
     assert uri_segments("skill://a/b%20c/SKILL.md") == ("skill", "a", "b c", "SKILL.md")
-    for bad in ("skill://a/%2e%2e/SKILL.md", "skill://a/b%2Fc/SKILL.md", "skill://a//SKILL.md"):
+    for bad in (
+        "skill://a/%2e%2e/SKILL.md",
+        "skill://a/b%2Fc/SKILL.md",
+        "skill://a//SKILL.md",
+        "skill://a/%ff/SKILL.md",
+    ):
         assert uri_segments(bad) is None, bad
     assert uri_segments("no-scheme/SKILL.md") is None
 
@@ -350,6 +356,13 @@ def test_supporting_files_are_fetched_lazily_and_only_if_listed(tmp_path: Path) 
     assert len(server.reads()) == before
     again = source.fetch(refunds, "examples/email.md")
     assert again == email and len(server.reads()) == before  # served from the cache
+    hooked = fetch_remote_file(
+        refunds, "examples/email.md", [server.spec], cache_dir=source.cache_dir
+    )
+    assert hooked == email
+    other = McpServerSpec(name="other", url="http://127.0.0.1:9/mcp")
+    refused = fetch_remote_file(refunds, "examples/email.md", [other], cache_dir=source.cache_dir)
+    assert not isinstance(refused, Path) and refused.code == "mcp.unlisted-file"
 
 
 def test_tampered_digest_is_refused_and_not_cached(tmp_path: Path) -> None:

@@ -493,3 +493,27 @@ def test_watcher_with_no_existing_root_waits_and_stops(tmp_path: Path) -> None:
         assert w.wait_ready(WAIT_S)
     assert not w.running
     assert os.path.exists(tmp_path)
+
+
+def test_debouncer_keeps_each_path_once_with_merged_kinds() -> None:
+    from skillbook.runtime._watch_parts import Debouncer
+
+    batches: list[list[tuple[str, str]]] = []
+    fired = threading.Event()
+
+    def fire(batch: list[tuple[str, str]]) -> None:
+        batches.append(batch)
+        fired.set()
+
+    debouncer = Debouncer(0.2, fire)
+    try:
+        debouncer.add([("a", "added")])
+        debouncer.add([("a", "modified"), ("b", "deleted")])
+        debouncer.add([("b", "added"), ("c", "modified")])
+        debouncer.add([("a", "modified")])
+        assert fired.wait(WAIT_S)
+        time.sleep(0.4)
+    finally:
+        debouncer.close()
+    # Created then written is still "added"; deleted then created is "modified".
+    assert batches == [[("b", "modified"), ("c", "modified"), ("a", "added")]]

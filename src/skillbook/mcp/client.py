@@ -230,7 +230,10 @@ def uri_segments(uri: str) -> tuple[str, ...] | None:
         return None
     parts = [scheme]
     for raw in rest.split("/"):
-        seg = unquote(raw, errors="strict") if "%" in raw else raw
+        try:
+            seg = unquote(raw, errors="strict") if "%" in raw else raw
+        except UnicodeDecodeError:
+            return None
         if (
             not seg
             or seg in (".", "..")
@@ -249,10 +252,7 @@ def parse_entry(raw: Any) -> SkillEntry | str:
     uri, fm, resources = raw.get("uri"), raw.get("frontmatter"), raw.get("resources")
     if not isinstance(uri, str) or not uri.endswith("/" + sf.SKILL_FILE):
         return f"`uri` must name a {sf.SKILL_FILE} (got {uri!r})"
-    try:
-        segments = uri_segments(uri)
-    except UnicodeDecodeError:
-        segments = None
+    segments = uri_segments(uri)
     if segments is None or len(segments) < 3:
         return f"`uri` {uri!r} is not a usable skill URI"
     if not isinstance(fm, Mapping):

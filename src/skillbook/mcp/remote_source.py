@@ -62,6 +62,7 @@ __all__ = [
     "RemoteLoad",
     "RemoteSkillSource",
     "add_remote_skills",
+    "fetch_remote_file",
     "load_remote_skills",
     "merge_remote",
 ]
@@ -379,7 +380,8 @@ class RemoteSkillSource:
                 if digest is None or _read_if_digest(path, digest) is None:
                     _unlink_quietly(path)
             if here != self.skills_dir and not any(here.iterdir()):
-                here.rmdir()
+                with contextlib.suppress(OSError):
+                    here.rmdir()
 
     def _save_entries(self, entries: Iterable[SkillEntry]) -> None:
         doc = {
@@ -661,3 +663,22 @@ def add_remote_skills(
         shadowed=(*found.shadowed, *shadowed),
         diagnostics=(*found.diagnostics, *load.diagnostics, *diags),
     )
+
+
+def fetch_remote_file(
+    skill: Skill,
+    ref: str | os.PathLike[str],
+    specs: Sequence[McpServerSpec],
+    *,
+    cache_dir: Path,
+) -> Path | Diagnostic:
+    """The hook for a ``read`` tool: materialise ``ref`` of a remote ``skill`` from the
+    server it came from (matched by ``origin``), or say why not."""
+    spec = next((s for s in specs if s.origin == skill.origin), None)
+    if spec is None or skill.source != Source.REMOTE:
+        return dg.error(
+            "mcp.unlisted-file",
+            f"{skill.name!r} is not a skill of a configured MCP server",
+            skill=skill.name,
+        )
+    return RemoteSkillSource(spec, cache_dir=cache_dir).fetch(skill, ref)

@@ -131,10 +131,19 @@ def skill_files(root: str) -> list[str]:
     return sorted(p for p in found if os.path.isfile(p))
 
 
+def _merge(before: str | None, kind: str) -> str:
+    """One kind for two events on a path within a debounce period."""
+    if before == ADDED and kind == MODIFIED:
+        return ADDED  # created, then written: still new to whoever reads the change
+    if before == DELETED and kind == ADDED:
+        return MODIFIED  # replaced (as editors that save by rename do)
+    return kind
+
+
 class Debouncer:
     """A trailing timer on its own thread: fires ``delay`` after the last :meth:`add`.
 
-    Each path is kept once, at the place of its last event, with its last kind.
+    Each path is kept once, at the place of its last event, its kinds merged.
     """
 
     def __init__(self, delay_s: float, fire: Callable[[list[Change]], None]) -> None:
@@ -150,8 +159,7 @@ class Debouncer:
     def add(self, changes: Iterable[Change]) -> None:
         with self._cond:
             for path, kind in changes:
-                self._pending.pop(path, None)
-                self._pending[path] = kind
+                self._pending[path] = _merge(self._pending.pop(path, None), kind)
             self._deadline = time.monotonic() + self._delay
             self._cond.notify()
 

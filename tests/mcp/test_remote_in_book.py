@@ -1,0 +1,121 @@
+"""Remote MCP skills through the whole stack: config → Loader → status, prompt, CLI.
+
+A second workspace is served by ``python -m skillbook serve`` (stdio); the first
+workspace names it in ``skills.mcp.servers``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import skillbook
+from skillbook.errors import ConfigError
+
+pytest.importorskip("mcp")
+
+
+def _skill(root: Path, name: str, description: str) -> None:
+    folder = root / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody of {name}.\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", ""),
+        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
+        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "no-bundled"),
+    }
+    served = tmp_path / "served"
+    _skill(served, "remote-notes", "Take notes on the remote server.")
+    _skill(served, "shared-name", "The remote copy of a shared name.")
+    local = tmp_path / "local"
+    _skill(local, "shared-name", "The local copy wins.")
+    server_env = {**env, "SKILLBOOK_STATE_DIR": str(tmp_path / "server-state")}
+    config = {
+        "skills": {
+            "mcp": {
+                "servers": [
+                    {
+                        "name": "team",
+                        "command": [
+                            sys.executable,
+                            "-m",
+                            "skillbook",
+                            "--workspace",
+                            str(served),
+                            "serve",
+                        ],
+                        "env": server_env,
+                    }
+                ]
+            }
+        }
+    }
+    cfg = tmp_path / "skillbook.json"
+    cfg.write_text(json.dumps(config), encoding="utf-8")
+    return local, cfg, env
+
+
+def test_remote_skills_join_the_catalog_below_local_ones(
+    setup: tuple[Path, Path, dict[str, str]],
+) -> None:
+    local, cfg, env = setup
+    book = skillbook.load(local, config=cfg, env=env)
+    by_name = {s.name: s for s in book.skills}
+    remote = by_name["remote-notes"]
+    assert remote.source == "mcp-remote"
+    assert remote.origin is not None and "team" in remote.origin
+    assert remote.file_path.read_text(encoding="utf-8").endswith("Body of remote-notes.\n")
+    # Local wins over remote for the same name, and the shadowing is reported.
+    assert by_name["shared-name"].source == "openclaw-workspace"
+    assert any(s.name == "shared-name" for s in book.discovery.shadowed)
+    assert "<name>remote-notes</name>" in book.prompt
+    assert "The local copy wins." in book.prompt
+
+
+def test_cli_lists_remote_skills_with_their_source(
+    setup: tuple[Path, Path, dict[str, str]],
+) -> None:
+    local, cfg, env = setup
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skillbook",
+            "--workspace",
+            str(local),
+            "--config",
+            str(cfg),
+            "list",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    skills = {s["name"]: s for s in json.loads(proc.stdout)["skills"]}
+    assert skills["remote-notes"]["source"] == "mcp-remote"
+
+
+def test_bad_server_config_names_the_key(tmp_path: Path) -> None:
+    cfg = tmp_path / "bad.json"
+    cfg.write_text('{"skills": {"mcp": {"servers": [{"name": "x"}]}}}', encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        skillbook.load_config(cfg)
+    assert "skills.mcp.servers[0]" in str(info.value)
