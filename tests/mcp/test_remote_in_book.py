@@ -41,6 +41,9 @@ def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     }
     served = tmp_path / "served"
     _skill(served, "remote-notes", "Take notes on the remote server.")
+    refs = served / "skills" / "remote-notes" / "references"
+    refs.mkdir()
+    (refs / "more.md").write_text("More detail, fetched on demand.\n", encoding="utf-8")
     _skill(served, "shared-name", "The remote copy of a shared name.")
     local = tmp_path / "local"
     _skill(local, "shared-name", "The local copy wins.")
@@ -119,3 +122,31 @@ def test_bad_server_config_names_the_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         skillbook.load_config(cfg)
     assert "skills.mcp.servers[0]" in str(info.value)
+
+
+def test_read_fetches_remote_files_on_demand_and_exec_refuses_remote_skills(
+    setup: tuple[Path, Path, dict[str, str]],
+) -> None:
+    from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, fetch_remote_file
+    from skillbook.runtime.tools import ExecTool, ReadTool
+
+    local, cfg, env = setup
+    book = skillbook.load(local, config=cfg, env=env)
+    remote = book.get("remote-notes")
+    specs = book.config.skills.mcp_servers
+    cache = book.paths.state_dir / DEFAULT_CACHE_DIRNAME
+
+    def fetch(skill: skillbook.Skill, relative: str) -> object:
+        return fetch_remote_file(skill, relative, specs, cache_dir=cache)
+
+    read = ReadTool(book.eligible, home=env["HOME"], fetch_missing=fetch)
+    result = read.run({"path": str(remote.base_dir / "references" / "more.md")})
+    assert not result.is_error, result.text
+    assert result.text == "More detail, fetched on demand.\n"
+    missing = read.run({"path": str(remote.base_dir / "references" / "absent.md")})
+    assert missing.is_error
+
+    exec_tool = ExecTool(book.eligible, config=book.config, base_env=env, workspace=local)
+    refused = exec_tool.run({"command": "true", "skill": "remote-notes"})
+    assert refused.is_error
+    assert "remote MCP server" in refused.text

@@ -30,14 +30,14 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
 from skillbook.config import Config
 from skillbook.errors import SecretError
-from skillbook.model import Skill
+from skillbook.model import Skill, Source
 from skillbook.paths import resolve_user_path
 from skillbook.runtime._proc import (
     Collector,
@@ -162,9 +162,13 @@ class ReadTool:
         max_bytes: int = DEFAULT_READ_MAX_BYTES,
         home: str | os.PathLike[str] | None = None,
         workspace: str | os.PathLike[str] | None = None,
+        fetch_missing: Callable[[Skill, str], object] | None = None,
     ) -> None:
         self.skills = tuple(skills)
         self.max_bytes = max_bytes
+        #: For remote (MCP) skills: materialise a file that is listed but not yet
+        #: fetched; called with the skill and the path relative to its folder.
+        self.fetch_missing = fetch_missing
         self.home = Path(home) if home is not None else Path.home()
         self.workspace = Path(workspace) if workspace is not None else None
 
@@ -198,6 +202,12 @@ class ReadTool:
             )
         if os.path.isdir(real):
             return ToolResult(_listing(raw, real), True)
+        if not os.path.exists(real) and self.fetch_missing and owner.source == Source.REMOTE:
+            relative = os.path.relpath(real, os.path.realpath(owner.base_dir))
+            fetched = self.fetch_missing(owner, relative)
+            if not isinstance(fetched, Path):
+                why = getattr(fetched, "message", "not available from the server")
+                return ToolResult(f"read: {raw}: {why}", True)
         return self._read(raw, real, owner, offset, None if limit is None else int(limit))
 
     def _owner(self, real: str) -> Skill | None:
@@ -383,6 +393,14 @@ class ExecTool:
             if skill is None:
                 known = ", ".join(sorted(s.name for s in self.skills)[:_MAX_LISTING])
                 return ToolResult(f"exec: no skill {args['skill']!r}; known: {known}", True)
+            if skill.source == Source.REMOTE:
+                # Skills from MCP servers are never executed implicitly (mcp-skills §4.2).
+                return ToolResult(
+                    f"exec: {skill.name!r} comes from a remote MCP server ({skill.origin}); "
+                    "remote skills are not run as a skill. Review its files with read, then "
+                    "run a command without 'skill' if the user approves it.",
+                    True,
+                )
             try:
                 overlay = skill_env(
                     skill, config=self.config, base_env=base, resolver=self.resolver
