@@ -400,6 +400,8 @@ class Workload:
     warm_matches: bool | None = None
     first_difference: str | None = None
     openclaw_meta: dict[str, Any] = field(default_factory=dict)
+    #: OpenClaw's op in CPU ms, estimated: oracle process CPU minus an empty workspace's.
+    openclaw_op_cpu_ms: float | None = None
     notes: list[str] = field(default_factory=list)
 
     def median(self, key: str) -> float | None:
@@ -490,12 +492,20 @@ def oracle_request(w: Workload, sb: Sandbox) -> dict[str, Any]:
     }
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of waited-for children (and theirs: the oracle's child)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def bench_openclaw(w: Workload, sb: Sandbox, repeat: int, oracle: Path) -> str | None:
     """One oracle process per repeat (a cold OpenClaw each time); returns its prompt."""
     request = json.dumps(oracle_request(w, sb))
     prompt: str | None = None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        cpu0, t0 = _children_cpu(), time.perf_counter()
         proc = subprocess.run(
             ["node", str(oracle / "oracle.mjs")],
             input=request,
@@ -505,6 +515,7 @@ def bench_openclaw(w: Workload, sb: Sandbox, repeat: int, oracle: Path) -> str |
             check=False,
         )
         wall = time.perf_counter() - t0
+        w.add("oc_cpu", _children_cpu() - cpu0)
         try:
             out = json.loads(proc.stdout)
         except json.JSONDecodeError:
@@ -648,6 +659,8 @@ def summary(w: Workload) -> dict[str, Any]:
         "warm_vs_cold": _ratio(warm, cold),
         "cold_vs_bare_read": _ratio(cold, w.median("bare_read")),
         "process_vs_openclaw_wall": _ratio(w.median("sb_process"), w.median("oc_wall")),
+        "openclaw_op_cpu_ms_estimate": w.openclaw_op_cpu_ms,
+        "cold_cpu_vs_openclaw_cpu": _ratio(w.median("sb_cold_cpu"), w.openclaw_op_cpu_ms),
         "identical": w.identical,
         "cli_matches": w.cli_matches,
         "warm_matches": w.warm_matches,
@@ -738,10 +751,16 @@ def _verdicts(results: Sequence[Workload], imports: Mapping[str, Any]) -> list[s
         s = summary(w)
         cold_cpu, warm_cpu = w.median("sb_cold_cpu"), w.median("sb_warm_cpu")
         if cold_cpu is not None and warm_cpu is not None:
-            out.append(
-                f"  [{w.label}] skillbook CPU time: cold {cold_cpu:,.1f} ms, warm "
-                f"{warm_cpu:,.1f} ms, warm/cold {_fmt(_ratio(warm_cpu, cold_cpu), 3)}"
+            line = (
+                f"  [{w.label}] CPU time (load-robust): skillbook cold {cold_cpu:,.1f} ms, "
+                f"warm {warm_cpu:,.1f} ms, warm/cold {_fmt(_ratio(warm_cpu, cold_cpu), 3)}"
             )
+            if w.openclaw_op_cpu_ms is not None:
+                line += (
+                    f"; OpenClaw op ~{w.openclaw_op_cpu_ms:,.0f} ms, cold/OpenClaw "
+                    f"{_fmt(_ratio(cold_cpu, w.openclaw_op_cpu_ms), 2)}"
+                )
+            out.append(line)
         wc = s["warm_vs_cold"]
         if wc is not None:
             ok = "ok" if wc <= TARGET_WARM_VS_COLD else "MISSED"
@@ -839,6 +858,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 workloads.append(Workload("corpus", ws, count))
             else:
                 print(f"corpus not found at {CORPUS}; skipping it", flush=True)
+        baseline_cpu: float | None = None
+        if oracle is not None:
+            print("[empty] OpenClaw (oracle) on an empty workspace, for its fixed CPU cost ...")
+            empty = Workload("empty", root / "ws-empty", 0)
+            (empty.workspace / "skills").mkdir(parents=True)
+            if bench_openclaw(empty, sb, repeat, oracle) is not None:
+                baseline_cpu = empty.median("oc_cpu")
         for w in workloads:
             print(f"[{w.label}] {w.files} skills: skillbook in-process ...", flush=True)
             prompt = bench_skillbook(w, sb, repeat)
@@ -850,6 +876,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if oracle is not None:
                 print(f"[{w.label}] OpenClaw (oracle) ...", flush=True)
                 theirs = bench_openclaw(w, sb, repeat, oracle)
+                cpu = w.median("oc_cpu")
+                if cpu is not None and baseline_cpu is not None:
+                    w.openclaw_op_cpu_ms = max(0.0, cpu - baseline_cpu)
                 if theirs is not None:
                     w.identical = theirs == prompt
                     if not w.identical:

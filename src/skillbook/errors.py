@@ -10,7 +10,9 @@ degraded reading, such as a configuration file that does not validate::
           │                          ``.key_path`` like ``skills.load.extraDirs[0]``,
           │                          ``.file`` the config file when known
           ├── SkillNotFound          (also a LookupError) no skill by that name/key
-          └── SecretError            a SecretRef could not be resolved (never holds the value)
+          ├── SecretError            a SecretRef could not be resolved (never holds the value)
+          ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
+          └── ModelError             the model endpoint failed (runtime.providers)
 """
 
 from __future__ import annotations

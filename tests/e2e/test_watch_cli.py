@@ -1,8 +1,7 @@
 """``skillbook watch`` end to end: a subprocess, real files, a real watcher (spec §7.3-7.4).
 
-The process runs in an isolated environment (its own HOME, state dir, empty bundled
-dir, empty PATH). Until the command is registered in ``cli/app.py`` the runner below
-registers it itself.
+The process (``python -m skillbook``) runs in an isolated environment: its own HOME,
+state dir, empty bundled dir and empty PATH.
 """
 
 from __future__ import annotations
@@ -21,13 +20,6 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 WAIT_S = 30.0
-RUNNER = (
-    "from skillbook.cli.app import cli, main\n"
-    "from skillbook.cli.watch_cmd import watch_cmd\n"
-    "if 'watch' not in cli.commands:\n"
-    "    cli.add_command(watch_cmd, 'watch')\n"
-    "main()\n"
-)
 
 
 def write_skill(root: Path, name: str, description: str) -> Path:
@@ -52,7 +44,7 @@ class Watch:
             PYTHONIOENCODING="utf-8",
         )
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", RUNNER, *args],
+            [sys.executable, "-m", "skillbook", *args],
             cwd=tmp_path,
             env=env,
             stdout=subprocess.PIPE,

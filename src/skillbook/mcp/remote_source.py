@@ -665,6 +665,17 @@ def add_remote_skills(
     )
 
 
+def remote_fetcher(
+    specs: Sequence[McpServerSpec], *, cache_dir: Path
+) -> Callable[[Skill, str], Path | Diagnostic]:
+    """A ``fetch_missing`` hook for :class:`skillbook.runtime.tools.ReadTool`."""
+
+    def fetch(skill: Skill, relative: str) -> Path | Diagnostic:
+        return fetch_remote_file(skill, relative, specs, cache_dir=cache_dir)
+
+    return fetch
+
+
 def fetch_remote_file(
     skill: Skill,
     ref: str | os.PathLike[str],

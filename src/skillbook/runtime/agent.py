@@ -157,8 +157,21 @@ def default_tools(
 ) -> tuple[ReadTool, ExecTool]:
     """``read`` and ``exec`` over the book's eligible skills."""
     skills = book.eligible
+    fetch = None
+    if book.config.skills.mcp_servers:
+        from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, remote_fetcher
+
+        fetch = remote_fetcher(
+            book.config.skills.mcp_servers, cache_dir=book.paths.state_dir / DEFAULT_CACHE_DIRNAME
+        )
     return (
-        ReadTool(skills, home=book.paths.home, workspace=book.workspace),
+        ReadTool(
+            skills,
+            home=book.paths.home,
+            other_homes=(book.paths.os_home,),
+            workspace=book.workspace,
+            fetch_missing=fetch,
+        ),
         ExecTool(skills, config=book.config, base_env=env, workspace=book.workspace),
     )
 

@@ -163,13 +163,17 @@ class ReadTool:
         home: str | os.PathLike[str] | None = None,
         workspace: str | os.PathLike[str] | None = None,
         fetch_missing: Callable[[Skill, str], object] | None = None,
+        other_homes: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
         self.skills = tuple(skills)
         self.max_bytes = max_bytes
         #: For remote (MCP) skills: materialise a file that is listed but not yet
         #: fetched; called with the skill and the path relative to its folder.
         self.fetch_missing = fetch_missing
+        #: The catalog shortens paths under either the effective or the OS home to
+        #: ``~/``; when the two differ, ``~`` is tried against each of them.
         self.home = Path(home) if home is not None else Path.home()
+        self.other_homes = tuple(Path(h) for h in other_homes if Path(h) != self.home)
         self.workspace = Path(workspace) if workspace is not None else None
 
     @property
@@ -192,6 +196,12 @@ class ReadTool:
         if not os.path.isabs(os.path.expanduser(raw)) and self.workspace is None:
             return ToolResult(f"read: {raw}: use an absolute path (as in the skills catalog)", True)
         path = resolve_user_path(raw, self.home, cwd=self.workspace)
+        if raw.startswith("~") and not os.path.exists(path):
+            for home in self.other_homes:
+                candidate = resolve_user_path(raw, home, cwd=self.workspace)
+                if os.path.exists(candidate):
+                    path = candidate
+                    break
         real = os.path.realpath(path)
         owner = self._owner(real)
         if owner is None:
