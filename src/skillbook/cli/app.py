@@ -283,38 +283,7 @@ def check_cmd(obj: Context, as_json: bool) -> None:
     """Audit: what is ready, what is missing, and every skill not loaded or cut, with why."""
     book = obj.book()
     if as_json:
-        entries = book.status.skills
-        emit_json(
-            {
-                "summary": book.status.summary(),
-                "eligible": [e.name for e in entries if e.eligible],
-                "disabled": [e.name for e in entries if e.disabled],
-                "blocked": [e.name for e in entries if e.blocked_by_allowlist and not e.disabled],
-                "missingRequirements": [
-                    {
-                        "name": e.name,
-                        "missing": e.eligibility.missing.to_json(),
-                        "install": [o.to_json() for o in e.install],
-                    }
-                    for e in entries
-                    if not e.eligible and not e.disabled and not e.blocked_by_allowlist
-                ],
-                "filteredOut": render.filtered_out(book),
-                "omittedFromPrompt": [s.name for s in book.catalog.omitted],
-                "promptCompact": book.catalog.compact,
-                "hiddenFromPrompt": render.model_hidden(book),
-                "shadowed": [
-                    {
-                        "name": s.name,
-                        "winner": {"source": s.winner.source, "filePath": str(s.winner.file_path)},
-                        "hidden": {"source": s.hidden.source, "filePath": str(s.hidden.file_path)},
-                    }
-                    for s in book.discovery.shadowed
-                ],
-                "excluded": [s.name for s in book.excluded],
-                "diagnostics": [d.to_dict() for d in book.diagnostics],
-            }
-        )
+        emit_json(render.check_json(book))
         return
     emit_lines(render.check_lines(book))
 

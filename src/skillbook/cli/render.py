@@ -232,6 +232,40 @@ def _key_path(key: str) -> str:
     return f".{key}" if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) else f'["{key}"]'
 
 
+def check_json(book: SkillBook) -> dict[str, Any]:
+    """``check --json``: OpenClaw's five keys, then what skillbook adds."""
+    entries = book.status.skills
+    return {
+        "summary": book.status.summary(),
+        "eligible": [e.name for e in entries if e.eligible],
+        "disabled": [e.name for e in entries if e.disabled],
+        "blocked": [e.name for e in entries if e.blocked_by_allowlist and not e.disabled],
+        "missingRequirements": [
+            {
+                "name": e.name,
+                "missing": e.eligibility.missing.to_json(),
+                "install": [o.to_json() for o in e.install],
+            }
+            for e in entries
+            if not e.eligible and not e.disabled and not e.blocked_by_allowlist
+        ],
+        "filteredOut": filtered_out(book),
+        "omittedFromPrompt": [s.name for s in book.catalog.omitted],
+        "promptCompact": book.catalog.compact,
+        "hiddenFromPrompt": model_hidden(book),
+        "shadowed": [
+            {
+                "name": s.name,
+                "winner": {"source": s.winner.source, "filePath": str(s.winner.file_path)},
+                "hidden": {"source": s.hidden.source, "filePath": str(s.hidden.file_path)},
+            }
+            for s in book.discovery.shadowed
+        ],
+        "excluded": [s.name for s in book.excluded],
+        "diagnostics": [d.to_dict() for d in book.diagnostics],
+    }
+
+
 def _marks(items: Sequence[str], missing: Sequence[str]) -> str:
     gone = set(missing)
     return ", ".join(f"{'✗' if i in gone else '✓'} {i}" for i in items)
