@@ -599,3 +599,18 @@ def test_cached_discovery_reparses_nothing(env: tuple[Paths, Path]) -> None:
     assert cache.misses == misses
     assert cache.hits >= 150 * 5
     assert [s.to_json() for s in again.skills] == [s.to_json() for s in first.skills]
+
+
+def test_hidden_skill_folders_one_level_down_are_diagnosed(env: tuple[Paths, Path]) -> None:
+    """A repository root as an extra dir whose skills/ holds only dot-folders (openai/skills)."""
+    paths, ws = env
+    repo = ws.parent / "repo"
+    (repo / "skills" / ".curated" / "gh-fix-ci").mkdir(parents=True)
+    (repo / "skills" / ".curated" / "gh-fix-ci" / "SKILL.md").write_text(
+        "---\nname: gh-fix-ci\ndescription: Fix CI\n---\n"
+    )
+    roots = resolve_roots(ws, paths, extra_dirs=[str(repo)])
+    found = discover(roots)
+    assert [s.name for s in found.skills if s.source == "openclaw-extra"] == []
+    hidden = [d for d in found.diagnostics if d.code == "discover.hidden-dir"]
+    assert hidden and ".curated/gh-fix-ci" in hidden[0].message

@@ -48,7 +48,6 @@ _EXPORTS: dict[str, str] = {
     "DiscoverOptions": "skillbook.discover",
     "Discovery": "skillbook.discover",
     "ParseCache": "skillbook.discover",
-    "discover": "skillbook.discover",
     "resolve_roots": "skillbook.discover",
     "Host": "skillbook.gate",
     "BinaryLookup": "skillbook.gate",
@@ -103,7 +102,6 @@ __all__ = [
     "StatusReport",
     "build_prompt",
     "build_status",
-    "discover",
     "evaluate",
     "load",
     "load_config",
@@ -137,7 +135,6 @@ if _typing.TYPE_CHECKING:
         Limits,
         ParseCache,
         Root,
-        discover,
         resolve_roots,
     )
     from skillbook.errors import ConfigError, SkillbookError, SkillNotFound

@@ -195,6 +195,9 @@ class Loader(Reader):
                 leaves = self._group_leaves(skill_dir)
                 if leaves:
                     groups.append((skill_dir, leaves))
+                else:
+                    # e.g. a repository root whose skills/ holds only skills/.curated/…
+                    self._report_hidden(skill_dir, _fs.list_child_dirs(skill_dir))
                 continue
             loaded.extend(result)
             if len(loaded) >= max_loaded:
@@ -264,6 +267,9 @@ class Loader(Reader):
                 f"{name} is a broken symbolic link; skipped",
                 os.path.join(base_dir, name),
             )
+        self._report_hidden(base_dir, listing)
+
+    def _report_hidden(self, base_dir: str, listing: _fs.Listing) -> None:
         for name in listing.hidden_dirs:
             hidden_dir = os.path.join(base_dir, name)
             if _fs.has_file(os.path.join(hidden_dir, SKILL_FILE)):

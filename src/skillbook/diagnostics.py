@@ -75,8 +75,6 @@ CODES: dict[str, str] = {
     "validate.version": "`version` is not a semantic version.",
     "validate.skill-file": "No SKILL.md where one is needed (missing, named `skill.md`, or a standalone `.md` outside mixed/legacy mode).",
     "validate.path": "The path to validate does not exist or is neither a folder nor a Markdown file.",
-    # gate: eligibility
-    "gate.unresolved-secret": "An apiKey SecretRef could not be resolved.",
     # prompt: the catalog
     "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
     "prompt.compact": "The catalog uses the compact format (descriptions omitted).",
@@ -99,8 +97,6 @@ CODES: dict[str, str] = {
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
-    # config
-    "config.invalid": "The configuration file is invalid.",
 }
 
 
