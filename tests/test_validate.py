@@ -430,7 +430,18 @@ def test_legacy_mode_takes_name_and_description_from_the_body(tmp_path: Path) ->
     result = validate_path(path, mode="legacy")
     assert result.ok, [d.format() for d in result.diagnostics]
     assert result.name == "Plain Skill"
-    assert errors(validate_path(path, mode="mixed")) == ["parse.missing-description"]
+    # mixed mode loads standalone files the same way, and validate agrees with loading.
+    assert validate_path(path, mode="mixed").ok
+    assert "parse.missing-description" in errors(validate_path(path, mode="openclaw"))
+
+
+def test_a_folder_skill_md_needs_a_description_in_every_mode(tmp_path: Path) -> None:
+    """As in discovery: only standalone Markdown files fall back to the body."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("# Plain\n\nBody line.\n")
+    for mode in ("openclaw", "mixed", "legacy"):
+        assert "parse.missing-description" in errors(validate_path(folder, mode=mode)), mode
 
 
 # ---------------------------------------------------------------- OpenPocket legacy rules

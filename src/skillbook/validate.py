@@ -478,14 +478,18 @@ def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
             if d.code in _OPENCLAW_LOSSES
         ]
         return _result(path, parsed.name or None, [*rep.found, *found, *lost])
-    if mode == "legacy":
+    # The same rules as discovery: in mixed and legacy modes a standalone Markdown file
+    # takes its name and description from the body when the frontmatter lacks them;
+    # a SKILL.md in a folder always needs a frontmatter description.
+    standalone = file_path.name not in (SKILL_FILE, LOWERCASE_SKILL_FILE)
+    body_fallback = standalone and mode in ("mixed", "legacy")
+    if body_fallback:
         name, description = _legacy(parsed, file_path.stem)
     else:
-        standalone = file_path.name not in (SKILL_FILE, LOWERCASE_SKILL_FILE)
         fallback = file_path.stem if standalone else Path(os.path.abspath(skill_dir)).name
         name, description = parsed.name or fallback, parsed.description
     rep.skill = name
-    _lenient_problems(parsed, description, rep, legacy=mode == "legacy")
+    _lenient_problems(parsed, description, rep, legacy=body_fallback)
     return _result(path, name, rep.found)
 
 
