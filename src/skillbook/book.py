@@ -133,22 +133,24 @@ class Loader:
         check_command: str = CHECK_COMMAND,
         legacy_manifest_keys: bool = True,
     ) -> None:
-        self._env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
-        self._cwd = cwd if cwd is not None else Path.cwd()
-        self.paths = Paths.from_env(self._env, cwd=self._cwd)
+        #: The environment skills are gated against (PATH, env requirements, homes).
+        self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
+        self.cwd = cwd if cwd is not None else Path.cwd()
+        self.paths = Paths.from_env(self.env, cwd=self.cwd)
         self.workspace = (
-            resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self._cwd)
+            resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self.cwd)
             if workspace is not None
             else None
         )
         self.config = _resolve_config(config, self.paths)
         self.agent = agent
         self.mode = mode or self.config.skills.load.mode or DEFAULT_MODE
-        self._explicit_filter = skill_filter
+        #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
+        self.skill_filter = skill_filter
         self.remote = remote
         self.check_command = check_command
         self.legacy_manifest_keys = legacy_manifest_keys
-        self.host = Host(platform=_host_platform(), env=self._env)
+        self.host = Host(platform=_host_platform(), env=self.env)
         self.bins = BinaryLookup.for_host(self.host)
         self.cache = ParseCache()
 
@@ -156,12 +158,12 @@ class Loader:
         cfg = self.config
         limits = _limits(cfg)
         roots = resolve_roots(
-            self.workspace, self.paths, extra_dirs=cfg.skills.load.extra_dirs, cwd=self._cwd
+            self.workspace, self.paths, extra_dirs=cfg.skills.load.extra_dirs, cwd=self.cwd
         )
         options = DiscoverOptions(
             limits=limits,
             allow_symlink_targets=tuple(
-                resolve_user_path(p, self.paths.home, cwd=self._cwd)
+                resolve_user_path(p, self.paths.home, cwd=self.cwd)
                 for p in cfg.skills.load.allow_symlink_targets
             ),
             grouped=bool(cfg.skills.load.grouped),
@@ -200,12 +202,12 @@ class Loader:
             host=self.host,
             bins=self.bins,
             remote=self.remote,
-            workspace_dir=self.workspace or self._cwd,
+            workspace_dir=self.workspace or self.cwd,
             managed_dir=self.paths.managed_dir,
             bundled_names=bundled_names,
         )
         skill_filter = effective_skill_filter(
-            self._explicit_filter, config=cfg, agent_id=self.agent
+            self.skill_filter, config=cfg, agent_id=self.agent
         )
         ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
         eligible = tuple(apply_filter(ready, skill_filter))

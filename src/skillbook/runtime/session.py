@@ -166,7 +166,7 @@ class SkillSession:
         loader = self.loader
         # The loader keeps the explicit filter private; agent and config are public and
         # may be changed between turns, which is what a filter change looks like here.
-        explicit = loader._explicit_filter
+        explicit = loader.skill_filter
         return effective_skill_filter(explicit, config=loader.config, agent_id=loader.agent)
 
     def _ensure_watcher(self) -> None:
@@ -177,7 +177,7 @@ class SkillSession:
         cfg = loader.config
         self._watchers.ensure(
             loader.workspace,
-            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader._cwd),
+            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
             standalone_md=loader.mode in STANDALONE_MODES,
