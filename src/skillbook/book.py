@@ -206,9 +206,7 @@ class Loader:
             managed_dir=self.paths.managed_dir,
             bundled_names=bundled_names,
         )
-        skill_filter = effective_skill_filter(
-            self.skill_filter, config=cfg, agent_id=self.agent
-        )
+        skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
         ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
         eligible = tuple(apply_filter(ready, skill_filter))
         catalog = build_prompt(
