@@ -11,14 +11,11 @@ Registered in :mod:`skillbook.cli.app` with ``cli.add_command(serve_cmd, "serve"
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 import click
 
 from skillbook.book import Loader
-from skillbook.errors import SkillbookError
-from skillbook.paths import Paths, resolve_user_path
 
 DEFAULT_TRANSPORT = "stdio"
 DEFAULT_HOST = "127.0.0.1"
@@ -26,24 +23,10 @@ DEFAULT_PORT = 8000
 
 
 def _loader(obj: object) -> Loader:
-    """A Loader built as ``Context.book()`` in ``cli/app.py`` builds one."""
-    from skillbook.cli.app import Context, _config_workspace, fail
+    from skillbook.cli.app import Context
 
     assert isinstance(obj, Context)
-    try:
-        paths = Paths.from_process()
-        config = obj._config(paths)
-        workspace, origin = obj.workspace, "--workspace"
-        if workspace is None:
-            workspace, origin = _config_workspace(config, obj.agent) or (os.getcwd(), "")
-        if origin and not resolve_user_path(workspace, paths.home).is_dir():
-            source = "" if origin == "--workspace" else f" (from {origin} in {config.file})"
-            fail(f"workspace folder {workspace}{source} does not exist")
-        return Loader(workspace, config=config, agent=obj.agent, mode=obj.mode)
-    except SkillbookError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    return obj.loader()
 
 
 def _count(n: int, noun: str) -> str:

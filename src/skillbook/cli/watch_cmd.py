@@ -10,7 +10,6 @@ Registered in :mod:`skillbook.cli.app` with ``cli.add_command(watch_cmd, "watch"
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -18,31 +17,15 @@ import click
 
 from skillbook._js import utf16_len
 from skillbook.book import Loader, SkillBook
-from skillbook.errors import SkillbookError
-from skillbook.paths import Paths, resolve_user_path
 from skillbook.runtime.session import ReloadReport, SkillSession
 from skillbook.runtime.snapshot import SkillsChangeEvent, SnapshotVersions
 
 
 def _loader(obj: object) -> Loader:
-    """A Loader built exactly as ``Context.book()`` in ``cli/app.py`` builds one."""
-    from skillbook.cli.app import Context, _config_workspace, fail
+    from skillbook.cli.app import Context
 
     assert isinstance(obj, Context)
-    try:
-        paths = Paths.from_process()
-        config = obj._config(paths)
-        workspace, origin = obj.workspace, "--workspace"
-        if workspace is None:
-            workspace, origin = _config_workspace(config, obj.agent) or (os.getcwd(), "")
-        if origin and not resolve_user_path(workspace, paths.home).is_dir():
-            source = "" if origin == "--workspace" else f" (from {origin} in {config.file})"
-            fail(f"workspace folder {workspace}{source} does not exist")
-        return Loader(workspace, config=config, agent=obj.agent, mode=obj.mode)
-    except SkillbookError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    return obj.loader()
 
 
 def prompt_line(book: SkillBook) -> str:
