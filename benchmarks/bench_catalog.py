@@ -898,9 +898,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     imports = bench_import(repeat)
     print()
     print(render_table(results, imports))
+    busy = max(load_start[0], os.getloadavg()[0]) > (os.cpu_count() or 1)
     print(
         f"\nmachine: {os.cpu_count()} CPUs, load average {load_start[0]:.1f} at start, "
-        f"{os.getloadavg()[0]:.1f} at end (above the CPU count, figures are inflated)"
+        f"{os.getloadavg()[0]:.1f} at end"
+        + (" (above the CPU count: wall times are inflated)" if busy else "")
     )
     if profile_text:
         print("\ncProfile of the largest workload:\n" + profile_text)
