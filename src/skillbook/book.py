@@ -11,9 +11,11 @@ The facade has no logic of its own: each step is a call into one stage module.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +48,7 @@ from skillbook.prompt import (
     skills_section,
 )
 from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
-from skillbook.status import StatusEntry, StatusReport, build_status
+from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
 
 #: What the truncation note tells the reader to run.
 CHECK_COMMAND = "skillbook check"
@@ -153,8 +155,20 @@ class Loader:
         self.host = Host(platform=_host_platform(), env=self.env)
         self.bins = BinaryLookup.for_host(self.host)
         self.cache = ParseCache()
+        # Reused across load() calls for skill objects the parse cache hands back unchanged.
+        self._status_memo = StatusMemo()
+        self._last_catalog: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = (
+            None
+        )
 
     def load(self) -> SkillBook:
+        # A build allocates many small, long-lived objects; the cyclic collector would
+        # rescan them again and again (a fifth of a 10,000-skill build). Nothing in a
+        # build makes reference cycles, so collection waits until the build is done.
+        with _gc_paused():
+            return self._load()
+
+    def _load(self) -> SkillBook:
         cfg = self.config
         limits = _limits(cfg)
         roots = resolve_roots(
@@ -205,21 +219,13 @@ class Loader:
             workspace_dir=self.workspace or self.cwd,
             managed_dir=self.paths.managed_dir,
             bundled_names=bundled_names,
+            memo=self._status_memo,
         )
+        self._status_memo.prune(candidates)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
         ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
         eligible = tuple(apply_filter(ready, skill_filter))
-        catalog = build_prompt(
-            eligible,
-            limits=PromptLimits(
-                max_skills=limits.max_skills_in_prompt,
-                max_chars=limits.max_skills_prompt_chars,
-            ),
-            homes=home_prefixes(self.paths.home, self.paths.os_home),
-            remote_note=self.remote.note if self.remote is not None else None,
-            priority=cfg.skills.prompt.priority == "source",
-            check_command=self.check_command,
-        )
+        catalog = self._catalog(eligible, cfg, limits)
         diagnostics.extend(catalog.diagnostics)
         return SkillBook(
             workspace=self.workspace,
@@ -235,6 +241,38 @@ class Loader:
             catalog=catalog,
             diagnostics=tuple(diagnostics),
         )
+
+    def _catalog(self, eligible: tuple[Skill, ...], cfg: Config, limits: Limits) -> PromptCatalog:
+        """The prompt catalog, reused when the same skill objects meet the same settings."""
+        params = (
+            PromptLimits(
+                max_skills=limits.max_skills_in_prompt,
+                max_chars=limits.max_skills_prompt_chars,
+            ),
+            home_prefixes(self.paths.home, self.paths.os_home),
+            self.remote.note if self.remote is not None else None,
+            cfg.skills.prompt.priority == "source",
+            self.check_command,
+        )
+        last = self._last_catalog
+        if (
+            last is not None
+            and last[1] == params
+            and len(last[0]) == len(eligible)
+            and all(a is b for a, b in zip(last[0], eligible, strict=True))
+        ):
+            return last[2]
+        limits_, homes, note, priority, check = params
+        catalog = build_prompt(
+            eligible,
+            limits=limits_,
+            homes=homes,
+            remote_note=note,
+            priority=priority,
+            check_command=check,
+        )
+        self._last_catalog = (eligible, params, catalog)
+        return catalog
 
 
 def load(
@@ -257,6 +295,17 @@ def load(
         env=env,
         remote=remote,
     ).load()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _resolve_config(config: Config | str | os.PathLike[str] | None, paths: Paths) -> Config:

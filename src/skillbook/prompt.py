@@ -234,7 +234,9 @@ def build_prompt(
         return utf16_len(fmt([shown[i] for i in idx]))
 
     compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
-    full_len = length(by_count, format_skills_for_prompt)
+    # Rendered once: when it fits, this is the catalog (load order, as below).
+    full_text = format_skills_for_prompt([shown[i] for i in sorted(by_count)])
+    full_len = utf16_len(full_text)
     if full_len > limits.max_chars:
         compact = True
         if length(by_count, format_skills_compact) > compact_budget:
@@ -249,7 +251,7 @@ def build_prompt(
     kept_set = set(kept_idx)
     kept_sorted = sorted(kept_set)  # back to load order for rendering
     kept_shown = [shown[i] for i in kept_sorted]
-    catalog = format_skills_compact(kept_shown) if compact else format_skills_for_prompt(kept_shown)
+    catalog = format_skills_compact(kept_shown) if compact else full_text
     note = _note(len(kept_sorted), total, truncated, compact, check_command)
     parts = [js_trim(remote_note) if remote_note else "", note, catalog]
     text = "\n".join(p for p in parts if p)

@@ -14,7 +14,7 @@ there. Config checks report ``{path, satisfied}`` only, never the value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
@@ -260,15 +260,69 @@ def build_status(
     managed_dir: Path,
     bundled_names: frozenset[str] = frozenset(),
     platform: str | None = None,
+    memo: StatusMemo | None = None,
 ) -> StatusReport:
     """Annotate every skill (no filter). ``platform`` overrides ``host.platform``;
     ``bundled_names`` marks skills of unknown source that share a bundled skill's name.
+    ``memo`` reuses the entries of skill objects seen in an earlier build with the
+    same inputs (see :class:`StatusMemo`).
     """
     if platform is not None:
         host = replace(host, platform=platform)
     prefs = resolve_install_preferences(config)
-    entries = tuple(_entry(s, config, host, bins, remote, prefs, bundled_names) for s in skills)
+
+    def compute(skill: Skill) -> StatusEntry:
+        return _entry(skill, config, host, bins, remote, prefs, bundled_names)
+
+    if memo is None or remote is not None:
+        # A remote node's bins change behind our back: never reuse its answers.
+        entries = tuple(compute(s) for s in skills)
+    else:
+        memo.key_on((config, host, bins, bundled_names))
+        entries = tuple(memo.get(s, compute) for s in skills)
     return StatusReport(workspace_dir=workspace_dir, managed_skills_dir=managed_dir, skills=entries)
+
+
+class StatusMemo:
+    """Status entries of unchanged skills, kept by the caller across builds.
+
+    Discovery returns the *same* :class:`Skill` object for a file that did not change
+    (its parse cache), so an entry is reused only for that very object and only while
+    the config, host, PATH lookup and bundled names are the same objects as before;
+    anything else is evaluated again. Binary lookups are cached per PATH anyway, so
+    reuse never answers differently from a fresh evaluation by the same loader.
+    """
+
+    __slots__ = ("_entries", "_key")
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._entries: dict[int, tuple[Skill, StatusEntry]] = {}
+
+    def key_on(self, key: tuple[object, ...]) -> None:
+        old = self._key
+        same = (
+            old is not None
+            and len(old) == len(key)
+            and all(a is b or a == b for a, b in zip(old, key, strict=True))
+        )
+        if not same:
+            self._entries.clear()
+            self._key = key
+
+    def get(self, skill: Skill, compute: Callable[[Skill], StatusEntry]) -> StatusEntry:
+        hit = self._entries.get(id(skill))
+        if hit is not None and hit[0] is skill:
+            return hit[1]
+        entry = compute(skill)
+        self._entries[id(skill)] = (skill, entry)
+        return entry
+
+    def prune(self, keep: Iterable[Skill]) -> None:
+        """Forget skills that are gone (so the memo does not grow with every edit)."""
+        alive = {id(s) for s in keep}
+        for k in [k for k in self._entries if k not in alive]:
+            del self._entries[k]
 
 
 def _entry(

@@ -29,6 +29,10 @@ def write_skill(root: Path, name: str, description: str) -> Path:
     return path
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watch:
     """A running ``skillbook watch`` whose stdout lines arrive on a queue."""
 
@@ -51,6 +55,10 @@ class Watch:
             stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
+            # A job started in the background by a non-interactive shell (as CI may run
+            # us) inherits SIGINT ignored, and Python keeps it ignored; Ctrl-C is what
+            # this test sends, so the child starts with the default disposition.
+            preexec_fn=_default_sigint,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []

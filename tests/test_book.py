@@ -1,0 +1,153 @@
+"""The facade: skillbook.load and Loader compose the stages and reuse their caches."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import skillbook
+from skillbook.book import Loader
+from skillbook.errors import SkillNotFound
+
+
+def write(root: Path, name: str, frontmatter: str, body: str = "Body.\n") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "SKILL.md"
+    path.write_text(f"---\n{frontmatter}---\n{body}", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    tool = bins / "have-it"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    return {
+        "HOME": str(tmp_path / "home"),
+        "PATH": str(bins),
+        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
+        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "bundled"),
+    }
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    skills = tmp_path / "ws" / "skills"
+    write(skills, "alpha", "name: alpha\ndescription: First skill.\n")
+    write(
+        skills,
+        "needs-tool",
+        'name: needs-tool\ndescription: Needs a binary.\nmetadata: {"openclaw": '
+        '{"requires": {"bins": ["missing-tool"]}}}\n',
+    )
+    write(
+        skills,
+        "has-tool",
+        'name: has-tool\ndescription: Has its binary.\nmetadata: {"openclaw": '
+        '{"requires": {"bins": ["have-it"]}}}\n',
+    )
+    write(
+        skills,
+        "legacy",
+        'name: legacy\ndescription: Legacy gates.\nmetadata: {"clawdbot": '
+        '{"requires": {"bins": ["missing-tool"]}}}\n',
+    )
+    write(
+        skills, "hidden", "name: hidden\ndescription: Slash only.\ndisable-model-invocation: true\n"
+    )
+    return tmp_path / "ws"
+
+
+def test_three_lines_give_status_catalog_and_section(ws: Path, env: dict[str, str]) -> None:
+    book = skillbook.load(ws, env=env)
+    ready = {e.name: e.eligible for e in book.status.skills}
+    assert ready == {
+        "alpha": True,
+        "needs-tool": False,
+        "has-tool": True,
+        "legacy": False,
+        "hidden": True,
+    }
+    assert [s.name for s in book.eligible] == ["alpha", "has-tool", "hidden"]
+    assert "<name>alpha</name>" in book.prompt
+    assert "<name>hidden</name>" not in book.prompt  # disable-model-invocation
+    section = book.system_prompt_section(read_tool="Read")
+    assert section.startswith("## Skills (mandatory)\n")
+    assert "with `Read`" in section
+    assert book.snapshot(version=7).to_json()["version"] == 7
+
+
+def test_legacy_manifest_keys_can_be_ignored_like_openclaw(ws: Path, env: dict[str, str]) -> None:
+    book = Loader(ws, env=env, legacy_manifest_keys=False).load()
+    assert book.find("legacy").eligible  # OpenClaw's baseline reads only metadata.openclaw
+
+
+def test_find_and_get_by_name_or_skill_key(ws: Path, env: dict[str, str]) -> None:
+    write(
+        ws / "skills",
+        "keyed",
+        'name: keyed\ndescription: Keyed.\nmetadata: {"openclaw": {"skillKey": "the-key"}}\n',
+    )
+    book = skillbook.load(ws, env=env)
+    assert book.find("the-key").name == "keyed"
+    assert book.get("keyed").skill_key == "the-key"
+    with pytest.raises(SkillNotFound):
+        book.find("nope")
+
+
+def test_strict_mode_excludes_with_diagnostics(ws: Path, env: dict[str, str]) -> None:
+    write(ws / "skills", "Bad_Name", "name: Bad_Name\ndescription: Breaks the name rules.\n")
+    book = skillbook.load(ws, env=env, mode="strict")
+    assert "Bad_Name" in {s.name for s in book.excluded}
+    assert "Bad_Name" not in {e.name for e in book.status.skills}
+    assert any(d.code == "validate.name-invalid" for d in book.diagnostics)
+
+
+def test_agent_filter_from_an_openclaw_config(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    config = tmp_path / "openclaw.json"
+    config.write_text(
+        "// JSON5, as OpenClaw writes it\n"
+        + json.dumps({"agents": {"list": [{"id": "writer", "skills": ["alpha"]}]}}),
+        encoding="utf-8",
+    )
+    book = skillbook.load(ws, env=env, config=config, agent="writer")
+    assert [s.name for s in book.eligible] == ["alpha"]
+    assert book.skill_filter == ("alpha",)
+
+
+def test_repeated_load_reuses_parse_status_and_catalog(ws: Path, env: dict[str, str]) -> None:
+    loader = Loader(ws, env=env)
+    first = loader.load()
+    misses = loader.cache.misses
+    second = loader.load()
+    assert loader.cache.misses == misses  # nothing re-parsed
+    assert all(a is b for a, b in zip(first.status.skills, second.status.skills, strict=True))
+    assert second.catalog is first.catalog
+    # An edit re-parses that file only and re-evaluates only that skill.
+    path = ws / "skills" / "alpha" / "SKILL.md"
+    path.write_text("---\nname: alpha\ndescription: Changed.\n---\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    third = loader.load()
+    assert loader.cache.misses == misses + 1
+    changed = {
+        e.name for a, e in zip(second.status.skills, third.status.skills, strict=True) if a is not e
+    }
+    assert changed == {"alpha"}
+    assert "Changed." in third.prompt and third.catalog is not second.catalog
+
+
+def test_a_new_config_is_never_answered_from_the_memo(ws: Path, env: dict[str, str]) -> None:
+    loader = Loader(ws, env=env)
+    assert loader.load().find("alpha").eligible
+    loader.config = skillbook.Config.from_mapping(
+        {"skills": {"entries": {"alpha": {"enabled": False}}}}
+    )
+    assert loader.load().find("alpha").eligibility.disabled
