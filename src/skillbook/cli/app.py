@@ -114,9 +114,8 @@ def emit_lines(lines: Sequence[str]) -> None:
 class Group(click.Group):
     """The ``skillbook`` group: its bigger commands live in their own modules.
 
-    They are registered when this module finishes loading (see the end of the file);
-    when one of those modules is imported first, the circular import leaves it
-    unregistered for a moment, so :meth:`get_command` also imports on demand.
+    They are imported on first use (:meth:`get_command`), so ``skillbook list`` or
+    ``prompt`` do not pay for asyncio, the agent loop or the MCP SDK.
     """
 
     #: command name -> "module:attribute"
@@ -359,19 +358,6 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
         )
         emit_lines(lines)
     sys.exit(EXIT_OK if ok and results else EXIT_FINDINGS)
-
-
-def _register_extra_commands() -> None:
-    import contextlib
-
-    for name, target in Group.EXTRA.items():
-        # AttributeError: that module is being imported right now (it imported us);
-        # Group.get_command then registers it on demand.
-        with contextlib.suppress(AttributeError):
-            cli.add_command(_extra_command(target), name)
-
-
-_register_extra_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
