@@ -26,9 +26,6 @@ from skillbook.gate import (
     resolve_agent_filter,
 )
 from skillbook.model import (
-    Frontmatter,
-    InvocationPolicy,
-    ParsedSkillFile,
     Requires,
     Skill,
     SkillMetadata,
@@ -45,20 +42,8 @@ def make_skill(
     metadata: SkillMetadata | None = None,
 ) -> Skill:
     base = Path("/ws/skills") / name
-    return Skill(
-        name=name,
-        description=f"{name} skill",
-        file_path=base / "SKILL.md",
-        base_dir=base,
-        source=source.value,
-        parsed=ParsedSkillFile(
-            frontmatter=Frontmatter(),
-            body="",
-            body_line=1,
-            metadata=metadata,
-            invocation=InvocationPolicy(),
-            dispatch=None,
-        ),
+    return Skill.create(
+        name, f"{name} skill", base_dir=base, source=source.value, metadata=metadata
     )
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from skillbook._js import js_trim
 from skillbook.diagnostics import Severity
 from skillbook.manifest import (
-    js_trim,
     normalize_http_url,
     normalize_string_list,
     parse_install_spec,

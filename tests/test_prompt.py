@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._js import utf16_len
+from skillbook._js import js_trim, utf16_len
 from skillbook.diagnostics import Severity
-from skillbook.model import Frontmatter, InvocationPolicy, ParsedSkillFile, Skill, Source
+from skillbook.model import InvocationPolicy, Skill, Source
 from skillbook.prompt import (
     COMPACT_WARNING_OVERHEAD,
     DEFAULT_CHECK_COMMAND,
@@ -27,7 +27,6 @@ from skillbook.prompt import (
     format_skills_compact,
     format_skills_for_prompt,
     home_prefixes,
-    js_trim,
     skills_section,
 )
 from skillbook.runtime.snapshot import build_snapshot
@@ -44,21 +43,12 @@ def skill(
     source: str = "openclaw-workspace",
 ) -> Skill:
     base = path if path is not None else HOME / "ws" / "skills" / name
-    parsed = ParsedSkillFile(
-        frontmatter=Frontmatter(),
-        body="",
-        body_line=1,
-        metadata=None,
-        invocation=InvocationPolicy(disable_model_invocation=hidden),
-        dispatch=None,
-    )
-    return Skill(
-        name=name,
-        description=description,
-        file_path=base / "SKILL.md",
+    return Skill.create(
+        name,
+        description,
         base_dir=base,
         source=source,
-        parsed=parsed,
+        invocation=InvocationPolicy(disable_model_invocation=hidden),
     )
 
 

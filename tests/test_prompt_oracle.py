@@ -20,9 +20,7 @@ import pytest
 
 from skillbook._js import utf16_len
 from skillbook.model import (
-    Frontmatter,
     InvocationPolicy,
-    ParsedSkillFile,
     Requires,
     Skill,
     SkillMetadata,
@@ -96,21 +94,13 @@ def make_skill(
     hidden: bool = False,
     metadata: SkillMetadata | None = None,
 ) -> Skill:
-    parsed = ParsedSkillFile(
-        frontmatter=Frontmatter(),
-        body="",
-        body_line=1,
-        metadata=metadata,
-        invocation=InvocationPolicy(disable_model_invocation=hidden),
-        dispatch=None,
-    )
-    return Skill(
-        name=name,
-        description=description,
-        file_path=skill_dir / "SKILL.md",
+    return Skill.create(
+        name,
+        description,
         base_dir=skill_dir,
         source="openclaw-workspace",
-        parsed=parsed,
+        metadata=metadata,
+        invocation=InvocationPolicy(disable_model_invocation=hidden),
     )
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillbook._js import utf16_len
-from skillbook.model import Frontmatter, InvocationPolicy, ParsedSkillFile, Skill, Source
+from skillbook.model import InvocationPolicy, Skill, Source
 from skillbook.prompt import (
     COMPACT_WARNING_OVERHEAD,
     PromptLimits,
@@ -35,22 +35,13 @@ def skills_strategy(draw: st.DrawFn) -> list[Skill]:
     for i in range(n):
         root = draw(st.sampled_from(["/home/u/ws/skills", "/opt/elsewhere", "/home/u"]))
         base = Path(root) / f"s{i}{draw(st.sampled_from(['', 'x', '🦀&']))}"
-        parsed = ParsedSkillFile(
-            frontmatter=Frontmatter(),
-            body="",
-            body_line=1,
-            metadata=None,
-            invocation=InvocationPolicy(disable_model_invocation=draw(st.booleans())),
-            dispatch=None,
-        )
         out.append(
-            Skill(
-                name=f"n{i}{draw(TEXT)}",
-                description=draw(TEXT),
-                file_path=base / "SKILL.md",
+            Skill.create(
+                f"n{i}{draw(TEXT)}",
+                draw(TEXT),
                 base_dir=base,
                 source=draw(st.sampled_from(list(Source))),
-                parsed=parsed,
+                invocation=InvocationPolicy(disable_model_invocation=draw(st.booleans())),
             )
         )
     return out

@@ -12,10 +12,7 @@ from skillbook.config import Config
 from skillbook.errors import SkillNotFound
 from skillbook.gate import BinaryLookup, Host, StaticRemote
 from skillbook.model import (
-    Frontmatter,
     InstallSpec,
-    InvocationPolicy,
-    ParsedSkillFile,
     Requires,
     Skill,
     SkillMetadata,
@@ -40,20 +37,13 @@ def make_skill(
     frontmatter: dict[str, str] | None = None,
 ) -> Skill:
     base = WS / "skills" / name
-    return Skill(
-        name=name,
-        description=f"{name} skill",
-        file_path=base / "SKILL.md",
+    return Skill.create(
+        name,
+        f"{name} skill",
         base_dir=base,
         source=source,
-        parsed=ParsedSkillFile(
-            frontmatter=Frontmatter(values=frontmatter or {}),
-            body="",
-            body_line=1,
-            metadata=metadata,
-            invocation=InvocationPolicy(),
-            dispatch=None,
-        ),
+        metadata=metadata,
+        frontmatter=frontmatter or {},
     )
 
 

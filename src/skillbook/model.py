@@ -216,6 +216,41 @@ class Skill:
     #: For remote skills: where they came from (an MCP server URL or command).
     origin: str | None = None
 
+    @classmethod
+    def create(
+        cls,
+        name: str,
+        description: str,
+        *,
+        base_dir: Path,
+        source: str = Source.WORKSPACE.value,
+        metadata: SkillMetadata | None = None,
+        invocation: InvocationPolicy | None = None,
+        frontmatter: Mapping[str, str] | None = None,
+        dispatch: CommandDispatch | None = None,
+    ) -> Skill:
+        """A skill made in code rather than parsed from a file (tests, generated skills).
+
+        ``file_path`` is ``base_dir / "SKILL.md"``; nothing is read from disk.
+        """
+        values = MappingProxyType(dict(frontmatter or {}))
+        parsed = ParsedSkillFile(
+            frontmatter=Frontmatter(values=values, data=values),
+            body="",
+            body_line=1,
+            metadata=metadata,
+            invocation=invocation if invocation is not None else InvocationPolicy(),
+            dispatch=dispatch,
+        )
+        return cls(
+            name=name,
+            description=description,
+            file_path=base_dir / "SKILL.md",
+            base_dir=base_dir,
+            source=str(source),
+            parsed=parsed,
+        )
+
     @property
     def frontmatter(self) -> Frontmatter:
         return self.parsed.frontmatter

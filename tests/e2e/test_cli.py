@@ -388,8 +388,8 @@ def test_prompt_section(sandbox: Sandbox) -> None:
     assert "\nThe following skills provide" in out
     book = skillbook.load(sandbox.workspace, env=sandbox.env)
     assert out == book.system_prompt_section() + "\n"
-    out = sandbox.run("-w", str(sandbox.workspace), "prompt", "--section", "--read-tool", "Read")
-    assert "with `Read`, then follow it." in out.stdout
+    read = sandbox.run("-w", str(sandbox.workspace), "prompt", "--section", "--read-tool", "Read")
+    assert "with `Read`, then follow it." in read.stdout
 
 
 def test_prompt_json(sandbox: Sandbox) -> None:
@@ -605,6 +605,7 @@ def test_watch_prints_a_new_skill_then_exits(sandbox: Sandbox) -> None:
     ) as proc:
         assert proc.stdout is not None
         first = proc.stdout.readline()
+        assert proc.stderr is not None
         assert first.startswith("Watching 4 skills (3 ready) in "), first + proc.stderr.read()
         assert proc.stdout.readline().startswith("prompt: 3 skills, ")
         write_skill(sandbox.workspace / "skills", "fresh", "name: fresh\ndescription: New.")

@@ -18,9 +18,6 @@ import pytest
 from skillbook.config import Config, SecretRef
 from skillbook.errors import SecretError
 from skillbook.model import (
-    Frontmatter,
-    InvocationPolicy,
-    ParsedSkillFile,
     Requires,
     Skill,
     SkillMetadata,
@@ -51,22 +48,9 @@ def make_skill(
     env: tuple[str, ...] = (),
 ) -> Skill:
     meta = SkillMetadata(skill_key=key, primary_env=primary, requires=Requires(env=env))
-    parsed = ParsedSkillFile(
-        frontmatter=Frontmatter(),
-        body="",
-        body_line=1,
-        metadata=meta,
-        invocation=InvocationPolicy(),
-        dispatch=None,
-    )
     base = Path("/ws/skills") / name
-    return Skill(
-        name=name,
-        description=f"{name} things",
-        file_path=base / "SKILL.md",
-        base_dir=base,
-        source="openclaw-workspace",
-        parsed=parsed,
+    return Skill.create(
+        name, f"{name} things", base_dir=base, source="openclaw-workspace", metadata=meta
     )
 
 

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillbook.model import (
-    Frontmatter,
     InvocationPolicy,
-    ParsedSkillFile,
     Requires,
     Skill,
     SkillMetadata,
@@ -30,21 +28,13 @@ from skillbook.runtime.snapshot import (
 
 def skill(name: str, *, hidden: bool = False, metadata: SkillMetadata | None = None) -> Skill:
     base = Path("/ws/skills") / name
-    parsed = ParsedSkillFile(
-        frontmatter=Frontmatter(),
-        body="",
-        body_line=1,
-        metadata=metadata,
-        invocation=InvocationPolicy(disable_model_invocation=hidden),
-        dispatch=None,
-    )
-    return Skill(
-        name=name,
-        description=f"{name} things",
-        file_path=base / "SKILL.md",
+    return Skill.create(
+        name,
+        f"{name} things",
         base_dir=base,
         source="openclaw-workspace",
-        parsed=parsed,
+        metadata=metadata,
+        invocation=InvocationPolicy(disable_model_invocation=hidden),
     )
 
 

@@ -560,28 +560,14 @@ def test_schemas_pass_a_json_schema_validator(weather: Skill, tmp_path: Path) ->
 
 def test_read_tries_each_home_for_tilde_paths(tmp_path: Path) -> None:
     """SKILLBOOK_HOME may differ from the OS home; the catalog shortens both to ``~/``."""
-    from skillbook.model import Frontmatter, InvocationPolicy, ParsedSkillFile, Skill
+    from skillbook.model import Skill
 
     effective, os_home = tmp_path / "effective", tmp_path / "os-home"
     folder = os_home / ".agents" / "skills" / "personal"
     folder.mkdir(parents=True)
     effective.mkdir()
     (folder / "SKILL.md").write_text("personal skill body\n", encoding="utf-8")
-    skill = Skill(
-        name="personal",
-        description="d",
-        file_path=folder / "SKILL.md",
-        base_dir=folder,
-        source="agents-skills-personal",
-        parsed=ParsedSkillFile(
-            frontmatter=Frontmatter(),
-            body="",
-            body_line=1,
-            metadata=None,
-            invocation=InvocationPolicy(),
-            dispatch=None,
-        ),
-    )
+    skill = Skill.create("personal", "d", base_dir=folder, source="agents-skills-personal")
     only_one = ReadTool([skill], home=effective)
     assert only_one.run({"path": "~/.agents/skills/personal/SKILL.md"}).is_error
     both = ReadTool([skill], home=effective, other_homes=[os_home])
