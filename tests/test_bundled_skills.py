@@ -221,8 +221,28 @@ def test_skillbook_strict_validation_has_no_errors(skill: str) -> None:
     result = validate.validate_path(BUNDLED / skill, mode="strict")
     assert result.ok, [d.format() for d in result.diagnostics]
     # The one expected note: the standard types metadata values as strings, while
-    # OpenClaw needs `metadata.openclaw` to be a mapping.
+    # OpenClaw needs `metadata.openclaw` (and skillbook `metadata.skillbook`) to be a mapping.
     assert {d.code for d in result.diagnostics} <= {"validate.field-type"}
+
+
+#: Bundled skills whose slash command runs their own command (metadata.skillbook.commandExec).
+COMMAND_EXEC = {"weather": './scripts/forecast.sh "$1"'}
+
+
+def test_command_exec_is_declared_only_where_expected(skill: str) -> None:
+    """skillbook's extension: `/weather Shanghai` runs the helper with no model."""
+    from skillbook.dispatch import exec_dispatch, exec_dispatch_diagnostics
+    from skillbook.model import Skill, Source
+    from skillbook.parse import parse_skill_text
+
+    path = BUNDLED / skill / "SKILL.md"
+    parsed = parse_skill_text(path.read_bytes())
+    loaded = Skill(skill, parsed.description, path, path.parent, Source.BUNDLED, parsed)
+    found = exec_dispatch(loaded)
+    assert (found.command if found else None) == COMMAND_EXEC.get(skill)
+    assert exec_dispatch_diagnostics(loaded) == ()
+    extension = _frontmatter(skill)["metadata"].get("skillbook")
+    assert set(extension or {}) <= {"commandExec"}
 
 
 def _guide_example(tmp_path: Path) -> Path:

@@ -111,6 +111,10 @@ class Loader(Reader):
         kept = []
         for skill in skills:
             real = os.fspath(skill.real_dir) if skill.real_dir is not None else None
+            # `contained` needs the folder's own path only to resolve or report it.
+            if real is not None and self._inside(root_real, real):
+                kept.append(skill)
+                continue
             base = os.fspath(skill.base_dir)
             if self.contained(
                 base, source=source, root_dir=root_dir, root_real=root_real, real=real

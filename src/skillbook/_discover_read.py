@@ -85,7 +85,7 @@ class Reader:
         )
         if got is None:
             return None
-        parsed, identity = got
+        parsed, identity, path = got
         # The built skill and its diagnostics depend only on these and the file identity.
         key = (file_path, skill_dir, label, dir_real)
         cache = self.cache
@@ -96,13 +96,19 @@ class Reader:
                 self.diagnostics.extend(built[1])
                 return cached_skill
         start = len(self.diagnostics)
-        skill = self._build(parsed, file_path, skill_dir, dir_real, label)
+        skill = self._build(parsed, file_path, skill_dir, dir_real, label, path)
         if cache is not None:
             cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
         return skill
 
     def _build(
-        self, parsed: ParsedSkillFile, file_path: str, skill_dir: str, dir_real: str, label: str
+        self,
+        parsed: ParsedSkillFile,
+        file_path: str,
+        skill_dir: str,
+        dir_real: str,
+        label: str,
+        path: Path | None = None,
     ) -> Skill | None:
         fm = parsed.frontmatter
         name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
@@ -118,14 +124,18 @@ class Reader:
                     skill=name or None,
                 )
             return None
+        # One parse of the path string: `file_path` is `skill_dir` joined with one name,
+        # so its parent is Path(skill_dir); with no symlinks the real folder is the same.
+        file_obj = path if path is not None else Path(file_path)
+        base_dir = file_obj.parent if skill_dir else Path(skill_dir)
         return Skill(
             name=name,
             description=description,
-            file_path=Path(file_path),
-            base_dir=Path(skill_dir),
+            file_path=file_obj,
+            base_dir=base_dir,
             source=label,
             parsed=parsed,
-            real_dir=Path(dir_real),
+            real_dir=base_dir if dir_real == skill_dir else Path(dir_real),
         )
 
     def _read_parsed(
@@ -137,7 +147,8 @@ class Reader:
         skill: str | None,
         report_missing: bool = True,
         known: os.stat_result | None = None,
-    ) -> tuple[ParsedSkillFile, tuple[int, ...]] | None:
+    ) -> tuple[ParsedSkillFile, tuple[int, ...], Path | None] | None:
+        """The parsed file, its identity, and the Path made for parsing it (None on a hit)."""
         max_bytes = self.limits.max_skill_file_bytes
         checked = _fs.verify_file(
             file_path,
@@ -155,7 +166,7 @@ class Reader:
         if cache is not None:
             hit = cache.lookup(file_path, checked.identity)
             if isinstance(hit, ParsedSkillFile):
-                return hit, checked.identity
+                return hit, checked.identity, None
         got = _fs.read_verified(checked, max_bytes=max_bytes)
         if isinstance(got, _fs.ReadFailure):
             self._read_failure(got, file_path, skill)
@@ -163,10 +174,11 @@ class Reader:
         data, identity = got
         from skillbook.parse import parse_skill_text
 
-        parsed = parse_skill_text(data, path=Path(file_path))
+        path = Path(file_path)
+        parsed = parse_skill_text(data, path=path)
         if cache is not None:
             cache.store(file_path, identity, parsed)
-        return parsed, identity
+        return parsed, identity, path
 
     def _pass_parse_diags(
         self, parsed: ParsedSkillFile, file_path: str, skill: str | None, *, standalone: bool

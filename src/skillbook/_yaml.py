@@ -89,10 +89,11 @@ class _Frame:
     shape: list[Any]
     anchor: _Anchor | None
     line: int
-    flow: bool = False
-    column: int = 0
-    key: Any = None
-    key_shape: Any = None
+    flow: bool
+    column: int
+    is_map: bool
+    #: The pending key of a mapping, already as the JS property name.
+    key: str = ""
     has_key: bool = False
     seen: set[Any] = field(default_factory=set)
     key_lines: dict[str, int] | None = None
@@ -193,12 +194,28 @@ def _new_parser(text: str) -> Any:
     return CParser(text)
 
 
+# Event classes, compared by identity: both parsers build exactly these classes.
+_SCALAR = ev.ScalarEvent
+_ALIAS = ev.AliasEvent
+_MAPPING_START = ev.MappingStartEvent
+_SEQUENCE_START = ev.SequenceStartEvent
+_MAPPING_END = ev.MappingEndEvent
+_SEQUENCE_END = ev.SequenceEndEvent
+_DOCUMENT_START = ev.DocumentStartEvent
+_STREAM_END = ev.StreamEndEvent
+# First characters of plain scalars that the core schema may read as non-strings.
+_RESOLVABLE = frozenset("0123456789+-.~nNtTfF")
+
+
 class _Builder:
     """Turns the event stream into values, counting aliases as the JS package does."""
 
     def __init__(self, text: str, restore: dict[int, int], max_alias: int, max_depth: int):
         self.parser = _new_parser(text)
-        self.lines = text.split("\n")
+        self.text = text
+        self._lines: list[str] | None = None
+        # Without a `#` in the text no value can be followed by one: skip that check.
+        self.has_hash = "#" in text
         self.restore = restore
         self.max_alias = max_alias
         self.max_depth = max_depth
@@ -207,32 +224,63 @@ class _Builder:
 
     def run(self) -> tuple[Any, dict[str, int]]:
         parser = self.parser
+        get_event = parser.get_event
+        restore = self.restore
+        has_hash = self.has_hash
         stack: list[_Frame] = []
+        frame: _Frame | None = None  # stack[-1], None at the top level
         top_lines: dict[str, int] = {}
         documents = 0
         try:
             while True:
-                event: Any = parser.get_event()
-                start: Any = event.start_mark
-                if isinstance(event, ev.ScalarEvent):
-                    if event.style in ('"', "'"):
-                        self._check_quoted(stack, event)
-                    elif event.style in ("|", ">"):
-                        self._check_block_scalar(stack, event)
-                    value = self._scalar(event)
-                    anchor = self._register(event.anchor, value, None)
-                    self._emit(stack, value, anchor.shape if anchor else None, event)
-                elif isinstance(event, ev.AliasEvent):
-                    value, shape = self._alias(event)
-                    self._emit(stack, value, shape, event)
-                elif isinstance(event, ev.SequenceStartEvent | ev.MappingStartEvent):
+                event: Any = get_event()
+                cls = type(event)
+                if cls is _SCALAR:
+                    # Most events are scalars: checks, resolution and emission inlined.
+                    style = event.style
+                    if style is not None:
+                        if style == '"' or style == "'":
+                            if has_hash:
+                                self._check_comment_gap(event)
+                            if event.end_mark.line > event.start_mark.line:
+                                self._check_flow_indent(stack, event, closing=False)
+                        elif style == "|" or style == ">":
+                            self._check_block_scalar(stack, event)
+                    value: Any = event.value
+                    if restore:
+                        value = value.translate(restore)
+                    tag = event.tag
+                    if tag is None:
+                        if event.implicit[0]:
+                            if not value:
+                                value = None
+                            elif value[0] in _RESOLVABLE:
+                                value = _resolve_plain(value)
+                    elif tag.startswith(_CORE_TAG):
+                        value = _resolve_tagged(value, tag[len(_CORE_TAG) :])
+                    if event.anchor is not None:
+                        self._register(event.anchor, value, None)
+                    if frame is None:
+                        self.root = value
+                    elif not frame.is_map:
+                        frame.shape.append(None)
+                        frame.container.append(value)
+                    elif frame.has_key:
+                        frame.shape.append(None)
+                        frame.container[frame.key] = value
+                        frame.has_key = False
+                    else:
+                        frame.shape.append(None)
+                        self._take_key(frame, value, event)
+                elif cls is _MAPPING_START or cls is _SEQUENCE_START:
+                    start: Any = event.start_mark
                     if len(stack) >= self.max_depth:
                         raise YamlError(
                             f"nesting deeper than {self.max_depth} levels",
                             kind="too-deep",
                             line=start.line + 1,
                         )
-                    is_map = isinstance(event, ev.MappingStartEvent)
+                    is_map = cls is _MAPPING_START
                     container: Any = {} if is_map else []
                     children: list[Any] = []
                     anchor = self._register(event.anchor, container, children)
@@ -241,36 +289,39 @@ class _Builder:
                         children,
                         anchor,
                         start.line + 1,
-                        flow=bool(event.flow_style),
-                        column=start.column,
+                        bool(event.flow_style),
+                        start.column,
+                        is_map,
                     )
                     if is_map and not stack:
                         frame.key_lines = top_lines
                     stack.append(frame)
-                elif isinstance(event, ev.SequenceEndEvent | ev.MappingEndEvent):
-                    frame = stack.pop()
-                    if frame.flow:
+                elif cls is _MAPPING_END or cls is _SEQUENCE_END:
+                    done = stack.pop()
+                    frame = stack[-1] if stack else None
+                    if done.flow:
                         self._check_comment_gap(event)
-                        if not stack or not stack[-1].flow:
-                            self._check_flow_indent(
-                                stack, event, closing=True, start=frame.line - 1
-                            )
-                    value = frame.container
-                    if isinstance(value, dict):
+                        if frame is None or not frame.flow:
+                            self._check_flow_indent(stack, event, closing=True, start=done.line - 1)
+                    value = done.container
+                    if done.is_map:
                         value = js_key_order(value)
-                        if frame.anchor is not None:
-                            frame.anchor.value = value
-                    if frame.anchor is not None:
-                        frame.anchor.open = False
-                    self._emit(stack, value, frame.shape, event)
-                elif isinstance(event, ev.DocumentStartEvent):
+                        if done.anchor is not None:
+                            done.anchor.value = value
+                    if done.anchor is not None:
+                        done.anchor.open = False
+                    self._emit(frame, value, done.shape, event)
+                elif cls is _ALIAS:
+                    value, shape = self._alias(event)
+                    self._emit(frame, value, shape, event)
+                elif cls is _DOCUMENT_START:
                     documents += 1
                     if documents > 1:
                         raise YamlError(
                             "the block holds more than one YAML document",
-                            line=start.line + 1,
+                            line=event.start_mark.line + 1,
                         )
-                elif isinstance(event, ev.StreamEndEvent):
+                elif cls is _STREAM_END:
                     break
         finally:
             dispose = getattr(parser, "dispose", None)
@@ -278,37 +329,46 @@ class _Builder:
                 dispose()
         return self.root, top_lines
 
-    def _emit(self, stack: list[_Frame], value: Any, shape: Any, event: Any) -> None:
-        if not stack:
+    @property
+    def lines(self) -> list[str]:
+        # Only the rare checks look at lines: split the text on first use.
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    def _emit(self, frame: _Frame | None, value: Any, shape: Any, event: Any) -> None:
+        if frame is None:
             self.root = value
             return
-        frame = stack[-1]
         frame.shape.append(shape)
-        container = frame.container
-        if isinstance(container, list):
-            container.append(value)
-            return
-        if not frame.has_key:
-            frame.key, frame.key_shape, frame.has_key = value, shape, True
-            ident = _key_identity(value, event)
-            if ident is not None:
-                if ident in frame.seen:
-                    raise YamlError(
-                        f"duplicate key {js_string(value)!r}",
-                        kind="duplicate-key",
-                        line=event.start_mark.line + 1,
-                    )
-                frame.seen.add(ident)
-            if frame.key_lines is not None:
-                frame.key_lines.setdefault(_stringify_key(value), event.start_mark.line + 1)
-            return
-        container[_stringify_key(frame.key)] = value
-        frame.has_key = False
+        if not frame.is_map:
+            frame.container.append(value)
+        elif frame.has_key:
+            frame.container[frame.key] = value
+            frame.has_key = False
+        else:
+            self._take_key(frame, value, event)
 
-    def _check_quoted(self, stack: list[_Frame], event: Any) -> None:
-        self._check_comment_gap(event)
-        if event.end_mark.line > event.start_mark.line:
-            self._check_flow_indent(stack, event, closing=False)
+    def _take_key(self, frame: _Frame, value: Any, event: Any) -> None:
+        frame.has_key = True
+        # A scalar string is its own identity: the others are tuples, never equal to it.
+        if type(value) is str and type(event) is _SCALAR:
+            ident: Any = value
+        else:
+            ident = _key_identity(value, event)
+        if ident is not None:
+            if ident in frame.seen:
+                raise YamlError(
+                    f"duplicate key {js_string(value)!r}",
+                    kind="duplicate-key",
+                    line=event.start_mark.line + 1,
+                )
+            frame.seen.add(ident)
+        # The key is complete (a collection key is closed), so its name is final now.
+        key = value if type(value) is str else _stringify_key(value)
+        frame.key = key
+        if frame.key_lines is not None:
+            frame.key_lines.setdefault(key, event.start_mark.line + 1)
 
     def _check_block_scalar(self, stack: list[_Frame], event: Any) -> None:
         # libyaml accepts `key:` then `|` on the next line at the key's column; the JS
@@ -385,17 +445,6 @@ class _Builder:
             )
         return anchor.value, ("alias", anchor)
 
-    def _scalar(self, event: Any) -> Any:
-        value: str = event.value
-        if self.restore:
-            value = value.translate(self.restore)
-        tag = event.tag
-        if tag is None:
-            return _resolve_plain(value) if event.implicit[0] else value
-        if tag.startswith(_CORE_TAG):
-            return _resolve_tagged(value, tag[len(_CORE_TAG) :])
-        return value  # "!" and unknown tags: the string as written
-
 
 def _alias_weight(shape: Any) -> int:
     """``getAliasCount`` of the JS package, over the shapes we kept."""
@@ -459,7 +508,7 @@ def _resolve_tagged(value: str, name: str) -> Any:
 
 def _key_identity(value: Any, event: Any) -> Any:
     """What the JS package compares to find duplicate keys (scalars by value)."""
-    if isinstance(event, ev.AliasEvent) or isinstance(value, dict | list):
+    if type(event) is _ALIAS or isinstance(value, dict | list):
         return None
     if isinstance(value, bool):
         return ("b", value)

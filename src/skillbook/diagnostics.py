@@ -82,6 +82,7 @@ CODES: dict[str, str] = {
     "command.renamed": "A skill's slash command got a numbered suffix: its name was taken.",
     "command.description-shortened": "A command description was cut to fit a length limit.",
     "command.channel-omitted": "A command was left out of a channel's native menu (limits).",
+    "command.exec-ignored": "`metadata.skillbook.commandExec` is not used (not a command, remote skill, or `command-dispatch: tool` wins).",
     "mcp.not-served": "A skill or file is not served over MCP (escaping symlink, over the limits, no valid entry).",
     # mcp client: skills from remote MCP servers (skillbook.mcp.remote_source)
     "mcp.server-unreachable": "A configured MCP server could not be started, reached or did not answer in time.",

@@ -40,6 +40,7 @@ _LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u20
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
+_DIGITS = frozenset("0123456789")
 # Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
 # `key in merged` test is true for them, and assigning `__proto__` is swallowed.
 _PROTO_WORDS = (
@@ -64,7 +65,7 @@ def parse_bool(value: str | None, default: bool) -> bool:
 def decode_text(data: str | bytes) -> tuple[str, list[Diagnostic], bool]:
     """Bytes → text, with a BOM stripped; returns (text, diagnostics, had_bom)."""
     diags: list[Diagnostic] = []
-    if isinstance(data, bytes | bytearray | memoryview):
+    if isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
         try:
             text = raw.decode("utf-8")
@@ -110,7 +111,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int, int]:
     no terminated block; ``block_line`` is the 1-based line where the block starts.
     Line endings are normalised to ``\\n`` in both block and body.
     """
-    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     if not normalized.startswith("---"):
         return None, normalized, 0, 1
     end = normalized.find("\n---", 3)
@@ -165,31 +166,17 @@ def _js_assign(target: dict[str, Any], key: str, value: Any) -> None:
 
 def js_key_order(d: dict[str, Any]) -> dict[str, Any]:
     """Key order of a JS object: array-index keys first, ascending; then insertion order."""
+    for k in d:
+        if k[:1] in _DIGITS:
+            break
+    else:
+        return d  # no key starts with a digit: none is an array index
     index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
     if not index_keys:
         return d
     ordered = {k: d[k] for k in sorted(index_keys, key=int)}
     ordered.update((k, v) for k, v in d.items() if k not in ordered)
     return ordered
-
-
-def _yaml_string_view(parsed: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
-    """YAML mapping → key → (string value, is_structured), as OpenClaw coerces it."""
-    out: dict[str, tuple[str, bool]] = {}
-    for raw_key, value in parsed.items():
-        key = js_trim(raw_key)
-        if not key or value is None:
-            continue
-        if isinstance(value, str):
-            coerced = (js_trim(value), False)
-        elif isinstance(value, bool | int | float):
-            coerced = (js_string(value), False)
-        elif isinstance(value, dict | list):
-            coerced = (json_stringify(value), True)
-        else:  # pragma: no cover - the loader only builds the types above
-            continue
-        _js_assign(out, key, coerced)
-    return out
 
 
 def parse_frontmatter_block(
@@ -227,18 +214,36 @@ def parse_frontmatter_block(
             tuple(diags),
         )
 
+    # One pass over the YAML mapping builds both views. The string view is OpenClaw's
+    # coercion (strings trimmed, scalars via String(), objects as JSON), where the
+    # line parser's inline text wins for a structured value that holds a `:`.
     merged: dict[str, str] = {}
-    for key, (value, structured) in _yaml_string_view(parsed).items():
-        merged[key] = value
-        entry = line_parsed.get(key)
-        if (
-            entry is not None
-            and structured
-            and entry[1] == "inline"
-            and not _BLOCK_SCALAR.match(entry[2])
-            and ":" in entry[0]
-        ):
-            merged[key] = entry[0]
+    data: dict[str, Any] = {}
+    for raw_key, value in parsed.items():
+        key = js_trim(raw_key)
+        if not key:
+            continue
+        data[key] = value
+        if value is None or key == "__proto__":  # JS drops `__proto__` assignments
+            continue
+        if type(value) is str:
+            merged[key] = js_trim(value)
+        elif isinstance(value, (bool, int, float)):
+            merged[key] = js_string(value)
+        elif isinstance(value, (dict, list)):
+            # Stringified even when the inline text wins: a value too deep to
+            # stringify fails the parse either way.
+            merged[key] = json_stringify(value)
+            entry = line_parsed.get(key)
+            if (
+                entry is not None
+                and entry[1] == "inline"
+                and not _BLOCK_SCALAR.match(entry[2])
+                and ":" in entry[0]
+            ):
+                merged[key] = entry[0]
+        elif isinstance(value, str):  # pragma: no cover - the loader builds exact types
+            merged[key] = js_trim(value)
     for key, entry in line_parsed.items():
         if key not in merged and key not in _PROTO_KEYS:
             merged[key] = entry[0]
@@ -246,7 +251,6 @@ def parse_frontmatter_block(
         key = js_trim(raw_key)
         if key:
             lines[key] = block_line + line - 1
-    data = {js_trim(k): v for k, v in parsed.items() if js_trim(k)}
     return (
         Frontmatter(
             values=MappingProxyType(js_key_order(merged)),

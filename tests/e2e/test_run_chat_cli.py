@@ -127,6 +127,64 @@ def test_run_dispatch_command_needs_no_model(box: Sandbox) -> None:
     assert failed.stdout.startswith("❌ exit code 127") and "Shanghai" in failed.stdout
 
 
+GEO_JSON = '{"results":[{"name":"Shanghai","latitude":31.23,"longitude":121.47,"country":"China"}]}'
+FORECAST_JSON = '{"current":{"temperature_2m":21.4,"weather_code":1}}'
+#: A curl that answers like Open-Meteo (geocoding, then forecast) and logs its arguments.
+OPEN_METEO_CURL = f"""#!/bin/sh
+printf '%s\\n' "$@" >> "$CURL_LOG"
+case "$*" in
+  *geocoding-api*) echo '{GEO_JSON}' ;;
+  *api.open-meteo.com*) echo '{FORECAST_JSON}' ;;
+  *) echo "unexpected: $*" >&2; exit 22 ;;
+esac
+"""
+
+
+def bundled_weather(box: Sandbox) -> tuple[Path, dict[str, str]]:
+    """The package's own bundled skills, an empty workspace and an Open-Meteo curl."""
+    bins = box.root / "meteo-bin"
+    bins.mkdir()
+    (bins / "curl").write_text(OPEN_METEO_CURL, encoding="utf-8")
+    (bins / "curl").chmod(0o755)
+    env = {k: v for k, v in box.env.items() if k != "SKILLBOOK_BUNDLED_SKILLS_DIR"}
+    env["PATH"] = f"{bins}{os.pathsep}{env['PATH']}"
+    env["CURL_LOG"] = str(box.root / "curl.log")
+    ws = box.root / "empty-ws"
+    ws.mkdir()
+    return ws, env
+
+
+def test_run_bundled_weather_command_exec_needs_no_model(box: Sandbox) -> None:
+    """`/weather Shanghai` runs the skill's own forecast.sh (metadata.skillbook.commandExec)
+    with the place as $1: no model is configured, and the stub's output is the reply."""
+    ws, box.env = bundled_weather(box)
+    proc = box.run(ws, "run", "/weather Shanghai")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"# Shanghai, China (31.23,121.47)\n{FORECAST_JSON}\n"
+    assert '→ exec ./scripts/forecast.sh "$1"  [weather]' in proc.stderr
+    log = (box.root / "curl.log").read_text(encoding="utf-8").splitlines()
+    assert "name=Shanghai" in log and "latitude=31.23" in log
+
+    as_json = json.loads(box.run(ws, "run", "--json", "/weather Shanghai").stdout)
+    assert as_json["dispatched"] is True and as_json["model"] is None
+    assert as_json["command"] == "weather" and as_json["skill"] == "weather"
+    assert as_json["toolCalls"][0]["arguments"] == {
+        "command": './scripts/forecast.sh "$1"',
+        "skill": "weather",
+    }
+
+    # The text is data: nothing in it runs, all of it reaches the geocoder as the name.
+    evil = "Shanghai; touch pwned $(touch pwned2)"
+    box.run(ws, "run", f"/weather {evil}")
+    assert f"name={evil}" in (box.root / "curl.log").read_text(encoding="utf-8").splitlines()
+    assert not list(box.root.rglob("pwned*"))
+
+    # Nothing after the command: the script's usage, as a failed command.
+    bare = box.run(ws, "run", "/weather")
+    assert bare.returncode == 1
+    assert bare.stdout.startswith("❌ exit code 2\nUsage: forecast.sh PLACE")
+
+
 def test_run_without_a_model_prints_one_line_and_exits_2(box: Sandbox) -> None:
     proc = box.run(box.model_ws, "run", "what's the weather in Shanghai?")
     assert proc.returncode == 2

@@ -8,6 +8,7 @@ are rewritten for the model.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import time
@@ -433,3 +434,140 @@ def test_model_not_configured_is_one_line() -> None:
         resolve_model_config({}, base_url="http://x/v1")
     with pytest.raises(ModelNotConfigured, match="unknown provider 'gemini'"):
         resolve_model_config({"SKILLBOOK_PROVIDER": "gemini"})
+
+
+# --------------------------------------------------------------------------- commandExec
+
+#: Shows exactly what the command got: $0, $#, $1, SKILL_ARGS, the folder and a key.
+PROBE = (
+    "printf '0=%s|n=%s|1=%s|env=%s|pwd=%s|key=%s|units=%s' "
+    '"$0" "$#" "$1" "$SKILL_ARGS" "$PWD" "${PROBE_KEY:-}" "${UNITS:-}"'
+)
+NASTY = [
+    "Shanghai",
+    "a; rm -rf ./victim; echo pwned",
+    "$(touch pwned) `touch pwned2` ${HOME} $HOME",
+    """ "double" 'single' \\"escaped\\" """,
+    "line one\nline two; touch pwned3",
+    "* ? [a-z] ~ && || | > out < in &",
+    "-n --help",
+    "'; exit 7; '",
+]
+
+
+@pytest.fixture
+def exec_ws(env: Mapping[str, str]) -> Path:
+    ws = Path(env["HOME"]) / "exec-ws"
+    skills = ws / "skills"
+    # A JSON string is a valid YAML double-quoted scalar.
+    probe = "metadata:\n  openclaw:\n    primaryEnv: PROBE_KEY\n  skillbook:\n"
+    write_skill(skills, "probe", probe + f"    commandExec: {json.dumps(PROBE)}")
+    write_skill(
+        skills, "other", "metadata:\n  skillbook:\n    commandExec: 'echo \"[${PROBE_KEY:-}]\"'"
+    )
+    write_skill(skills, "fail", "metadata:\n  skillbook:\n    commandExec: 'echo oops; exit 3'")
+    write_skill(
+        skills,
+        "both",
+        "command-dispatch: tool\ncommand-tool: record\n"
+        "metadata:\n  skillbook:\n    commandExec: 'touch never-run'",
+    )
+    (skills / "probe" / "victim").write_text("keep me", encoding="utf-8")
+    return ws
+
+
+def load_exec(ws: Path, env: Mapping[str, str]) -> SkillBook:
+    from skillbook.config import Config
+
+    config = Config.from_mapping(
+        {"skills": {"entries": {"probe": {"apiKey": "k-123456", "env": {"UNITS": "metric"}}}}}
+    )
+    return Loader(ws, env=env, cwd=ws, config=config).load()
+
+
+def probe_text(ws: Path, args: str | None) -> str:
+    n = 1 if args else 0
+    return (
+        f"0=probe|n={n}|1={args or ''}|env={args or ''}|pwd={ws / 'skills' / 'probe'}"
+        "|key=***|units=metric"
+    )
+
+
+@pytest.mark.parametrize("args", NASTY, ids=range(len(NASTY)))
+def test_command_exec_gets_the_args_as_data_never_as_command_text(
+    exec_ws: Path, env: dict[str, str], args: str
+) -> None:
+    """No injection: the raw text is $1 and SKILL_ARGS, whatever it holds; no model."""
+    agent = Agent(load_exec(exec_ws, env), None, env=env)
+    out = run(agent.invoke(f"/probe {args}"))
+    assert out.dispatched and not out.is_error, out.text
+    assert out.text == probe_text(exec_ws, args.strip())
+    folder = exec_ws / "skills" / "probe"
+    assert sorted(p.name for p in folder.iterdir()) == ["SKILL.md", "victim"]
+    assert not (exec_ws / "skills" / "pwned").exists()
+
+
+def test_command_exec_without_args_has_no_positional_parameter(
+    exec_ws: Path, env: dict[str, str]
+) -> None:
+    agent = Agent(load_exec(exec_ws, env), None, env=env)
+    assert run(agent.invoke("/probe")).text == probe_text(exec_ws, None)
+    assert run(agent.invoke("/skill probe   ")).text == probe_text(exec_ws, None)
+    assert run(agent.invoke("/skill probe two words")).text == probe_text(exec_ws, "two words")
+
+
+def test_command_exec_runs_with_that_skills_env_only(exec_ws: Path, env: dict[str, str]) -> None:
+    """§11.3 scoped env: probe's key is visible (and redacted) to probe, not to other."""
+    agent = Agent(load_exec(exec_ws, env), None, env=env)
+    assert "key=***|units=metric" in run(agent.invoke("/probe x")).text
+    assert run(agent.invoke("/other x")).text == "[]"
+    assert "PROBE_KEY" not in os.environ
+
+
+def test_command_exec_is_recorded_as_an_exec_call_with_events(
+    exec_ws: Path, env: dict[str, str]
+) -> None:
+    events: list[AgentEvent] = []
+    model = ScriptedModel([])
+    agent = Agent(load_exec(exec_ws, env), model, env=env, on_event=events.append)
+    out = run(agent.invoke("/probe Shanghai"))
+    assert model.requests == [] and out.turn is None
+    assert out.tool_run is not None and out.tool_run.skill == "probe"
+    assert out.tool_run.call.name == "exec"
+    assert out.tool_run.call.arguments == {"command": PROBE, "skill": "probe"}
+    started = [e for e in events if isinstance(e, ToolStarted)]
+    assert [(e.call.name, e.skill, e.target) for e in started] == [("exec", "probe", PROBE)]
+    assert [type(e) for e in events] == [ToolStarted, ToolFinished]
+
+
+def test_command_exec_failure_and_nul_replies(exec_ws: Path, env: dict[str, str]) -> None:
+    agent = Agent(load_exec(exec_ws, env), None, env=env)
+    failed = run(agent.invoke("/fail now"))
+    assert failed.dispatched and failed.is_error and failed.text == "❌ exit code 3\noops"
+    nul = run(agent.invoke("/probe a\x00b"))
+    assert nul.is_error and nul.text.startswith("❌ exec: the arguments hold a NUL character")
+
+
+def test_command_exec_precedence_and_missing_exec(exec_ws: Path, env: dict[str, str]) -> None:
+    """command-dispatch: tool wins; an agent without exec does not run commands."""
+    book = load_exec(exec_ws, env)
+    rec = Recorder()
+    out = run(Agent(book, None, tools=[rec]).invoke("/both x"))
+    assert out.text == "recorded" and rec.calls[0]["command"] == "x"
+    assert not (exec_ws / "skills" / "both" / "never-run").exists()
+    missing = run(Agent(book, None, tools=[rec]).invoke("/probe x"))
+    assert missing.is_error and missing.text == "❌ Tool not available: exec"
+    assert len(rec.calls) == 1
+
+
+def test_exec_tool_run_dispatch_sync_matches_async(exec_ws: Path, env: dict[str, str]) -> None:
+    from skillbook.runtime.tools import ExecTool
+
+    agent = Agent(load_exec(exec_ws, env), None, env=env)
+    tool = next(t for t in agent.tools if isinstance(t, ExecTool))
+    sync = tool.run_dispatch(PROBE, skill="probe", args="a b")
+    assert sync == run(tool.arun_dispatch(PROBE, skill="probe", args="a b"))
+    assert sync.text == probe_text(exec_ws, "a b")
+    # The plain exec tool is unchanged: no positional parameters, no SKILL_ARGS.
+    plain = tool.run({"command": 'printf "%s|%s" "$#" "${SKILL_ARGS-unset}"', "skill": "probe"})
+    assert plain.text == "0|unset"

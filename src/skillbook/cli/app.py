@@ -124,6 +124,7 @@ class Group(click.Group):
         "run": "skillbook.cli.run_cmd:run_cmd",
         "chat": "skillbook.cli.run_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
+        "commands": "skillbook.cli.commands_cmd:commands_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -4,8 +4,9 @@ the instructions text, the ``read``/``exec`` runtime tools and slash-command han
 The adapters are thin on purpose: the catalog text is the one skillbook's own agent
 sends (:meth:`~skillbook.runtime.agent.Agent.system_prompt`), the tools are the same
 :mod:`skillbook.runtime.tools` objects, and a slash command resolves and dispatches
-as in :meth:`~skillbook.runtime.agent.Agent.invoke`, so a skill behaves the same
-whichever framework runs the model. Nothing here imports a framework.
+as in :meth:`~skillbook.runtime.agent.Agent.invoke` (OpenClaw's tool dispatch, then a
+skill's own ``commandExec`` run through ``exec``, else the model rewrite), so a skill
+behaves the same whichever framework runs the model. Nothing here imports a framework.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from skillbook.commands import (
     rewrite_for_model,
     tool_call_arguments,
 )
+from skillbook.dispatch import ExecDispatch, command_dispatch
+from skillbook.model import CommandDispatch
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, DONE_TEXT, default_tools
-from skillbook.runtime.tools import ReadTool, Tool, ToolResult
+from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
@@ -83,9 +86,9 @@ class SlashOutcome:
     """What a slash command became: a reply for the user, or a prompt for the model.
 
     Exactly one of ``reply`` and ``prompt`` is set. ``reply`` is the output of a
-    ``command-dispatch: tool`` command that ran without the model (``❌ …`` when the
-    tool failed or is missing); ``prompt`` is the message to send the model instead
-    of the user's text (§6.5).
+    command that ran without the model, a ``command-dispatch: tool`` tool or a skill's
+    ``commandExec`` (``❌ …`` when it failed or its tool is missing); ``prompt`` is the
+    message to send the model instead of the user's text (§6.5).
     """
 
     invocation: Invocation
@@ -108,11 +111,14 @@ class Target:
     call: Callable[[dict[str, Any]], Awaitable[ToolResult]]
     #: The same call run synchronously, when the framework offers one.
     call_sync: Callable[[dict[str, Any]], ToolResult] | None = None
+    #: The skillbook runtime tool behind the target, when it is one: a ``commandExec``
+    #: command runs through this ``exec`` (its environment and config).
+    runtime: Tool | None = None
 
 
 def runtime_target(tool: Tool) -> Target:
     """A :class:`Target` that runs a skillbook runtime tool directly."""
-    return Target(tool.name, tool.schema, tool.arun, tool.run)
+    return Target(tool.name, tool.schema, tool.arun, tool.run, runtime=tool)
 
 
 def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
@@ -134,14 +140,29 @@ def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str
 
 def _resolve(
     book: SkillBook, text: str, reserved: Iterable[str]
-) -> tuple[Invocation, SlashOutcome | None] | None:
+) -> tuple[Invocation, CommandDispatch | ExecDispatch | None] | None:
     commands = build_command_specs(book.eligible, reserved=reserved)
     invocation = resolve_invocation(text, commands)
     if invocation is None:
         return None
-    if invocation.command.dispatch is None:
-        return invocation, SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
-    return invocation, None
+    return invocation, command_dispatch(invocation.command, book.eligible)
+
+
+def _exec_tool(book: SkillBook, targets: Iterable[Target]) -> ExecTool | None:
+    """The ``exec`` a ``commandExec`` runs through, or None when ``exec`` was not given.
+
+    A skillbook ``exec`` behind a target is used as it is; a framework tool named
+    ``exec`` whose runtime tool is out of reach (a LangChain wrapper) stands for the
+    book's default one.
+    """
+    named = False
+    for target in targets:
+        if isinstance(target.runtime, ExecTool):
+            return target.runtime
+        named = named or target.name == ExecTool.name
+    if not named:
+        return None
+    return ExecTool(book.eligible, config=book.config, workspace=book.workspace)
 
 
 def _reply(invocation: Invocation, result: ToolResult) -> SlashOutcome:
@@ -169,17 +190,27 @@ async def adispatch(
     resolved = _resolve(book, text, reserved)
     if resolved is None:
         return None
-    invocation, outcome = resolved
-    if outcome is not None:
-        return outcome
-    name = invocation.command.dispatch.tool_name if invocation.command.dispatch else ""
-    target = next((t for t in targets if t.name == name), None)
+    invocation, how = resolved
+    if how is None:
+        return SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
+    targets = tuple(targets)
+    if isinstance(how, ExecDispatch):
+        tool = _exec_tool(book, targets)
+        if tool is None:
+            return _missing(invocation, ExecTool.name)
+        skill = invocation.command.skill_name
+        try:
+            result = await tool.arun_dispatch(how.command, skill=skill, args=invocation.args)
+        except Exception as exc:  # a failing command is the user's reply, not a crash
+            result = ToolResult(f"{tool.name}: {type(exc).__name__}: {exc}", True)
+        return _reply(invocation, result)
+    target = next((t for t in targets if t.name == how.tool_name), None)
     if target is None:
-        return _missing(invocation, name)
+        return _missing(invocation, how.tool_name)
     try:
         result = await target.call(dispatch_args(target.schema, invocation))
     except Exception as exc:  # a failing tool is the user's reply, not a crash
-        result = ToolResult(f"{name}: {type(exc).__name__}: {exc}", True)
+        result = ToolResult(f"{how.tool_name}: {type(exc).__name__}: {exc}", True)
     return _reply(invocation, result)
 
 
@@ -194,10 +225,21 @@ def dispatch(
     resolved = _resolve(book, text, reserved)
     if resolved is None:
         return None
-    invocation, outcome = resolved
-    if outcome is not None:
-        return outcome
-    name = invocation.command.dispatch.tool_name if invocation.command.dispatch else ""
+    invocation, how = resolved
+    if how is None:
+        return SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
+    targets = tuple(targets)
+    if isinstance(how, ExecDispatch):
+        tool = _exec_tool(book, targets)
+        if tool is None:
+            return _missing(invocation, ExecTool.name)
+        skill = invocation.command.skill_name
+        try:
+            result = tool.run_dispatch(how.command, skill=skill, args=invocation.args)
+        except Exception as exc:
+            result = ToolResult(f"{tool.name}: {type(exc).__name__}: {exc}", True)
+        return _reply(invocation, result)
+    name = how.tool_name
     target = next((t for t in targets if t.name == name and t.call_sync is not None), None)
     if target is None or target.call_sync is None:
         return _missing(invocation, name)

@@ -15,12 +15,16 @@ stream and the tools; ``exec`` kills its process group, so nothing is left runni
 
 :meth:`Agent.invoke` handles one user message as a chat front end would (§6.4–6.5): a
 slash command whose skill has ``command-dispatch: tool`` calls that tool directly with
-the raw arguments and no model; another slash command is rewritten for the model.
+the raw arguments and no model; one whose skill names its own command
+(``metadata.skillbook.commandExec``, :mod:`skillbook.dispatch`) runs it through ``exec``
+with the arguments as ``$1``, also with no model; another slash command is rewritten
+for the model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import os
@@ -37,6 +41,7 @@ from skillbook.commands import (
     rewrite_for_model,
     tool_call_arguments,
 )
+from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.providers.base import (
     ChatModel,
@@ -117,7 +122,8 @@ class InvokeResult:
 
     text: str
     invocation: Invocation | None = None
-    #: True when a ``command-dispatch: tool`` command ran without the model.
+    #: True when a command ran without the model (``command-dispatch: tool`` or
+    #: ``commandExec``).
     dispatched: bool = False
     is_error: bool = False
     turn: TurnResult | None = None
@@ -272,18 +278,35 @@ class Agent:
         if invocation is None:
             turn = await self.run_turn(history, text)
             return InvokeResult(turn.final_text, turn=turn)
-        dispatch = invocation.command.dispatch
-        if dispatch is None:
+        how = command_dispatch(invocation.command, self._book.eligible)
+        if how is None:
             turn = await self.run_turn(history, rewrite_for_model(invocation))
             return InvokeResult(turn.final_text, invocation, turn=turn)
-        tool = next((t for t in self._tools if t.name == dispatch.tool_name), None)
-        if tool is None:
-            return InvokeResult(
-                f"❌ Tool not available: {dispatch.tool_name}", invocation, True, True
+        call_id = f"cmd_{os.urandom(4).hex()}"
+        if isinstance(how, ExecDispatch):
+            # The agent's own exec (its environment and config), never one made up here:
+            # an agent given tools without exec has chosen not to run commands.
+            exec_tool = next((t for t in self._tools if isinstance(t, ExecTool)), None)
+            if exec_tool is None:
+                return InvokeResult(
+                    f"❌ Tool not available: {ExecTool.name}", invocation, True, True
+                )
+            skill = invocation.command.skill_name
+            call = ToolCall(call_id, exec_tool.name, {"command": how.command, "skill": skill})
+            run = await self._run_tool(
+                call,
+                functools.partial(
+                    exec_tool.arun_dispatch, how.command, skill=skill, args=invocation.args
+                ),
             )
-        args = dispatch_arguments(tool, invocation)
-        call = ToolCall(f"cmd_{os.urandom(4).hex()}", tool.name, args)
-        run = await self._run_tool(call)
+        else:
+            tool = next((t for t in self._tools if t.name == how.tool_name), None)
+            if tool is None:
+                return InvokeResult(
+                    f"❌ Tool not available: {how.tool_name}", invocation, True, True
+                )
+            call = ToolCall(call_id, tool.name, dispatch_arguments(tool, invocation))
+            run = await self._run_tool(call)
         text = run.result.text.strip()
         if run.result.is_error:
             return InvokeResult(f"❌ {text}", invocation, True, True, tool_run=run)
@@ -348,18 +371,23 @@ class Agent:
             tasks = [group.create_task(self._run_tool(c)) for c in calls]
         return [t.result() for t in tasks]
 
-    async def _run_tool(self, call: ToolCall) -> ToolRun:
+    async def _run_tool(
+        self, call: ToolCall, runner: Callable[[], Awaitable[ToolResult]] | None = None
+    ) -> ToolRun:
+        """Run ``call`` (by default through the tool of its name) between its two events."""
         skill, target = self._describe(call)
         await self._emit(ToolStarted(call, skill, target))
         tool = next((t for t in self._tools if t.name == call.name), None)
+        if runner is None and tool is not None:
+            runner = functools.partial(tool.arun, call.arguments)
         if call.error is not None:
             result = ToolResult(f"{call.name}: {call.error}", is_error=True)
-        elif tool is None:
+        elif runner is None:
             known = ", ".join(t.name for t in self._tools) or "none"
             result = ToolResult(f"unknown tool {call.name!r}; available: {known}", True)
         else:
             try:
-                result = await tool.arun(call.arguments)
+                result = await runner()
             except Exception as exc:  # a tool bug must not end the conversation
                 result = ToolResult(f"{call.name}: {type(exc).__name__}: {exc}", True)
         await self._emit(ToolFinished(call, result))

@@ -23,6 +23,9 @@ without ``skill`` it gets the base environment only. Skill variables never enter
 ``os.environ``, so concurrent commands of different skills cannot see each other's
 keys (openclaw#78528). On timeout the whole process group is killed and the partial
 output returned. The overlay's secret values are replaced by ``***`` in the output.
+:meth:`ExecTool.run_dispatch` runs a skill's own slash command (``commandExec``, see
+:mod:`skillbook.dispatch`) the same way, with the user's text as ``$1`` and
+``$SKILL_ARGS`` instead of inside the command.
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
 from skillbook.config import Config
+from skillbook.dispatch import ARGS_ENV
 from skillbook.errors import SecretError
 from skillbook.model import Skill, Source
 from skillbook.paths import resolve_user_path
@@ -358,7 +362,31 @@ class ExecTool:
         return _copy(_EXEC_SCHEMA)
 
     def run(self, args: Mapping[str, Any]) -> ToolResult:
-        plan = self._plan(args)
+        return self._run_plan(self._plan(args))
+
+    async def arun(self, args: Mapping[str, Any]) -> ToolResult:
+        plan = await asyncio.to_thread(self._plan, args)  # may run an exec secret provider
+        return await self._arun_plan(plan)
+
+    def run_dispatch(self, command: str, *, skill: str, args: str | None = None) -> ToolResult:
+        """Run a skill's own slash command (``commandExec``) as ``skill``.
+
+        ``args``, the user's raw text, is passed as ``$1`` (no positional parameter
+        when it is None or empty) and as ``$SKILL_ARGS``; ``$0`` is the skill's name.
+        It is never put into the command text, so the shell does not parse it.
+        """
+        extras = _dispatch_extras(skill, args)
+        return self._run_plan(self._plan({"command": command, "skill": skill}, **extras))
+
+    async def arun_dispatch(
+        self, command: str, *, skill: str, args: str | None = None
+    ) -> ToolResult:
+        """:meth:`run_dispatch` for async code (cancelling it kills the process group)."""
+        extras = _dispatch_extras(skill, args)
+        plan = await asyncio.to_thread(self._plan, {"command": command, "skill": skill}, **extras)
+        return await self._arun_plan(plan)
+
+    def _run_plan(self, plan: Plan | ToolResult) -> ToolResult:
         if isinstance(plan, ToolResult):
             return plan
         runner = run_posix if os.name == "posix" else run_portable
@@ -367,8 +395,7 @@ class ExecTool:
         except OSError as exc:
             return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
 
-    async def arun(self, args: Mapping[str, Any]) -> ToolResult:
-        plan = await asyncio.to_thread(self._plan, args)  # may run an exec secret provider
+    async def _arun_plan(self, plan: Plan | ToolResult) -> ToolResult:
         if isinstance(plan, ToolResult):
             return plan
         try:
@@ -384,13 +411,24 @@ class ExecTool:
         by_name = next((s for s in self.skills if s.name == name), None)
         return by_name or next((s for s in self.skills if s.skill_key == name), None)
 
-    def _plan(self, args: Mapping[str, Any]) -> Plan | ToolResult:
+    def _plan(
+        self,
+        args: Mapping[str, Any],
+        *,
+        positional: Sequence[str] = (),
+        extra_env: Mapping[str, str] | None = None,
+    ) -> Plan | ToolResult:
+        """``positional`` follows the command as ``$0 $1 …``; ``extra_env`` goes on top."""
         problem = _check_args(args, _EXEC_SCHEMA)
         if problem:
             return ToolResult(f"exec: {problem}", True)
         command: str = args["command"]
         if not command.strip():
             return ToolResult("exec: 'command' is empty", True)
+        if any("\0" in v for v in (*positional, *(extra_env or {}).values())):
+            return ToolResult(
+                "exec: the arguments hold a NUL character; a command cannot get one", True
+            )
         timeout = float(self.timeout_s if args.get("timeout") is None else args["timeout"])
         if timeout <= 0:
             return ToolResult("exec: 'timeout' must be > 0", True)
@@ -424,7 +462,9 @@ class ExecTool:
             cwd = Path(default_cwd, os.path.expanduser(args["cwd"].strip()))
         if not cwd.is_dir():
             return ToolResult(f"exec: working directory {cwd} does not exist", True)
-        argv = (self.shell, "-c", command)
+        if extra_env:
+            env = {**env, **extra_env}
+        argv = (self.shell, "-c", command, *positional)
         return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
 
     def _finish(self, plan: Plan, col: Collector, code: int | None, timed_out: bool) -> ToolResult:
@@ -438,3 +478,11 @@ class ExecTool:
         else:
             return ToolResult(output or "(no output)")
         return ToolResult(head + ("\n" + output if output else ""), True)
+
+
+def _dispatch_extras(skill: str, args: str | None) -> dict[str, Any]:
+    """The ``$0 $1`` and ``SKILL_ARGS`` of a ``commandExec`` run (text passed as data only)."""
+    return {
+        "positional": (skill, args) if args else (skill,),
+        "extra_env": {ARGS_ENV: args or ""},
+    }

@@ -5,7 +5,7 @@
 # "City, CC" narrows the search to an ISO country code (US, DE). Needs curl.
 set -eu
 
-if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+if [ $# -lt 1 ] || [ -z "$1" ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
     sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
