@@ -236,7 +236,10 @@ def _stringify_into(value: Any, parts: list[str]) -> None:
             sep = ","
             parts.append(json_quote(k if type(k) is str else js_string(k)))
             parts.append(":")
-            _stringify_into(v, parts)
+            if type(v) is str:
+                parts.append(json_quote(v))
+            else:
+                _stringify_into(v, parts)
         parts.append("}")
     elif kind is list:
         if not value:
@@ -246,7 +249,10 @@ def _stringify_into(value: Any, parts: list[str]) -> None:
         for item in value:
             parts.append(sep)
             sep = ","
-            _stringify_into(item, parts)
+            if type(item) is str:
+                parts.append(json_quote(item))
+            else:
+                _stringify_into(item, parts)
         parts.append("]")
     elif value is None:
         parts.append("null")

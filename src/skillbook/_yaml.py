@@ -269,6 +269,16 @@ class _Builder:
                         frame.shape.append(None)
                         frame.container[frame.key] = value
                         frame.has_key = False
+                    elif type(value) is str:
+                        # A string key is its own identity (the others are tuples).
+                        frame.shape.append(None)
+                        if value in frame.seen:
+                            self._take_key(frame, value, event)  # raises duplicate-key
+                        frame.seen.add(value)
+                        frame.key = value
+                        frame.has_key = True
+                        if frame.key_lines is not None:
+                            frame.key_lines.setdefault(value, event.start_mark.line + 1)
                     else:
                         frame.shape.append(None)
                         self._take_key(frame, value, event)

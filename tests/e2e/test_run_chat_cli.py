@@ -285,7 +285,10 @@ def test_chat_without_a_model_still_dispatches(box: Sandbox) -> None:
     child = pexpect.spawn(COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30)
     try:
         child.expect_exact("model none")
-        child.expect_exact(NOT_CONFIGURED + "; tool-dispatch commands and /skills still work")
+        child.expect_exact(
+            NOT_CONFIGURED
+            + "; slash commands that run a tool or a command, and /skills, still work"
+        )
         child.expect_exact("›")
         child.sendline(f"/weather {COMMAND}")
         child.expect_exact(f"\n{CANNED}")

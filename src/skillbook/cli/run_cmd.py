@@ -198,7 +198,8 @@ def run_cmd(
     """Answer one request with the workspace's skills and print the answer.
 
     TEXT is a question, or a slash command like "/weather Shanghai". Commands of skills
-    with `command-dispatch: tool` run their tool directly, with no model.
+    with `command-dispatch: tool` run their tool, and skills with
+    `metadata.skillbook.commandExec` run their command, directly, with no model.
     """
     from skillbook.errors import ModelNotConfigured
     from skillbook.runtime.providers import ModelError
@@ -309,7 +310,7 @@ class Chat:
             "Ctrl-C cancels an answer, Ctrl-D leaves."
         )
         if self.agent.model is None:
-            self.say(f"skillbook: {self.hint}; tool-dispatch commands and /skills still work")
+            self.say(f"skillbook: {self.hint}; slash commands that run a tool or a command, and /skills, still work")
         read = self._prompt_reader() if self.interactive else self._line_reader()
         try:
             while True:

@@ -63,6 +63,9 @@ def skillbook_system_prompt(
     return build_instructions(book, base, read_tool=read_tool)
 
 
+_RUNTIME_KEY = "skillbook_runtime_tool"
+
+
 def structured_tool(tool: Tool) -> StructuredTool:
     """A skillbook runtime tool as a LangChain :class:`StructuredTool` (sync and async)."""
 
@@ -79,6 +82,8 @@ def structured_tool(tool: Tool) -> StructuredTool:
         description=tool.description,
         args_schema=tool.schema,
         handle_tool_error=True,
+        # Slash-command dispatch finds the runtime tool (and its env) through this.
+        metadata={_RUNTIME_KEY: tool},
     )
 
 
@@ -177,7 +182,8 @@ def _target(tool: BaseTool) -> Target:
     def call_sync(args: dict[str, Any]) -> ToolResult:
         return _result(tool.invoke(as_call(args)))
 
-    return Target(tool.name, _schema_of(tool), call, call_sync)
+    runtime = (tool.metadata or {}).get(_RUNTIME_KEY)
+    return Target(tool.name, _schema_of(tool), call, call_sync, runtime=runtime)
 
 
 def _targets(book: SkillBook, tools: Iterable[BaseTool] | None) -> list[Target]:
