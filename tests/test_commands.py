@@ -8,22 +8,24 @@ from pathlib import Path
 import pytest
 
 from skillbook._js import utf16_len
-from skillbook.commands import (
-    DEFAULT_RESERVED_NAMES,
+from skillbook.channels import (
     DISCORD,
-    ELLIPSIS,
     OMIT_DUPLICATE_NAME,
     OMIT_INVALID_NAME,
     OMIT_MAX_COMMANDS,
     OMIT_PAYLOAD,
     TELEGRAM,
     ChannelLimits,
+    channel_view,
+)
+from skillbook.commands import (
+    DEFAULT_RESERVED_NAMES,
+    ELLIPSIS,
     CommandSet,
     CommandSpec,
     Invocation,
     Renamed,
     build_command_specs,
-    channel_view,
     dedupe_by_skill_name,
     find_command,
     reserved_names,

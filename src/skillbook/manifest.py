@@ -41,17 +41,22 @@ _SEMVER = re.compile(
     r"(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?"
 )
 _DIST_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+#: The field an install spec of each kind cannot do without (``download``: ``url``).
+_REQUIRED_FIELD = {"brew": "formula", "node": "package", "go": "module", "uv": "package"}
 
 
 def normalize_string_list(value: Any) -> list[str]:
     """OpenClaw's ``normalizeStringList``: a list of strings, or a comma-separated string."""
-    if isinstance(value, list | tuple):
-        items = (js_trim(js_string(v)) for v in value)
-    elif isinstance(value, str):
-        items = (js_trim(v) for v in value.split(","))
-    else:
-        return []
-    return [item for item in items if item]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            item = js_trim(v if type(v) is str else js_string(v))
+            if item:
+                out.append(item)
+        return out
+    if isinstance(value, str):
+        return [item for item in map(js_trim, value.split(",")) if item]
+    return []
 
 
 def _load_json5(text: str) -> Any:
@@ -94,7 +99,7 @@ def resolve_metadata(
                 **where,
             ),
         )
-    if not isinstance(parsed, dict | list):
+    if not isinstance(parsed, (dict, list)):
         return None, (
             dg.warning(
                 "parse.metadata-invalid",
@@ -108,7 +113,7 @@ def resolve_metadata(
     if isinstance(parsed, dict):
         for name in (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS):
             candidate = parsed.get(name)
-            if isinstance(candidate, dict | list):
+            if isinstance(candidate, (dict, list)):
                 manifest, manifest_key = candidate, name
                 break
     if manifest is None:
@@ -141,7 +146,7 @@ def resolve_metadata(
     os_list = normalize_string_list(obj.get("os"))
     requires_raw = obj.get("requires")
     requires: Requires | None = None
-    if isinstance(requires_raw, dict | list):
+    if isinstance(requires_raw, (dict, list)):
         req = requires_raw if isinstance(requires_raw, dict) else {}
         requires = Requires(
             bins=tuple(normalize_string_list(req.get("bins"))),
@@ -222,8 +227,7 @@ def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
         strip_components=_js_number_value(strip),
         target_dir=raw["targetDir"] if isinstance(raw.get("targetDir"), str) else None,
     )
-    required = {"brew": "formula", "node": "package", "go": "module", "uv": "package"}
-    field_name = required.get(kind, "url")
+    field_name = _REQUIRED_FIELD.get(kind, "url")
     if getattr(spec, field_name) is None:
         given = raw.get("cask" if field_name == "formula" and "formula" not in raw else field_name)
         if given is None:
@@ -233,7 +237,7 @@ def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
 
 
 def _js_number_value(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)  # JS has one number type: 2.0 is 2

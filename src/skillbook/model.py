@@ -44,6 +44,13 @@ SOURCE_PRECEDENCE: tuple[Source, ...] = (
 )
 
 
+#: Sources whose skills the user put there; opt-in priorities keep them before
+#: bundled, extra and remote skills when a prompt budget or a menu cap cuts.
+USER_SOURCES: frozenset[str] = frozenset(
+    {Source.WORKSPACE, Source.PROJECT, Source.PERSONAL, Source.MANAGED}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class InstallSpec:
     """One validated ``metadata.openclaw.install[]`` entry."""

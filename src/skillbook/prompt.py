@@ -22,7 +22,7 @@ from pathlib import Path
 from skillbook import diagnostics as diag
 from skillbook._js import js_trim, utf16_len
 from skillbook.diagnostics import Diagnostic
-from skillbook.model import Skill, Source
+from skillbook.model import USER_SOURCES, Skill
 
 DEFAULT_MAX_SKILLS_IN_PROMPT = 150
 DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
@@ -45,14 +45,9 @@ _HEADER_PATHS = (
     "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."
 )
 
+
 # JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
 # str.strip() differs: it strips U+001C..U+001F and keeps U+FEFF.
-#: Sources whose skills the user put there; with ``priority=True`` they are kept first.
-_USER_SOURCES = frozenset(
-    {Source.WORKSPACE, Source.PROJECT, Source.PERSONAL, Source.MANAGED},
-)
-
-
 @dataclass(frozen=True, slots=True)
 class PromptSkill:
     """What one catalog entry shows; ``location`` may be a ``~/`` path."""
@@ -184,7 +179,7 @@ def is_prompt_visible(skill: Skill) -> bool:
 
 def _priority_order(skills: Sequence[Skill]) -> list[int]:
     """Indices with user-placed skills first, stable within each tier."""
-    return sorted(range(len(skills)), key=lambda i: 0 if skills[i].source in _USER_SOURCES else 1)
+    return sorted(range(len(skills)), key=lambda i: 0 if skills[i].source in USER_SOURCES else 1)
 
 
 def _largest_fitting_prefix(n: int, fits: Callable[[int], bool]) -> int:

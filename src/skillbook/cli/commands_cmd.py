@@ -20,7 +20,8 @@ from skillbook.cli.app import Context, emit_json, emit_lines
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:
-    from skillbook.commands import CommandSet, CommandSpec, Omitted
+    from skillbook.channels import Omitted
+    from skillbook.commands import CommandSet, CommandSpec
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill
 
@@ -43,7 +44,8 @@ def commands_cmd(obj: Context, channel: str | None, as_json: bool) -> None:
     RUNS is `tool` (command-dispatch: tool calls a tool), `exec` (the skill's own
     command, metadata.skillbook.commandExec) or `model` (the request goes to the model).
     """
-    from skillbook.commands import DISCORD, TELEGRAM, build_command_specs, channel_view
+    from skillbook.channels import DISCORD, TELEGRAM, channel_view
+    from skillbook.commands import build_command_specs
     from skillbook.dispatch import exec_dispatch_diagnostics
 
     book = obj.book()
@@ -148,7 +150,7 @@ def _footer(
     diags: Sequence[Diagnostic],
     label: str | None,
 ) -> list[str]:
-    from skillbook.commands import (
+    from skillbook.channels import (
         OMIT_DUPLICATE_NAME,
         OMIT_INVALID_NAME,
         OMIT_MAX_COMMANDS,

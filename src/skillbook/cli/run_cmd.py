@@ -310,7 +310,9 @@ class Chat:
             "Ctrl-C cancels an answer, Ctrl-D leaves."
         )
         if self.agent.model is None:
-            self.say(f"skillbook: {self.hint}; slash commands that run a tool or a command, and /skills, still work")
+            self.say(
+                f"skillbook: {self.hint}; slash commands that run a tool or a command, and /skills, still work"
+            )
         read = self._prompt_reader() if self.interactive else self._line_reader()
         try:
             while True:
