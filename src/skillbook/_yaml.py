@@ -293,7 +293,9 @@ class _Builder:
                     is_map = cls is _MAPPING_START
                     container: Any = {} if is_map else []
                     children: list[Any] = []
-                    anchor = self._register(event.anchor, container, children)
+                    anchor = None
+                    if event.anchor is not None:
+                        anchor = self._register(event.anchor, container, children)
                     frame = _Frame(
                         container,
                         children,
@@ -310,7 +312,8 @@ class _Builder:
                     done = stack.pop()
                     frame = stack[-1] if stack else None
                     if done.flow:
-                        self._check_comment_gap(event)
+                        if has_hash:
+                            self._check_comment_gap(event)
                         if frame is None or not frame.flow:
                             self._check_flow_indent(stack, event, closing=True, start=done.line - 1)
                     value = done.container
@@ -320,7 +323,16 @@ class _Builder:
                             done.anchor.value = value
                     if done.anchor is not None:
                         done.anchor.open = False
-                    self._emit(frame, value, done.shape, event)
+                    if frame is not None and (not frame.is_map or frame.has_key):
+                        # A list item or a mapping value: _emit inlined.
+                        frame.shape.append(done.shape)
+                        if frame.is_map:
+                            frame.container[frame.key] = value
+                            frame.has_key = False
+                        else:
+                            frame.container.append(value)
+                    else:
+                        self._emit(frame, value, done.shape, event)
                 elif cls is _ALIAS:
                     value, shape = self._alias(event)
                     self._emit(frame, value, shape, event)

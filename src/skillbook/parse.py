@@ -310,12 +310,20 @@ def _load_yaml(
     return parsed, key_lines
 
 
+# The four possible policies, shared: a build makes one per skill otherwise.
+_POLICIES = {
+    (user, model): InvocationPolicy(user_invocable=user, disable_model_invocation=model)
+    for user in (True, False)
+    for model in (True, False)
+}
+
+
 def resolve_invocation(values: Mapping[str, str]) -> InvocationPolicy:
     """§2.4: ``user-invocable`` (default true), ``disable-model-invocation`` (default false)."""
-    return InvocationPolicy(
-        user_invocable=parse_bool(values.get("user-invocable"), True),
-        disable_model_invocation=parse_bool(values.get("disable-model-invocation"), False),
-    )
+    return _POLICIES[
+        parse_bool(values.get("user-invocable"), True),
+        parse_bool(values.get("disable-model-invocation"), False),
+    ]
 
 
 def _first(values: Mapping[str, str], *keys: str) -> str:
@@ -331,6 +339,8 @@ def resolve_dispatch(
     values: Mapping[str, str], *, path: Path | None = None, lines: Mapping[str, int] | None = None
 ) -> tuple[CommandDispatch | None, tuple[Diagnostic, ...]]:
     """§2.4/§6.1: ``command-dispatch: tool`` with ``command-tool`` → a tool dispatch."""
+    if "command-dispatch" not in values and "command_dispatch" not in values:
+        return None, ()  # the common case: no dispatch asked for
     lines = lines or {}
     kind = js_trim(_first(values, "command-dispatch", "command_dispatch")).lower()
     if kind != "tool":

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspace
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.book import Loader, SkillBook
@@ -24,43 +23,6 @@ from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
 from skillbook.runtime.providers import ModelError, OpenAIChatModel
 
 pytest.importorskip("openai")
-
-CANNED = "Shanghai: ☀️ +21°C"
-COMMAND = 'curl -s "wttr.in/Shanghai?format=3"'
-WEATHER = f"""---
-name: weather
-description: Current weather for a city.
-metadata: {{"openclaw": {{"requires": {{"bins": ["curl"]}}}}}}
----
-# Weather
-
-Run `{COMMAND}` (city in the URL) with exec, passing skill "weather", and report it.
-"""
-
-
-def weather_workspace(tmp: Path) -> tuple[dict[str, str], Path]:
-    home, bins = tmp / "home", tmp / "bin"
-    skill = home / "ws" / "skills" / "weather" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(WEATHER, encoding="utf-8")
-    bins.mkdir()
-    (tmp / "bundled").mkdir()
-    curl = bins / "curl"
-    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
-    curl.chmod(0o755)
-    env = {
-        "HOME": str(home),
-        "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
-        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp / "bundled"),
-        "SKILLBOOK_STATE_DIR": str(tmp / "state"),
-    }
-    return env, home / "ws"
-
-
-def location(book: SkillBook, name: str) -> str:
-    found = re.search(rf"<name>{name}</name>.*?<location>(.*?)</location>", book.prompt, re.S)
-    assert found is not None, book.prompt
-    return found.group(1)
 
 
 def last(body: dict[str, Any]) -> dict[str, Any]:
