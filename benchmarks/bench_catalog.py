@@ -356,11 +356,11 @@ def find_oracle(allow_install: bool) -> Path | str:
             return Path(c)
     if not allow_install:
         return "no installed oracle (set SKILLBOOK_ORACLE_DIR, or drop --no-install)"
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "tests"))
     try:
-        from tests.conftest import find_or_install_oracle
+        from oracle_support import find_or_install_oracle
     except ImportError as exc:
-        return f"cannot import tests.conftest to install the oracle: {exc}"
+        return f"cannot import tests/oracle_support.py to install the oracle: {exc}"
     return find_or_install_oracle()
 
 

@@ -10,15 +10,13 @@ order, with the same reserved names on both sides (§12 "Commands").
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from oracle_support import oracle_dir, run_batch
 
 from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
@@ -36,44 +34,13 @@ pytestmark = pytest.mark.oracle
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _oracle_dir() -> Path | None:
-    for c in (
-        os.environ.get("SKILLBOOK_ORACLE_DIR", "/tmp/oracle"),
-        str(REPO / ".." / "shared" / "oracle"),
-        str(REPO / ".cache" / "oracle"),
-    ):
-        d = Path(c)
-        if (d / "oracle.mjs").is_file() and (d / "node_modules" / "openclaw").is_dir():
-            return d
-    return None
-
-
-ORACLE = _oracle_dir()
-NODE = shutil.which("node")
-if ORACLE is None or NODE is None:
-    pytest.skip(
-        "OpenClaw oracle not available (set SKILLBOOK_ORACLE_DIR to an installed oracle "
-        "folder and put node on PATH)",
-        allow_module_level=True,
-    )
+ORACLE = oracle_dir()
+if isinstance(ORACLE, str):
+    pytest.skip(f"OpenClaw oracle unavailable: {ORACLE}", allow_module_level=True)
 
 
 def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    assert ORACLE is not None and NODE is not None
-    proc = subprocess.run(
-        [NODE, "oracle.mjs"],
-        input=json.dumps(requests),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ORACLE,
-        timeout=300,
-        check=False,
-    )
-    out = json.loads(proc.stdout)
-    assert out["ok"], out
-    results: list[dict[str, Any]] = out["results"]
-    return [r["result"] for r in results]
+    return [r["result"] for r in run_batch(requests)]
 
 
 def write_workspace(root: Path, files: dict[str, str]) -> Path:

@@ -9,22 +9,18 @@ which skillbook loads and OpenClaw cannot.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from oracle_support import oracle_dir, run_batch
 
 from skillbook.discover import DiscoverOptions, Discovery, Limits, discover, resolve_roots
 from skillbook.paths import Paths
 
 pytestmark = pytest.mark.oracle
 
-ORACLE_DIR = Path(os.environ.get("SKILLBOOK_ORACLE_DIR", "/tmp/oracle"))
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 ESCAPE_MESSAGE = "Skipping escaped skill path outside its configured root."
 OVERSIZED_MESSAGES = (
@@ -33,34 +29,13 @@ OVERSIZED_MESSAGES = (
 )
 
 
-def _oracle_available() -> bool:
-    return (
-        shutil.which("node") is not None
-        and (ORACLE_DIR / "oracle.mjs").is_file()
-        and (ORACLE_DIR / "node_modules" / "openclaw").is_dir()
-    )
-
-
 requires_oracle = pytest.mark.skipif(
-    not _oracle_available(), reason=f"OpenClaw oracle not installed at {ORACLE_DIR} (or no node)"
+    isinstance(oracle_dir(), str), reason=f"OpenClaw oracle unavailable: {oracle_dir()}"
 )
 
 
 def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    proc = subprocess.run(
-        ["node", "oracle.mjs"],
-        input=json.dumps(requests),
-        capture_output=True,
-        text=True,
-        cwd=ORACLE_DIR,
-        timeout=300,
-        check=False,
-    )
-    out = json.loads(proc.stdout)
-    results: list[dict[str, Any]] = out["results"]
-    for r in results:
-        assert r["ok"], r.get("error")
-    return results
+    return run_batch(requests)
 
 
 # -- fixtures -----------------------------------------------------------------------------

@@ -1,0 +1,102 @@
+"""OpenClaw's own code (the oracle): found or installed once, run on JSON requests.
+
+The oracle lives in ``../shared/oracle`` beside the checkout; it is installed with
+``npm ci`` into ``<repo>/.cache/oracle`` on first use (or ``$SKILLBOOK_ORACLE_DIR``
+names an installed copy). Test modules and the benchmark share this one lookup so
+that a fresh machine installs the oracle instead of skipping the comparisons.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = (REPO / ".." / "shared").resolve()
+CORPUS = SHARED / "corpus"
+ORACLE_SRC = SHARED / "oracle"
+#: Where the oracle is installed when SKILLBOOK_ORACLE_DIR does not name one.
+ORACLE_CACHE = REPO / ".cache" / "oracle"
+
+
+class Oracle:
+    """Runs OpenClaw's skills code (``oracle.mjs``) on JSON requests."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def run(self, request: dict[str, Any] | list[dict[str, Any]], timeout: float = 300) -> Any:
+        proc = subprocess.run(
+            ["node", str(self.root / "oracle.mjs")],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if proc.returncode == 2 or not proc.stdout.strip():
+            raise RuntimeError(f"oracle failed: {proc.stderr[-2000:]}")
+        return json.loads(proc.stdout)
+
+
+def _installed(root: Path) -> bool:
+    return (root / "oracle.mjs").is_file() and (root / "node_modules" / "openclaw").is_dir()
+
+
+def find_or_install_oracle() -> Path | str:
+    """The oracle's folder, installing it on first use; a string says why not."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    env_dir = os.environ.get("SKILLBOOK_ORACLE_DIR")
+    if env_dir and _installed(Path(env_dir)):
+        return Path(env_dir)
+    if _installed(ORACLE_CACHE):
+        return ORACLE_CACHE
+    if not (ORACLE_SRC / "oracle.mjs").is_file():
+        return f"{ORACLE_SRC} is absent (no ../shared beside the checkout)"
+    if shutil.which("npm") is None:
+        return "npm is not installed"
+    # The shared folder is read-only: install into a writable copy (README of the oracle).
+    ORACLE_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    tmp = ORACLE_CACHE.with_name("oracle.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(ORACLE_SRC, tmp, ignore=shutil.ignore_patterns("node_modules", "latest"))
+    for p in tmp.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    tmp.chmod(0o755)
+    proc = subprocess.run(
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return f"npm ci for the oracle failed: {proc.stderr[-500:]}"
+    shutil.rmtree(ORACLE_CACHE, ignore_errors=True)
+    tmp.rename(ORACLE_CACHE)
+    return ORACLE_CACHE
+
+
+@functools.cache
+def oracle_dir() -> Path | str:
+    """:func:`find_or_install_oracle`, once per process."""
+    return find_or_install_oracle()
+
+
+def run_batch(requests: list[dict[str, Any]], *, timeout: float = 300) -> list[dict[str, Any]]:
+    """Run a batch of requests; every result must be ok. Needs :func:`oracle_dir` found."""
+    found = oracle_dir()
+    assert isinstance(found, Path), found
+    out = Oracle(found).run(requests, timeout=timeout)
+    assert out["ok"], out
+    results: list[dict[str, Any]] = out["results"]
+    for r in results:
+        assert r["ok"], r.get("error")
+    return results
