@@ -184,15 +184,21 @@ class Loader(Reader):
 
         loaded: list[Skill] = []
         groups: list[tuple[str, list[str]]] = []
+        # _fs.join(base_dir, name) and _fs.join(base_real, name), their prefix made once.
+        dir_prefix = _fs.join(base_dir, "")
+        real_prefix = _fs.join(base_real, "")
+        linked = listing.linked
         for index, name in enumerate(candidates):
-            skill_dir = _fs.join(base_dir, name)
-            if name in listing.linked:
+            skill_dir = dir_prefix + name
+            if name in linked:
                 real = self.memo.realpath(skill_dir)
             else:
                 # A real parent plus a non-link entry is already canonical: no syscall.
-                real = _fs.join(base_real, name)
+                real = real_prefix + name
                 self.memo.note(skill_dir, real)
-            if self.contained(skill_dir, real=real, **where) is None:
+            # `contained` in short when inside (the common case): no keyword packing.
+            inside = real is not None and self._inside(base_real, real)
+            if not inside and self.contained(skill_dir, real=real, **where) is None:
                 continue
             result = self._load_candidate(skill_dir, label, where)
             if result is None:

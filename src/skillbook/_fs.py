@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import stat as st
+import sys
 from dataclasses import dataclass
 
 from skillbook._js import locale_compare_key
@@ -75,6 +76,13 @@ def is_path_inside(root: str, target: str) -> bool:
     return target.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
+def _basename(path: str) -> str:
+    """``os.path.basename`` of a str path; inline on POSIX (hot path)."""
+    if _CASE_FOLD:
+        return os.path.basename(path)
+    return path[path.rfind("/") + 1 :]
+
+
 def try_realpath(path: str) -> str | None:
     """``fs.realpathSync`` or ``None`` when the path (or a link in it) does not resolve."""
     try:
@@ -93,6 +101,15 @@ def is_symlink(path: str) -> bool:
 def byte_order_key(name: str) -> bytes:
     """Node's ``readdir`` order: libuv sorts entries with ``strcmp`` on the raw bytes."""
     return os.fsencode(name)
+
+
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
+
+
+def _entry_order_key(entry: os.DirEntry[str]) -> bytes:
+    # byte_order_key(entry.name) in one call: os.fsencode of a str is this encode.
+    return entry.name.encode(_FS_ENCODING, _FS_ERRORS)
 
 
 class RealpathMemo:
@@ -150,7 +167,7 @@ class Listing:
 def list_child_dirs(directory: str) -> Listing:
     try:
         with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: byte_order_key(e.name))
+            entries = sorted(it, key=_entry_order_key)
     except OSError as exc:
         return Listing(error=exc.strerror or str(exc))
     dirs: list[str] = []
@@ -259,7 +276,7 @@ def verify_file(
     if st.S_ISLNK(link_stat.st_mode):
         return ReadFailure(SYMLINK, real=try_realpath(path))
     if dir_real is not None:
-        real: str | None = join(dir_real, os.path.basename(path))
+        real: str | None = join(dir_real, _basename(path))
     else:
         real = memo.realpath(path) if memo is not None else try_realpath(path)
     if real is None:
