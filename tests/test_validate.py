@@ -521,3 +521,15 @@ def test_strict_problems_unreadable_file(tmp_path: Path) -> None:
     parsed = parse_skill_text("---\nname: x\ndescription: y\n---\n")
     found = strict_problems(tmp_path, parsed, file_path=tmp_path / "gone" / "SKILL.md")
     assert [d.code for d in found] == ["discover.unreadable"]
+
+
+def test_strict_refuses_tabs_in_the_frontmatter(tmp_path: Path) -> None:
+    """skills-ref's strictyaml scanner fails on a tab after `key:` (found by hypothesis)."""
+    folder = tmp_path / "a"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: a\ndescription: \tTabbed.\n---\nBody\n")
+    result = validate_path(folder)
+    assert not result.ok
+    assert [(d.code, d.line) for d in result.diagnostics if d.severity == "error"] == [
+        ("validate.yaml-style", 3)
+    ]

@@ -110,6 +110,7 @@ _MSG: Mapping[str, str] = MappingProxyType({
     "dashes": "`---` inside the frontmatter ends it early for skills-ref; remove or rephrase it",
     "unclosed": "the frontmatter is not closed by a `---` line",
     "yaml": "the frontmatter must be a YAML mapping that parses; strict mode does not accept OpenClaw's line-parser fallback{reason}",
+    "tab": "a tab character; strict YAML readers (skills-ref) refuse tabs, use spaces",
     "char": "the frontmatter holds U+{cp:04X}, which YAML readers refuse or read as a line break; remove it",
     "token": "strict YAML readers (skills-ref) refuse {what}",
     "yaml-other": "YAML readers other than OpenClaw's refuse this frontmatter ({reason})",
@@ -267,6 +268,13 @@ def _yaml_style(block: str, rep: _Report, *, parses: bool) -> list[tuple[Any, in
         rep.add(
             "yaml-style", "char", block.count("\n", 0, hostile.start()) + 2, cp=ord(hostile.group())
         )
+        return None
+    tab = block.find("\t")
+    if tab != -1:
+        # strictyaml's scanner refuses a tab where a token may start (after `key:`,
+        # in indentation); inside text it would pass, but telling the two apart needs
+        # its scanner. Spaces are always safe.
+        rep.add("yaml-style", "tab", block.count("\n", 0, tab) + 2)
         return None
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     aliased = False
