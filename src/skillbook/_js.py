@@ -88,6 +88,9 @@ def _primary(ch: str) -> tuple[int, int, str]:
     return (4, 0, ch.casefold())
 
 
+_ASCII_PRIMARY = tuple(_primary(chr(i)) for i in range(128))
+
+
 def locale_compare_key(
     s: str,
 ) -> tuple[tuple[tuple[int, int, str], ...], tuple[str, ...], tuple[int, ...]]:
@@ -98,6 +101,13 @@ def locale_compare_key(
     before uppercase. This matches ICU for the names skills use (ASCII letters, digits
     and punctuation); other scripts may order differently, which is documented.
     """
+    if s.isascii():
+        # Names are nearly always ASCII: table lookups, no Unicode normalisation.
+        return (
+            tuple(_ASCII_PRIMARY[ord(ch)] for ch in s),
+            (),
+            tuple(1 if "A" <= ch <= "Z" else 0 for ch in s),
+        )
     decomposed = unicodedata.normalize("NFD", s)
     primary: list[tuple[int, int, str]] = []
     secondary: list[str] = []
