@@ -152,6 +152,8 @@ class StatusEntry:
     homepage: str | None
     eligibility: Eligibility
     install: tuple[InstallOption, ...] = ()
+    #: Where a remote (MCP) skill came from; None for skills on disk.
+    origin: str | None = None
 
     @property
     def eligible(self) -> bool:
@@ -202,6 +204,8 @@ class StatusEntry:
             out["emoji"] = self.emoji
         if self.homepage is not None:
             out["homepage"] = self.homepage
+        if self.origin is not None:
+            out["origin"] = self.origin
         out.update(
             always=self.always,
             disabled=self.disabled,
@@ -358,4 +362,5 @@ def _entry(
         homepage=homepage,
         eligibility=evaluate(skill, config=config, host=host, bins=bins, remote=remote),
         install=normalize_install_options(skill, prefs=prefs, platform=host.platform, bins=bins),
+        origin=skill.origin,
     )

@@ -114,6 +114,8 @@ def test_cli_lists_remote_skills_with_their_source(
     )
     skills = {s["name"]: s for s in json.loads(proc.stdout)["skills"]}
     assert skills["remote-notes"]["source"] == "mcp-remote"
+    assert "team" in skills["remote-notes"]["origin"]
+    assert "origin" not in skills["shared-name"]
 
 
 def test_bad_server_config_names_the_key(tmp_path: Path) -> None:

@@ -238,6 +238,7 @@ _LIST_KEYS = (
     "bundled",
     "primaryEnv",
     "homepage",
+    "origin",
     "missing",
 )
 

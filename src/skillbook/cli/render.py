@@ -102,6 +102,8 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
         f"  Source: {entry.source}",
         f"  Path: {_home(book, str(entry.file_path))}",
     ]
+    if entry.origin:
+        lines.append(f"  Origin: {entry.origin} (a remote MCP server; never run as a skill)")
     if entry.homepage:
         lines.append(f"  Homepage: {entry.homepage}")
     if entry.primary_env:
