@@ -186,7 +186,8 @@ class Loader:
         found = discover(roots, options=options, cache=self.cache)
         if cfg.skills.mcp_servers:
             # Remote skills are the lowest source: a server never shadows a local skill.
-            from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, add_remote_skills
+            from skillbook.mcp.remote_catalog import add_remote_skills
+            from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
 
             found = add_remote_skills(
                 found,

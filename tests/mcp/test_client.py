@@ -28,14 +28,14 @@ from skillbook.mcp.client import (
     parse_server_specs,
     uri_segments,
 )
-from skillbook.mcp.remote_source import (
-    RemoteSkillSource,
+from skillbook.mcp.remote_catalog import (
     add_remote_skills,
     fetch_remote_file,
     load_all,
     load_remote_skills,
     merge_remote,
 )
+from skillbook.mcp.remote_source import RemoteSkillSource
 from skillbook.model import Source
 
 pytest.importorskip("mcp")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from skillbook.mcp.client import McpServerSpec, parse_server_spec
-from skillbook.mcp.remote_source import RemoteSkillSource, load_remote_skills
+from skillbook.mcp.remote_catalog import load_remote_skills
+from skillbook.mcp.remote_source import RemoteSkillSource
 
 pytest.importorskip("mcp")
 

@@ -129,7 +129,8 @@ def test_bad_server_config_names_the_key(tmp_path: Path) -> None:
 def test_read_fetches_remote_files_on_demand_and_exec_refuses_remote_skills(
     setup: tuple[Path, Path, dict[str, str]],
 ) -> None:
-    from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, fetch_remote_file
+    from skillbook.mcp.remote_catalog import fetch_remote_file
+    from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
     from skillbook.runtime.tools import ExecTool, ReadTool
 
     local, cfg, env = setup

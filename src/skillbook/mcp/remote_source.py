@@ -12,7 +12,8 @@ its name, description and gates) unless the content cache already holds bytes wi
 the manifest's digest. Each fetched file is checked (URI echo, size, digest, and
 the frontmatter field by field) before it is cached; a mismatch refuses the skill.
 Other files are fetched only when read (:meth:`RemoteSkillSource.fetch`), and only
-if the held manifest lists them.
+if the held manifest lists them. Several servers together, and their place below the
+local sources, are :mod:`skillbook.mcp.remote_catalog`.
 
 Cache layout under ``cache_dir``: ``<sha256 hex>`` content-addressed, write-once,
 read-only files, re-hashed on every use; ``servers/<label>-<hash>/skills/<scheme>/
@@ -40,7 +41,6 @@ from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import Discovery, Shadowing
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp.client import (
     DEFAULT_MAX_PAGES,
@@ -61,10 +61,6 @@ __all__ = [
     "DEFAULT_CACHE_DIRNAME",
     "RemoteLoad",
     "RemoteSkillSource",
-    "add_remote_skills",
-    "fetch_remote_file",
-    "load_remote_skills",
-    "merge_remote",
 ]
 
 #: Folder name under the state dir (never a discovery root).
@@ -514,182 +510,3 @@ class _State:
             self.fetched,
             self.cache_hits,
         )
-
-
-# --------------------------------------------------------------------------- all servers
-
-
-def load_remote_skills(
-    specs: Sequence[McpServerSpec],
-    cache_dir: Path,
-    *,
-    timeout_s: float | None = None,
-    prefetch: bool = True,
-) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
-    """Load every server concurrently; names made unique (see :func:`qualify_names`)."""
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
-    return load.skills, load.diagnostics
-
-
-def load_all(
-    specs: Sequence[McpServerSpec],
-    cache_dir: Path,
-    *,
-    timeout_s: float | None = None,
-    prefetch: bool = True,
-) -> RemoteLoad:
-    sources = [
-        RemoteSkillSource(s, cache_dir=cache_dir, timeout_s=timeout_s, prefetch=prefetch)
-        for s in specs
-    ]
-    if not sources:
-        return RemoteLoad()
-
-    async def run() -> list[RemoteLoad]:
-        import anyio
-
-        results: list[RemoteLoad] = [RemoteLoad()] * len(sources)
-
-        async def one(i: int) -> None:
-            results[i] = await sources[i].aload()
-
-        async with anyio.create_task_group() as tg:
-            for i in range(len(sources)):
-                tg.start_soon(one, i)
-        return results
-
-    loads = _run_sync(run)
-    skills, diags = qualify_names([(s.spec, r) for s, r in zip(sources, loads, strict=True)])
-    return RemoteLoad(
-        skills,
-        tuple(e for r in loads for e in r.entries),
-        tuple(d for r in loads for d in r.diagnostics) + diags,
-        sum(r.fetched for r in loads),
-        sum(r.cache_hits for r in loads),
-    )
-
-
-def qualify_names(
-    loads: Sequence[tuple[McpServerSpec, RemoteLoad]],
-) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
-    """Names are labels: collisions are qualified, never resolved by dropping one.
-
-    Inside one server the skill path disambiguates (``acme/billing/refunds``); across
-    servers the label does (``docs:refunds``).
-    """
-    diags: list[Diagnostic] = []
-    staged: list[tuple[McpServerSpec, Skill]] = []
-    for spec, load in loads:
-        counts: dict[str, int] = {}
-        for skill in load.skills:
-            counts[skill.name] = counts.get(skill.name, 0) + 1
-        for skill, entry in zip(load.skills, load.entries, strict=True):
-            if counts[skill.name] > 1:
-                skill = _renamed(skill, "/".join(entry.segments[1:-1]), diags)
-            staged.append((spec, skill))
-    owners: dict[str, set[str]] = {}
-    for spec, skill in staged:
-        owners.setdefault(skill.name, set()).add(spec.name)
-    out = [
-        _renamed(skill, f"{spec.name}:{skill.name}", diags)
-        if len(owners[skill.name]) > 1
-        else skill
-        for spec, skill in staged
-    ]
-    return tuple(out), tuple(diags)
-
-
-def _renamed(skill: Skill, name: str, diags: list[Diagnostic]) -> Skill:
-    diags.append(
-        dg.info(
-            "mcp.name-collision",
-            f"remote skill {skill.name!r} from {skill.origin} is listed as {name!r}: "
-            "another remote skill has the same name",
-            path=skill.file_path,
-            skill=name,
-        )
-    )
-    return dataclasses.replace(skill, name=name)
-
-
-def merge_remote(
-    local: Sequence[Skill], remote: Sequence[Skill]
-) -> tuple[tuple[Skill, ...], tuple[Shadowing, ...], tuple[Diagnostic, ...]]:
-    """Remote skills rank below every local source: one whose name (or config key) a
-    local skill has is left out and diagnosed. Kept ones follow the local skills, so
-    prompt budgets cut remote skills first."""
-    by_name = {s.name: s for s in local}
-    keys = {s.skill_key: s for s in local}
-    kept: list[Skill] = []
-    shadowed: list[Shadowing] = []
-    diags: list[Diagnostic] = []
-    for skill in remote:
-        winner = by_name.get(skill.name) or keys.get(skill.skill_key)
-        if winner is None:
-            kept.append(skill)
-            continue
-        shadowed.append(Shadowing(skill.name, winner, skill))
-        diags.append(
-            dg.warning(
-                "mcp.shadowed",
-                f"remote skill {skill.name!r} from {skill.origin} is not loaded: the local "
-                f"{winner.source} skill at {winner.file_path} has that name, and local skills "
-                "always win",
-                path=skill.file_path,
-                skill=skill.name,
-            )
-        )
-    return (*local, *kept), tuple(shadowed), tuple(diags)
-
-
-def add_remote_skills(
-    found: Discovery,
-    specs: Sequence[McpServerSpec],
-    *,
-    cache_dir: Path,
-    timeout_s: float | None = None,
-    prefetch: bool = True,
-) -> Discovery:
-    """``found`` with the remote skills added at the lowest precedence (the hook for
-    :meth:`skillbook.book.Loader.load`)."""
-    if not specs:
-        return found
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
-    skills, shadowed, diags = merge_remote(found.skills, load.skills)
-    return dataclasses.replace(
-        found,
-        skills=skills,
-        loaded=(*found.loaded, *load.skills),
-        shadowed=(*found.shadowed, *shadowed),
-        diagnostics=(*found.diagnostics, *load.diagnostics, *diags),
-    )
-
-
-def remote_fetcher(
-    specs: Sequence[McpServerSpec], *, cache_dir: Path
-) -> Callable[[Skill, str], Path | Diagnostic]:
-    """A ``fetch_missing`` hook for :class:`skillbook.runtime.tools.ReadTool`."""
-
-    def fetch(skill: Skill, relative: str) -> Path | Diagnostic:
-        return fetch_remote_file(skill, relative, specs, cache_dir=cache_dir)
-
-    return fetch
-
-
-def fetch_remote_file(
-    skill: Skill,
-    ref: str | os.PathLike[str],
-    specs: Sequence[McpServerSpec],
-    *,
-    cache_dir: Path,
-) -> Path | Diagnostic:
-    """The hook for a ``read`` tool: materialise ``ref`` of a remote ``skill`` from the
-    server it came from (matched by ``origin``), or say why not."""
-    spec = next((s for s in specs if s.origin == skill.origin), None)
-    if spec is None or skill.source != Source.REMOTE:
-        return dg.error(
-            "mcp.unlisted-file",
-            f"{skill.name!r} is not a skill of a configured MCP server",
-            skill=skill.name,
-        )
-    return RemoteSkillSource(spec, cache_dir=cache_dir).fetch(skill, ref)

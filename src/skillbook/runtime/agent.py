@@ -165,7 +165,8 @@ def default_tools(
     skills = book.eligible
     fetch = None
     if book.config.skills.mcp_servers:
-        from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME, remote_fetcher
+        from skillbook.mcp.remote_catalog import remote_fetcher
+        from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
 
         fetch = remote_fetcher(
             book.config.skills.mcp_servers, cache_dir=book.paths.state_dir / DEFAULT_CACHE_DIRNAME
