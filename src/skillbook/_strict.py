@@ -24,12 +24,10 @@ LOWERCASE_SKILL_FILE = "skill.md"
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
 MAX_COMPATIBILITY_LENGTH = 500
-#: OpenPocket cuts a description taken from the body to this many UTF-16 units.
-
+#: The six fields the Agent Skills specification defines (skills-ref's ALLOWED_FIELDS).
 SPEC_FIELDS: frozenset[str] = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 )
-#: Folders never searched for child skills (besides dot-folders).
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 # Upper case is reported on its own, so it does not count as an invalid character.
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")

@@ -83,8 +83,9 @@ Mode = Literal["openclaw", "mixed", "legacy", "strict"]
 MODES: tuple[Mode, ...] = ("openclaw", "mixed", "legacy", "strict")
 DEFAULT_MODE: Mode = "strict"
 
+#: OpenPocket cuts a description taken from the body to this many UTF-16 units.
 LEGACY_DESCRIPTION_UNITS = 180
-#: The six fields the Agent Skills specification defines (skills-ref's ALLOWED_FIELDS).
+#: Folders never searched for child skills (besides dot-folders).
 SKIPPED_DIRS: frozenset[str] = frozenset({"node_modules"})
 
 _LENIENT_SEVERITY: Mapping[str, Severity] = MappingProxyType(
