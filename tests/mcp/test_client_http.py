@@ -3,8 +3,6 @@ started as a subprocess on 127.0.0.1 and a free port (§9 client checklist)."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,55 +15,23 @@ from skillbook.mcp.remote_source import RemoteSkillSource
 
 pytest.importorskip("mcp")
 
+from serve_process import ServeProcess, free_port
 from test_client import skillbook_server
 
-STARTUP_S = 30.0
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class HttpServer:
+class HttpServer(ServeProcess):
     """``python -m skillbook serve --transport http`` for one test; stopped by pid."""
 
     def __init__(self, tmp: Path) -> None:
         stdio, self.ws = skillbook_server(tmp)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self.log_path = tmp / "http-stderr.log"
-        self._log = self.log_path.open("w")
         self.stdio = stdio
-        self.proc = subprocess.Popen(
-            [*stdio.command, "--transport", "http", "--port", str(self.port)],
-            env=dict(stdio.env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._log,
+        port = free_port()
+        super().__init__(
+            [*stdio.command, "--transport", "http", "--port", str(port)],
+            port=port,
+            env=stdio.env,
+            log=tmp / "http-stderr.log",
         )
-
-    def wait_listening(self) -> None:
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.log_path.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError(f"server did not listen: {self.log_path.read_text()}")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._log.close()
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ list-changed notification on a ``subscriptions/listen`` stream after a new skill
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
+from serve_process import ServeProcess, free_port
 from test_server import (
     EXT,
     LAUNCH,
@@ -33,51 +32,17 @@ from test_server import (
     write_skill,
 )
 
-STARTUP_S = 30.0
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class HttpServer:
+class HttpServer(ServeProcess):
     def __init__(self, space: Workspace, port: int) -> None:
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}/mcp"
-        self.log = space.tmp / "http-stderr.log"
-        self._log = self.log.open("w")
         args = ["--workspace", str(space.ws), "serve", "--transport", "http", "--port", str(port)]
-        self.proc = subprocess.Popen(
+        super().__init__(
             [sys.executable, *LAUNCH, *args],
+            port=port,
             env=space.env(),
             cwd=space.tmp,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._log,
+            log=space.tmp / "http-stderr.log",
         )
-
-    def wait_listening(self) -> None:
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.log.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError(f"server did not listen: {self.log.read_text()}")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._log.close()
 
 
 @pytest.fixture
