@@ -320,3 +320,96 @@ def test_chat_reads_piped_input_without_a_terminal(box: Sandbox) -> None:
     assert "Skills (1/1 ready)" in lines
     assert any(line.split() == ["✓", "ready", "weather", "/weather"] for line in lines)
     assert lines[-1] == CANNED
+
+
+# --------------------------------------------------------------------------- --confirm
+
+DECLINED = "exec: the user declined to run this command"
+NO_TERMINAL = (
+    "skillbook: --confirm: stdin is not a terminal, so every command the model asks to run "
+    "is declined"
+)
+
+
+def answer_after_decline(text: str) -> Any:
+    def answer(body: dict[str, Any]) -> str:
+        results = [m for m in body["messages"] if m["role"] == "tool"]
+        assert results and all(m["content"] == DECLINED for m in results), results
+        return text
+
+    return answer
+
+
+def test_chat_confirm_asks_before_each_command(box: Sandbox) -> None:
+    """`chat --confirm`: "n" runs nothing and tells the model; "y" runs the command."""
+    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("prompt_toolkit")
+    marker = box.root / "pwned"
+    touch = f"touch {marker}"
+    script = [
+        [fake.Call("exec", {"command": touch, "skill": "weather"})],
+        answer_after_decline("Not run."),
+        [fake.Call("exec", {"command": COMMAND, "skill": "weather"})],
+        lambda body: "Got: " + str(body["messages"][-1]["content"]).strip(),
+    ]
+    with fake.FakeOpenAIServer(script) as server:
+        env = {**box.env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "chat", "--confirm"]
+        args += ["--base-url", server.base_url, "--model", "fake-model"]
+        child = pexpect.spawn(
+            COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30, dimensions=(40, 200)
+        )
+        try:
+            child.expect_exact("›")
+            child.sendline("make a file")
+            child.expect_exact("? The model wants to run this command as skill weather:")
+            child.expect_exact(f"    {touch}")
+            child.expect_exact("Run it? [y/N]")
+            child.sendline("n")
+            child.expect_exact(f"✗ declined: {touch}  [weather]")
+            child.expect_exact("Not run.")
+            child.expect_exact("›")
+            child.sendline("weather?")
+            child.expect_exact(f"    {COMMAND}")
+            child.expect_exact("Run it? [y/N]")
+            child.sendline("y")
+            child.expect_exact(f"→ exec {COMMAND}  [weather]")
+            child.expect_exact(f"Got: {CANNED}")
+            child.expect_exact("›")
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    assert server.errors == [], server.errors[0] if server.errors else ""
+    assert not marker.exists()
+    assert len(server.requests) == 4
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_run_confirm_without_a_terminal_declines_everything(box: Sandbox, how: str) -> None:
+    """`run --confirm` (or SKILLBOOK_CONFIRM_EXEC=1) with piped stdin: a piped "y" is not
+    an answer; every command is declined, which stderr says once."""
+    markers = [box.root / "one", box.root / "two"]
+    calls = [fake.Call("exec", {"command": f"touch {m}"}) for m in markers]
+    with fake.FakeOpenAIServer([calls, answer_after_decline("Declined.")]) as server:
+        flags = ["--confirm"] if how == "flag" else []
+        env = {**box.env, "SKILLBOOK_CONFIRM_EXEC": "1"} if how == "env" else box.env
+        model = ["--base-url", server.base_url, "--model", "m"]
+        proc = subprocess.run(
+            [*COMMAND_LINE, "--workspace", str(box.model_ws), "run", *flags, *model, "make"],
+            input="y\ny\n",
+            cwd=box.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+            check=False,
+        )
+    assert server.errors == [], server.errors[0] if server.errors else ""
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Declined.\n"
+    assert proc.stderr.count(NO_TERMINAL) == 1
+    assert proc.stderr.count("✗ declined: touch") == 2
+    assert not any(m.exists() for m in markers)

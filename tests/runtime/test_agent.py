@@ -22,11 +22,13 @@ from skillbook.book import Loader, SkillBook
 from skillbook.commands import Invocation, rewrite_for_model
 from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.agent import (
+    DECLINED_RESULT,
     DEFAULT_INSTRUCTIONS,
     STEP_LIMIT_RESULT,
     Agent,
     AgentEvent,
     TextDelta,
+    ToolDeclined,
     ToolFinished,
     ToolStarted,
     TurnEnded,
@@ -387,6 +389,124 @@ def test_model_bound_request_without_model_raises(workspace: Path, env: dict[str
     agent = Agent(load(workspace, env), None)
     with pytest.raises(ModelNotConfigured):
         run(agent.invoke("hello"))
+
+
+# --------------------------------------------------------------------------- approve
+
+
+class Approvals:
+    """An ``approve`` callback that answers from a list and records what it was asked."""
+
+    def __init__(self, *answers: object, sync: bool = False) -> None:
+        self.answers = list(answers)
+        self.asked: list[ToolCall] = []
+        self.sync = sync
+
+    def __call__(self, tool_call: ToolCall) -> Any:
+        self.asked.append(tool_call)
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        if self.sync:
+            return answer
+
+        async def later() -> object:
+            await asyncio.sleep(0)
+            return answer
+
+        return later()
+
+
+def test_declined_exec_does_not_run_and_the_model_is_told(
+    workspace: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """approve=False: nothing runs, the model gets the declined error, the loop goes on."""
+    marker = tmp_path / "pwned"
+    command = f"touch {marker}"
+
+    def after_decline(req: ScriptedRequest) -> str:
+        assert req.last.role == "tool" and req.last.is_error
+        assert req.last.content == DECLINED_RESULT
+        return "I was not allowed to run it."
+
+    model = ScriptedModel([call("exec", command=command, skill="notes"), after_decline])
+    events: list[AgentEvent] = []
+    approve = Approvals(False)
+    agent = Agent(load(workspace, env), model, env=env, on_event=events.append, approve=approve)
+    result = run(agent.run_turn([], "go"))
+
+    assert not marker.exists()
+    assert result.final_text == "I was not allowed to run it." and result.stop == "answer"
+    assert [c.arguments for c in approve.asked] == [{"command": command, "skill": "notes"}]
+    (declined,) = result.tool_calls
+    assert declined.skill == "notes" and declined.result == ToolResult(DECLINED_RESULT, True)
+    # The UI hears of it; no start/finish pair since nothing ran.
+    kinds = [type(e) for e in events if not isinstance(e, TextDelta)]
+    assert kinds == [ToolDeclined, TurnEnded]
+    assert events[0] == ToolDeclined(approve.asked[0], "notes", command)
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_approved_exec_runs(
+    workspace: Path, env: dict[str, str], tmp_path: Path, sync: bool
+) -> None:
+    marker = tmp_path / "made"
+    model = ScriptedModel([call("exec", command=f"touch {marker} && echo ok"), "done"])
+    approve = Approvals(True, sync=sync)
+    result = run(Agent(load(workspace, env), model, env=env, approve=approve).run_turn([], "go"))
+    assert marker.exists() and result.tool_calls[0].result.text.strip() == "ok"
+    assert len(approve.asked) == 1
+
+
+def test_only_true_approves_and_a_failing_approve_declines(
+    workspace: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Fail closed: a truthy non-True answer or an exception in approve runs nothing."""
+    marker = tmp_path / "pwned"
+    calls = [call("exec", command=f"touch {marker}") for _ in range(3)]
+    model = ScriptedModel([calls, "ok"])
+    approve = Approvals("yes", 1, RuntimeError("terminal gone"), sync=True)
+    result = run(Agent(load(workspace, env), model, env=env, approve=approve).run_turn([], "go"))
+    assert not marker.exists() and len(approve.asked) == 3
+    assert [r.result.text for r in result.tool_calls] == [DECLINED_RESULT] * 3
+
+
+def test_approve_is_asked_in_order_before_any_call_of_the_step_runs(
+    workspace: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Several exec calls in one step: one question at a time, then the allowed ones run."""
+    log = tmp_path / "log"
+    first, second = (call("exec", command=f"echo {n} >> {log}") for n in ("one", "two"))
+    model = ScriptedModel([[first, second], "ok"])
+    seen: list[bool] = []
+
+    def approve(tool_call: ToolCall) -> bool:
+        seen.append(log.exists())
+        return tool_call.arguments == second.arguments  # ids are assigned by the model
+
+    result = run(Agent(load(workspace, env), model, env=env, approve=approve).run_turn([], "go"))
+    assert seen == [False, False]
+    assert log.read_text() == "two\n"
+    assert [r.result.is_error for r in result.tool_calls] == [True, False]
+
+
+def test_approve_is_not_asked_for_read_nor_for_slash_commands(
+    workspace: Path, env: dict[str, str], exec_ws: Path
+) -> None:
+    """Only the model's exec calls are asked about: reads are not, and slash commands
+    the user typed (command-dispatch: tool to exec, commandExec) run as typed."""
+    book = load(workspace, env)
+    approve = Approvals()  # any question would fail: there is no answer to pop
+    bad_json = ToolCall("c1", "exec", {}, "the arguments are not valid JSON")
+    model = ScriptedModel([[call("read", path=location(book, "weather")), bad_json], "read it"])
+    agent = Agent(book, model, env=env, approve=approve)
+    result = run(agent.run_turn([], "go"))
+    assert result.final_text == "read it" and not result.tool_calls[0].result.is_error
+    out = run(agent.invoke("/sh echo typed"))
+    assert out.dispatched and out.text == "typed"
+    probe = Agent(load_exec(exec_ws, env), None, env=env, approve=approve)
+    assert run(probe.invoke("/probe Shanghai")).text == probe_text(exec_ws, "Shanghai")
+    assert approve.asked == []
 
 
 # --------------------------------------------------------------------------- model_from_env

@@ -7,6 +7,10 @@ variables, see :func:`skillbook.runtime.providers.model_from_env`). Without one,
 model-bound request prints a one-line hint and exits 2 (``run``) or carries on
 (``chat``). Exit codes of ``run``: 0 answered, 1 the dispatched tool failed, 2 could
 not run (no model, model request failed, bad options).
+
+``--confirm`` (default ``$SKILLBOOK_CONFIRM_EXEC``) shows each command the model asks
+``exec`` to run, with its skill, and runs it only on a "y" typed at the terminal;
+slash commands the user typed are not asked about.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import asyncio
 import os
 import signal
 import sys
+import unicodedata
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Final, TypeVar
 
@@ -28,13 +33,14 @@ from skillbook.runtime.agent import (
     AgentEvent,
     InvokeResult,
     TextDelta,
+    ToolDeclined,
     ToolFinished,
     ToolStarted,
 )
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
-    from skillbook.runtime.providers import Message
+    from skillbook.runtime.providers import Message, ToolCall
     from skillbook.runtime.session import SkillSession
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,6 +51,12 @@ CHAT_COMMANDS: Final = {
     "/exit": "leave (also Ctrl-D)",
 }
 DEFAULT_TARGET_CHARS: Final = 100
+CONFIRM_ENV: Final = "SKILLBOOK_CONFIRM_EXEC"
+CONFIRM_QUESTION: Final = "Run it? [y/N] "
+NO_TERMINAL_NOTICE: Final = (
+    "skillbook: --confirm: stdin is not a terminal, so every command the model asks to run "
+    "is declined"
+)
 
 
 def model_options(fn: F) -> F:
@@ -73,6 +85,12 @@ def model_options(fn: F) -> F:
             default=DEFAULT_MAX_STEPS,
             show_default=True,
             help="Most model calls per request.",
+        ),
+        click.option(
+            "--confirm/--no-confirm",
+            envvar=CONFIRM_ENV,
+            default=False,
+            help="Ask before each command the model runs (default: $SKILLBOOK_CONFIRM_EXEC).",
         ),
     ]
     for option in reversed(options):
@@ -155,6 +173,9 @@ class Printer:
             self.line(tool_line(event))
         elif isinstance(event, ToolFinished):
             self.line(result_line(event))
+        elif isinstance(event, ToolDeclined):
+            skill = f"  [{event.skill}]" if event.skill else ""
+            self.line(clean(f"  ✗ declined: {first_line(event.target)}{skill}"))
 
     def write(self, text: str) -> None:
         if text:
@@ -175,6 +196,66 @@ class Printer:
             self.write("\n")
 
 
+# --------------------------------------------------------------------------- confirm
+
+
+def _visible(text: str) -> str:
+    # Escape format characters (bidi overrides, zero-width) so the command shown is the
+    # command that runs; clean() has already dropped ANSI and C0/C1 controls.
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) == "Cf" else ch for ch in clean(text)
+    )
+
+
+def exec_request_text(call: ToolCall) -> str:
+    """The whole command of an ``exec`` call, its skill and folder, as ``--confirm`` shows it."""
+    args = call.arguments
+    skill, cwd, command = args.get("skill"), args.get("cwd"), args.get("command")
+    head = f"as skill {skill}" if isinstance(skill, str) and skill else "with no skill"
+    if isinstance(cwd, str) and cwd:
+        head += f", in {cwd}"
+    body = command if isinstance(command, str) else repr(dict(args))
+    return "\n".join(
+        [f"? The model wants to run this command {_visible(head)}:"]
+        + [f"    {_visible(line)}" for line in body.split("\n")]
+    )
+
+
+def is_yes(answer: str | None) -> bool:
+    return (answer or "").strip().lower() in ("y", "yes")
+
+
+class TerminalConfirm:
+    """``--confirm`` for ``run``: asks on stderr, reads the answer from the terminal.
+
+    Called on the event loop's thread, which has nothing else to do while a step's
+    commands wait for approval. Ctrl-C at the question aborts the whole run.
+    """
+
+    def __init__(self, printer: Printer) -> None:
+        self.printer = printer
+        self.terminal = sys.stdin.isatty()
+        self.warned = False
+
+    def __call__(self, call: ToolCall) -> bool:
+        if not self.terminal:
+            if not self.warned:
+                self.warned = True
+                self.printer.end_line()
+                click.echo(NO_TERMINAL_NOTICE, err=True)
+            return False
+        self.printer.end_line()
+        sys.stderr.write(exec_request_text(call) + "\n" + CONFIRM_QUESTION)
+        sys.stderr.flush()
+        # asyncio.run's own handler only cancels at the next await; the default one
+        # interrupts the blocking read.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            return is_yes(sys.stdin.readline())
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -192,6 +273,7 @@ def run_cmd(
     api_key_env: str | None,
     provider: str | None,
     max_steps: int,
+    confirm: bool,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -209,7 +291,8 @@ def run_cmd(
     stream = not as_json and sys.stdout.isatty()
     tools_out = None if quiet or as_json else sys.stderr
     printer = Printer(sys.stdout, tools_out, stream_text=stream, color=sys.stderr.isatty())
-    agent = Agent(book, chat_model, max_steps=max_steps, on_event=printer)
+    approve = TerminalConfirm(printer) if confirm else None
+    agent = Agent(book, chat_model, max_steps=max_steps, on_event=printer, approve=approve)
     try:
         result = asyncio.run(agent.invoke(text))
     except ModelNotConfigured:
@@ -257,6 +340,7 @@ def chat_cmd(
     api_key_env: str | None,
     provider: str | None,
     max_steps: int,
+    confirm: bool,
 ) -> None:
     """Talk with a model that uses the workspace's skills, in the terminal.
 
@@ -265,7 +349,7 @@ def chat_cmd(
     """
     book = obj.book()
     chat_model, hint = build_model(provider, model, base_url, api_key_env)
-    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps)
+    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, confirm=confirm)
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D
@@ -275,13 +359,17 @@ def chat_cmd(
 class Chat:
     """The chat session: reads lines, handles chat commands, runs agent requests."""
 
-    def __init__(self, book: SkillBook, model: Any, *, hint: str, max_steps: int) -> None:
+    def __init__(
+        self, book: SkillBook, model: Any, *, hint: str, max_steps: int, confirm: bool = False
+    ) -> None:
         from skillbook.book import Loader
         from skillbook.commands import DEFAULT_RESERVED_NAMES
         from skillbook.runtime.session import SkillSession
 
         self.hint = hint
         self.interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        self.terminal_input = sys.stdin.isatty()
+        self.warned = False
         self.printer = Printer(sys.stdout, sys.stdout, stream_text=True, color=self.interactive)
         # Same workspace, config, agent and mode as the book: /reload rescans the folders.
         loader = Loader(book.workspace, config=book.config, agent=book.agent, mode=book.mode)
@@ -293,12 +381,39 @@ class Chat:
             max_steps=max_steps,
             on_event=self.printer,
             reserved_commands=reserved,
+            approve=self.confirm if confirm else None,
         )
         self.history: list[Message] = []
 
     def say(self, text: str = "") -> None:
         self.printer.end_line()
         self.printer.write(text + "\n")
+
+    async def confirm(self, call: ToolCall) -> bool:
+        """``--confirm``: show the command, read y/N; Ctrl-C cancels the whole answer."""
+        if not self.terminal_input:
+            if not self.warned:
+                self.warned = True
+                self.printer.end_line()
+                click.echo(NO_TERMINAL_NOTICE, err=True)
+            return False
+        self.say(exec_request_text(call))
+        if not self.interactive:
+            self.printer.write(CONFIRM_QUESTION)
+            answer = await asyncio.to_thread(sys.stdin.readline)
+            self.printer.at_line_start = True  # the user's Enter ended the line
+            return is_yes(answer)
+        from prompt_toolkit import PromptSession
+
+        # handle_sigint=False: prompt_toolkit would otherwise remove the chat's own
+        # SIGINT handler (the one that cancels the answer) when the question ends.
+        question: PromptSession[str] = PromptSession()
+        try:
+            return is_yes(await question.prompt_async(CONFIRM_QUESTION, handle_sigint=False))
+        except EOFError:
+            return False
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None
 
     async def run(self) -> None:
         book = self.agent.book

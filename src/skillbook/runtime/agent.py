@@ -12,6 +12,8 @@ A turn streams the model, runs the tool calls it asks for (several in one step r
 concurrently), feeds the results back and repeats until the model answers without
 tools or ``max_steps`` model calls were made. Cancelling the task cancels the model
 stream and the tools; ``exec`` kills its process group, so nothing is left running.
+With ``approve`` set, each ``exec`` call the model makes is shown to it first and runs
+only if it returns True; a declined call is answered with :data:`DECLINED_RESULT`.
 
 :meth:`Agent.invoke` handles one user message as a chat front end would (§6.4–6.5): a
 slash command whose skill has ``command-dispatch: tool`` calls that tool directly with
@@ -58,12 +60,15 @@ if TYPE_CHECKING:
     from skillbook.runtime.session import SkillSession
 
 __all__ = [
+    "DECLINED_RESULT",
     "DEFAULT_INSTRUCTIONS",
     "DEFAULT_MAX_STEPS",
     "Agent",
     "AgentEvent",
+    "Approver",
     "InvokeResult",
     "TextDelta",
+    "ToolDeclined",
     "ToolFinished",
     "ToolRun",
     "ToolStarted",
@@ -83,6 +88,8 @@ DEFAULT_INSTRUCTIONS: Final = (
 )
 DONE_TEXT: Final = "✅ Done."
 STEP_LIMIT_RESULT: Final = "not run: the agent reached its step limit"
+#: The tool result a model gets for an ``exec`` call that ``approve`` declined.
+DECLINED_RESULT: Final = "exec: the user declined to run this command"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +157,23 @@ class ToolFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolDeclined:
+    """``approve`` declined a model's ``exec`` call: it did not run (no start/finish events)."""
+
+    call: ToolCall
+    skill: str | None
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnEnded:
     result: TurnResult
 
 
-AgentEvent = TextDelta | ToolStarted | ToolFinished | TurnEnded
+AgentEvent = TextDelta | ToolStarted | ToolFinished | ToolDeclined | TurnEnded
 EventHandler = Callable[[AgentEvent], "Awaitable[None] | None"]
+#: Asked before each ``exec`` call of the model; only ``True`` lets it run.
+Approver = Callable[[ToolCall], "Awaitable[bool] | bool"]
 
 
 def default_tools(
@@ -219,6 +237,7 @@ class Agent:
         on_event: EventHandler | None = None,
         env: Mapping[str, str] | None = None,
         reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
+        approve: Approver | None = None,
     ) -> None:
         from skillbook.book import SkillBook
 
@@ -235,6 +254,7 @@ class Agent:
         self.on_event = on_event
         self.env = env
         self.reserved_commands = frozenset(reserved_commands)
+        self.approve = approve
         self._fixed_tools = tuple(tools) if tools is not None else None
         self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
 
@@ -366,11 +386,38 @@ class Agent:
         return "".join(parts), calls
 
     async def _run_tools(self, calls: Sequence[ToolCall]) -> list[ToolRun]:
-        if len(calls) == 1:
-            return [await self._run_tool(calls[0])]
+        # Asked one at a time, before any call of the step runs: prompts never overlap
+        # each other or a running command's output.
+        allowed = [await self._allowed(c) for c in calls]
+        jobs = [
+            self._run_tool(c) if ok else self._decline(c)
+            for c, ok in zip(calls, allowed, strict=True)
+        ]
+        if len(jobs) == 1:
+            return [await jobs[0]]
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self._run_tool(c)) for c in calls]
+            tasks = [group.create_task(job) for job in jobs]
         return [t.result() for t in tasks]
+
+    async def _allowed(self, call: ToolCall) -> bool:
+        """False when ``approve`` declines this model ``exec`` call, or fails (fail closed)."""
+        if self.approve is None or call.error is not None:
+            return True
+        tool = next((t for t in self._tools if t.name == call.name), None)
+        if tool is None or not (isinstance(tool, ExecTool) or tool.name == ExecTool.name):
+            return True
+        try:
+            outcome = self.approve(call)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception:  # a broken prompt must not let the command run
+            return False
+        return outcome is True
+
+    async def _decline(self, call: ToolCall) -> ToolRun:
+        skill, target = self._describe(call)
+        await self._emit(ToolDeclined(call, skill, target))
+        return ToolRun(call, ToolResult(DECLINED_RESULT, is_error=True), skill)
 
     async def _run_tool(
         self, call: ToolCall, runner: Callable[[], Awaitable[ToolResult]] | None = None
