@@ -11,7 +11,6 @@ behaves the same whichever framework runs the model. Nothing here imports a fram
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -26,7 +25,12 @@ from skillbook.commands import (
 )
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.model import CommandDispatch
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, DONE_TEXT, default_tools
+from skillbook.runtime.agent import (
+    DEFAULT_INSTRUCTIONS,
+    DONE_TEXT,
+    command_call_id,
+    default_tools,
+)
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -176,6 +180,60 @@ def _missing(invocation: Invocation, name: str) -> SlashOutcome:
     return SlashOutcome(invocation, reply=f"{ERROR_MARK} Tool not available: {name}", is_error=True)
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A resolved command whose tool call is still to run (sync or async)."""
+
+    invocation: Invocation
+    label: str
+    run_sync: Callable[[], ToolResult] | None
+    run_async: Callable[[], Awaitable[ToolResult]]
+
+    def failed(self, exc: Exception) -> SlashOutcome:
+        # A failing tool or command is the user's reply, not a crash.
+        return _reply(
+            self.invocation, ToolResult(f"{self.label}: {type(exc).__name__}: {exc}", True)
+        )
+
+
+def _plan(
+    book: SkillBook, text: str, targets: Iterable[Target], reserved: Iterable[str], *, sync: bool
+) -> SlashOutcome | _Pending | None:
+    """Everything :func:`dispatch` and :func:`adispatch` share: resolve, pick the tool."""
+    resolved = _resolve(book, text, reserved)
+    if resolved is None:
+        return None
+    invocation, how = resolved
+    if how is None:
+        return SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
+    targets = tuple(targets)
+    if isinstance(how, ExecDispatch):
+        tool = _exec_tool(book, targets)
+        if tool is None:
+            return _missing(invocation, ExecTool.name)
+        command, skill, args = how.command, invocation.command.skill_name, invocation.args
+        return _Pending(
+            invocation,
+            tool.name,
+            lambda: tool.run_dispatch(command, skill=skill, args=args),
+            lambda: tool.arun_dispatch(command, skill=skill, args=args),
+        )
+    name = how.tool_name
+    target = next(
+        (t for t in targets if t.name == name and (not sync or t.call_sync is not None)), None
+    )
+    if target is None:
+        return _missing(invocation, name)
+    call_args = dispatch_args(target.schema, invocation)
+    call_sync = target.call_sync
+    return _Pending(
+        invocation,
+        name,
+        (lambda: call_sync(call_args)) if call_sync is not None else None,
+        lambda: target.call(call_args),
+    )
+
+
 async def adispatch(
     book: SkillBook,
     text: str,
@@ -187,31 +245,14 @@ async def adispatch(
 
     None: not a command of this book (send ``text`` to the model unchanged).
     """
-    resolved = _resolve(book, text, reserved)
-    if resolved is None:
-        return None
-    invocation, how = resolved
-    if how is None:
-        return SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
-    targets = tuple(targets)
-    if isinstance(how, ExecDispatch):
-        tool = _exec_tool(book, targets)
-        if tool is None:
-            return _missing(invocation, ExecTool.name)
-        skill = invocation.command.skill_name
-        try:
-            result = await tool.arun_dispatch(how.command, skill=skill, args=invocation.args)
-        except Exception as exc:  # a failing command is the user's reply, not a crash
-            result = ToolResult(f"{tool.name}: {type(exc).__name__}: {exc}", True)
-        return _reply(invocation, result)
-    target = next((t for t in targets if t.name == how.tool_name), None)
-    if target is None:
-        return _missing(invocation, how.tool_name)
+    step = _plan(book, text, targets, reserved, sync=False)
+    if not isinstance(step, _Pending):
+        return step
     try:
-        result = await target.call(dispatch_args(target.schema, invocation))
-    except Exception as exc:  # a failing tool is the user's reply, not a crash
-        result = ToolResult(f"{how.tool_name}: {type(exc).__name__}: {exc}", True)
-    return _reply(invocation, result)
+        result = await step.run_async()
+    except Exception as exc:
+        return step.failed(exc)
+    return _reply(step.invocation, result)
 
 
 def dispatch(
@@ -222,34 +263,17 @@ def dispatch(
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
     """:func:`adispatch` without an event loop; targets need ``call_sync``."""
-    resolved = _resolve(book, text, reserved)
-    if resolved is None:
-        return None
-    invocation, how = resolved
-    if how is None:
-        return SlashOutcome(invocation, prompt=rewrite_for_model(invocation))
-    targets = tuple(targets)
-    if isinstance(how, ExecDispatch):
-        tool = _exec_tool(book, targets)
-        if tool is None:
-            return _missing(invocation, ExecTool.name)
-        skill = invocation.command.skill_name
-        try:
-            result = tool.run_dispatch(how.command, skill=skill, args=invocation.args)
-        except Exception as exc:
-            result = ToolResult(f"{tool.name}: {type(exc).__name__}: {exc}", True)
-        return _reply(invocation, result)
-    name = how.tool_name
-    target = next((t for t in targets if t.name == name and t.call_sync is not None), None)
-    if target is None or target.call_sync is None:
-        return _missing(invocation, name)
+    step = _plan(book, text, targets, reserved, sync=True)
+    if not isinstance(step, _Pending):
+        return step
+    assert step.run_sync is not None  # _plan(sync=True) picks only targets with call_sync
     try:
-        result = target.call_sync(dispatch_args(target.schema, invocation))
+        result = step.run_sync()
     except Exception as exc:
-        result = ToolResult(f"{name}: {type(exc).__name__}: {exc}", True)
-    return _reply(invocation, result)
+        return step.failed(exc)
+    return _reply(step.invocation, result)
 
 
 def call_id() -> str:
     """A tool-call id for a call no model made."""
-    return f"cmd_{os.urandom(4).hex()}"
+    return command_call_id()

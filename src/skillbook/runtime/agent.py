@@ -176,6 +176,11 @@ EventHandler = Callable[[AgentEvent], "Awaitable[None] | None"]
 Approver = Callable[[ToolCall], "Awaitable[bool] | bool"]
 
 
+def command_call_id() -> str:
+    """A tool-call id for a call no model made (OpenClaw: ``cmd_`` + 8 hex digits)."""
+    return f"cmd_{os.urandom(4).hex()}"
+
+
 def default_tools(
     book: SkillBook, *, env: Mapping[str, str] | None = None
 ) -> tuple[ReadTool, ExecTool]:
@@ -303,7 +308,7 @@ class Agent:
         if how is None:
             turn = await self.run_turn(history, rewrite_for_model(invocation))
             return InvokeResult(turn.final_text, invocation, turn=turn)
-        call_id = f"cmd_{os.urandom(4).hex()}"
+        call_id = command_call_id()
         if isinstance(how, ExecDispatch):
             # The agent's own exec (its environment and config), never one made up here:
             # an agent given tools without exec has chosen not to run commands.
