@@ -130,6 +130,8 @@ class Loader(Reader):
         if not os.path.isdir(root_dir):
             if source is Source.EXTRA:
                 what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
+                if _fs.is_symlink_loop(root_dir):
+                    what = "is a symbolic link that loops back to itself"
                 self._diag(
                     warning,
                     "discover.root-missing",
@@ -275,6 +277,14 @@ class Loader(Reader):
                 warning,
                 "discover.unreadable",
                 f"{name} is a broken symbolic link; skipped",
+                os.path.join(base_dir, name),
+            )
+        for name in listing.looped_links:
+            self._diag(
+                warning,
+                "discover.symlink-loop",
+                f"{name} is a symbolic link that loops back to itself (it resolves to no "
+                "folder); skipped: remove it or point it at a skill folder",
                 os.path.join(base_dir, name),
             )
         self._report_hidden(base_dir, listing)

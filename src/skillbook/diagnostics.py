@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "discover.root-missing": "A configured skills folder does not exist.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
     "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
+    "discover.symlink-loop": "A symbolic link among the skills loops back to itself; skipped.",
     # validate: strict (Agent Skills) rules
     "validate.name-invalid": "The name breaks the Agent Skills name rules.",
     "validate.name-mismatch": "The name differs from the folder name.",
@@ -98,6 +99,8 @@ CODES: dict[str, str] = {
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
+    "mcp.over-limit": "A server lists more skills than `maxSkillsLoadedPerSource`; the rest were not loaded.",
+    "mcp.nested-conflict": "A file of a remote skill lies in a nested remote skill's folder with other bytes; not written.",
 }
 
 

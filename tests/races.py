@@ -1,0 +1,87 @@
+"""A folder swapped for a symlink to an outside folder, over and over, in a thread.
+
+The stress tests of the file readers (discovery, the MCP server, the agent's ``read``
+tool) run a bounded number of reads while a :class:`FolderSwapper` churns one folder
+on their path, and assert that no read ever returns the outside folder's content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import threading
+from pathlib import Path
+from types import TracebackType
+
+#: Text that only the outside folder holds; a read that returns it escaped.
+OUTSIDE_MARKER = "OUTSIDE-THE-SKILL"
+#: A safety stop for the swapping thread (the readers' loops are what is bounded).
+MAX_SWAPS = 1_000_000
+#: Each state is held for up to this many system calls, so the swaps fall at every
+#: phase of a reader's check-then-open sequence.
+MAX_HOLD_CALLS = 40
+
+
+class FolderSwapper:
+    """Swaps ``target`` for a symlink to ``outside`` and back until the block ends.
+
+    Each round: the real folder is renamed aside, a symlink to ``outside`` takes its
+    name, the symlink is removed and the folder is renamed back. The folder is always
+    restored on exit.
+    """
+
+    def __init__(self, target: Path, outside: Path, *, seed: int = 0) -> None:
+        self.target = target
+        self.outside = outside
+        self.aside = target.with_name(target.name + ".aside")
+        self.swaps = 0
+        self._random = random.Random(seed)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="folder-swapper", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and self.swaps < MAX_SWAPS:
+            os.rename(self.target, self.aside)
+            try:
+                os.symlink(self.outside, self.target, target_is_directory=True)
+                self.swaps += 1
+                self._hold()
+                os.unlink(self.target)
+            finally:
+                os.rename(self.aside, self.target)
+            self._hold()
+
+    def _hold(self) -> None:
+        for _ in range(self._random.randint(0, MAX_HOLD_CALLS)):
+            os.lstat(self.target.parent)
+
+    def __enter__(self) -> FolderSwapper:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
+        if not self.target.is_dir() or self.target.is_symlink():  # the thread died mid-swap
+            with contextlib.suppress(OSError):
+                self.target.unlink()
+            os.rename(self.aside, self.target)
+
+
+def outside_copy(folder: Path, outside: Path) -> None:
+    """Mirror ``folder``'s files under ``outside`` with the marker as their content."""
+    for path in folder.rglob("*"):
+        if path.is_file():
+            twin = outside / path.relative_to(folder)
+            twin.parent.mkdir(parents=True, exist_ok=True)
+            if path.name == "SKILL.md":
+                text = path.read_text().replace("description: ", f"description: {OUTSIDE_MARKER} ")
+                twin.write_text(text + f"\n{OUTSIDE_MARKER}\n")
+            else:
+                twin.write_text(f"{OUTSIDE_MARKER}\n")
