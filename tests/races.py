@@ -18,8 +18,9 @@ from types import TracebackType
 OUTSIDE_MARKER = "OUTSIDE-THE-SKILL"
 #: A safety stop for the swapping thread (the readers' loops are what is bounded).
 MAX_SWAPS = 1_000_000
-#: Each state is held for up to this many system calls, so the swaps fall at every
-#: phase of a reader's check-then-open sequence.
+#: The symlink is held for up to this many system calls (the real folder for up to
+#: ``real_hold`` times as many): swaps fall at every phase of a reader's
+#: check-then-open sequence, and whole reads still get through between them.
 MAX_HOLD_CALLS = 40
 
 
@@ -31,12 +32,13 @@ class FolderSwapper:
     restored on exit.
     """
 
-    def __init__(self, target: Path, outside: Path, *, seed: int = 0) -> None:
+    def __init__(self, target: Path, outside: Path, *, seed: int = 0, real_hold: int = 10) -> None:
         self.target = target
         self.outside = outside
         self.aside = target.with_name(target.name + ".aside")
         self.swaps = 0
         self._random = random.Random(seed)
+        self._real_hold = real_hold * MAX_HOLD_CALLS
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="folder-swapper", daemon=True)
 
@@ -46,14 +48,14 @@ class FolderSwapper:
             try:
                 os.symlink(self.outside, self.target, target_is_directory=True)
                 self.swaps += 1
-                self._hold()
+                self._hold(MAX_HOLD_CALLS)
                 os.unlink(self.target)
             finally:
                 os.rename(self.aside, self.target)
-            self._hold()
+            self._hold(self._real_hold)
 
-    def _hold(self) -> None:
-        for _ in range(self._random.randint(0, MAX_HOLD_CALLS)):
+    def _hold(self, most: int) -> None:
+        for _ in range(self._random.randint(0, most)):
             os.lstat(self.target.parent)
 
     def __enter__(self) -> FolderSwapper:

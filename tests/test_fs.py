@@ -132,7 +132,7 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
     outside_copy(victim, outside)
     options = DiscoverOptions()
     loaded = 0
-    with FolderSwapper(victim, outside) as swapper:
+    with FolderSwapper(victim, outside, real_hold=1) as swapper:
         for _ in range(DISCOVERY_ROUNDS):
             found = discover([Root(Source.WORKSPACE, root)], options=options)
             for s in found.skills:
@@ -141,3 +141,20 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
             loaded += any(s.name == "victim" for s in found.skills)
     assert swapper.swaps > 0
     assert loaded > 0  # the victim was read for real between swaps
+
+
+def test_a_folder_swapped_between_check_and_open_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    victim = skill(root / "victim", "victim")
+    outside = tmp_path / "outside" / "victim"
+    outside_copy(victim, outside)
+    root_real = os.path.realpath(victim)
+    md = os.path.join(root_real, "SKILL.md")
+    checked = _fs.verify_file(md, root_real=root_real, max_bytes=1 << 20, dir_real=root_real)
+    assert isinstance(checked, _fs.Verified)
+    os.rename(victim, root / "victim.aside")
+    victim.symlink_to(outside, target_is_directory=True)
+    got = _fs.read_verified(checked, max_bytes=1 << 20)
+    assert isinstance(got, _fs.ReadFailure) and got.kind == _fs.CHANGED
+    code, _, message = _fs.describe_failure(got, md)
+    assert code == "discover.unreadable" and "changed between its check" in message

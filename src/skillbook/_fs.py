@@ -423,11 +423,11 @@ def read_verified(
     except PathChanged:
         return ReadFailure(CHANGED, real=checked.real)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             if is_symlink(checked.real):
                 return ReadFailure(SYMLINK, real=checked.real)
             return ReadFailure(CHANGED, real=checked.real)
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if exc.errno == errno.ENOENT:
             return ReadFailure(MISSING)
         return ReadFailure(IO_ERROR, exc.strerror or str(exc))
     try:

@@ -249,7 +249,7 @@ class SkillCatalog:
         for skill in book.eligible:
             path = sf.encode_skill_path(skill.name)
             keys.add((path, os.fspath(skill.base_dir), os.fspath(skill.file_path)))
-            files = self.files.get(path, skill.base_dir, skill.file_path)
+            files = self.files.get(path, skill.base_dir, skill.file_path, skill.real_dir)
             frontmatter, why = entry_frontmatter(skill, files)
             problem = files.over_limit or (None if frontmatter is not None else why)
             served.append(ServedSkill(skill, files, frontmatter, problem))
