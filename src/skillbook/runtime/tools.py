@@ -31,6 +31,7 @@ output returned. The overlay's secret values are replaced by ``***`` in the outp
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
+from skillbook import _fs
 from skillbook.config import Config
 from skillbook.dispatch import ARGS_ENV
 from skillbook.errors import SecretError
@@ -191,6 +193,14 @@ class ReadTool:
         problem = _check_args(args, _READ_SCHEMA)
         if problem:
             return ToolResult(f"read: {problem}", True)
+        try:
+            return self._run(args)
+        except OSError as exc:
+            # Files and folders may change under the tool (a skill being edited or
+            # swapped); the model gets a tool error, never an exception.
+            return ToolResult(f"read: {args['path'].strip()}: {exc.strerror or exc}", True)
+
+    def _run(self, args: Mapping[str, Any]) -> ToolResult:
         raw, offset, limit = args["path"].strip(), args.get("offset"), args.get("limit")
         offset = 1 if offset is None else int(offset)
         if not raw:
@@ -227,7 +237,7 @@ class ReadTool:
     def _owner(self, real: str) -> Skill | None:
         best: tuple[int, Skill] | None = None
         for skill in self.skills:
-            root = os.path.realpath(skill.base_dir)
+            root = _skill_root(skill)
             inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
             if inside and (best is None or len(root) > best[0]):
                 best = (len(root), skill)
@@ -236,20 +246,23 @@ class ReadTool:
     def _read(
         self, raw: str, real: str, owner: Skill, offset: int, limit: int | None
     ) -> ToolResult:
-        # O_NONBLOCK: a FIFO in a skill folder must not hang the tool at open().
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        # Opened from the skill's real folder down, no component followed as a symlink
+        # (and on Linux the kernel's path of the file checked): a folder swapped for a
+        # link after the realpath above fails here instead of reading outside the skill.
+        # O_NONBLOCK (in the flags): a FIFO in a skill folder must not hang the open.
+        root = _skill_root(owner)
+        # A standalone Markdown skill's real "folder" is its one file.
+        anchor = os.path.dirname(real) if root == real else root
         try:
-            fd = os.open(real, flags)
-        except OSError as exc:
+            fd = _fs.open_contained(real, anchor)
+        except (_fs.PathChanged, OSError) as exc:
+            if isinstance(exc, _fs.PathChanged) or exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return ToolResult(f"read: {raw}: the file changed while opening it", True)
             return ToolResult(f"read: {raw}: {exc.strerror or exc}", True)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             return ToolResult(f"read: {raw}: not a regular file", True)
         with os.fdopen(fd, "rb") as fh:
-            # The file was opened by its checked real path without following a final
-            # symlink; a swap between the check and the open shows up as a new realpath.
-            if os.path.realpath(real) != real:
-                return ToolResult(f"read: {raw}: the file changed while opening it", True)
             if b"\0" in fh.read(_SNIFF_BYTES):
                 return ToolResult(f"read: {raw}: binary file (holds NUL bytes); not shown", True)
             fh.seek(0)
@@ -287,6 +300,14 @@ class ReadTool:
         if note:
             body += ("" if body.endswith("\n") or not body else "\n") + "\n" + note
         return ToolResult(body)
+
+
+def _skill_root(skill: Skill) -> str:
+    """The folder ``read`` keeps a skill's reads in: the real path discovery checked
+    (a folder swapped for a link later does not move it), else the current one."""
+    if skill.real_dir is not None and skill.source != Source.REMOTE:
+        return os.fspath(skill.real_dir)
+    return os.path.realpath(skill.base_dir)
 
 
 def _listing(raw: str, real: str) -> str:
