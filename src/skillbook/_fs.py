@@ -23,7 +23,6 @@ import errno
 import os
 import stat as st
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillbook._js import locale_compare_key

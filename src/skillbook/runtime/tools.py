@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import math
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,7 +42,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from skillbook import _fs
 from skillbook.config import Config
-from skillbook.dispatch import ARGS_ENV
+from skillbook.dispatch import ARGS_ENV, detaches
 from skillbook.errors import SecretError
 from skillbook.model import Skill, Source
 from skillbook.paths import resolve_user_path
@@ -451,11 +452,12 @@ class ExecTool:
                 "exec: the arguments hold a NUL character; a command cannot get one", True
             )
         timeout = float(self.timeout_s if args.get("timeout") is None else args["timeout"])
-        if timeout <= 0:
-            return ToolResult("exec: 'timeout' must be > 0", True)
+        if not math.isfinite(timeout) or timeout <= 0:
+            return ToolResult("exec: 'timeout' must be a finite number > 0", True)
         base = dict(os.environ if self.base_env is None else self.base_env)
         env: dict[str, str] = base
         secrets: tuple[str, ...] = ()
+        detach = False
         default_cwd = self.workspace or Path.cwd()
         if args.get("skill"):
             skill = self._find(args["skill"])
@@ -478,6 +480,7 @@ class ExecTool:
                 return ToolResult(f"exec: {exc}", True)
             env, secrets = overlay.apply(base), overlay.secret_values()
             default_cwd = skill.base_dir
+            detach = detaches(skill)
         cwd = default_cwd
         if args.get("cwd"):
             cwd = Path(default_cwd, os.path.expanduser(args["cwd"].strip()))
@@ -486,7 +489,7 @@ class ExecTool:
         if extra_env:
             env = {**env, **extra_env}
         argv = (self.shell, "-c", command, *positional)
-        return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
+        return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets, detach)
 
     def _finish(self, plan: Plan, col: Collector, code: int | None, timed_out: bool) -> ToolResult:
         output = render_output(col, self.max_output, plan.secrets)
