@@ -18,6 +18,8 @@ from skillbook._js import json_stringify
 from skillbook.errors import ConfigError
 
 _GOT_MAX_CHARS: Final = 60
+#: Keys whose values may be secrets: an error under them names the type, not the value.
+_SECRET_KEYS: Final = frozenset({"apiKey", "env"})
 
 
 class _Missing:
@@ -93,10 +95,29 @@ def _translate(
     elif text.startswith("Object missing required field") and field_m:
         segments.append(field_m.group(1))
         detail = "required key is missing"
+    elif any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
+        detail = f"expected {_describe(info)}, got {_kind(current)} (the value is not shown)"
     else:
         detail = f"expected {_describe(info)}, got {render(current)}"
-    key_path = _key_path(segments)
-    return ConfigError(f"{where}: {key_path}: {detail}", key_path=key_path, file=file)
+    path = key_path(segments)
+    return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
+
+
+def _kind(value: Any) -> str:
+    """What a rejected secret-bearing value is, without the value."""
+    if value is MISSING:
+        return "nothing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    return "an array" if isinstance(value, list | tuple) else "a value"
 
 
 def _unwrap(info: Any) -> Any:
@@ -166,7 +187,8 @@ def render(value: Any) -> str:
     return text if len(text) <= _GOT_MAX_CHARS else text[: _GOT_MAX_CHARS - 1] + "…"
 
 
-def _key_path(segments: Sequence[str | int]) -> str:
+def key_path(segments: Sequence[str | int]) -> str:
+    """``skills.entries["my key"].env[0]``: a key path as error messages print it."""
     out: list[str] = []
     for seg in segments:
         if isinstance(seg, int):

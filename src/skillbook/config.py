@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_values import check_env, check_secrets
 from skillbook.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -296,6 +297,8 @@ class Config:
                 skills = _with_mcp_servers(skills, mcp_raw["servers"], where, file)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
+        if "secrets" in obj:
+            check_secrets(obj["secrets"], where, file)
         return cls(skills=skills, agents=agents, raw=MappingProxyType(dict(obj)), file=file)
 
     def entry(self, skill_key: str) -> SkillEntryConfig | None:
@@ -448,6 +451,9 @@ def _with_entries(
     entries: dict[str, SkillEntryConfig] = {}
     for key, value in entries_raw.items():
         e = convert(value, _EntryS, ("skills", "entries", key), where, file)
+        if isinstance(e.env, dict):
+            # Names only: a NUL in a value is refused per key when a command starts.
+            check_env(e.env, ["skills", "entries", key, "env"], where, file, values=False)
         api_key: str | SecretRef | None = None
         if isinstance(e.api_key, _SecretRefS):
             api_key = SecretRef(e.api_key.source, e.api_key.provider, e.api_key.id)

@@ -27,6 +27,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlsplit
 
+from skillbook._config_errors import key_path
+from skillbook._config_values import env_name_problem, positive_number_problem
 from skillbook.errors import ConfigError
 from skillbook.mcp import _skillfiles as sf
 
@@ -124,14 +126,18 @@ def parse_server_spec(raw: Any, *, where: str = "skills.mcp.servers[0]") -> McpS
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
         raise _bad(where, "env", "expected an object of string values")
+    for env_name, env_value in env.items():
+        problem = env_name_problem(env_name)
+        if problem is None and "\0" in env_value:
+            problem = "the value contains a NUL character (the value is not shown)"
+        if problem is not None:
+            raise _bad(where, key_path(["env", env_name]), problem)
     if (env or cwd is not None) and url is not None:
         raise _bad(where, "env" if env else "cwd", "only a stdio server has env and cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise _bad(where, "cwd", "expected a folder path")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise _bad(where, "timeout", "expected a number of seconds > 0")
+    if timeout is not None and positive_number_problem(timeout) is not None:
+        raise _bad(where, "timeout", "expected a finite number of seconds > 0")
     return McpServerSpec(
         name=name,
         command=tuple(cmd) if cmd is not None else (),
