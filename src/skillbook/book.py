@@ -193,6 +193,7 @@ class Loader:
                 found,
                 cfg.skills.mcp_servers,
                 cache_dir=self.paths.state_dir / DEFAULT_CACHE_DIRNAME,
+                max_skills=limits.max_skills_loaded_per_source,
             )
         diagnostics: list[Diagnostic] = list(found.diagnostics)
 
