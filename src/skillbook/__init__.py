@@ -61,8 +61,8 @@ _EXPORTS: dict[str, str] = {
     "PromptLimits": "skillbook.prompt",
     "build_prompt": "skillbook.prompt",
     "skills_section": "skillbook.prompt",
-    "SkillSnapshot": "skillbook.runtime.snapshot",
-    "SnapshotVersions": "skillbook.runtime.snapshot",
+    "SkillSnapshot": "skillbook.snapshot",
+    "SnapshotVersions": "skillbook.snapshot",
     "validate_path": "skillbook.validate",
 }
 
@@ -160,6 +160,6 @@ if _typing.TYPE_CHECKING:
     from skillbook.parse import parse_skill_text
     from skillbook.paths import Paths
     from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, skills_section
-    from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions
+    from skillbook.snapshot import SkillSnapshot, SnapshotVersions
     from skillbook.status import StatusReport, build_status
     from skillbook.validate import validate_path

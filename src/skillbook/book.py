@@ -47,7 +47,7 @@ from skillbook.prompt import (
     home_prefixes,
     skills_section,
 )
-from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
+from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
 
 #: What the truncation note tells the reader to run.

@@ -1,8 +1,8 @@
 """A long-lived agent session's view of its skills, refreshed between turns (spec §7.4).
 
 Input: a :class:`~skillbook.book.Loader` (which owns the parse cache) and the
-:class:`~skillbook.runtime.snapshot.SnapshotVersions` that watchers bump. Output: the
-:class:`~skillbook.book.SkillBook` and :class:`~skillbook.runtime.snapshot.SkillSnapshot`
+:class:`~skillbook.snapshot.SnapshotVersions` that watchers bump. Output: the
+:class:`~skillbook.book.SkillBook` and :class:`~skillbook.snapshot.SkillSnapshot`
 a turn should use, and a :class:`ReloadReport` saying what a rebuild changed.
 
 A turn calls :meth:`SkillSession.current` (or :meth:`SkillSession.snapshot`) once, at
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from skillbook.gate import effective_skill_filter, matches_skill_filter
 from skillbook.model import Skill
-from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
 from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of, watch_roots
+from skillbook.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
 
 if TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook

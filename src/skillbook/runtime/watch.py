@@ -2,7 +2,7 @@
 
 Input: the roots to watch (:func:`watch_roots` gives OpenClaw's: ``<ws>/skills``,
 ``<ws>/.agents/skills``, the managed dir, ``~/.agents/skills`` and the extra dirs; the
-bundled dir is not watched) and a :class:`~skillbook.runtime.snapshot.SnapshotVersions`.
+bundled dir is not watched) and a :class:`~skillbook.snapshot.SnapshotVersions`.
 Output: after a quiet period (250 ms by default) following changes to ``SKILL.md``
 files or skill folders, one ``versions.bump(workspace, reason="watch",
 changed_path=<last path>)`` and one ``on_change(ChangeSet)`` call. Sessions compare
@@ -49,7 +49,7 @@ from skillbook.runtime._watch_parts import (
 if TYPE_CHECKING:
     from skillbook.config import Config
     from skillbook.paths import Paths
-    from skillbook.runtime.snapshot import SnapshotVersions
+    from skillbook.snapshot import SnapshotVersions
 
 __all__ = [
     "DEFAULT_DEBOUNCE_MS",
