@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "load": "skillbook.book",
     "Loader": "skillbook.book",
     "SkillBook": "skillbook.book",
+    "Mode": "skillbook.mode",
     # model
     "Skill": "skillbook.model",
     "Source": "skillbook.model",
@@ -81,6 +82,7 @@ __all__ = [
     "InvocationPolicy",
     "Limits",
     "Loader",
+    "Mode",
     "ParseCache",
     "ParsedSkillFile",
     "Paths",
@@ -146,6 +148,7 @@ if _typing.TYPE_CHECKING:
         StaticRemote,
         evaluate,
     )
+    from skillbook.mode import Mode
     from skillbook.model import (
         CommandDispatch,
         Frontmatter,

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from skillbook.runtime.watch import SkillsWatcher
 
 #: Modes whose discovery also loads ``<root>/*.md`` files.
-STANDALONE_MODES = ("mixed", "legacy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +179,7 @@ class SkillSession:
             watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
-            standalone_md=loader.mode in STANDALONE_MODES,
+            standalone_md=loader.mode.loads_standalone,
         )
 
     def _rebuild(self) -> ReloadReport:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook._js import js_sorted
+from skillbook.mode import DEFAULT_MODE
 from skillbook.model import Source
 from skillbook.runtime._watch_parts import (
     ADDED,
@@ -184,7 +185,7 @@ class SkillsWatcher:
             debounce_ms=debounce_ms_of(config),
             on_change=on_change,
             force_polling=force_polling,
-            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
         )
 
     # ----------------------------------------------------------------- lifecycle
@@ -388,7 +389,7 @@ class WatcherRegistry:
             watch_roots(workspace, paths, config, cwd=cwd),
             enabled=config.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(config),
-            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
         )
 
     def get(self, workspace: str | os.PathLike[str]) -> SkillsWatcher | None:
