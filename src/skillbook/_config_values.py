@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from skillbook._config_errors import key_path
+from skillbook._shell_words import entry_problem
 from skillbook.errors import ConfigError
 
 #: Numbers of ``secrets.providers.<name>`` that must be finite and > 0.
@@ -93,3 +94,13 @@ def check_secrets(raw: Any, where: str, file: Path | None) -> None:
                 problem = positive_number_problem(provider[key])
                 if problem is not None:
                     raise _fail(where, [*at, key], problem, file)
+
+
+def check_allowlist(
+    entries: tuple[str, ...], segments: list[str | int], where: str, file: Path | None
+) -> None:
+    """``exec.allow`` entries: each a simple command (no operator, no substitution)."""
+    for index, entry in enumerate(entries):
+        problem = entry_problem(entry)
+        if problem is not None:
+            raise _fail(where, [*segments, index], problem, file)

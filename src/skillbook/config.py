@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
-from skillbook._config_values import check_env, check_secrets
+from skillbook._config_values import check_allowlist, check_env, check_secrets
 from skillbook.errors import ConfigError
 from skillbook.mode import Mode
 
@@ -59,6 +59,7 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "ConfigError",
+    "ExecConfig",
     "InstallConfig",
     "LimitsConfig",
     "LoadConfig",
@@ -100,10 +101,20 @@ class _SecretRefS(_Strict):
     id: str
 
 
+class _EntryExecS(_Strict):
+    allow: list[str] | _U = _UNSET
+
+
+class _ExecS(_Strict):
+    policy: Literal["ask", "allowlist", "allow"] | _U = _UNSET
+    allow: list[str] | _U = _UNSET
+
+
 class _EntryS(_Strict):
     enabled: bool | _U = _UNSET
     api_key: str | _SecretRefS | _U = _UNSET
     env: dict[str, str] | _U = _UNSET
+    exec: _EntryExecS | _U = _UNSET
     config: dict[str, Any] | _U = _UNSET
 
 
@@ -140,6 +151,7 @@ class _McpS(_Strict):
 
 class _SkillsS(_Strict):
     allow_bundled: list[str] | _U = _UNSET
+    exec: _ExecS | _U = _UNSET
     load: _LoadS | _U = _UNSET
     install: _InstallS | _U = _UNSET
     limits: _LimitsS | _U = _UNSET
@@ -186,6 +198,8 @@ class SkillEntryConfig:
 
     enabled: bool | None = None
     api_key: str | SecretRef | None = None
+    #: ``exec.allow``: command prefixes the model may run as this skill unasked.
+    exec_allow: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=lambda: _EMPTY_MAP)
     config: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_MAP)
 
@@ -228,6 +242,15 @@ class PromptConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ExecConfig:
+    """``skills.exec``: ``policy`` (``ask``, ``allowlist``, ``allow``; None = ``ask``)
+    and ``allow``, command prefixes any model command may start with."""
+
+    policy: str | None = None
+    allow: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -239,6 +262,8 @@ class SkillsConfig:
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerSpec, ...] = ()
+    #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
+    exec: ExecConfig = ExecConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +315,7 @@ class Config:
         agents = AgentsConfig()
         if "skills" in obj:
             skills = _build_skills(convert(obj["skills"], _SkillsS, ("skills",), where, file))
+            check_allowlist(skills.exec.allow, ["skills", "exec", "allow"], where, file)
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
@@ -431,7 +457,14 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         ),
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
+        exec=_build_exec(s.exec),
     )
+
+
+def _build_exec(e: _ExecS | msgspec.UnsetType) -> ExecConfig:
+    if isinstance(e, msgspec.UnsetType):
+        return ExecConfig()
+    return ExecConfig(policy=_opt(e.policy), allow=_tuple(e.allow) or ())
 
 
 def _with_mcp_servers(
@@ -452,6 +485,8 @@ def _with_entries(
     entries: dict[str, SkillEntryConfig] = {}
     for key, value in entries_raw.items():
         e = convert(value, _EntryS, ("skills", "entries", key), where, file)
+        exec_allow = () if isinstance(e.exec, msgspec.UnsetType) else _tuple(e.exec.allow) or ()
+        check_allowlist(exec_allow, ["skills", "entries", key, "exec", "allow"], where, file)
         if isinstance(e.env, dict):
             # Names only: a NUL in a value is refused per key when a command starts.
             check_env(e.env, ["skills", "entries", key, "env"], where, file, values=False)
@@ -463,6 +498,7 @@ def _with_entries(
         entries[key] = SkillEntryConfig(
             enabled=_opt(e.enabled),
             api_key=api_key,
+            exec_allow=exec_allow,
             env=MappingProxyType(dict(e.env)) if isinstance(e.env, dict) else _EMPTY_MAP,
             # Custom values are kept exactly as written (no int normalisation).
             config=MappingProxyType(dict(value["config"])) if "config" in value else _EMPTY_MAP,

@@ -87,6 +87,7 @@ def peak_of(run: Any) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_a_lying_skill_md_is_refused_before_it_is_buffered(tmp_path: Path, transport: str) -> None:
     with served(transport, tmp_path, "SKILL.md") as spec:
@@ -101,6 +102,7 @@ def test_a_lying_skill_md_is_refused_before_it_is_buffered(tmp_path: Path, trans
         assert not any((tmp_path / "cache").glob("*" + digest(SKILL_MD.encode())[7:]))
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_a_lying_reference_is_refused_when_fetched(tmp_path: Path, transport: str) -> None:
     with served(transport, tmp_path, "guide.md") as spec:

@@ -22,6 +22,8 @@ from test_client import FakeServer, codes, item
 import skillbook
 from skillbook.mcp.remote_source import RemoteSkillSource
 
+pytestmark = pytest.mark.subprocess
+
 DOCS_MD = b"---\nname: docs\ndescription: All the docs\n---\nSee api/.\n"
 API_MD = b"---\nname: api\ndescription: The API reference\n---\nEndpoints.\n"
 OTHER_MD = b"---\nname: other\ndescription: Something else\n---\nx\n"

@@ -23,7 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from serve_process import ServeProcess, free_port
 from test_server import LAUNCH, Workspace
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.subprocess]
 
 TOKEN = "s3cret-t0ken-for-tests"
 ACCEPT = "application/json, text/event-stream"

@@ -14,6 +14,7 @@ import pytest
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 from skillbook.discover import DiscoverOptions, Root, discover
+from skillbook.mode import Mode
 from skillbook.model import Skill, Source
 from skillbook.runtime.tools import ReadTool
 
@@ -105,7 +106,7 @@ def test_a_standalone_markdown_skill_reads_its_one_file(tmp_path: Path) -> None:
     root.mkdir()
     (root / "notes.md").write_text("# Notes\nTake notes well.\n")
     (root / "private.txt").write_text("not a skill file\n")
-    found = discover([Root(Source.WORKSPACE, root)], options=DiscoverOptions(mode="mixed"))
+    found = discover([Root(Source.WORKSPACE, root)], options=DiscoverOptions(mode=Mode.MIXED))
     notes = next(s for s in found.skills if s.name == "Notes")
     tool = ReadTool([dataclasses.replace(notes)], home=tmp_path)
     result = tool.run({"path": os.fspath(root / "notes.md")})
