@@ -28,6 +28,7 @@ from skillbook.runtime.approval import (
     show_command,
 )
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
+from skillbook.runtime.providers.scripted import Turn
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh")
 
@@ -114,7 +115,7 @@ def test_policy_allowlist_never_asks(tmp_path: Path) -> None:
 
 def test_policy_allow_and_allow_all_run_everything(tmp_path: Path) -> None:
     marker = tmp_path / "made"
-    model = [call("exec", command=f"touch {marker} && echo made"), "ok"]
+    model: list[Turn] = [call("exec", command=f"touch {marker} && echo made"), "ok"]
     book = book_with(tmp_path, {"skills": {"exec": {"policy": "allow"}}})
     assert turn(Agent(book, ScriptedModel(model))) == ["made\n"]
     marker.unlink()
