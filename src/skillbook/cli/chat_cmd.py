@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from skillbook.cli.app import Context
-from skillbook.cli.confirm import CONFIRM_QUESTION, NO_TERMINAL_NOTICE, exec_request_text, is_yes
+from skillbook.cli.confirm import CONFIRM_QUESTION, exec_policy, exec_request_text, is_yes
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
 from skillbook.cli.render import STATUS_TEXT, clean
@@ -24,6 +24,7 @@ from skillbook.runtime.agent import Agent, InvokeResult
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
+    from skillbook.runtime.approval import ExecPolicy
     from skillbook.runtime.providers import Message, ToolCall
     from skillbook.runtime.session import SkillSession
 
@@ -45,7 +46,8 @@ def chat_cmd(
     api_key_env: str | None,
     provider: str | None,
     max_steps: int,
-    confirm: bool,
+    yes: bool,
+    confirm: bool | None,
 ) -> None:
     """Talk with a model that uses the workspace's skills, in the terminal.
 
@@ -54,7 +56,8 @@ def chat_cmd(
     """
     book = obj.book()
     chat_model, hint = build_model(provider, model, base_url, api_key_env)
-    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, confirm=confirm)
+    policy = exec_policy(book.config, confirm=confirm, yes=yes)
+    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, policy=policy)
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D
@@ -65,7 +68,13 @@ class Chat:
     """The chat session: reads lines, handles chat commands, runs agent requests."""
 
     def __init__(
-        self, book: SkillBook, model: Any, *, hint: str, max_steps: int, confirm: bool = False
+        self,
+        book: SkillBook,
+        model: Any,
+        *,
+        hint: str,
+        max_steps: int,
+        policy: ExecPolicy | None = None,
     ) -> None:
         from skillbook.book import Loader
         from skillbook.commands import DEFAULT_RESERVED_NAMES
@@ -74,7 +83,6 @@ class Chat:
         self.hint = hint
         self.interactive = sys.stdin.isatty() and sys.stdout.isatty()
         self.terminal_input = sys.stdin.isatty()
-        self.warned = False
         self.printer = Printer(sys.stdout, sys.stdout, stream_text=True, color=self.interactive)
         # Same workspace, config, agent and mode as the book: /reload rescans the folders.
         loader = Loader(book.workspace, config=book.config, agent=book.agent, mode=book.mode)
@@ -86,7 +94,9 @@ class Chat:
             max_steps=max_steps,
             on_event=self.printer,
             reserved_commands=reserved,
-            approve=self.confirm if confirm else None,
+            # Piped requests are no answers: without a terminal, no one is asked.
+            approve=self.confirm if self.terminal_input else None,
+            exec_policy=policy,
         )
         self.history: list[Message] = []
 
@@ -95,13 +105,7 @@ class Chat:
         self.printer.write(text + "\n")
 
     async def confirm(self, call: ToolCall) -> bool:
-        """``--confirm``: show the command, read y/N; Ctrl-C cancels the whole answer."""
-        if not self.terminal_input:
-            if not self.warned:
-                self.warned = True
-                self.printer.end_line()
-                click.echo(NO_TERMINAL_NOTICE, err=True)
-            return False
+        """Show the command, read y/N; Ctrl-C cancels the whole answer."""
         self.say(exec_request_text(call))
         if not self.interactive:
             self.printer.write(CONFIRM_QUESTION)
