@@ -117,3 +117,26 @@ def test_non_finite_or_negative_timeout_arguments_are_tool_errors(
 ) -> None:
     result = tool(tmp_path).run({"command": "true", "timeout": timeout})
     assert result.is_error and "finite number > 0" in result.text
+
+
+def test_an_environment_no_process_takes_is_a_tool_error(tmp_path: Path) -> None:
+    """A Config built in code skips the config-time check: still a tool error, and the
+    skill's env overlay refuses such a name rather than passing it on."""
+    from types import MappingProxyType
+
+    from skillbook.config import SkillEntryConfig, SkillsConfig
+    from skillbook.runtime.env import REASON_BAD_NAME, skill_env
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    sk = Skill.create("s", "d", base_dir=folder)
+    entry = SkillEntryConfig(env=MappingProxyType({"A=B": "x", "OK": "y"}))
+    cfg = Config(skills=SkillsConfig(entries=MappingProxyType({"s": entry})))
+    overlay = skill_env(sk, config=cfg, base_env={})
+    assert overlay.values == {"OK": "y"} and ("A=B", REASON_BAD_NAME) in overlay.blocked
+    bad_base = ExecTool([], config=Config.empty(), base_env={"X=Y": "1"}, workspace=tmp_path)
+    for result in (
+        bad_base.run({"command": "true"}),
+        asyncio.run(bad_base.arun({"command": "true"})),
+    ):
+        assert result.is_error and "environment is invalid" in result.text

@@ -414,16 +414,16 @@ class ExecTool:
         runner = run_posix if os.name == "posix" else run_portable
         try:
             return self._finish(plan, *runner(plan, self._keep(plan)))
-        except OSError as exc:
-            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
+        except (OSError, ValueError) as exc:  # ValueError: an environment no process takes
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {_reason(exc)}", True)
 
     async def _arun_plan(self, plan: Plan | ToolResult) -> ToolResult:
         if isinstance(plan, ToolResult):
             return plan
         try:
             return self._finish(plan, *await run_async(plan, self._keep(plan)))
-        except OSError as exc:
-            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
+        except (OSError, ValueError) as exc:
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {_reason(exc)}", True)
 
     def _keep(self, plan: Plan) -> int:
         longest = max((len(s.encode("utf-8")) for s in plan.secrets), default=0)
@@ -502,6 +502,13 @@ class ExecTool:
         else:
             return ToolResult(output or "(no output)")
         return ToolResult(head + ("\n" + output if output else ""), True)
+
+
+def _reason(exc: OSError | ValueError) -> str:
+    # Never the environment itself: it holds the skill's secrets.
+    if isinstance(exc, OSError):
+        return str(exc.strerror or exc)
+    return "the command's environment is invalid (a name with = or NUL, or a NUL in a value)"
 
 
 def _dispatch_extras(skill: str, args: str | None) -> dict[str, Any]:
