@@ -308,9 +308,20 @@ def open_contained(
     ``O_NOFOLLOW`` relative to its parent's descriptor, so a folder swapped for a
     symlink fails the open (``ELOOP``) instead of being followed. Where the kernel
     names open files (Linux), the opened file's path must also equal ``real``, which
-    covers the folders above ``anchor``. Raises :class:`OSError` (:class:`PathChanged`
+    covers the folders above ``anchor``; without ``anchor_identity`` that check alone
+    is made (it covers every component). Raises :class:`OSError` (:class:`PathChanged`
     when the file is not the one checked); the caller owns the returned descriptor.
     """
+    if _HAS_PROC_FD and anchor_identity is None:
+        # Fast path (discovery's hot loop): the kernel's path of the opened file covers
+        # every component at once, so the component walk below adds nothing.
+        if not real.startswith(anchor.rstrip(os.sep) + os.sep):
+            raise PathChanged(real, f"{real} is not inside {anchor}")
+        opened = os.open(real, flags)
+        if fd_path(opened) != real:
+            os.close(opened)
+            raise PathChanged(real, f"{real} was not the file opened")
+        return opened
     parts = _parts_below(anchor, real)
     if _HAS_DIR_FD:
         fd = os.open(anchor, _DIR_FLAGS)

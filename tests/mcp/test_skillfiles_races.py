@@ -19,6 +19,8 @@ from skillbook.mcp import _skillfiles as sf
 
 #: Requests under the swap: each rebuilds the catalog (walk + reads).
 ROUNDS = 300
+#: Every so many rounds, a request is also made with the folder held in place.
+IN_PLACE_EVERY = 30
 
 
 def make_skill(root: Path) -> Path:
@@ -35,15 +37,18 @@ def test_a_swapped_sub_folder_never_serves_outside_bytes(tmp_path: Path) -> None
     outside = tmp_path / "outside" / "references"
     outside_copy(folder / "references", outside)
     cache = sf.SkillFilesCache()
-    served = 0
     with FolderSwapper(folder / "references", outside) as swapper:
-        for _ in range(ROUNDS):
+        for i in range(ROUNDS):
             files = sf.scan_skill("alpha", folder, folder / "SKILL.md", real_dir=folder)
             cached = cache.get("alpha", folder, folder / "SKILL.md", folder)
             for entry in (*files.files, *cached.files):
                 assert OUTSIDE_MARKER.encode() not in entry.data, entry.rel
-                served += entry.rel == "references/guide.md"
-    assert swapper.swaps > 0 and served > 0
+            if i % IN_PLACE_EVERY == 0:
+                with swapper.in_place():
+                    files = sf.scan_skill("alpha", folder, folder / "SKILL.md", real_dir=folder)
+                served = [f.rel for f in files.files]
+                assert served == ["SKILL.md", "references/deep/notes.md", "references/guide.md"]
+    assert swapper.swaps > 0
 
 
 def test_a_swapped_skill_folder_is_not_served_from_outside(tmp_path: Path) -> None:
@@ -52,10 +57,14 @@ def test_a_swapped_skill_folder_is_not_served_from_outside(tmp_path: Path) -> No
     outside_copy(folder, outside)
     real = Path(os.path.realpath(folder))
     with FolderSwapper(folder, outside) as swapper:
-        for _ in range(ROUNDS):
+        for i in range(ROUNDS):
             files = sf.scan_skill("alpha", folder, folder / "SKILL.md", real_dir=real)
             for entry in files.files:
                 assert OUTSIDE_MARKER.encode() not in entry.data, entry.rel
+            if i % IN_PLACE_EVERY == 0:
+                with swapper.in_place():
+                    files = sf.scan_skill("alpha", folder, folder / "SKILL.md", real_dir=real)
+                assert len(files.files) == 3
     assert swapper.swaps > 0
 
 
@@ -76,19 +85,22 @@ def test_server_reads_under_a_swap_return_only_skill_bytes(tmp_path: Path) -> No
     session = SkillSession(loader, watch=False)
     catalog = SkillCatalog(session, rescan_interval_s=0.0)
     uri = "skill://alpha/references/deep/notes.md"
-    answered = 0
     try:
         with FolderSwapper(folder / "references", outside) as swapper:
-            for _ in range(ROUNDS):
+            for i in range(ROUNDS):
                 state = catalog.current()
-                text, failed = state.read_skill("alpha", "references/guide.md")
+                text, _ = state.read_skill("alpha", "references/guide.md")
                 assert OUTSIDE_MARKER not in text
                 found = state.file(uri)
                 assert found is None or OUTSIDE_MARKER.encode() not in found.data
-                answered += not failed
+                if i % IN_PLACE_EVERY == 0:
+                    with swapper.in_place():
+                        state = catalog.current()
+                    assert state.read_skill("alpha", "references/guide.md") == ("# Guide\n", False)
+                    assert state.file(uri) is not None
     finally:
         session.close()
-    assert swapper.swaps > 0 and answered > 0
+    assert swapper.swaps > 0
 
 
 # --------------------------------------------------------------------------- one swap, exactly between walk and read
@@ -129,3 +141,28 @@ def test_a_skill_folder_that_now_resolves_elsewhere_is_not_served(tmp_path: Path
     files = sf.scan_skill("alpha", folder, folder / "SKILL.md", real_dir=real)
     assert files.files == ()
     assert files.unreadable is not None and "now resolves to" in files.unreadable
+
+
+def test_a_capture_with_a_failed_read_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that failed mid-swap must not stick: the folder's stat signature is the
+    same once the swap is undone, yet the next request reads the file again."""
+    folder = make_skill(tmp_path / "skills")
+    cache = sf.SkillFilesCache()
+    real_read = sf._read
+    failures = iter(["changed while it was read (a folder on its path became a symlink)"])
+
+    def flaky(listing: object, seen: tuple[object, ...], budget: int) -> bytes | str:
+        if seen[0] == "references/guide.md":
+            reason = next(failures, None)
+            if reason is not None:
+                return reason
+        return real_read(listing, seen, budget)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sf, "_read", flaky)
+    first = cache.get("alpha", folder, folder / "SKILL.md", folder)
+    assert first.incomplete and first.file("references/guide.md") is None
+    second = cache.get("alpha", folder, folder / "SKILL.md", folder)
+    assert not second.incomplete and second.file("references/guide.md") is not None
+    assert cache.get("alpha", folder, folder / "SKILL.md", folder) is second  # reused now

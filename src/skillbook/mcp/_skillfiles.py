@@ -234,6 +234,9 @@ class SkillFiles:
     over_limit: str | None = None
     #: Why not even SKILL.md could be captured.
     unreadable: str | None = None
+    #: A file the walk listed could not be read (it changed, vanished, or a folder on
+    #: its path was swapped): the capture is not reused, the next request reads again.
+    incomplete: bool = False
 
     @property
     def skill_md(self) -> FileEntry | None:
@@ -437,13 +440,17 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
     entries: list[FileEntry] = []
     skipped = list(listing.skipped)
     budget = limits.max_bytes
+    incomplete = False
     for seen in wanted:
         rel = seen[0]
         data = _read(listing, seen, budget)
         if isinstance(data, str):
             if rel == SKILL_FILE:
-                return SkillFiles(skill_path, (), listing.directories, tuple(skipped), over, data)
+                return SkillFiles(
+                    skill_path, (), listing.directories, tuple(skipped), over, data, True
+                )
             skipped.append(Skipped(rel, data))
+            incomplete = True
             continue
         budget -= len(data)
         mime = SKILL_MD_MIME if rel == SKILL_FILE else guess_mime(rel, data)
@@ -453,7 +460,9 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
             )
         )
     directories = ("",) if over else listing.directories
-    return SkillFiles(skill_path, tuple(entries), directories, tuple(skipped), over)
+    return SkillFiles(
+        skill_path, tuple(entries), directories, tuple(skipped), over, incomplete=incomplete
+    )
 
 
 def scan_skill(
@@ -487,7 +496,7 @@ class SkillFilesCache:
         key = (skill_path, os.fspath(base_dir), os.fspath(skill_file))
         listing = _walk(base_dir, skill_file, real_dir)
         held = self._entries.get(key)
-        if held is not None and held[0] == listing:
+        if held is not None and held[0] == listing and not held[1].incomplete:
             return held[1]
         files = _capture(skill_path, listing, self.limits)
         self.reads += 1
