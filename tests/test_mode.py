@@ -12,7 +12,8 @@ from skillbook.mode import MODE_NAMES, Mode
 def test_values_and_strings_are_interchangeable() -> None:
     assert Mode.of("mixed") is Mode.MIXED
     assert Mode.of(Mode.STRICT) is Mode.STRICT
-    assert Mode.STRICT == "strict" and f"{Mode.LEGACY}" == "legacy"
+    assert str(Mode.STRICT) == "strict" and f"{Mode.LEGACY}" == "legacy"
+    assert "mixed" in set(Mode)
     assert MODE_NAMES == ("openclaw", "mixed", "legacy", "strict")
 
 

@@ -18,6 +18,9 @@ Strict (unknown keys rejected, e.g. the legacy ``skills.policy``):
 Open: ``agents``, ``agents.defaults`` and ``agents.list[]`` entries hold many keys
 that belong to OpenClaw (models, tools, sandbox, …); skillbook checks only the ones
 it reads (``skills``, ``workspace``, ``id``, ``default``) and lets the others through.
+``plugins`` likewise: the keys plugin skill folders depend on (``enabled``, ``allow``,
+``deny``, ``load.paths``, ``slots``, ``entries.<id>.enabled``) are checked, the rest is
+OpenClaw's. ``skills.mcp.servers`` (skillbook's remote MCP servers) is strict.
 Every other top-level section is kept untouched in :attr:`Config.raw`, because
 ``requires.config`` gates read arbitrary paths such as ``browser.enabled``.
 
@@ -41,11 +44,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_sources import (
+    McpServerConfig,
+    PluginEntryConfig,
+    PluginsConfig,
+    mcp_servers,
+    plugins_config,
+)
 from skillbook.errors import ConfigError
 from skillbook.mode import Mode
-
-if TYPE_CHECKING:
-    from skillbook.mcp.client import McpServerSpec
 
 if TYPE_CHECKING:
     from skillbook.paths import Paths
@@ -61,6 +68,9 @@ __all__ = [
     "InstallConfig",
     "LimitsConfig",
     "LoadConfig",
+    "McpServerConfig",
+    "PluginEntryConfig",
+    "PluginsConfig",
     "PromptConfig",
     "SecretRef",
     "SkillEntryConfig",
@@ -132,11 +142,6 @@ class _PromptS(_Strict):
     priority: Literal["source", "none"] | _U = _UNSET
 
 
-class _McpS(_Strict):
-    # Each server is checked by skillbook.mcp.client.parse_server_specs (it owns the shape).
-    servers: list[Any] | _U = _UNSET
-
-
 class _SkillsS(_Strict):
     allow_bundled: list[str] | _U = _UNSET
     load: _LoadS | _U = _UNSET
@@ -144,7 +149,8 @@ class _SkillsS(_Strict):
     limits: _LimitsS | _U = _UNSET
     prompt: _PromptS | _U = _UNSET
     read_tool: str | _U = _UNSET
-    mcp: _McpS | _U = _UNSET
+    # Validated on their own (skillbook._config_sources), as are the entries below.
+    mcp: dict[str, Any] | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET
@@ -237,7 +243,7 @@ class SkillsConfig:
     read_tool: str | None = None
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
-    mcp_servers: tuple[McpServerSpec, ...] = ()
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +274,7 @@ class Config:
 
     skills: SkillsConfig = SkillsConfig()
     agents: AgentsConfig = AgentsConfig()
+    plugins: PluginsConfig = field(default_factory=PluginsConfig)
     raw: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_MAP, compare=False, repr=False)
     file: Path | None = None
 
@@ -292,12 +299,26 @@ class Config:
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
-            mcp_raw = obj["skills"].get("mcp")
-            if isinstance(mcp_raw, Mapping) and mcp_raw.get("servers") is not None:
-                skills = _with_mcp_servers(skills, mcp_raw["servers"], where, file)
+            if "mcp" in obj["skills"]:
+                servers = mcp_servers(obj["skills"]["mcp"], where, file)
+                skills = replace(skills, mcp_servers=servers)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
-        return cls(skills=skills, agents=agents, raw=MappingProxyType(dict(obj)), file=file)
+        plugins = (
+            plugins_config(obj["plugins"], where, file) if "plugins" in obj else PluginsConfig()
+        )
+        return cls(
+            skills=skills,
+            agents=agents,
+            plugins=plugins,
+            raw=MappingProxyType(dict(obj)),
+            file=file,
+        )
+
+    def source_sections(self) -> tuple[str, ...]:
+        """The sections that configure skill sources provided by edge packages
+        (:func:`skillbook.sources.configured_sources`); ``skills.mcp`` when it lists servers."""
+        return ("skills.mcp",) if self.skills.mcp_servers else ()
 
     def entry(self, skill_key: str) -> SkillEntryConfig | None:
         """``skills.entries[skill_key]``, or None."""
@@ -429,18 +450,6 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
     )
-
-
-def _with_mcp_servers(
-    skills: SkillsConfig, raw: Any, where: str, file: Path | None
-) -> SkillsConfig:
-    from skillbook.mcp.client import parse_server_specs
-
-    try:
-        specs = parse_server_specs(raw, where="skills.mcp.servers")
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}", key_path=exc.key_path, file=file) from None
-    return replace(skills, mcp_servers=specs)
 
 
 def _with_entries(

@@ -63,6 +63,9 @@ CODES: dict[str, str] = {
     "discover.root-missing": "A configured skills folder does not exist.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
     "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
+    "discover.remote-shadowed": "A remote skill has the name or config key of a local skill; the local one wins and the remote one is not loaded.",
+    "discover.source-unavailable": "A config section describes a skill source that no installed package provides.",
+    "discover.not-fetchable": "A file of a skill is missing and its source cannot fetch files.",
     # validate: strict (Agent Skills) rules
     "validate.name-invalid": "The name breaks the Agent Skills name rules.",
     "validate.name-mismatch": "The name differs from the folder name.",
@@ -94,7 +97,6 @@ CODES: dict[str, str] = {
     "mcp.digest-mismatch": "A file from an MCP server does not match its manifest size or digest; refused, not cached.",
     "mcp.frontmatter-mismatch": "A remote SKILL.md's frontmatter differs from its skills/list entry; refused.",
     "mcp.unlisted-file": "A read of a remote skill file that its held manifest does not list; refused locally.",
-    "mcp.shadowed": "A remote skill has the name of a local skill; the local one wins and the remote one is not loaded.",
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",

@@ -103,6 +103,11 @@ class Host:
         """This process: ``sys.platform`` mapped to Node's name, a snapshot of ``os.environ``."""
         return cls(platform=node_platform(), env=MappingProxyType(dict(os.environ)))
 
+    @classmethod
+    def with_env(cls, env: Mapping[str, str]) -> Host:
+        """This machine's platform with a given environment (tests, other processes)."""
+        return cls(platform=node_platform(), env=env)
+
 
 class BinaryLookup:
     """``hasBinary``: is ``bin`` an executable on ``PATH``? Results cached per name.

@@ -8,6 +8,7 @@ None, plus diagnostics saying what was ignored and why.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ from skillbook import diagnostics as dg
 from skillbook._js import JS_WHITESPACE, js_string, js_trim
 from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
-from skillbook.model import InstallSpec, Requires, SkillMetadata
+from skillbook.model import InstallSpec, Requires, Skill, SkillMetadata
 
 #: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
 MANIFEST_KEY = "openclaw"
@@ -312,3 +313,11 @@ __all__ = [
     "parse_install_spec",
     "resolve_metadata",
 ]
+
+
+def without_legacy_manifest(skill: Skill) -> Skill:
+    """OpenClaw's baseline reads only ``metadata.openclaw``: drop gates from legacy keys."""
+    meta = skill.metadata
+    if meta is None or meta.manifest_key == MANIFEST_KEY:
+        return skill
+    return dataclasses.replace(skill, parsed=dataclasses.replace(skill.parsed, metadata=None))

@@ -281,6 +281,52 @@ def build_prompt(
     )
 
 
+class CatalogMemo:
+    """The last catalog built, reused when the same skill objects meet the same settings.
+
+    Owned by the caller (a :class:`~skillbook.book.Loader` keeps one): the parse cache
+    hands back the very same :class:`~skillbook.model.Skill` objects for unchanged
+    files, so an unchanged workspace renders its catalog once.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = None
+
+    def build(
+        self,
+        skills: Sequence[Skill],
+        *,
+        limits: PromptLimits = DEFAULT_LIMITS,
+        homes: Sequence[Path | str] = (),
+        remote_note: str | None = None,
+        priority: bool = False,
+        check_command: str = DEFAULT_CHECK_COMMAND,
+    ) -> PromptCatalog:
+        """:func:`build_prompt`, or the previous result for identical inputs."""
+        eligible = tuple(skills)
+        params = (limits, tuple(homes), remote_note, priority, check_command)
+        last = self._last
+        if (
+            last is not None
+            and last[1] == params
+            and len(last[0]) == len(eligible)
+            and all(a is b for a, b in zip(last[0], eligible, strict=True))
+        ):
+            return last[2]
+        catalog = build_prompt(
+            eligible,
+            limits=limits,
+            homes=homes,
+            remote_note=remote_note,
+            priority=priority,
+            check_command=check_command,
+        )
+        self._last = (eligible, params, catalog)
+        return catalog
+
+
 def _note(kept: int, total: int, truncated: bool, compact: bool, check_command: str) -> str:
     audit = f"Run `{check_command}` to audit."
     if truncated:

@@ -186,21 +186,13 @@ def default_tools(
 ) -> tuple[ReadTool, ExecTool]:
     """``read`` and ``exec`` over the book's eligible skills."""
     skills = book.eligible
-    fetch = None
-    if book.config.skills.mcp_servers:
-        from skillbook.mcp.remote_catalog import remote_fetcher
-        from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
-
-        fetch = remote_fetcher(
-            book.config.skills.mcp_servers, cache_dir=book.paths.state_dir / DEFAULT_CACHE_DIRNAME
-        )
     return (
         ReadTool(
             skills,
             home=book.paths.home,
             other_homes=(book.paths.os_home,),
             workspace=book.workspace,
-            fetch_missing=fetch,
+            fetch_missing=book.fetcher(),
         ),
         ExecTool(skills, config=book.config, base_env=env, workspace=book.workspace),
     )
