@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbook.bundle_commands import BundleCommand, load_bundle_commands
+from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet, build_command_specs
 from skillbook.config import Config, load_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
@@ -41,6 +43,7 @@ from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
+from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
 from skillbook.prompt import CatalogMemo, PromptCatalog, PromptLimits, home_prefixes, skills_section
 from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.sources import (
@@ -77,6 +80,8 @@ class SkillBook:
     skill_filter: tuple[str, ...] | None
     catalog: PromptCatalog
     diagnostics: tuple[Diagnostic, ...]
+    #: Slash commands of enabled Claude bundles (``commands/*.md``), after the skills'.
+    bundle_commands: tuple[BundleCommand, ...] = ()
 
     @property
     def skills(self) -> tuple[Skill, ...]:
@@ -92,6 +97,12 @@ class SkillBook:
         """The ``## Skills (mandatory)`` block with the catalog, or ``""`` when empty."""
         tool = read_tool or self.config.skills.read_tool or DEFAULT_READ_TOOL
         return skills_section(self.catalog.text, read_tool=tool)
+
+    def commands(self, *, reserved: Iterable[str] = DEFAULT_RESERVED_NAMES) -> CommandSet:
+        """The slash commands: one per eligible user-invocable skill, then the bundles'."""
+        return build_command_specs(
+            self.eligible, reserved=reserved, bundle_commands=self.bundle_commands
+        )
 
     def fetcher(self) -> Callable[[Skill, str], Path | Diagnostic] | None:
         """The ``read`` tool's hook for files a source has not brought to disk yet
@@ -182,8 +193,10 @@ class Loader:
     def _load(self) -> SkillBook:
         cfg = self.config
         limits = Limits.from_config(cfg.skills.limits)
-        found = self.discover(limits)
-        diagnostics: list[Diagnostic] = list(found.diagnostics)
+        plugins = self.plugins()
+        found = self.discover(limits, plugins=plugins)
+        commands, command_diags = load_bundle_commands(plugins, cfg)
+        diagnostics: list[Diagnostic] = [*found.diagnostics, *command_diags]
 
         candidates = list(found.skills)
         if not self.legacy_manifest_keys:
@@ -234,11 +247,19 @@ class Loader:
             skill_filter=tuple(skill_filter) if skill_filter is not None else None,
             catalog=catalog,
             diagnostics=tuple(diagnostics),
+            bundle_commands=commands,
         )
 
-    def discover(self, limits: Limits | None = None) -> Discovery:
+    def plugins(self) -> PluginRegistry:
+        """The plugins OpenClaw would find for this workspace and config (§3.6)."""
+        return load_registry(self.workspace, self.paths, self.config, env=self.env, cwd=self.cwd)
+
+    def discover(
+        self, limits: Limits | None = None, *, plugins: PluginRegistry | None = None
+    ) -> Discovery:
         """Every source of this workspace and config, loaded and merged (no gating)."""
         cfg = self.config
+        registry = plugins if plugins is not None else self.plugins()
         load = cfg.skills.load
         options = DiscoverOptions(
             limits=limits if limits is not None else Limits.from_config(cfg.skills.limits),
@@ -250,13 +271,19 @@ class Loader:
             mode=self.mode,
         )
         scanner, diags = make_scanner(options, self.cache)
-        local = openclaw_sources(
-            self.workspace, self.paths, scanner, extra_dirs=load.extra_dirs, cwd=self.cwd
+        local: list[SkillSource] = list(
+            openclaw_sources(
+                self.workspace, self.paths, scanner, extra_dirs=load.extra_dirs, cwd=self.cwd
+            )
         )
+        if self.workspace is not None:
+            # Ranked with the extra dirs and listed after them: loaded right after them.
+            local.append(PluginSkillSource(registry, cfg, scanner))
         context = SourceContext(cfg, self.paths, self.workspace, self.env)
         configured, unavailable = configured_sources(context, self.source_factories)
         return discover_sources(
-            [*local, *self.sources, *configured], diagnostics=[*diags, *unavailable]
+            [*local, *self.sources, *configured],
+            diagnostics=[*diags, *registry.diagnostics, *unavailable],
         )
 
 

@@ -16,12 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillbook import diagnostics as dg
 from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import CommandDispatch, Skill
+
+if TYPE_CHECKING:
+    from skillbook.bundle_commands import BundleCommand
 
 #: OpenClaw's built-in chat commands (native names and ``/`` text aliases, lowercased):
 #: a skill may not take one of these names (§6.2, ``listReservedChatSlashCommandNames``).
@@ -44,6 +48,8 @@ MAX_DEDUPE_SUFFIX = 999
 ELLIPSIS = "\u2026"
 #: The command that invokes any skill by name: ``/skill <name> [args]``.
 SKILL_COMMAND = "skill"
+#: The placeholder of a bundle command's template that the arguments replace.
+ARGUMENTS = "$ARGUMENTS"
 
 _WS = f"[{JS_WHITESPACE}]"
 _NOT_WS = f"[^{JS_WHITESPACE}]"
@@ -119,9 +125,14 @@ class CommandSpec:
     dispatch: CommandDispatch | None = None
     #: The skill's source label (``openclaw-workspace`` …), for per-channel priority.
     source: str | None = None
+    #: A Claude-bundle command: the message template sent to the model (``$ARGUMENTS``).
+    prompt_template: str | None = None
+    #: A Claude-bundle command: the ``commands/*.md`` file it came from.
+    source_file: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """OpenClaw's shape: ``{name, skillName, description, dispatch?}``."""
+        """OpenClaw's shape: ``{name, skillName, description, dispatch?, promptTemplate?,
+        sourceFilePath?}``."""
         out: dict[str, Any] = {
             "name": self.name,
             "skillName": self.skill_name,
@@ -129,6 +140,10 @@ class CommandSpec:
         }
         if self.dispatch is not None:
             out["dispatch"] = self.dispatch.to_json()
+        if self.prompt_template is not None:
+            out["promptTemplate"] = self.prompt_template
+        if self.source_file is not None:
+            out["sourceFilePath"] = str(self.source_file)
         return out
 
     @classmethod
@@ -141,12 +156,15 @@ class CommandSpec:
                 kind=str(raw.get("kind", "tool")),
                 arg_mode=str(raw.get("argMode", "raw")),
             )
+        template, file = obj.get("promptTemplate"), obj.get("sourceFilePath")
         return cls(
             name=str(obj.get("name", "")),
             skill_name=str(obj.get("skillName", "")),
             description=str(obj.get("description", "")),
             dispatch=dispatch,
             source=source,
+            prompt_template=template if isinstance(template, str) else None,
+            source_file=Path(file) if isinstance(file, str) else None,
         )
 
 
@@ -182,8 +200,10 @@ def build_command_specs(
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
     used: set[str] | None = None,
+    bundle_commands: Iterable[BundleCommand] = (),
 ) -> CommandSet:
-    """§6.1: one command per user-invocable skill, in order, with unique names.
+    """§6.1: one command per user-invocable skill, in order, with unique names, then one
+    per Claude-bundle command (:mod:`skillbook.bundle_commands`) under the same rules.
 
     ``reserved`` names (any case) are never assigned. ``used`` is a caller-owned set of
     lowercased names already taken (e.g. by another agent's workspace, §6.3); the names
@@ -191,56 +211,91 @@ def build_command_specs(
     Skills with ``disable-model-invocation`` are commands too (only hidden from the model).
     """
     builtin = {_lower_or_empty(n) for n in reserved}
-    taken = set(builtin) | (used or set())
-    commands: list[CommandSpec] = []
-    renamed: list[Renamed] = []
-    diags: list[Diagnostic] = []
+    namer = _Namer(builtin, set(builtin) | (used or set()), used)
     for skill in skills:
-        if not skill.invocation.user_invocable:
-            continue
-        base = sanitize_command_name(skill.name)
-        unique = unique_command_name(base, taken)
+        if skill.invocation.user_invocable:
+            namer.add(
+                skill.name,
+                skill.description,
+                skill.file_path,
+                dispatch=skill.dispatch,
+                source=skill.source,
+            )
+    for command in bundle_commands:
+        namer.add(
+            command.raw_name,
+            command.description,
+            command.source_file,
+            template=command.prompt_template,
+        )
+    return CommandSet(tuple(namer.commands), tuple(namer.renamed), tuple(namer.diags))
+
+
+class _Namer:
+    """Assigns unique names in order (the ``used`` set grows with every command)."""
+
+    def __init__(self, builtin: set[str], taken: set[str], used: set[str] | None) -> None:
+        self.builtin, self.taken, self.used = builtin, taken, used
+        self.commands: list[CommandSpec] = []
+        self.renamed: list[Renamed] = []
+        self.diags: list[Diagnostic] = []
+
+    def add(
+        self,
+        name: str,
+        description: str,
+        path: Path,
+        *,
+        dispatch: CommandDispatch | None = None,
+        source: str | None = None,
+        template: str | None = None,
+    ) -> None:
+        what = "skill" if template is None else "bundle command"
+        base = sanitize_command_name(name)
+        unique = unique_command_name(base, self.taken)
         key = _lower_or_empty(unique)
-        taken.add(key)
-        if used is not None:
-            used.add(key)
-        if unique != skill.name:
-            renamed.append(Renamed(skill.name, base, unique))
+        self.taken.add(key)
+        if self.used is not None:
+            self.used.add(key)
+        if unique != name:
+            self.renamed.append(Renamed(name, base, unique))
         # Sanitising (`my-skill` → /my_skill) is routine; a suffix is worth telling.
         if unique != base:
-            owner = "a built-in command" if base in builtin else "another skill"
-            diags.append(
+            owner = "a built-in command" if base in self.builtin else "another command"
+            self.diags.append(
                 dg.info(
                     "command.renamed",
-                    f"skill {skill.name!r} is the slash command /{unique} because /{base} "
-                    f"belongs to {owner}; `/skill {skill.name}` also works (rename the skill "
+                    f"{what} {name!r} is the slash command /{unique} because /{base} "
+                    f"belongs to {owner}; `/skill {name}` also works (rename the {what} "
                     "for a clean command)",
-                    path=skill.file_path,
-                    skill=skill.name,
+                    path=path,
+                    skill=name,
                 )
             )
-        full = js_trim(skill.description or "") or skill.name
-        description = shorten(full, MAX_DESCRIPTION_LENGTH)
-        if description != full:
-            diags.append(
+        # Bundle descriptions are never blank (the reader falls back to the name).
+        full = description if template is not None else (js_trim(description or "") or name)
+        short = shorten(full, MAX_DESCRIPTION_LENGTH)
+        if short != full:
+            self.diags.append(
                 dg.info(
                     "command.description-shortened",
                     f"the description of /{unique} has {utf16_len(full)} characters; chat menus "
                     f"show the first {MAX_DESCRIPTION_LENGTH - 1} and '…' (put the gist first)",
-                    path=skill.file_path,
-                    skill=skill.name,
+                    path=path,
+                    skill=name,
                 )
             )
-        commands.append(
+        self.commands.append(
             CommandSpec(
                 name=unique,
-                skill_name=skill.name,
-                description=description,
-                dispatch=skill.dispatch,
-                source=skill.source,
+                skill_name=name,
+                description=short,
+                dispatch=dispatch,
+                source=source,
+                prompt_template=template,
+                source_file=path if template is not None else None,
             )
         )
-    return CommandSet(tuple(commands), tuple(renamed), tuple(diags))
 
 
 def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, ...]:
@@ -328,8 +383,23 @@ def _args(raw: str | None) -> str | None:
     return (js_trim(raw) if raw is not None else "") or None
 
 
+def expand_template(template: str, args: str | None) -> str:
+    """The message for the model: ``$ARGUMENTS`` replaced by the arguments, or the
+    arguments appended under ``User input:`` when the template has no placeholder."""
+    given = js_trim(args or "")
+    if ARGUMENTS in template:
+        return js_trim(template.replace(ARGUMENTS, given))
+    if not given:
+        return js_trim(template)
+    return f"{js_trim(template)}\n\nUser input:\n{given}"
+
+
 def rewrite_for_model(invocation: Invocation) -> str:
-    """§6.5: the message body the model gets instead of the slash command."""
+    """§6.5: the message body the model gets instead of the slash command (a bundle
+    command's template with the arguments, else the request to use the skill)."""
+    template = invocation.command.prompt_template
+    if template is not None:
+        return expand_template(template, invocation.args)
     text = f'Use the "{invocation.command.skill_name}" skill for this request.'
     if invocation.args:
         text += f"\n\nUser input:\n{invocation.args}"

@@ -32,7 +32,6 @@ Where skillbook's own config file lives (:func:`default_config_path`):
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -51,6 +50,7 @@ from skillbook._config_sources import (
     mcp_servers,
     plugins_config,
 )
+from skillbook._js import load_json5
 from skillbook.errors import ConfigError
 from skillbook.mode import Mode
 
@@ -344,13 +344,7 @@ def load_config(path: str | os.PathLike[str]) -> Config:
 
 def _parse_json5(text: str, file: Path) -> Any:
     try:
-        return json.loads(text)  # fast path: most configs are plain JSON
-    except json.JSONDecodeError:
-        pass
-    import json5  # lazy: slow to import and only needed for comments, trailing commas…
-
-    try:
-        return json5.loads(text)
+        return load_json5(text)
     except ValueError as exc:
         raise ConfigError(f"{file}: invalid JSON5: {exc}", key_path="", file=file) from exc
 

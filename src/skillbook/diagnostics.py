@@ -66,6 +66,15 @@ CODES: dict[str, str] = {
     "discover.remote-shadowed": "A remote skill has the name or config key of a local skill; the local one wins and the remote one is not loaded.",
     "discover.source-unavailable": "A config section describes a skill source that no installed package provides.",
     "discover.not-fetchable": "A file of a skill is missing and its source cannot fetch files.",
+    # plugin: plugin skill folders (spec §3.6)
+    "plugin.load-path": "A `plugins.load.paths` entry or a plugin folder could not be used.",
+    "plugin.blocked": "A plugin was refused: it escapes its folder, is world-writable or owned by another user.",
+    "plugin.manifest-invalid": "A plugin's manifest or package.json is missing, unreadable or incomplete.",
+    "plugin.incompatible": "A plugin needs a newer OpenClaw (`openclaw.install.minHostVersion`).",
+    "plugin.duplicate-id": "Two plugins in different folders have the same id; both are loaded.",
+    "plugin.inactive": "A plugin that declares skills is off (not allowed, disabled, or another memory plugin).",
+    "plugin.path-missing": "A skill folder a plugin declares does not exist.",
+    "plugin.path-escape": "A skill or command folder a plugin declares resolves outside the plugin.",
     # validate: strict (Agent Skills) rules
     "validate.name-invalid": "The name breaks the Agent Skills name rules.",
     "validate.name-mismatch": "The name differs from the folder name.",
@@ -85,6 +94,7 @@ CODES: dict[str, str] = {
     "command.renamed": "A skill's slash command got a numbered suffix: its name was taken.",
     "command.description-shortened": "A command description was cut to fit a length limit.",
     "command.channel-omitted": "A command was left out of a channel's native menu (limits).",
+    "command.bundle-skipped": "A Claude-bundle command file has no prompt after its frontmatter.",
     "command.exec-ignored": "`metadata.skillbook.commandExec` is not used (not a command, remote skill, or `command-dispatch: tool` wins).",
     "mcp.not-served": "A skill or file is not served over MCP (escaping symlink, over the limits, no valid entry).",
     # mcp client: skills from remote MCP servers (skillbook.mcp.remote_source)

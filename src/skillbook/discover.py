@@ -232,34 +232,36 @@ def discover_sources(
     ``diagnostics`` go first (findings about the settings rather than a source).
     Sources of equal precedence load in the order given.
     """
-    ordered = sorted(sources, key=lambda s: s.precedence)
+    by_rank = sorted(sources, key=lambda s: s.precedence)
+    local_sources = [s for s in by_rank if s.precedence.tier is Tier.LOCAL]
+    remote_sources = [s for s in by_rank if s.precedence.tier is not Tier.LOCAL]
     diags: list[Diagnostic] = list(diagnostics)
-    local: list[Skill] = []
-    for source in ordered:
-        if source.precedence.tier is Tier.LOCAL:
-            got = source.load()
-            local.extend(got.skills)
-            diags.extend(got.diagnostics)
+    local = _load_all(local_sources, diags)
     skills, shadowed = _merge(local, diags, dedupe_realpath=dedupe_realpath)
     # Remote sources load after the local merge, so their findings read in that order too.
-    remote: list[Skill] = []
-    for source in ordered:
-        if source.precedence.tier is not Tier.LOCAL:
-            got = source.load()
-            remote.extend(got.skills)
-            diags.extend(got.diagnostics)
+    remote = _load_all(remote_sources, diags)
     if remote:
         merged, hidden, remote_diags = merge_remote(skills, remote)
         skills, shadowed = list(merged), [*shadowed, *hidden]
         diags.extend(remote_diags)
+    ordered = (*local_sources, *remote_sources)
     return Discovery(
         skills=tuple(skills),
         loaded=(*local, *remote),
         shadowed=tuple(shadowed),
         diagnostics=tuple(diags),
         roots=tuple(s.root for s in ordered if isinstance(s, RootSource)),
-        sources=tuple(ordered),
+        sources=ordered,
     )
+
+
+def _load_all(sources: Sequence[SkillSource], diags: list[Diagnostic]) -> list[Skill]:
+    skills: list[Skill] = []
+    for source in sources:
+        got = source.load()
+        skills.extend(got.skills)
+        diags.extend(got.diagnostics)
+    return skills
 
 
 def merge_remote(

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import JS_WHITESPACE, js_string, js_trim
+from skillbook._js import JS_WHITESPACE, js_string, js_trim, load_json5
 from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import InstallSpec, Requires, Skill, SkillMetadata
@@ -60,17 +60,6 @@ def normalize_string_list(value: Any) -> list[str]:
     return []
 
 
-def _load_json5(text: str) -> Any:
-    import json  # lazily: most skills have no `metadata`
-
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        import json5
-
-        return json5.loads(text)
-
-
 def resolve_metadata(
     values: Mapping[str, str],
     data: Mapping[str, Any],
@@ -90,8 +79,8 @@ def resolve_metadata(
         return None, ()
     where: dict[str, Any] = {"path": path, "line": (lines or {}).get(key)}
     try:
-        parsed = _load_json5(raw)
-    except Exception as exc:
+        parsed = load_json5(raw)
+    except ValueError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, (
             dg.warning(

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Final
 from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
     Invocation,
-    build_command_specs,
     resolve_invocation,
     rewrite_for_model,
     tool_call_arguments,
@@ -145,7 +144,7 @@ def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str
 def _resolve(
     book: SkillBook, text: str, reserved: Iterable[str]
 ) -> tuple[Invocation, CommandDispatch | ExecDispatch | None] | None:
-    commands = build_command_specs(book.eligible, reserved=reserved)
+    commands = book.commands(reserved=reserved)
     invocation = resolve_invocation(text, commands)
     if invocation is None:
         return None

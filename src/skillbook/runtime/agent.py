@@ -38,7 +38,6 @@ from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
     CommandSet,
     Invocation,
-    build_command_specs,
     resolve_invocation,
     rewrite_for_model,
     tool_call_arguments,
@@ -285,7 +284,7 @@ class Agent:
 
     def commands(self) -> CommandSet:
         """The slash commands of the book's eligible skills (a ``CommandSet``)."""
-        return build_command_specs(self._book.eligible, reserved=self.reserved_commands)
+        return self._book.commands(reserved=self.reserved_commands)
 
     # ----------------------------------------------------------------- turns
 

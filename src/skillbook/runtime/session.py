@@ -176,7 +176,7 @@ class SkillSession:
         cfg = loader.config
         self._watchers.ensure(
             loader.workspace,
-            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd),
+            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd, env=loader.env),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
             standalone_md=loader.mode.loads_standalone,
