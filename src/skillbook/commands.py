@@ -236,6 +236,8 @@ class _Namer:
 
     def __init__(self, builtin: set[str], taken: set[str], used: set[str] | None) -> None:
         self.builtin, self.taken, self.used = builtin, taken, used
+        #: Lowercased names bundle commands took (any other taken name is a skill's).
+        self.bundle_names: set[str] = set()
         self.commands: list[CommandSpec] = []
         self.renamed: list[Renamed] = []
         self.diags: list[Diagnostic] = []
@@ -255,13 +257,21 @@ class _Namer:
         unique = unique_command_name(base, self.taken)
         key = _lower_or_empty(unique)
         self.taken.add(key)
+        if template is not None:
+            self.bundle_names.add(key)
         if self.used is not None:
             self.used.add(key)
         if unique != name:
             self.renamed.append(Renamed(name, base, unique))
         # Sanitising (`my-skill` → /my_skill) is routine; a suffix is worth telling.
         if unique != base:
-            owner = "a built-in command" if base in self.builtin else "another command"
+            owner = (
+                "a built-in command"
+                if base in self.builtin
+                else "a bundle command"
+                if _lower_or_empty(base) in self.bundle_names
+                else "another skill"
+            )
             self.diags.append(
                 dg.info(
                     "command.renamed",
