@@ -29,6 +29,7 @@ CODES: dict[str, str] = {
     "parse.bom": "A UTF-8 byte-order mark was stripped (OpenClaw loses such files).",
     "parse.invalid-utf8": "The file is not valid UTF-8; undecodable bytes were replaced.",
     "parse.binary": "The file holds NUL bytes or other binary content.",
+    "parse.internal-error": "A bug in skillbook's parser stopped it on this file (traceback logged).",
     "parse.control-chars": "The frontmatter holds control characters.",
     "parse.no-frontmatter": "The file does not start with a `---` frontmatter block.",
     "parse.unterminated-frontmatter": "The `---` frontmatter block is never closed.",

@@ -11,6 +11,7 @@ behaves the same whichever framework runs the model. Nothing here imports a fram
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -49,6 +50,8 @@ __all__ = [
     "runtime_target",
     "runtime_tools",
 ]
+
+_log = logging.getLogger("skillbook.integrations")
 
 #: Prefix of a slash command reply whose tool failed, as skillbook's own agent shows it.
 ERROR_MARK: Final = "❌"
@@ -189,7 +192,10 @@ class _Pending:
     run_async: Callable[[], Awaitable[ToolResult]]
 
     def failed(self, exc: Exception) -> SlashOutcome:
-        # A failing tool or command is the user's reply, not a crash.
+        # A failing tool or command is the user's reply, not a crash; the traceback is kept.
+        _log.warning(
+            "slash command %s: %s failed", self.invocation.command.name, self.label, exc_info=exc
+        )
         return _reply(
             self.invocation, ToolResult(f"{self.label}: {type(exc).__name__}: {exc}", True)
         )

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from skillbook.config import Config, McpServerConfig
+from skillbook.errors import SourceError
 from skillbook.mcp import _skillfiles as sf
 
 if TYPE_CHECKING:
@@ -40,13 +41,8 @@ _SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*")
 _MAX_SEGMENT_BYTES = 255
 
 
-class ClientError(Exception):
-    """A failure talking to one server, with the diagnostic code it maps to."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+#: A failure talking to one server, with the diagnostic code it maps to.
+ClientError = SourceError
 
 
 # --------------------------------------------------------------------------- server specs

@@ -367,7 +367,7 @@ class SkillServer(Server[dict[str, Any]]):
                 if "prompts" in legacy:
                     await session.send_prompt_list_changed()
             except Exception as err:  # a closed session: forget it
-                _log.debug("dropping a closed MCP session: %s", err)
+                _log.debug("dropping a closed MCP session: %s", err, exc_info=err)
                 self._legacy.remove(session)
 
     async def _notify_loop(self, baseline: ServedState) -> None:

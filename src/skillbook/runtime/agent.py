@@ -29,6 +29,7 @@ import asyncio
 import functools
 import inspect
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,8 @@ __all__ = [
     "default_tools",
     "dispatch_arguments",
 ]
+
+_log = logging.getLogger("skillbook.agent")
 
 DEFAULT_MAX_STEPS: Final = 12
 DEFAULT_INSTRUCTIONS: Final = (
@@ -406,7 +409,8 @@ class Agent:
             outcome = self.approve(call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except Exception:  # a broken prompt must not let the command run
+        except Exception as exc:  # a broken prompt must not let the command run
+            _log.warning("the approve callback failed; the command is declined", exc_info=exc)
             return False
         return outcome is True
 
@@ -433,6 +437,7 @@ class Agent:
             try:
                 result = await runner()
             except Exception as exc:  # a tool bug must not end the conversation
+                _log.warning("tool %s failed", call.name, exc_info=exc)
                 result = ToolResult(f"{call.name}: {type(exc).__name__}: {exc}", True)
         await self._emit(ToolFinished(call, result))
         return ToolRun(call, result, skill)

@@ -285,7 +285,7 @@ class SkillsWatcher:
                             signal.rearm = True
             except Exception as err:
                 if str(err) != last_error:  # a lasting failure is logged once, not each retry
-                    _log.warning("skills watcher error (%s): %s", self.workspace, err)
+                    _log.warning("skills watcher error (%s): %s", self.workspace, err, exc_info=err)
                 last_error = str(err)
                 if not polling and not isinstance(err, FileNotFoundError):
                     # The OS watcher failed (e.g. inotify limits): fall back to polling.
@@ -332,7 +332,8 @@ class SkillsWatcher:
         try:
             self.on_change(change)
         except Exception as err:
-            _log.warning("skills change callback failed: %s", err)
+            # The caller's callback must not stop the watcher; its traceback is kept.
+            _log.warning("skills change callback failed: %s", err, exc_info=err)
 
 
 class WatcherRegistry:
