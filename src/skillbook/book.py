@@ -31,13 +31,7 @@ from skillbook.discover import (
     openclaw_sources,
 )
 from skillbook.errors import SkillNotFound
-from skillbook.gate import (
-    BinaryLookup,
-    Host,
-    RemoteEligibility,
-    apply_filter,
-    effective_skill_filter,
-)
+from skillbook.gate import BinaryLookup, Host, RemoteEligibility
 from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
@@ -45,6 +39,7 @@ from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
 from skillbook.prompt import CatalogMemo, PromptCatalog, PromptLimits, home_prefixes, skills_section
+from skillbook.skill_filter import apply_filter, effective_skill_filter
 from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.sources import (
     SkillSource,

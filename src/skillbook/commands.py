@@ -14,7 +14,7 @@ whitespace and trimming follow JavaScript's ``\\s`` and ``String.prototype.trim`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -424,3 +424,23 @@ def tool_call_arguments(invocation: Invocation) -> dict[str, str]:
         "commandName": invocation.command.name,
         "skillName": invocation.command.skill_name,
     }
+
+
+def dispatch_arguments(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
+    """The arguments a ``command-dispatch: tool`` command calls a tool with ``schema`` (§6.5).
+
+    OpenClaw's ``{command, commandName, skillName}``, ``command`` being the raw
+    argument text. A tool whose schema is closed (``additionalProperties: false``,
+    as ``exec``) would refuse the two name keys, so it gets only the keys it
+    declares, and ``skill`` (if it declares one) set to the command's skill so
+    ``exec`` runs in that skill's folder with its environment. ``command`` is never
+    changed. skillbook's agent and every framework adapter use this one rule.
+    """
+    args: dict[str, Any] = tool_call_arguments(invocation)
+    if schema.get("additionalProperties") is not False:
+        return args
+    props = schema.get("properties") or {}
+    kept = {k: v for k, v in args.items() if k in props}
+    if "skill" in props:
+        kept.setdefault("skill", invocation.command.skill_name)
+    return kept

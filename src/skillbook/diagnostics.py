@@ -8,7 +8,7 @@ skipping silently. Codes are stable (``<stage>.<slug>``) and each one is listed 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,3 +165,19 @@ def info(code: str, message: str, **where: Any) -> Diagnostic:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def describe_value(value: Any, *, null: str = "null") -> str:
+    """What kind of value a message says a wrong field holds: ``a boolean``, ``a number``,
+    ``a mapping``, ``a list``, ``null`` (or ``null`` given), else the Python type name."""
+    if value is None:
+        return null
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"a {type(value).__name__}"

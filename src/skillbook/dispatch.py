@@ -123,7 +123,7 @@ def exec_dispatch_diagnostics(skill: Skill) -> tuple[Diagnostic, ...]:
         "skill": skill.name,
     }
     if not _usable(value):
-        kind = "an empty string" if isinstance(value, str) else _type_name(value)
+        kind = "an empty string" if isinstance(value, str) else dg.describe_value(value)
         message = (
             f"`{_FIELD}` is {kind}; it must be a shell command (a non-empty string), so "
             f"/{skill.name} is sent to the model instead"
@@ -142,20 +142,6 @@ def exec_dispatch_diagnostics(skill: Skill) -> tuple[Diagnostic, ...]:
         )
         return (dg.warning("command.exec-ignored", message, **where),)
     return ()
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return f"a {type(value).__name__}"
 
 
 def find_skill(spec: CommandSpec, skills: Iterable[Skill]) -> Skill | None:

@@ -80,7 +80,7 @@ def _config_workspace(config: Config, agent: str | None) -> tuple[str, str] | No
     ``agents.defaults.workspace``, another agent to ``<defaults.workspace>/<id>``.
     Where OpenClaw would fall back to its state dir, skillbook uses the current folder.
     """
-    from skillbook.gate import normalize_agent_id
+    from skillbook.skill_filter import normalize_agent_id
 
     agents = config.agents.agents
     marked = [a for a in agents if a.default]

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Final
 from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
     Invocation,
+    dispatch_arguments,
     resolve_invocation,
     rewrite_for_model,
-    tool_call_arguments,
 )
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.model import CommandDispatch
@@ -127,21 +127,9 @@ def runtime_target(tool: Tool) -> Target:
     return Target(tool.name, tool.schema, tool.arun, tool.run, runtime=tool)
 
 
-def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
-    """The arguments a dispatched command passes to a tool with ``schema``.
-
-    The rule of :func:`skillbook.runtime.agent.dispatch_arguments`: OpenClaw's
-    ``{command, commandName, skillName}``; a closed schema (``exec``) gets only the
-    keys it declares, plus ``skill`` set to the command's skill when it declares one.
-    """
-    args: dict[str, Any] = tool_call_arguments(invocation)
-    if schema.get("additionalProperties") is not False:
-        return args
-    props = schema.get("properties") or {}
-    kept = {k: v for k, v in args.items() if k in props}
-    if "skill" in props:
-        kept.setdefault("skill", invocation.command.skill_name)
-    return kept
+#: The arguments a dispatched command passes to a tool with a given schema (one rule
+#: for skillbook's agent and every adapter).
+dispatch_args = dispatch_arguments
 
 
 def _resolve(

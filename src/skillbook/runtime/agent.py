@@ -35,13 +35,13 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from skillbook import commands
 from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
     CommandSet,
     Invocation,
     resolve_invocation,
     rewrite_for_model,
-    tool_call_arguments,
 )
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
@@ -201,24 +201,9 @@ def default_tools(
 
 
 def dispatch_arguments(tool: Tool, invocation: Invocation) -> dict[str, Any]:
-    """The arguments a ``command-dispatch: tool`` command calls ``tool`` with (§6.5).
-
-    OpenClaw's ``{command, commandName, skillName}``, ``command`` being the raw
-    argument text. A tool whose schema is closed (``additionalProperties: false``,
-    as ``exec``) would refuse the two name keys, so it gets only the keys it
-    declares, and ``skill`` (if it declares one) set to the command's skill so
-    ``exec`` runs in that skill's folder with its environment. ``command`` is never
-    changed.
-    """
-    args: dict[str, Any] = tool_call_arguments(invocation)
-    schema = tool.schema
-    if schema.get("additionalProperties") is not False:
-        return args
-    props = schema.get("properties") or {}
-    kept = {k: v for k, v in args.items() if k in props}
-    if "skill" in props:
-        kept.setdefault("skill", invocation.command.skill_name)
-    return kept
+    """The arguments a ``command-dispatch: tool`` command calls ``tool`` with
+    (:func:`skillbook.commands.dispatch_arguments` for the tool's schema)."""
+    return commands.dispatch_arguments(tool.schema, invocation)
 
 
 class Agent:
