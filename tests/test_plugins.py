@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from skillbook.book import Loader, SkillBook
-from skillbook.commands import expand_template, resolve_invocation, rewrite_for_model
 from skillbook.config import Config
 from skillbook.dispatch import command_dispatch
 from skillbook.errors import ConfigError
+from skillbook.invocation import expand_template, resolve_invocation, rewrite_for_model
 from skillbook.paths import Paths
 from skillbook.runtime.watch import watch_roots
 

@@ -14,7 +14,7 @@ whitespace and trimming follow JavaScript's ``\\s`` and ``String.prototype.trim`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -46,22 +46,15 @@ MAX_DESCRIPTION_LENGTH = 100
 #: Numbered suffixes ``_2`` … ``_999`` are tried before the ``_x`` fallback.
 MAX_DEDUPE_SUFFIX = 999
 ELLIPSIS = "\u2026"
-#: The command that invokes any skill by name: ``/skill <name> [args]``.
-SKILL_COMMAND = "skill"
-#: The placeholder of a bundle command's template that the arguments replace.
-ARGUMENTS = "$ARGUMENTS"
 
 _WS = f"[{JS_WHITESPACE}]"
 _NOT_WS = f"[^{JS_WHITESPACE}]"
-_COMMAND_RE = re.compile(rf"/({_NOT_WS}+)(?:{_WS}+([\s\S]+))?")
-_TOKEN_RE = re.compile(rf"({_NOT_WS}+)(?:{_WS}+([\s\S]+))?")
-_LOOKUP_SEPARATORS = re.compile(rf"(?:{_WS}|_)+")
 _NOT_NAME_CHARS = re.compile(r"[^a-z0-9_]+")
 _UNDERSCORES = re.compile(r"_+")
 #: Sources the user put there; :func:`channel_view` keeps their commands first.
 
 
-def _lower_or_empty(value: str | None) -> str:
+def lower_or_empty(value: str | None) -> str:
     # OpenClaw's normalizeLowercaseStringOrEmpty: trim, then lowercase.
     return js_trim(value).lower() if isinstance(value, str) else ""
 
@@ -70,14 +63,14 @@ def reserved_names(
     extra: Iterable[str] = (), *, base: Iterable[str] = DEFAULT_RESERVED_NAMES
 ) -> frozenset[str]:
     """``base`` plus ``extra`` names, trimmed and lowercased, blanks dropped."""
-    names = {_lower_or_empty(n) for n in base} | {_lower_or_empty(n) for n in extra}
+    names = {lower_or_empty(n) for n in base} | {lower_or_empty(n) for n in extra}
     names.discard("")
     return frozenset(names)
 
 
 def sanitize_command_name(name: str) -> str:
     """§6.1: lowercase, ``[a-z0-9_]`` only, single ``_`` between words, at most 32 chars."""
-    cleaned = _NOT_NAME_CHARS.sub("_", _lower_or_empty(name))
+    cleaned = _NOT_NAME_CHARS.sub("_", lower_or_empty(name))
     cleaned = _UNDERSCORES.sub("_", cleaned).strip("_")
     return cleaned[:MAX_COMMAND_NAME_LENGTH] or FALLBACK_COMMAND_NAME
 
@@ -87,12 +80,12 @@ def unique_command_name(base: str, used: set[str] | frozenset[str]) -> str:
 
     ``used`` holds lowercased names; it is not changed here.
     """
-    if _lower_or_empty(base) not in used:
+    if lower_or_empty(base) not in used:
         return base
     for index in range(2, MAX_DEDUPE_SUFFIX + 1):
         suffix = f"_{index}"
         candidate = base[: max(1, MAX_COMMAND_NAME_LENGTH - len(suffix))] + suffix
-        if _lower_or_empty(candidate) not in used:
+        if lower_or_empty(candidate) not in used:
             return candidate
     # As OpenClaw: the fallback is not checked, so 1000 equal bases can still collide.
     return base[: max(1, MAX_COMMAND_NAME_LENGTH - 2)] + "_x"
@@ -210,7 +203,7 @@ def build_command_specs(
     assigned here are added to it, so one set can be shared across several calls.
     Skills with ``disable-model-invocation`` are commands too (only hidden from the model).
     """
-    builtin = {_lower_or_empty(n) for n in reserved}
+    builtin = {lower_or_empty(n) for n in reserved}
     namer = _Namer(builtin, set(builtin) | (used or set()), used)
     for skill in skills:
         if skill.invocation.user_invocable:
@@ -255,7 +248,7 @@ class _Namer:
         what = "skill" if template is None else "bundle command"
         base = sanitize_command_name(name)
         unique = unique_command_name(base, self.taken)
-        key = _lower_or_empty(unique)
+        key = lower_or_empty(unique)
         self.taken.add(key)
         if template is not None:
             self.bundle_names.add(key)
@@ -269,7 +262,7 @@ class _Namer:
                 "a built-in command"
                 if base in self.builtin
                 else "a bundle command"
-                if _lower_or_empty(base) in self.bundle_names
+                if lower_or_empty(base) in self.bundle_names
                 else "another skill"
             )
             self.diags.append(
@@ -313,134 +306,10 @@ def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, 
     seen: set[str] = set()
     out: list[CommandSpec] = []
     for cmd in commands:
-        key = _lower_or_empty(cmd.skill_name)
+        key = lower_or_empty(cmd.skill_name)
         if key and key in seen:
             continue
         if key:
             seen.add(key)
         out.append(cmd)
     return tuple(out)
-
-
-# --------------------------------------------------------------------------- invocation
-
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """A chat message that calls a command; ``args`` is the rest, trimmed, or None."""
-
-    command: CommandSpec
-    args: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"command": self.command.to_json()}
-        if self.args is not None:
-            out["args"] = self.args
-        return out
-
-
-def _lookup_key(value: str) -> str:
-    return _LOOKUP_SEPARATORS.sub("-", _lower_or_empty(value))
-
-
-def find_command(commands: Iterable[CommandSpec], token: str) -> CommandSpec | None:
-    """The ``/skill <token>`` lookup: name or skill name, case-insensitive, and with
-    runs of whitespace and ``_`` read as ``-`` (so ``demo-skill`` finds ``demo_skill``)."""
-    lowered = _lower_or_empty(token)
-    if not lowered:
-        return None
-    normalized = _lookup_key(token)
-    for cmd in commands:
-        if lowered in (_lower_or_empty(cmd.name), _lower_or_empty(cmd.skill_name)):
-            return cmd
-        if normalized in (_lookup_key(cmd.name), _lookup_key(cmd.skill_name)):
-            return cmd
-    return None
-
-
-def resolve_invocation(
-    text: str, commands: CommandSet | Sequence[CommandSpec]
-) -> Invocation | None:
-    """§6.4: ``/name [args]`` or ``/skill <name> [args]`` → the command, else None.
-
-    Only the outer whitespace of the arguments is removed; everything inside them
-    (quotes, newlines, leading ``-``) is kept as typed.
-    """
-    specs = commands.commands if isinstance(commands, CommandSet) else commands
-    match = _COMMAND_RE.fullmatch(js_trim(text))
-    if match is None:
-        return None
-    name = _lower_or_empty(match.group(1))
-    if not name:
-        return None
-    rest = match.group(2)
-    if name == SKILL_COMMAND:
-        remainder = js_trim(rest) if rest is not None else ""
-        token = _TOKEN_RE.fullmatch(remainder) if remainder else None
-        if token is None:
-            return None
-        found = find_command(specs, token.group(1))
-        if found is None:
-            return None
-        return Invocation(found, _args(token.group(2)))
-    for cmd in specs:
-        if _lower_or_empty(cmd.name) == name:
-            return Invocation(cmd, _args(rest))
-    return None
-
-
-def _args(raw: str | None) -> str | None:
-    return (js_trim(raw) if raw is not None else "") or None
-
-
-def expand_template(template: str, args: str | None) -> str:
-    """The message for the model: ``$ARGUMENTS`` replaced by the arguments, or the
-    arguments appended under ``User input:`` when the template has no placeholder."""
-    given = js_trim(args or "")
-    if ARGUMENTS in template:
-        return js_trim(template.replace(ARGUMENTS, given))
-    if not given:
-        return js_trim(template)
-    return f"{js_trim(template)}\n\nUser input:\n{given}"
-
-
-def rewrite_for_model(invocation: Invocation) -> str:
-    """§6.5: the message body the model gets instead of the slash command (a bundle
-    command's template with the arguments, else the request to use the skill)."""
-    template = invocation.command.prompt_template
-    if template is not None:
-        return expand_template(template, invocation.args)
-    text = f'Use the "{invocation.command.skill_name}" skill for this request.'
-    if invocation.args:
-        text += f"\n\nUser input:\n{invocation.args}"
-    return text
-
-
-def tool_call_arguments(invocation: Invocation) -> dict[str, str]:
-    """§6.5: the arguments of a ``command-dispatch: tool`` call; ``command`` is the raw
-    argument text, never re-parsed or stripped beyond the outer trim of §6.4."""
-    return {
-        "command": invocation.args or "",
-        "commandName": invocation.command.name,
-        "skillName": invocation.command.skill_name,
-    }
-
-
-def dispatch_arguments(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
-    """The arguments a ``command-dispatch: tool`` command calls a tool with ``schema`` (§6.5).
-
-    OpenClaw's ``{command, commandName, skillName}``, ``command`` being the raw
-    argument text. A tool whose schema is closed (``additionalProperties: false``,
-    as ``exec``) would refuse the two name keys, so it gets only the keys it
-    declares, and ``skill`` (if it declares one) set to the command's skill so
-    ``exec`` runs in that skill's folder with its environment. ``command`` is never
-    changed. skillbook's agent and every framework adapter use this one rule.
-    """
-    args: dict[str, Any] = tool_call_arguments(invocation)
-    if schema.get("additionalProperties") is not False:
-        return args
-    props = schema.get("properties") or {}
-    kept = {k: v for k, v in args.items() if k in props}
-    if "skill" in props:
-        kept.setdefault("skill", invocation.command.skill_name)
-    return kept

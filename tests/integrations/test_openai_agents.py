@@ -40,7 +40,7 @@ from scripted_openai import (
 )
 
 from skillbook.book import Loader, SkillBook
-from skillbook.commands import build_command_specs, resolve_invocation
+from skillbook.commands import build_command_specs
 from skillbook.integrations._common import dispatch_args
 from skillbook.integrations.openai_agents import (
     handle_slash_command,
@@ -48,6 +48,7 @@ from skillbook.integrations.openai_agents import (
     skillbook_instructions,
     skillbook_tools,
 )
+from skillbook.invocation import resolve_invocation
 from skillbook.runtime.agent import Agent as SkillbookAgent
 from skillbook.runtime.agent import dispatch_arguments
 from skillbook.runtime.tools import ExecTool, ReadTool

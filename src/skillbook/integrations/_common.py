@@ -16,14 +16,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.commands import (
-    DEFAULT_RESERVED_NAMES,
+from skillbook.commands import DEFAULT_RESERVED_NAMES
+from skillbook.dispatch import ExecDispatch, command_dispatch
+from skillbook.invocation import (
     Invocation,
     dispatch_arguments,
     resolve_invocation,
     rewrite_for_model,
 )
-from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.model import CommandDispatch
 from skillbook.runtime.agent import (
     DEFAULT_INSTRUCTIONS,

@@ -50,7 +50,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skillbook._js import js_trim
-from skillbook.commands import Invocation, rewrite_for_model
+from skillbook.invocation import Invocation, rewrite_for_model
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp._catalog import (
     DEFAULT_RESCAN_INTERVAL_S,

@@ -35,16 +35,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook import commands
-from skillbook.commands import (
-    DEFAULT_RESERVED_NAMES,
-    CommandSet,
-    Invocation,
-    resolve_invocation,
-    rewrite_for_model,
-)
+from skillbook import invocation as slash
+from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
+from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -202,8 +197,8 @@ def default_tools(
 
 def dispatch_arguments(tool: Tool, invocation: Invocation) -> dict[str, Any]:
     """The arguments a ``command-dispatch: tool`` command calls ``tool`` with
-    (:func:`skillbook.commands.dispatch_arguments` for the tool's schema)."""
-    return commands.dispatch_arguments(tool.schema, invocation)
+    (:func:`skillbook.invocation.dispatch_arguments` for the tool's schema)."""
+    return slash.dispatch_arguments(tool.schema, invocation)
 
 
 class Agent:
