@@ -11,7 +11,8 @@ Where plugins are found, in OpenClaw's order (its manifest registry):
 1. each ``plugins.load.paths`` entry (origin ``config``): a plugin folder, a folder
    of plugins, or a plugin entry file;
 2. ``<workspace>/.openclaw/extensions/*`` (origin ``workspace``);
-3. ``$OPENCLAW_BUNDLED_PLUGINS_DIR/*`` (origin ``bundled``; skillbook ships none);
+3. ``$SKILLBOOK_BUNDLED_PLUGINS_DIR/*`` (else ``$OPENCLAW_BUNDLED_PLUGINS_DIR``; origin
+   ``bundled``; skillbook ships none);
 4. ``<state dir>/extensions/*`` (origin ``global``).
 
 A child folder is a plugin when its ``package.json`` lists ``openclaw.extensions``
@@ -63,6 +64,9 @@ __all__ = [
 
 #: The memory slot's plugin when ``plugins.slots.memory`` is not set.
 DEFAULT_MEMORY_PLUGIN: Final = "memory-core"
+#: The folder of bundled plugins (skillbook ships none); the OpenClaw name is the fallback.
+BUNDLED_PLUGINS_ENV: Final = "SKILLBOOK_BUNDLED_PLUGINS_DIR"
+OPENCLAW_BUNDLED_PLUGINS_ENV: Final = "OPENCLAW_BUNDLED_PLUGINS_DIR"
 #: Plugins OpenClaw skips when ``acp.enabled`` is false.
 ACP_PLUGIN: Final = "acpx"
 _ORIGIN_RANK: Final = {"config": 0, "workspace": 1, "global": 2, "bundled": 3}
@@ -155,7 +159,7 @@ def plugin_roots(
 ) -> list[tuple[Origin, str]]:
     """``(origin, folder)`` of the plugin folders in search order (load paths excluded)."""
     roots: list[tuple[Origin, str]] = []
-    bundled = js_trim(env.get("OPENCLAW_BUNDLED_PLUGINS_DIR") or "")
+    bundled = js_trim(env.get(BUNDLED_PLUGINS_ENV) or env.get(OPENCLAW_BUNDLED_PLUGINS_ENV) or "")
     ws_root = os.path.join(_fs.abspath(workspace), ".openclaw", "extensions") if workspace else None
     bundled_root = os.fspath(resolve_user_path(bundled, paths.home)) if bundled else None
     same = (
