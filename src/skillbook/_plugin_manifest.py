@@ -119,16 +119,24 @@ def _kind(value: Any) -> str | tuple[str, ...] | None:
     return None
 
 
-def openclaw_record(root_dir: str, origin: Origin) -> PluginRecord | str:
-    """``openclaw.plugin.json`` of ``root_dir`` as a record, or why it cannot be one."""
-    path = os.path.join(root_dir, MANIFEST_FILE)
+def _manifest(path: str, root_dir: str, *, optional: bool = False) -> Mapping[str, Any] | str:
+    """The manifest object at ``path``, ``{}`` when ``optional`` and absent, else why not."""
     raw, why = read_json_file(path, root_dir)
     if why == "missing":
-        return f"plugin manifest not found: {path}"
+        return {} if optional else f"plugin manifest not found: {path}"
     if why is not None:
         return f"plugin manifest {path}: {why}"
     if not isinstance(raw, Mapping):
         return f"plugin manifest {path} must be an object"
+    return raw
+
+
+def openclaw_record(root_dir: str, origin: Origin) -> PluginRecord | str:
+    """``openclaw.plugin.json`` of ``root_dir`` as a record, or why it cannot be one."""
+    path = os.path.join(root_dir, MANIFEST_FILE)
+    raw = _manifest(path, root_dir)
+    if isinstance(raw, str):
+        return raw
     plugin_id = _optional_string(raw.get("id"))
     if plugin_id is None:
         return f"plugin manifest {path} requires id"
@@ -184,15 +192,9 @@ def bundle_record(root_dir: str, fmt: BundleFormat, origin: Origin) -> PluginRec
     """A bundle's manifest (Claude's may be absent) as a record, or why it cannot be one."""
     rel = {"codex": CODEX_MANIFEST, "cursor": CURSOR_MANIFEST, "claude": CLAUDE_MANIFEST}[fmt]
     path = os.path.join(root_dir, rel)
-    raw, why = read_json_file(path, root_dir)
-    if why == "missing" and fmt == "claude":
-        raw, why = {}, None
-    if why == "missing":
-        return f"plugin manifest not found: {path}"
-    if why is not None:
-        return f"plugin manifest {path}: {why}"
-    if not isinstance(raw, Mapping):
-        return f"plugin manifest {path} must be an object"
+    raw = _manifest(path, root_dir, optional=fmt == "claude")
+    if isinstance(raw, str):
+        return raw
     skills: tuple[str, ...]
     capabilities: list[str] = []
     if fmt == "codex":

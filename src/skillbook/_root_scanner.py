@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from skillbook import _fs
@@ -64,6 +64,8 @@ class RootScanner:
         self.allowed = allowed
         self.grouped = grouped
         self.standalone = standalone
+        # Findings go where the reader's go, so one root's diagnostics stay in order.
+        self._diag = reader.add
 
     def scan(
         self, source: Source, path: str | os.PathLike[str]
@@ -76,16 +78,6 @@ class RootScanner:
             return skills, reader.diagnostics
         finally:
             reader.diagnostics = saved
-
-    def _diag(
-        self,
-        make: Callable[..., Diagnostic],
-        code: str,
-        message: str,
-        path: str | Path,
-        skill: str | None = None,
-    ) -> None:
-        self.reader.add(make, code, message, path, skill)
 
     # -- containment -----------------------------------------------------------------
 

@@ -111,13 +111,7 @@ class SkillBook:
 
     def find(self, name: str) -> StatusEntry:
         """The status of a skill by name or skill key; raises :class:`SkillNotFound`."""
-        for entry in self.status.skills:
-            if entry.name == name:
-                return entry
-        for entry in self.status.skills:
-            if entry.skill_key == name:
-                return entry
-        raise SkillNotFound(name)
+        return self.status.find(name)
 
     def get(self, name: str) -> Skill:
         """The loaded skill by name or skill key; raises :class:`SkillNotFound`."""

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
 from skillbook._js import js_trim, utf16_len
@@ -281,6 +282,16 @@ def build_prompt(
     )
 
 
+class PromptOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`build_prompt`."""
+
+    limits: PromptLimits
+    homes: Sequence[Path | str]
+    remote_note: str | None
+    priority: bool
+    check_command: str
+
+
 class CatalogMemo:
     """The last catalog built, reused when the same skill objects meet the same settings.
 
@@ -294,19 +305,10 @@ class CatalogMemo:
     def __init__(self) -> None:
         self._last: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = None
 
-    def build(
-        self,
-        skills: Sequence[Skill],
-        *,
-        limits: PromptLimits = DEFAULT_LIMITS,
-        homes: Sequence[Path | str] = (),
-        remote_note: str | None = None,
-        priority: bool = False,
-        check_command: str = DEFAULT_CHECK_COMMAND,
-    ) -> PromptCatalog:
+    def build(self, skills: Sequence[Skill], **options: Unpack[PromptOptions]) -> PromptCatalog:
         """:func:`build_prompt`, or the previous result for identical inputs."""
         eligible = tuple(skills)
-        params = (limits, tuple(homes), remote_note, priority, check_command)
+        params = tuple(sorted(options.items()))  # keys are unique: values never compared
         last = self._last
         if (
             last is not None
@@ -315,14 +317,7 @@ class CatalogMemo:
             and all(a is b for a, b in zip(last[0], eligible, strict=True))
         ):
             return last[2]
-        catalog = build_prompt(
-            eligible,
-            limits=limits,
-            homes=homes,
-            remote_note=remote_note,
-            priority=priority,
-            check_command=check_command,
-        )
+        catalog = build_prompt(eligible, **options)
         self._last = (eligible, params, catalog)
         return catalog
 
