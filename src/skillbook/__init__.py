@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "SkillbookError": "skillbook.errors",
     "ConfigError": "skillbook.errors",
     "SkillNotFound": "skillbook.errors",
+    "AgentNotFound": "skillbook.errors",
     # stages
     "parse_skill_text": "skillbook.parse",
     "Paths": "skillbook.paths",
@@ -67,6 +68,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AgentNotFound",
     "BinaryLookup",
     "CommandDispatch",
     "Config",

@@ -27,6 +27,7 @@ import click
 
 from skillbook.cli.app import EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.render import STATUS_TEXT, clean
+from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.agent import (
     DEFAULT_MAX_STEPS,
     Agent,
@@ -100,25 +101,27 @@ def model_options(fn: F) -> F:
 
 def build_model(
     provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None
-) -> tuple[Any, str]:
-    """``(model, "")`` or ``(None, one-line how-to)``."""
-    from skillbook.errors import ModelNotConfigured
+) -> tuple[Any, ModelNotConfigured | None]:
+    """``(model, None)`` or ``(None, the error: a one-line how-to and its .code)``."""
     from skillbook.runtime.providers import model_from_env
 
     api_key = None
     if api_key_env:
         api_key = os.environ.get(api_key_env, "").strip()
         if not api_key:
-            fail(f"--api-key-env {api_key_env}: that environment variable is not set or empty")
+            fail(
+                f"--api-key-env {api_key_env}: that environment variable is not set or empty",
+                error="no-api-key",
+            )
     try:
         return (
             model_from_env(
                 os.environ, provider=provider, model=model, base_url=base_url, api_key=api_key
             ),
-            "",
+            None,
         )
     except ModelNotConfigured as exc:
-        return None, str(exc)
+        return None, exc
 
 
 # --------------------------------------------------------------------------- display
@@ -287,7 +290,7 @@ def run_cmd(
     from skillbook.runtime.providers import ModelError
 
     book = obj.book()
-    chat_model, hint = build_model(provider, model, base_url, api_key_env)
+    chat_model, problem = build_model(provider, model, base_url, api_key_env)
     stream = not as_json and sys.stdout.isatty()
     tools_out = None if quiet or as_json else sys.stderr
     printer = Printer(sys.stdout, tools_out, stream_text=stream, color=sys.stderr.isatty())
@@ -295,10 +298,10 @@ def run_cmd(
     agent = Agent(book, chat_model, max_steps=max_steps, on_event=printer, approve=approve)
     try:
         result = asyncio.run(agent.invoke(text))
-    except ModelNotConfigured:
-        fail(hint or "no model configured")
+    except ModelNotConfigured as exc:
+        fail(str(problem or exc), error=(problem or exc).code)
     except ModelError as exc:
-        fail(f"model request failed: {exc}")
+        fail(f"model request failed: {exc}", error="model-error")
     turn = result.turn
     if as_json:
         inv = result.invocation
@@ -348,8 +351,8 @@ def chat_cmd(
     /exit (or Ctrl-D) leaves; Ctrl-C cancels the running answer.
     """
     book = obj.book()
-    chat_model, hint = build_model(provider, model, base_url, api_key_env)
-    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, confirm=confirm)
+    chat_model, problem = build_model(provider, model, base_url, api_key_env)
+    chat = Chat(book, chat_model, hint=str(problem or ""), max_steps=max_steps, confirm=confirm)
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D
