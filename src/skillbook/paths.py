@@ -222,7 +222,7 @@ def locate_config(
         return with_state(
             found[0], f"{owner} {where}", searched=searched, not_read=tuple(found[1:])
         )
-    reason = "no config file found (an empty config)"
+    reason = "no config file at the default places"
     if state_env is not None:
         return ConfigLocation(None, reason, state_env, f"${state_name}", searched=searched)
     existing = [d for d in (p.parent for p in searched) if _is_dir(d)]

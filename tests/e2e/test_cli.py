@@ -24,7 +24,21 @@ import skillbook
 
 pytestmark = pytest.mark.e2e
 
-COMMANDS = ("list", "info", "check", "prompt", "validate", "watch", "run", "chat", "serve")
+COMMANDS = (
+    "list",
+    "info",
+    "check",
+    "prompt",
+    "validate",
+    "watch",
+    "run",
+    "chat",
+    "serve",
+    "commands",
+    "doctor",
+    "new",
+    "completion",
+)
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
 
 

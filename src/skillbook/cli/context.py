@@ -162,4 +162,5 @@ def emit_lines(lines: Sequence[str]) -> None:
     # Skill text must not drive the terminal, wherever a renderer forgot to clean it;
     # colour is added after cleaning, by the style.
     style = current_style()
-    click.echo("\n".join(style.render(line) for line in render.clean("\n".join(lines)).split("\n")))
+    text = "\n".join(style.render(line) for line in render.clean("\n".join(lines)).split("\n"))
+    click.echo(text, color=style.color)

@@ -34,7 +34,7 @@ from skillbook.validate import Mode, ValidationReport, ValidationResult, validat
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="PATH...")
 @click.option(
     "--mode",
     "mode_opt",
