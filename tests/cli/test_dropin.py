@@ -81,7 +81,7 @@ def test_doctor_says_which_files_are_used_and_why(shell: Shell, openclaw: Path) 
     )
     assert "Mode        openclaw  (the default)" in text
     assert (
-        f"openclaw-managed        {openclaw / 'skills'}  (<state dir>/skills; ok, 1 skills)" in text
+        f"openclaw-managed        {openclaw / 'skills'}  (<state dir>/skills; ok, 1 skill)" in text
     )
     assert "agents-skills-personal" in text and "missing" in text
     assert "Skills: 2 loaded, 2 ready; 0 errors, 0 warnings" in text

@@ -216,7 +216,8 @@ def doctor_lines(report: Mapping[str, Any]) -> list[str]:
     lines += ["", "Skill roots (lowest precedence first):"]
     for root in report["roots"]:
         state = "ok" if root["exists"] else "missing"
-        count = f", {root['skills']} skills" if "skills" in root and root["exists"] else ""
+        n = root.get("skills")
+        count = f", {n} skill{'' if n == 1 else 's'}" if n is not None and root["exists"] else ""
         lines.append(f"  {root['source']:<24}{root['path']}  ({root['origin']}; {state}{count})")
     if report["mcpServers"]:
         lines.append(f"  {'mcp-remote':<24}{report['mcpServers']} servers (skills.mcp.servers)")
