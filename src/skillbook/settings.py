@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook.agent_scope import WorkspaceChoice, check_agent_id, locate_workspace
 from skillbook.config import Config, read_config
-from skillbook.discover import DEFAULT_MODE, Root, resolve_roots
+from skillbook.discover import Root, resolve_roots
+from skillbook.mode import DEFAULT_MODE
 from skillbook.paths import Paths
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from skillbook._js import utf16_slice
 from skillbook._strict import (
@@ -52,6 +52,7 @@ from skillbook._strict import (
 )
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
 from skillbook.discover import DEFAULT_MAX_SKILL_FILE_BYTES
+from skillbook.mode import Mode
 
 if TYPE_CHECKING:
     from skillbook.model import ParsedSkillFile, Skill
@@ -81,9 +82,8 @@ __all__ = [
     "validate_tree",
 ]
 
-Mode = Literal["openclaw", "mixed", "legacy", "strict"]
-MODES: tuple[Mode, ...] = ("openclaw", "mixed", "legacy", "strict")
-DEFAULT_MODE: Mode = "strict"
+MODES: tuple[Mode, ...] = tuple(Mode)
+DEFAULT_MODE: Mode = Mode.STRICT
 
 #: OpenPocket cuts a description taken from the body to this many UTF-16 units.
 LEGACY_DESCRIPTION_UNITS = 180
@@ -159,9 +159,9 @@ def passes_strict(skill: Skill) -> tuple[bool, tuple[Diagnostic, ...]]:
 # ---------------------------------------------------------------- paths and modes
 
 
-def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
+def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationResult:
     """Validate one skill: a skill folder, a ``SKILL.md``, or (mixed/legacy) a ``.md`` file."""
-    path = Path(path)
+    path, mode = Path(path), Mode.of(mode)
     rep = _Report(path, None)
     if path.is_dir():
         skill_dir, file_path = path, path / SKILL_FILE
@@ -270,13 +270,15 @@ def _result(path: Path, name: str | None, found: Sequence[Diagnostic]) -> Valida
     )
 
 
-def validate_many(paths: Iterable[Path], mode: Mode = DEFAULT_MODE) -> tuple[ValidationResult, ...]:
+def validate_many(
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE
+) -> tuple[ValidationResult, ...]:
     """Validate each path, and the skills the loader finds under each folder (see :func:`validate_tree`)."""
     return validate_tree(paths, mode).results
 
 
 def validate_tree(
-    paths: Iterable[Path], mode: Mode = DEFAULT_MODE, *, grouped: bool = False
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE, *, grouped: bool = False
 ) -> ValidationReport:
     """Validate what the loader would read under each path, and account for every SKILL.md.
 
@@ -289,12 +291,13 @@ def validate_tree(
     """
     from skillbook._layout import layout
 
+    mode = Mode.of(mode)
     results: list[ValidationResult] = []
     skipped: list[Diagnostic] = []
     for path in map(Path, paths):
         targets: Sequence[Path] = [path]
         if path.is_dir():
-            found = layout(path, grouped=grouped, standalone=mode in ("mixed", "legacy"))
+            found = layout(path, grouped=grouped, standalone=mode.loads_standalone)
             targets = found.skills or [path]
             skipped += [
                 Diagnostic(

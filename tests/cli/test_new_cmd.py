@@ -12,7 +12,7 @@ from skillbook.parse import parse_skill_text
 from skillbook.validate import MODES, validate_path
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", [m.value for m in MODES])
 def test_new_passes_validate_in_its_mode(shell: Shell, mode: str) -> None:
     result = shell.run("new", "release-notes", "--mode", mode)
     assert result.exit_code == 0, result.output

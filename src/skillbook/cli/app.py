@@ -61,7 +61,7 @@ class Group(click.Group):
     EXTRA: ClassVar[dict[str, str]] = {
         "watch": "skillbook.cli.watch_cmd:watch_cmd",
         "run": "skillbook.cli.run_cmd:run_cmd",
-        "chat": "skillbook.cli.run_cmd:chat_cmd",
+        "chat": "skillbook.cli.chat_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
         "validate": "skillbook.cli.validate_cmd:validate_cmd",

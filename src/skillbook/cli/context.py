@@ -25,6 +25,7 @@ import click
 from skillbook.cli import render
 from skillbook.cli.style import Style
 from skillbook.errors import AgentNotFound, ConfigError, SkillbookError
+from skillbook.mode import MODE_NAMES
 
 if TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 EXIT_OK: Final = 0
 EXIT_FINDINGS: Final = 1
 EXIT_ERROR: Final = 2
-MODES: Final = ("openclaw", "mixed", "legacy", "strict")
+MODES: Final = MODE_NAMES
 
 #: Stable ``code`` values of ``--json`` errors.
 ERR_CONFIG: Final = "config-invalid"

@@ -15,7 +15,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Final, cast
+from typing import Final
 
 import click
 
@@ -116,7 +116,7 @@ def new_cmd(
     Never overwrites: an existing NAME is an error.
     """
     settings = obj.settings()
-    mode = cast(Mode, mode_opt or settings.mode)
+    mode = Mode.of(mode_opt or settings.mode)
     problem = name_problem(name, mode)
     if problem is not None:
         fail(f"cannot use {name!r} as a skill name: {problem}", error=ERR_USAGE)

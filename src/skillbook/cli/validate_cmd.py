@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
 
 import click
 
@@ -55,7 +54,7 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
     if missing:
         fail(f"no such file or folder: {missing[0]}", error=ERR_PATH)
     settings = obj.settings()
-    mode = cast(Mode, mode_opt or settings.mode)
+    mode = Mode.of(mode_opt or settings.mode)
     grouped = bool(settings.config.skills.load.grouped)
     report = validate_tree([Path(p) for p in paths], mode, grouped=grouped)
     if as_json:
