@@ -16,16 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_support import oracle_dir, run_batch
+from oracle_support import Oracle, run_batch
 
 from skillbook.book import Loader, SkillBook
 from skillbook.config import Config
 
 pytestmark = pytest.mark.oracle
 
-ORACLE = oracle_dir()
-if isinstance(ORACLE, str):
-    pytest.skip(f"OpenClaw oracle unavailable: {ORACLE}", allow_module_level=True)
+
+@pytest.fixture(autouse=True)
+def _needs_oracle(oracle: Oracle) -> None:
+    """Every test here runs OpenClaw's code; the ``oracle`` fixture finds it or skips."""
+
 
 PLUGIN_WARNINGS = ("plugin skill path not found", "plugin skill path escapes plugin root")
 

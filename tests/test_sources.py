@@ -235,6 +235,7 @@ def test_the_mcp_source_is_offered_through_entry_points() -> None:
     assert installed_factories({"no.such.section"}) == {}
 
 
+@pytest.mark.subprocess
 def test_the_core_loads_no_edge_package_without_a_configured_section(tmp_path: Path) -> None:
     import subprocess
     import sys

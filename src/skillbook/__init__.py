@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "SkillbookError": "skillbook.errors",
     "ConfigError": "skillbook.errors",
     "SkillNotFound": "skillbook.errors",
+    "AgentNotFound": "skillbook.errors",
     "SourceError": "skillbook.errors",
     "SecretError": "skillbook.errors",
     "ModelNotConfigured": "skillbook.errors",
@@ -77,6 +78,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AgentNotFound",
     "BinaryLookup",
     "CommandDispatch",
     "Config",

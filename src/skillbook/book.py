@@ -20,7 +20,7 @@ from pathlib import Path
 
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
 from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet, build_command_specs
-from skillbook.config import Config, load_config
+from skillbook.config import Config, read_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
     DiscoverOptions,
@@ -147,13 +147,12 @@ class Loader:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
         self.cwd = cwd if cwd is not None else Path.cwd()
-        self.paths = Paths.from_env(self.env, cwd=self.cwd)
+        self.paths, self.config = _locate_config(config, self.env, self.cwd)
         self.workspace = (
             resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self.cwd)
             if workspace is not None
             else None
         )
-        self.config = _resolve_config(config, self.paths)
         self.agent = agent
         self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
         #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
@@ -309,13 +308,13 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _resolve_config(config: Config | str | os.PathLike[str] | None, paths: Paths) -> Config:
+def _locate_config(
+    config: Config | str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path
+) -> tuple[Paths, Config]:
+    """The folders and the config; the state dir follows the config file however it is given."""
     if isinstance(config, Config):
-        return config
-    if config is not None:
-        return load_config(config)
-    # skillbook's own file: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.
-    if paths.config_path is not None:
-        return load_config(paths.config_path)
-    default = paths.state_dir / "skillbook.json"
-    return load_config(default) if default.is_file() else Config.empty()
+        if config.file is not None:
+            return Paths.from_env(env, cwd=cwd, config=config.file), config
+        return Paths.from_env(env, cwd=cwd).without_config_file("a Config value (config=)"), config
+    paths = Paths.from_env(env, cwd=cwd, config=config)
+    return paths, read_config(paths.config_location)

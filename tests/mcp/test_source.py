@@ -15,6 +15,7 @@ from skillbook.paths import Paths
 from skillbook.sources import REMOTE_PRECEDENCE, FileFetcher, SkillSource, SourceContext
 
 pytest.importorskip("mcp")
+pytestmark = pytest.mark.subprocess
 
 
 class TestMcpSkillSource(SourceConformance):
