@@ -89,12 +89,12 @@ def error_of(obj: Any) -> ConfigError:
         (
             {"skills": {"mcp": {"servers": [{"name": "s", "url": "http://x/", "timeout": 1e999}]}}},
             "skills.mcp.servers[0].timeout",
-            "finite number of seconds > 0",
+            "number of seconds > 0",
         ),
         (
             {"skills": {"mcp": {"servers": [{"name": "s", "url": "http://x/", "timeout": -1}]}}},
             "skills.mcp.servers[0].timeout",
-            "finite number of seconds > 0",
+            "number of seconds > 0",
         ),
     ],
 )

@@ -55,9 +55,9 @@ def chat_cmd(
     /exit (or Ctrl-D) leaves; Ctrl-C cancels the running answer.
     """
     book = obj.book()
-    chat_model, hint = build_model(provider, model, base_url, api_key_env)
+    chat_model, problem = build_model(provider, model, base_url, api_key_env)
     policy = exec_policy(book.config, confirm=confirm, yes=yes)
-    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, policy=policy)
+    chat = Chat(book, chat_model, hint=str(problem or ""), max_steps=max_steps, policy=policy)
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import os
 import shutil
 import stat
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
-from skillbook._discover_read import limit_list
+from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.mcp import _skillfiles as sf
@@ -64,6 +65,8 @@ __all__ = [
     "RemoteLoad",
     "RemoteSkillSource",
 ]
+
+_log = logging.getLogger("skillbook.mcp")
 
 #: Folder name under the state dir (never a discovery root).
 DEFAULT_CACHE_DIRNAME = "mcp-cache"
@@ -210,6 +213,8 @@ class RemoteSkillSource:
         except OSError as exc:
             state.diags.append(dg.error("mcp.cache-error", f"MCP cache {self.cache_dir}: {exc}"))
         except Exception as exc:
+            # A server's nonsense and a skillbook bug look alike here: keep the traceback.
+            _log.warning("MCP server %s failed", self.spec.name, exc_info=exc)
             state.diags.append(
                 dg.error(
                     "mcp.invalid-response",

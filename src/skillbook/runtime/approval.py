@@ -23,6 +23,7 @@ Commands the user typed (slash commands) never come here.
 from __future__ import annotations
 
 import inspect
+import logging
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ __all__ = [
     "decide",
     "show_command",
 ]
+
+_log = logging.getLogger("skillbook.agent")
 
 ASK: Final = "ask"
 ALLOWLIST: Final = "allowlist"
@@ -162,7 +165,8 @@ async def decide(
         outcome = approve(call)
         if inspect.isawaitable(outcome):
             outcome = await outcome
-    except Exception:  # a broken prompt must not let the command run
+    except Exception as exc:  # a broken prompt must not let the command run
+        _log.warning("the approve callback failed; the command is declined", exc_info=exc)
         return Decision(False, "declined", DECLINED_RESULT)
     if outcome is True:
         return Decision(True, "user")
