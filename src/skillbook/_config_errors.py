@@ -15,6 +15,7 @@ from typing import Any, Final
 import msgspec
 
 from skillbook._js import json_stringify
+from skillbook.diagnostics import describe_value
 from skillbook.errors import ConfigError
 
 _GOT_MAX_CHARS: Final = 60
@@ -96,28 +97,12 @@ def _translate(
         segments.append(field_m.group(1))
         detail = "required key is missing"
     elif any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
-        detail = f"expected {_describe(info)}, got {_kind(current)} (the value is not shown)"
+        kind = "nothing" if current is MISSING else describe_value(current)
+        detail = f"expected {_describe(info)}, got {kind} (the value is not shown)"
     else:
         detail = f"expected {_describe(info)}, got {render(current)}"
     path = key_path(segments)
     return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
-
-
-def _kind(value: Any) -> str:
-    """What a rejected secret-bearing value is, without the value."""
-    if value is MISSING:
-        return "nothing"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    return "an array" if isinstance(value, list | tuple) else "a value"
 
 
 def _unwrap(info: Any) -> Any:
