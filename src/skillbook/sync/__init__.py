@@ -11,15 +11,9 @@ An edge package: it uses the core (discover, gate, prompt); the core never impor
 
 from skillbook.sync.errors import SyncBusy, SyncError, TargetNotSynced
 from skillbook.sync.listing import TreeEntry, list_tree
+from skillbook.sync.result import SyncedSkill, SyncProgress, SyncResult
 from skillbook.sync.sandbox import CATALOG_FILE, EnvVar, env_file_text
-from skillbook.sync.workspace import (
-    SyncedSkill,
-    SyncProgress,
-    SyncResult,
-    sync,
-    sync_book,
-    sync_entries,
-)
+from skillbook.sync.workspace import sync, sync_book, sync_entries
 
 __all__ = [
     "CATALOG_FILE",

@@ -191,11 +191,19 @@ def _open(
     try:
         return os.open(path, flags, dir_fd=dir_fd)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(path, dir_fd):
+            # O_NOFOLLOW refused it: the entry listed as a file or folder is a link now.
             raise CopyError(
                 f"{shown or path} was replaced by a symbolic link during the copy"
             ) from exc
         raise CopyError(_node_message(exc, op, shown or path)) from exc
+
+
+def _is_link(path: str, dir_fd: int | None) -> bool:
+    try:
+        return st.S_ISLNK(os.stat(path, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _same(opened: os.stat_result, listed: os.stat_result, path: str) -> None:

@@ -22,10 +22,8 @@ and the list of declared environment variables (:mod:`skillbook.sync.sandbox`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,109 +34,16 @@ from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.paths import resolve_user_path
 from skillbook.prompt import PromptCatalog
-from skillbook.sync import swap
+from skillbook.sync import marker, swap
 from skillbook.sync.copytree import EXCLUDED_NAMES, CopyError, CopyReport, copy_skill
 from skillbook.sync.errors import SyncBusy, SyncError, TargetNotSynced
 from skillbook.sync.names import DirNamer, Refusal
-from skillbook.sync.sandbox import (
-    CATALOG_FILE,
-    EnvVar,
-    check_mount,
-    env_passthrough,
-    mounted_catalog,
-)
+from skillbook.sync.result import SyncedSkill, SyncProgress, SyncResult
+from skillbook.sync.sandbox import CATALOG_FILE, check_mount, env_passthrough, mounted_catalog
 
 SKILLS_DIR = "skills"
-#: Beside ``<target>/skills``: which trees earlier syncs put there.
-MARKER_FILE = ".skills.sync.json"
 #: Link targets named in a diagnostic before "and N more".
 _SHOWN_LINKS = 3
-
-
-@dataclass(frozen=True, slots=True)
-class SyncedSkill:
-    """One skill that was copied: from ``source_dir`` to ``<target>/skills/<folder>``."""
-
-    name: str
-    source: str
-    source_dir: Path
-    folder: str
-    files: int
-    bytes: int
-    #: Why ``folder`` is not the source folder's name ("" when it is).
-    renamed: str = ""
-    skill: Skill | None = field(default=None, compare=False, repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "source": self.source,
-            "from": str(self.source_dir),
-            "folder": self.folder,
-            "files": self.files,
-            "bytes": self.bytes,
-        }
-        if self.renamed:
-            out["renamed"] = self.renamed
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class SyncProgress:
-    """Reported to ``progress`` after each skill (``stage="skill"``) and after the swap."""
-
-    stage: str
-    done: int
-    total: int
-    name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What a sync did. ``skipped`` says why nothing was done ("" when it ran)."""
-
-    source: Path
-    target: Path
-    skills_dir: Path
-    synced: tuple[SyncedSkill, ...] = ()
-    failed: tuple[str, ...] = ()
-    diagnostics: tuple[Diagnostic, ...] = ()
-    skipped: str = ""
-    swap: str = ""
-    mount: str | None = None
-    catalog: PromptCatalog | None = None
-    env: tuple[EnvVar, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """No skill failed."""
-        return not self.failed
-
-    @property
-    def catalog_path(self) -> Path | None:
-        return self.skills_dir / CATALOG_FILE if self.catalog is not None else None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": str(self.source),
-            "target": str(self.target),
-            "skillsDir": str(self.skills_dir),
-            "skipped": self.skipped or None,
-            "swap": self.swap or None,
-            "synced": [s.to_json() for s in self.synced],
-            "failed": list(self.failed),
-            "env": [v.to_json() for v in self.env],
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }
-        if self.catalog is not None:
-            out["catalog"] = {
-                "mount": self.mount,
-                "path": str(self.catalog_path),
-                "prompt": self.catalog.text,
-                "included": [s.name for s in self.catalog.kept],
-                "omitted": [s.name for s in self.catalog.omitted],
-            }
-        return out
 
 
 def sync_entries(book: SkillBook) -> tuple[Skill, ...]:
@@ -270,12 +175,12 @@ class _Run:
         self.namer = DirNamer(str(self.skills_dir), home=str(book.paths.os_home))
 
     def start(self, *, force: bool) -> None:
-        marker = self.dest / MARKER_FILE
-        for left in swap.recover(self.skills_dir) + swap.recover(marker):
+        record = self.dest / marker.MARKER_FILE
+        for left in swap.recover(self.skills_dir) + swap.recover(record):
             self.diagnostics.append(_leftover_diagnostic(left, self.skills_dir))
-        self.trees = _read_marker(marker)
-        current = _identity(self.skills_dir)
-        ours = current is None or current in self.trees or _is_empty_dir(self.skills_dir)
+        self.trees = marker.read_trees(record)
+        current = marker.identity(self.skills_dir)
+        ours = current is None or current in self.trees or marker.is_empty_dir(self.skills_dir)
         if not ours and not force:
             raise TargetNotSynced(
                 f"{self.skills_dir} was not made by skillbook sync and would be replaced; "
@@ -409,10 +314,10 @@ class _Run:
     def finish(self) -> str:
         assert self.staging is not None
         try:
-            new = _identity(self.staging)
-            current = _identity(self.skills_dir)
+            new = marker.identity(self.staging)
+            current = marker.identity(self.skills_dir)
             keep = [t for t in (new, current) if t is not None and (t == new or t in self.trees)]
-            _write_marker(self.dest / MARKER_FILE, keep, self.book.workspace)
+            marker.write_trees(self.dest / marker.MARKER_FILE, keep, self.book.workspace)
             how = swap.replace_tree(self.staging, self.skills_dir)
         except BaseException:
             self.abandon()
@@ -450,38 +355,6 @@ def _leftover_diagnostic(left: swap.Leftover, skills_dir: Path) -> Diagnostic:
         f"from {left.path.name}",
         path=skills_dir,
     )
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    return (info.st_dev, info.st_ino)
-
-
-def _is_empty_dir(path: Path) -> bool:
-    try:
-        return path.is_dir() and not path.is_symlink() and not any(os.scandir(path))
-    except OSError:
-        return False
-
-
-def _read_marker(path: Path) -> list[tuple[int, int]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [(int(d), int(i)) for d, i in data.get("trees", [])]
-    except (OSError, ValueError, TypeError, AttributeError):
-        return []
-
-
-def _write_marker(path: Path, trees: Sequence[tuple[int, int]], source: Path | None) -> None:
-    data = {"version": 1, "source": str(source), "trees": [list(t) for t in trees]}
-    tmp = swap.staging_name(path, "tmp", swap.new_token())
-    with open(tmp, "x", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-        fh.write("\n")
-    os.replace(tmp, path)
 
 
 def _same_folder(a: Path, b: Path) -> bool:
