@@ -19,10 +19,16 @@ from skillbook.config import Config
 from skillbook.sync.listing import list_tree
 
 
-def write_skill(folder: Path, name: str | None = None, description: str = "desc", extra: str = "") -> Path:
+def write_skill(
+    folder: Path, name: str | None = None, description: str = "desc", extra: str = ""
+) -> Path:
     """A skill folder with a SKILL.md (``name`` defaults to the folder name)."""
     folder.mkdir(parents=True, exist_ok=True)
-    lines = ["---", f"name: {name if name is not None else folder.name}", f"description: {description}"]
+    lines = [
+        "---",
+        f"name: {name if name is not None else folder.name}",
+        f"description: {description}",
+    ]
     text = "\n".join(lines) + "\n" + extra + "---\nBody of " + (name or folder.name) + "\n"
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
     return folder

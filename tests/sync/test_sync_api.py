@@ -19,11 +19,11 @@ from skillbook.sync import (
     SyncProgress,
     TargetNotSynced,
     env_file_text,
+    swap,
     sync,
     sync_book,
     sync_entries,
 )
-from skillbook.sync import swap
 from skillbook.sync.marker import MARKER_FILE
 
 GATED = 'metadata: {"openclaw": {"requires": {"bins": ["not-installed"]}}}\n'

@@ -97,7 +97,9 @@ def test_kill_between_two_skills_leaves_the_old_tree(tmp_path: Path) -> None:
     assert "sync.leftover-removed" in [d.code for d in result.diagnostics]
 
 
-@pytest.mark.parametrize("after", ["started", "skill 1/6", "skill 2/6", "skill 3/6", "skill 5/6", "swapped"])
+@pytest.mark.parametrize(
+    "after", ["started", "skill 1/6", "skill 2/6", "skill 3/6", "skill 5/6", "swapped"]
+)
 def test_kill_at_any_moment_leaves_the_old_or_the_new_tree(tmp_path: Path, after: str) -> None:
     """No pause: the child is killed wherever it is, usually inside a 24 MB file copy."""
     world = World(tmp_path)

@@ -62,9 +62,7 @@ def test_openclaw_sandbox_path_refusals(folder: str, message: str) -> None:
 
 
 def test_root_under_home_is_shortened_like_openclaw() -> None:
-    assert claim_all("~", root="/home/u/t/skills") == [
-        "!Path escapes sandbox root (~/t/skills): ~"
-    ]
+    assert claim_all("~", root="/home/u/t/skills") == ["!Path escapes sandbox root (~/t/skills): ~"]
     # A plain prefix test, no separator check (OpenClaw's shortPath).
     assert claim_all("~", root="/home/u2/skills") == ["!Path escapes sandbox root (~2/skills): ~"]
 

@@ -114,7 +114,12 @@ def links_layout(w: World) -> dict[str, Any]:
 
 def excluded_layout(w: World) -> dict[str, Any]:
     skill = write_skill(w.skills / "busy")
-    for rel in [".git/HEAD", "node_modules/pkg/index.js", "sub/deeper/node_modules/x", "a/b/c/.git"]:
+    for rel in [
+        ".git/HEAD",
+        "node_modules/pkg/index.js",
+        "sub/deeper/node_modules/x",
+        "a/b/c/.git",
+    ]:
         (skill / rel).parent.mkdir(parents=True, exist_ok=True)
         (skill / rel).write_text("x\n")
     for rel in [".gitignore", "node_modules_x/keep", ".github/workflow.yml", "sub/.gitkeep"]:
@@ -134,7 +139,9 @@ def sources_layout(w: World) -> dict[str, Any]:
         write_skill(root / "dup", name=f"dup-from-{i}")
         write_skill(root / "shared", name="shared", description=f"copy {i}")
     write_skill(w.skills / "dup-2", name="real-dup-2")
-    write_skill(w.skills / "needs-bin", extra='metadata: {"openclaw": {"requires": {"bins": ["nope"]}}}\n')
+    write_skill(
+        w.skills / "needs-bin", extra='metadata: {"openclaw": {"requires": {"bins": ["nope"]}}}\n'
+    )
     return {"config": {"skills": {"load": {"extraDirs": [str(e) for e in extras]}}}}
 
 
@@ -213,7 +220,9 @@ def test_deliberate_differences(oracle: Oracle, tmp_path: Path) -> None:
     assert not any(p.startswith("piped") for p in our_paths)
     # The FIFO failure has OpenClaw's text on both sides.
     fifo = [m for m in oracle_warnings(theirs) if "FIFO" in m]
-    mine = same_target(our_warnings(ours), world.home / "t-ours", world.home / "t-oracle", world.home)
+    mine = same_target(
+        our_warnings(ours), world.home / "t-ours", world.home / "t-oracle", world.home
+    )
     assert fifo and fifo == [m for m in mine if "FIFO" in m]
 
 

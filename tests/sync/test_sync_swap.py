@@ -78,7 +78,12 @@ def test_recover_removes_every_kind_of_leftover(tmp_path: Path) -> None:
 def test_recover_leaves_lookalikes_alone(tmp_path: Path) -> None:
     dest = tmp_path / "skills"
     dest.mkdir()
-    names = [".skills.tmp-ABCDEFGH", ".skills.tmp-short", ".other.tmp-abcdefgh", ".skills.tmp-abcdefgh.x"]
+    names = [
+        ".skills.tmp-ABCDEFGH",
+        ".skills.tmp-short",
+        ".other.tmp-abcdefgh",
+        ".skills.tmp-abcdefgh.x",
+    ]
     for name in names:
         (tmp_path / name).mkdir()
     assert swap.recover(dest) == []

@@ -107,14 +107,16 @@ def _summary(result: SyncResult, env_file: str | None) -> list[str]:
     if result.skipped:
         return [f"Nothing synced: {d.message}" for d in result.diagnostics]
     total = len(result.synced) + len(result.failed)
-    lines = [f"Synced {len(result.synced)} of {total} skills into {result.skills_dir}"]
+    lines = [f"Synced {len(result.synced)} of {_skills(total)} into {result.skills_dir}"]
     width = max((len(s.name) for s in result.synced), default=0)
     for s in result.synced:
         note = f"  ({s.renamed})" if s.renamed else ""
         lines.append(f"  {s.name.ljust(width)}  skills/{s.folder}{note}")
     if result.catalog is not None:
         kept = len(result.catalog.kept)
-        lines.append(f"Catalog: {result.catalog_path} ({kept} skills, paths under {result.mount})")
+        lines.append(
+            f"Catalog: {result.catalog_path} ({_skills(kept)}, paths under {result.mount})"
+        )
     if result.env:
         lines.append("Environment the skills declare:")
         width = max(len(v.name) for v in result.env)
@@ -130,6 +132,10 @@ def _summary(result: SyncResult, env_file: str | None) -> list[str]:
         lines.append("Problems:")
         lines.extend(f"  {d.format()}" for d in problems)
     return lines
+
+
+def _skills(count: int) -> str:
+    return f"{count} skill" if count == 1 else f"{count} skills"
 
 
 def _write_text(path: Path, text: str) -> None:
