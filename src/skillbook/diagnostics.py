@@ -108,6 +108,7 @@ CODES: dict[str, str] = {
     "sync.standalone-skipped": "A standalone Markdown skill (mixed/legacy mode) is not synced.",
     "sync.leftover-removed": "A leftover of an interrupted sync or load was removed.",
     "sync.recovered": "An interrupted swap was completed or undone.",
+    "sync.cleanup-failed": "The new tree is in place but the previous one could not be removed yet.",
     "sync.same-workspace": "The target is the source workspace; nothing was synced.",
     "load.edited": "A workspace copy made by `load` was edited; it is not overwritten without force.",
     "load.replaced": "An edited workspace copy was overwritten (forced); the message lists the discarded changes.",

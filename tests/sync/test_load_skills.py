@@ -124,3 +124,22 @@ def test_load_needs_a_workspace(world: World) -> None:
     book = Loader(None, env=world.env(), cwd=world.base).load()
     with pytest.raises(SyncError, match="needs a workspace"):
         load_skills(book, ["jq"])
+
+
+def test_a_failed_cleanup_of_the_old_copy_is_reported(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_skills(world.book(), ["jq"])
+    write_skill(world.bundled / "jq-folder", name="jq", description="v2")
+    real_remove = swap.remove_tree
+
+    def remove(path: str | os.PathLike[str]) -> None:
+        if ".jq-folder.tmp-" in os.fspath(path):  # the old copy after the exchange
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        real_remove(path)
+
+    monkeypatch.setattr(swap, "remove_tree", remove)
+    (outcome,) = load_skills(world.book(), ["jq"])
+    assert outcome.action == "refreshed"
+    assert [d.code for d in outcome.diagnostics] == ["sync.cleanup-failed"]
+    assert "v2" in (world.skills / "jq-folder" / "SKILL.md").read_text()

@@ -295,3 +295,25 @@ def test_result_json_shape(world: World) -> None:
     ]
     assert data["swap"] == "rename" and data["synced"][0]["folder"] == "alpha"
     assert data["catalog"]["mount"] == "/skills" and data["catalog"]["included"]
+
+
+def test_a_failed_cleanup_is_a_warning_not_a_failure(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = world.base / "t"
+    sync_book(world.book(), target)
+    real_remove = swap.remove_tree
+
+    def remove(path: str | os.PathLike[str]) -> None:
+        if ".skills.tmp-" in os.fspath(path):  # the old tree after the exchange
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        real_remove(path)
+
+    monkeypatch.setattr(swap, "remove_tree", remove)
+    write_skill(world.skills / "beta")
+    result = sync_book(world.book(), target)
+    assert result.ok and "beta" in folders(target)
+    assert [d.code for d in result.diagnostics] == ["sync.cleanup-failed"]
+    monkeypatch.setattr(swap, "remove_tree", real_remove)
+    again = sync_book(world.book(), target)
+    assert [d.code for d in again.diagnostics] == ["sync.leftover-removed"]

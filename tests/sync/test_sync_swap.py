@@ -210,3 +210,24 @@ def test_the_lock_is_released_when_its_holder_is_killed(tmp_path: Path) -> None:
         proc.wait()
     with swap.folder_lock(tmp_path, wait=False):
         pass
+
+
+def test_a_failed_cleanup_is_reported_and_the_new_tree_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dest = tree(tmp_path / "skills", {"x": "old"})
+    staging = staged(dest, {"x": "new"})
+    real_remove = swap.remove_tree
+
+    def refuse(path: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(swap, "remove_tree", refuse)
+    failures: list[tuple[Path, OSError]] = []
+    swap.replace_tree(staging, dest, on_cleanup_error=lambda p, e: failures.append((p, e)))
+    assert (dest / "x").read_text() == "new"
+    assert [p.name for p, _ in failures] == [staging.name]  # the old tree, after the exchange
+    with pytest.raises(PermissionError):
+        swap.replace_tree(staged(dest, {"x": "newer"}), dest)
+    monkeypatch.setattr(swap, "remove_tree", real_remove)
+    assert [x.action for x in swap.recover(dest)] == ["removed", "removed"]

@@ -137,7 +137,11 @@ def _load_one(skill: Skill, skills_dir: Path, *, force: bool) -> LoadOutcome:
         if action in ("unchanged", "refused"):
             swap.remove_tree(staging)
         else:
-            swap.replace_tree(staging, dest)
+            swap.replace_tree(
+                staging,
+                dest,
+                on_cleanup_error=lambda old, exc: notes.append(_cleanup_failed(old, exc)),
+            )
     except CopyError as exc:
         swap.remove_tree(staging)
         raise SyncError(f"cannot copy {skill.name} from {skill.base_dir}: {exc}") from exc
@@ -210,6 +214,15 @@ def _differences(recorded: list[TreeEntry], current: list[TreeEntry]) -> tuple[s
     after = {e.path: e for e in current}
     paths = sorted(set(before) | set(after))
     return tuple(p for p in paths if before.get(p) != after.get(p))
+
+
+def _cleanup_failed(old: Path, exc: OSError) -> Diagnostic:
+    return dg.warning(
+        "sync.cleanup-failed",
+        f"the new copy is in place, but the previous one ({old.name}) could not be "
+        f"removed: {exc.strerror or exc}; the next load removes it",
+        path=old,
+    )
 
 
 def _leftover(left: swap.Leftover) -> Diagnostic:

@@ -29,7 +29,7 @@ import secrets
 import shutil
 import stat as st
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,27 +93,42 @@ def make_staging(dest: Path) -> Path:
     raise FileExistsError(errno.EEXIST, "no free staging name", str(dest))
 
 
-def replace_tree(staging: Path, dest: Path, *, exchange: bool = True) -> str:
+def replace_tree(
+    staging: Path,
+    dest: Path,
+    *,
+    exchange: bool = True,
+    on_cleanup_error: Callable[[Path, OSError], None] | None = None,
+) -> str:
     """Put the tree at ``staging`` at ``dest`` and delete what was there.
 
     Returns how: ``"rename"`` (nothing was there), ``"exchange"`` (atomic swap) or
     ``"two-step"`` (the fallback). ``exchange=False`` forces the fallback (tests).
+    Once the new tree is in place, a failure to delete the old one is passed to
+    ``on_cleanup_error`` (the old tree stays as a leftover for :func:`recover`);
+    without it, the error is raised.
     """
     if not os.path.lexists(dest):
         os.rename(staging, dest)
         return "rename"
     if exchange and _exchange(staging, dest):
-        remove_tree(staging)
-        return "exchange"
-    token = _SUFFIX.search(staging.name)
-    suffix = token.group(2) if token else new_token()
-    complete = staging_name(dest, "new", suffix)
-    aside = staging_name(dest, "old", suffix)
-    os.rename(staging, complete)
-    os.rename(dest, aside)
-    os.rename(complete, dest)
-    remove_tree(aside)
-    return "two-step"
+        how, old = "exchange", staging
+    else:
+        token = _SUFFIX.search(staging.name)
+        suffix = token.group(2) if token else new_token()
+        complete = staging_name(dest, "new", suffix)
+        old = staging_name(dest, "old", suffix)
+        os.rename(staging, complete)
+        os.rename(dest, old)
+        os.rename(complete, dest)
+        how = "two-step"
+    try:
+        remove_tree(old)
+    except OSError as exc:
+        if on_cleanup_error is None:
+            raise
+        on_cleanup_error(old, exc)
+    return how
 
 
 def recover(dest: Path) -> list[Leftover]:

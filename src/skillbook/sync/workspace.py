@@ -318,7 +318,9 @@ class _Run:
             current = marker.identity(self.skills_dir)
             keep = [t for t in (new, current) if t is not None and (t == new or t in self.trees)]
             marker.write_trees(self.dest / marker.MARKER_FILE, keep, self.book.workspace)
-            how = swap.replace_tree(self.staging, self.skills_dir)
+            how = swap.replace_tree(
+                self.staging, self.skills_dir, on_cleanup_error=self.cleanup_failed
+            )
         except BaseException:
             self.abandon()
             raise
@@ -326,6 +328,16 @@ class _Run:
         if self.progress is not None:
             self.progress(SyncProgress("swap", len(self.synced), len(self.synced)))
         return how
+
+    def cleanup_failed(self, old: Path, exc: OSError) -> None:
+        self.diagnostics.append(
+            dg.warning(
+                "sync.cleanup-failed",
+                f"the new tree is in place, but the previous one ({old.name}) could not be "
+                f"removed: {exc.strerror or exc}; the next sync removes it",
+                path=old,
+            )
+        )
 
     def abandon(self) -> None:
         """Remove the half-built tree (a crash leaves it for the next run's cleanup)."""
