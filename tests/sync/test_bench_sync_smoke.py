@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_sync.py"
 
 

@@ -261,6 +261,7 @@ with swap.folder_lock(Path(sys.argv[1])):
 """
 
 
+@pytest.mark.subprocess
 def test_a_busy_target_fails_fast_without_wait(world: World) -> None:
     target = world.base / "t"
     target.mkdir()

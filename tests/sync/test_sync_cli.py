@@ -109,6 +109,7 @@ def test_same_workspace_is_a_no_op(world: World) -> None:
     assert result.stdout.startswith("Nothing synced: the target")
 
 
+@pytest.mark.subprocess
 def test_no_wait_exits_2_when_busy(world: World) -> None:
     target = world.base / "t"
     target.mkdir()

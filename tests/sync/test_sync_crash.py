@@ -22,6 +22,8 @@ from sync_world import World, listing, write_skill
 from skillbook.sync import SyncBusy, sync_book
 from skillbook.sync.marker import MARKER_FILE
 
+pytestmark = pytest.mark.subprocess
+
 CHILD = Path(__file__).with_name("sync_child.py")
 SKILLS = 6
 LINES = 20_000  # data.txt is about 160 kB: big enough to be caught half-written

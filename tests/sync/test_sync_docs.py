@@ -14,6 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sync.md"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 SHOWN_AS = "/tmp/docs"

@@ -193,6 +193,7 @@ def holder(folder: Path) -> subprocess.Popen[str]:
     return proc
 
 
+@pytest.mark.subprocess
 def test_the_folder_lock_excludes_other_processes(tmp_path: Path) -> None:
     with holder(tmp_path) as proc:
         with pytest.raises(swap.FolderBusy), swap.folder_lock(tmp_path, wait=False):
@@ -204,6 +205,7 @@ def test_the_folder_lock_excludes_other_processes(tmp_path: Path) -> None:
         pass
 
 
+@pytest.mark.subprocess
 def test_the_lock_is_released_when_its_holder_is_killed(tmp_path: Path) -> None:
     with holder(tmp_path) as proc:
         proc.kill()

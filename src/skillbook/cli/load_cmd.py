@@ -6,7 +6,18 @@ import sys
 
 import click
 
-from skillbook.cli.app import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, fail
+from skillbook.cli.context import (
+    ERR_PATH,
+    ERR_SKILL,
+    ERR_USAGE,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Context,
+    emit_json,
+    emit_lines,
+    error_code,
+    fail,
+)
 from skillbook.errors import SkillNotFound
 from skillbook.model import Source
 from skillbook.sync import SyncError
@@ -20,8 +31,16 @@ _FROM = {
 _SOURCE_WORD = {Source.BUNDLED.value: "bundled", Source.MANAGED.value: "managed"}
 
 
-@click.command("load")
-@click.argument("names", nargs=-1, metavar="[NAME]...")
+EXAMPLES = """\b
+Examples:
+  skillbook load weather
+      copy the bundled weather skill into skills/weather to edit it
+  skillbook load --all --from bundled
+      every bundled skill (copies you edited are left alone)"""
+
+
+@click.command("load", epilog=EXAMPLES)
+@click.argument("names", nargs=-1, metavar="NAME...")
 @click.option("--all", "load_all", is_flag=True, help="Load every bundled and managed skill.")
 @click.option(
     "--force", is_flag=True, help="Overwrite copies you edited (your changes are discarded)."
@@ -45,18 +64,19 @@ def load_cmd(
     original changes; an edited one is left alone (exit 1) unless --force.
     """
     if not names and not load_all:
-        fail("Provide a skill name or use --all.")
+        fail("Provide a skill name or use --all.", error=ERR_USAGE)
     if names and load_all:
-        fail("Use either skill names or --all.")
+        fail("Use either skill names or --all.", error=ERR_USAGE)
     book = obj.book()
     try:
         outcomes = load_skills(book, list(names) or None, force=force, sources=_FROM[from_])
     except SkillNotFound as exc:
-        fail(f'no {from_ if from_ != "any" else "bundled or managed"} skill "{exc.name}"')
+        which = from_ if from_ != "any" else "bundled or managed"
+        fail(f'no {which} skill "{exc.name}"', error=ERR_SKILL)
     except SyncError as exc:
-        fail(str(exc))
+        fail(str(exc), error=error_code(exc))
     except OSError as exc:
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "), error=ERR_PATH)
     if as_json:
         emit_json({"skills": [o.to_json() for o in outcomes]})
     elif not outcomes:

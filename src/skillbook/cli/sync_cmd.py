@@ -8,14 +8,33 @@ from pathlib import Path
 
 import click
 
-from skillbook.cli.app import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, fail
+from skillbook.cli.context import (
+    ERR_PATH,
+    ERR_USAGE,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Context,
+    emit_json,
+    emit_lines,
+    error_code,
+    fail,
+)
 from skillbook.diagnostics import Severity
 from skillbook.paths import resolve_user_path
 from skillbook.sync import SyncError, SyncResult, env_file_text, sync_book
 from skillbook.sync.copytree import LINK_POLICIES
 
+EXAMPLES = """\b
+Examples:
+  skillbook sync /srv/sandbox
+      copy the skills into /srv/sandbox/skills, swapped in atomically
+  skillbook sync /srv/sandbox --mount /workspace/skills --print-prompt
+      and print the catalog with the paths the sandbox sees
+  skillbook sync /srv/sandbox --env-file sandbox.env
+      and write the declared env var names for docker run --env-file"""
 
-@click.command("sync")
+
+@click.command("sync", epilog=EXAMPLES)
 @click.argument("target", type=click.Path(file_okay=False))
 @click.option(
     "--mount",
@@ -86,10 +105,12 @@ def sync_cmd(
         result = sync_book(book, target, mount=mount, links=links, force=force, wait=not no_wait)
         if env_file is not None:
             _write_text(Path(env_file), env_file_text(result.env))
-    except (SyncError, ValueError) as exc:
-        fail(str(exc))
+    except SyncError as exc:
+        fail(str(exc), error=error_code(exc))
+    except ValueError as exc:
+        fail(str(exc), error=ERR_USAGE)
     except OSError as exc:
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "), error=ERR_PATH)
     if as_json:
         emit_json(result.to_json())
     else:
