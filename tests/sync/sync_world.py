@@ -9,8 +9,11 @@ trees can be compared entry by entry (:func:`listing`).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +134,32 @@ def oracle_warnings(result: dict[str, Any]) -> list[str]:
 
 def make_fifo(path: Path) -> None:
     os.mkfifo(path)
+
+
+_LOCK_HOLDER = """
+import sys
+from pathlib import Path
+from skillbook.sync import swap
+with swap.folder_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(folder: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holds the sync lock on ``folder`` until the block ends
+    (or until the caller kills the yielded process)."""
+    with subprocess.Popen(
+        [sys.executable, "-c", _LOCK_HOLDER, str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
+        try:
+            yield proc
+        finally:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            proc.wait()

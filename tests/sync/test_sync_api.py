@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from sync_world import World, listing, write_skill
+from sync_world import World, listing, lock_held_elsewhere, write_skill
 
 from skillbook.book import Loader
 from skillbook.sync import (
@@ -251,31 +249,12 @@ def test_a_target_that_is_a_file_is_an_error(world: World) -> None:
         sync_book(world.book(), world.base / "t")
 
 
-LOCK_HOLDER = """
-import sys
-from pathlib import Path
-from skillbook.sync import swap
-with swap.folder_lock(Path(sys.argv[1])):
-    print("locked", flush=True)
-    sys.stdin.read()
-"""
-
-
 @pytest.mark.subprocess
 def test_a_busy_target_fails_fast_without_wait(world: World) -> None:
     target = world.base / "t"
     target.mkdir()
-    with subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(target)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as proc:
-        assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
-        with pytest.raises(SyncBusy, match="another sync into"):
-            sync_book(world.book(), target, wait=False)
-        assert proc.stdin is not None
-        proc.stdin.close()
+    with lock_held_elsewhere(target), pytest.raises(SyncBusy, match="another sync into"):
+        sync_book(world.book(), target, wait=False)
     assert sync_book(world.book(), target, wait=False).ok
 
 

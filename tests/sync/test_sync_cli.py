@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from sync_world import World, listing, write_skill
+from sync_world import World, listing, lock_held_elsewhere, write_skill
 
 from skillbook.cli.app import cli
 
@@ -113,21 +111,8 @@ def test_same_workspace_is_a_no_op(world: World) -> None:
 def test_no_wait_exits_2_when_busy(world: World) -> None:
     target = world.base / "t"
     target.mkdir()
-    holder = (
-        "import sys\nfrom pathlib import Path\nfrom skillbook.sync import swap\n"
-        "with swap.folder_lock(Path(sys.argv[1])):\n"
-        "    print('locked', flush=True)\n    sys.stdin.read()\n"
-    )
-    with subprocess.Popen(
-        [sys.executable, "-c", holder, str(target)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as proc:
-        assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
+    with lock_held_elsewhere(target):
         result = run(world, "sync", str(target), "--no-wait")
-        assert proc.stdin is not None
-        proc.stdin.close()
     assert result.exit_code == 2 and "another sync" in result.stderr
 
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sync_world import listing
+from sync_world import listing, lock_held_elsewhere
 
 from skillbook.sync import swap
 
@@ -172,46 +170,25 @@ def test_remove_tree_clears_read_only_folders(nobody_dir: Path) -> None:
     assert not top.exists()
 
 
-LOCK_HOLDER = """
-import sys
-from pathlib import Path
-from skillbook.sync import swap
-with swap.folder_lock(Path(sys.argv[1])):
-    print("locked", flush=True)
-    sys.stdin.read()
-"""
-
-
-def holder(folder: Path) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(folder)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
-    return proc
-
-
 @pytest.mark.subprocess
 def test_the_folder_lock_excludes_other_processes(tmp_path: Path) -> None:
-    with holder(tmp_path) as proc:
-        with pytest.raises(swap.FolderBusy), swap.folder_lock(tmp_path, wait=False):
-            pass
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait()
+    with (
+        lock_held_elsewhere(tmp_path),
+        pytest.raises(swap.FolderBusy),
+        swap.folder_lock(tmp_path, wait=False),
+    ):
+        pass
     with swap.folder_lock(tmp_path, wait=False):
         pass
 
 
 @pytest.mark.subprocess
 def test_the_lock_is_released_when_its_holder_is_killed(tmp_path: Path) -> None:
-    with holder(tmp_path) as proc:
+    with lock_held_elsewhere(tmp_path) as proc:
         proc.kill()
         proc.wait()
-    with swap.folder_lock(tmp_path, wait=False):
-        pass
+        with swap.folder_lock(tmp_path, wait=False):
+            pass
 
 
 def test_a_failed_cleanup_is_reported_and_the_new_tree_stays(
