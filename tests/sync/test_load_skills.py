@@ -133,10 +133,10 @@ def test_a_failed_cleanup_of_the_old_copy_is_reported(
     write_skill(world.bundled / "jq-folder", name="jq", description="v2")
     real_remove = swap.remove_tree
 
-    def remove(path: str | os.PathLike[str]) -> None:
+    def remove(path: str | os.PathLike[str], *, workers: int = 1) -> None:
         if ".jq-folder.tmp-" in os.fspath(path):  # the old copy after the exchange
             raise PermissionError(13, "Permission denied", os.fspath(path))
-        real_remove(path)
+        real_remove(path, workers=workers)
 
     monkeypatch.setattr(swap, "remove_tree", remove)
     (outcome,) = load_skills(world.book(), ["jq"])

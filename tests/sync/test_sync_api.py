@@ -148,6 +148,19 @@ def test_standalone_markdown_skills_are_reported_not_synced(world: World) -> Non
     assert [d.skill for d in result.diagnostics if d.code == "sync.standalone-skipped"] == ["notes"]
 
 
+def test_one_thread_or_many_give_the_same_tree(world: World) -> None:
+    for i in range(30):
+        folder = write_skill(world.skills / f"extra-{i}")
+        (folder / "sub").mkdir()
+        (folder / "sub" / "notes.md").write_text(f"notes {i}\n" * 100)
+    one = sync_book(world.book(), world.base / "one", workers=1)
+    many = sync_book(world.book(), world.base / "many", workers=8)
+    assert listing(world.base / "one" / "skills") == listing(world.base / "many" / "skills")
+    assert [s.folder for s in one.synced] == [s.folder for s in many.synced]
+    assert [d.to_dict() for d in one.diagnostics] == [d.to_dict() for d in many.diagnostics]
+    assert len(many.synced) == 33
+
+
 def test_progress_is_reported_per_skill_and_after_the_swap(world: World) -> None:
     seen: list[SyncProgress] = []
     sync_book(world.book(), world.base / "t", progress=seen.append)
@@ -284,10 +297,10 @@ def test_a_failed_cleanup_is_a_warning_not_a_failure(
     sync_book(world.book(), target)
     real_remove = swap.remove_tree
 
-    def remove(path: str | os.PathLike[str]) -> None:
+    def remove(path: str | os.PathLike[str], *, workers: int = 1) -> None:
         if ".skills.tmp-" in os.fspath(path):  # the old tree after the exchange
             raise PermissionError(13, "Permission denied", os.fspath(path))
-        real_remove(path)
+        real_remove(path, workers=workers)
 
     monkeypatch.setattr(swap, "remove_tree", remove)
     write_skill(world.skills / "beta")

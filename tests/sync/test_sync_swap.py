@@ -117,11 +117,16 @@ def test_recover_restores_the_old_tree_when_no_complete_new_one_exists(tmp_path:
     assert (dest / "x").read_text() == "old"
 
 
-def test_remove_tree_handles_files_links_and_absent_paths(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 4])
+def test_remove_tree_handles_files_links_and_absent_paths(tmp_path: Path, workers: int) -> None:
     target = tree(tmp_path / "target", {"f": "keep"})
     (tmp_path / "link").symlink_to(target)
-    swap.remove_tree(tmp_path / "link")
-    swap.remove_tree(tmp_path / "absent")
+    swap.remove_tree(tmp_path / "link", workers=workers)
+    swap.remove_tree(tmp_path / "absent", workers=workers)
+    big = tree(tmp_path / "big", {f"d{i}/f": "x" for i in range(20)})
+    (big / "to-target").symlink_to(target)
+    (big / "top-file").write_text("x")
+    swap.remove_tree(big, workers=workers)
     (tmp_path / "file").write_text("x")
     swap.remove_tree(tmp_path / "file")
     assert sorted(os.listdir(tmp_path)) == ["target"]
@@ -139,7 +144,8 @@ def nobody_dir() -> Iterator[Path]:
         swap.remove_tree(folder)
 
 
-def test_remove_tree_clears_read_only_folders(nobody_dir: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 4])
+def test_remove_tree_clears_read_only_folders(nobody_dir: Path, workers: int) -> None:
     """A tree of read-only folders (say, OpenClaw's copy of read-only sources) is removed.
 
     Root may delete anything, so when the tests run as root the removal runs in a
@@ -150,7 +156,7 @@ def test_remove_tree_clears_read_only_folders(nobody_dir: Path) -> None:
         folder.chmod(0o500)
     (top / "c").chmod(0o000)
     if os.geteuid() != 0:
-        swap.remove_tree(top)
+        swap.remove_tree(top, workers=workers)
     else:
         for path in [top, *top.rglob("*")]:
             os.chown(path, 65534, 65534, follow_symlinks=False)
@@ -161,7 +167,7 @@ def test_remove_tree_clears_read_only_folders(nobody_dir: Path) -> None:
                 os.setgroups([])
                 os.setgid(65534)
                 os.setuid(65534)
-                swap.remove_tree(top)
+                swap.remove_tree(top, workers=workers)
                 code = 0
             finally:
                 os._exit(code)
@@ -198,7 +204,7 @@ def test_a_failed_cleanup_is_reported_and_the_new_tree_stays(
     staging = staged(dest, {"x": "new"})
     real_remove = swap.remove_tree
 
-    def refuse(path: object) -> None:
+    def refuse(path: object, **_: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(swap, "remove_tree", refuse)

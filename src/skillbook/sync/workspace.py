@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,8 @@ from skillbook.sync.result import SyncedSkill, SyncProgress, SyncResult
 from skillbook.sync.sandbox import CATALOG_FILE, check_mount, env_passthrough, mounted_catalog
 
 SKILLS_DIR = "skills"
+#: Threads copying skills and deleting the old tree: they mostly wait on the disk.
+DEFAULT_WORKERS = 8
 #: Link targets named in a diagnostic before "and N more".
 _SHOWN_LINKS = 3
 
@@ -80,6 +84,7 @@ def sync_book(
     wait: bool = True,
     env: Mapping[str, str] | None = None,
     progress: Callable[[SyncProgress], None] | None = None,
+    workers: int = DEFAULT_WORKERS,
 ) -> SyncResult:
     """Replace ``<target>/skills`` with copies of the book's sync entries.
 
@@ -89,7 +94,8 @@ def sync_book(
     :mod:`skillbook.sync.copytree`). ``force``: replace a ``<target>/skills`` that no
     sync made. ``wait``: wait for another sync into the same target (else raise
     :class:`SyncBusy`). ``env``: the environment whose variables count as set for the
-    pass-through list (default: the process's).
+    pass-through list (default: the process's). ``workers``: threads that copy and
+    delete trees (1: all in the calling thread).
 
     Raises :class:`SyncError` (or a subclass) when the sync cannot run at all.
     """
@@ -110,7 +116,7 @@ def sync_book(
     try:
         dest.mkdir(parents=True, exist_ok=True)
         with swap.folder_lock(dest, wait=wait):
-            run = _Run(book, dest, links=links, progress=progress)
+            run = _Run(book, dest, links=links, progress=progress, workers=workers)
             run.start(force=force)
             run.copy_all(sync_entries(book))
             catalog = run.write_catalog(mount) if mount is not None else None
@@ -150,6 +156,26 @@ def sync_book(
     )
 
 
+@dataclass(slots=True)
+class _Plan:
+    """One entry's fate, decided before any copy: skipped, refused, or where it goes."""
+
+    skill: Skill
+    notes: list[Diagnostic] = field(default_factory=list)
+    failed: bool = False
+    folder: str = ""
+    renamed: str = ""
+    real: str = ""
+    shown: str = ""
+    #: The folder to copy into; ``None`` when nothing is copied.
+    target: Path | None = None
+
+    def fail(self, code: str, message: str) -> _Plan:
+        self.failed = True
+        self.notes.append(dg.error(code, message, path=self.skill.base_dir, skill=self.skill.name))
+        return self
+
+
 class _Run:
     """One sync under the target's lock: clean up, build the new tree, swap it in."""
 
@@ -160,8 +186,10 @@ class _Run:
         *,
         links: str,
         progress: Callable[[SyncProgress], None] | None,
+        workers: int = 1,
     ) -> None:
         self.book = book
+        self.workers = workers
         self.dest = dest
         self.skills_dir = dest / SKILLS_DIR
         self.links = links
@@ -190,20 +218,32 @@ class _Run:
         self.real_staging = os.path.realpath(self.staging)
 
     def copy_all(self, entries: Sequence[Skill]) -> None:
+        """Copy every entry; the copies run on a thread pool (file system calls wait on
+        the disk, not the CPU), the results are recorded in entry order."""
+        plans = [self.plan(skill) for skill in entries]
+        pool = ThreadPoolExecutor(self.workers) if self.workers > 1 else None
         try:
-            for index, skill in enumerate(entries, 1):
-                self.copy_one(skill)
+            outcomes = pool.map(self.copy, plans) if pool else map(self.copy, plans)
+            for index, (plan, outcome) in enumerate(zip(plans, outcomes, strict=True), 1):
+                self.record(plan, outcome)
                 if self.progress is not None:
-                    self.progress(SyncProgress("skill", index, len(entries), skill.name))
+                    self.progress(SyncProgress("skill", index, len(plans), plan.skill.name))
         except BaseException:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
             self.abandon()
             raise
+        finally:
+            if pool is not None:
+                pool.shutdown()
 
-    def copy_one(self, skill: Skill) -> None:
+    def plan(self, skill: Skill) -> _Plan:
+        """Where ``skill`` goes, decided in entry order (names depend on earlier entries)."""
         assert self.staging is not None
+        plan = _Plan(skill)
         where = {"path": skill.base_dir, "skill": skill.name}
         if skill.file_path.name != "SKILL.md" or skill.file_path.parent != skill.base_dir:
-            self.diagnostics.append(
+            plan.notes.append(
                 dg.warning(
                     "sync.standalone-skipped",
                     f"{skill.name} is a standalone Markdown file ({skill.file_path.name}), not "
@@ -211,18 +251,14 @@ class _Run:
                     **where,
                 )
             )
-            return
+            return plan
         placed = self.namer.claim(str(skill.base_dir))
         if isinstance(placed, Refusal):
-            self.fail(
-                "sync.invalid-destination",
-                f"Failed to resolve safe destination for {skill.name}: {placed.message}",
-                skill,
-            )
-            return
+            message = f"Failed to resolve safe destination for {skill.name}: {placed.message}"
+            return plan.fail("sync.invalid-destination", message)
         if os.path.basename(skill.base_dir) in EXCLUDED_NAMES:
             # OpenClaw's copy filter drops the skill folder itself, silently.
-            self.diagnostics.append(
+            plan.notes.append(
                 dg.warning(
                     "sync.skill-excluded",
                     f"{skill.name} lives in a folder named {skill.base_dir.name}, which the "
@@ -230,33 +266,53 @@ class _Run:
                     **where,
                 )
             )
-            return
-        real = os.path.realpath(skill.base_dir)
-        target = self.staging / placed.name
-        shown = str(self.skills_dir / placed.name)
-        if _inside(real, self.real_staging):
-            self.fail(
+            return plan
+        plan.folder, plan.renamed = placed.name, placed.renamed
+        plan.real = os.path.realpath(skill.base_dir)
+        plan.shown = str(self.skills_dir / placed.name)
+        if _inside(plan.real, self.real_staging):
+            return plan.fail(
                 "sync.copy-failed",
                 f"Failed to copy {skill.name} to sandbox: cannot copy {skill.base_dir} into "
-                f"a subdirectory of itself ({shown})",
-                skill,
+                f"a subdirectory of itself ({plan.shown})",
             )
-            return
+        plan.target = self.staging / placed.name
+        return plan
+
+    def copy(self, plan: _Plan) -> CopyReport | CopyError | None:
+        """Copy one planned skill (on a worker thread); a failed copy leaves nothing."""
+        if plan.target is None:
+            return None
         try:
-            report = copy_skill(
-                str(skill.base_dir), str(target), links=self.links, real_src=real, shown_dest=shown
+            return copy_skill(
+                str(plan.skill.base_dir),
+                str(plan.target),
+                links=self.links,
+                real_src=plan.real,
+                shown_dest=plan.shown,
             )
         except CopyError as exc:
-            swap.remove_tree(target)
-            self.fail("sync.copy-failed", f"Failed to copy {skill.name} to sandbox: {exc}", skill)
+            swap.remove_tree(plan.target)
+            return exc
+
+    def record(self, plan: _Plan, outcome: CopyReport | CopyError | None) -> None:
+        skill = plan.skill
+        self.diagnostics.extend(plan.notes)
+        if isinstance(outcome, CopyError):
+            message = f"Failed to copy {skill.name} to sandbox: {outcome}"
+            self.diagnostics.extend(plan.fail("sync.copy-failed", message).notes[-1:])
+        if plan.failed:
+            self.failed.append(skill.name)
+        if not isinstance(outcome, CopyReport):
             return
-        self.note_links(skill, placed.name, report)
-        if placed.renamed:
+        self.note_links(skill, plan.folder, outcome)
+        if plan.renamed:
             self.diagnostics.append(
                 dg.info(
                     "sync.renamed",
-                    f"{skill.name} is synced as {SKILLS_DIR}/{placed.name}: {placed.renamed}",
-                    **where,
+                    f"{skill.name} is synced as {SKILLS_DIR}/{plan.folder}: {plan.renamed}",
+                    path=skill.base_dir,
+                    skill=skill.name,
                 )
             )
         self.synced.append(
@@ -264,17 +320,13 @@ class _Run:
                 name=skill.name,
                 source=skill.source,
                 source_dir=skill.base_dir,
-                folder=placed.name,
-                files=report.files,
-                bytes=report.bytes,
-                renamed=placed.renamed,
+                folder=plan.folder,
+                files=outcome.files,
+                bytes=outcome.bytes,
+                renamed=plan.renamed,
                 skill=skill,
             )
         )
-
-    def fail(self, code: str, message: str, skill: Skill) -> None:
-        self.failed.append(skill.name)
-        self.diagnostics.append(dg.error(code, message, path=skill.base_dir, skill=skill.name))
 
     def note_links(self, skill: Skill, folder: str, report: CopyReport) -> None:
         where = {"path": skill.base_dir, "skill": skill.name}
@@ -319,7 +371,10 @@ class _Run:
             keep = [t for t in (new, current) if t is not None and (t == new or t in self.trees)]
             marker.write_trees(self.dest / marker.MARKER_FILE, keep, self.book.workspace)
             how = swap.replace_tree(
-                self.staging, self.skills_dir, on_cleanup_error=self.cleanup_failed
+                self.staging,
+                self.skills_dir,
+                on_cleanup_error=self.cleanup_failed,
+                workers=self.workers,
             )
         except BaseException:
             self.abandon()
