@@ -146,7 +146,9 @@ def measure(
         out = json.loads(proc.stdout)
         failed = [r.get("error") for r in out.get("results", []) if not r.get("ok")]
         if proc.returncode != 0 or failed:
-            raise RuntimeError(f"the oracle failed: {failed or out.get('error') or proc.stderr[-500:]}")
+            raise RuntimeError(
+                f"the oracle failed: {failed or out.get('error') or proc.stderr[-500:]}"
+            )
         results = out["results"][1:]  # the first pays for imports
         row["oc opMs"] = statistics.median(float(r["opMs"]) for r in results)
     return row
