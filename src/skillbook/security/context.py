@@ -69,10 +69,11 @@ _REGEX_SYNTAX = re.compile(r"\\[sbdwSWB.|()\[\]]|\(\?[:i!=<]|\[\^|\.\*|\.\+|\\\|
 _QUOTED_ITEM = re.compile(
     r"^\s*(?:-\s+|\*\s+)?(?:[rRbBuU]{0,2}[\"'`/]).*[\"'`/]\s*[,;]?\s*(?:#.*|//.*)?$"
 )
+#: Words naming a list of patterns; ``_`` separates words here (SUSPICIOUS_PATTERNS).
 _LIST_CONTEXT = re.compile(
-    r"\b(?:patterns?|rules?|signatures?|iocs?|indicators?|regex(?:es|ps)?|denylist|blocklist|"
+    r"(?<![a-z])(?:patterns?|rules?|signatures?|iocs?|indicators?|regex(?:es|ps)?|denylist|blocklist|"
     r"blacklist|deny_?list|block_?list|detect\w*|suspicious|dangerous|malicious|red_?flags?|"
-    r"checks?|risky|forbidden|banned)\b",
+    r"checks?|risky|forbidden|banned)(?![a-z])",
     re.I,
 )
 _RULE_KEY = re.compile(r"^\s*-?\s*(?:pattern|regex|regexp|match|signature|rule|detect)s?\s*:", re.I)

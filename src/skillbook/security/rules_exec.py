@@ -89,7 +89,11 @@ _DOWNLOAD_TO_FILE = re.compile(
     re.I,
 )
 _DOWNLOAD_WORDS = ("curl", "wget")
-_RUN_FILE = r"(?:(?:sudo\s+)?(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|(?<![\w.])\./)"
+#: Running a file, at the start of a command: ``bash f``, ``. f``, ``chmod +x f``, ``./f``.
+_RUN_FILE = (
+    r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
+    r"(?:(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|\./|/)"
+)
 
 _FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "urlopen", "fetch", "download",
                 "requests.get", "httpx", "mshta", "regsvr32", "certutil", "bitsadmin", "aria2c")  # fmt: skip
@@ -97,7 +101,8 @@ _FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "urlopen", "fetch", "do
 
 def _runs_stdin(interp: str, args: str) -> bool:
     """Whether ``interp ARGS`` executes what arrives on stdin (not ``python -c``/a script)."""
-    tokens = args.split()
+    # A quote ends the command inside a string literal: os.system("curl … | sh").
+    tokens = re.split(r"[\"'`]", args, maxsplit=1)[0].split()
     shell = interp.lower().endswith("sh") and not interp.lower().startswith("pw")
     for i, token in enumerate(tokens):
         if token in ("-", "--"):
@@ -166,7 +171,7 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
             continue
         name = re.escape(out.rsplit("/", 1)[-1])
         window_end = _line_end(text, m.end(), lines=3)
-        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b")
+        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b", re.M)
         found = run.search(text, m.end(), window_end)
         if found:
             h = hit(m.start(), m.end(), f"Downloaded file {out} is then executed")
