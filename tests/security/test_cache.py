@@ -10,7 +10,9 @@ from skillbook.security.cache import CachedFinding, content_key
 
 def _skill(root: Path, body: str) -> Path:
     root.mkdir(parents=True)
-    (root / "SKILL.md").write_text(f"---\nname: demo\ndescription: d\n---\n{body}", encoding="utf-8")
+    (root / "SKILL.md").write_text(
+        f"---\nname: demo\ndescription: d\n---\n{body}", encoding="utf-8"
+    )
     return root
 
 

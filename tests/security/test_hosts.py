@@ -24,7 +24,10 @@ from skillbook.security import hosts
         ("https://gist.githubusercontent.com/u/1/raw/x.sh", hosts.RAW_GIST),
         ("https://cdn.discordapp.com/attachments/1/2/x.exe", hosts.CHAT_CDN),
         ("https://astral.sh/uv/install.sh", hosts.KNOWN_INSTALLER),
-        ("https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh", hosts.KNOWN_INSTALLER),
+        (
+            "https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh",
+            hosts.KNOWN_INSTALLER,
+        ),
         ("http://example.invalid/x", hosts.PLAIN_HTTP),
         ("http://localhost:3000/", hosts.OTHER),
         ("https://user:pw@example.invalid/x", hosts.OTHER),

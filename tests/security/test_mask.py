@@ -18,7 +18,10 @@ from skillbook.security.mask import EXCERPT_MAX, excerpt, mask_secrets
         ("password = 'correct-horse-battery'", "correct-horse-battery"),
         ("xoxb-123456789012-abcdefghijkl", "abcdefghijkl"),
         ("-----BEGIN OPENSSH PRIVATE KEY-----b3BlbnNzaC1rZXktdjEAAAAA", "b3BlbnNzaC1rZXktdjE"),
-        ("https://discord.com/api/webhooks/123456/abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrst"),
+        (
+            "https://discord.com/api/webhooks/123456/abcdefghijklmnopqrstuvwxyz",
+            "abcdefghijklmnopqrst",
+        ),
     ],
 )
 def test_secrets_are_masked(text: str, secret: str) -> None:

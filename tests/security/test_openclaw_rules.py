@@ -48,7 +48,9 @@ def test_source_rules_need_their_context_anywhere_in_the_file() -> None:
 
 
 def test_obfuscation_rules() -> None:
-    assert _rules('const s = "\\x41\\x42\\x43\\x44\\x45\\x46";\n') == [("obfuscated-code", 1, "medium")]
+    assert _rules('const s = "\\x41\\x42\\x43\\x44\\x45\\x46";\n') == [
+        ("obfuscated-code", 1, "medium")
+    ]
     payload = "A" * 200
     assert _rules(f'atob("{payload}")\n') == [("obfuscated-code", 1, "medium")]
     # The literal starts on the next line: only the whole source matches; OpenClaw says line 1.
@@ -145,7 +147,8 @@ def test_same_findings_as_openclaw_on_corpus_and_fixtures(
     compared = 0
     for directory, their, mine in zip(dirs, theirs, ours, strict=True):
         expected = sorted(
-            (f["ruleId"], f["severity"], f["file"], f["line"], f["evidence"]) for f in their["findings"]
+            (f["ruleId"], f["severity"], f["file"], f["line"], f["evidence"])
+            for f in their["findings"]
         )
         assert mine == expected, directory
         compared += len(expected)

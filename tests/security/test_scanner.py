@@ -8,15 +8,17 @@ from pathlib import Path
 import pytest
 
 from skillbook.errors import SkillbookError
+from skillbook.model import Skill
 from skillbook.security import ScanOptions, ScanTargetError, Severity, scan_path, scan_paths
 from skillbook.security.batch import find_skill_dirs, scan_skills
 from skillbook.security.findings import Finding
-from skillbook.model import Skill
 
 
 def _skill(root: Path, name: str = "demo", body: str = "Use it.\n") -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    (root / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n{body}", encoding="utf-8")
+    (root / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: d\n---\n{body}", encoding="utf-8"
+    )
     return root
 
 
@@ -51,7 +53,9 @@ def test_binaries_bytecode_and_archives(tmp_path: Path) -> None:
     skill = _skill(tmp_path / "demo")
     (skill / "tool").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(100))
     (skill / "m.pyc").write_bytes(b"\xcb\r\r\n" + bytes(20))
-    (skill / "win.dat").write_bytes(b"MZ" + bytes(0x3A) + (0x40).to_bytes(4, "little") + b"PE\x00\x00")
+    (skill / "win.dat").write_bytes(
+        b"MZ" + bytes(0x3A) + (0x40).to_bytes(4, "little") + b"PE\x00\x00"
+    )
     (skill / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(50))
     (skill / "data.tar.gz").write_bytes(b"\x1f\x8b" + bytes(30))
     report = scan_path(skill)
@@ -139,7 +143,9 @@ def test_scan_skills_summarises_each_skill(tmp_path: Path) -> None:
     assert data["worst"] == "critical" and data["findings"][0]["rule"] == "remote-fetch-exec"
 
 
-def test_unreadable_folder_becomes_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_folder_becomes_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     skill = _skill(tmp_path / "demo")
     sub = skill / "sub"
     sub.mkdir()

@@ -49,7 +49,7 @@ def _rules() -> list[dict[str, Any]]:
             "help": {"text": rule.fix},
             "defaultConfiguration": {"level": LEVELS[rule.severity]},
             "properties": {
-                "tags": ["security", rule.family, rule.ruleset],
+                "tags": list(dict.fromkeys(["security", rule.family, rule.ruleset])),
                 "security-severity": SECURITY_SEVERITY[rule.severity],
             },
         }
