@@ -70,6 +70,7 @@ class Document:
         self.kind = kind if kind is not None else file_kind(name, text[:2])
         self.is_skill_md = name == "SKILL.md"
         self._regions: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
+        self._lines_by_word: dict[str, set[int]] = {}
 
     @cached_property
     def lower(self) -> str:
@@ -94,10 +95,13 @@ class Document:
         if cached is not None:
             return cached
         lines: set[int] = set()
-        known = self._occurrences
+        present = self._occurrences
+        indexed = self.index.words if self.index is not None else frozenset()
         for word in keywords:
-            if self.index is not None and word in self.index.words:
-                lines.update(self.line_of(pos) for pos in known.get(word, ()))
+            if word in present:
+                lines |= self._keyword_lines(word)
+                continue
+            if word in indexed:
                 continue
             pos = self.lower.find(word)
             while pos != -1:
@@ -118,6 +122,14 @@ class Document:
     @cached_property
     def _occurrences(self) -> dict[str, list[int]]:
         return self.index.occurrences(self.lower) if self.index is not None else {}
+
+    def _keyword_lines(self, word: str) -> set[int]:
+        """The lines holding ``word`` (an indexed keyword), computed once per word."""
+        found = self._lines_by_word.get(word)
+        if found is None:
+            found = {self.line_of(pos) for pos in self._occurrences.get(word, ())}
+            self._lines_by_word[word] = found
+        return found
 
     def search(self, regex: re.Pattern[str], keywords: tuple[str, ...], start: int = 0,
                end: int | None = None) -> re.Match[str] | None:  # fmt: skip

@@ -95,8 +95,10 @@ _RUN_FILE = (
     r"(?:(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|\./|/)"
 )
 
-_FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "urlopen", "fetch", "download",
-                "requests.get", "httpx", "mshta", "regsvr32", "certutil", "bitsadmin", "aria2c")  # fmt: skip
+#: Keywords: one of them is in every match of the fetch-and-run patterns (lower case).
+_FETCH_WORDS = ("curl", "wget", "fetch", "aria2c", "urlopen", "urlretrieve", "requests.get", "httpx",
+                "urllib3", "iex", "invoke-expression", "scriptblock", "mshta", "regsvr32", "certutil",
+                "bitsadmin")  # fmt: skip
 
 
 def _runs_stdin(interp: str, args: str) -> bool:
@@ -216,7 +218,7 @@ _B64_LITERAL = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX_LITERAL = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
 
 _DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
-                 "frombase64string", "-enc", "-e ", "codecs.decode")  # fmt: skip
+                 "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from")  # fmt: skip
 
 
 def decoded_preview(line: str) -> str | None:
@@ -304,7 +306,7 @@ _PS_TCP = re.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
 _PS_TCP_RUN = re.compile(r"GetStream\s*\(\)", re.I)
 _PS_TCP_EXEC = re.compile(r"\b(?:iex|invoke-expression)\b", re.I)
 
-_SHELL_WORDS = ("/dev/tcp", "/dev/udp", "nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
+_SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
                 "dup2", "socket", "tcpclient", "fsockopen", "tcpsocket")  # fmt: skip
 
 

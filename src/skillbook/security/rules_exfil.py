@@ -44,12 +44,15 @@ _CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )  # fmt: skip
 #: A project's .env file: common in legitimate code, so only a send on the same line counts.
 _DOTENV = re.compile(r"(?:^|[\s/\\\"'=@])\.env(?![\w.-])")
-_CRED_WORDS = (".ssh", ".aws", "credentials", "gcloud", ".azure", ".kube", ".docker", "netrc",
-               "npmrc", "pypirc", "git-credentials", "password-store", "gnupg", "login data",
-               "web data", "local state", "logins.json", ".db", "cookies.sqlite", "signons",
-               "chrome", "bravesoftware", "edge", "firefox", "chromium", "keychain", "wallet",
-               "electrum", "exodus", ".bitcoin", "ethereum", "solana", "nkbihf", "extension settings",
-               "ledger", "atomic", "tdata", "telegram", "shadow", ".openclaw", "auth-profiles", ".env")  # fmt: skip
+_CRED_WORDS = (".ssh", ".aws", "application_default_credentials", ".config/gcloud", ".azure/",
+               ".kube/config", ".docker/config", ".netrc", ".npmrc", ".pypirc", ".git-credentials",
+               ".password-store", ".gnupg", "login data", "web data", "local state", "logins.json",
+               "key3.db", "key4.db", "cookies.sqlite", "signons.sqlite", "chrome", "bravesoftware",
+               "microsoft", "firefox", "chromium", "find-generic-password", "find-internet-password",
+               "dump-keychain", "login.keychain", "library/keychains", "wallet.dat", ".electrum",
+               "exodus", ".bitcoin", ".ethereum/keystore", "solana/id.json", "nkbihfbeogaeaoehlefnkodbefgpgknn",
+               "local extension settings", "ledger live", "atomic/local storage", "tdata",
+               "telegram desktop", "/etc/shadow", ".openclaw/", "auth-profiles.json")  # fmt: skip
 
 #: Network sends, each with the lower-case keywords that must be on its line.
 _NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
@@ -59,10 +62,10 @@ _NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
                     r"|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b"
                     r"|\s--request\s+(?:POST|PUT)\b)"),
         (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)"),
-        (("nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
+        ((" nc ", "|nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
         (("/dev/tcp",), r"/dev/tcp/"),
         (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:"),
-        (("sendmail", "mail"), r"\bsendmail\b|\bmailx?\s+-s\b"),
+        (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b"),
         (("telegram", "discord", "slack", "webhook", "requestbin", "pipedream", "interact.sh",
           "oast.", "burpcollaborator"),
          r"api\.telegram\.org/bot|discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/services"
@@ -72,7 +75,7 @@ _NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
         (("http.client", "socket", "sendall", "smtplib", "ftplib"),
          r"\bhttp\.client\b|\bsocket\.(?:socket|create_connection)\b|\.sendall\s*\(|\bsmtplib\b"
          r"|\bftplib\b"),
-        (("fetch", "method"), r"\bfetch\s*\([^\n]*(?:method\s*:\s*[\"']?(?:POST|PUT)|body\s*:)"
+        (("fetch", "'post'", '"post"', "'put'", '"put"'), r"\bfetch\s*\([^\n]*(?:method\s*:\s*[\"']?(?:POST|PUT)|body\s*:)"
                               r"|method\s*:\s*[\"'](?:POST|PUT)[\"']"),
         (("axios", ".request", "xmlhttprequest", "sendbeacon"),
          r"\baxios\.(?:post|put)\b|\bhttps?\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\("),
@@ -157,7 +160,8 @@ _PS_ENV = re.compile(
     re.I,
 )
 _ENV_WORDS = ("environ", "process.env", "env:", "environment")
-_ENV_CMD_WORDS = ("env", "set", "export", "declare")
+_ENV_CMD_WORDS = ("env |", "env|", "env >", "env>", "printenv", "set |", "set|", "export -p",
+                  "declare -x", "$(env")  # fmt: skip
 
 
 def env_exfil(doc: Document) -> Iterator[Hit]:

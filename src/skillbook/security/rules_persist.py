@@ -59,10 +59,11 @@ _PAYLOAD = re.compile(
     re.I,
 )
 _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
-          ".profile", "config.fish", "crontab", "cron.", "spool/cron", "@reboot", "launch",
-          "systemd", "systemctl", "currentversion", "schtasks", "startup", "scheduledtask",
-          "authorized_keys", "agents.md", "claude.md", "soul.md", "memory.md", "heartbeat.md",
-          "openclaw.json", "settings")  # fmt: skip
+          ".profile", "config.fish", "crontab", "/etc/cron.", "spool/cron", "@reboot",
+          "launchagents", "launchdaemons", "launchctl", "systemd/", "systemctl --user",
+          "currentversion", "schtasks", "start menu", "scheduledtask", "authorized_keys",
+          "agents.md", "claude.md", "soul.md", "memory.md", "heartbeat.md", "openclaw.json",
+          ".claude/settings")  # fmt: skip
 
 
 def persistence(doc: Document) -> Iterator[Hit]:

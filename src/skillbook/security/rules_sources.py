@@ -20,7 +20,7 @@ _C, _H, _M, _L = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW
 
 _FETCH_CMD = re.compile(r"\b(?:curl|wget|nc|ncat|scp|rsync|ftp|tftp|iwr|irm)\b[^\n]*", re.I)
 _URL_WORDS = ("://",)
-_FETCH_WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "ftp", "iwr", "irm")
+_FETCH_WORDS = ("curl", "wget", " nc ", "|nc ", "ncat", "scp", "rsync", "ftp", "iwr ", "irm ")
 
 
 def untrusted_urls(doc: Document) -> Iterator[Hit]:
@@ -78,7 +78,8 @@ _ARCHIVE_PROSE = re.compile(
     r"|\bpassword\s*[:=]?\s*[`\"'*]*infected\b",
     re.I,
 )
-_ARCHIVE_WORDS = ("unzip", "7z", "unrar", "pwd", "setpassword", "password", "passwd", "pass")
+_ARCHIVE_WORDS = ("unzip", "7z", "unrar", "pwd", "setpassword", "password", "passwd", "passcode",
+                  "passphrase", "pass:", "pass =", "pass=", "pass is", "expand-7zip")  # fmt: skip
 
 
 def password_archives(doc: Document) -> Iterator[Hit]:
@@ -115,7 +116,8 @@ _BYPASS: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
      "Tells the reader to allow apps from anywhere"),
 )  # fmt: skip
 _BYPASS_WORDS = ("xattr", "spctl", "quarantine", "csrutil", "mppreference", "setenforce",
-                 "antivirus", "anti-virus", "defender", "gatekeeper", "xprotect", "anywhere")  # fmt: skip
+                 "antivirus", "anti-virus", "defender", "gatekeeper", "xprotect", "anywhere",
+                 "--no-quarantine")  # fmt: skip
 
 
 def gatekeeper_bypass(doc: Document) -> Iterator[Hit]:

@@ -150,9 +150,12 @@ _ACTION = re.compile(
     re.I,
 )
 _OVERRIDE_WORDS = ("ignore", "disregard", "forget", "overrid", "overrul", "bypass", "you are now",
-                   "anything now", "system", "im_start", "[inst]", "[/inst]")  # fmt: skip
-_CONCEAL_WORDS = ("tell", "inform", "notify", "alert", "warn", "mention", "reveal", "show", "let ",
-                  "without", "hide", "conceal", "keep", "must not", "should not", "silently")  # fmt: skip
+                   "anything now", "system prompt", "system instruction", "im_start", "[inst]",
+                   "[/inst]", "[system]", "[/system]", "begin system", "begin developer")  # fmt: skip
+_CONCEAL_WORDS = ("do not", "don't", "dont", "never", "must not", "should not", "without",
+                  "from the user", "from the human", "from user", "from the operator", "from the owner",
+                  "from anyone", "from people", "from your", "from the person", "user must", "user should",
+                  "human must", "human should", "silently")  # fmt: skip
 
 
 def prompt_injection(doc: Document) -> Iterator[Hit]:
