@@ -111,7 +111,7 @@ class Context:
         before = text[:column]
         if self._rule_list(hit, line, text):
             return "listed as a detection pattern"
-        sentence = _SENTENCE_END.split(before)[-1]
+        sentence = _SENTENCE_END.split(self._sentence_start(line) + before)[-1]
         if _NEGATION.search(sentence) and not _NOT_NEGATION.search(sentence):
             return "in a negated sentence"
         if doc.kind == CODE and _COMMENT_START.search(before):
@@ -119,6 +119,30 @@ class Context:
         if doc.kind == MARKDOWN:
             return self._markdown(hit, line, text, before)
         return None
+
+    def _sentence_start(self, line: int) -> str:
+        """Prose of the previous lines that the sentence at ``line`` continues (Markdown only)."""
+        doc = self.doc
+        if doc.kind != MARKDOWN or doc.fence_at(line) is not None:
+            return ""
+        parts: list[str] = []
+        number = line - 1
+        while number >= 1 and len(parts) < 2:
+            previous = doc.line_text(number).strip()
+            if (
+                not previous
+                or previous.startswith(("#", "```", "~~~", "|"))
+                or re.search(r"[.!?:]$", previous)
+            ):
+                break
+            pieces = _SENTENCE_END.split(previous)
+            parts.insert(0, pieces[-1])
+            if len(pieces) > 1:
+                break
+            if re.match(r"^(?:[-*+]|\d+\.)\s", previous):
+                break
+            number -= 1
+        return " ".join(parts) + (" " if parts else "")
 
     def _rule_list(self, hit: Hit, line: int, text: str) -> bool:
         doc = self.doc
