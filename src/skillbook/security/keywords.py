@@ -25,10 +25,15 @@ class KeywordIndex:
             self._automaton.make_automaton()
 
     def occurrences(self, lower: str) -> dict[str, list[int]]:
-        """Keyword -> start offsets in ``lower`` (only keywords that occur)."""
+        """Keyword -> start offsets in ``lower`` (only keywords that occur).
+
+        The text is searched as if a newline preceded it, so a keyword written as
+        ``"\\nnc "`` (a command at the start of a line) also matches on the first line;
+        such a match reports offset 0.
+        """
         found: dict[str, list[int]] = {}
         if not self.words:
             return found
-        for end, word in self._automaton.iter(lower):
-            found.setdefault(word, []).append(end - len(word) + 1)
+        for end, word in self._automaton.iter("\n" + lower):
+            found.setdefault(word, []).append(max(end - len(word), 0))
         return found

@@ -306,7 +306,7 @@ _PS_TCP = re.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
 _PS_TCP_RUN = re.compile(r"GetStream\s*\(\)", re.I)
 _PS_TCP_EXEC = re.compile(r"\b(?:iex|invoke-expression)\b", re.I)
 
-_SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
+_SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
                 "dup2", "socket", "tcpclient", "fsockopen", "tcpsocket")  # fmt: skip
 
 

@@ -62,7 +62,7 @@ _NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
                     r"|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b"
                     r"|\s--request\s+(?:POST|PUT)\b)"),
         (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)"),
-        ((" nc ", "|nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
+        ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
         (("/dev/tcp",), r"/dev/tcp/"),
         (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:"),
         (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b"),

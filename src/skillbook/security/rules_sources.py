@@ -20,7 +20,21 @@ _C, _H, _M, _L = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW
 
 _FETCH_CMD = re.compile(r"\b(?:curl|wget|nc|ncat|scp|rsync|ftp|tftp|iwr|irm)\b[^\n]*", re.I)
 _URL_WORDS = ("://",)
-_FETCH_WORDS = ("curl", "wget", " nc ", "|nc ", "ncat", "scp", "rsync", "ftp", "iwr ", "irm ")
+_FETCH_WORDS = (
+    "curl",
+    "wget",
+    " nc ",
+    "|nc ",
+    "\nnc ",
+    "\tnc ",
+    ";nc ",
+    "ncat",
+    "scp",
+    "rsync",
+    "ftp",
+    "iwr ",
+    "irm ",
+)
 
 
 def untrusted_urls(doc: Document) -> Iterator[Hit]:
