@@ -11,7 +11,6 @@ from skillbook.config import (
     MISSING,
     Config,
     SecretRef,
-    default_config_path,
     load_config,
     resolve_config_path,
 )
@@ -286,29 +285,3 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "absent.json")
-
-
-def test_default_config_path_precedence(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    state.mkdir()
-    assert default_config_path(state, env={}) is None
-    (state / "skillbook.json").write_text("{}", encoding="utf-8")
-    assert default_config_path(state, env={}) == state / "skillbook.json"
-    env = {"SKILLBOOK_CONFIG_PATH": str(tmp_path / "other.json")}
-    assert default_config_path(state, env=env) == tmp_path / "other.json"
-    assert default_config_path(state, env=env, explicit="x.json") == Path("x.json")
-
-
-def test_default_config_path_from_paths(tmp_path: Path) -> None:
-    from skillbook.paths import Paths
-
-    home = tmp_path / "home"
-    paths = Paths.from_env({"HOME": str(home)}, cwd=tmp_path)
-    assert default_config_path(paths) is None
-    paths.state_dir.mkdir(parents=True)
-    (paths.state_dir / "skillbook.json").write_text("{}", encoding="utf-8")
-    assert default_config_path(paths) == paths.state_dir / "skillbook.json"
-    custom = Paths.from_env(
-        {"HOME": str(home), "SKILLBOOK_CONFIG_PATH": "~/cfg/openclaw.json"}, cwd=tmp_path
-    )
-    assert default_config_path(custom) == home / "cfg" / "openclaw.json"

@@ -313,10 +313,10 @@ def test_skill_md_missing_and_lowercase(tmp_path: Path) -> None:
     empty.mkdir()
     assert errors(validate_path(empty)) == ["validate.skill-file"]
     lower = write(tmp_path, "lower", GOOD.format(name="lower", extra=""), filename="skill.md")
-    strict_modes: tuple[Mode, ...] = ("strict", "openclaw")
+    strict_modes = (Mode.STRICT, Mode.OPENCLAW)
     for mode in strict_modes:
         assert errors(validate_path(lower, mode=mode)) == ["validate.skill-file"], mode
-    lenient_modes: tuple[Mode, ...] = ("mixed", "legacy")
+    lenient_modes = (Mode.MIXED, Mode.LEGACY)
     for mode in lenient_modes:
         result = validate_path(lower, mode=mode)
         assert result.ok and warnings(result) == ["validate.skill-file"], mode
@@ -363,8 +363,9 @@ def test_validate_many_expands_folders_of_skills(tmp_path: Path) -> None:
 def test_to_json_shape(tmp_path: Path) -> None:
     result = validate_path(skill(tmp_path, "js", "homepage: x\n"))
     data = result.to_json()
-    assert list(data) == ["path", "name", "ok", "diagnostics"]
+    assert list(data) == ["path", "name", "ok", "diagnostics", "passesIn"]
     assert data["ok"] is False and data["name"] == "js"
+    assert data["passesIn"] == []  # validate_path alone does not try the other modes
     assert data["diagnostics"][0]["code"] == "validate.unknown-field"
     assert data["diagnostics"][0]["path"].endswith("SKILL.md")
 

@@ -19,10 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook.config import Config, load_config
+from skillbook.config import Config, read_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
-    DEFAULT_MODE,
     DiscoverOptions,
     Discovery,
     Limits,
@@ -38,6 +37,7 @@ from skillbook.gate import (
     apply_filter,
     effective_skill_filter,
 )
+from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.prompt import (
@@ -47,7 +47,7 @@ from skillbook.prompt import (
     home_prefixes,
     skills_section,
 )
-from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
+from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
 
 #: What the truncation note tells the reader to run.
@@ -65,7 +65,7 @@ class SkillBook:
     paths: Paths
     config: Config
     agent: str | None
-    mode: str
+    mode: Mode
     discovery: Discovery
     #: Skills excluded by the spec mode (``strict``) before gating.
     excluded: tuple[Skill, ...]
@@ -128,7 +128,7 @@ class Loader:
         config: Config | str | os.PathLike[str] | None = None,
         agent: str | None = None,
         skill_filter: Sequence[str] | None = None,
-        mode: str | None = None,
+        mode: Mode | str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         remote: RemoteEligibility | None = None,
@@ -138,15 +138,14 @@ class Loader:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
         self.cwd = cwd if cwd is not None else Path.cwd()
-        self.paths = Paths.from_env(self.env, cwd=self.cwd)
+        self.paths, self.config = _locate_config(config, self.env, self.cwd)
         self.workspace = (
             resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self.cwd)
             if workspace is not None
             else None
         )
-        self.config = _resolve_config(config, self.paths)
         self.agent = agent
-        self.mode = mode or self.config.skills.load.mode or DEFAULT_MODE
+        self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
         #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
         self.skill_filter = skill_filter
         self.remote = remote
@@ -200,7 +199,7 @@ class Loader:
         if not self.legacy_manifest_keys:
             candidates = [_without_legacy_manifest(s) for s in candidates]
         excluded: list[Skill] = []
-        if self.mode == "strict":
+        if self.mode.is_strict:
             from skillbook.validate import passes_strict
 
             kept: list[Skill] = []
@@ -282,7 +281,7 @@ def load(
     config: Config | str | os.PathLike[str] | None = None,
     agent: str | None = None,
     skill_filter: Sequence[str] | None = None,
-    mode: str | None = None,
+    mode: Mode | str | None = None,
     env: Mapping[str, str] | None = None,
     remote: RemoteEligibility | None = None,
 ) -> SkillBook:
@@ -309,16 +308,16 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _resolve_config(config: Config | str | os.PathLike[str] | None, paths: Paths) -> Config:
+def _locate_config(
+    config: Config | str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path
+) -> tuple[Paths, Config]:
+    """The folders and the config; the state dir follows the config file however it is given."""
     if isinstance(config, Config):
-        return config
-    if config is not None:
-        return load_config(config)
-    # skillbook's own file: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.
-    if paths.config_path is not None:
-        return load_config(paths.config_path)
-    default = paths.state_dir / "skillbook.json"
-    return load_config(default) if default.is_file() else Config.empty()
+        if config.file is not None:
+            return Paths.from_env(env, cwd=cwd, config=config.file), config
+        return Paths.from_env(env, cwd=cwd).without_config_file("a Config value (config=)"), config
+    paths = Paths.from_env(env, cwd=cwd, config=config)
+    return paths, read_config(paths.config_location)
 
 
 def _limits(cfg: Config) -> Limits:

@@ -21,10 +21,9 @@ it reads (``skills``, ``workspace``, ``id``, ``default``) and lets the others th
 Every other top-level section is kept untouched in :attr:`Config.raw`, because
 ``requires.config`` gates read arbitrary paths such as ``browser.enabled``.
 
-Where skillbook's own config file lives (:func:`default_config_path`):
-``--config`` (the ``explicit`` argument) > ``$SKILLBOOK_CONFIG_PATH`` (or its
-``OPENCLAW_CONFIG_PATH`` fallback, as resolved by :class:`skillbook.paths.Paths`) >
-``<state_dir>/skillbook.json`` if that file exists > no file (empty config).
+Which file is read is decided in one place, :func:`skillbook.paths.locate_config`
+(``--config`` > ``$SKILLBOOK_CONFIG_PATH`` > skillbook's own or OpenClaw's file at its
+default place); :func:`read_config` reads what it found.
 """
 
 from __future__ import annotations
@@ -42,16 +41,15 @@ import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
 from skillbook.errors import ConfigError
+from skillbook.mode import Mode
 
 if TYPE_CHECKING:
     from skillbook.mcp.client import McpServerSpec
 
 if TYPE_CHECKING:
-    from skillbook.paths import Paths
+    from skillbook.paths import ConfigLocation
 
 __all__ = [
-    "CONFIG_PATH_ENV",
-    "DEFAULT_CONFIG_FILENAME",
     "MISSING",
     "AgentConfig",
     "AgentsConfig",
@@ -64,13 +62,11 @@ __all__ = [
     "SecretRef",
     "SkillEntryConfig",
     "SkillsConfig",
-    "default_config_path",
     "load_config",
+    "read_config",
     "resolve_config_path",
 ]
 
-DEFAULT_CONFIG_FILENAME: Final = "skillbook.json"
-CONFIG_PATH_ENV: Final = "SKILLBOOK_CONFIG_PATH"
 _EMPTY_MAP: Final[Mapping[str, Any]] = MappingProxyType({})
 
 # --------------------------------------------------------------------------- schema
@@ -111,7 +107,7 @@ class _LoadS(_Strict):
     watch_debounce_ms: _NonNegInt | _U = _UNSET
     allow_symlink_targets: list[str] | _U = _UNSET
     grouped: bool | _U = _UNSET
-    mode: Literal["openclaw", "mixed", "legacy", "strict"] | _U = _UNSET
+    mode: Mode | _U = _UNSET
 
 
 class _InstallS(_Strict):
@@ -200,7 +196,7 @@ class LoadConfig:
     watch_debounce_ms: int | None = None
     allow_symlink_targets: tuple[str, ...] = ()
     grouped: bool | None = None
-    mode: str | None = None
+    mode: Mode | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,33 +329,13 @@ def _parse_json5(text: str, file: Path) -> Any:
         raise ConfigError(f"{file}: invalid JSON5: {exc}", key_path="", file=file) from exc
 
 
-def default_config_path(
-    paths: Paths | Path,
-    *,
-    explicit: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Path | None:
-    """Which config file to read: ``explicit`` (``--config``) > ``$SKILLBOOK_CONFIG_PATH``
-    > ``<state_dir>/skillbook.json`` if it exists > ``None`` (run with an empty config).
+def read_config(location: ConfigLocation) -> Config:
+    """The config file a :class:`~skillbook.paths.ConfigLocation` names, or the empty config.
 
-    ``paths`` is a :class:`skillbook.paths.Paths`, whose ``config_path`` already holds
-    the resolved variable (or its ``OPENCLAW_CONFIG_PATH`` fallback), or a bare state
-    directory, in which case the variable is read from ``env`` (default ``os.environ``).
+    Raises :class:`ConfigError` when the file is unreadable or invalid (a file named
+    with ``--config`` or a variable must exist; found files do).
     """
-    if explicit is not None:
-        return Path(explicit).expanduser()
-    if isinstance(paths, Path):
-        environ = os.environ if env is None else env
-        from_env = (environ.get(CONFIG_PATH_ENV) or "").strip()
-        if from_env:
-            return Path(from_env).expanduser()
-        state_dir = paths
-    else:
-        if paths.config_path is not None:
-            return paths.config_path
-        state_dir = paths.state_dir
-    candidate = state_dir / DEFAULT_CONFIG_FILENAME
-    return candidate if candidate.is_file() else None
+    return load_config(location.file) if location.file is not None else Config.empty()
 
 
 # --------------------------------------------------------------------------- lookups

@@ -75,6 +75,7 @@ CODES: dict[str, str] = {
     "validate.version": "`version` is not a semantic version.",
     "validate.skill-file": "No SKILL.md where one is needed (missing, named `skill.md`, or a standalone `.md` outside mixed/legacy mode).",
     "validate.path": "The path to validate does not exist or is neither a folder nor a Markdown file.",
+    "validate.not-discovered": "A SKILL.md under the validated folder that the loader does not read.",
     # prompt: the catalog
     "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
     "prompt.compact": "The catalog uses the compact format (descriptions omitted).",

@@ -10,6 +10,7 @@ degraded reading, such as a configuration file that does not validate::
           │                          ``.key_path`` like ``skills.load.extraDirs[0]``,
           │                          ``.file`` the config file when known
           ├── SkillNotFound          (also a LookupError) no skill by that name/key
+          ├── AgentNotFound          (also a LookupError) an agent id the config does not list
           ├── SecretError            a SecretRef could not be resolved (never holds the value)
           ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
           └── ModelError             the model endpoint failed (runtime.providers)
@@ -47,6 +48,15 @@ class SkillNotFound(SkillbookError, LookupError):
         self.name = name
 
 
+class AgentNotFound(SkillbookError, LookupError):
+    """An agent id that ``agents.list`` does not hold; ``.known`` lists the ids it does."""
+
+    def __init__(self, agent_id: str, known: tuple[str, ...]) -> None:
+        super().__init__(f'unknown agent id "{agent_id}" (known: {", ".join(known)})')
+        self.agent_id = agent_id
+        self.known = known
+
+
 class SecretError(SkillbookError):
     """A secret (``SecretRef`` or ``${ENV}`` template) could not be resolved.
 
@@ -62,4 +72,13 @@ class SecretError(SkillbookError):
 
 
 class ModelNotConfigured(SkillbookError):
-    """No chat model is configured (or its client package is missing); the message says how to fix it."""
+    """No chat model is configured (or its client package is missing); the message says how to fix it.
+
+    ``.code`` says which: ``no-model`` (nothing set), ``no-api-key`` (a provider or
+    model is chosen but its key is missing), ``no-model-name`` (an endpoint without a
+    model name), ``unknown-provider`` or ``missing-package``.
+    """
+
+    def __init__(self, message: str, *, code: str = "no-model") -> None:
+        super().__init__(message)
+        self.code = code

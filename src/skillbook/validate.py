@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from skillbook._js import utf16_slice
 from skillbook._strict import (
@@ -52,6 +52,7 @@ from skillbook._strict import (
 )
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
 from skillbook.discover import DEFAULT_MAX_SKILL_FILE_BYTES
+from skillbook.mode import Mode
 
 if TYPE_CHECKING:
     from skillbook.model import ParsedSkillFile, Skill
@@ -70,6 +71,7 @@ __all__ = [
     "SKIPPED_DIRS",
     "SPEC_FIELDS",
     "Mode",
+    "ValidationReport",
     "ValidationResult",
     "legacy_name_description",
     "legacy_triggers",
@@ -77,11 +79,11 @@ __all__ = [
     "strict_problems",
     "validate_many",
     "validate_path",
+    "validate_tree",
 ]
 
-Mode = Literal["openclaw", "mixed", "legacy", "strict"]
-MODES: tuple[Mode, ...] = ("openclaw", "mixed", "legacy", "strict")
-DEFAULT_MODE: Mode = "strict"
+MODES: tuple[Mode, ...] = tuple(Mode)
+DEFAULT_MODE: Mode = Mode.STRICT
 
 #: OpenPocket cuts a description taken from the body to this many UTF-16 units.
 LEGACY_DESCRIPTION_UNITS = 180
@@ -111,13 +113,40 @@ class ValidationResult:
     name: str | None
     ok: bool
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: For a failing skill: the other modes it passes in (see :func:`validate_tree`).
+    passes_in: tuple[Mode, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": str(self.path),
             "name": self.name,
             "ok": self.ok,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if not self.ok:
+            out["passesIn"] = list(self.passes_in)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """:func:`validate_tree`'s answer: a result per skill, and the SKILL.md files no loader reads."""
+
+    mode: Mode
+    results: tuple[ValidationResult, ...]
+    #: ``validate.not-discovered`` diagnostics: each SKILL.md the loader would not read.
+    not_discovered: tuple[Diagnostic, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.results) and all(r.ok for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "ok": self.ok,
+            "results": [r.to_json() for r in self.results],
+            "notDiscovered": [d.to_dict() for d in self.not_discovered],
         }
 
 
@@ -130,9 +159,9 @@ def passes_strict(skill: Skill) -> tuple[bool, tuple[Diagnostic, ...]]:
 # ---------------------------------------------------------------- paths and modes
 
 
-def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
+def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationResult:
     """Validate one skill: a skill folder, a ``SKILL.md``, or (mixed/legacy) a ``.md`` file."""
-    path = Path(path)
+    path, mode = Path(path), Mode.of(mode)
     rep = _Report(path, None)
     if path.is_dir():
         skill_dir, file_path = path, path / SKILL_FILE
@@ -241,37 +270,53 @@ def _result(path: Path, name: str | None, found: Sequence[Diagnostic]) -> Valida
     )
 
 
-def validate_many(paths: Iterable[Path], mode: Mode = DEFAULT_MODE) -> tuple[ValidationResult, ...]:
-    """Validate each path; a folder without a skill file but with skill folders validates each child."""
+def validate_many(
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE
+) -> tuple[ValidationResult, ...]:
+    """Validate each path, and the skills the loader finds under each folder (see :func:`validate_tree`)."""
+    return validate_tree(paths, mode).results
+
+
+def validate_tree(
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE, *, grouped: bool = False
+) -> ValidationReport:
+    """Validate what the loader would read under each path, and account for every SKILL.md.
+
+    A file is validated as it is. A folder is read as the loader reads a root
+    (:mod:`skillbook._layout`): a nested ``skills/`` root, a root that is a skill, its
+    skill folders, grouped ones when ``grouped``, standalone ``.md`` files in
+    ``mixed``/``legacy`` mode. Every other ``SKILL.md`` below it gets a
+    ``validate.not-discovered`` warning saying why the loader skips it. A failing
+    skill's :attr:`~ValidationResult.passes_in` names the other modes that accept it.
+    """
+    from skillbook._layout import layout
+
+    mode = Mode.of(mode)
     results: list[ValidationResult] = []
+    skipped: list[Diagnostic] = []
     for path in map(Path, paths):
-        children = _child_skills(path)
-        results.extend(validate_path(p, mode=mode) for p in children or [path])
-    return tuple(results)
+        targets: Sequence[Path] = [path]
+        if path.is_dir():
+            found = layout(path, grouped=grouped, standalone=mode.loads_standalone)
+            targets = found.skills or [path]
+            skipped += [
+                Diagnostic(
+                    "validate.not-discovered",
+                    Severity.WARNING,
+                    f"not a skill for the loader: {why}",
+                    path=file,
+                )
+                for file, why in found.skipped
+            ]
+        results += [_with_modes(validate_path(p, mode=mode), p, mode) for p in targets]
+    return ValidationReport(mode, tuple(results), tuple(skipped))
 
 
-def _child_skills(path: Path) -> list[Path]:
-    def has_skill_file(folder: Path) -> bool:
-        try:
-            listing = os.listdir(folder)
-        except OSError:
-            return False  # an unreadable folder is no skill; validate_path reports the root
-        return SKILL_FILE in listing or LOWERCASE_SKILL_FILE in listing
-
-    if not path.is_dir() or has_skill_file(path):
-        return []
-    try:
-        entries = sorted(os.listdir(path))
-    except OSError:
-        return []
-    return [
-        path / entry
-        for entry in entries
-        if not entry.startswith(".")
-        and entry not in SKIPPED_DIRS
-        and (path / entry).is_dir()
-        and has_skill_file(path / entry)
-    ]
+def _with_modes(result: ValidationResult, path: Path, mode: Mode) -> ValidationResult:
+    if result.ok:
+        return result
+    others = tuple(m for m in MODES if m != mode and validate_path(path, mode=m).ok)
+    return dataclasses.replace(result, passes_in=others)
 
 
 # ---------------------------------------------------------------- OpenPocket legacy

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillbook.security import RULES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
@@ -18,6 +20,7 @@ def test_every_rule_is_documented() -> None:
     assert missing == []
 
 
+@pytest.mark.subprocess
 def test_python_example_runs(tmp_path: Path) -> None:
     text = DOC.read_text(encoding="utf-8")
     (block,) = re.findall(r"```python\n(.*?)```", text, re.S)

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillbook.cli.app import (
+from skillbook.cli.context import (
+    ERR_PATH,
     EXIT_ERROR,
     EXIT_FINDINGS,
     EXIT_OK,
@@ -27,19 +28,22 @@ from skillbook.cli.app import (
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
-    from skillbook.security import ScanCache, ScanReport
+    from skillbook.security import ScanReport
 
 LEVELS = ("critical", "high", "medium", "low", "info")
 
 
-def _cache(no_cache: bool) -> ScanCache | None:
-    from skillbook.paths import Paths
-    from skillbook.security import ScanCache
+EPILOG = """\b
+Examples:
+  skillbook scan ~/Downloads/some-skill
+      one skill folder, before you install it
+  skillbook scan skills/ --fail-on high --sarif scan.sarif
+      CI: every skill under skills/, fail on high, SARIF for the dashboard
+  skillbook scan --json | jq '.summary'
+      the skills loaded for this workspace, as JSON"""
 
-    return None if no_cache else ScanCache.for_state_dir(Paths.from_process().state_dir)
 
-
-@click.command("scan")
+@click.command("scan", epilog=EPILOG)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print findings and totals as JSON.")
 @click.option(
@@ -80,10 +84,10 @@ def scan_cmd(
     Critical findings are what `skillbook setup` refuses to run installers for.
     """
     from skillbook.errors import SkillbookError
-    from skillbook.security import Severity, rules_version, scan_path, scan_paths
+    from skillbook.security import ScanCache, Severity, rules_version, scan_path, scan_paths
     from skillbook.security.report import failed, text_lines, to_json
 
-    cache = _cache(no_cache)
+    cache = None if no_cache else ScanCache.for_state_dir(obj.settings().paths.state_dir)
     if paths:
         targets = [Path(p) for p in paths]
         notes: list[str] = []
@@ -99,7 +103,7 @@ def scan_cmd(
         else:
             reports = tuple(scan_path(t, cache=cache) for t in targets)
     except SkillbookError as exc:
-        fail(str(exc))
+        fail(str(exc), error=ERR_PATH)
     level = Severity(fail_on)
     version = rules_version()
     if sarif_file is not None:
@@ -130,7 +134,7 @@ def _write_sarif(reports: tuple[ScanReport, ...], target: str, version: str) -> 
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        fail(f"cannot write SARIF file {target}: {exc.strerror or exc}", EXIT_ERROR)
+        fail(f"cannot write SARIF file {target}: {exc.strerror or exc}", EXIT_ERROR, error=ERR_PATH)
 
 
 # --------------------------------------------------------------------------- skillbook check
