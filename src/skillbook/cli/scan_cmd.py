@@ -44,7 +44,7 @@ Examples:
 
 
 @click.command("scan", epilog=EPILOG)
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
 @click.option("--json", "as_json", is_flag=True, help="Print findings and totals as JSON.")
 @click.option(
     "--sarif",

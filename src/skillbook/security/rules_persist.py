@@ -51,7 +51,7 @@ _AGENT_CONFIG = re.compile(
 )
 _KEYS_WORDS = ("authorized_keys",)
 _RC_WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
-             ".profile", "config.fish")  # fmt: skip
+             ".profile", "fish/config.fish")  # fmt: skip
 _PUBKEY = re.compile(r"\bssh-(?:rsa|ed25519|dss)\s+AAAA|\becdsa-sha2-\S+\s+AAAA")
 _PAYLOAD = re.compile(
     r"\b(?:curl|wget|nc|ncat|base64|python[0-9.]*\s+-c|bash\s+-c|sh\s+-c|iwr|irm)\b|/tmp/|/dev/shm/"
@@ -59,7 +59,7 @@ _PAYLOAD = re.compile(
     re.I,
 )
 _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
-          ".profile", "config.fish", "crontab", "/etc/cron.", "spool/cron", "@reboot",
+          ".profile", "fish/config.fish", "crontab", "/etc/cron.", "spool/cron", "@reboot",
           "launchagents", "launchdaemons", "launchctl", "systemd/", "systemctl --user",
           "currentversion", "schtasks", "start menu", "scheduledtask", "authorized_keys",
           "agents.md", "claude.md", "soul.md", "memory.md", "heartbeat.md", "openclaw.json",
