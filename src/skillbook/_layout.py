@@ -5,7 +5,7 @@ as ``skills.load.extraDirs`` accepts it), the ``grouped`` setting and whether
 standalone ``.md`` files count (``mixed``/``legacy`` modes). Output: a
 :class:`Layout`: the skill folders (and files) in the loader's order, and for every
 other ``SKILL.md`` below the folder the reason the loader does not read it. The
-shape is the loader's (spec §3.3 and :mod:`skillbook._discover_load`): the nested
+shape is the loader's (spec §3.3 and :mod:`skillbook._root_scanner`): the nested
 ``<dir>/skills`` root, a root that is itself a skill, ``<root>/<skill>/SKILL.md``,
 grouped ``<root>/<group>/<skill>/SKILL.md``, hidden folders and ``node_modules``
 skipped. Limits are not applied: validation looks at everything.
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillbook import _fs
-from skillbook._discover_load import NESTED_ROOT_NAME
-from skillbook._discover_read import is_standalone_candidate
 from skillbook._js import js_sorted
+from skillbook._root_scanner import NESTED_ROOT_NAME
+from skillbook._skill_reader import is_standalone_candidate
 
 SKILL_FILE_LOWER = "skill.md"
 #: Never walked looking for stray SKILL.md files: version-control internals.

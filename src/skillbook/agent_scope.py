@@ -25,8 +25,8 @@ from typing import Any
 
 from skillbook.config import Config
 from skillbook.errors import AgentNotFound
-from skillbook.gate import normalize_agent_id
 from skillbook.paths import OPENCLAW_STATE_DIR_NAMES, Paths, resolve_user_path
+from skillbook.skill_filter import normalize_agent_id
 
 __all__ = [
     "DEFAULT_AGENT_ID",

@@ -11,9 +11,15 @@ degraded reading, such as a configuration file that does not validate::
           │                          ``.file`` the config file when known
           ├── SkillNotFound          (also a LookupError) no skill by that name/key
           ├── AgentNotFound          (also a LookupError) an agent id the config does not list
+          ├── SourceError            a skill source could not be read (an MCP server down or
+          │                          answering nonsense); ``.code`` is its diagnostic code
           ├── SecretError            a SecretRef could not be resolved (never holds the value)
           ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
           └── ModelError             the model endpoint failed (runtime.providers)
+
+All of them are importable from ``skillbook`` without loading any edge package.
+Plain ``ValueError``/``TypeError`` are raised only for programming mistakes (an
+unknown mode passed in code, an unregistered diagnostic code).
 """
 
 from __future__ import annotations
@@ -57,6 +63,20 @@ class AgentNotFound(SkillbookError, LookupError):
         self.known = known
 
 
+class SourceError(SkillbookError):
+    """A skill source could not be read: unreachable, or its answer broke the protocol.
+
+    Sources turn it into a diagnostic with :attr:`code` (``mcp.server-unreachable``,
+    ``mcp.invalid-response``, …) rather than let it reach :func:`skillbook.load`; catch it
+    around direct calls to a source's client.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class SecretError(SkillbookError):
     """A secret (``SecretRef`` or ``${ENV}`` template) could not be resolved.
 
@@ -82,3 +102,7 @@ class ModelNotConfigured(SkillbookError):
     def __init__(self, message: str, *, code: str = "no-model") -> None:
         super().__init__(message)
         self.code = code
+
+
+class ModelError(SkillbookError):
+    """A model request failed (connection, HTTP status, malformed stream); one-line message."""

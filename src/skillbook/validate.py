@@ -156,6 +156,20 @@ def passes_strict(skill: Skill) -> tuple[bool, tuple[Diagnostic, ...]]:
     return not has_errors(found), found
 
 
+def split_strict(
+    skills: Iterable[Skill],
+) -> tuple[list[Skill], list[Skill], list[Diagnostic]]:
+    """Strict mode's filter: ``(kept, excluded, diagnostics)`` in the order given."""
+    kept: list[Skill] = []
+    excluded: list[Skill] = []
+    diags: list[Diagnostic] = []
+    for skill in skills:
+        ok, problems = passes_strict(skill)
+        diags.extend(problems)
+        (kept if ok else excluded).append(skill)
+    return kept, excluded, diags
+
+
 # ---------------------------------------------------------------- paths and modes
 
 
