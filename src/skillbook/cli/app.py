@@ -69,6 +69,8 @@ class Group(click.Group):
         "new": "skillbook.cli.new_cmd:new_cmd",
         "completion": "skillbook.cli.completion_cmd:completion_cmd",
         "scan": "skillbook.cli.scan_cmd:scan_cmd",
+        "sync": "skillbook.cli.sync_cmd:sync_cmd",
+        "load": "skillbook.cli.load_cmd:load_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
