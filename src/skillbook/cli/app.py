@@ -68,6 +68,7 @@ class Group(click.Group):
         "doctor": "skillbook.cli.doctor_cmd:doctor_cmd",
         "new": "skillbook.cli.new_cmd:new_cmd",
         "completion": "skillbook.cli.completion_cmd:completion_cmd",
+        "scan": "skillbook.cli.scan_cmd:scan_cmd",
         "sync": "skillbook.cli.sync_cmd:sync_cmd",
         "load": "skillbook.cli.load_cmd:load_cmd",
     }
@@ -230,11 +231,14 @@ FAIL_ON = ("warning", "error")
 @click.pass_obj
 def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
     """Audit what is ready, what is missing, and every skill not loaded or cut, with why."""
+    from skillbook.cli.scan_cmd import check_section
+
     book = obj.book()
+    scan_lines, scan_json = check_section(book)
     if as_json:
-        emit_json(render.check_json(book))
+        emit_json({**render.check_json(book), "security": scan_json})
     else:
-        emit_lines(render.check_lines(book))
+        emit_lines([*render.check_lines(book), *scan_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
 
