@@ -12,8 +12,8 @@ Strict (unknown keys rejected, e.g. the legacy ``skills.policy``):
 ``skills``, ``skills.load``, ``skills.install``, ``skills.limits``,
 ``skills.prompt`` and each ``skills.entries.<key>`` (custom fields belong under
 ``entries.<key>.config``). skillbook extensions: ``skills.load.allowSymlinkTargets``,
-``skills.load.grouped``, ``skills.load.mode``, ``skills.prompt.priority`` and
-``skills.readTool``.
+``skills.load.grouped``, ``skills.load.mode``, ``skills.prompt.priority``,
+``skills.readTool`` and ``skills.install.{allowApt, allowPip, policy}``.
 
 Open: ``agents``, ``agents.defaults`` and ``agents.list[]`` entries hold many keys
 that belong to OpenClaw (models, tools, sandbox, …); skillbook checks only the ones
@@ -58,6 +58,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "InstallConfig",
+    "InstallPolicyConfig",
     "LimitsConfig",
     "LoadConfig",
     "PromptConfig",
@@ -114,9 +115,23 @@ class _LoadS(_Strict):
     mode: Literal["openclaw", "mixed", "legacy", "strict"] | _U = _UNSET
 
 
+_InstallKind = Literal["brew", "node", "go", "uv", "download", "apt", "pip"]
+
+
+class _InstallPolicyS(_Strict):
+    allowed_kinds: list[_InstallKind] | _U = _UNSET
+    allowed_download_hosts: list[str] | _U = _UNSET
+    require_sha256: bool | _U = _UNSET
+    allow_private_network: bool | _U = _UNSET
+
+
 class _InstallS(_Strict):
     prefer_brew: bool | _U = _UNSET
     node_manager: Literal["npm", "pnpm", "yarn", "bun"] | _U = _UNSET
+    # skillbook extensions (skillbook.install): opt-in fallbacks and the install policy.
+    allow_apt: bool | _U = _UNSET
+    allow_pip: bool | _U = _UNSET
+    policy: _InstallPolicyS | _U = _UNSET
 
 
 class _LimitsS(_Strict):
@@ -204,9 +219,22 @@ class LoadConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallPolicyConfig:
+    """``skills.install.policy``; ``None`` = not set (no restriction)."""
+
+    allowed_kinds: tuple[str, ...] | None = None
+    allowed_download_hosts: tuple[str, ...] | None = None
+    require_sha256: bool | None = None
+    allow_private_network: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InstallConfig:
     prefer_brew: bool | None = None
     node_manager: str | None = None
+    allow_apt: bool | None = None
+    allow_pip: bool | None = None
+    policy: InstallPolicyConfig = InstallPolicyConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,9 +443,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
             grouped=_opt(load.grouped),
             mode=_opt(load.mode),
         ),
-        install=InstallConfig(
-            prefer_brew=_opt(inst.prefer_brew), node_manager=_opt(inst.node_manager)
-        ),
+        install=_build_install(inst),
         limits=LimitsConfig(
             max_candidates_per_root=_opt(lim.max_candidates_per_root),
             max_skills_loaded_per_source=_opt(lim.max_skills_loaded_per_source),
@@ -427,6 +453,22 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         ),
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
+    )
+
+
+def _build_install(inst: _InstallS) -> InstallConfig:
+    pol = inst.policy if not isinstance(inst.policy, msgspec.UnsetType) else _InstallPolicyS()
+    return InstallConfig(
+        prefer_brew=_opt(inst.prefer_brew),
+        node_manager=_opt(inst.node_manager),
+        allow_apt=_opt(inst.allow_apt),
+        allow_pip=_opt(inst.allow_pip),
+        policy=InstallPolicyConfig(
+            allowed_kinds=_tuple(pol.allowed_kinds),
+            allowed_download_hosts=_tuple(pol.allowed_download_hosts),
+            require_sha256=_opt(pol.require_sha256),
+            allow_private_network=_opt(pol.allow_private_network),
+        ),
     )
 
 

@@ -125,6 +125,7 @@ class Group(click.Group):
         "chat": "skillbook.cli.run_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
+        "setup": "skillbook.cli.setup_cmd:setup_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
