@@ -142,15 +142,16 @@ def run_download(
         message = "invalid download archive path"
         return InstallResult.failure("install.target-escape", message, stderr=message)
     with locked(real_root.parent / f".{real_root.name}.lock"):
-        staging = real_root / STAGING_DIR_NAME
-        tmp = staging / f"{uuid.uuid4()}.tmp"
+        tmp: _StagingFile | None = None
         try:
             recover(target)
+            staging = real_root / STAGING_DIR_NAME
             ensure_dir(staging)
             assert_canonical_within(real_root, staging, _LABEL)
+            tmp = _StagingFile(staging)
             fetched = fetch_to_file(
                 plan.url,
-                tmp,
+                tmp.file,
                 policy=opts.network,
                 timeout_ms=plan.timeout_ms,
                 max_bytes=opts.max_download_bytes,
@@ -165,7 +166,7 @@ def run_download(
             # The root may have been swapped for a link while downloading: fail closed.
             assert_canonical_within(real_root, target, _LABEL)
             if not plan.extract or plan.archive_type is None:
-                os.replace(tmp, target / plan.filename)
+                tmp.move_to(target / plan.filename)
                 if plan.extract:
                     return InstallResult.failure(
                         "install.archive-rejected",
@@ -180,14 +181,58 @@ def run_download(
             return _extract(plan, tmp, real_root, target, machine, opts, report)
         except InstallError as exc:
             return InstallResult.from_error(exc, as_stderr=True)
+        except OSError as exc:
+            message = _os_error(exc)
+            return InstallResult.failure("install.download-failed", message, stderr=message)
         finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
+            if tmp is not None:
+                tmp.discard()
+
+
+def _os_error(exc: OSError) -> str:
+    return f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+
+
+class _StagingFile:
+    """The download's temporary file, made through a descriptor of the checked staging
+    folder, so a tools root swapped for a link afterwards cannot redirect the write.
+    """
+
+    def __init__(self, staging: Path) -> None:
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        self.name = f"{uuid.uuid4()}.tmp"
+        self._dir_fd: int | None = None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow
+        if os.open in os.supports_dir_fd:
+            self._dir_fd = os.open(staging, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow)
+            fd = os.open(self.name, flags, 0o600, dir_fd=self._dir_fd)
+        else:  # pragma: no cover - Windows
+            fd = os.open(staging / self.name, flags, 0o600)
+        self._staging = staging
+        self.file = os.fdopen(fd, "wb")
+
+    def move_to(self, dest: Path) -> None:
+        self.file.close()
+        if self._dir_fd is not None:
+            os.replace(self.name, dest, src_dir_fd=self._dir_fd)
+        else:  # pragma: no cover - Windows
+            os.replace(self._staging / self.name, dest)
+
+    def discard(self) -> None:
+        self.file.close()
+        with contextlib.suppress(OSError):
+            if self._dir_fd is not None:
+                os.unlink(self.name, dir_fd=self._dir_fd)
+            else:  # pragma: no cover - Windows
+                os.unlink(self._staging / self.name)
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
 
 
 def _extract(
     plan: DownloadPlan,
-    tmp: Path,
+    tmp: _StagingFile,
     real_root: Path,
     target: Path,
     machine: Machine,
@@ -201,8 +246,8 @@ def _extract(
         report.finish()
         with StagedTarget(target, skip=skip) as staged:
             archive = staged.clone / plan.filename
-            os.replace(tmp, archive)
-            result = _unpack(plan, archive, staged.staging, machine, opts, report)
+            tmp.move_to(archive)
+            result = _unpack(plan, archive, staged, machine, opts, report)
             if result.code == 0:
                 report.start("Merging", None)
                 try:
@@ -213,7 +258,7 @@ def _extract(
     except InstallError as exc:
         result, reason = CommandResult(1, "", exc.message), exc.code
     except OSError as exc:
-        result = CommandResult(1, "", f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        result = CommandResult(1, "", _os_error(exc))
     if result.code == 0:
         return InstallResult(
             ok=True,
@@ -233,16 +278,16 @@ def _extract(
 def _unpack(
     plan: DownloadPlan,
     archive: Path,
-    staging: Path,
+    staged: StagedTarget,
     machine: Machine,
     opts: DownloadOptions,
     report: Progress,
 ) -> CommandResult:
-    strip = plan.strip_components
+    strip, staging, guard = plan.strip_components, staged.staging, staged.check_path
     if plan.archive_type == "zip":
-        extract_zip(archive, staging, strip=strip, limits=opts.limits, progress=report)
+        extract_zip(archive, staging, strip=strip, limits=opts.limits, progress=report, guard=guard)
     elif plan.archive_type == "tar.gz":
-        extract_tar(archive, staging, strip=strip, limits=opts.limits, progress=report)
+        extract_tar(archive, staging, strip=strip, limits=opts.limits, progress=report, guard=guard)
     elif plan.archive_type == "tar.bz2":
         report.start("Extracting (tar)")
         try:

@@ -19,6 +19,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
@@ -33,7 +34,11 @@ from skillbook.install.archive_paths import (
 from skillbook.install.progress import NoProgress, Progress
 from skillbook.install.result import InstallError
 
-__all__ = ["check_archive_size", "extract_tar", "extract_zip"]
+__all__ = ["PathGuard", "check_archive_size", "extract_tar", "extract_zip"]
+
+#: Called with (relative output path, entry name) before an entry is written; raises to
+#: refuse it (the target's own symlinks: :meth:`StagedTarget.check_path`).
+PathGuard = Callable[[str, str], None]
 
 _CHUNK: Final = 1024 * 1024
 _UNIX: Final = 3  # ZipInfo.create_system of archives made on Unix
@@ -106,6 +111,7 @@ def extract_zip(
     strip: int,
     limits: ExtractLimits,
     progress: Progress | None = None,
+    guard: PathGuard | None = None,
 ) -> None:
     report = progress or NoProgress()
     check_archive_size(archive, limits)
@@ -131,6 +137,8 @@ def extract_zip(
                 raise _rejected(f"zip entry is encrypted: {info.filename}")
             if not info.is_dir():
                 declared.add_entry_size(info.file_size)
+            if guard is not None:
+                guard(rel, info.filename)
             work.append((rel, info))
         report.start("Extracting", len(work))
         budget = ByteBudget(limits)
@@ -176,6 +184,7 @@ def extract_tar(
     strip: int,
     limits: ExtractLimits,
     progress: Progress | None = None,
+    guard: PathGuard | None = None,
 ) -> None:
     """A (compressed) tar, streamed: each entry is checked as it is read, as node-tar does."""
     report = progress or NoProgress()
@@ -189,6 +198,8 @@ def extract_tar(
                 rel = checker.check(member.name, _tar_kind(member), member.size)
                 if rel is None:
                     continue
+                if guard is not None:
+                    guard(rel, member.name)
                 if member.isdir():
                     _mkdir(staging, rel, member.mode)
                 elif member.isfile():

@@ -1,6 +1,6 @@
 """Download one URL to a new file, through the network guard (spec §8.5 step 3).
 
-Input: an http(s) URL, a path for a new file, a :class:`~skillbook.install.netguard.NetworkPolicy`,
+Input: an http(s) URL, an open file to write to, a :class:`~skillbook.install.netguard.NetworkPolicy`,
 a timeout for the whole download and a size cap. Output: the number of bytes and
 their SHA-256, or an ``install.download-failed`` :class:`~skillbook.install.result.InstallError`
 with the reason (OpenClaw's wording where it has one: ``Download failed (404 Not
@@ -19,11 +19,10 @@ variables are ignored (a proxy would resolve names behind the guard's back).
 from __future__ import annotations
 
 import hashlib
-import os
+import posixpath
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, BinaryIO, Final
 
 from skillbook import __version__
 from skillbook.install.netguard import NetworkPolicy, Resolver, resolve_pinned
@@ -56,7 +55,7 @@ def _failed(message: str) -> InstallError:
 
 def fetch_to_file(
     url: str,
-    dest: Path,
+    sink: BinaryIO,
     *,
     policy: NetworkPolicy,
     timeout_ms: int,
@@ -64,7 +63,7 @@ def fetch_to_file(
     progress: Progress | None = None,
     resolver: Resolver | None = None,
 ) -> Fetched:
-    """Stream ``url`` into the new file ``dest`` (created exclusively, never followed)."""
+    """Stream ``url`` into ``sink`` (an open, empty binary file)."""
     import httpx  # lazily: only downloads need it
 
     budget_ms = max(MIN_TIMEOUT_MS, timeout_ms)
@@ -116,7 +115,7 @@ def fetch_to_file(
                         f"Download failed ({response.status_code} {response.reason_phrase})"
                     )
                 size, digest = _stream_body(
-                    response, dest, deadline, budget_ms, max_bytes, progress
+                    response, sink, deadline, budget_ms, max_bytes, progress
                 )
                 return Fetched(size=size, sha256=digest, url=current)
             finally:
@@ -139,7 +138,7 @@ def _announced(response: httpx.Response) -> int | None:
 
 def _stream_body(
     response: httpx.Response,
-    dest: Path,
+    sink: BinaryIO,
     deadline: float,
     budget_ms: int,
     max_bytes: int,
@@ -156,19 +155,18 @@ def _stream_body(
     report = progress or NoProgress()
     digest = hashlib.sha256()
     size = 0
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(dest, flags, 0o600)
-    report.start(f"Downloading {dest.name}", announced)
+    name = posixpath.basename(response.url.path.rstrip("/")) or "download"
+    report.start(f"Downloading {name}", announced)
     try:
-        with os.fdopen(fd, "wb") as sink:
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    raise _failed(f"Download refused: more than the limit of {max_bytes} bytes")
-                digest.update(chunk)
-                sink.write(chunk)
-                report.advance(len(chunk))
-                _remaining(deadline, budget_ms)
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise _failed(f"Download refused: more than the limit of {max_bytes} bytes")
+            digest.update(chunk)
+            sink.write(chunk)
+            report.advance(len(chunk))
+            _remaining(deadline, budget_ms)
+        sink.flush()
     except httpx.TimeoutException:
         raise _failed(f"Download timed out after {budget_ms} ms") from None
     except httpx.HTTPError as exc:

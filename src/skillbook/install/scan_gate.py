@@ -28,7 +28,7 @@ SCAN_COMMAND: Final = "skillbook scan"
 _CRITICAL: Final = "critical"
 _SUSPICIOUS: Final = frozenset({"high", "medium"})
 
-Scanner = Callable[[Path], ScanReport]
+Scanner = Callable[[Path], "ScanReport"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +82,12 @@ def scan_for_install(
     """Scan ``base_dir``; see the module docstring for the verdict."""
     label = f'Skill "{skill_name}" installation'
     try:
-        if scanner is None:
-            from skillbook.security import scan_path as scanner
-        report = scanner(base_dir)
+        scan = scanner
+        if scan is None:
+            from skillbook.security import scan_path
+
+            scan = scan_path
+        report = scan(base_dir)
     except Exception as exc:  # any failure blocks: an unscanned skill never installs
         reason = str(exc) or type(exc).__name__
         return ScanVerdict(

@@ -158,7 +158,7 @@ class StagedTarget:
             dest = self.clone / child_rel
             if stat.S_ISLNK(st.st_mode):
                 raise _rejected(f"archive entry traverses symlink in destination: {child_rel}")
-            self._check_no_symlink(child_rel)
+            self.check_path(child_rel)
             if stat.S_ISDIR(st.st_mode):
                 if dest.exists() and not dest.is_dir():
                     raise _rejected(f"archive entry conflicts with an existing file: {child_rel}")
@@ -174,7 +174,10 @@ class StagedTarget:
             else:
                 raise _rejected(f"archive staging contains unsupported entry: {child_rel}")
 
-    def _check_no_symlink(self, rel: str) -> None:
+    def check_path(self, rel: str, shown: str | None = None) -> None:
+        """Refuse a relative path that goes through (or ends at) a symlink in the clone
+        (i.e. one already in the target); the message names ``shown`` (default ``rel``).
+        """
         current = self.clone
         for part in rel.split("/"):
             current = current / part
@@ -183,7 +186,7 @@ class StagedTarget:
             except FileNotFoundError:
                 return
             if stat.S_ISLNK(st.st_mode):
-                raise _rejected(f"archive entry traverses symlink in destination: {rel}")
+                raise _rejected(f"archive entry traverses symlink in destination: {shown or rel}")
 
     def commit(self) -> None:
         """Swap the clone in; the old tree (now at the clone's name) is removed."""
