@@ -166,7 +166,7 @@ def test_malformed_sha256_is_refused_before_anything(box: Box, server: Server) -
     url = server.file("/tool.zip", make_zip(GOOD))
     spec = parse_install_spec({"kind": "download", "url": url, "sha256": "abc"})
     assert spec is not None
-    with pytest.raises(InstallError, match='sha256 "abc" of .* is not 64 hexadecimal digits'):
+    with pytest.raises(InstallError, match=r'sha256 "abc" of .* is not 64 hexadecimal digits'):
         plan_download(spec, tools_root=box.root, home=box.home, timeout_ms=1000)
     assert server.hits == []
 

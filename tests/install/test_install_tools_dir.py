@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle_support import Oracle
 
 from skillbook.install.result import InstallError
 from skillbook.install.tools_dir import (
@@ -57,8 +58,8 @@ def test_same_as_openclaw(oracle_chunks: Path, keys: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def oracle_chunks(oracle: object) -> Path:
-    root = Path(getattr(oracle, "root")) / "node_modules" / "openclaw" / "dist"
+def oracle_chunks(oracle: Oracle) -> Path:
+    root = oracle.root / "node_modules" / "openclaw" / "dist"
     found = sorted(root.glob("install-safe-path-*.js"))
     if not found:
         pytest.skip("OpenClaw's install-safe-path chunk not found in the oracle")

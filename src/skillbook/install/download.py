@@ -148,6 +148,7 @@ def run_download(
             staging = real_root / STAGING_DIR_NAME
             ensure_dir(staging)
             assert_canonical_within(real_root, staging, _LABEL)
+            _remove_stale(staging)
             tmp = _StagingFile(staging)
             fetched = fetch_to_file(
                 plan.url,
@@ -187,6 +188,14 @@ def run_download(
         finally:
             if tmp is not None:
                 tmp.discard()
+
+
+def _remove_stale(staging: Path) -> None:
+    """Temporary files of downloads killed mid-way (we hold the lock: none is running)."""
+    for leftover in staging.glob("*.tmp"):
+        if leftover.is_file() and not leftover.is_symlink():
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
 def _os_error(exc: OSError) -> str:
