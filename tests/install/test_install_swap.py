@@ -110,8 +110,10 @@ def test_merge_refuses_files_over_folders_and_links(tmp_path: Path) -> None:
 def test_special_files_in_the_target_stop_the_clone(tmp_path: Path) -> None:
     target = make_target(tmp_path)
     os.mkfifo(target / "pipe")
-    staged = StagedTarget(target)
-    with pytest.raises(InstallError, match=r"cannot stage .*pipe: not a file, folder or link"):
-        staged.__enter__()
-    staged.__exit__(None, None, None)
+    with (
+        pytest.raises(InstallError, match=r"cannot stage .*pipe: not a file, folder or link"),
+        StagedTarget(target),
+    ):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["target"]
     assert (target / "a.txt").read_text() == "old a"

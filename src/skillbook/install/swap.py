@@ -137,8 +137,12 @@ class StagedTarget:
 
     def __enter__(self) -> StagedTarget:
         recover(self.target)
-        _clone_tree(self.target, self.clone, self._skip)
-        self.staging.mkdir(mode=0o700)
+        try:
+            _clone_tree(self.target, self.clone, self._skip)
+            self.staging.mkdir(mode=0o700)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
