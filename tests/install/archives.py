@@ -95,7 +95,12 @@ def zip_of_zeros(entries: dict[str, int]) -> bytes:
 
 def make_tar(entries: Iterable[Entry], *, compression: str = "gz") -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=f"w:{compression}" if compression else "w") as tf:
+    opened = (
+        tarfile.open(fileobj=buf, mode="w:bz2")
+        if compression == "bz2"
+        else tarfile.open(fileobj=buf, mode="w:gz")
+    )
+    with opened as tf:
         for e in entries:
             info = tarfile.TarInfo(e.name)
             info.mode = e.mode

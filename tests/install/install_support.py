@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skillbook.install.machine import Machine
 
 
@@ -198,3 +200,20 @@ def snapshot(root: Path, *, exclude: tuple[Path, ...] = ()) -> dict[str, tuple[s
             else:
                 out[rel] = ("file", hashlib.sha256(Path(full).read_bytes()).hexdigest())
     return out
+
+
+# --------------------------------------------------------------------------- fixtures
+# Test modules import these (tests/install has no conftest.py: mypy would see two
+# modules named ``conftest``).
+
+
+@pytest.fixture(name="standins")
+def standins_fixture(tmp_path: Path) -> Standins:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    return Standins(bin_dir=bin_dir, record=tmp_path / "calls.jsonl")
+
+
+@pytest.fixture(name="server")
+def server_fixture() -> Iterator[Server]:
+    yield from serve()

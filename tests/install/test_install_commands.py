@@ -7,7 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from install_support import Standins, machine_for
+from install_support import (
+    Standins,
+    machine_for,
+    standins_fixture,  # noqa: F401 (fixtures)
+)
 
 from skillbook.install.argv import build_install_argv
 from skillbook.install.bootstrap import plan_command_steps

@@ -15,7 +15,11 @@ from typing import Any
 
 import pytest
 from archives import Entry, make_tar, make_zip, shrink_declared_size, zip_of_zeros
-from install_support import Server, snapshot
+from install_support import (
+    Server,
+    server_fixture,  # noqa: F401 (fixtures)
+    snapshot,
+)
 
 from skillbook.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.install.download import (

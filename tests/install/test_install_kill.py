@@ -17,7 +17,11 @@ from pathlib import Path
 
 import pytest
 from archives import Entry, make_zip
-from install_support import Server, snapshot
+from install_support import (
+    Server,
+    server_fixture,  # noqa: F401 (fixtures)
+    snapshot,
+)
 
 from skillbook.install.download import STAGING_DIR_NAME
 from skillbook.install.tools_dir import tools_root
