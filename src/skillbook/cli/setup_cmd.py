@@ -260,8 +260,9 @@ class _RichProgress:
         elif total is not None:
             columns += [BarColumn(), MofNCompleteColumn()]
         self._bar = Progress(*columns, console=Console(stderr=True), transient=True)
-        self._bar.start()
+        # The task first, so the first (synchronous) refresh already shows it.
         self._bar.add_task(task, total=total)
+        self._bar.start()
 
     def advance(self, amount: int = 1) -> None:
         if self._bar is not None:
