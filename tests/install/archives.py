@@ -9,6 +9,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,8 @@ def zip_of_zeros(entries: dict[str, int]) -> bytes:
 
 def make_tar(entries: Iterable[Entry], *, compression: str = "gz") -> bytes:
     buf = io.BytesIO()
-    opened = (
-        tarfile.open(fileobj=buf, mode="w:bz2")
-        if compression == "bz2"
-        else tarfile.open(fileobj=buf, mode="w:gz")
-    )
-    with opened as tf:
+    mode: Literal["w:gz", "w:bz2"] = "w:bz2" if compression == "bz2" else "w:gz"
+    with tarfile.open(fileobj=buf, mode=mode) as tf:
         for e in entries:
             info = tarfile.TarInfo(e.name)
             info.mode = e.mode

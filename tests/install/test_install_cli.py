@@ -189,13 +189,19 @@ def test_fallback_flag(env: Env) -> None:
     assert out["plan"]["fallback"] == "apt"
 
 
+def spawn(env: Env, *args: str) -> Any:
+    """``python -m skillbook ARGS`` on a real terminal (pexpect), in the test's sandbox."""
+    pexpect = pytest.importorskip("pexpect")
+    spawn_env = {**env.vars, "TERM": "xterm", "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = ["-m", "skillbook", "--workspace", str(env.workspace), *args]
+    return pexpect.spawn(sys.executable, argv, env=spawn_env, encoding="utf-8", timeout=30)
+
+
 def test_consent_prompt_and_spinner_in_a_terminal(env: Env) -> None:
     pexpect = pytest.importorskip("pexpect")
     env.skill("jqtool", JQ)
     env.standins.add("brew", then="import time\ntime.sleep(0.5)\n" + env.standins.installs("jq"))
-    args = ["-m", "skillbook", "--workspace", str(env.workspace), "setup", "jqtool"]
-    spawn_env = {**env.vars, "TERM": "xterm", "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = pexpect.spawn(sys.executable, args, env=spawn_env, encoding="utf-8", timeout=30)
+    child = spawn(env, "setup", "jqtool")
     try:
         child.expect_exact("Run this plan? [y/N]:")
         child.sendline("n")
@@ -204,7 +210,7 @@ def test_consent_prompt_and_spinner_in_a_terminal(env: Env) -> None:
     finally:
         child.close(force=True)
     assert child.exitstatus == 1 and env.standins.calls() == []
-    child = pexpect.spawn(sys.executable, args, env=spawn_env, encoding="utf-8", timeout=30)
+    child = spawn(env, "setup", "jqtool")
     try:
         child.expect_exact("Run this plan? [y/N]:")
         child.sendline("y")
@@ -222,10 +228,7 @@ def test_download_progress_on_a_terminal(env: Env, server: Server) -> None:
     url = server.file("/pkg.bin", os.urandom(3 * 1024 * 1024))
     env.skill("dl", {"install": [{"kind": "download", "url": url}]})
     config = env.config({"skills": {"install": {"policy": {"allowPrivateNetwork": True}}}})
-    args = ["-m", "skillbook", "--workspace", str(env.workspace), "--config", config]
-    args += ["setup", "dl", "--yes"]
-    spawn_env = {**env.vars, "TERM": "xterm", "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = pexpect.spawn(sys.executable, args, env=spawn_env, encoding="utf-8", timeout=30)
+    child = spawn(env, "--config", config, "setup", "dl", "--yes")
     try:
         child.expect_exact("Downloading pkg.bin")
         child.expect_exact(f"Downloaded to {env.state / 'tools' / 'dl' / 'pkg.bin'}")

@@ -17,18 +17,25 @@ from skillbook.install.argv import build_install_argv
 from skillbook.install.bootstrap import plan_command_steps
 from skillbook.install.execute import run_steps
 from skillbook.install.machine import Machine
+from skillbook.install.plan import Step
 from skillbook.install.result import InstallError, InstallResult
 from skillbook.model import InstallSpec
 
 TIMEOUT = 60_000
 
 
-def install(spec: InstallSpec, machine: Machine, node_manager: str = "npm") -> InstallResult:
+def plan(
+    spec: InstallSpec, machine: Machine, node_manager: str = "npm", timeout_ms: int = TIMEOUT
+) -> list[Step]:
     argv = build_install_argv(spec, node_manager=node_manager)
+    return plan_command_steps(
+        spec, argv, machine=machine, bins=machine.bins(), timeout_ms=timeout_ms
+    )
+
+
+def install(spec: InstallSpec, machine: Machine, node_manager: str = "npm") -> InstallResult:
     try:
-        steps = plan_command_steps(
-            spec, argv, machine=machine, bins=machine.bins(), timeout_ms=TIMEOUT
-        )
+        steps = plan(spec, machine, node_manager)
     except InstallError as exc:
         return InstallResult.from_error(exc)
     return run_steps(steps, machine=machine)
@@ -77,14 +84,7 @@ def test_brew_found_at_a_known_location_replaces_argv0(standins: Standins, tmp_p
     brew = Standins(elsewhere, standins.record).add("brew")
     machine = machine_for(standins, tmp_path)
     machine = Machine(platform="linux", env=machine.env, home=tmp_path, brew_locations=(str(brew),))
-    argv = build_install_argv(InstallSpec(kind="brew", formula="jq"), node_manager="npm")
-    steps = plan_command_steps(
-        InstallSpec(kind="brew", formula="jq"),
-        argv,
-        machine=machine,
-        bins=machine.bins(),
-        timeout_ms=TIMEOUT,
-    )
+    steps = plan(InstallSpec(kind="brew", formula="jq"), machine)
     assert [s.argv for s in steps] == [(str(brew), "install", "jq")]
     assert run_steps(steps, machine=machine).ok
     assert standins.argvs() == [["brew", "install", "jq"]]
@@ -202,16 +202,7 @@ def test_go_via_sudo_apt_probes_first(standins: Standins, tmp_path: Path) -> Non
     machine = machine_for(standins, tmp_path, is_root=False)
     # go is on PATH here, so no bootstrap: remove it and run again to see the apt path.
     (standins.bin_dir / "go").unlink()
-    argv = build_install_argv(
-        InstallSpec(kind="go", module="example.com/x@v1.0.0"), node_manager="npm"
-    )
-    steps = plan_command_steps(
-        InstallSpec(kind="go", module="example.com/x@v1.0.0"),
-        argv,
-        machine=machine,
-        bins=machine.bins(),
-        timeout_ms=TIMEOUT,
-    )
+    steps = plan(InstallSpec(kind="go", module="example.com/x@v1.0.0"), machine)
     assert [(s.argv, s.role.value, s.timeout_ms) for s in steps] == [
         (("sudo", "-n", "true"), "probe", 5_000),
         (("sudo", "apt-get", "update", "-qq"), "best-effort", TIMEOUT),
@@ -297,14 +288,7 @@ def test_failure_summary_falls_back_to_stdout(standins: Standins, tmp_path: Path
 def test_a_hanging_installer_is_killed_at_the_timeout(standins: Standins, tmp_path: Path) -> None:
     standins.add("npm", then="import time\ntime.sleep(60)")
     machine = machine_for(standins, tmp_path)
-    argv = build_install_argv(InstallSpec(kind="node", package="slow"), node_manager="npm")
-    steps = plan_command_steps(
-        InstallSpec(kind="node", package="slow"),
-        argv,
-        machine=machine,
-        bins=machine.bins(),
-        timeout_ms=1_000,
-    )
+    steps = plan(InstallSpec(kind="node", package="slow"), machine, timeout_ms=1_000)
     result = run_steps(steps, machine=machine)
     assert result.code is None
     assert (

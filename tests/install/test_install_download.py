@@ -490,3 +490,14 @@ def test_allowed_hosts_apply_to_every_hop(box: Box, server: Server) -> None:
     assert ok.ok, ok
     refused = box.run(f"http://dl.example:{port}/go", options=options)
     assert refused.message == "Blocked hostname (not in allowlist): evil.example"
+
+
+def test_a_half_done_swap_is_recovered_before_the_next_install(box: Box, server: Server) -> None:
+    box.root.mkdir(parents=True)
+    (box.root / "mine.txt").write_text("kept")
+    # A crash between the two renames of the non-atomic swap leaves only the old tree.
+    box.root.rename(box.root.with_name(f".{box.root.name}.sb-old-1"))
+    assert box.run(server.file("/t.zip", make_zip(GOOD))).ok
+    assert (box.root / "mine.txt").read_text() == "kept"
+    assert (box.root / "tool" / "README").read_text() == "read me"
+    assert not [p for p in box.root.parent.iterdir() if ".sb-" in p.name]

@@ -133,6 +133,20 @@ def run_download(
 ) -> InstallResult:
     opts = options or DownloadOptions()
     report = progress or NoProgress()
+    root = plan.tools_root
+    # One install at a time per tools folder; the lock lives beside the folder, which a
+    # swap may replace.
+    with locked(root.parent / f".{root.name}.lock"):
+        # A crash between the two renames of a non-atomic swap left no folder: put the
+        # old one back before anything would create an empty one in its place.
+        recover(root)
+        recover(plan.target_dir)
+        return _locked_download(plan, machine, opts, report)
+
+
+def _locked_download(
+    plan: DownloadPlan, machine: Machine, opts: DownloadOptions, report: Progress
+) -> InstallResult:
     try:
         real_root, target = _prepare(plan)
     except InstallError as exc:
@@ -141,53 +155,51 @@ def run_download(
     if archive_rel in ("", ".", "..") or archive_rel.startswith(".." + os.sep):
         message = "invalid download archive path"
         return InstallResult.failure("install.target-escape", message, stderr=message)
-    with locked(real_root.parent / f".{real_root.name}.lock"):
-        tmp: _StagingFile | None = None
-        try:
-            recover(target)
-            staging = real_root / STAGING_DIR_NAME
-            ensure_dir(staging)
-            assert_canonical_within(real_root, staging, _LABEL)
-            _remove_stale(staging)
-            tmp = _StagingFile(staging)
-            fetched = fetch_to_file(
-                plan.url,
-                tmp.file,
-                policy=opts.network,
-                timeout_ms=plan.timeout_ms,
-                max_bytes=opts.max_download_bytes,
-                progress=report,
-                resolver=opts.resolver,
+    tmp: _StagingFile | None = None
+    try:
+        staging = real_root / STAGING_DIR_NAME
+        ensure_dir(staging)
+        assert_canonical_within(real_root, staging, _LABEL)
+        _remove_stale(staging)
+        tmp = _StagingFile(staging)
+        fetched = fetch_to_file(
+            plan.url,
+            tmp.file,
+            policy=opts.network,
+            timeout_ms=plan.timeout_ms,
+            max_bytes=opts.max_download_bytes,
+            progress=report,
+            resolver=opts.resolver,
+        )
+        if plan.sha256 is not None and fetched.sha256 != plan.sha256:
+            raise InstallError(
+                "install.checksum-mismatch",
+                f"sha256 mismatch for {plan.url}: expected {plan.sha256}, got {fetched.sha256}",
             )
-            if plan.sha256 is not None and fetched.sha256 != plan.sha256:
-                raise InstallError(
-                    "install.checksum-mismatch",
-                    f"sha256 mismatch for {plan.url}: expected {plan.sha256}, got {fetched.sha256}",
+        # The root may have been swapped for a link while downloading: fail closed.
+        assert_canonical_within(real_root, target, _LABEL)
+        if not plan.extract or plan.archive_type is None:
+            tmp.move_to(target / plan.filename)
+            if plan.extract:
+                return InstallResult.failure(
+                    "install.archive-rejected",
+                    "extract requested but archive type could not be detected",
                 )
-            # The root may have been swapped for a link while downloading: fail closed.
-            assert_canonical_within(real_root, target, _LABEL)
-            if not plan.extract or plan.archive_type is None:
-                tmp.move_to(target / plan.filename)
-                if plan.extract:
-                    return InstallResult.failure(
-                        "install.archive-rejected",
-                        "extract requested but archive type could not be detected",
-                    )
-                return InstallResult(
-                    ok=True,
-                    message=f"Downloaded to {target / plan.filename}",
-                    stdout=f"downloaded={fetched.size}",
-                    code=0,
-                )
-            return _extract(plan, tmp, real_root, target, machine, opts, report)
-        except InstallError as exc:
-            return InstallResult.from_error(exc, as_stderr=True)
-        except OSError as exc:
-            message = _os_error(exc)
-            return InstallResult.failure("install.download-failed", message, stderr=message)
-        finally:
-            if tmp is not None:
-                tmp.discard()
+            return InstallResult(
+                ok=True,
+                message=f"Downloaded to {target / plan.filename}",
+                stdout=f"downloaded={fetched.size}",
+                code=0,
+            )
+        return _extract(plan, tmp, real_root, target, machine, opts, report)
+    except InstallError as exc:
+        return InstallResult.from_error(exc, as_stderr=True)
+    except OSError as exc:
+        message = _os_error(exc)
+        return InstallResult.failure("install.download-failed", message, stderr=message)
+    finally:
+        if tmp is not None:
+            tmp.discard()
 
 
 def _remove_stale(staging: Path) -> None:
