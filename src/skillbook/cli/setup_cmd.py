@@ -107,17 +107,20 @@ def setup_cmd(
                 f"skillbook: {exc.message}. Run `skillbook list` to see available skills.", err=True
             )
         sys.exit(EXIT_FINDINGS)
-    if dry_run or plan.refusal is not None:
-        _finish_without_running(plan, as_json=as_json, dry_run=dry_run)
+    if dry_run:
+        _dry_run(plan, as_json=as_json)
     if not as_json:
         emit_lines(plan_lines(plan))
-    if not yes:
+    # A refused plan runs nothing, so it needs no consent; run_setup returns the refusal.
+    if not yes and plan.refusal is None:
         _ask_consent(plan, as_json=as_json)
     from skillbook.install.run import run_setup
 
     outcome = run_setup(plan, progress=None if as_json else _progress())
     if as_json:
         emit_json({"plan": plan.to_json(), **outcome.to_json()})
+    elif plan.refusal is not None:
+        _echo_refusal(plan.refusal)
     else:
         emit_lines(result_lines(outcome))
     sys.exit(EXIT_OK if outcome.ok else EXIT_FINDINGS)
@@ -139,11 +142,11 @@ def _failure_json(code: str, message: str) -> dict[str, Any]:
     }
 
 
-def _finish_without_running(plan: SetupPlan, *, as_json: bool, dry_run: bool) -> None:
+def _dry_run(plan: SetupPlan, *, as_json: bool) -> None:
     refusal = plan.refusal
     ok = refusal is None or refusal.ok
     if as_json:
-        out: dict[str, Any] = {"plan": plan.to_json(), "dryRun": dry_run}
+        out: dict[str, Any] = {"plan": plan.to_json(), "dryRun": True}
         if refusal is not None:
             out["result"] = _refusal_json(plan, refusal)
         emit_json(out)
