@@ -1,7 +1,15 @@
-"""Shared fixtures: the public corpus and OpenClaw's own code (the oracle).
+"""Shared fixtures (the public corpus, OpenClaw's own code) and the test lanes.
 
-Both live in ``../shared`` beside the checkout. Where it is absent (a fresh clone
-elsewhere) the tests that need them skip with a message saying so.
+The corpus and the oracle live in ``../shared`` beside the checkout. Where it is
+absent (a fresh clone elsewhere) the tests that need them skip with a message saying so.
+
+Lanes: a plain ``pytest`` runs the **fast lane**: unit, property, conformance and
+in-process CLI tests. Tests marked with one of :data:`SLOW_MARKERS` (oracle
+comparisons, corpus runs, subprocess end-to-end and MCP process tests, lint and type
+checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lane all``
+everything; ``.ci/run`` runs the fast lane, then the rest. Naming test files or node
+ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
+the ``oracle`` or ``corpus_dir`` fixture is marked ``oracle`` / ``corpus`` by that alone.
 """
 
 from __future__ import annotations
@@ -11,6 +19,44 @@ from pathlib import Path
 
 import pytest
 from oracle_support import CORPUS, Oracle, oracle_dir
+
+#: Markers that take a test out of the fast lane (registered in pyproject.toml).
+SLOW_MARKERS = ("oracle", "corpus", "e2e", "subprocess", "lint")
+LANES = ("fast", "rest", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--lane",
+        choices=LANES,
+        default=None,
+        help="fast (default for a plain `pytest`): no oracle/corpus/e2e/subprocess/lint "
+        "tests; rest: only those; all: everything",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "oracle" in names:
+            item.add_marker(pytest.mark.oracle)
+        if "corpus_dir" in names:
+            item.add_marker(pytest.mark.corpus)
+    lane = config.getoption("--lane")
+    if lane is None:
+        # Named files or a -m expression say what to run; only the bare run is the fast lane.
+        bare = config.args_source is pytest.Config.ArgsSource.TESTPATHS
+        lane = "fast" if bare and not config.getoption("markexpr") else "all"
+    if lane == "all":
+        return
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        slow = any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)
+        (keep if slow == (lane == "rest") else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_support import oracle_dir, run_batch
+from oracle_support import run_batch
 
 from skillbook.discover import DiscoverOptions, Discovery, Limits, discover, resolve_roots
 from skillbook.paths import Paths
@@ -29,9 +29,8 @@ OVERSIZED_MESSAGES = (
 )
 
 
-requires_oracle = pytest.mark.skipif(
-    isinstance(oracle_dir(), str), reason=f"OpenClaw oracle unavailable: {oracle_dir()}"
-)
+#: The tests that run OpenClaw's code; the ``oracle`` fixture finds it or skips.
+requires_oracle = pytest.mark.usefixtures("oracle")
 
 
 def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_support import oracle_dir, run_batch
+from oracle_support import Oracle, run_batch
 
 from skillbook._js import utf16_len
 from skillbook.model import (
@@ -32,16 +32,16 @@ from skillbook.prompt import (
     format_skills_for_prompt,
     home_prefixes,
 )
-from skillbook.runtime.snapshot import build_snapshot
+from skillbook.snapshot import build_snapshot
 
 pytestmark = pytest.mark.oracle
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-ORACLE = oracle_dir()
-if isinstance(ORACLE, str):
-    pytest.skip(f"OpenClaw oracle unavailable: {ORACLE}", allow_module_level=True)
+@pytest.fixture(autouse=True)
+def _needs_oracle(oracle: Oracle) -> None:
+    """Every test here runs OpenClaw's code; the ``oracle`` fixture finds it or skips."""
 
 
 def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:

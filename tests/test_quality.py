@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.lint
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 

@@ -237,6 +237,7 @@ def test_missing_framework_names_the_extra() -> None:
     assert 'pip install "skillbook[langchain]"' in out.stdout
 
 
+@pytest.mark.subprocess
 def test_docs_example_runs(tmp_path: Path) -> None:
     """docs/integrations/langchain.md, run as `python file.py` against a scripted server."""
     pytest.importorskip("langchain_openai")

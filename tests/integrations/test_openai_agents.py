@@ -217,6 +217,7 @@ def test_missing_framework_names_the_extra() -> None:
     assert 'pip install "skillbook[openai-agents]"' in out.stdout
 
 
+@pytest.mark.subprocess
 def test_docs_example_runs(tmp_path: Path) -> None:
     """docs/integrations/openai-agents.md, run as `python file.py` against the server."""
     seen: dict[str, str] = {}

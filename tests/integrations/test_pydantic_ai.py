@@ -228,6 +228,7 @@ def test_missing_framework_names_the_extra() -> None:
     assert 'pip install "skillbook[pydantic-ai]"' in out.stdout
 
 
+@pytest.mark.subprocess
 def test_docs_example_runs(tmp_path: Path) -> None:
     """docs/integrations/pydantic-ai.md, run as `python file.py` against a scripted server."""
     seen: dict[str, str] = {}

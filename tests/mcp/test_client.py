@@ -38,6 +38,8 @@ from skillbook.mcp.remote_catalog import (
 from skillbook.mcp.remote_source import RemoteSkillSource
 from skillbook.model import Source
 
+pytestmark = pytest.mark.subprocess
+
 pytest.importorskip("mcp")
 
 FAKE_SERVER = r"""

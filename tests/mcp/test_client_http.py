@@ -18,6 +18,8 @@ pytest.importorskip("mcp")
 from serve_process import ServeProcess, free_port
 from test_client import skillbook_server
 
+pytestmark = pytest.mark.subprocess
+
 
 class HttpServer(ServeProcess):
     """``python -m skillbook serve --transport http`` for one test; stopped by pid."""

@@ -33,6 +33,8 @@ pytest.importorskip("mcp")
 
 from test_client_http import HttpServer
 
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache"
 CONFORMANCE_VERSION = "0.2.0-alpha.12"

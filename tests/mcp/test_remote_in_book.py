@@ -17,6 +17,8 @@ import pytest
 import skillbook
 from skillbook.errors import ConfigError
 
+pytestmark = pytest.mark.subprocess
+
 pytest.importorskip("mcp")
 
 

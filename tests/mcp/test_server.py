@@ -342,6 +342,7 @@ async def check_fallbacks(client: Client, space: Workspace, *, skills: set[str])
 
 
 @pytest.mark.e2e
+@pytest.mark.subprocess
 def test_stdio_serve_with_skills_extension_and_list_changed(space: Workspace) -> None:
     """End to end over stdio on 2026-07-28, with ``--agent writer`` (allowlist alpha, gamma)."""
     log = space.tmp / "server-stderr.log"
@@ -371,6 +372,7 @@ def test_stdio_serve_with_skills_extension_and_list_changed(space: Workspace) ->
 
 
 @pytest.mark.e2e
+@pytest.mark.subprocess
 def test_stdio_handshake_era_client_gets_fallbacks_only(space: Workspace) -> None:
     """An older (initialize-era) client: no extension, ``skills/*`` unknown; resources,
     prompts, the tool and instructions work, and list-changed notifications arrive."""

@@ -32,6 +32,8 @@ from test_server import (
     write_skill,
 )
 
+pytestmark = pytest.mark.subprocess
+
 
 class HttpServer(ServeProcess):
     def __init__(self, space: Workspace, port: int) -> None:
