@@ -24,6 +24,9 @@ from skillbook.cli.app import cli
 from skillbook.cli.setup_cmd import CONSENT_MESSAGE
 from skillbook.install.audit import AUDIT_FILE_NAME
 
+#: Stand-in executables and child interpreters are Python processes.
+pytestmark = pytest.mark.subprocess
+
 JQ = {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew", "formula": "jq", "bins": ["jq"]}]}
 
 
@@ -197,6 +200,7 @@ def spawn(env: Env, *args: str) -> Any:
     return pexpect.spawn(sys.executable, argv, env=spawn_env, encoding="utf-8", timeout=30)
 
 
+@pytest.mark.e2e
 def test_consent_prompt_and_spinner_in_a_terminal(env: Env) -> None:
     pexpect = pytest.importorskip("pexpect")
     env.skill("jqtool", JQ)
@@ -223,6 +227,7 @@ def test_consent_prompt_and_spinner_in_a_terminal(env: Env) -> None:
     assert env.standins.argvs() == [["brew", "install", "jq"]]
 
 
+@pytest.mark.e2e
 def test_download_progress_on_a_terminal(env: Env, server: Server) -> None:
     pexpect = pytest.importorskip("pexpect")
     url = server.file("/pkg.bin", os.urandom(3 * 1024 * 1024))

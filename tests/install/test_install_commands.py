@@ -21,6 +21,8 @@ from skillbook.install.plan import Step
 from skillbook.install.result import InstallError, InstallResult
 from skillbook.model import InstallSpec
 
+#: Stand-in executables and child interpreters are Python processes.
+pytestmark = pytest.mark.subprocess
 TIMEOUT = 60_000
 
 

@@ -21,6 +21,9 @@ from click.testing import CliRunner
 from skillbook.cli.app import cli
 from skillbook.config import Config
 
+#: Stand-in executables and child interpreters are Python processes.
+pytestmark = pytest.mark.subprocess
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "install.md"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 

@@ -26,6 +26,8 @@ from install_support import (
 from skillbook.install.download import STAGING_DIR_NAME
 from skillbook.install.tools_dir import tools_root
 
+#: Stand-in executables and child interpreters are Python processes.
+pytestmark = pytest.mark.subprocess
 CHILD = Path(__file__).with_name("kill_child.py")
 ARCHIVE = make_zip(
     [Entry(f"pkg/file{i:03}.txt", os.urandom(4096)) for i in range(200)]

@@ -35,6 +35,9 @@ from skillbook.install.netguard import NetworkPolicy
 from skillbook.install.run import SetupResult
 from skillbook.install.setup import SetupPlan
 
+#: Stand-in executables and child interpreters are Python processes.
+pytestmark = pytest.mark.subprocess
+
 MINER = 'const pool = "stratum+tcp://pool.example:3333";\n'
 
 
