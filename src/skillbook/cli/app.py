@@ -127,6 +127,7 @@ class Group(click.Group):
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
         "setup": "skillbook.cli.setup_cmd:setup_cmd",
+        "scan": "skillbook.cli.scan_cmd:scan_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -284,11 +285,14 @@ def info_cmd(obj: Context, name: str, as_json: bool) -> None:
 @click.pass_obj
 def check_cmd(obj: Context, as_json: bool) -> None:
     """Audit: what is ready, what is missing, and every skill not loaded or cut, with why."""
+    from skillbook.cli.scan_cmd import check_section
+
     book = obj.book()
+    scan_lines, scan_json = check_section(book)
     if as_json:
-        emit_json(render.check_json(book))
+        emit_json({**render.check_json(book), "security": scan_json})
         return
-    emit_lines(render.check_lines(book))
+    emit_lines([*render.check_lines(book), *scan_lines])
 
 
 @cli.command("prompt")

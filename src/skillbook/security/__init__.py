@@ -15,7 +15,13 @@ from skillbook.security.batch import SkillScanSummary, find_skill_dirs, scan_pat
 from skillbook.security.cache import ScanCache
 from skillbook.security.catalog import RULES, RuleInfo
 from skillbook.security.findings import Finding, ScanReport, Severity
-from skillbook.security.scanner import ScanOptions, ScanTargetError, analyze, rules_version, scan_path
+from skillbook.security.scanner import (
+    ScanOptions,
+    ScanTargetError,
+    analyze,
+    rules_version,
+    scan_path,
+)
 
 __all__ = [
     "RULES",

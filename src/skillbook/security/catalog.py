@@ -22,7 +22,13 @@ class RuleInfo:
     ruleset: str = RULESET_SKILLBOOK
 
 
-_C, _H, _M, _L, _I = (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO)
+_C, _H, _M, _L, _I = (
+    Severity.CRITICAL,
+    Severity.HIGH,
+    Severity.MEDIUM,
+    Severity.LOW,
+    Severity.INFO,
+)
 
 _RULES = (
     # OpenClaw's own scanner (spec §8.3 step 4), same ids; severities as OpenClaw has them.

@@ -66,11 +66,14 @@ _DETECTION_HEADING = re.compile(
     re.I,
 )
 _REGEX_SYNTAX = re.compile(r"\\[sbdwSWB.|()\[\]]|\(\?[:i!=<]|\[\^|\.\*|\.\+|\\\|")
-_QUOTED_ITEM = re.compile(r"^\s*(?:-\s+|\*\s+)?(?:[rRbBuU]{0,2}[\"'`/]).*[\"'`/]\s*[,;]?\s*(?:#.*|//.*)?$")
+_QUOTED_ITEM = re.compile(
+    r"^\s*(?:-\s+|\*\s+)?(?:[rRbBuU]{0,2}[\"'`/]).*[\"'`/]\s*[,;]?\s*(?:#.*|//.*)?$"
+)
+#: Words naming a list of patterns; ``_`` separates words here (SUSPICIOUS_PATTERNS).
 _LIST_CONTEXT = re.compile(
-    r"\b(?:patterns?|rules?|signatures?|iocs?|indicators?|regex(?:es|ps)?|denylist|blocklist|"
+    r"(?<![a-z])(?:patterns?|rules?|signatures?|iocs?|indicators?|regex(?:es|ps)?|denylist|blocklist|"
     r"blacklist|deny_?list|block_?list|detect\w*|suspicious|dangerous|malicious|red_?flags?|"
-    r"checks?|risky|forbidden|banned)\b",
+    r"checks?|risky|forbidden|banned)(?![a-z])",
     re.I,
 )
 _RULE_KEY = re.compile(r"^\s*-?\s*(?:pattern|regex|regexp|match|signature|rule|detect)s?\s*:", re.I)
@@ -133,7 +136,9 @@ class Context:
         doc = self.doc
         fence = doc.fence_at(line)
         if fence is None:
-            if hit.rule == "prompt-injection" and _quoted(text, hit.start - doc.lines_span(line, line)[0]):
+            if hit.rule == "prompt-injection" and _quoted(
+                text, hit.start - doc.lines_span(line, line)[0]
+            ):
                 return "quoted as an example of the phrasing"
             if "`" in before and _EXAMPLE_CUE.search(text) and not _RUN_CUE.search(before):
                 return "named in prose as something to watch for"
@@ -160,7 +165,11 @@ def _quoted(text: str, column: int) -> bool:
     """Whether the phrase at ``column`` sits inside quotes or backticks on its line."""
     before, after = text[:column], text[column:]
     for left, right in (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("`", "`"), ("«", "»")):
-        if before.count(left) % 2 == 1 if left == right else before.count(left) > before.count(right):
-            if right in after:
-                return True
+        opened = (
+            before.count(left) % 2 == 1
+            if left == right
+            else before.count(left) > before.count(right)
+        )
+        if opened and right in after:
+            return True
     return False

@@ -189,9 +189,12 @@ class Document:
         for number, line in enumerate(self.text.split("\n"), start=1):
             match = _FENCE.match(line)
             if open_marker:
-                if match and match.group(1)[0] == open_marker[0] and len(match.group(1)) >= len(
-                    open_marker
-                ) and not match.group(2).strip():
+                if (
+                    match
+                    and match.group(1)[0] == open_marker[0]
+                    and len(match.group(1)) >= len(open_marker)
+                    and not match.group(2).strip()
+                ):
                     fences.append(Fence(opener + 1, number - 1, info, opener))
                     open_marker = ""
                 continue

@@ -6,6 +6,7 @@ form. Nothing here reads files or decides what is dangerous; the rule modules do
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,10 +92,8 @@ class Finding:
         """``file:line`` relative to ``root`` when the file lies inside it."""
         path = str(self.file)
         if root is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 path = str(self.file.relative_to(root)) or "."
-            except ValueError:
-                pass
         return f"{path}:{self.line}" if self.line else path
 
 

@@ -43,7 +43,9 @@ _ASSIGNMENT = re.compile(
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
 )
-_PLACEHOLDER = re.compile(r"^(?:\$\{?\w+\}?|<[^>]+>|\{\{?[^}]+\}?\}|x+|\*+|\.{3}|your[_-]\w+)$", re.I)
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?\w+\}?|<[^>]+>|\{\{?[^}]+\}?\}|x+|\*+|\.{3}|your[_-]\w+)$", re.I
+)
 
 
 def mask_secrets(text: str) -> str:

@@ -89,7 +89,11 @@ _DOWNLOAD_TO_FILE = re.compile(
     re.I,
 )
 _DOWNLOAD_WORDS = ("curl", "wget")
-_RUN_FILE = r"(?:(?:sudo\s+)?(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|(?<![\w.])\./)"
+#: Running a file, at the start of a command: ``bash f``, ``. f``, ``chmod +x f``, ``./f``.
+_RUN_FILE = (
+    r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
+    r"(?:(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|\./|/)"
+)
 
 _FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "urlopen", "fetch", "download",
                 "requests.get", "httpx", "mshta", "regsvr32", "certutil", "bitsadmin", "aria2c")  # fmt: skip
@@ -97,7 +101,8 @@ _FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "urlopen", "fetch", "do
 
 def _runs_stdin(interp: str, args: str) -> bool:
     """Whether ``interp ARGS`` executes what arrives on stdin (not ``python -c``/a script)."""
-    tokens = args.split()
+    # A quote ends the command inside a string literal: os.system("curl … | sh").
+    tokens = re.split(r"[\"'`]", args, maxsplit=1)[0].split()
     shell = interp.lower().endswith("sh") and not interp.lower().startswith("pw")
     for i, token in enumerate(tokens):
         if token in ("-", "--"):
@@ -166,7 +171,7 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
             continue
         name = re.escape(out.rsplit("/", 1)[-1])
         window_end = _line_end(text, m.end(), lines=3)
-        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b")
+        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b", re.M)
         found = run.search(text, m.end(), window_end)
         if found:
             h = hit(m.start(), m.end(), f"Downloaded file {out} is then executed")
@@ -185,7 +190,9 @@ def _line_end(text: str, pos: int, *, lines: int) -> int:
 
 # --------------------------------------------------------------------------- encoded-exec
 
-_B64_DECODE = r"(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
+_B64_DECODE = (
+    r"(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
+)
 _HEX_DECODE = r"xxd\s+(?:-\w+\s+)*-r\b"
 _ENCODED_SUBST = re.compile(
     rf"\b(?:(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)|(?:(?:ba|z|da|k)?sh|source)\s+<\()"
@@ -252,14 +259,18 @@ def encoded_exec(doc: Document) -> Iterator[Hit]:
     for m in doc.finditer(_DECODER, _DECODE_WORDS, after=0):
         sink = _pipeline_sink(doc.text, m.start())
         if sink:
-            spans.append((m.start(), sink[1] + len(sink[0]), "Decoded payload piped into " + sink[0]))
+            spans.append(
+                (m.start(), sink[1] + len(sink[0]), "Decoded payload piped into " + sink[0])
+            )
     for regex, what in (
         (_ENCODED_SUBST, "Decoded payload run through command substitution"),
         (_PY_DECODE_EXEC, "exec/eval of decoded data"),
         (_JS_DECODE_EXEC, "eval/Function of decoded data"),
         (_PS_ENCODED, "PowerShell runs an encoded command"),
     ):
-        spans.extend((m.start(), m.end(), what) for m in doc.finditer(regex, _DECODE_WORDS, after=0))
+        spans.extend(
+            (m.start(), m.end(), what) for m in doc.finditer(regex, _DECODE_WORDS, after=0)
+        )
     for start, end, what in sorted(spans):
         line = doc.line_of(start)
         if line in seen:
@@ -306,18 +317,23 @@ def reverse_shell(doc: Document) -> Iterator[Hit]:
         line = doc.line_of(m.start())
         if line not in seen:
             seen.add(line)
-            yield Hit("reverse-shell", _C, m.start(), m.end(), "Reverse shell: a shell wired to a network socket")
+            yield Hit(
+                "reverse-shell",
+                _C,
+                m.start(),
+                m.end(),
+                "Reverse shell: a shell wired to a network socket",
+            )
     if "socket" in doc.lower and _PY_CONNECT.search(text):
-        for regex in (_PY_PTY, _PY_DUP2):
-            m = regex.search(text)
-            if m and doc.line_of(m.start()) not in seen:
-                seen.add(doc.line_of(m.start()))
-                yield Hit("reverse-shell", _C, m.start(), m.end(),
-                          "Reverse shell: a socket connection handed to a shell (Python)")  # fmt: skip
-    m = _PS_TCP.search(text)
-    if m and _PS_TCP_RUN.search(text) and _PS_TCP_EXEC.search(text):
-        yield Hit("reverse-shell", _C, m.start(), m.end(),
-                  "Reverse shell: a TCP stream whose input is executed (PowerShell)")  # fmt: skip
+        spawned = _PY_PTY.search(text) or _PY_DUP2.search(text)
+        if spawned and doc.line_of(spawned.start()) not in seen:
+            yield Hit("reverse-shell", _C, spawned.start(), spawned.end(),
+                      "Reverse shell: a socket connection handed to a shell (Python)")  # fmt: skip
+    if "tcpclient" in doc.lower:
+        client = _PS_TCP.search(text)
+        if client and _PS_TCP_RUN.search(text) and _PS_TCP_EXEC.search(text):
+            yield Hit("reverse-shell", _C, client.start(), client.end(),
+                      "Reverse shell: a TCP stream whose input is executed (PowerShell)")  # fmt: skip
 
 
 #: Every keyword the rules of this module look for (for the keyword index).

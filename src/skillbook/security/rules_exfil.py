@@ -105,7 +105,6 @@ def _scope(doc: Document, line: int) -> tuple[int, int]:
 def credentials(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_CRED_WORDS, after=0):
         return
-    text = doc.text
     accessed: set[str] = set()
     sent_lines: set[int] = set()
     for what, regex in _CREDENTIALS:
@@ -122,7 +121,7 @@ def credentials(doc: Document) -> Iterator[Hit]:
                 severity = _H if what in _API_CREDENTIALS else _C
                 yield Hit("credential-exfil", severity, m.start(), m.end(),
                           f"Reads {what} and sends data over the network")  # fmt: skip
-            elif what not in accessed:
+            elif what not in accessed and line not in sent_lines:
                 accessed.add(what)
                 yield Hit("credential-access", _L, m.start(), m.end(), f"Reads {what}")
     if ".env" in doc.lower:
@@ -142,9 +141,7 @@ _ENV_PIPE = re.compile(
     rf"(?:\|(?!\|)[^\n|]*)*?\|(?!\|)\s*(?:sudo\s+)?{_SENDERS}",
     re.I | re.M,
 )
-_ENV_SUBST = re.compile(
-    r"\b(?:curl|wget)\b[^\n]*?\$\(\s*(?:env|printenv)\s*(?:\|[^\n)]*)?\)", re.I
-)
+_ENV_SUBST = re.compile(r"\b(?:curl|wget)\b[^\n]*?\$\(\s*(?:env|printenv)\s*(?:\|[^\n)]*)?\)", re.I)
 _ENV_TO_FILE = re.compile(r"(?:^|[;&(]\s*)(?:env|printenv)\s*>>?\s*(?P<f>[^\s;&|]+)", re.M)
 _PY_ENV_SEND = re.compile(
     r"\.(?:post|put|patch|urlopen|request)\s*\([^\n]*\b(?:data|json|params|files|body)\s*=\s*"
@@ -156,14 +153,15 @@ _PY_ENV_SERIAL = re.compile(
 )
 _JS_ENV = re.compile(r"JSON\.stringify\s*\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\b")
 _PS_ENV = re.compile(
-    r"(?:Get-ChildItem|gci|ls|dir)\s+env:(?![\w$])|\[Environment\]::GetEnvironmentVariables\(\)", re.I
+    r"(?:Get-ChildItem|gci|ls|dir)\s+env:(?![\w$])|\[Environment\]::GetEnvironmentVariables\(\)",
+    re.I,
 )
 _ENV_WORDS = ("environ", "process.env", "env:", "environment")
 _ENV_CMD_WORDS = ("env", "set", "export", "declare")
 
 
 def env_exfil(doc: Document) -> Iterator[Hit]:
-    if not doc.regions(_ENV_WORDS, after=0):
+    if not doc.regions((*_ENV_WORDS, *_ENV_CMD_WORDS), after=0):
         return
     text = doc.text
     seen: set[int] = set()

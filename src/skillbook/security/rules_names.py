@@ -57,6 +57,19 @@ def _typo_like(a: str, b: str) -> bool:
     return False
 
 
+def _one_typo(name: str, other: str) -> bool:
+    """A single edit that reads as a typo of ``other`` rather than a different word.
+
+    Swaps and doubled letters always do; a changed letter only in long names
+    (``motion`` is not ``notion``), a dropped or added one from seven letters up.
+    """
+    if _typo_like(name, other):
+        return True
+    if len(name) == len(other):
+        return len(other) >= 8
+    return len(other) >= 7
+
+
 def _script(ch: str) -> str:
     name = unicodedata.name(ch, "")
     return name.split(" ", 1)[0] if name else "UNKNOWN"
@@ -139,7 +152,7 @@ def _ascii(name: str, known: frozenset[str]) -> list[Verdict]:
         if len(other) < 5 or abs(len(other) - len(name)) > 2:
             continue
         distance = osa_distance(name, other)
-        if distance == 1 and (len(other) >= 6 or _typo_like(name, other)):
+        if distance == 1 and _one_typo(name, other):
             return [("name-impersonation", _M, f"Name {name!r} is one typo away from {other!r}")]
         if distance == 2 and len(other) >= 10 and set(name) == set(other):
             return [("name-impersonation", _M, f"Name {name!r} is two typos away from {other!r}")]

@@ -68,10 +68,11 @@ _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv",
 def persistence(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_WORDS, after=0):
         return
-    text = doc.text
     seen: set[int] = set()
 
-    def emit(m: re.Match[str], severity: Severity, message: str, *, escalate: bool = True) -> Hit | None:
+    def emit(
+        m: re.Match[str], severity: Severity, message: str, *, escalate: bool = True
+    ) -> Hit | None:
         line = doc.line_of(m.start())
         if line in seen:
             return None

@@ -85,7 +85,9 @@ def password_archives(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_ARCHIVE_WORDS, after=0):
         return
     for m in doc.finditer(_ARCHIVE_CMD, _ARCHIVE_WORDS, after=0):
-        yield Hit("password-archive", _H, m.start(), m.end(), "Extracts a password-protected archive")
+        yield Hit(
+            "password-archive", _H, m.start(), m.end(), "Extracts a password-protected archive"
+        )
     for m in doc.finditer(_ARCHIVE_PROSE, _ARCHIVE_WORDS, after=0):
         yield Hit("password-archive", Severity.CRITICAL, m.start(), m.end(),
                   "Tells the reader the password of an archive (hides its content from scanners)")  # fmt: skip

@@ -44,9 +44,7 @@ def visible(text: str) -> str:
 
 
 def _decode_tags(run: str) -> str:
-    return "".join(
-        chr(ord(ch) - 0xE0000) if 0xE0020 <= ord(ch) <= 0xE007E else "" for ch in run
-    )
+    return "".join(chr(ord(ch) - 0xE0000) if 0xE0020 <= ord(ch) <= 0xE007E else "" for ch in run)
 
 
 def _is_emoji_context(text: str, start: int, end: int) -> bool:
@@ -207,6 +205,8 @@ def _instruction_signals(body: str) -> list[str]:
     weak = {m.group(0).lower() for m in _WEAK.finditer(body)}
     signals = sorted(strong | weak)
     return signals if len(signals) >= 2 else []
+
+
 _MARKUP_NOTE = re.compile(
     r"^\s*(?:prettier-ignore|markdownlint|toc|todo|fixme|note|begin|end|start|stop|vale|cspell|"
     r"textlint|lint|omit|include|end\s|skip|more|readme|eslint|@)|^\s*$",
@@ -228,7 +228,9 @@ def hidden_instructions(doc: Document) -> Iterator[Hit]:
                       "HTML comment (invisible when rendered) holds instructions: "
                       + ", ".join(signals[:5]), demotable=False)  # fmt: skip
     low = doc.lower
-    if "<" in text and any(w in low for w in ("display", "hidden", "font-size", "opacity", "color")):
+    if "<" in text and any(
+        w in low for w in ("display", "hidden", "font-size", "opacity", "color")
+    ):
         for m in _HIDDEN_ELEMENT.finditer(text):
             body = re.sub(r"<[^>]+>", " ", m.group("body")).strip()
             if len(body) >= 12 and _instruction_signals(body):

@@ -28,8 +28,8 @@ from skillbook.security.known_names import WELL_KNOWN_NAMES
 from skillbook.security.mask import excerpt
 from skillbook.security.rules_files import HEAD_BYTES, check_file, encrypted_zip, is_binary
 from skillbook.security.rules_names import check_name
-from skillbook.security.rules_openclaw import MAX_FILE_BYTES as OPENCLAW_MAX_FILE_BYTES
 from skillbook.security.rules_openclaw import EXTENSIONS as OPENCLAW_EXTENSIONS
+from skillbook.security.rules_openclaw import MAX_FILE_BYTES as OPENCLAW_MAX_FILE_BYTES
 from skillbook.security.rules_openclaw import scan_source
 from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
 
