@@ -60,9 +60,23 @@ class _LoadS(_Strict):
     mode: Mode | _U = _UNSET
 
 
+_InstallKind = Literal["brew", "node", "go", "uv", "download", "apt", "pip"]
+
+
+class _InstallPolicyS(_Strict):
+    allowed_kinds: list[_InstallKind] | _U = _UNSET
+    allowed_download_hosts: list[str] | _U = _UNSET
+    require_sha256: bool | _U = _UNSET
+    allow_private_network: bool | _U = _UNSET
+
+
 class _InstallS(_Strict):
     prefer_brew: bool | _U = _UNSET
     node_manager: Literal["npm", "pnpm", "yarn", "bun"] | _U = _UNSET
+    # skillbook extensions (skillbook.install): opt-in fallbacks and the install policy.
+    allow_apt: bool | _U = _UNSET
+    allow_pip: bool | _U = _UNSET
+    policy: _InstallPolicyS | _U = _UNSET
 
 
 class _LimitsS(_Strict):

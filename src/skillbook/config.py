@@ -47,6 +47,7 @@ from skillbook._config_schema import (
     _AgentsS,
     _EntryS,
     _ExecS,
+    _InstallPolicyS,
     _InstallS,
     _LimitsS,
     _LoadS,
@@ -77,6 +78,7 @@ __all__ = [
     "ConfigError",
     "ExecConfig",
     "InstallConfig",
+    "InstallPolicyConfig",
     "LimitsConfig",
     "LoadConfig",
     "McpServerConfig",
@@ -133,9 +135,22 @@ class LoadConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallPolicyConfig:
+    """``skills.install.policy``; ``None`` = not set (no restriction)."""
+
+    allowed_kinds: tuple[str, ...] | None = None
+    allowed_download_hosts: tuple[str, ...] | None = None
+    require_sha256: bool | None = None
+    allow_private_network: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InstallConfig:
     prefer_brew: bool | None = None
     node_manager: str | None = None
+    allow_apt: bool | None = None
+    allow_pip: bool | None = None
+    policy: InstallPolicyConfig = InstallPolicyConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +347,22 @@ def _tuple(value: Any) -> tuple[str, ...] | None:
     return None if value is msgspec.UNSET else tuple(value)
 
 
+def _build_install(inst: _InstallS) -> InstallConfig:
+    pol = inst.policy if not isinstance(inst.policy, msgspec.UnsetType) else _InstallPolicyS()
+    return InstallConfig(
+        prefer_brew=_opt(inst.prefer_brew),
+        node_manager=_opt(inst.node_manager),
+        allow_apt=_opt(inst.allow_apt),
+        allow_pip=_opt(inst.allow_pip),
+        policy=InstallPolicyConfig(
+            allowed_kinds=_tuple(pol.allowed_kinds),
+            allowed_download_hosts=_tuple(pol.allowed_download_hosts),
+            require_sha256=_opt(pol.require_sha256),
+            allow_private_network=_opt(pol.allow_private_network),
+        ),
+    )
+
+
 def _build_skills(s: _SkillsS) -> SkillsConfig:
     load = s.load if not isinstance(s.load, msgspec.UnsetType) else _LoadS()
     inst = s.install if not isinstance(s.install, msgspec.UnsetType) else _InstallS()
@@ -347,9 +378,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
             grouped=_opt(load.grouped),
             mode=_opt(load.mode),
         ),
-        install=InstallConfig(
-            prefer_brew=_opt(inst.prefer_brew), node_manager=_opt(inst.node_manager)
-        ),
+        install=_build_install(inst),
         limits=LimitsConfig(
             max_candidates_per_root=_opt(lim.max_candidates_per_root),
             max_skills_loaded_per_source=_opt(lim.max_skills_loaded_per_source),

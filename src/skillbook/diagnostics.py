@@ -130,6 +130,28 @@ CODES: dict[str, str] = {
     "load.edited": "A workspace copy made by `load` was edited; it is not overwritten without force.",
     "load.replaced": "An edited workspace copy was overwritten (forced); the message lists the discarded changes.",
     "sync.env-blocked": "A declared env var that changes how programs start is not passed through.",
+    # install: `skillbook setup` results (skillbook.install); the `reason` of a result
+    "install.skill-not-found": "No loaded skill has that name.",
+    "install.no-installer": "The skill declares no installer for this platform.",
+    "install.installer-not-found": "No installer of the skill has the requested id.",
+    "install.ambiguous": "The skill has several installers for this platform; none was picked.",
+    "install.wrong-os": "The requested installer is for another operating system.",
+    "install.already-present": "Every binary the installer provides is already on PATH; nothing ran.",
+    "install.policy-refused": "`skills.install.policy` (or a missing opt-in) refuses the installer.",
+    "install.scan-blocked": "The security scan found critical patterns; the install was blocked.",
+    "install.scan-failed": "The security scan could not run; the install was blocked.",
+    "install.scan-forced": "Critical scan findings were overridden with --dangerously-force (audited).",
+    "install.untrusted-source": "The install was triggered from a skill outside bundled, managed and extra dirs.",
+    "install.invalid-spec": "The installer value fails the strict pre-run validation.",
+    "install.tool-missing": "A tool the installer needs (brew, uv, go, sudo, tar) is missing or could not be installed.",
+    "install.target-escape": "A download target resolves outside the skill's tools folder, or that folder is not a real folder.",
+    "install.download-failed": "The download failed or was refused (HTTP status, network guard, size limit).",
+    "install.checksum-mismatch": "The download does not match the spec's sha256 (or the sha256 is malformed).",
+    "install.archive-rejected": "The archive holds an unsafe entry, exceeds a limit, or its type is unknown.",
+    "install.command-failed": "The installer command exited non-zero or timed out.",
+    "install.consent-required": "No terminal to ask for consent and no --yes; nothing ran.",
+    "install.declined": "The user declined the install plan; nothing ran.",
+    "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }
 
 

@@ -216,6 +216,8 @@ def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
         extract=raw["extract"] if isinstance(raw.get("extract"), bool) else None,
         strip_components=_js_number_value(strip),
         target_dir=raw["targetDir"] if isinstance(raw.get("targetDir"), str) else None,
+        # skillbook keeps a download's checksum (OpenClaw ignores it); checked at install.
+        sha256=js_trim(raw["sha256"]) or None if isinstance(raw.get("sha256"), str) else None,
     )
     field_name = _REQUIRED_FIELD.get(kind, "url")
     if getattr(spec, field_name) is None:

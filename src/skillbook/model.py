@@ -68,6 +68,9 @@ class InstallSpec:
     extract: bool | None = None
     strip_components: float | None = None
     target_dir: str | None = None
+    #: skillbook extension: the expected SHA-256 of a download (as written, trimmed).
+    #: Not part of OpenClaw's shape, so :meth:`to_json` leaves it out.
+    sha256: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """OpenClaw's shape, in its key order, undefined fields left out."""

@@ -42,6 +42,7 @@ __all__ = [
     "StatusEntry",
     "StatusReport",
     "build_status",
+    "install_option",
     "normalize_install_options",
     "resolve_install_preferences",
 ]
@@ -115,6 +116,11 @@ def _preferred_index(
         brew,
     )
     return next((i for i in chain if i is not None), 0)
+
+
+def install_option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
+    """The option (id, label) shown for ``spec`` at position ``index`` (§8.2 step 5)."""
+    return _option(spec, index, prefs)
 
 
 def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:

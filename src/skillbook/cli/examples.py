@@ -72,6 +72,11 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ('eval "$(skillbook completion bash)"', "enable completion in this bash"),
         ("skillbook completion fish > ~/.config/fish/completions/skillbook.fish", "fish"),
     ),
+    "setup": (
+        ("skillbook setup jq --dry-run", "the scan and the exact commands, nothing run"),
+        ("skillbook setup jq --yes", "install without asking (CI, containers)"),
+        ("skillbook setup jq --yes --fallback apt", "use apt-get where brew is missing"),
+    ),
 }
 
 
