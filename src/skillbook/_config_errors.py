@@ -135,8 +135,11 @@ def _first_bad_key(current: Any, info: Any) -> str:
 
 def _describe(info: Any) -> str:
     ins = msgspec.inspect
-    if isinstance(info, ins.IntType):
-        return f"int >= {info.ge}" if info.ge is not None else "int"
+    if isinstance(info, ins.IntType | ins.FloatType):
+        kind = "int" if isinstance(info, ins.IntType) else "number"
+        bounds = [f">= {info.ge}"] if info.ge is not None else []
+        bounds += [f"<= {info.le}"] if info.le is not None else []
+        return " ".join([kind, " and ".join(bounds)]) if bounds else kind
     if isinstance(info, ins.BoolType):
         return "boolean"
     if isinstance(info, ins.StrType):

@@ -57,11 +57,13 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "ConfigError",
+    "EmbeddingConfig",
     "InstallConfig",
     "LimitsConfig",
     "LoadConfig",
     "PromptConfig",
     "SecretRef",
+    "SelectionConfig",
     "SkillEntryConfig",
     "SkillsConfig",
     "default_config_path",
@@ -131,6 +133,25 @@ class _PromptS(_Strict):
     priority: Literal["source", "none"] | _U = _UNSET
 
 
+class _EmbeddingS(_Strict):
+    provider: Literal["wordllama", "model2vec", "fastembed", "openai", "none"] | _U = _UNSET
+    model: str | _U = _UNSET
+    url: str | _U = _UNSET
+    api_key_env: str | _U = _UNSET
+    multilingual: bool | _U = _UNSET
+
+
+class _SelectionS(_Strict):
+    mode: Literal["off", "auto", "always"] | _U = _UNSET
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=100)] | _U = _UNSET
+    backend: Literal["hybrid", "bm25", "embedding"] | _U = _UNSET
+    fusion: Literal["mix", "rrf"] | _U = _UNSET
+    min_score: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
+    pinned: list[str] | _U = _UNSET
+    embedding: _EmbeddingS | _U = _UNSET
+    index_dir: str | _U = _UNSET
+
+
 class _McpS(_Strict):
     # Each server is checked by skillbook.mcp.client.parse_server_specs (it owns the shape).
     servers: list[Any] | _U = _UNSET
@@ -144,6 +165,7 @@ class _SkillsS(_Strict):
     prompt: _PromptS | _U = _UNSET
     read_tool: str | _U = _UNSET
     mcp: _McpS | _U = _UNSET
+    selection: _SelectionS | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET
@@ -226,6 +248,37 @@ class PromptConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingConfig:
+    """``skills.selection.embedding``: which embedding model ranks skills (see docs/selection.md)."""
+
+    provider: str | None = None
+    model: str | None = None
+    url: str | None = None
+    #: The environment variable holding the ``/embeddings`` endpoint's key (never the key).
+    api_key_env: str | None = None
+    multilingual: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionConfig:
+    """``skills.selection``: query-time selection of the skills a request sees.
+
+    ``None`` = not set; :mod:`skillbook.selection` applies its defaults. ``mode`` is
+    ``off`` (OpenClaw's catalog, unchanged), ``auto`` (only when the eligible catalog
+    is over the prompt budget) or ``always``.
+    """
+
+    mode: str = "off"
+    top_k: int | None = None
+    backend: str | None = None
+    fusion: str | None = None
+    min_score: float | None = None
+    pinned: tuple[str, ...] = ()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    index_dir: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -237,6 +290,7 @@ class SkillsConfig:
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerSpec, ...] = ()
+    selection: SelectionConfig = SelectionConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +481,29 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         ),
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
+        selection=_build_selection(s.selection),
+    )
+
+
+def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
+    if isinstance(sel, msgspec.UnsetType):
+        return SelectionConfig()
+    emb = sel.embedding if not isinstance(sel.embedding, msgspec.UnsetType) else _EmbeddingS()
+    return SelectionConfig(
+        mode=_opt(sel.mode) or "off",
+        top_k=_opt(sel.top_k),
+        backend=_opt(sel.backend),
+        fusion=_opt(sel.fusion),
+        min_score=_opt(sel.min_score),
+        pinned=_tuple(sel.pinned) or (),
+        embedding=EmbeddingConfig(
+            provider=_opt(emb.provider),
+            model=_opt(emb.model),
+            url=_opt(emb.url),
+            api_key_env=_opt(emb.api_key_env),
+            multilingual=_opt(emb.multilingual),
+        ),
+        index_dir=_opt(sel.index_dir),
     )
 
 

@@ -98,6 +98,12 @@ CODES: dict[str, str] = {
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
+    # selection: query-time selection of skills (skillbook.selection)
+    "selection.unlisted": "Eligible skills were not listed for this request; find_skills reaches them.",
+    "selection.pinned-unknown": "A skills.selection.pinned name is not an eligible skill.",
+    "selection.trigger-ignored": "A trigger hint of a skill could not be read and was ignored.",
+    "selection.backend-unavailable": "An embedding backend could not be used; ranking fell back.",
+    "selection.index-error": "The on-disk embedding index could not be read or written.",
 }
 
 
