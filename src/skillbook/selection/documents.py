@@ -2,6 +2,7 @@
 
 Input: a loaded :class:`~skillbook.model.Skill`. Output: the text each backend ranks
 (``lexical`` for BM25: name, description, the body's headings and trigger phrases;
+``body`` for a second BM25 channel: the start of the body's prose;
 ``semantic`` for embeddings: name and description, with the first headings when the
 description is short), its trigger hints, and ``key``, a hash of the semantic text
 that names the skill's vectors in the on-disk index. Pure: nothing here reads files.
@@ -20,7 +21,7 @@ from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.selection.triggers import Triggers, skill_triggers
 
-__all__ = ["SkillDocument", "body_headings", "document_for", "name_words"]
+__all__ = ["SkillDocument", "body_headings", "body_prose", "document_for", "name_words"]
 
 #: Headings read from a body; a 5,000-heading file cannot slow the index down.
 MAX_HEADINGS: Final = 40
@@ -33,6 +34,8 @@ MAX_SEMANTIC_CHARS: Final = 600
 _FENCE_RE: Final = re.compile(r"^\s*(```|~~~)")
 _HEADING_RE: Final = re.compile(r"^\s{0,3}#{1,4}\s+(.+?)\s*#*\s*$")
 _SPLIT_RE: Final = re.compile(r"[-_./:]+")
+#: Characters of the body (code blocks removed) the second BM25 channel reads.
+MAX_BODY_CHARS: Final = 3000
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,8 @@ class SkillDocument:
 
     name: str
     lexical: str
+    #: The start of the body without code blocks: its words reach paraphrased requests.
+    body: str
     semantic: str
     triggers: Triggers
     #: sha256 of ``semantic``: the same text gets the same vector, whoever wrote it.
@@ -51,6 +56,24 @@ class SkillDocument:
 def name_words(name: str) -> str:
     """``gh-fix-ci`` → ``gh fix ci``: names are read as words too."""
     return " ".join(p for p in _SPLIT_RE.split(name) if p)
+
+
+def body_prose(body: str, limit: int = MAX_BODY_CHARS) -> str:
+    """The body's text outside fenced code blocks, cut at ``limit`` characters."""
+    out: list[str] = []
+    size = 0
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or not line.strip():
+            continue
+        out.append(line)
+        size += len(line) + 1
+        if size >= limit:
+            break
+    return "\n".join(out)[:limit]
 
 
 def body_headings(body: str, limit: int = MAX_HEADINGS) -> tuple[str, ...]:
@@ -84,4 +107,5 @@ def document_for(skill: Skill) -> SkillDocument:
         semantic += ". " + "; ".join(headings[:8])
     semantic = semantic[:MAX_SEMANTIC_CHARS]
     key = hashlib.sha256(semantic.encode("utf-8", "surrogatepass")).hexdigest()
-    return SkillDocument(skill.name, lexical, semantic, triggers, key, problems)
+    body = body_prose(skill.parsed.body)
+    return SkillDocument(skill.name, lexical, body, semantic, triggers, key, problems)

@@ -38,7 +38,7 @@ RRF_K: Final = 60
 class MixWeights:
     """Weights of the ``mix`` fusion; channels without a weight count 0."""
 
-    #: BM25 is squashed with ``s / (s + bm25_k)`` before weighting.
+    #: BM25 channels are squashed with ``s / (s + bm25_k)`` before weighting.
     bm25_k: float = 6.0
     weights: Mapping[str, float] = field(default_factory=dict)
 
@@ -52,7 +52,7 @@ def squash(scores: Any, k: float) -> Scores:
 
 
 def mix(channels: Mapping[str, Any], weights: MixWeights) -> Scores:
-    """The weighted sum of the channels (``bm25`` squashed first)."""
+    """The weighted sum of the channels (the ``bm25*`` ones squashed first)."""
     import numpy as np
 
     total: Any = None
@@ -60,7 +60,8 @@ def mix(channels: Mapping[str, Any], weights: MixWeights) -> Scores:
         w = weights.weights.get(name, 0.0)
         if not w:
             continue
-        part = squash(scores, weights.bm25_k) if name == "bm25" else np.asarray(scores)
+        lexical = name.startswith("bm25")
+        part = squash(scores, weights.bm25_k) if lexical else np.asarray(scores)
         total = part * np.float32(w) if total is None else total + part * np.float32(w)
     if total is None:
         size = len(next(iter(channels.values()))) if channels else 0

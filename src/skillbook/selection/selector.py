@@ -46,12 +46,27 @@ DEFAULT_DEPTH: Final = 20
 RECENT_WEIGHT: Final = 0.35
 #: Added to the fused score of a skill whose ``any``/``all`` trigger hint matched.
 TRIGGER_BOOST: Final = 0.15
-#: The tuned mix (see docs/selection.md for how these were chosen).
-DEFAULT_WEIGHTS: Final = MixWeights(
-    bm25_k=6.0, weights={"bm25": 0.5, "wordllama": 0.3, "multilingual": 0.5}
-)
-#: Thresholds on the fused score, per backend, tuned on the training queries.
-DEFAULT_MIN_SCORE: Final = {"hybrid": 0.3, "bm25": 0.3, "embedding": 0.3}
+#: The tuned mix per backend (``benchmarks/tune_select.py``, training split only).
+#: ``embedding`` is the channel of a user-chosen model (model2vec, fastembed,
+#: ``/embeddings``): it takes wordllama's place and weight.
+DEFAULT_WEIGHTS: Final = {
+    "hybrid": MixWeights(
+        bm25_k=10.0,
+        weights={
+            "bm25": 0.3,
+            "bm25Body": 0.3,
+            "wordllama": 0.2,
+            "embedding": 0.2,
+            "multilingual": 0.7,
+        },
+    ),
+    "bm25": MixWeights(bm25_k=10.0, weights={"bm25": 0.5, "bm25Body": 0.7}),
+    "embedding": MixWeights(
+        bm25_k=10.0, weights={"wordllama": 0.1, "embedding": 0.1, "multilingual": 1.0}
+    ),
+}
+#: Thresholds on the fused score, per backend, tuned with the weights above.
+DEFAULT_MIN_SCORE: Final = {"hybrid": 0.33, "bm25": 0.32, "embedding": 0.31}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +78,20 @@ class SelectorSettings:
     top_k: int = DEFAULT_TOP_K
     min_score: float | None = None
     pinned: tuple[str, ...] = ()
-    weights: MixWeights = DEFAULT_WEIGHTS
+    #: None: the tuned weights of ``backend``.
+    weights: MixWeights | None = None
+
+    @property
+    def mix_weights(self) -> MixWeights:
+        if self.weights is not None:
+            return self.weights
+        return DEFAULT_WEIGHTS.get(self.backend, DEFAULT_WEIGHTS["hybrid"])
 
     @property
     def threshold(self) -> float:
         if self.min_score is not None:
             return self.min_score
-        return DEFAULT_MIN_SCORE.get(self.backend, 0.3)
+        return DEFAULT_MIN_SCORE.get(self.backend, DEFAULT_MIN_SCORE["hybrid"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +183,12 @@ class Selector:
         self.documents: tuple[SkillDocument, ...] = ()
         self._vectors: dict[str, Any] = {}
         self._bm25: Bm25Index | None = None
+        self._bm25_body: Bm25Index | None = None
         self.last_update = self.update(skills)
 
     @property
     def channels(self) -> tuple[str, ...]:
-        lexical = ("bm25",) if self.settings.backend != "embedding" else ()
+        lexical = ("bm25", "bm25Body") if self.settings.backend != "embedding" else ()
         return (*lexical, *self._indexes)
 
     @property
@@ -187,15 +210,18 @@ class Selector:
             else:
                 docs[id(skill)] = (skill, document_for(skill))
                 rebuilt += 1
-        old_texts = [d.lexical for d in self.documents]
+        old_texts = [(d.lexical, d.body) for d in self.documents]
         self._docs = docs
         self.skills = tuple(skills)
         self.documents = tuple(docs[id(s)][1] for s in self.skills)
         self._triggered = tuple(i for i, d in enumerate(self.documents) if d.triggers)
         if self.settings.backend != "embedding" and (
-            self._bm25 is None or [d.lexical for d in self.documents] != old_texts
+            self._bm25 is None or [(d.lexical, d.body) for d in self.documents] != old_texts
         ):
             self._bm25 = Bm25Index([d.lexical for d in self.documents])
+            self._bm25_body = Bm25Index(
+                [d.body for d in self.documents], tokenizer=self._bm25.tokenize
+            )
         computed = reused = 0
         keys = [d.key for d in self.documents]
         texts = [d.semantic for d in self.documents]
@@ -210,8 +236,9 @@ class Selector:
     def channel_scores(self, text: str) -> dict[str, Any]:
         """Each channel's raw score for every skill (BM25 scores, cosines)."""
         out: dict[str, Any] = {}
-        if self._bm25 is not None and self.settings.backend != "embedding":
+        if self._bm25 is not None and self._bm25_body is not None:
             out["bm25"] = self._bm25.scores(text)
+            out["bm25Body"] = self._bm25_body.scores(text)
         for name, index in self._indexes.items():
             matrix = self._vectors[name]
             query = index.embedder.embed([text])[0]
@@ -271,7 +298,7 @@ class Selector:
         )
 
     def _weights(self) -> MixWeights:
-        w = self.settings.weights
+        w = self.settings.mix_weights
         active = {k: v for k, v in w.weights.items() if k in self.channels}
         if not active:  # one channel alone: it gets the whole weight
             active = dict.fromkeys(self.channels, 1.0 / max(1, len(self.channels)))
@@ -290,8 +317,8 @@ class Selector:
         parts: dict[str, float] = {}
         for name, scores in channels.items():
             parts[name] = float(scores[i])
-            if name == "bm25":
-                parts["bm25Squashed"] = float(squash(scores[i : i + 1], weights.bm25_k)[0])
+            if name.startswith("bm25"):
+                parts[name + "Squashed"] = float(squash(scores[i : i + 1], weights.bm25_k)[0])
         if m is not None and m.boosted:
             parts["trigger"] = TRIGGER_BOOST
         if self.settings.fusion == "rrf":
