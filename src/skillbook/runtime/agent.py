@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from skillbook.book import SkillBook
     from skillbook.model import Skill
     from skillbook.runtime.session import SkillSession
+    from skillbook.selection.plan import SelectionPlan
 
 __all__ = [
     "DECLINED_RESULT",
@@ -261,7 +262,10 @@ class Agent:
         self.reserved_commands = frozenset(reserved_commands)
         self.approve = approve
         self._fixed_tools = tuple(tools) if tools is not None else None
-        self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
+        #: ``skills.selection`` (when not off): stable system section, per-turn block,
+        #: ``find_skills``. None keeps OpenClaw's catalog exactly.
+        self.selection: SelectionPlan | None = _selection_plan(self._book, None, env)
+        self._tools: tuple[Tool, ...] = self._fixed_tools or self._default_tools()
 
     # ----------------------------------------------------------------- state
 
@@ -284,10 +288,20 @@ class Agent:
     def use_book(self, book: SkillBook) -> None:
         """Switch to ``book`` (after a reload); default tools are rebuilt for it."""
         self._book = book
+        self.selection = _selection_plan(book, self.selection, self.env)
         if self._fixed_tools is None:
-            self._tools = default_tools(book, env=self.env)
+            self._tools = self._default_tools()
+
+    def _default_tools(self) -> tuple[Tool, ...]:
+        tools: tuple[Tool, ...] = default_tools(self._book, env=self.env)
+        if self.selection is not None:
+            tools = (*tools, self.selection.find_tool())
+        return tools
 
     def system_prompt(self) -> str:
+        if self.selection is not None:
+            section = self.selection.system_section(read_tool=self.read_tool_name)
+            return self.base_instructions + "\n" + section
         section = self._book.system_prompt_section(read_tool=self.read_tool_name)
         return self.base_instructions + ("\n" + section if section else "")
 
@@ -346,6 +360,10 @@ class Agent:
             self.refresh()
         system = self.system_prompt()
         tools = self._tools
+        if self.selection is not None:
+            # The block stays in the history: earlier turns never change (prompt cache).
+            recent = [m.content for m in history if m.role == "user" and m.content][-2:]
+            user_text = self.selection.turn_block(user_text, recent=recent).apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
         text = ""
@@ -467,6 +485,16 @@ class Agent:
     async def _end(self, result: TurnResult) -> TurnResult:
         await self._emit(TurnEnded(result))
         return result
+
+
+def _selection_plan(
+    book: SkillBook, previous: SelectionPlan | None, env: Mapping[str, str] | None
+) -> SelectionPlan | None:
+    if book.config.skills.selection.mode == "off":
+        return None  # skillbook.selection (numpy, models) is never imported then
+    from skillbook.selection.plan import plan_for
+
+    return plan_for(book, previous=previous, env=env if env is not None else os.environ)
 
 
 def _skill_for_path(book: SkillBook, raw: str) -> Skill | None:
