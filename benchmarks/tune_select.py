@@ -69,7 +69,9 @@ def main() -> None:
             print(f"{score:.4f} {text}")
 
 
-def _scored(fused: list[np.ndarray], gold: list[np.ndarray | None], label: str) -> list[tuple[float, str]]:
+def _scored(
+    fused: list[np.ndarray], gold: list[np.ndarray | None], label: str
+) -> list[tuple[float, str]]:
     tops = [float(f.max()) for f in fused]
     pos = [i for i, g in enumerate(gold) if g is not None]
     neg = [i for i, g in enumerate(gold) if g is None]
@@ -93,6 +95,7 @@ def _scored(fused: list[np.ndarray], gold: list[np.ndarray | None], label: str) 
             )
         )
     return out
+
 
 if __name__ == "__main__":
     main()

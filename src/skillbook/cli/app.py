@@ -125,6 +125,8 @@ class Group(click.Group):
         "chat": "skillbook.cli.run_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
+        "select": "skillbook.cli.select_cmd:select_cmd",
+        "eval": "skillbook.cli.eval_cmd:eval_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -14,13 +14,29 @@ BACKENDS = ("hybrid", "bm25", "embedding")
 
 @click.command("select")
 @click.argument("request")
-@click.option("--top", "-k", type=click.IntRange(1, 100), default=None, help="How many to select (default: skills.selection.topK, else 5).")
-@click.option("--backend", type=click.Choice(BACKENDS), default=None, help="Ranking backend (default: skills.selection.backend, else hybrid).")
+@click.option(
+    "--top",
+    "-k",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="How many to select (default: skills.selection.topK, else 5).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default=None,
+    help="Ranking backend (default: skills.selection.backend, else hybrid).",
+)
 @click.option("--include-ineligible", is_flag=True, help="Rank every loaded skill, ready or not.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON.")
 @click.pass_obj
 def select_cmd(
-    obj: Context, request: str, top: int | None, backend: str | None, include_ineligible: bool, as_json: bool
+    obj: Context,
+    request: str,
+    top: int | None,
+    backend: str | None,
+    include_ineligible: bool,
+    as_json: bool,
 ) -> None:
     """Rank the skills for REQUEST: scores, what BM25 and each embedding model gave,
     and which skills pass the threshold (what the model would be shown)."""
@@ -45,7 +61,10 @@ def select_cmd(
         out["diagnostics"] = [d.to_dict() for d in diagnostics]
         emit_json(out)
         return
-    lines = [f"Request: {request}", f"Backend: {selection.backend} ({', '.join(selector.channels)}); threshold {selection.threshold:.2f}"]
+    lines = [
+        f"Request: {request}",
+        f"Backend: {selection.backend} ({', '.join(selector.channels)}); threshold {selection.threshold:.2f}",
+    ]
     if not selection.selected:
         lines.append("Selected: none (no skill reaches the threshold)")
     else:

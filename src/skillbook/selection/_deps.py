@@ -17,5 +17,5 @@ def require(module: str, what: str, extra: str = "selection") -> None:
     """Raise :class:`SelectionUnavailable` naming the extra when ``module`` is missing."""
     if importlib.util.find_spec(module) is None:
         raise SelectionUnavailable(
-            f"{what} needs the {module!r} package: pip install \"skillbook[{extra}]\""
+            f'{what} needs the {module!r} package: pip install "skillbook[{extra}]"'
         )

@@ -116,7 +116,7 @@ class WordLlamaEmbedder:
         if not weights.is_file() or not tokenizer.is_file():
             raise SelectionUnavailable(
                 f"wordllama {_version('wordllama')} does not ship {weights.name} and "
-                f"{tokenizer.name}; reinstall it: pip install \"skillbook[selection]\""
+                f'{tokenizer.name}; reinstall it: pip install "skillbook[selection]"'
             )
         with safe_open(str(weights), framework="np") as f:
             table = f.get_tensor("embedding.weight")[:, :dim]
@@ -205,4 +205,3 @@ def _model_tag(path: Path) -> str:
     import hashlib
 
     return path.name + "-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
-

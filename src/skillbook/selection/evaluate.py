@@ -174,7 +174,9 @@ def metrics(results: Sequence[QueryResult]) -> Metrics:
         queries=len(results),
         positives=len(pos),
         negatives=len(neg),
-        recall={k: share(sum(1 for x in ranks if x is not None and x <= k), len(pos)) for k in RECALL_AT},
+        recall={
+            k: share(sum(1 for x in ranks if x is not None and x <= k), len(pos)) for k in RECALL_AT
+        },
         mrr=share_sum([1.0 / x for x in ranks if x is not None], len(pos)),
         selected_recall=share(
             sum(1 for r in pos if set(r.selected) & set(r.query.expected)), len(pos)
@@ -237,7 +239,11 @@ def result_of(query: LabelledQuery, selection: Selection, depth: int) -> QueryRe
 
 
 def evaluate(
-    selector: Selector, queries: Sequence[LabelledQuery], *, top_k: int | None = None, depth: int = 10
+    selector: Selector,
+    queries: Sequence[LabelledQuery],
+    *,
+    top_k: int | None = None,
+    depth: int = 10,
 ) -> EvalReport:
     """Run every query through ``selector``; ``depth`` ranked names are kept per query."""
     results = [

@@ -83,7 +83,9 @@ class Bm25Index:
     def scores(self, query: str) -> npt.NDArray[np.float32]:
         """One BM25 score per text (zeros when no query word is in the index)."""
         np = self._np
-        tokens = [t for t in self.tokenize(query) if t in self._bm25.vocab_dict] if self.size else []
+        tokens = (
+            [t for t in self.tokenize(query) if t in self._bm25.vocab_dict] if self.size else []
+        )
         if not tokens:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)

@@ -155,7 +155,8 @@ class SelectionPlan:
                 diag.info(
                     "selection.unlisted",
                     f"{len(unlisted)} eligible skills were not listed for this request "
-                    f"(find_skills reaches them): {named}" + (f" and {more} more" if more > 0 else ""),
+                    f"(find_skills reaches them): {named}"
+                    + (f" and {more} more" if more > 0 else ""),
                 ),
             )
         return TurnBlock(block, selection, tuple(s.name for s in listed), unlisted, found)
@@ -177,7 +178,10 @@ def plan_for(
     """
     if not selection_active(book):
         return None
-    same = previous is not None and previous.book.config.skills.selection == book.config.skills.selection
+    same = (
+        previous is not None
+        and previous.book.config.skills.selection == book.config.skills.selection
+    )
     if previous is not None and previous.built and same:
         selector = previous.selector
         selector.update(book.eligible)

@@ -91,9 +91,17 @@ def build_embedders(
                 )
             )
         elif provider == "model2vec":
-            attempt("embedding", f"model2vec model {emb.model}", lambda: Model2VecEmbedder(emb.model or ""))
+            attempt(
+                "embedding",
+                f"model2vec model {emb.model}",
+                lambda: Model2VecEmbedder(emb.model or ""),
+            )
         elif provider == "fastembed":
-            attempt("embedding", f"fastembed model {emb.model}", lambda: FastEmbedEmbedder(emb.model or ""))
+            attempt(
+                "embedding",
+                f"fastembed model {emb.model}",
+                lambda: FastEmbedEmbedder(emb.model or ""),
+            )
         else:
             key = env.get(emb.api_key_env) if emb.api_key_env else None
             attempt(

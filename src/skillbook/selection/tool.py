@@ -74,8 +74,14 @@ class FindSkillsTool:
             return ToolResult("find_skills: 'query' must be a non-empty string", True)
         if isinstance(limit, float) and limit.is_integer():
             limit = int(limit)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_FIND_LIMIT:
-            return ToolResult(f"find_skills: 'limit' must be an integer from 1 to {MAX_FIND_LIMIT}", True)
+        if (
+            not isinstance(limit, int)
+            or isinstance(limit, bool)
+            or not 1 <= limit <= MAX_FIND_LIMIT
+        ):
+            return ToolResult(
+                f"find_skills: 'limit' must be an integer from 1 to {MAX_FIND_LIMIT}", True
+            )
         selection = self.selector.select(query, top_k=limit, depth=limit)
         found = [c.skill for c in selection.ranked[:limit] if c.score > 0]
         if not found:

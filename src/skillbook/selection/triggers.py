@@ -60,7 +60,9 @@ class TriggerMatch:
     reasons: tuple[str, ...] = ()
 
 
-def _phrases(value: Any, key: str, skill: Skill, found: list[Diagnostic]) -> tuple[tuple[str, ...], ...]:
+def _phrases(
+    value: Any, key: str, skill: Skill, found: list[Diagnostic]
+) -> tuple[tuple[str, ...], ...]:
     items: Sequence[Any] = [value] if isinstance(value, str) else value
     if not isinstance(items, Sequence):
         found.append(_ignored(skill, key, "expected a list of phrases"))
@@ -105,7 +107,9 @@ def skill_triggers(skill: Skill) -> tuple[Triggers, tuple[Diagnostic, ...]]:
     if top is not None and not isinstance(top, Mapping):
         any_ += _phrases(top, "triggers", skill, found)
     elif isinstance(top, Mapping):
-        found.append(_ignored(skill, "triggers", "a map here is not read (use metadata.openclaw.triggers)"))
+        found.append(
+            _ignored(skill, "triggers", "a map here is not read (use metadata.openclaw.triggers)")
+        )
     return Triggers(tuple(dict.fromkeys(any_)), all_, none), tuple(found)
 
 
@@ -134,4 +138,6 @@ def match_triggers(triggers: Triggers, request: Sequence[str]) -> TriggerMatch:
     every = bool(triggers.all) and all(_contains(request, p) for p in triggers.all)
     if every:
         reasons.append("all")
-    return TriggerMatch(boosted=(hit is not None or every) and not vetoed, vetoed=vetoed, reasons=tuple(reasons))
+    return TriggerMatch(
+        boosted=(hit is not None or every) and not vetoed, vetoed=vetoed, reasons=tuple(reasons)
+    )
