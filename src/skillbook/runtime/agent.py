@@ -362,8 +362,8 @@ class Agent:
         tools = self._tools
         if self.selection is not None:
             # The block stays in the history: earlier turns never change (prompt cache).
-            recent = [m.content for m in history if m.role == "user" and m.content][-2:]
-            user_text = self.selection.turn_block(user_text, recent=recent).apply(user_text)
+            block = self.selection.turn_block(user_text, recent=_recent_requests(history))
+            user_text = block.apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
         text = ""
@@ -485,6 +485,14 @@ class Agent:
     async def _end(self, result: TurnResult) -> TurnResult:
         await self._emit(TurnEnded(result))
         return result
+
+
+def _recent_requests(history: Sequence[Message], count: int = 2) -> list[str]:
+    """The last user requests, without the skills blocks put in front of them."""
+    from skillbook.selection.plan import TurnBlock
+
+    texts = [TurnBlock.strip(m.content) for m in history if m.role == "user" and m.content]
+    return texts[-count:]
 
 
 def _selection_plan(

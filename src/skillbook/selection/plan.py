@@ -48,6 +48,8 @@ __all__ = ["MAX_NAMED_UNLISTED", "SelectionPlan", "TurnBlock", "plan_for", "sele
 #: How many unlisted skills a ``selection.unlisted`` message names before "and N more".
 MAX_NAMED_UNLISTED: Final = 20
 BLOCK_INTRO: Final = "Skills that fit this request (chosen from {total} available skills):"
+BLOCK_FIND_NOTE: Final = "{count} other skills are reachable with `find_skills`."
+BLOCK_FIND_NOTE_END: Final = "reachable with `find_skills`.\n\n"
 
 
 def selection_active(book: SkillBook) -> bool:
@@ -72,6 +74,17 @@ class TurnBlock:
     listed: tuple[str, ...]
     unlisted: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    @staticmethod
+    def strip(message: str) -> str:
+        """A user message without the block :meth:`apply` put in front of it."""
+        if not message.startswith(BLOCK_INTRO.split("{", 1)[0]):
+            return message
+        for end in (BLOCK_FIND_NOTE_END, "</available_skills>\n\n"):
+            at = message.find(end)
+            if at >= 0:
+                return message[at + len(end) :]
+        return message
 
     def apply(self, user_text: str) -> str:
         """The user's message with the block in front of it (unchanged when empty)."""
@@ -146,7 +159,7 @@ class SelectionPlan:
             intro = BLOCK_INTRO.format(total=len(self.visible))
             block = intro + self._catalog(listed)
             if unlisted:
-                block += f"\n{len(unlisted)} other skills are reachable with `find_skills`."
+                block += "\n" + BLOCK_FIND_NOTE.format(count=len(unlisted))
         found: tuple[Diagnostic, ...] = ()
         if unlisted:
             named = ", ".join(unlisted[:MAX_NAMED_UNLISTED])

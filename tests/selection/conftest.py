@@ -1,0 +1,54 @@
+"""Selection tests: a small workspace of real SKILL.md files, and the shipped models."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+# The scripted model server of the agent integration tests.
+sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
+
+from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder  # noqa: E402
+
+SKILLS: Mapping[str, str] = {
+    "weather": "Current weather and forecasts for any city: rain, temperature, wind.",
+    "pdf-merge": "Combine multiple PDF files into one or split a PDF into pages.",
+    "trello": "Manage Trello boards, lists and cards via the Trello REST API.",
+    "hue-lights": "Control Philips Hue lights and scenes: on, off, brightness, colour.",
+    "git-worktrees": "Set up a git worktree for isolated feature work on a new branch.",
+    "stripe": "Stripe payments: customers, subscriptions, invoices and refunds.",
+}
+
+
+def write_skill(root: Path, name: str, description: str, extra: str = "", body: str = "") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    text = f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\n{body}\n"
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    for name, desc in SKILLS.items():
+        write_skill(ws / "skills", name, desc)
+    return ws
+
+
+@pytest.fixture(scope="session")
+def wordllama() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder()
+
+
+@pytest.fixture(scope="session")
+def multilingual() -> MultilingualEmbedder:
+    return MultilingualEmbedder()
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    """An isolated environment: own HOME and state dir, so nothing reads the user's files."""
+    return {"HOME": str(tmp / "home"), "SKILLBOOK_STATE_DIR": str(tmp / "state"), "PATH": "/usr/bin:/bin"}
