@@ -26,13 +26,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus_skills import corpus_skills  # noqa: E402
+from corpus_skills import corpus_skills
 
-from skillbook.model import Skill  # noqa: E402
-from skillbook.prompt import format_skills_for_prompt  # noqa: E402
-from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder  # noqa: E402
-from skillbook.selection.evaluate import evaluate, load_queries, metrics  # noqa: E402
-from skillbook.selection.selector import Selector, SelectorSettings  # noqa: E402
+from skillbook.model import Skill
+from skillbook.prompt import format_skills_for_prompt
+from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
+from skillbook.selection.evaluate import evaluate, load_queries, metrics
+from skillbook.selection.selector import Selector, SelectorSettings
 
 DATA = Path(__file__).parent / "data" / "selection" / "queries.jsonl"
 TARGETS = {"recall@1": 0.85, "recall@3": 0.95, "abstention": 0.9}
@@ -131,6 +131,14 @@ def speed(skills: list[Skill], embedders: dict[str, object]) -> None:
     print(f"load average after: {os.getloadavg()[0]:.2f} (2 cores shared with other work)")
 
 
+def _common_prefix(texts: list[str]) -> str:
+    a, b = texts
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
 def caching(skills: list[Skill], embedders: dict[str, object]) -> None:
     sel = Selector(skills, embedders=embedders)  # type: ignore[arg-type]
     turns = [
@@ -153,8 +161,8 @@ def caching(skills: list[Skill], embedders: dict[str, object]) -> None:
         block = format_skills_for_prompt(picked)
         history_b += "\nuser: " + block + "\n" + text
         prompt_b = base + "\n(find_skills available)" + history_b
-        shared_a += len(os.path.commonprefix([prev_a, prompt_a]))
-        shared_b += len(os.path.commonprefix([prev_b, prompt_b]))
+        shared_a += len(_common_prefix([prev_a, prompt_a]))
+        shared_b += len(_common_prefix([prev_b, prompt_b]))
         total_a += len(prompt_a)
         total_b += len(prompt_b)
         prev_a, prev_b = prompt_a, prompt_b

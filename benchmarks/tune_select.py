@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus_skills import corpus_skills  # noqa: E402
+from corpus_skills import corpus_skills
 
-from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder  # noqa: E402
-from skillbook.selection.evaluate import load_queries  # noqa: E402
-from skillbook.selection.fusion import squash  # noqa: E402
-from skillbook.selection.selector import Selector, SelectorSettings  # noqa: E402
+from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
+from skillbook.selection.evaluate import load_queries
+from skillbook.selection.fusion import squash
+from skillbook.selection.selector import Selector, SelectorSettings
 
 DATA = Path(__file__).parent / "data" / "selection" / "queries.jsonl"
 

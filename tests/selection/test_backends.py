@@ -19,6 +19,11 @@ from skillbook.selection.http_embedder import EmbeddingError, HttpEmbedder
 from skillbook.selection.index import BASE_NAME, MAX_SEGMENTS, EmbeddingIndex
 
 
+@pytest.fixture(scope="module")
+def wordllama() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder()
+
+
 def test_wordllama_unit_vectors_and_no_root_logger_change(wordllama: WordLlamaEmbedder) -> None:
     before = list(logging.getLogger().handlers)
     WordLlamaEmbedder()
@@ -32,7 +37,9 @@ def test_model2vec_model_from_disk(tmp_path: Path, wordllama: WordLlamaEmbedder)
     from model2vec import StaticModel
 
     inner: Any = wordllama._model
-    StaticModel(inner.embedding, inner.tokenizer, normalize=True).save_pretrained(str(tmp_path / "m"))
+    StaticModel(inner.embedding, inner.tokenizer, normalize=True).save_pretrained(
+        str(tmp_path / "m")
+    )
     m2v = Model2VecEmbedder(tmp_path / "m")
     v = m2v.embed(["merge two pdf files", "combine PDF documents", "weather in Paris"])
     assert v.shape == (3, 256) and v[0] @ v[1] > v[0] @ v[2]
@@ -53,6 +60,7 @@ class _Embeddings:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 owner.bodies.append(body)
                 owner.auth.append(self.headers.get("Authorization"))
+                out: dict[str, Any]
                 if owner.mode == "error":
                     out, status = {"error": {"message": "model not found"}}, 404
                 elif owner.mode == "short":
@@ -102,7 +110,9 @@ def test_http_embedder_batches_orders_and_authenticates(server: _Embeddings) -> 
     emb.close()
 
 
-@pytest.mark.parametrize(("mode", "message"), [("error", "HTTP 404: model not found"), ("short", "asked for 1")])
+@pytest.mark.parametrize(
+    ("mode", "message"), [("error", "HTTP 404: model not found"), ("short", "asked for 1")]
+)
 def test_http_embedder_errors(mode: str, message: str) -> None:
     s = _Embeddings(mode)
     emb = HttpEmbedder(s.url, "m")
@@ -127,7 +137,9 @@ def _keys(texts: list[str]) -> list[str]:
     return [hashlib.sha256(t.encode()).hexdigest() for t in texts]
 
 
-def test_index_persists_reuses_and_updates_incrementally(tmp_path: Path, wordllama: WordLlamaEmbedder) -> None:
+def test_index_persists_reuses_and_updates_incrementally(
+    tmp_path: Path, wordllama: WordLlamaEmbedder
+) -> None:
     texts = ["merge pdf", "weather forecast", "trello cards"]
     first = EmbeddingIndex(wordllama, tmp_path)
     v1 = first.vectors(_keys(texts), texts)
@@ -151,7 +163,9 @@ def test_index_compacts_segments(tmp_path: Path, wordllama: WordLlamaEmbedder) -
     assert len(fresh) == MAX_SEGMENTS + 1
 
 
-def test_index_corrupt_file_is_reported_and_recomputed(tmp_path: Path, wordllama: WordLlamaEmbedder) -> None:
+def test_index_corrupt_file_is_reported_and_recomputed(
+    tmp_path: Path, wordllama: WordLlamaEmbedder
+) -> None:
     index = EmbeddingIndex(wordllama, tmp_path)
     index.vectors(_keys(["a b c"]), ["a b c"])
     assert index.folder is not None

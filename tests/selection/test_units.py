@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,14 +21,26 @@ from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.triggers import match_triggers, skill_triggers, words
 
 
-def skill_with(meta_raw: dict[str, object] | None = None, frontmatter: dict[str, str] | None = None) -> Skill:
+def skill_with(
+    meta_raw: dict[str, object] | None = None, frontmatter: dict[str, str] | None = None
+) -> Skill:
     meta = SkillMetadata(raw=meta_raw) if meta_raw is not None else None
-    return Skill.create("s", "a skill", base_dir=Path("/x/s"), metadata=meta, frontmatter=frontmatter)
+    return Skill.create(
+        "s", "a skill", base_dir=Path("/x/s"), metadata=meta, frontmatter=frontmatter
+    )
 
 
 def test_trigger_any_all_none() -> None:
     triggers, problems = skill_triggers(
-        skill_with({"triggers": {"any": ["watch youtube", "video"], "all": ["pay", "invoice"], "none": ["refund"]}})
+        skill_with(
+            {
+                "triggers": {
+                    "any": ["watch youtube", "video"],
+                    "all": ["pay", "invoice"],
+                    "none": ["refund"],
+                }
+            }
+        )
     )
     assert problems == ()
     assert match_triggers(triggers, words("Please WATCH YouTube now")).boosted
@@ -39,13 +52,21 @@ def test_trigger_any_all_none() -> None:
 
 
 def test_top_level_trigger_list_and_bad_entries_are_reported() -> None:
-    data: dict[str, object] = {"triggers": ["summarize video", {"regex": "^/x"}]}
+    data: dict[str, Any] = {"triggers": ["summarize video", {"regex": "^/x"}]}
     skill = Skill.create("s", "d", base_dir=Path("/x/s"))
     skill = skill.__class__(
-        skill.name, skill.description, skill.file_path, skill.base_dir, skill.source,
+        skill.name,
+        skill.description,
+        skill.file_path,
+        skill.base_dir,
+        skill.source,
         parsed=skill.parsed.__class__(
             frontmatter=skill.parsed.frontmatter.__class__(values={}, data=data),
-            body="", body_line=1, metadata=None, invocation=skill.parsed.invocation, dispatch=None,
+            body="",
+            body_line=1,
+            metadata=None,
+            invocation=skill.parsed.invocation,
+            dispatch=None,
         ),
     )
     triggers, problems = skill_triggers(skill)
@@ -76,12 +97,16 @@ def test_squash_mix_and_rrf() -> None:
 
 def test_query_file_errors_name_the_line() -> None:
     with pytest.raises(QueryFileError, match=r"q:2: 'expected' must be a list"):
-        parse_queries(['{"id": "a", "query": "x", "expected": []}', '{"id": "b", "query": "y"}'], where="q")
+        parse_queries(
+            ['{"id": "a", "query": "x", "expected": []}', '{"id": "b", "query": "y"}'], where="q"
+        )
     with pytest.raises(QueryFileError, match="q:1: not JSON"):
         parse_queries(["{nope"], where="q")
     with pytest.raises(QueryFileError, match="appears twice"):
         parse_queries(['{"id": "a", "query": "x", "expected": []}'] * 2, where="q")
-    parsed = parse_queries(["// comment", "", '{"id": 7, "query": "x", "expected": ["s"], "kind": "k"}'])
+    parsed = parse_queries(
+        ["// comment", "", '{"id": 7, "query": "x", "expected": ["s"], "kind": "k"}']
+    )
     assert parsed == [LabelledQuery("7", "x", ("s",), "k")]
 
 

@@ -48,7 +48,7 @@ def squash(scores: Any, k: float) -> Scores:
     import numpy as np
 
     s = np.maximum(np.asarray(scores, dtype=np.float32), 0.0)
-    return s / (s + np.float32(k))
+    return np.asarray(s / (s + np.float32(k)), dtype=np.float32)
 
 
 def mix(channels: Mapping[str, Any], weights: MixWeights) -> Scores:

@@ -145,8 +145,8 @@ class EmbeddingIndex:
             self._persist(new_keys, new)
         matrix = self._all()
         if matrix is None:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.ascontiguousarray(matrix[[self._rows[d] for d in digests]])
+            return np.zeros((0, 0), dtype=np.float32)  # type: ignore[no-any-return]
+        return np.ascontiguousarray(matrix[[self._rows[d] for d in digests]])  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ writing
 

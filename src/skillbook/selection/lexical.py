@@ -28,9 +28,57 @@ __all__ = ["Bm25Index", "Tokenizer"]
 _TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
 #: Words of a request that say nothing about which skill fits it.
 CHAT_WORDS: Final = frozenset(
-    "please help want need would like could can you me my us our let lets show tell give "
-    "hey hi hello thanks thank really just some something anything how what which who "
-    "why when where does do did is are was were be been get got make use using".split()
+    [
+        "please",
+        "help",
+        "want",
+        "need",
+        "would",
+        "like",
+        "could",
+        "can",
+        "you",
+        "me",
+        "my",
+        "us",
+        "our",
+        "let",
+        "lets",
+        "show",
+        "tell",
+        "give",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "really",
+        "just",
+        "some",
+        "something",
+        "anything",
+        "how",
+        "what",
+        "which",
+        "who",
+        "why",
+        "when",
+        "where",
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "get",
+        "got",
+        "make",
+        "use",
+        "using",
+    ]
 )
 
 
@@ -87,5 +135,5 @@ class Bm25Index:
             [t for t in self.tokenize(query) if t in self._bm25.vocab_dict] if self.size else []
         )
         if not tokens:
-            return np.zeros(self.size, dtype=np.float32)
-        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
+            return np.zeros(self.size, dtype=np.float32)  # type: ignore[no-any-return]
+        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)  # type: ignore[no-any-return]

@@ -175,7 +175,8 @@ async def _turn(agent: Agent, query: LabelledQuery, mode: str) -> TriggerRun:
         if run.call.name == "find_skills":
             searched = True
         path = run.call.arguments.get("path")
-        if run.call.name == ReadTool.name and isinstance(path, str) and not run.result.is_error:
-            if path.rstrip("/").endswith("SKILL.md") and run.skill is not None:
-                read.append(run.skill)
+        is_read = run.call.name == ReadTool.name and not run.result.is_error
+        is_skill_md = isinstance(path, str) and path.rstrip("/").endswith("SKILL.md")
+        if is_read and is_skill_md and run.skill is not None:
+            read.append(run.skill)
     return TriggerRun(query, mode, tuple(dict.fromkeys(read)), searched)

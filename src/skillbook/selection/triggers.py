@@ -23,7 +23,7 @@ from skillbook import diagnostics as diag
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 
-__all__ = ["Triggers", "TriggerMatch", "match_triggers", "skill_triggers", "words"]
+__all__ = ["TriggerMatch", "Triggers", "match_triggers", "skill_triggers", "words"]
 
 #: Longest phrase list read from one key; a skill cannot make the selector slow.
 MAX_PHRASES: Final = 64

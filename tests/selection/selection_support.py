@@ -1,17 +1,9 @@
-"""Selection tests: a small workspace of real SKILL.md files, and the shipped models."""
+"""Helpers of the selection tests: a small workspace of real SKILL.md files, the shipped models."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
-
-import pytest
-
-# The scripted model server of the agent integration tests.
-sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
-
-from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder  # noqa: E402
 
 SKILLS: Mapping[str, str] = {
     "weather": "Current weather and forecasts for any city: rain, temperature, wind.",
@@ -31,24 +23,17 @@ def write_skill(root: Path, name: str, description: str, extra: str = "", body: 
     return folder
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def make_workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     for name, desc in SKILLS.items():
         write_skill(ws / "skills", name, desc)
     return ws
 
 
-@pytest.fixture(scope="session")
-def wordllama() -> WordLlamaEmbedder:
-    return WordLlamaEmbedder()
-
-
-@pytest.fixture(scope="session")
-def multilingual() -> MultilingualEmbedder:
-    return MultilingualEmbedder()
-
-
 def env_for(tmp: Path) -> dict[str, str]:
     """An isolated environment: own HOME and state dir, so nothing reads the user's files."""
-    return {"HOME": str(tmp / "home"), "SKILLBOOK_STATE_DIR": str(tmp / "state"), "PATH": "/usr/bin:/bin"}
+    return {
+        "HOME": str(tmp / "home"),
+        "SKILLBOOK_STATE_DIR": str(tmp / "state"),
+        "PATH": "/usr/bin:/bin",
+    }
