@@ -91,8 +91,8 @@ def median_ms(samples: Sequence[float]) -> float:
 def run(size: int, repeat: int, seed: int, watch: bool) -> dict[str, Any]:
     from skillbook.book import Loader
     from skillbook.runtime.session import SkillSession
-    from skillbook.runtime.snapshot import SnapshotVersions
     from skillbook.runtime.watch import SkillsWatcher
+    from skillbook.snapshot import SnapshotVersions
 
     out: dict[str, Any] = {"size": size, "repeat": repeat, "samples": {}, "facts": {}}
     samples: dict[str, list[float]] = out["samples"]

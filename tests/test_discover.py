@@ -24,6 +24,7 @@ from skillbook.discover import (
     discover,
     resolve_roots,
 )
+from skillbook.mode import Mode
 from skillbook.model import Source
 from skillbook.paths import Paths
 
@@ -520,7 +521,7 @@ def test_standalone_markdown_in_mixed_mode(env: tuple[Paths, Path]) -> None:
     (root / "empty.md").write_text("# Only a heading\n")
     roots = resolve_roots(ws, paths)
     assert names(discover(roots)) == ["folder-skill"]
-    d = discover(roots, options=DiscoverOptions(mode="mixed"))
+    d = discover(roots, options=DiscoverOptions(mode=Mode.MIXED))
     by_name = {s.name: s for s in d.skills}
     assert list(by_name) == ["folder-skill", "Deploy helper", "from-fm", "plain"]
     assert by_name["Deploy helper"].description == "Ships the app to production."
@@ -530,12 +531,12 @@ def test_standalone_markdown_in_mixed_mode(env: tuple[Paths, Path]) -> None:
     assert by_name["plain"].base_dir == root
     assert len(diags(d, "discover.standalone-md")) == 3
     assert diags(d, "parse.missing-description")[0].path == root / "empty.md"
-    assert names(discover(roots, options=DiscoverOptions(mode="legacy"))) == list(by_name)
+    assert names(discover(roots, options=DiscoverOptions(mode=Mode.LEGACY))) == list(by_name)
 
 
 def test_unknown_mode_is_a_caller_error() -> None:
     with pytest.raises(ValueError):
-        DiscoverOptions(mode="bogus")
+        DiscoverOptions(mode="bogus")  # type: ignore[arg-type]
 
 
 # -- cache --------------------------------------------------------------------------------

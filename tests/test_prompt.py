@@ -29,7 +29,7 @@ from skillbook.prompt import (
     home_prefixes,
     skills_section,
 )
-from skillbook.runtime.snapshot import build_snapshot
+from skillbook.snapshot import build_snapshot
 
 HOME = Path("/home/alice")
 

@@ -32,7 +32,7 @@ from skillbook.prompt import (
     format_skills_for_prompt,
     home_prefixes,
 )
-from skillbook.runtime.snapshot import build_snapshot
+from skillbook.snapshot import build_snapshot
 
 pytestmark = pytest.mark.oracle
 

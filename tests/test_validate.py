@@ -313,10 +313,10 @@ def test_skill_md_missing_and_lowercase(tmp_path: Path) -> None:
     empty.mkdir()
     assert errors(validate_path(empty)) == ["validate.skill-file"]
     lower = write(tmp_path, "lower", GOOD.format(name="lower", extra=""), filename="skill.md")
-    strict_modes: tuple[Mode, ...] = ("strict", "openclaw")
+    strict_modes = (Mode.STRICT, Mode.OPENCLAW)
     for mode in strict_modes:
         assert errors(validate_path(lower, mode=mode)) == ["validate.skill-file"], mode
-    lenient_modes: tuple[Mode, ...] = ("mixed", "legacy")
+    lenient_modes = (Mode.MIXED, Mode.LEGACY)
     for mode in lenient_modes:
         result = validate_path(lower, mode=mode)
         assert result.ok and warnings(result) == ["validate.skill-file"], mode

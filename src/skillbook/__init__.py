@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "load": "skillbook.book",
     "Loader": "skillbook.book",
     "SkillBook": "skillbook.book",
+    "Mode": "skillbook.mode",
     # model
     "Skill": "skillbook.model",
     "Source": "skillbook.model",
@@ -61,8 +62,8 @@ _EXPORTS: dict[str, str] = {
     "PromptLimits": "skillbook.prompt",
     "build_prompt": "skillbook.prompt",
     "skills_section": "skillbook.prompt",
-    "SkillSnapshot": "skillbook.runtime.snapshot",
-    "SnapshotVersions": "skillbook.runtime.snapshot",
+    "SkillSnapshot": "skillbook.snapshot",
+    "SnapshotVersions": "skillbook.snapshot",
     "validate_path": "skillbook.validate",
 }
 
@@ -81,6 +82,7 @@ __all__ = [
     "InvocationPolicy",
     "Limits",
     "Loader",
+    "Mode",
     "ParseCache",
     "ParsedSkillFile",
     "Paths",
@@ -146,6 +148,7 @@ if _typing.TYPE_CHECKING:
         StaticRemote,
         evaluate,
     )
+    from skillbook.mode import Mode
     from skillbook.model import (
         CommandDispatch,
         Frontmatter,
@@ -160,6 +163,6 @@ if _typing.TYPE_CHECKING:
     from skillbook.parse import parse_skill_text
     from skillbook.paths import Paths
     from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, skills_section
-    from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions
+    from skillbook.snapshot import SkillSnapshot, SnapshotVersions
     from skillbook.status import StatusReport, build_status
     from skillbook.validate import validate_path

@@ -148,6 +148,8 @@ def _describe(info: Any) -> str:
         return f"array of {_describe(info.item_type)}s"
     if isinstance(info, ins.LiteralType):
         return "one of " + ", ".join(json.dumps(v) for v in info.values)
+    if isinstance(info, ins.EnumType):
+        return "one of " + ", ".join(json.dumps(m.value) for m in info.cls)
     if isinstance(info, ins.DictType):
         inner = _describe(info.value_type)
         return "object" if inner == "any value" else f"object of {inner}s"

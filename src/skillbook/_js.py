@@ -186,6 +186,25 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
+_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
+_DIGITS = frozenset("0123456789")
+
+
+def js_key_order(d: dict[str, Any]) -> dict[str, Any]:
+    """Key order of a JS object: array-index keys first, ascending; then insertion order."""
+    for k in d:
+        if k[:1] in _DIGITS:
+            break
+    else:
+        return d  # no key starts with a digit: none is an array index
+    index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
+    if not index_keys:
+        return d
+    ordered = {k: d[k] for k in sorted(index_keys, key=int)}
+    ordered.update((k, v) for k, v in d.items() if k not in ordered)
+    return ordered
+
+
 def json_stringify(value: Any) -> str:
     """``JSON.stringify(value)``: compact, insertion order, non-ASCII kept, JS numbers."""
     parts: list[str] = []

@@ -32,8 +32,7 @@ from typing import Any
 import yaml
 from yaml import events as ev
 
-from skillbook._js import js_string
-from skillbook.parse import js_key_order
+from skillbook._js import js_key_order, js_string
 
 #: The JS package's default ``maxAliasCount``.
 DEFAULT_MAX_ALIAS_COUNT = 100

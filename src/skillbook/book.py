@@ -22,7 +22,6 @@ from pathlib import Path
 from skillbook.config import Config, load_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
-    DEFAULT_MODE,
     DiscoverOptions,
     Discovery,
     Limits,
@@ -38,6 +37,7 @@ from skillbook.gate import (
     apply_filter,
     effective_skill_filter,
 )
+from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.prompt import (
@@ -47,7 +47,7 @@ from skillbook.prompt import (
     home_prefixes,
     skills_section,
 )
-from skillbook.runtime.snapshot import SkillSnapshot, build_snapshot
+from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
 
 #: What the truncation note tells the reader to run.
@@ -65,7 +65,7 @@ class SkillBook:
     paths: Paths
     config: Config
     agent: str | None
-    mode: str
+    mode: Mode
     discovery: Discovery
     #: Skills excluded by the spec mode (``strict``) before gating.
     excluded: tuple[Skill, ...]
@@ -128,7 +128,7 @@ class Loader:
         config: Config | str | os.PathLike[str] | None = None,
         agent: str | None = None,
         skill_filter: Sequence[str] | None = None,
-        mode: str | None = None,
+        mode: Mode | str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         remote: RemoteEligibility | None = None,
@@ -146,7 +146,7 @@ class Loader:
         )
         self.config = _resolve_config(config, self.paths)
         self.agent = agent
-        self.mode = mode or self.config.skills.load.mode or DEFAULT_MODE
+        self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
         #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
         self.skill_filter = skill_filter
         self.remote = remote
@@ -200,7 +200,7 @@ class Loader:
         if not self.legacy_manifest_keys:
             candidates = [_without_legacy_manifest(s) for s in candidates]
         excluded: list[Skill] = []
-        if self.mode == "strict":
+        if self.mode.is_strict:
             from skillbook.validate import passes_strict
 
             kept: list[Skill] = []
@@ -282,7 +282,7 @@ def load(
     config: Config | str | os.PathLike[str] | None = None,
     agent: str | None = None,
     skill_filter: Sequence[str] | None = None,
-    mode: str | None = None,
+    mode: Mode | str | None = None,
     env: Mapping[str, str] | None = None,
     remote: RemoteEligibility | None = None,
 ) -> SkillBook:

@@ -42,6 +42,7 @@ import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
 from skillbook.errors import ConfigError
+from skillbook.mode import Mode
 
 if TYPE_CHECKING:
     from skillbook.mcp.client import McpServerSpec
@@ -113,7 +114,7 @@ class _LoadS(_Strict):
     watch_debounce_ms: _NonNegInt | _U = _UNSET
     allow_symlink_targets: list[str] | _U = _UNSET
     grouped: bool | _U = _UNSET
-    mode: Literal["openclaw", "mixed", "legacy", "strict"] | _U = _UNSET
+    mode: Mode | _U = _UNSET
 
 
 class _InstallS(_Strict):
@@ -222,7 +223,7 @@ class LoadConfig:
     watch_debounce_ms: int | None = None
     allow_symlink_targets: tuple[str, ...] = ()
     grouped: bool | None = None
-    mode: str | None = None
+    mode: Mode | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from typing import Any
 from skillbook import _fs
 from skillbook._discover_load import Loader
 from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
 
@@ -34,11 +35,6 @@ DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE = 200
 DEFAULT_MAX_SKILLS_IN_PROMPT = 150
 DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
 DEFAULT_MAX_SKILL_FILE_BYTES = 256_000
-
-#: Loading modes; ``strict`` loads like ``openclaw`` (validation filters later).
-MODES = ("openclaw", "mixed", "legacy", "strict")
-STANDALONE_MODES = frozenset({"mixed", "legacy"})
-DEFAULT_MODE = "openclaw"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +63,13 @@ class DiscoverOptions:
     allow_symlink_targets: tuple[Path, ...] = ()
     #: Also load ``<root>/<group>/<skill>/SKILL.md`` (``skills.load.grouped``).
     grouped: bool = False
-    mode: str = DEFAULT_MODE
+    #: ``strict`` loads like ``openclaw`` (validation filters later).
+    mode: Mode = DEFAULT_MODE
     #: Load a real folder once even when reached under two different names.
     dedupe_realpath: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"unknown discovery mode {self.mode!r}; expected one of {MODES}")
+        object.__setattr__(self, "mode", Mode.of(self.mode))
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +198,7 @@ def discover(
         limits=opts.limits,
         allow_symlink_targets=opts.allow_symlink_targets,
         grouped=opts.grouped,
-        standalone=opts.mode in STANDALONE_MODES,
+        standalone=opts.mode.loads_standalone,
         cache=cache,
     )
     loaded: list[Skill] = []

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import JS_WHITESPACE, js_string, js_trim, json_stringify
+from skillbook._js import JS_WHITESPACE, js_key_order, js_string, js_trim, json_stringify
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import resolve_metadata
 from skillbook.model import (
@@ -39,8 +39,6 @@ _FALSY = frozenset({"false", "0", "no", "off"})
 _LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u2029]*)\Z")
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]{0,9})\Z")
-_DIGITS = frozenset("0123456789")
 # Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
 # `key in merged` test is true for them, and assigning `__proto__` is swallowed.
 _PROTO_WORDS = (
@@ -162,21 +160,6 @@ def _js_assign(target: dict[str, Any], key: str, value: Any) -> None:
     # `obj["__proto__"] = x` does not create a property in JavaScript.
     if key != "__proto__":
         target[key] = value
-
-
-def js_key_order(d: dict[str, Any]) -> dict[str, Any]:
-    """Key order of a JS object: array-index keys first, ascending; then insertion order."""
-    for k in d:
-        if k[:1] in _DIGITS:
-            break
-    else:
-        return d  # no key starts with a digit: none is an array index
-    index_keys = [k for k in d if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1]
-    if not index_keys:
-        return d
-    ordered = {k: d[k] for k in sorted(index_keys, key=int)}
-    ordered.update((k, v) for k, v in d.items() if k not in ordered)
-    return ordered
 
 
 def parse_frontmatter_block(

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from skillbook._js import utf16_slice
 from skillbook._strict import (
@@ -52,6 +52,7 @@ from skillbook._strict import (
 )
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
 from skillbook.discover import DEFAULT_MAX_SKILL_FILE_BYTES
+from skillbook.mode import Mode
 
 if TYPE_CHECKING:
     from skillbook.model import ParsedSkillFile, Skill
@@ -79,9 +80,8 @@ __all__ = [
     "validate_path",
 ]
 
-Mode = Literal["openclaw", "mixed", "legacy", "strict"]
-MODES: tuple[Mode, ...] = ("openclaw", "mixed", "legacy", "strict")
-DEFAULT_MODE: Mode = "strict"
+MODES: tuple[Mode, ...] = tuple(Mode)
+DEFAULT_MODE: Mode = Mode.STRICT
 
 #: OpenPocket cuts a description taken from the body to this many UTF-16 units.
 LEGACY_DESCRIPTION_UNITS = 180
@@ -130,9 +130,9 @@ def passes_strict(skill: Skill) -> tuple[bool, tuple[Diagnostic, ...]]:
 # ---------------------------------------------------------------- paths and modes
 
 
-def validate_path(path: Path, *, mode: Mode = DEFAULT_MODE) -> ValidationResult:
+def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationResult:
     """Validate one skill: a skill folder, a ``SKILL.md``, or (mixed/legacy) a ``.md`` file."""
-    path = Path(path)
+    path, mode = Path(path), Mode.of(mode)
     rep = _Report(path, None)
     if path.is_dir():
         skill_dir, file_path = path, path / SKILL_FILE
@@ -241,7 +241,9 @@ def _result(path: Path, name: str | None, found: Sequence[Diagnostic]) -> Valida
     )
 
 
-def validate_many(paths: Iterable[Path], mode: Mode = DEFAULT_MODE) -> tuple[ValidationResult, ...]:
+def validate_many(
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE
+) -> tuple[ValidationResult, ...]:
     """Validate each path; a folder without a skill file but with skill folders validates each child."""
     results: list[ValidationResult] = []
     for path in map(Path, paths):

@@ -12,8 +12,8 @@ import pytest
 from skillbook.book import Loader
 from skillbook.config import Config
 from skillbook.runtime.session import ReloadReport, SkillSession, StatusChange
-from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions
 from skillbook.runtime.watch import WatcherRegistry
+from skillbook.snapshot import SkillSnapshot, SnapshotVersions
 
 WAIT_S = 10.0
 

@@ -18,7 +18,6 @@ import pytest
 
 from skillbook.config import Config
 from skillbook.paths import Paths
-from skillbook.runtime.snapshot import SkillsChangeEvent, SnapshotVersions
 from skillbook.runtime.watch import (
     DEFAULT_DEBOUNCE_MS,
     IGNORED_SEGMENTS,
@@ -30,6 +29,7 @@ from skillbook.runtime.watch import (
     watch_roots,
     watch_targets,
 )
+from skillbook.snapshot import SkillsChangeEvent, SnapshotVersions
 
 WAIT_S = 10.0
 #: Long enough for any pending debounce (250 ms) plus the OS to deliver events.

@@ -22,12 +22,13 @@ from skillbook.book import Loader, SkillBook
 from skillbook.cli import render
 from skillbook.config import Config
 from skillbook.errors import SkillbookError, SkillNotFound
+from skillbook.mode import MODE_NAMES
 from skillbook.paths import Paths, resolve_user_path
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
-MODES = ("openclaw", "mixed", "legacy", "strict")
+MODES = MODE_NAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ class Group(click.Group):
     EXTRA: ClassVar[dict[str, str]] = {
         "watch": "skillbook.cli.watch_cmd:watch_cmd",
         "run": "skillbook.cli.run_cmd:run_cmd",
-        "chat": "skillbook.cli.run_cmd:chat_cmd",
+        "chat": "skillbook.cli.chat_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
         "select": "skillbook.cli.select_cmd:select_cmd",
@@ -343,7 +344,7 @@ def validate_cmd(obj: Context, paths: tuple[str, ...], mode_opt: str | None, as_
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         fail(f"no such file or folder: {missing[0]}")
-    results = validate_many([Path(p) for p in paths], mode)  # type: ignore[arg-type]
+    results = validate_many([Path(p) for p in paths], mode)
     ok = all(r.ok for r in results)
     if as_json:
         emit_json({"mode": mode, "ok": ok, "results": [r.to_json() for r in results]})

@@ -1,8 +1,8 @@
 """A long-lived agent session's view of its skills, refreshed between turns (spec §7.4).
 
 Input: a :class:`~skillbook.book.Loader` (which owns the parse cache) and the
-:class:`~skillbook.runtime.snapshot.SnapshotVersions` that watchers bump. Output: the
-:class:`~skillbook.book.SkillBook` and :class:`~skillbook.runtime.snapshot.SkillSnapshot`
+:class:`~skillbook.snapshot.SnapshotVersions` that watchers bump. Output: the
+:class:`~skillbook.book.SkillBook` and :class:`~skillbook.snapshot.SkillSnapshot`
 a turn should use, and a :class:`ReloadReport` saying what a rebuild changed.
 
 A turn calls :meth:`SkillSession.current` (or :meth:`SkillSession.snapshot`) once, at
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from skillbook.gate import effective_skill_filter, matches_skill_filter
 from skillbook.model import Skill
-from skillbook.runtime.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
 from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of, watch_roots
+from skillbook.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
 
 if TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from skillbook.runtime.watch import SkillsWatcher
 
 #: Modes whose discovery also loads ``<root>/*.md`` files.
-STANDALONE_MODES = ("mixed", "legacy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +179,7 @@ class SkillSession:
             watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
-            standalone_md=loader.mode in STANDALONE_MODES,
+            standalone_md=loader.mode.loads_standalone,
         )
 
     def _rebuild(self) -> ReloadReport:

@@ -2,7 +2,7 @@
 
 Input: the roots to watch (:func:`watch_roots` gives OpenClaw's: ``<ws>/skills``,
 ``<ws>/.agents/skills``, the managed dir, ``~/.agents/skills`` and the extra dirs; the
-bundled dir is not watched) and a :class:`~skillbook.runtime.snapshot.SnapshotVersions`.
+bundled dir is not watched) and a :class:`~skillbook.snapshot.SnapshotVersions`.
 Output: after a quiet period (250 ms by default) following changes to ``SKILL.md``
 files or skill folders, one ``versions.bump(workspace, reason="watch",
 changed_path=<last path>)`` and one ``on_change(ChangeSet)`` call. Sessions compare
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook._js import js_sorted
+from skillbook.mode import DEFAULT_MODE
 from skillbook.model import Source
 from skillbook.runtime._watch_parts import (
     ADDED,
@@ -49,7 +50,7 @@ from skillbook.runtime._watch_parts import (
 if TYPE_CHECKING:
     from skillbook.config import Config
     from skillbook.paths import Paths
-    from skillbook.runtime.snapshot import SnapshotVersions
+    from skillbook.snapshot import SnapshotVersions
 
 __all__ = [
     "DEFAULT_DEBOUNCE_MS",
@@ -184,7 +185,7 @@ class SkillsWatcher:
             debounce_ms=debounce_ms_of(config),
             on_change=on_change,
             force_polling=force_polling,
-            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
         )
 
     # ----------------------------------------------------------------- lifecycle
@@ -388,7 +389,7 @@ class WatcherRegistry:
             watch_roots(workspace, paths, config, cwd=cwd),
             enabled=config.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(config),
-            standalone_md=config.skills.load.mode in ("mixed", "legacy"),
+            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
         )
 
     def get(self, workspace: str | os.PathLike[str]) -> SkillsWatcher | None:

@@ -15,7 +15,7 @@ from skillbook.model import (
     SkillMetadata,
 )
 from skillbook.prompt import PromptLimits, build_prompt
-from skillbook.runtime.snapshot import (
+from skillbook.snapshot import (
     SkillsChangeEvent,
     SkillSnapshot,
     SnapshotSkill,
@@ -222,3 +222,10 @@ def test_should_refresh_rules() -> None:
     assert should_refresh_snapshot("42", 0) is False
     assert should_refresh_snapshot(True, 0) is False  # a boolean is not a number in JS
     assert should_refresh_snapshot(1.5, 2) is True
+
+
+def test_old_import_path_is_an_alias() -> None:
+    from skillbook.runtime import snapshot as old
+
+    assert old.SkillSnapshot is SkillSnapshot
+    assert old.SnapshotVersions is SnapshotVersions

@@ -1,0 +1,81 @@
+"""The options that pick a chat model, shared by ``run`` and ``chat``.
+
+A model comes from the flags, else ``SKILLBOOK_*``/``OPENAI_*``/``ANTHROPIC_*``
+variables (see :func:`skillbook.runtime.providers.model_from_env`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from skillbook.cli.app import fail
+from skillbook.cli.confirm import CONFIRM_ENV
+from skillbook.runtime.agent import DEFAULT_MAX_STEPS
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def model_options(fn: F) -> F:
+    """The options that pick the model, shared by ``run`` and ``chat``."""
+    options = [
+        click.option("--model", "-m", help="Model name (default: $SKILLBOOK_MODEL)."),
+        click.option(
+            "--base-url",
+            help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama); "
+            "default: $SKILLBOOK_BASE_URL, $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL.",
+        ),
+        click.option(
+            "--api-key-env",
+            metavar="NAME",
+            help="Read the API key from this environment variable "
+            "(default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+        ),
+        click.option(
+            "--provider",
+            type=click.Choice(["openai", "anthropic"]),
+            help="Wire protocol (default: $SKILLBOOK_PROVIDER, else guessed from the variables set).",
+        ),
+        click.option(
+            "--max-steps",
+            type=click.IntRange(min=1),
+            default=DEFAULT_MAX_STEPS,
+            show_default=True,
+            help="Most model calls per request.",
+        ),
+        click.option(
+            "--confirm/--no-confirm",
+            envvar=CONFIRM_ENV,
+            default=False,
+            help="Ask before each command the model runs (default: $SKILLBOOK_CONFIRM_EXEC).",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def build_model(
+    provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None
+) -> tuple[Any, str]:
+    """``(model, "")`` or ``(None, one-line how-to)``."""
+    from skillbook.errors import ModelNotConfigured
+    from skillbook.runtime.providers import model_from_env
+
+    api_key = None
+    if api_key_env:
+        api_key = os.environ.get(api_key_env, "").strip()
+        if not api_key:
+            fail(f"--api-key-env {api_key_env}: that environment variable is not set or empty")
+    try:
+        return (
+            model_from_env(
+                os.environ, provider=provider, model=model, base_url=base_url, api_key=api_key
+            ),
+            "",
+        )
+    except ModelNotConfigured as exc:
+        return None, str(exc)
