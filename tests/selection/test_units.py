@@ -124,3 +124,27 @@ def test_metrics() -> None:
     assert m.recall[1] == pytest.approx(1 / 3) and m.recall[3] == pytest.approx(2 / 3)
     assert m.mrr == pytest.approx((1 + 1 / 3) / 3)
     assert m.selected_recall == pytest.approx(1 / 3) and m.abstention == 0.5
+
+
+def test_lexical_channels_rebuild_in_the_background() -> None:
+    from dataclasses import dataclass
+
+    from skillbook.selection.lexical import LexicalChannels
+
+    @dataclass(frozen=True)
+    class Doc:
+        lexical: str
+        body: str = ""
+
+    a, b, c = Doc("merge pdf files"), Doc("weather forecast"), Doc("trello cards")
+    channels = LexicalChannels(sync_limit=1)
+    channels.update([a, b])  # the first build is always inline
+    assert channels.wait() and channels.scores("pdf")["bm25"][0] > 0
+    changed = Doc("merge pdf files and split them")
+    channels.update([c, changed, b])
+    early = channels.scores("weather")["bm25"]
+    assert len(early) == 3 and early[2] > 0  # unchanged skills keep their place and score
+    assert channels.wait(timeout=30)
+    late = channels.scores("split")["bm25"]
+    assert late[1] > 0 and late[0] == 0 and late[2] == 0
+    assert channels.scores("trello")["bm25"][0] > 0

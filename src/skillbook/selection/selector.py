@@ -24,7 +24,7 @@ from skillbook.model import Skill
 from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
-from skillbook.selection.lexical import Bm25Index
+from skillbook.selection.lexical import LexicalChannels
 from skillbook.selection.triggers import TriggerMatch, match_triggers, words
 
 if TYPE_CHECKING:
@@ -182,8 +182,7 @@ class Selector:
         self.skills: tuple[Skill, ...] = ()
         self.documents: tuple[SkillDocument, ...] = ()
         self._vectors: dict[str, Any] = {}
-        self._bm25: Bm25Index | None = None
-        self._bm25_body: Bm25Index | None = None
+        self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self.last_update = self.update(skills)
 
     @property
@@ -198,6 +197,10 @@ class Selector:
             found.extend(index.diagnostics)
         return tuple(found)
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background BM25 rebuild (large catalogs); True when current."""
+        return self._lexical.wait(timeout) if self._lexical is not None else True
+
     def update(self, skills: Sequence[Skill]) -> UpdateReport:
         """Rank ``skills`` from now on, redoing only what changed."""
         previous = self._docs
@@ -210,18 +213,12 @@ class Selector:
             else:
                 docs[id(skill)] = (skill, document_for(skill))
                 rebuilt += 1
-        old_texts = [(d.lexical, d.body) for d in self.documents]
         self._docs = docs
         self.skills = tuple(skills)
         self.documents = tuple(docs[id(s)][1] for s in self.skills)
         self._triggered = tuple(i for i, d in enumerate(self.documents) if d.triggers)
-        if self.settings.backend != "embedding" and (
-            self._bm25 is None or [(d.lexical, d.body) for d in self.documents] != old_texts
-        ):
-            self._bm25 = Bm25Index([d.lexical for d in self.documents])
-            self._bm25_body = Bm25Index(
-                [d.body for d in self.documents], tokenizer=self._bm25.tokenize
-            )
+        if self._lexical is not None:
+            self._lexical.update(self.documents)
         computed = reused = 0
         keys = [d.key for d in self.documents]
         texts = [d.semantic for d in self.documents]
@@ -236,9 +233,8 @@ class Selector:
     def channel_scores(self, text: str) -> dict[str, Any]:
         """Each channel's raw score for every skill (BM25 scores, cosines)."""
         out: dict[str, Any] = {}
-        if self._bm25 is not None and self._bm25_body is not None:
-            out["bm25"] = self._bm25.scores(text)
-            out["bm25Body"] = self._bm25_body.scores(text)
+        if self._lexical is not None:
+            out.update(self._lexical.scores(text))
         for name, index in self._indexes.items():
             matrix = self._vectors[name]
             query = index.embedder.embed([text])[0]
