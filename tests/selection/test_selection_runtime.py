@@ -161,6 +161,10 @@ def test_agent_turn_carries_the_block_and_offers_find_skills(
     with FakeOpenAIServer(["Sure.", "Done again."]) as server:
         agent = Agent(book, OpenAIChatModel("m", base_url=server.base_url, api_key="k"))
         turn = asyncio.run(agent.run_turn((), "combine two PDF files"))
+        assert agent.last_selection is not None
+        assert agent.last_selection.listed[0] == "pdf-merge"
+        assert "weather" in agent.last_selection.unlisted
+        assert agent.last_selection.diagnostics[0].code == "selection.unlisted"
         asyncio.run(agent.run_turn(turn.messages, "thanks!"))
     first, second = server.requests
     assert [t["function"]["name"] for t in first["tools"]] == ["read", "exec", "find_skills"]

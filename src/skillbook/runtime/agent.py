@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from skillbook.book import SkillBook
     from skillbook.model import Skill
     from skillbook.runtime.session import SkillSession
-    from skillbook.selection.plan import SelectionPlan
+    from skillbook.selection.plan import SelectionPlan, TurnBlock
 
 __all__ = [
     "DECLINED_RESULT",
@@ -265,6 +265,8 @@ class Agent:
         #: ``skills.selection`` (when not off): stable system section, per-turn block,
         #: ``find_skills``. None keeps OpenClaw's catalog exactly.
         self.selection: SelectionPlan | None = _selection_plan(self._book, None, env)
+        #: The last turn's skills block: what was listed, what was not (``selection.unlisted``).
+        self.last_selection: TurnBlock | None = None
         self._tools: tuple[Tool, ...] = self._fixed_tools or self._default_tools()
 
     # ----------------------------------------------------------------- state
@@ -363,6 +365,7 @@ class Agent:
         if self.selection is not None:
             # The block stays in the history: earlier turns never change (prompt cache).
             block = self.selection.turn_block(user_text, recent=_recent_requests(history))
+            self.last_selection = block
             user_text = block.apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
