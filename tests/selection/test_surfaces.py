@@ -21,7 +21,7 @@ from skillbook.integrations._common import build_instructions, runtime_tools
 from skillbook.mcp.server import build_server
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
-from fake_openai_server import Call, FakeOpenAIServer  # noqa: E402
+from fake_openai_server import Call, FakeOpenAIServer
 
 
 def _loader(tmp: Path, mode: str) -> Loader:
