@@ -8,16 +8,29 @@ requests, and the default backend must beat BM25 on paraphrases by at least 0.25
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from skillbook.discover import DiscoverOptions, Limits, Root, discover
+from skillbook.model import Skill, Source
 from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import EvalReport, evaluate, load_queries, metrics
 from skillbook.selection.selector import Selector, SelectorSettings
 
 ROOT = Path(__file__).parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from corpus_skills import corpus_skills  # noqa: E402
+
+
+def corpus_skills(corpus: Path) -> list[Skill]:
+    """Every corpus skill, first of each name (as ``benchmarks/corpus_skills.py`` loads them)."""
+    roots: dict[Path, None] = {}
+    for md in sorted(corpus.rglob("SKILL.md")):
+        nested = (md.parent.parent / "SKILL.md").is_file()
+        roots[md.parent if nested else md.parent.parent] = None
+    limits = Limits(max_candidates_per_root=10**6, max_skills_loaded_per_source=10**6)
+    found = discover([Root(Source.EXTRA, r) for r in roots], options=DiscoverOptions(limits=limits))
+    out: dict[str, Skill] = {}
+    for skill in found.skills:
+        out.setdefault(skill.name, skill)
+    return list(out.values())
 
 
 def test_held_out_recall_meets_the_targets(corpus_dir: Path) -> None:

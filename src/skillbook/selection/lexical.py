@@ -199,9 +199,9 @@ class LexicalChannels:
         """Index ``documents`` (objects with ``lexical`` and ``body`` texts)."""
         docs = tuple(documents)
         live = self._live
-        if live is not None and live.remap is None and len(live.docs) == len(docs):
-            if all(a is b for a, b in zip(live.docs, docs, strict=True)):
-                return
+        same = live is not None and live.remap is None and len(live.docs) == len(docs)
+        if same and live is not None and all(a is b for a, b in zip(live.docs, docs, strict=True)):
+            return
         with self._lock:
             self._generation += 1
             generation = self._generation
