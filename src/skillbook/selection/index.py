@@ -143,6 +143,10 @@ class EmbeddingIndex:
             new_keys = np.frombuffer(b"".join(missing), dtype=np.uint8).reshape(-1, 32)
             self._add(new_keys, new)
             self._persist(new_keys, new)
+            if len(missing) == len(digests) == len(set(digests)):
+                # Only new texts (an incremental update): no need to touch the whole matrix.
+                order = {d: i for i, d in enumerate(missing)}
+                return np.ascontiguousarray(new[[order[d] for d in digests]], dtype=np.float32)  # type: ignore[no-any-return]
         matrix = self._all()
         if matrix is None:
             return np.zeros((0, 0), dtype=np.float32)  # type: ignore[no-any-return]

@@ -182,6 +182,7 @@ class Selector:
         self.skills: tuple[Skill, ...] = ()
         self.documents: tuple[SkillDocument, ...] = ()
         self._vectors: dict[str, Any] = {}
+        self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self.last_update = self.update(skills)
 
@@ -222,10 +223,25 @@ class Selector:
         computed = reused = 0
         keys = [d.key for d in self.documents]
         texts = [d.semantic for d in self.documents]
+        old_keys, self._keys = self._keys, keys
+        changed: list[int] | None = None
+        if len(old_keys) == len(keys) and self._vectors:
+            changed = [i for i, (a, b) in enumerate(zip(old_keys, keys, strict=True)) if a != b]
+            if len(changed) > len(keys) // 4:
+                changed = None  # many changes: gathering all rows again is as cheap
         for name, index in self._indexes.items():
-            self._vectors[name] = index.vectors(keys, texts)
-            computed += index.computed
-            reused += index.reused
+            if changed is None:
+                self._vectors[name] = index.vectors(keys, texts)
+                computed += index.computed
+                reused += index.reused
+                continue
+            if changed:  # copy on write: a request being ranked keeps its matrix
+                fresh = index.vectors([keys[i] for i in changed], [texts[i] for i in changed])
+                matrix = self._vectors[name].copy()
+                matrix[changed] = fresh
+                self._vectors[name] = matrix
+            computed += index.computed if changed else 0
+            reused += len(keys) - (len(changed) if changed else 0)
         return UpdateReport(len(self.skills), rebuilt, computed, reused)
 
     # ------------------------------------------------------------------ ranking
