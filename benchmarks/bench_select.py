@@ -117,6 +117,7 @@ def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         sel = Selector(big, embedders=embedders, index_dir=Path(tmp))
+        sel.flush()
         build = time.perf_counter() - t
         print(
             f"index build, cold (every vector computed and written): {build:.1f} s  (target < 30 s)"
@@ -144,10 +145,15 @@ def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
         changed[1234] = dataclasses.replace(
             changed[1234], description=changed[1234].description + " Now also edits."
         )
-        t = time.perf_counter()
+        sel.wait()
+        t, c = time.perf_counter(), time.process_time()
         report = sel.update(changed)
-        dt = (time.perf_counter() - t) * 1000
-        print(f"incremental update of one skill: {dt:.0f} ms ({report})  (target < 50 ms)")
+        dt, dc = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+        sel.flush()
+        print(
+            f"incremental update of one skill: {dt:.0f} ms, CPU {dc:.0f} ms ({report})  "
+            "(target < 50 ms)"
+        )
         t = time.perf_counter()
         sel.wait()
         print(f"  then BM25 rebuilt in the background in {time.perf_counter() - t:.1f} s more")

@@ -144,11 +144,13 @@ def test_index_persists_reuses_and_updates_incrementally(
     first = EmbeddingIndex(wordllama, tmp_path)
     v1 = first.vectors(_keys(texts), texts)
     assert (first.computed, first.reused) == (3, 0)
+    first.flush()
     again = EmbeddingIndex(wordllama, tmp_path)  # a new process: everything from disk
     v2 = again.vectors(_keys(texts), texts)
     assert (again.computed, again.reused) == (0, 3) and np.array_equal(v1, v2)
     changed = [*texts[:2], "trello boards and lists"]
     v3 = again.vectors(_keys(changed), changed)
+    again.flush()
     assert (again.computed, again.reused) == (1, 2) and np.array_equal(v3[:2], v1[:2])
     assert not any(p.name.startswith(".tmp-") for p in again.folder.iterdir())  # type: ignore[union-attr]
 
@@ -157,6 +159,7 @@ def test_index_compacts_segments(tmp_path: Path, wordllama: WordLlamaEmbedder) -
     index = EmbeddingIndex(wordllama, tmp_path)
     for i in range(MAX_SEGMENTS + 1):
         index.vectors(_keys([f"text {i}"]), [f"text {i}"])
+    index.flush()
     assert index.folder is not None and (index.folder / BASE_NAME).is_file()
     assert len(list(index.folder.glob("seg-*.npz"))) == 0
     fresh = EmbeddingIndex(wordllama, tmp_path)
@@ -168,6 +171,7 @@ def test_index_corrupt_file_is_reported_and_recomputed(
 ) -> None:
     index = EmbeddingIndex(wordllama, tmp_path)
     index.vectors(_keys(["a b c"]), ["a b c"])
+    index.flush()
     assert index.folder is not None
     for seg in index.folder.glob("seg-*.npz"):
         seg.write_bytes(b"not a zip file")

@@ -15,6 +15,10 @@ Every file is written to a temporary name, flushed and renamed into place, so a
 read. A file that cannot be read is reported (``selection.index-error``) and its
 vectors are computed again; nothing is ever lost but cache.
 
+Writes run on one background thread per index, in order, so an update returns as
+soon as its vectors are in memory; :meth:`EmbeddingIndex.flush` waits for them (the
+thread is not a daemon: a normal exit also waits).
+
 Without a directory the index lives in memory only.
 """
 
@@ -23,7 +27,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -66,6 +72,9 @@ class EmbeddingIndex:
         self.computed = 0
         self.reused = 0
         self._segments_read: list[Path] = []
+        self._writer: ThreadPoolExecutor | None = None
+        self._pending: Future[None] | None = None
+        self._write_lock = threading.Lock()
         if self.folder is not None:
             self._load()
 
@@ -105,26 +114,28 @@ class EmbeddingIndex:
 
     def _add(self, keys: Any, vectors: Any) -> None:
         np = self._np
-        if self._chunks and vectors.shape[1] != self._chunks[0].shape[1]:
-            return  # a file from another model version under the same id: ignore it
-        fresh = [i for i, k in enumerate(keys) if bytes(k) not in self._rows]
-        if not fresh:
-            return
-        for offset, i in enumerate(fresh):
-            self._rows[bytes(keys[i])] = self._size + offset
-        self._chunks.append(np.asarray(vectors[fresh], dtype=np.float32))
-        self._size += len(fresh)
-        self._matrix = None
+        with self._write_lock:  # the writer thread copies rows and chunks while merging
+            if self._chunks and vectors.shape[1] != self._chunks[0].shape[1]:
+                return  # a file from another model version under the same id: ignore it
+            fresh = [i for i, k in enumerate(keys) if bytes(k) not in self._rows]
+            if not fresh:
+                return
+            for offset, i in enumerate(fresh):
+                self._rows[bytes(keys[i])] = self._size + offset
+            self._chunks.append(np.asarray(vectors[fresh], dtype=np.float32))
+            self._size += len(fresh)
+            self._matrix = None
 
     def __len__(self) -> int:
         return self._size
 
     def _all(self) -> Any:
-        if self._matrix is None:
-            np = self._np
-            self._matrix = np.concatenate(self._chunks) if self._chunks else None
-            self._chunks = [self._matrix] if self._matrix is not None else []
-        return self._matrix
+        with self._write_lock:
+            if self._matrix is None:
+                np = self._np
+                self._matrix = np.concatenate(self._chunks) if self._chunks else None
+                self._chunks = [self._matrix] if self._matrix is not None else []
+            return self._matrix
 
     # ------------------------------------------------------------------ the API
 
@@ -157,12 +168,26 @@ class EmbeddingIndex:
     def _persist(self, keys: Any, vectors: Any) -> None:
         if self.folder is None:
             return
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbook-index")
+        self._pending = self._writer.submit(self._write_segment, keys, vectors)
+
+    def flush(self) -> None:
+        """Wait until every vector computed so far is on disk."""
+        pending = self._pending
+        if pending is not None:
+            pending.result()
+
+    def _write_segment(self, keys: Any, vectors: Any) -> None:
+        assert self.folder is not None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             name = f"seg-{os.urandom(8).hex()}.npz"
             self._write(self.folder / name, keys, vectors)
-            self._segments_read.append(self.folder / name)
-            if len(self._segments_read) > MAX_SEGMENTS:
+            with self._write_lock:
+                self._segments_read.append(self.folder / name)
+                merge = len(self._segments_read) > MAX_SEGMENTS
+            if merge:
                 self.compact()
         except OSError as exc:
             self.diagnostics.append(
@@ -179,12 +204,17 @@ class EmbeddingIndex:
         if self.folder is None or self._size == 0:
             return
         np = self._np
-        keys = np.frombuffer(b"".join(self._rows), dtype=np.uint8).reshape(-1, 32)
-        order = list(self._rows.values())
-        self._write(self.folder / BASE_NAME, keys, self._all()[order])
-        for path in self._segments_read:
+        with self._write_lock:
+            rows = dict(self._rows)
+            chunks = list(self._chunks)
+            merged = list(self._segments_read)
+        matrix = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+        keys = np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(-1, 32)
+        self._write(self.folder / BASE_NAME, keys, matrix[list(rows.values())])
+        for path in merged:
             path.unlink(missing_ok=True)
-        self._segments_read = []
+        with self._write_lock:
+            self._segments_read = [p for p in self._segments_read if p not in merged]
 
     def _write(self, path: Path, keys: Any, vectors: Any) -> None:
         np = self._np

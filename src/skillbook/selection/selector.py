@@ -202,6 +202,11 @@ class Selector:
         """Wait for a background BM25 rebuild (large catalogs); True when current."""
         return self._lexical.wait(timeout) if self._lexical is not None else True
 
+    def flush(self) -> None:
+        """Wait until every new vector is written to the on-disk index."""
+        for index in self._indexes.values():
+            index.flush()
+
     def update(self, skills: Sequence[Skill]) -> UpdateReport:
         """Rank ``skills`` from now on, redoing only what changed."""
         previous = self._docs
@@ -218,8 +223,6 @@ class Selector:
         self.skills = tuple(skills)
         self.documents = tuple(docs[id(s)][1] for s in self.skills)
         self._triggered = tuple(i for i, d in enumerate(self.documents) if d.triggers)
-        if self._lexical is not None:
-            self._lexical.update(self.documents)
         computed = reused = 0
         keys = [d.key for d in self.documents]
         texts = [d.semantic for d in self.documents]
@@ -242,6 +245,9 @@ class Selector:
                 self._vectors[name] = matrix
             computed += index.computed if changed else 0
             reused += len(keys) - (len(changed) if changed else 0)
+        if self._lexical is not None:
+            # Last: a background rebuild competes for the interpreter lock.
+            self._lexical.update(self.documents)
         return UpdateReport(len(self.skills), rebuilt, computed, reused)
 
     # ------------------------------------------------------------------ ranking
