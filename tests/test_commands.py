@@ -23,20 +23,22 @@ from skillbook.commands import (
     ELLIPSIS,
     CommandSet,
     CommandSpec,
-    Invocation,
     Renamed,
     build_command_specs,
     dedupe_by_skill_name,
-    find_command,
     reserved_names,
-    resolve_invocation,
-    rewrite_for_model,
     sanitize_command_name,
     shorten,
-    tool_call_arguments,
     unique_command_name,
 )
 from skillbook.diagnostics import CODES
+from skillbook.invocation import (
+    Invocation,
+    find_command,
+    resolve_invocation,
+    rewrite_for_model,
+    tool_call_arguments,
+)
 from skillbook.model import CommandDispatch, Skill, Source
 from skillbook.parse import parse_skill_text
 

@@ -22,10 +22,10 @@ from skillbook.commands import (
     DEFAULT_RESERVED_NAMES,
     CommandSpec,
     build_command_specs,
-    resolve_invocation,
     sanitize_command_name,
 )
 from skillbook.discover import Root, discover
+from skillbook.invocation import resolve_invocation
 from skillbook.model import Skill, Source
 from skillbook.parse import parse_skill_text
 

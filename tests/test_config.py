@@ -11,7 +11,6 @@ from skillbook.config import (
     MISSING,
     Config,
     SecretRef,
-    default_config_path,
     load_config,
     resolve_config_path,
 )
@@ -288,27 +287,54 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
         load_config(tmp_path / "absent.json")
 
 
-def test_default_config_path_precedence(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    state.mkdir()
-    assert default_config_path(state, env={}) is None
-    (state / "skillbook.json").write_text("{}", encoding="utf-8")
-    assert default_config_path(state, env={}) == state / "skillbook.json"
-    env = {"SKILLBOOK_CONFIG_PATH": str(tmp_path / "other.json")}
-    assert default_config_path(state, env=env) == tmp_path / "other.json"
-    assert default_config_path(state, env=env, explicit="x.json") == Path("x.json")
+@pytest.mark.parametrize(
+    ("server", "key_path", "detail"),
+    [
+        ({"name": "a"}, "skills.mcp.servers[0]", "give exactly one of `command` (stdio) or `url`"),
+        ({"name": "../x", "command": ["x"]}, "skills.mcp.servers[0].name", "expected 1-64 letters"),
+        ({"name": "a", "command": []}, "skills.mcp.servers[0].command", "expected non-empty array"),
+        (
+            {"name": "a", "command": ["x", ""]},
+            "skills.mcp.servers[0].command[1]",
+            "non-empty string",
+        ),
+        (
+            {"name": "a", "url": "ftp://x"},
+            "skills.mcp.servers[0].url",
+            'expected an http:// or https:// URL, got "ftp://x"',
+        ),
+        (
+            {"name": "a", "url": "http://h/", "cwd": "/"},
+            "skills.mcp.servers[0].cwd",
+            "only a stdio",
+        ),
+        ({"name": "a", "url": "http://h/", "timeout": -1}, "skills.mcp.servers[0].timeout", "> 0"),
+        ({"name": "a", "command": ["x"], "extra": 1}, "skills.mcp.servers[0].extra", "unknown key"),
+    ],
+)
+def test_mcp_servers_are_checked_by_the_config_schema(
+    server: dict[str, Any], key_path: str, detail: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        Config.from_mapping({"skills": {"mcp": {"servers": [server]}}}, file=Path("c.json"))
+    assert err.value.key_path == key_path
+    assert str(err.value).startswith(f"c.json: {key_path}: ") and detail in str(err.value)
 
 
-def test_default_config_path_from_paths(tmp_path: Path) -> None:
-    from skillbook.paths import Paths
-
-    home = tmp_path / "home"
-    paths = Paths.from_env({"HOME": str(home)}, cwd=tmp_path)
-    assert default_config_path(paths) is None
-    paths.state_dir.mkdir(parents=True)
-    (paths.state_dir / "skillbook.json").write_text("{}", encoding="utf-8")
-    assert default_config_path(paths) == paths.state_dir / "skillbook.json"
-    custom = Paths.from_env(
-        {"HOME": str(home), "SKILLBOOK_CONFIG_PATH": "~/cfg/openclaw.json"}, cwd=tmp_path
+def test_mcp_server_timeouts_must_be_finite(tmp_path: Path) -> None:
+    file = tmp_path / "c.json5"
+    file.write_text(
+        '{skills: {mcp: {servers: [{name: "a", url: "http://h/", timeout: Infinity}]}}}'
     )
-    assert default_config_path(custom) == home / "cfg" / "openclaw.json"
+    with pytest.raises(ConfigError, match=r"servers\[0\]\.timeout: expected a number of seconds"):
+        load_config(file)
+
+
+def test_mcp_servers_become_values() -> None:
+    cfg = Config.from_mapping(
+        {"skills": {"mcp": {"servers": [{"name": "a", "command": ["x", "y"], "timeout": 5}]}}}
+    )
+    (server,) = cfg.skills.mcp_servers
+    assert server.command == ("x", "y") and server.timeout_s == 5.0 and server.transport == "stdio"
+    assert cfg.source_sections() == ("skills.mcp",)
+    assert Config.empty().source_sections() == ()

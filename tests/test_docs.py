@@ -1,7 +1,8 @@
 """The user documentation stays true: CLI options, Python examples, README commands.
 
 - every option that ``--help`` prints, for the group and every command, is in
-  ``docs/cli.md``;
+  ``docs/cli.md``, and each command's own options and arguments are in its section;
+- every command is in the command table, and its ``--help`` ends with examples;
 - every ``python`` block of ``docs/python-api.md`` runs, in order, in one fresh
   interpreter, in an empty temporary folder with an isolated home;
 - the README opens with its two commands, and they name real options;
@@ -75,6 +76,39 @@ def test_every_command_has_a_section_in_the_cli_doc() -> None:
     doc = (DOCS / "cli.md").read_text(encoding="utf-8")
     for command in command_names():
         assert f"## `skillbook {command}" in doc
+        assert f"| [`{command}" in doc, f"`{command}` is missing from the command table"
+
+
+def cli_doc_section(command: str) -> str:
+    doc = (DOCS / "cli.md").read_text(encoding="utf-8")
+    start = doc.index(f"## `skillbook {command}`")
+    end = doc.find("\n## ", start + 1)
+    return doc[start : end if end != -1 else len(doc)]
+
+
+@pytest.mark.parametrize("command", command_names())
+def test_each_command_section_covers_its_help(command: str) -> None:
+    """The command's own options and arguments are explained where the command is."""
+    import click
+
+    from skillbook.cli.options import SPECS
+
+    found = cli.get_command(click.Context(cli), command)
+    assert found is not None
+    global_spellings = {d for spec in SPECS for d in spec.decls}
+    section = cli_doc_section(command)
+    for param in found.params:
+        if isinstance(param, click.Argument):
+            name = (param.metavar or param.human_readable_name).removesuffix("...")
+            assert name in section, (command, param.name)
+            continue
+        own = [o for o in (*param.opts, *param.secondary_opts) if o not in global_spellings]
+        if param.name in {spec.field for spec in SPECS} and not own:
+            continue
+        for spelling in own:
+            assert f"`{spelling}" in section or f"/`{spelling}" in section, (command, spelling)
+    result = CliRunner().invoke(cli, [command, "--help"], prog_name="skillbook")
+    assert "Examples:" in result.output, f"`skillbook {command} --help` has no examples"
 
 
 _RUNNER = """

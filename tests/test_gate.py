@@ -1,4 +1,4 @@
-"""skillbook.gate: §4 eligibility, binary lookup, skill and agent filters (§12 Eligibility / filters)."""
+"""skillbook.gate: §4 eligibility and binary lookup (§12 Eligibility)."""
 
 from __future__ import annotations
 
@@ -7,23 +7,15 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from skillbook.config import Config
 from skillbook.gate import (
     BinaryLookup,
     ConfigCheck,
     Host,
     StaticRemote,
-    apply_filter,
-    effective_skill_filter,
     eligible_skills,
     evaluate,
-    matches_skill_filter,
     node_platform,
-    normalize_agent_id,
-    normalize_skill_filter,
-    resolve_agent_filter,
 )
 from skillbook.model import (
     Requires,
@@ -323,76 +315,3 @@ def test_host_from_process_and_platform_names() -> None:
     assert node_platform("cygwin") == "win32"
     assert node_platform("freebsd14") == "freebsd"
     assert node_platform("sunos5") == "sunos"
-
-
-# --------------------------------------------------------------------------- filters
-
-
-def test_normalize_skill_filter() -> None:
-    """§12: `normalizeSkillFilter` trims/drops blanks, `[]` preserved, undefined preserved."""
-    assert normalize_skill_filter(None) is None
-    assert normalize_skill_filter([]) == []
-    assert normalize_skill_filter([" a ", "", "  ", "b", 3]) == ["a", "b", "3"]
-
-
-def test_matches_skill_filter() -> None:
-    """§12: comparison dedupes+sorts; `([], undefined)` false, `(undefined, undefined)` true."""
-    assert matches_skill_filter(None, None)
-    assert not matches_skill_filter([], None)
-    assert not matches_skill_filter(None, [])
-    assert matches_skill_filter([], [])
-    assert matches_skill_filter(["b", "a", "a"], [" a", "b "])
-    assert not matches_skill_filter(["a"], ["a", "b"])
-    assert not matches_skill_filter(["A"], ["a"])
-
-
-def test_skill_filter_apply() -> None:
-    """§12: `skillFilter: ["alpha"]` keeps only alpha; `skillFilter: []` → nothing."""
-    skills = [make_skill("alpha"), make_skill("beta", metadata=meta(skill_key="alpha"))]
-    assert [s.name for s in apply_filter(skills, ["alpha"])] == ["alpha"]  # by name, not key
-    assert apply_filter(skills, []) == []
-    assert apply_filter(skills, None) == skills
-
-
-def test_normalize_agent_id() -> None:
-    assert normalize_agent_id(None) == "main"
-    assert normalize_agent_id("  ") == "main"
-    assert normalize_agent_id(" Work ") == "work"
-    assert normalize_agent_id("My Agent!") == "my-agent"
-    assert normalize_agent_id("--x--") == "x"
-    assert normalize_agent_id("!!!") == "main"
-    assert normalize_agent_id("a" * 80) == "a" * 64
-    # The Kelvin sign is not an ASCII letter (JS /i without u), but lowercases to "k".
-    assert normalize_agent_id("\u212aelvin") == "kelvin"
-
-
-def test_agent_filters_defaults_and_overrides() -> None:
-    """§12: defaults inherited when agent omits `skills`; `agents.list[].skills` replaces defaults."""
-    cfg = Config.from_mapping(
-        {
-            "agents": {
-                "defaults": {"skills": ["shared", " "]},
-                "list": [
-                    {"id": "Inherit"},
-                    {"id": "own", "skills": ["alpha"]},
-                    {"id": "none", "skills": []},
-                ],
-            }
-        }
-    )
-    assert resolve_agent_filter(cfg, "inherit") == ["shared"]
-    assert resolve_agent_filter(cfg, " OWN ") == ["alpha"]
-    assert resolve_agent_filter(cfg, "none") == []
-    assert resolve_agent_filter(cfg, "unknown") == ["shared"]
-    assert resolve_agent_filter(Config.empty(), "main") is None
-    # Explicit filter wins; agent filter needs both config and agent id.
-    assert effective_skill_filter(["x "], config=cfg, agent_id="own") == ["x"]
-    assert effective_skill_filter(config=cfg, agent_id="own") == ["alpha"]
-    assert effective_skill_filter(config=cfg) is None
-    assert effective_skill_filter() is None
-
-
-@pytest.mark.parametrize("agent_id", ["main", None, ""])
-def test_default_agent_is_main(agent_id: str | None) -> None:
-    cfg = Config.from_mapping({"agents": {"list": [{"id": "main", "skills": ["m"]}]}})
-    assert resolve_agent_filter(cfg, agent_id) == ["m"]

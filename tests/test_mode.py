@@ -13,6 +13,7 @@ def test_values_and_strings_are_interchangeable() -> None:
     assert Mode.of("mixed") is Mode.MIXED
     assert Mode.of(Mode.STRICT) is Mode.STRICT
     assert str(Mode.STRICT) == "strict" and f"{Mode.LEGACY}" == "legacy"
+    assert "mixed" in set(Mode)
     assert MODE_NAMES == ("openclaw", "mixed", "legacy", "strict")
 
 

@@ -525,3 +525,21 @@ def test_pure_python_parser_gives_the_same_values(monkeypatch: pytest.MonkeyPatc
     assert load_core(block) == fast
     with pytest.raises(YamlError):
         load_core("a: 1\na: 2")
+
+
+def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import skillbook.parse as parse_module
+
+    def broken(text: str | bytes, path: Path | None) -> ParsedSkillFile:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(parse_module, "_parse", broken)
+    with caplog.at_level("ERROR", logger="skillbook.parse"):
+        parsed = parse_skill_text("---\nname: x\ndescription: y\n---\n", path=Path("/s/SKILL.md"))
+    assert codes(parsed) == ["parse.internal-error"]
+    assert "KeyError: 'a bug'" in parsed.diagnostics[0].message
+    (record,) = caplog.records
+    assert record.exc_info is not None and record.exc_info[0] is KeyError
+    assert "/s/SKILL.md" in record.getMessage()

@@ -467,3 +467,15 @@ def test_kept_and_omitted_partition_resolved(max_chars: int) -> None:
     cat = build_prompt(skills, limits=PromptLimits(max_chars=max_chars))
     assert cat.resolved == tuple(skills[:6])
     assert sorted(cat.kept + cat.omitted, key=lambda s: s.name) == list(cat.resolved)
+
+
+def test_catalog_memo_reuses_a_catalog_only_for_the_same_skills_and_settings() -> None:
+    from skillbook.prompt import CatalogMemo
+
+    skills = [Skill.create("a", "first", base_dir=Path("/ws/skills/a"))]
+    memo = CatalogMemo()
+    first = memo.build(skills, check_command="x")
+    assert memo.build(list(skills), check_command="x") is first
+    assert memo.build(skills, check_command="y") is not first
+    copy = [Skill.create("a", "first", base_dir=Path("/ws/skills/a"))]
+    assert memo.build(copy, check_command="y").text == first.text

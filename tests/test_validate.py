@@ -363,8 +363,9 @@ def test_validate_many_expands_folders_of_skills(tmp_path: Path) -> None:
 def test_to_json_shape(tmp_path: Path) -> None:
     result = validate_path(skill(tmp_path, "js", "homepage: x\n"))
     data = result.to_json()
-    assert list(data) == ["path", "name", "ok", "diagnostics"]
+    assert list(data) == ["path", "name", "ok", "diagnostics", "passesIn"]
     assert data["ok"] is False and data["name"] == "js"
+    assert data["passesIn"] == []  # validate_path alone does not try the other modes
     assert data["diagnostics"][0]["code"] == "validate.unknown-field"
     assert data["diagnostics"][0]["path"].endswith("SKILL.md")
 

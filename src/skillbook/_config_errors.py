@@ -100,6 +100,8 @@ def _translate(
 
 
 def _unwrap(info: Any) -> Any:
+    if isinstance(info, msgspec.inspect.Metadata):
+        info = info.type
     if isinstance(info, msgspec.inspect.UnionType):
         for t in info.types:
             if isinstance(t, msgspec.inspect.StructType | msgspec.inspect.DictType):
@@ -135,17 +137,22 @@ def _first_bad_key(current: Any, info: Any) -> str:
 
 def _describe(info: Any) -> str:
     ins = msgspec.inspect
+    if isinstance(info, ins.Metadata):
+        label = (info.extra or {}).get("label")
+        return label if isinstance(label, str) else _describe(info.type)
     if isinstance(info, ins.IntType | ins.FloatType):
         kind = "int" if isinstance(info, ins.IntType) else "number"
-        bounds = [f">= {info.ge}"] if info.ge is not None else []
-        bounds += [f"<= {info.le}"] if info.le is not None else []
+        bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
+        bounds += [f">= {info.ge:g}"] if info.ge is not None else []
+        bounds += [f"<= {info.le:g}"] if info.le is not None else []
         return " ".join([kind, " and ".join(bounds)]) if bounds else kind
     if isinstance(info, ins.BoolType):
         return "boolean"
     if isinstance(info, ins.StrType):
-        return "string"
+        return "non-empty string" if info.min_length else "string"
     if isinstance(info, ins.ListType):
-        return f"array of {_describe(info.item_type)}s"
+        what = f"array of {_describe(info.item_type)}s"
+        return f"non-empty {what}" if info.min_length else what
     if isinstance(info, ins.LiteralType):
         return "one of " + ", ".join(json.dumps(v) for v in info.values)
     if isinstance(info, ins.EnumType):

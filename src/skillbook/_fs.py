@@ -294,6 +294,33 @@ def verify_file(
     return Verified(path=path, real=real, size=pre.st_size, identity=_identity(pre))
 
 
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Read from ``fd`` until end of file or ``limit`` bytes, whichever comes first.
+
+    Every bounded read goes through here: the size ``stat`` gave is never trusted as
+    the end, because a file can grow between the check and the read.
+    """
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_contained(path: str, *, root_real: str, max_bytes: int) -> bytes | ReadFailure:
+    """A small file inside ``root_real`` (a manifest, a command file), verified as a
+    SKILL.md is: no symlink, regular, inside the root, at most ``max_bytes``."""
+    checked = verify_file(path, root_real=root_real, max_bytes=max_bytes)
+    if isinstance(checked, ReadFailure):
+        return checked
+    got = read_verified(checked, max_bytes=max_bytes)
+    return got if isinstance(got, ReadFailure) else got[0]
+
+
 def read_verified(
     checked: Verified, *, max_bytes: int
 ) -> tuple[bytes, tuple[int, int, int, int, int]] | ReadFailure:
@@ -316,18 +343,11 @@ def read_verified(
             return ReadFailure(TOO_LARGE, size=opened.st_size, real=checked.real)
         if (opened.st_dev, opened.st_ino) != checked.identity[:2]:
             return ReadFailure(CHANGED, real=checked.real)
-        chunks: list[bytes] = []
-        remaining = max_bytes
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        if remaining <= 0 and os.fstat(fd).st_size > max_bytes:
+        data = read_at_most(fd, max_bytes)
+        if len(data) >= max_bytes and os.fstat(fd).st_size > max_bytes:
             # Grew while we read: the cap holds, the truncated text is not used.
             return ReadFailure(TOO_LARGE, size=os.fstat(fd).st_size, real=checked.real)
-        return b"".join(chunks), _identity(opened)
+        return data, _identity(opened)
     except OSError as exc:
         return ReadFailure(IO_ERROR, exc.strerror or str(exc))
     finally:

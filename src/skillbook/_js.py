@@ -7,6 +7,7 @@ bytes means reproducing each of those exactly; they live here, in one place.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -329,3 +330,23 @@ def is_truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip() != ""
     return True
+
+
+def load_json5(text: str) -> Any:
+    """``JSON5.parse(text)``: plain JSON on the fast path, the ``json5`` package otherwise.
+
+    Raises ``ValueError`` for any text that is not JSON5, nesting too deep included,
+    so callers catch one exception type.
+    """
+    try:
+        return json.loads(text)  # most metadata, manifests and configs are plain JSON
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except ValueError:
+        pass
+    import json5  # lazy: slow to import, needed only for comments, trailing commas, …
+
+    try:
+        return json5.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from skillbook.diagnostics import Diagnostic, Severity
+from skillbook.diagnostics import Diagnostic, Severity, describe_value
 
 if TYPE_CHECKING:
     from skillbook.model import ParsedSkillFile
@@ -85,6 +85,9 @@ _MSG: Mapping[str, str] = MappingProxyType({
     "version": "`{key}` {value!r} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.0.0)",
     "no-description": "no description: the skill cannot be offered to a model",
 })  # fmt: skip
+
+#: How a message names an empty YAML value (`key:` with nothing after it).
+_NULL = "empty (null)"
 
 
 @dataclass(slots=True)
@@ -275,7 +278,7 @@ def _field_problems(
         elif not isinstance(value, str):
             code = "compatibility-length" if key == "compatibility" else "field-type"
             hint = "" if isinstance(value, Mapping | list) else "; quote it"
-            rep.add(code, "type", line, key=key, kind=_kind(value), hint=hint)
+            rep.add(code, "type", line, key=key, kind=describe_value(value, null=_NULL), hint=hint)
         elif key == "name":
             _name_problems(value.strip(), skill_dir, rep, line)
         elif key in ("description", "compatibility"):
@@ -321,17 +324,30 @@ def _name_problems(name: str, skill_dir: Path, rep: _Report, line: int | None) -
 
 def _metadata_problems(meta: Any, rep: _Report, line: int | None) -> None:
     if not isinstance(meta, Mapping):
-        rep.add("field-type", "meta-type", line, kind=_kind(meta))
+        rep.add("field-type", "meta-type", line, kind=describe_value(meta, null=_NULL))
         return
     for key, value in meta.items():
         warn = Severity.WARNING
         if not isinstance(key, str):
-            rep.add("field-type", "meta-key", line, level=warn, key=key, kind=_kind(key))
+            rep.add(
+                "field-type",
+                "meta-key",
+                line,
+                level=warn,
+                key=key,
+                kind=describe_value(key, null=_NULL),
+            )
         if not isinstance(value, str):
             nested = isinstance(value, Mapping | list)
             hint = "skills-ref turns it into a Python repr string" if nested else "quote it"
             rep.add(
-                "field-type", "meta-value", line, level=warn, key=key, kind=_kind(value), hint=hint
+                "field-type",
+                "meta-value",
+                line,
+                level=warn,
+                key=key,
+                kind=describe_value(value, null=_NULL),
+                hint=hint,
             )
     _version_problems(meta.get("version"), "metadata.version", rep, line)
 
@@ -340,15 +356,3 @@ def _version_problems(value: Any, key: str, rep: _Report, line: int | None) -> N
     if value is None or (isinstance(value, str) and SEMVER_RE.fullmatch(value.strip())):
         return
     rep.add("version", "version", line, level=Severity.WARNING, key=key, value=value)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "empty (null)"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    return "a list" if isinstance(value, list | tuple) else type(value).__name__

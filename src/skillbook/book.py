@@ -12,42 +12,42 @@ The facade has no logic of its own: each step is a call into one stage module.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook.config import Config, load_config
+from skillbook.bundle_commands import BundleCommand, load_bundle_commands
+from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet, build_command_specs
+from skillbook.config import Config, read_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
     DiscoverOptions,
     Discovery,
-    Limits,
     ParseCache,
-    discover,
-    resolve_roots,
+    discover_sources,
+    make_scanner,
+    openclaw_sources,
 )
 from skillbook.errors import SkillNotFound
-from skillbook.gate import (
-    BinaryLookup,
-    Host,
-    RemoteEligibility,
-    apply_filter,
-    effective_skill_filter,
-)
+from skillbook.gate import BinaryLookup, Host, RemoteEligibility
+from skillbook.limits import Limits
+from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
-from skillbook.prompt import (
-    PromptCatalog,
-    PromptLimits,
-    build_prompt,
-    home_prefixes,
-    skills_section,
-)
+from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
+from skillbook.prompt import CatalogMemo, PromptCatalog, PromptLimits, home_prefixes, skills_section
+from skillbook.skill_filter import apply_filter, effective_skill_filter
 from skillbook.snapshot import SkillSnapshot, build_snapshot
+from skillbook.sources import (
+    SkillSource,
+    SourceContext,
+    SourceFactory,
+    configured_sources,
+    fetcher_for,
+)
 from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
 
 #: What the truncation note tells the reader to run.
@@ -75,6 +75,8 @@ class SkillBook:
     skill_filter: tuple[str, ...] | None
     catalog: PromptCatalog
     diagnostics: tuple[Diagnostic, ...]
+    #: Slash commands of enabled Claude bundles (``commands/*.md``), after the skills'.
+    bundle_commands: tuple[BundleCommand, ...] = ()
 
     @property
     def skills(self) -> tuple[Skill, ...]:
@@ -91,6 +93,17 @@ class SkillBook:
         tool = read_tool or self.config.skills.read_tool or DEFAULT_READ_TOOL
         return skills_section(self.catalog.text, read_tool=tool)
 
+    def commands(self, *, reserved: Iterable[str] = DEFAULT_RESERVED_NAMES) -> CommandSet:
+        """The slash commands: one per eligible user-invocable skill, then the bundles'."""
+        return build_command_specs(
+            self.eligible, reserved=reserved, bundle_commands=self.bundle_commands
+        )
+
+    def fetcher(self) -> Callable[[Skill, str], Path | Diagnostic] | None:
+        """The ``read`` tool's hook for files a source has not brought to disk yet
+        (remote skills), or None when every skill's files are local."""
+        return fetcher_for(self.discovery.sources)
+
     def snapshot(self, *, version: int | None = None) -> SkillSnapshot:
         return build_snapshot(
             self.eligible, self.catalog, skill_filter=self.skill_filter, version=version
@@ -98,13 +111,7 @@ class SkillBook:
 
     def find(self, name: str) -> StatusEntry:
         """The status of a skill by name or skill key; raises :class:`SkillNotFound`."""
-        for entry in self.status.skills:
-            if entry.name == name:
-                return entry
-        for entry in self.status.skills:
-            if entry.skill_key == name:
-                return entry
-        raise SkillNotFound(name)
+        return self.status.find(name)
 
     def get(self, name: str) -> Skill:
         """The loaded skill by name or skill key; raises :class:`SkillNotFound`."""
@@ -134,17 +141,18 @@ class Loader:
         remote: RemoteEligibility | None = None,
         check_command: str = CHECK_COMMAND,
         legacy_manifest_keys: bool = True,
+        sources: Iterable[SkillSource] = (),
+        source_factories: Mapping[str, SourceFactory] | None = None,
     ) -> None:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
         self.cwd = cwd if cwd is not None else Path.cwd()
-        self.paths = Paths.from_env(self.env, cwd=self.cwd)
+        self.paths, self.config = _locate_config(config, self.env, self.cwd)
         self.workspace = (
             resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self.cwd)
             if workspace is not None
             else None
         )
-        self.config = _resolve_config(config, self.paths)
         self.agent = agent
         self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
         #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
@@ -152,14 +160,16 @@ class Loader:
         self.remote = remote
         self.check_command = check_command
         self.legacy_manifest_keys = legacy_manifest_keys
-        self.host = Host(platform=_host_platform(), env=self.env)
+        #: Sources beside the configured ones (in-memory skills, a registry, a test fake).
+        self.sources = tuple(sources)
+        #: Factories for config sections such as ``skills.mcp``; None = the installed ones.
+        self.source_factories = source_factories
+        self.host = Host.with_env(self.env)
         self.bins = BinaryLookup.for_host(self.host)
         self.cache = ParseCache()
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
-        self._last_catalog: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = (
-            None
-        )
+        self._catalog_memo = CatalogMemo()
 
     def load(self) -> SkillBook:
         # A build allocates many small, long-lived objects; the cyclic collector would
@@ -170,47 +180,22 @@ class Loader:
 
     def _load(self) -> SkillBook:
         cfg = self.config
-        limits = _limits(cfg)
-        roots = resolve_roots(
-            self.workspace, self.paths, extra_dirs=cfg.skills.load.extra_dirs, cwd=self.cwd
-        )
-        options = DiscoverOptions(
-            limits=limits,
-            allow_symlink_targets=tuple(
-                resolve_user_path(p, self.paths.home, cwd=self.cwd)
-                for p in cfg.skills.load.allow_symlink_targets
-            ),
-            grouped=bool(cfg.skills.load.grouped),
-            mode=self.mode,
-        )
-        found = discover(roots, options=options, cache=self.cache)
-        if cfg.skills.mcp_servers:
-            # Remote skills are the lowest source: a server never shadows a local skill.
-            from skillbook.mcp.remote_catalog import add_remote_skills
-            from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
-
-            found = add_remote_skills(
-                found,
-                cfg.skills.mcp_servers,
-                cache_dir=self.paths.state_dir / DEFAULT_CACHE_DIRNAME,
-            )
-        diagnostics: list[Diagnostic] = list(found.diagnostics)
+        limits = Limits.from_config(cfg.skills.limits)
+        plugins = self.plugins()
+        found = self.discover(limits, plugins=plugins)
+        commands, command_diags = load_bundle_commands(plugins, cfg)
+        diagnostics: list[Diagnostic] = [*found.diagnostics, *command_diags]
 
         candidates = list(found.skills)
         if not self.legacy_manifest_keys:
-            candidates = [_without_legacy_manifest(s) for s in candidates]
+            candidates = [without_legacy_manifest(s) for s in candidates]
         excluded: list[Skill] = []
         if self.mode.is_strict:
-            from skillbook.validate import passes_strict
+            from skillbook.validate import split_strict
 
-            kept: list[Skill] = []
-            for skill in candidates:
-                ok, problems = passes_strict(skill)
-                diagnostics.extend(problems)
-                (kept if ok else excluded).append(skill)
-            candidates = kept
+            candidates, excluded, problems = split_strict(candidates)
+            diagnostics.extend(problems)
 
-        bundled_names = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
         status = build_status(
             candidates,
             config=cfg,
@@ -219,14 +204,23 @@ class Loader:
             remote=self.remote,
             workspace_dir=self.workspace or self.cwd,
             managed_dir=self.paths.managed_dir,
-            bundled_names=bundled_names,
+            bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
             memo=self._status_memo,
         )
         self._status_memo.prune(candidates)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
         ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
         eligible = tuple(apply_filter(ready, skill_filter))
-        catalog = self._catalog(eligible, cfg, limits)
+        catalog = self._catalog_memo.build(
+            eligible,
+            limits=PromptLimits(
+                max_skills=limits.max_skills_in_prompt, max_chars=limits.max_skills_prompt_chars
+            ),
+            homes=home_prefixes(self.paths.home, self.paths.os_home),
+            remote_note=self.remote.note if self.remote is not None else None,
+            priority=cfg.skills.prompt.priority == "source",
+            check_command=self.check_command,
+        )
         diagnostics.extend(catalog.diagnostics)
         return SkillBook(
             workspace=self.workspace,
@@ -241,39 +235,44 @@ class Loader:
             skill_filter=tuple(skill_filter) if skill_filter is not None else None,
             catalog=catalog,
             diagnostics=tuple(diagnostics),
+            bundle_commands=commands,
         )
 
-    def _catalog(self, eligible: tuple[Skill, ...], cfg: Config, limits: Limits) -> PromptCatalog:
-        """The prompt catalog, reused when the same skill objects meet the same settings."""
-        params = (
-            PromptLimits(
-                max_skills=limits.max_skills_in_prompt,
-                max_chars=limits.max_skills_prompt_chars,
+    def plugins(self) -> PluginRegistry:
+        """The plugins OpenClaw would find for this workspace and config (§3.6)."""
+        return load_registry(self.workspace, self.paths, self.config, env=self.env, cwd=self.cwd)
+
+    def discover(
+        self, limits: Limits | None = None, *, plugins: PluginRegistry | None = None
+    ) -> Discovery:
+        """Every source of this workspace and config, loaded and merged (no gating)."""
+        cfg = self.config
+        registry = plugins if plugins is not None else self.plugins()
+        load = cfg.skills.load
+        options = DiscoverOptions(
+            limits=limits if limits is not None else Limits.from_config(cfg.skills.limits),
+            allow_symlink_targets=tuple(
+                resolve_user_path(p, self.paths.home, cwd=self.cwd)
+                for p in load.allow_symlink_targets
             ),
-            home_prefixes(self.paths.home, self.paths.os_home),
-            self.remote.note if self.remote is not None else None,
-            cfg.skills.prompt.priority == "source",
-            self.check_command,
+            grouped=bool(load.grouped),
+            mode=self.mode,
         )
-        last = self._last_catalog
-        if (
-            last is not None
-            and last[1] == params
-            and len(last[0]) == len(eligible)
-            and all(a is b for a, b in zip(last[0], eligible, strict=True))
-        ):
-            return last[2]
-        limits_, homes, note, priority, check = params
-        catalog = build_prompt(
-            eligible,
-            limits=limits_,
-            homes=homes,
-            remote_note=note,
-            priority=priority,
-            check_command=check,
+        scanner, diags = make_scanner(options, self.cache)
+        local: list[SkillSource] = list(
+            openclaw_sources(
+                self.workspace, self.paths, scanner, extra_dirs=load.extra_dirs, cwd=self.cwd
+            )
         )
-        self._last_catalog = (eligible, params, catalog)
-        return catalog
+        if self.workspace is not None:
+            # Ranked with the extra dirs and listed after them: loaded right after them.
+            local.append(PluginSkillSource(registry, cfg, scanner))
+        context = SourceContext(cfg, self.paths, self.workspace, self.env)
+        configured, unavailable = configured_sources(context, self.source_factories)
+        return discover_sources(
+            [*local, *self.sources, *configured],
+            diagnostics=[*diags, *registry.diagnostics, *unavailable],
+        )
 
 
 def load(
@@ -309,45 +308,13 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _resolve_config(config: Config | str | os.PathLike[str] | None, paths: Paths) -> Config:
+def _locate_config(
+    config: Config | str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path
+) -> tuple[Paths, Config]:
+    """The folders and the config; the state dir follows the config file however it is given."""
     if isinstance(config, Config):
-        return config
-    if config is not None:
-        return load_config(config)
-    # skillbook's own file: $SKILLBOOK_CONFIG_PATH, else <state dir>/skillbook.json if present.
-    if paths.config_path is not None:
-        return load_config(paths.config_path)
-    default = paths.state_dir / "skillbook.json"
-    return load_config(default) if default.is_file() else Config.empty()
-
-
-def _limits(cfg: Config) -> Limits:
-    given = cfg.skills.limits
-    base = Limits()
-    return Limits(
-        max_candidates_per_root=_or(given.max_candidates_per_root, base.max_candidates_per_root),
-        max_skills_loaded_per_source=_or(
-            given.max_skills_loaded_per_source, base.max_skills_loaded_per_source
-        ),
-        max_skills_in_prompt=_or(given.max_skills_in_prompt, base.max_skills_in_prompt),
-        max_skills_prompt_chars=_or(given.max_skills_prompt_chars, base.max_skills_prompt_chars),
-        max_skill_file_bytes=_or(given.max_skill_file_bytes, base.max_skill_file_bytes),
-    )
-
-
-def _or(value: int | None, default: int) -> int:
-    return default if value is None else value
-
-
-def _host_platform() -> str:
-    from skillbook.gate import node_platform
-
-    return node_platform()
-
-
-def _without_legacy_manifest(skill: Skill) -> Skill:
-    """OpenClaw's baseline reads only ``metadata.openclaw``: drop gates from legacy keys."""
-    meta = skill.metadata
-    if meta is None or meta.manifest_key == "openclaw":
-        return skill
-    return dataclasses.replace(skill, parsed=dataclasses.replace(skill.parsed, metadata=None))
+        if config.file is not None:
+            return Paths.from_env(env, cwd=cwd, config=config.file), config
+        return Paths.from_env(env, cwd=cwd).without_config_file("a Config value (config=)"), config
+    paths = Paths.from_env(env, cwd=cwd, config=config)
+    return paths, read_config(paths.config_location)

@@ -14,14 +14,18 @@ whitespace and trimming follow JavaScript's ``\\s`` and ``String.prototype.trim`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillbook import diagnostics as dg
 from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import CommandDispatch, Skill
+
+if TYPE_CHECKING:
+    from skillbook.bundle_commands import BundleCommand
 
 #: OpenClaw's built-in chat commands (native names and ``/`` text aliases, lowercased):
 #: a skill may not take one of these names (§6.2, ``listReservedChatSlashCommandNames``).
@@ -42,20 +46,15 @@ MAX_DESCRIPTION_LENGTH = 100
 #: Numbered suffixes ``_2`` … ``_999`` are tried before the ``_x`` fallback.
 MAX_DEDUPE_SUFFIX = 999
 ELLIPSIS = "\u2026"
-#: The command that invokes any skill by name: ``/skill <name> [args]``.
-SKILL_COMMAND = "skill"
 
 _WS = f"[{JS_WHITESPACE}]"
 _NOT_WS = f"[^{JS_WHITESPACE}]"
-_COMMAND_RE = re.compile(rf"/({_NOT_WS}+)(?:{_WS}+([\s\S]+))?")
-_TOKEN_RE = re.compile(rf"({_NOT_WS}+)(?:{_WS}+([\s\S]+))?")
-_LOOKUP_SEPARATORS = re.compile(rf"(?:{_WS}|_)+")
 _NOT_NAME_CHARS = re.compile(r"[^a-z0-9_]+")
 _UNDERSCORES = re.compile(r"_+")
 #: Sources the user put there; :func:`channel_view` keeps their commands first.
 
 
-def _lower_or_empty(value: str | None) -> str:
+def lower_or_empty(value: str | None) -> str:
     # OpenClaw's normalizeLowercaseStringOrEmpty: trim, then lowercase.
     return js_trim(value).lower() if isinstance(value, str) else ""
 
@@ -64,14 +63,14 @@ def reserved_names(
     extra: Iterable[str] = (), *, base: Iterable[str] = DEFAULT_RESERVED_NAMES
 ) -> frozenset[str]:
     """``base`` plus ``extra`` names, trimmed and lowercased, blanks dropped."""
-    names = {_lower_or_empty(n) for n in base} | {_lower_or_empty(n) for n in extra}
+    names = {lower_or_empty(n) for n in base} | {lower_or_empty(n) for n in extra}
     names.discard("")
     return frozenset(names)
 
 
 def sanitize_command_name(name: str) -> str:
     """§6.1: lowercase, ``[a-z0-9_]`` only, single ``_`` between words, at most 32 chars."""
-    cleaned = _NOT_NAME_CHARS.sub("_", _lower_or_empty(name))
+    cleaned = _NOT_NAME_CHARS.sub("_", lower_or_empty(name))
     cleaned = _UNDERSCORES.sub("_", cleaned).strip("_")
     return cleaned[:MAX_COMMAND_NAME_LENGTH] or FALLBACK_COMMAND_NAME
 
@@ -81,12 +80,12 @@ def unique_command_name(base: str, used: set[str] | frozenset[str]) -> str:
 
     ``used`` holds lowercased names; it is not changed here.
     """
-    if _lower_or_empty(base) not in used:
+    if lower_or_empty(base) not in used:
         return base
     for index in range(2, MAX_DEDUPE_SUFFIX + 1):
         suffix = f"_{index}"
         candidate = base[: max(1, MAX_COMMAND_NAME_LENGTH - len(suffix))] + suffix
-        if _lower_or_empty(candidate) not in used:
+        if lower_or_empty(candidate) not in used:
             return candidate
     # As OpenClaw: the fallback is not checked, so 1000 equal bases can still collide.
     return base[: max(1, MAX_COMMAND_NAME_LENGTH - 2)] + "_x"
@@ -119,9 +118,14 @@ class CommandSpec:
     dispatch: CommandDispatch | None = None
     #: The skill's source label (``openclaw-workspace`` …), for per-channel priority.
     source: str | None = None
+    #: A Claude-bundle command: the message template sent to the model (``$ARGUMENTS``).
+    prompt_template: str | None = None
+    #: A Claude-bundle command: the ``commands/*.md`` file it came from.
+    source_file: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """OpenClaw's shape: ``{name, skillName, description, dispatch?}``."""
+        """OpenClaw's shape: ``{name, skillName, description, dispatch?, promptTemplate?,
+        sourceFilePath?}``."""
         out: dict[str, Any] = {
             "name": self.name,
             "skillName": self.skill_name,
@@ -129,6 +133,10 @@ class CommandSpec:
         }
         if self.dispatch is not None:
             out["dispatch"] = self.dispatch.to_json()
+        if self.prompt_template is not None:
+            out["promptTemplate"] = self.prompt_template
+        if self.source_file is not None:
+            out["sourceFilePath"] = str(self.source_file)
         return out
 
     @classmethod
@@ -141,12 +149,15 @@ class CommandSpec:
                 kind=str(raw.get("kind", "tool")),
                 arg_mode=str(raw.get("argMode", "raw")),
             )
+        template, file = obj.get("promptTemplate"), obj.get("sourceFilePath")
         return cls(
             name=str(obj.get("name", "")),
             skill_name=str(obj.get("skillName", "")),
             description=str(obj.get("description", "")),
             dispatch=dispatch,
             source=source,
+            prompt_template=template if isinstance(template, str) else None,
+            source_file=Path(file) if isinstance(file, str) else None,
         )
 
 
@@ -182,65 +193,112 @@ def build_command_specs(
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
     used: set[str] | None = None,
+    bundle_commands: Iterable[BundleCommand] = (),
 ) -> CommandSet:
-    """§6.1: one command per user-invocable skill, in order, with unique names.
+    """§6.1: one command per user-invocable skill, in order, with unique names, then one
+    per Claude-bundle command (:mod:`skillbook.bundle_commands`) under the same rules.
 
     ``reserved`` names (any case) are never assigned. ``used`` is a caller-owned set of
     lowercased names already taken (e.g. by another agent's workspace, §6.3); the names
     assigned here are added to it, so one set can be shared across several calls.
     Skills with ``disable-model-invocation`` are commands too (only hidden from the model).
     """
-    builtin = {_lower_or_empty(n) for n in reserved}
-    taken = set(builtin) | (used or set())
-    commands: list[CommandSpec] = []
-    renamed: list[Renamed] = []
-    diags: list[Diagnostic] = []
+    builtin = {lower_or_empty(n) for n in reserved}
+    namer = _Namer(builtin, set(builtin) | (used or set()), used)
     for skill in skills:
-        if not skill.invocation.user_invocable:
-            continue
-        base = sanitize_command_name(skill.name)
-        unique = unique_command_name(base, taken)
-        key = _lower_or_empty(unique)
-        taken.add(key)
-        if used is not None:
-            used.add(key)
-        if unique != skill.name:
-            renamed.append(Renamed(skill.name, base, unique))
+        if skill.invocation.user_invocable:
+            namer.add(
+                skill.name,
+                skill.description,
+                skill.file_path,
+                dispatch=skill.dispatch,
+                source=skill.source,
+            )
+    for command in bundle_commands:
+        namer.add(
+            command.raw_name,
+            command.description,
+            command.source_file,
+            template=command.prompt_template,
+        )
+    return CommandSet(tuple(namer.commands), tuple(namer.renamed), tuple(namer.diags))
+
+
+class _Namer:
+    """Assigns unique names in order (the ``used`` set grows with every command)."""
+
+    def __init__(self, builtin: set[str], taken: set[str], used: set[str] | None) -> None:
+        self.builtin, self.taken, self.used = builtin, taken, used
+        #: Lowercased names bundle commands took (any other taken name is a skill's).
+        self.bundle_names: set[str] = set()
+        self.commands: list[CommandSpec] = []
+        self.renamed: list[Renamed] = []
+        self.diags: list[Diagnostic] = []
+
+    def add(
+        self,
+        name: str,
+        description: str,
+        path: Path,
+        *,
+        dispatch: CommandDispatch | None = None,
+        source: str | None = None,
+        template: str | None = None,
+    ) -> None:
+        what = "skill" if template is None else "bundle command"
+        base = sanitize_command_name(name)
+        unique = unique_command_name(base, self.taken)
+        key = lower_or_empty(unique)
+        self.taken.add(key)
+        if template is not None:
+            self.bundle_names.add(key)
+        if self.used is not None:
+            self.used.add(key)
+        if unique != name:
+            self.renamed.append(Renamed(name, base, unique))
         # Sanitising (`my-skill` → /my_skill) is routine; a suffix is worth telling.
         if unique != base:
-            owner = "a built-in command" if base in builtin else "another skill"
-            diags.append(
+            owner = (
+                "a built-in command"
+                if base in self.builtin
+                else "a bundle command"
+                if lower_or_empty(base) in self.bundle_names
+                else "another skill"
+            )
+            self.diags.append(
                 dg.info(
                     "command.renamed",
-                    f"skill {skill.name!r} is the slash command /{unique} because /{base} "
-                    f"belongs to {owner}; `/skill {skill.name}` also works (rename the skill "
+                    f"{what} {name!r} is the slash command /{unique} because /{base} "
+                    f"belongs to {owner}; `/skill {name}` also works (rename the {what} "
                     "for a clean command)",
-                    path=skill.file_path,
-                    skill=skill.name,
+                    path=path,
+                    skill=name,
                 )
             )
-        full = js_trim(skill.description or "") or skill.name
-        description = shorten(full, MAX_DESCRIPTION_LENGTH)
-        if description != full:
-            diags.append(
+        # Bundle descriptions are never blank (the reader falls back to the name).
+        full = description if template is not None else (js_trim(description or "") or name)
+        short = shorten(full, MAX_DESCRIPTION_LENGTH)
+        if short != full:
+            self.diags.append(
                 dg.info(
                     "command.description-shortened",
                     f"the description of /{unique} has {utf16_len(full)} characters; chat menus "
                     f"show the first {MAX_DESCRIPTION_LENGTH - 1} and '…' (put the gist first)",
-                    path=skill.file_path,
-                    skill=skill.name,
+                    path=path,
+                    skill=name,
                 )
             )
-        commands.append(
+        self.commands.append(
             CommandSpec(
                 name=unique,
-                skill_name=skill.name,
-                description=description,
-                dispatch=skill.dispatch,
-                source=skill.source,
+                skill_name=name,
+                description=short,
+                dispatch=dispatch,
+                source=source,
+                prompt_template=template,
+                source_file=path if template is not None else None,
             )
         )
-    return CommandSet(tuple(commands), tuple(renamed), tuple(diags))
 
 
 def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, ...]:
@@ -248,99 +306,10 @@ def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, 
     seen: set[str] = set()
     out: list[CommandSpec] = []
     for cmd in commands:
-        key = _lower_or_empty(cmd.skill_name)
+        key = lower_or_empty(cmd.skill_name)
         if key and key in seen:
             continue
         if key:
             seen.add(key)
         out.append(cmd)
     return tuple(out)
-
-
-# --------------------------------------------------------------------------- invocation
-
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """A chat message that calls a command; ``args`` is the rest, trimmed, or None."""
-
-    command: CommandSpec
-    args: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"command": self.command.to_json()}
-        if self.args is not None:
-            out["args"] = self.args
-        return out
-
-
-def _lookup_key(value: str) -> str:
-    return _LOOKUP_SEPARATORS.sub("-", _lower_or_empty(value))
-
-
-def find_command(commands: Iterable[CommandSpec], token: str) -> CommandSpec | None:
-    """The ``/skill <token>`` lookup: name or skill name, case-insensitive, and with
-    runs of whitespace and ``_`` read as ``-`` (so ``demo-skill`` finds ``demo_skill``)."""
-    lowered = _lower_or_empty(token)
-    if not lowered:
-        return None
-    normalized = _lookup_key(token)
-    for cmd in commands:
-        if lowered in (_lower_or_empty(cmd.name), _lower_or_empty(cmd.skill_name)):
-            return cmd
-        if normalized in (_lookup_key(cmd.name), _lookup_key(cmd.skill_name)):
-            return cmd
-    return None
-
-
-def resolve_invocation(
-    text: str, commands: CommandSet | Sequence[CommandSpec]
-) -> Invocation | None:
-    """§6.4: ``/name [args]`` or ``/skill <name> [args]`` → the command, else None.
-
-    Only the outer whitespace of the arguments is removed; everything inside them
-    (quotes, newlines, leading ``-``) is kept as typed.
-    """
-    specs = commands.commands if isinstance(commands, CommandSet) else commands
-    match = _COMMAND_RE.fullmatch(js_trim(text))
-    if match is None:
-        return None
-    name = _lower_or_empty(match.group(1))
-    if not name:
-        return None
-    rest = match.group(2)
-    if name == SKILL_COMMAND:
-        remainder = js_trim(rest) if rest is not None else ""
-        token = _TOKEN_RE.fullmatch(remainder) if remainder else None
-        if token is None:
-            return None
-        found = find_command(specs, token.group(1))
-        if found is None:
-            return None
-        return Invocation(found, _args(token.group(2)))
-    for cmd in specs:
-        if _lower_or_empty(cmd.name) == name:
-            return Invocation(cmd, _args(rest))
-    return None
-
-
-def _args(raw: str | None) -> str | None:
-    return (js_trim(raw) if raw is not None else "") or None
-
-
-def rewrite_for_model(invocation: Invocation) -> str:
-    """§6.5: the message body the model gets instead of the slash command."""
-    text = f'Use the "{invocation.command.skill_name}" skill for this request.'
-    if invocation.args:
-        text += f"\n\nUser input:\n{invocation.args}"
-    return text
-
-
-def tool_call_arguments(invocation: Invocation) -> dict[str, str]:
-    """§6.5: the arguments of a ``command-dispatch: tool`` call; ``command`` is the raw
-    argument text, never re-parsed or stripped beyond the outer trim of §6.4."""
-    return {
-        "command": invocation.args or "",
-        "commandName": invocation.command.name,
-        "skillName": invocation.command.skill_name,
-    }

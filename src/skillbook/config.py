@@ -18,41 +18,58 @@ Strict (unknown keys rejected, e.g. the legacy ``skills.policy``):
 Open: ``agents``, ``agents.defaults`` and ``agents.list[]`` entries hold many keys
 that belong to OpenClaw (models, tools, sandbox, …); skillbook checks only the ones
 it reads (``skills``, ``workspace``, ``id``, ``default``) and lets the others through.
+``plugins`` likewise: the keys plugin skill folders depend on (``enabled``, ``allow``,
+``deny``, ``load.paths``, ``slots``, ``entries.<id>.enabled``) are checked, the rest is
+OpenClaw's. ``skills.mcp.servers`` (skillbook's remote MCP servers) is strict.
 Every other top-level section is kept untouched in :attr:`Config.raw`, because
 ``requires.config`` gates read arbitrary paths such as ``browser.enabled``.
 
-Where skillbook's own config file lives (:func:`default_config_path`):
-``--config`` (the ``explicit`` argument) > ``$SKILLBOOK_CONFIG_PATH`` (or its
-``OPENCLAW_CONFIG_PATH`` fallback, as resolved by :class:`skillbook.paths.Paths`) >
-``<state_dir>/skillbook.json`` if that file exists > no file (empty config).
+Which file is read is decided in one place, :func:`skillbook.paths.locate_config`
+(``--config`` > ``$SKILLBOOK_CONFIG_PATH`` > skillbook's own or OpenClaw's file at its
+default place); :func:`read_config` reads what it found.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_schema import (
+    _AgentDefaultsS,
+    _AgentsS,
+    _EmbeddingS,
+    _EntryS,
+    _InstallS,
+    _LimitsS,
+    _LoadS,
+    _PromptS,
+    _SecretRefS,
+    _SelectionS,
+    _SkillsS,
+)
+from skillbook._config_sources import (
+    McpServerConfig,
+    PluginEntryConfig,
+    PluginsConfig,
+    mcp_servers,
+    plugins_config,
+)
+from skillbook._js import load_json5
 from skillbook.errors import ConfigError
 from skillbook.mode import Mode
 
 if TYPE_CHECKING:
-    from skillbook.mcp.client import McpServerSpec
-
-if TYPE_CHECKING:
-    from skillbook.paths import Paths
+    from skillbook.paths import ConfigLocation
 
 __all__ = [
-    "CONFIG_PATH_ENV",
-    "DEFAULT_CONFIG_FILENAME",
     "MISSING",
     "AgentConfig",
     "AgentsConfig",
@@ -62,132 +79,20 @@ __all__ = [
     "InstallConfig",
     "LimitsConfig",
     "LoadConfig",
+    "McpServerConfig",
+    "PluginEntryConfig",
+    "PluginsConfig",
     "PromptConfig",
     "SecretRef",
     "SelectionConfig",
     "SkillEntryConfig",
     "SkillsConfig",
-    "default_config_path",
     "load_config",
+    "read_config",
     "resolve_config_path",
 ]
 
-DEFAULT_CONFIG_FILENAME: Final = "skillbook.json"
-CONFIG_PATH_ENV: Final = "SKILLBOOK_CONFIG_PATH"
 _EMPTY_MAP: Final[Mapping[str, Any]] = MappingProxyType({})
-
-# --------------------------------------------------------------------------- schema
-# Private msgspec Structs do the validation; UNSET (not None) marks an absent key so
-# that an explicit ``null`` is rejected, as OpenClaw's zod schema does.
-
-_U = msgspec.UnsetType
-_UNSET: Any = msgspec.UNSET
-_NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
-_PosInt = Annotated[int, msgspec.Meta(ge=1)]
-
-
-class _Strict(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    pass
-
-
-class _Open(msgspec.Struct, rename="camel"):
-    pass
-
-
-class _SecretRefS(_Strict):
-    __config_label__: ClassVar[str] = 'secret ref {source: "env"|"file"|"exec", provider, id}'
-    source: Literal["env", "file", "exec"]
-    provider: str
-    id: str
-
-
-class _EntryS(_Strict):
-    enabled: bool | _U = _UNSET
-    api_key: str | _SecretRefS | _U = _UNSET
-    env: dict[str, str] | _U = _UNSET
-    config: dict[str, Any] | _U = _UNSET
-
-
-class _LoadS(_Strict):
-    extra_dirs: list[str] | _U = _UNSET
-    watch: bool | _U = _UNSET
-    watch_debounce_ms: _NonNegInt | _U = _UNSET
-    allow_symlink_targets: list[str] | _U = _UNSET
-    grouped: bool | _U = _UNSET
-    mode: Mode | _U = _UNSET
-
-
-class _InstallS(_Strict):
-    prefer_brew: bool | _U = _UNSET
-    node_manager: Literal["npm", "pnpm", "yarn", "bun"] | _U = _UNSET
-
-
-class _LimitsS(_Strict):
-    max_candidates_per_root: _PosInt | _U = _UNSET
-    max_skills_loaded_per_source: _PosInt | _U = _UNSET
-    max_skills_in_prompt: _NonNegInt | _U = _UNSET
-    max_skills_prompt_chars: _NonNegInt | _U = _UNSET
-    max_skill_file_bytes: _NonNegInt | _U = _UNSET
-
-
-class _PromptS(_Strict):
-    priority: Literal["source", "none"] | _U = _UNSET
-
-
-class _EmbeddingS(_Strict):
-    provider: Literal["wordllama", "model2vec", "fastembed", "openai", "none"] | _U = _UNSET
-    model: str | _U = _UNSET
-    url: str | _U = _UNSET
-    api_key_env: str | _U = _UNSET
-    multilingual: bool | _U = _UNSET
-
-
-class _SelectionS(_Strict):
-    mode: Literal["off", "auto", "always"] | _U = _UNSET
-    top_k: Annotated[int, msgspec.Meta(ge=1, le=100)] | _U = _UNSET
-    backend: Literal["hybrid", "bm25", "embedding"] | _U = _UNSET
-    fusion: Literal["mix", "rrf"] | _U = _UNSET
-    min_score: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
-    pinned: list[str] | _U = _UNSET
-    embedding: _EmbeddingS | _U = _UNSET
-    index_dir: str | _U = _UNSET
-
-
-class _McpS(_Strict):
-    # Each server is checked by skillbook.mcp.client.parse_server_specs (it owns the shape).
-    servers: list[Any] | _U = _UNSET
-
-
-class _SkillsS(_Strict):
-    allow_bundled: list[str] | _U = _UNSET
-    load: _LoadS | _U = _UNSET
-    install: _InstallS | _U = _UNSET
-    limits: _LimitsS | _U = _UNSET
-    prompt: _PromptS | _U = _UNSET
-    read_tool: str | _U = _UNSET
-    mcp: _McpS | _U = _UNSET
-    selection: _SelectionS | _U = _UNSET
-    # Entries are validated one by one (see _convert_entries) so that an error can
-    # name the entry: msgspec reports dict values only as ``[...]``.
-    entries: dict[str, Any] | _U = _UNSET
-
-
-class _AgentS(_Open):
-    id: str
-    skills: list[str] | _U = _UNSET
-    workspace: str | _U = _UNSET
-    default: bool | _U = _UNSET
-
-
-class _AgentDefaultsS(_Open):
-    skills: list[str] | _U = _UNSET
-    workspace: str | _U = _UNSET
-
-
-class _AgentsS(_Open):
-    defaults: _AgentDefaultsS | _U = _UNSET
-    agent_list: list[_AgentS] | _U = msgspec.field(default=_UNSET, name="list")
-
 
 # --------------------------------------------------------------------------- values
 
@@ -290,7 +195,7 @@ class SkillsConfig:
     read_tool: str | None = None
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
-    mcp_servers: tuple[McpServerSpec, ...] = ()
+    mcp_servers: tuple[McpServerConfig, ...] = ()
     selection: SelectionConfig = SelectionConfig()
 
 
@@ -322,6 +227,7 @@ class Config:
 
     skills: SkillsConfig = SkillsConfig()
     agents: AgentsConfig = AgentsConfig()
+    plugins: PluginsConfig = field(default_factory=PluginsConfig)
     raw: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_MAP, compare=False, repr=False)
     file: Path | None = None
 
@@ -346,12 +252,26 @@ class Config:
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
-            mcp_raw = obj["skills"].get("mcp")
-            if isinstance(mcp_raw, Mapping) and mcp_raw.get("servers") is not None:
-                skills = _with_mcp_servers(skills, mcp_raw["servers"], where, file)
+            if "mcp" in obj["skills"]:
+                servers = mcp_servers(obj["skills"]["mcp"], where, file)
+                skills = replace(skills, mcp_servers=servers)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
-        return cls(skills=skills, agents=agents, raw=MappingProxyType(dict(obj)), file=file)
+        plugins = (
+            plugins_config(obj["plugins"], where, file) if "plugins" in obj else PluginsConfig()
+        )
+        return cls(
+            skills=skills,
+            agents=agents,
+            plugins=plugins,
+            raw=MappingProxyType(dict(obj)),
+            file=file,
+        )
+
+    def source_sections(self) -> tuple[str, ...]:
+        """The sections that configure skill sources provided by edge packages
+        (:func:`skillbook.sources.configured_sources`); ``skills.mcp`` when it lists servers."""
+        return ("skills.mcp",) if self.skills.mcp_servers else ()
 
     def entry(self, skill_key: str) -> SkillEntryConfig | None:
         """``skills.entries[skill_key]``, or None."""
@@ -377,44 +297,18 @@ def load_config(path: str | os.PathLike[str]) -> Config:
 
 def _parse_json5(text: str, file: Path) -> Any:
     try:
-        return json.loads(text)  # fast path: most configs are plain JSON
-    except json.JSONDecodeError:
-        pass
-    import json5  # lazy: slow to import and only needed for comments, trailing commas…
-
-    try:
-        return json5.loads(text)
+        return load_json5(text)
     except ValueError as exc:
         raise ConfigError(f"{file}: invalid JSON5: {exc}", key_path="", file=file) from exc
 
 
-def default_config_path(
-    paths: Paths | Path,
-    *,
-    explicit: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Path | None:
-    """Which config file to read: ``explicit`` (``--config``) > ``$SKILLBOOK_CONFIG_PATH``
-    > ``<state_dir>/skillbook.json`` if it exists > ``None`` (run with an empty config).
+def read_config(location: ConfigLocation) -> Config:
+    """The config file a :class:`~skillbook.paths.ConfigLocation` names, or the empty config.
 
-    ``paths`` is a :class:`skillbook.paths.Paths`, whose ``config_path`` already holds
-    the resolved variable (or its ``OPENCLAW_CONFIG_PATH`` fallback), or a bare state
-    directory, in which case the variable is read from ``env`` (default ``os.environ``).
+    Raises :class:`ConfigError` when the file is unreadable or invalid (a file named
+    with ``--config`` or a variable must exist; found files do).
     """
-    if explicit is not None:
-        return Path(explicit).expanduser()
-    if isinstance(paths, Path):
-        environ = os.environ if env is None else env
-        from_env = (environ.get(CONFIG_PATH_ENV) or "").strip()
-        if from_env:
-            return Path(from_env).expanduser()
-        state_dir = paths
-    else:
-        if paths.config_path is not None:
-            return paths.config_path
-        state_dir = paths.state_dir
-    candidate = state_dir / DEFAULT_CONFIG_FILENAME
-    return candidate if candidate.is_file() else None
+    return load_config(location.file) if location.file is not None else Config.empty()
 
 
 # --------------------------------------------------------------------------- lookups
@@ -506,18 +400,6 @@ def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
         ),
         index_dir=_opt(sel.index_dir),
     )
-
-
-def _with_mcp_servers(
-    skills: SkillsConfig, raw: Any, where: str, file: Path | None
-) -> SkillsConfig:
-    from skillbook.mcp.client import parse_server_specs
-
-    try:
-        specs = parse_server_specs(raw, where="skills.mcp.servers")
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}", key_path=exc.key_path, file=file) from None
-    return replace(skills, mcp_servers=specs)
 
 
 def _with_entries(

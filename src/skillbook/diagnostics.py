@@ -8,7 +8,7 @@ skipping silently. Codes are stable (``<stage>.<slug>``) and each one is listed 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ CODES: dict[str, str] = {
     "parse.bom": "A UTF-8 byte-order mark was stripped (OpenClaw loses such files).",
     "parse.invalid-utf8": "The file is not valid UTF-8; undecodable bytes were replaced.",
     "parse.binary": "The file holds NUL bytes or other binary content.",
+    "parse.internal-error": "A bug in skillbook's parser stopped it on this file (traceback logged).",
     "parse.control-chars": "The frontmatter holds control characters.",
     "parse.no-frontmatter": "The file does not start with a `---` frontmatter block.",
     "parse.unterminated-frontmatter": "The `---` frontmatter block is never closed.",
@@ -63,6 +64,18 @@ CODES: dict[str, str] = {
     "discover.root-missing": "A configured skills folder does not exist.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
     "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
+    "discover.remote-shadowed": "A remote skill has the name or config key of a local skill; the local one wins and the remote one is not loaded.",
+    "discover.source-unavailable": "A config section describes a skill source that no installed package provides.",
+    "discover.not-fetchable": "A file of a skill is missing and its source cannot fetch files.",
+    # plugin: plugin skill folders (spec §3.6)
+    "plugin.load-path": "A `plugins.load.paths` entry or a plugin folder could not be used.",
+    "plugin.blocked": "A plugin was refused: it escapes its folder, is world-writable or owned by another user.",
+    "plugin.manifest-invalid": "A plugin's manifest or package.json is missing, unreadable or incomplete.",
+    "plugin.incompatible": "A plugin needs a newer OpenClaw (`openclaw.install.minHostVersion`).",
+    "plugin.duplicate-id": "Two plugins in different folders have the same id; both are loaded.",
+    "plugin.inactive": "A plugin that declares skills is off (not allowed, disabled, or another memory plugin).",
+    "plugin.path-missing": "A skill folder a plugin declares does not exist.",
+    "plugin.path-escape": "A skill or command folder a plugin declares resolves outside the plugin.",
     # validate: strict (Agent Skills) rules
     "validate.name-invalid": "The name breaks the Agent Skills name rules.",
     "validate.name-mismatch": "The name differs from the folder name.",
@@ -75,6 +88,7 @@ CODES: dict[str, str] = {
     "validate.version": "`version` is not a semantic version.",
     "validate.skill-file": "No SKILL.md where one is needed (missing, named `skill.md`, or a standalone `.md` outside mixed/legacy mode).",
     "validate.path": "The path to validate does not exist or is neither a folder nor a Markdown file.",
+    "validate.not-discovered": "A SKILL.md under the validated folder that the loader does not read.",
     # prompt: the catalog
     "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
     "prompt.compact": "The catalog uses the compact format (descriptions omitted).",
@@ -82,6 +96,7 @@ CODES: dict[str, str] = {
     "command.renamed": "A skill's slash command got a numbered suffix: its name was taken.",
     "command.description-shortened": "A command description was cut to fit a length limit.",
     "command.channel-omitted": "A command was left out of a channel's native menu (limits).",
+    "command.bundle-skipped": "A Claude-bundle command file has no prompt after its frontmatter.",
     "command.exec-ignored": "`metadata.skillbook.commandExec` is not used (not a command, remote skill, or `command-dispatch: tool` wins).",
     "mcp.not-served": "A skill or file is not served over MCP (escaping symlink, over the limits, no valid entry).",
     # mcp client: skills from remote MCP servers (skillbook.mcp.remote_source)
@@ -94,7 +109,6 @@ CODES: dict[str, str] = {
     "mcp.digest-mismatch": "A file from an MCP server does not match its manifest size or digest; refused, not cached.",
     "mcp.frontmatter-mismatch": "A remote SKILL.md's frontmatter differs from its skills/list entry; refused.",
     "mcp.unlisted-file": "A read of a remote skill file that its held manifest does not list; refused locally.",
-    "mcp.shadowed": "A remote skill has the name of a local skill; the local one wins and the remote one is not loaded.",
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
@@ -158,3 +172,19 @@ def info(code: str, message: str, **where: Any) -> Diagnostic:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def describe_value(value: Any, *, null: str = "null") -> str:
+    """What kind of value a message says a wrong field holds: ``a boolean``, ``a number``,
+    ``a mapping``, ``a list``, ``null`` (or ``null`` given), else the Python type name."""
+    if value is None:
+        return null
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"a {type(value).__name__}"

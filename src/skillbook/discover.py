@@ -1,9 +1,11 @@
-"""Discovery: find the skill folders of every source and merge them by name.
+"""Discovery: load every skill source and merge their skills by name.
 
-Input: the roots to scan (:func:`resolve_roots` gives OpenClaw's six sources in load
-order) and keyword options. Output: a frozen :class:`Discovery` with the merged
-skills in first-seen order, every skill loaded before merging, who shadows whom, and
-a diagnostic for each place where OpenClaw would drop something silently.
+Input: :class:`~skillbook.sources.SkillSource` values (:func:`discover_sources`), or
+the filesystem roots of OpenClaw's six sources (:func:`resolve_roots` gives them in
+load order; :func:`discover` scans them). Output: a frozen :class:`Discovery` with
+the merged skills in first-seen order, every skill loaded before merging, who
+shadows whom, and a diagnostic for each place where OpenClaw would drop something
+silently.
 
 With default options the loaded set is OpenClaw's (spec §3.3-3.5), with two
 deliberate differences: a SKILL.md that starts with a UTF-8 byte-order mark loads
@@ -13,39 +15,56 @@ once (``dedupe_realpath=False`` restores OpenClaw's behaviour). Extras beyond th
 baseline are opt-in: ``grouped`` loads ``skills/<group>/<skill>/SKILL.md``,
 ``allow_symlink_targets`` lets symlinked skills point into given folders, and the
 ``mixed``/``legacy`` modes load standalone ``*.md`` files of a root.
+
+Which folders hold skills and how one folder becomes a skill are the
+:class:`~skillbook._root_scanner.RootScanner` and the
+:class:`~skillbook._skill_reader.SkillReader` it holds; this module only binds roots
+to sources and merges.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from skillbook import _fs
-from skillbook._discover_load import Loader
+from skillbook._root_scanner import RootScanner, resolve_symlink_targets
+from skillbook._skill_reader import ParseCache, SkillReader
 from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.limits import (
+    DEFAULT_MAX_CANDIDATES_PER_ROOT,
+    DEFAULT_MAX_SKILL_FILE_BYTES,
+    DEFAULT_MAX_SKILLS_IN_PROMPT,
+    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    DEFAULT_MAX_SKILLS_PROMPT_CHARS,
+    Limits,
+)
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
+from skillbook.sources import Precedence, SkillSource, SourceLoad, Tier, local_precedence
 
-DEFAULT_MAX_CANDIDATES_PER_ROOT = 300
-DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE = 200
-DEFAULT_MAX_SKILLS_IN_PROMPT = 150
-DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
-DEFAULT_MAX_SKILL_FILE_BYTES = 256_000
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """``skills.limits.*`` (spec §3.3); the prompt limits are used by the catalog."""
-
-    max_candidates_per_root: int = DEFAULT_MAX_CANDIDATES_PER_ROOT
-    max_skills_loaded_per_source: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
-    max_skills_in_prompt: int = DEFAULT_MAX_SKILLS_IN_PROMPT
-    max_skills_prompt_chars: int = DEFAULT_MAX_SKILLS_PROMPT_CHARS
-    max_skill_file_bytes: int = DEFAULT_MAX_SKILL_FILE_BYTES
+__all__ = [
+    "DEFAULT_MAX_CANDIDATES_PER_ROOT",
+    "DEFAULT_MAX_SKILLS_IN_PROMPT",
+    "DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE",
+    "DEFAULT_MAX_SKILLS_PROMPT_CHARS",
+    "DEFAULT_MAX_SKILL_FILE_BYTES",
+    "DiscoverOptions",
+    "Discovery",
+    "Limits",
+    "ParseCache",
+    "Root",
+    "RootSource",
+    "Shadowing",
+    "discover",
+    "discover_sources",
+    "make_scanner",
+    "merge_remote",
+    "openclaw_sources",
+    "resolve_roots",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +93,7 @@ class DiscoverOptions:
 
 @dataclass(frozen=True, slots=True)
 class Shadowing:
-    """``hidden`` lost the name ``name`` to ``winner`` (a later, higher-precedence source)."""
+    """``hidden`` lost the name ``name`` to ``winner`` (a higher-precedence source)."""
 
     name: str
     winner: Skill
@@ -83,13 +102,15 @@ class Shadowing:
 
 @dataclass(frozen=True, slots=True)
 class Discovery:
-    """What :func:`discover` found.
+    """What discovery found.
 
     ``skills``: the merged winners in first-seen order (a later source overwrites a
-    name's value, the name keeps its first position); ``loaded``: every skill of every
-    root before merging; ``shadowed``: each skill that lost its name to a later source
-    (a winner dropped as a same-folder alias of another name is only diagnosed);
-    ``diagnostics``: everything skipped, refused, capped or hidden, in load order.
+    name's value, the name keeps its first position; remote skills follow the local
+    ones); ``loaded``: every skill of every source before merging; ``shadowed``: each
+    skill that lost its name to a higher source (a winner dropped as a same-folder
+    alias of another name is only diagnosed); ``diagnostics``: everything skipped,
+    refused, capped or hidden, in load order; ``roots``: the filesystem roots scanned;
+    ``sources``: every source, in load order.
     """
 
     skills: tuple[Skill, ...]
@@ -97,6 +118,7 @@ class Discovery:
     shadowed: tuple[Shadowing, ...]
     diagnostics: tuple[Diagnostic, ...]
     roots: tuple[Root, ...]
+    sources: tuple[SkillSource, ...] = ()
 
     def get(self, name: str) -> Skill | None:
         for skill in self.skills:
@@ -105,55 +127,36 @@ class Discovery:
         return None
 
 
-class ParseCache:
-    """Parsed SKILL.md files, owned by the caller and reused across discoveries.
+@dataclass(frozen=True, slots=True)
+class RootSource:
+    """One filesystem root (spec §3.1) as a skill source, scanned by a shared scanner."""
 
-    An entry is used only while the file's (device, inode, size, mtime_ns, ctime_ns)
-    are unchanged, so a cached discovery is always as correct as a fresh one; an
-    unchanged tree costs only directory listings and ``stat`` calls.
-    """
+    root: Root
+    scanner: RootScanner = field(compare=False, repr=False)
+    precedence: Precedence = field(default_factory=lambda: local_precedence(Source.WORKSPACE))
 
-    __slots__ = ("_built", "_entries", "hits", "misses")
+    @property
+    def label(self) -> str:
+        return self.root.source.value
 
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
-        self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
-        #: Parse lookups answered from the cache / that had to read and parse.
-        self.hits = 0
-        self.misses = 0
+    def load(self) -> SourceLoad:
+        skills, diags = self.scanner.scan(self.root.source, self.root.path)
+        return SourceLoad(tuple(skills), tuple(diags))
 
-    def lookup(self, path: str, identity: tuple[int, ...]) -> object | None:
-        entry = self._entries.get(path)
-        if entry is not None and entry[0] == identity:
-            self.hits += 1
-            return entry[1]
-        self.misses += 1
-        return None
 
-    def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
-        self._entries[path] = (identity, value)
-
-    def lookup_built(self, key: tuple[str, ...], identity: tuple[int, ...]) -> Any:
-        """The skill built from a file at ``key`` (path, folder, source, real folder)."""
-        entry = self._built.get(key)
-        return entry[1] if entry is not None and entry[0] == identity else None
-
-    def store_built(self, key: tuple[str, ...], identity: tuple[int, ...], value: object) -> None:
-        self._built[key] = (identity, value)
-
-    def discard(self, path: str) -> None:
-        self._entries.pop(path, None)
-        for key in [k for k in self._built if k[0] == path]:
-            del self._built[key]
-
-    def clear(self) -> None:
-        self._entries.clear()
-        self._built.clear()
-        self.hits = 0
-        self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
+def make_scanner(
+    options: DiscoverOptions, cache: ParseCache | None = None
+) -> tuple[RootScanner, list[Diagnostic]]:
+    """A scanner for one discovery, and the diagnostics of its settings (missing
+    ``allowSymlinkTargets`` entries), reported once however many roots it scans."""
+    allowed, diags = resolve_symlink_targets(options.allow_symlink_targets)
+    scanner = RootScanner(
+        SkillReader(limits=options.limits, cache=cache),
+        allowed=allowed,
+        grouped=options.grouped,
+        standalone=options.mode.loads_standalone,
+    )
+    return scanner, diags
 
 
 def resolve_roots(
@@ -167,7 +170,9 @@ def resolve_roots(
 
     extra → bundled → managed → personal → project (``<ws>/.agents/skills``) →
     workspace (``<ws>/skills``). Extra dirs are trimmed, blanks dropped, ``~``
-    expanded with the effective home and resolved against ``cwd``.
+    expanded with the effective home and resolved against ``cwd``. Plugin skill
+    folders, which OpenClaw appends to the extra dirs, are a source of their own
+    (:class:`skillbook.plugins.PluginSkillSource`).
     """
     base = cwd if cwd is not None else Path.cwd()
     roots: list[Root] = []
@@ -186,33 +191,107 @@ def resolve_roots(
     return roots
 
 
+def openclaw_sources(
+    workspace: Path | None,
+    paths: Paths,
+    scanner: RootScanner,
+    *,
+    extra_dirs: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> list[SkillSource]:
+    """OpenClaw's filesystem roots (§3.1) as sources, each at its label's precedence."""
+    roots = resolve_roots(workspace, paths, extra_dirs=extra_dirs, cwd=cwd)
+    return [RootSource(root, scanner, local_precedence(root.source)) for root in roots]
+
+
 def discover(
     roots: Sequence[Root],
     *,
     options: DiscoverOptions | None = None,
     cache: ParseCache | None = None,
 ) -> Discovery:
-    """Load every root in order and merge by name (later roots win, first position kept)."""
+    """Load every root in the order given and merge by name (later roots win, first
+    position kept)."""
     opts = options if options is not None else DiscoverOptions()
-    loader = Loader(
-        limits=opts.limits,
-        allow_symlink_targets=opts.allow_symlink_targets,
-        grouped=opts.grouped,
-        standalone=opts.mode.loads_standalone,
-        cache=cache,
-    )
-    loaded: list[Skill] = []
-    for root in roots:
-        loaded.extend(loader.load_root(root.source, os.fspath(root.path)))
-    diags = loader.diagnostics
-    skills, shadowed = _merge(loaded, diags, dedupe_realpath=opts.dedupe_realpath)
+    scanner, diags = make_scanner(opts, cache)
+    # Precedence by position: the caller's order is the load order, whatever the labels.
+    sources = [
+        RootSource(root, scanner, Precedence(Tier.LOCAL, index)) for index, root in enumerate(roots)
+    ]
+    return discover_sources(sources, diagnostics=diags, dedupe_realpath=opts.dedupe_realpath)
+
+
+def discover_sources(
+    sources: Sequence[SkillSource],
+    *,
+    diagnostics: Sequence[Diagnostic] = (),
+    dedupe_realpath: bool = True,
+) -> Discovery:
+    """Load every source in precedence order and merge (see :class:`~skillbook.sources.Tier`).
+
+    ``diagnostics`` go first (findings about the settings rather than a source).
+    Sources of equal precedence load in the order given.
+    """
+    by_rank = sorted(sources, key=lambda s: s.precedence)
+    local_sources = [s for s in by_rank if s.precedence.tier is Tier.LOCAL]
+    remote_sources = [s for s in by_rank if s.precedence.tier is not Tier.LOCAL]
+    diags: list[Diagnostic] = list(diagnostics)
+    local = _load_all(local_sources, diags)
+    skills, shadowed = _merge(local, diags, dedupe_realpath=dedupe_realpath)
+    # Remote sources load after the local merge, so their findings read in that order too.
+    remote = _load_all(remote_sources, diags)
+    if remote:
+        merged, hidden, remote_diags = merge_remote(skills, remote)
+        skills, shadowed = list(merged), [*shadowed, *hidden]
+        diags.extend(remote_diags)
+    ordered = (*local_sources, *remote_sources)
     return Discovery(
         skills=tuple(skills),
-        loaded=tuple(loaded),
+        loaded=(*local, *remote),
         shadowed=tuple(shadowed),
         diagnostics=tuple(diags),
-        roots=tuple(roots),
+        roots=tuple(s.root for s in ordered if isinstance(s, RootSource)),
+        sources=ordered,
     )
+
+
+def _load_all(sources: Sequence[SkillSource], diags: list[Diagnostic]) -> list[Skill]:
+    skills: list[Skill] = []
+    for source in sources:
+        got = source.load()
+        skills.extend(got.skills)
+        diags.extend(got.diagnostics)
+    return skills
+
+
+def merge_remote(
+    local: Sequence[Skill], remote: Sequence[Skill]
+) -> tuple[tuple[Skill, ...], tuple[Shadowing, ...], tuple[Diagnostic, ...]]:
+    """Remote skills rank below every local source: one whose name (or config key) a
+    local skill has is left out and diagnosed. Kept ones follow the local skills, so
+    prompt budgets cut remote skills first."""
+    by_name = {s.name: s for s in local}
+    keys = {s.skill_key: s for s in local}
+    kept: list[Skill] = []
+    shadowed: list[Shadowing] = []
+    diags: list[Diagnostic] = []
+    for skill in remote:
+        winner = by_name.get(skill.name) or keys.get(skill.skill_key)
+        if winner is None:
+            kept.append(skill)
+            continue
+        shadowed.append(Shadowing(skill.name, winner, skill))
+        diags.append(
+            warning(
+                "discover.remote-shadowed",
+                f"remote skill {skill.name!r} from {skill.origin or skill.source} is not "
+                f"loaded: the local {winner.source} skill at {winner.file_path} has that "
+                "name, and local skills always win",
+                path=skill.file_path,
+                skill=skill.name,
+            )
+        )
+    return (*local, *kept), tuple(shadowed), tuple(diags)
 
 
 def _merge(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook import diagnostics as dg
+from skillbook._js import load_json5
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import CommandDispatch, Frontmatter, Skill, Source
 
@@ -78,17 +79,6 @@ class ExecDispatch:
         return {"kind": self.kind, "command": self.command}
 
 
-def _load_json5(text: str) -> Any:
-    import json  # lazily: only skills whose metadata is a string get here
-
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        import json5
-
-        return json5.loads(text)
-
-
 def _metadata(fm: Frontmatter) -> Mapping[str, Any] | None:
     data = fm.data.get(_METADATA)
     if isinstance(data, Mapping):
@@ -97,8 +87,8 @@ def _metadata(fm: Frontmatter) -> Mapping[str, Any] | None:
     if not raw:
         return None
     try:
-        parsed = _load_json5(raw)
-    except Exception:  # parse already reports an unreadable `metadata`
+        parsed = load_json5(raw)
+    except ValueError:  # parse already reports an unreadable `metadata`
         return None
     return parsed if isinstance(parsed, Mapping) else None
 
@@ -133,7 +123,7 @@ def exec_dispatch_diagnostics(skill: Skill) -> tuple[Diagnostic, ...]:
         "skill": skill.name,
     }
     if not _usable(value):
-        kind = "an empty string" if isinstance(value, str) else _type_name(value)
+        kind = "an empty string" if isinstance(value, str) else dg.describe_value(value)
         message = (
             f"`{_FIELD}` is {kind}; it must be a shell command (a non-empty string), so "
             f"/{skill.name} is sent to the model instead"
@@ -154,20 +144,6 @@ def exec_dispatch_diagnostics(skill: Skill) -> tuple[Diagnostic, ...]:
     return ()
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return f"a {type(value).__name__}"
-
-
 def find_skill(spec: CommandSpec, skills: Iterable[Skill]) -> Skill | None:
     """The skill a command was built from (by its exact name, as ``build_command_specs`` keeps it)."""
     return next((s for s in skills if s.name == spec.skill_name), None)
@@ -179,6 +155,8 @@ def command_dispatch(
     """What ``spec`` runs: OpenClaw's tool dispatch, else ``commandExec``, else None (model)."""
     if spec.dispatch is not None:
         return spec.dispatch
+    if spec.prompt_template is not None:
+        return None  # a bundle command is a prompt, even when a skill has its name
     skill = find_skill(spec, skills)
     return exec_dispatch(skill) if skill is not None else None
 

@@ -10,9 +10,16 @@ degraded reading, such as a configuration file that does not validate::
           │                          ``.key_path`` like ``skills.load.extraDirs[0]``,
           │                          ``.file`` the config file when known
           ├── SkillNotFound          (also a LookupError) no skill by that name/key
+          ├── AgentNotFound          (also a LookupError) an agent id the config does not list
+          ├── SourceError            a skill source could not be read (an MCP server down or
+          │                          answering nonsense); ``.code`` is its diagnostic code
           ├── SecretError            a SecretRef could not be resolved (never holds the value)
           ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
           └── ModelError             the model endpoint failed (runtime.providers)
+
+All of them are importable from ``skillbook`` without loading any edge package.
+Plain ``ValueError``/``TypeError`` are raised only for programming mistakes (an
+unknown mode passed in code, an unregistered diagnostic code).
 """
 
 from __future__ import annotations
@@ -47,6 +54,29 @@ class SkillNotFound(SkillbookError, LookupError):
         self.name = name
 
 
+class AgentNotFound(SkillbookError, LookupError):
+    """An agent id that ``agents.list`` does not hold; ``.known`` lists the ids it does."""
+
+    def __init__(self, agent_id: str, known: tuple[str, ...]) -> None:
+        super().__init__(f'unknown agent id "{agent_id}" (known: {", ".join(known)})')
+        self.agent_id = agent_id
+        self.known = known
+
+
+class SourceError(SkillbookError):
+    """A skill source could not be read: unreachable, or its answer broke the protocol.
+
+    Sources turn it into a diagnostic with :attr:`code` (``mcp.server-unreachable``,
+    ``mcp.invalid-response``, …) rather than let it reach :func:`skillbook.load`; catch it
+    around direct calls to a source's client.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class SecretError(SkillbookError):
     """A secret (``SecretRef`` or ``${ENV}`` template) could not be resolved.
 
@@ -62,4 +92,17 @@ class SecretError(SkillbookError):
 
 
 class ModelNotConfigured(SkillbookError):
-    """No chat model is configured (or its client package is missing); the message says how to fix it."""
+    """No chat model is configured (or its client package is missing); the message says how to fix it.
+
+    ``.code`` says which: ``no-model`` (nothing set), ``no-api-key`` (a provider or
+    model is chosen but its key is missing), ``no-model-name`` (an endpoint without a
+    model name), ``unknown-provider`` or ``missing-package``.
+    """
+
+    def __init__(self, message: str, *, code: str = "no-model") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ModelError(SkillbookError):
+    """A model request failed (connection, HTTP status, malformed stream); one-line message."""

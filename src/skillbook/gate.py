@@ -20,23 +20,31 @@ Deliberate fix: OpenClaw's status report empties all missing lists for an
 runtime gate leaves that skill out. Here such a skill reports ``missing.os`` and
 is not eligible, in the report as at run time.
 
-Skill filters (§4.3) live here too: :func:`normalize_skill_filter`,
-:func:`matches_skill_filter`, :func:`resolve_agent_filter`, :func:`apply_filter`.
+Which skills an agent may use (its allowlist, §4.3) is :mod:`skillbook.skill_filter`;
+its names are re-exported here for code written against earlier releases.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
-from skillbook._js import is_truthy, js_sort_key, js_string
+from skillbook._js import is_truthy, js_string
 from skillbook.config import MISSING, Config, resolve_config_path
 from skillbook.model import Skill, Source
+from skillbook.skill_filter import (
+    DEFAULT_AGENT_ID,
+    apply_filter,
+    effective_skill_filter,
+    matches_skill_filter,
+    normalize_agent_id,
+    normalize_skill_filter,
+    resolve_agent_filter,
+)
 
 __all__ = [
     "CONFIG_PATH_DEFAULTS",
@@ -69,7 +77,6 @@ CONFIG_PATH_DEFAULTS: Final[Mapping[str, bool]] = MappingProxyType(
     {"browser.enabled": True, "browser.evaluateEnabled": True}
 )
 DEFAULT_PATHEXT: Final = ".EXE;.CMD;.BAT;.COM"
-DEFAULT_AGENT_ID: Final = "main"
 _UNKNOWN_SOURCE: Final = "unknown"
 
 
@@ -102,6 +109,11 @@ class Host:
     def from_process(cls) -> Host:
         """This process: ``sys.platform`` mapped to Node's name, a snapshot of ``os.environ``."""
         return cls(platform=node_platform(), env=MappingProxyType(dict(os.environ)))
+
+    @classmethod
+    def with_env(cls, env: Mapping[str, str]) -> Host:
+        """This machine's platform with a given environment (tests, other processes)."""
+        return cls(platform=node_platform(), env=env)
 
 
 class BinaryLookup:
@@ -375,74 +387,3 @@ def eligible_skills(
         if evaluate(s, config=config, host=host, bins=bins, remote=remote).eligible
     ]
     return apply_filter(gated, skill_filter)
-
-
-# --------------------------------------------------------------------------- filters
-
-_VALID_AGENT_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_INVALID_AGENT_CHARS_RE: Final = re.compile(r"[^a-z0-9_-]+")
-_AGENT_ID_MAX: Final = 64
-
-
-def normalize_skill_filter(skill_filter: Iterable[object] | None) -> list[str] | None:
-    """``None`` stays ``None`` (unrestricted); else ``String()``, trim, drop blanks."""
-    if skill_filter is None:
-        return None
-    return [s for s in (js_string(x).strip() for x in skill_filter) if s]
-
-
-def _comparable(skill_filter: Iterable[object] | None) -> list[str] | None:
-    normalized = normalize_skill_filter(skill_filter)
-    if normalized is None:
-        return None
-    return sorted(set(normalized), key=js_sort_key)
-
-
-def matches_skill_filter(a: Iterable[object] | None, b: Iterable[object] | None) -> bool:
-    """Same filter? Normalised, de-duplicated and sorted; ``None`` equals only ``None``."""
-    return _comparable(a) == _comparable(b)
-
-
-def normalize_agent_id(value: str | None) -> str:
-    """OpenClaw's ``normalizeAgentId``: trim, lowercase, invalid runs → ``-``, else ``main``."""
-    trimmed = (value or "").strip()
-    if not trimmed:
-        return DEFAULT_AGENT_ID
-    lowered = trimmed.lower()
-    if _VALID_AGENT_ID_RE.fullmatch(trimmed):
-        return lowered
-    cleaned = _INVALID_AGENT_CHARS_RE.sub("-", lowered).strip("-")[:_AGENT_ID_MAX]
-    return cleaned or DEFAULT_AGENT_ID
-
-
-def resolve_agent_filter(config: Config, agent_id: str | None) -> list[str] | None:
-    """The agent's own ``skills`` list if it has the key (``[]`` = none), else the defaults."""
-    wanted = normalize_agent_id(agent_id)
-    for agent in config.agents.agents:
-        if normalize_agent_id(agent.id) == wanted:
-            if agent.skills is not None:
-                return normalize_skill_filter(agent.skills)
-            break
-    return normalize_skill_filter(config.agents.default_skills)
-
-
-def effective_skill_filter(
-    skill_filter: Iterable[object] | None = None,
-    *,
-    config: Config | None = None,
-    agent_id: str | None = None,
-) -> list[str] | None:
-    """An explicit filter wins; else the agent filter when both config and agent are given."""
-    if skill_filter is not None:
-        return normalize_skill_filter(skill_filter)
-    if config is not None and agent_id is not None:
-        return resolve_agent_filter(config, agent_id)
-    return None
-
-
-def apply_filter(skills: Iterable[Skill], skill_filter: Sequence[str] | None) -> list[Skill]:
-    """Keep skills whose *name* (not skill key) is listed; ``None`` keeps all, ``[]`` none."""
-    if skill_filter is None:
-        return list(skills)
-    allowed = set(skill_filter)
-    return [s for s in skills if s.name in allowed]

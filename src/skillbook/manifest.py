@@ -8,6 +8,7 @@ None, plus diagnostics saying what was ignored and why.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,10 +16,10 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import JS_WHITESPACE, js_string, js_trim
+from skillbook._js import JS_WHITESPACE, js_string, js_trim, load_json5
 from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
-from skillbook.model import InstallSpec, Requires, SkillMetadata
+from skillbook.model import InstallSpec, Requires, Skill, SkillMetadata
 
 #: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
 MANIFEST_KEY = "openclaw"
@@ -59,17 +60,6 @@ def normalize_string_list(value: Any) -> list[str]:
     return []
 
 
-def _load_json5(text: str) -> Any:
-    import json  # lazily: most skills have no `metadata`
-
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        import json5
-
-        return json5.loads(text)
-
-
 def resolve_metadata(
     values: Mapping[str, str],
     data: Mapping[str, Any],
@@ -89,8 +79,8 @@ def resolve_metadata(
         return None, ()
     where: dict[str, Any] = {"path": path, "line": (lines or {}).get(key)}
     try:
-        parsed = _load_json5(raw)
-    except Exception as exc:
+        parsed = load_json5(raw)
+    except ValueError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, (
             dg.warning(
@@ -312,3 +302,11 @@ __all__ = [
     "parse_install_spec",
     "resolve_metadata",
 ]
+
+
+def without_legacy_manifest(skill: Skill) -> Skill:
+    """OpenClaw's baseline reads only ``metadata.openclaw``: drop gates from legacy keys."""
+    meta = skill.metadata
+    if meta is None or meta.manifest_key == MANIFEST_KEY:
+        return skill
+    return dataclasses.replace(skill, parsed=dataclasses.replace(skill.parsed, metadata=None))

@@ -14,6 +14,7 @@ object key order) we reproduce JavaScript's.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,6 +37,7 @@ _FALSY = frozenset({"false", "0", "no", "off"})
 
 # `^([\w-]+):\s*(.*)$` with JavaScript's classes: `\w` is ASCII, `\s` is JS
 # whitespace and `.` stops at any JS line terminator.
+_log = logging.getLogger("skillbook.parse")
 _LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u2029]*)\Z")
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -357,7 +359,10 @@ def parse_skill_text(text: str | bytes, *, path: Path | None = None) -> ParsedSk
     """Parse one SKILL.md (text or bytes). Never raises; problems become diagnostics."""
     try:
         return _parse(text, path)
-    except Exception as exc:  # a bug here must not take discovery down
+    except Exception as exc:
+        # Bad input has its own diagnostics: reaching here is a bug in skillbook. It must
+        # not take discovery down, and the traceback must not be lost.
+        _log.error("internal error while parsing %s", path or "<text>", exc_info=exc)
         return ParsedSkillFile(
             frontmatter=Frontmatter(),
             body="",
@@ -367,8 +372,9 @@ def parse_skill_text(text: str | bytes, *, path: Path | None = None) -> ParsedSk
             dispatch=None,
             diagnostics=(
                 dg.error(
-                    "parse.binary",
-                    f"skillbook could not parse this file ({type(exc).__name__}: {exc})",
+                    "parse.internal-error",
+                    f"skillbook could not parse this file because of a bug in skillbook "
+                    f"({type(exc).__name__}: {exc}); please report it with the file",
                     path=path,
                 ),
             ),

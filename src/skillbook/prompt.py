@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
 from skillbook._js import js_trim, utf16_len
@@ -279,6 +280,46 @@ def build_prompt(
         resolved=resolved,
         diagnostics=tuple(found),
     )
+
+
+class PromptOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`build_prompt`."""
+
+    limits: PromptLimits
+    homes: Sequence[Path | str]
+    remote_note: str | None
+    priority: bool
+    check_command: str
+
+
+class CatalogMemo:
+    """The last catalog built, reused when the same skill objects meet the same settings.
+
+    Owned by the caller (a :class:`~skillbook.book.Loader` keeps one): the parse cache
+    hands back the very same :class:`~skillbook.model.Skill` objects for unchanged
+    files, so an unchanged workspace renders its catalog once.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = None
+
+    def build(self, skills: Sequence[Skill], **options: Unpack[PromptOptions]) -> PromptCatalog:
+        """:func:`build_prompt`, or the previous result for identical inputs."""
+        eligible = tuple(skills)
+        params = tuple(sorted(options.items()))  # keys are unique: values never compared
+        last = self._last
+        if (
+            last is not None
+            and last[1] == params
+            and len(last[0]) == len(eligible)
+            and all(a is b for a, b in zip(last[0], eligible, strict=True))
+        ):
+            return last[2]
+        catalog = build_prompt(eligible, **options)
+        self._last = (eligible, params, catalog)
+        return catalog
 
 
 def _note(kept: int, total: int, truncated: bool, compact: bool, check_command: str) -> str:

@@ -212,7 +212,7 @@ class SnapshotVersions:
             try:
                 listener(event)
             except Exception as err:
-                _log.warning("skills change listener failed: %s", err)
+                _log.warning("skills change listener failed: %s", err, exc_info=err)
         return value
 
     def get(self, workspace: str | Path | None = None) -> int:

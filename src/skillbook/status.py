@@ -233,9 +233,13 @@ class StatusReport:
         }
 
     def find(self, name: str) -> StatusEntry:
-        """The entry whose name or skill key is ``name``; raises :class:`SkillNotFound`."""
+        """The entry named ``name``, else the one whose skill key it is; raises
+        :class:`SkillNotFound`."""
         for entry in self.skills:
-            if entry.name == name or entry.skill_key == name:
+            if entry.name == name:
+                return entry
+        for entry in self.skills:
+            if entry.skill_key == name:
                 return entry
         raise SkillNotFound(name)
 

@@ -71,6 +71,7 @@ __all__ = [
     "SKIPPED_DIRS",
     "SPEC_FIELDS",
     "Mode",
+    "ValidationReport",
     "ValidationResult",
     "legacy_name_description",
     "legacy_triggers",
@@ -78,6 +79,7 @@ __all__ = [
     "strict_problems",
     "validate_many",
     "validate_path",
+    "validate_tree",
 ]
 
 MODES: tuple[Mode, ...] = tuple(Mode)
@@ -111,13 +113,40 @@ class ValidationResult:
     name: str | None
     ok: bool
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: For a failing skill: the other modes it passes in (see :func:`validate_tree`).
+    passes_in: tuple[Mode, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": str(self.path),
             "name": self.name,
             "ok": self.ok,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if not self.ok:
+            out["passesIn"] = list(self.passes_in)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """:func:`validate_tree`'s answer: a result per skill, and the SKILL.md files no loader reads."""
+
+    mode: Mode
+    results: tuple[ValidationResult, ...]
+    #: ``validate.not-discovered`` diagnostics: each SKILL.md the loader would not read.
+    not_discovered: tuple[Diagnostic, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.results) and all(r.ok for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "ok": self.ok,
+            "results": [r.to_json() for r in self.results],
+            "notDiscovered": [d.to_dict() for d in self.not_discovered],
         }
 
 
@@ -125,6 +154,20 @@ def passes_strict(skill: Skill) -> tuple[bool, tuple[Diagnostic, ...]]:
     """For discovery in strict mode: ``(ok, diagnostics)``; a skill with errors is excluded."""
     found = strict_problems(skill.base_dir, skill.parsed, file_path=skill.file_path)
     return not has_errors(found), found
+
+
+def split_strict(
+    skills: Iterable[Skill],
+) -> tuple[list[Skill], list[Skill], list[Diagnostic]]:
+    """Strict mode's filter: ``(kept, excluded, diagnostics)`` in the order given."""
+    kept: list[Skill] = []
+    excluded: list[Skill] = []
+    diags: list[Diagnostic] = []
+    for skill in skills:
+        ok, problems = passes_strict(skill)
+        diags.extend(problems)
+        (kept if ok else excluded).append(skill)
+    return kept, excluded, diags
 
 
 # ---------------------------------------------------------------- paths and modes
@@ -244,36 +287,50 @@ def _result(path: Path, name: str | None, found: Sequence[Diagnostic]) -> Valida
 def validate_many(
     paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE
 ) -> tuple[ValidationResult, ...]:
-    """Validate each path; a folder without a skill file but with skill folders validates each child."""
+    """Validate each path, and the skills the loader finds under each folder (see :func:`validate_tree`)."""
+    return validate_tree(paths, mode).results
+
+
+def validate_tree(
+    paths: Iterable[Path], mode: Mode | str = DEFAULT_MODE, *, grouped: bool = False
+) -> ValidationReport:
+    """Validate what the loader would read under each path, and account for every SKILL.md.
+
+    A file is validated as it is. A folder is read as the loader reads a root
+    (:mod:`skillbook._layout`): a nested ``skills/`` root, a root that is a skill, its
+    skill folders, grouped ones when ``grouped``, standalone ``.md`` files in
+    ``mixed``/``legacy`` mode. Every other ``SKILL.md`` below it gets a
+    ``validate.not-discovered`` warning saying why the loader skips it. A failing
+    skill's :attr:`~ValidationResult.passes_in` names the other modes that accept it.
+    """
+    from skillbook._layout import layout
+
+    mode = Mode.of(mode)
     results: list[ValidationResult] = []
+    skipped: list[Diagnostic] = []
     for path in map(Path, paths):
-        children = _child_skills(path)
-        results.extend(validate_path(p, mode=mode) for p in children or [path])
-    return tuple(results)
+        targets: Sequence[Path] = [path]
+        if path.is_dir():
+            found = layout(path, grouped=grouped, standalone=mode.loads_standalone)
+            targets = found.skills or [path]
+            skipped += [
+                Diagnostic(
+                    "validate.not-discovered",
+                    Severity.WARNING,
+                    f"not a skill for the loader: {why}",
+                    path=file,
+                )
+                for file, why in found.skipped
+            ]
+        results += [_with_modes(validate_path(p, mode=mode), p, mode) for p in targets]
+    return ValidationReport(mode, tuple(results), tuple(skipped))
 
 
-def _child_skills(path: Path) -> list[Path]:
-    def has_skill_file(folder: Path) -> bool:
-        try:
-            listing = os.listdir(folder)
-        except OSError:
-            return False  # an unreadable folder is no skill; validate_path reports the root
-        return SKILL_FILE in listing or LOWERCASE_SKILL_FILE in listing
-
-    if not path.is_dir() or has_skill_file(path):
-        return []
-    try:
-        entries = sorted(os.listdir(path))
-    except OSError:
-        return []
-    return [
-        path / entry
-        for entry in entries
-        if not entry.startswith(".")
-        and entry not in SKIPPED_DIRS
-        and (path / entry).is_dir()
-        and has_skill_file(path / entry)
-    ]
+def _with_modes(result: ValidationResult, path: Path, mode: Mode) -> ValidationResult:
+    if result.ok:
+        return result
+    others = tuple(m for m in MODES if m != mode and validate_path(path, mode=m).ok)
+    return dataclasses.replace(result, passes_in=others)
 
 
 # ---------------------------------------------------------------- OpenPocket legacy

@@ -24,7 +24,21 @@ import skillbook
 
 pytestmark = pytest.mark.e2e
 
-COMMANDS = ("list", "info", "check", "prompt", "validate", "watch", "run", "chat", "serve")
+COMMANDS = (
+    "list",
+    "info",
+    "check",
+    "prompt",
+    "validate",
+    "watch",
+    "run",
+    "chat",
+    "serve",
+    "commands",
+    "doctor",
+    "new",
+    "completion",
+)
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
 
 
@@ -296,11 +310,18 @@ def test_info_of_an_unknown_skill_exits_1_with_a_hint(sandbox: Sandbox) -> None:
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        'skillbook: skill "nope" not found. Run `skillbook list` to see available skills.'
+        'skillbook: skill "nope" not found. Did you mean "notes"? '
+        "Run `skillbook list` to see available skills."
     ]
-    proc = sandbox.run("-w", str(sandbox.workspace), "info", "nope", "--json")
+    proc = sandbox.run("-w", str(sandbox.workspace), "info", "zzz", "--json")
     assert proc.returncode == 1
-    assert json.loads(proc.stdout) == {"error": "not found", "skill": "nope"}
+    # OpenClaw's shape, plus a stable code and the suggestions.
+    assert json.loads(proc.stdout) == {
+        "error": "not found",
+        "skill": "zzz",
+        "code": "skill-not-found",
+        "suggestions": [],
+    }
 
 
 # --------------------------------------------------------------------------- check
@@ -421,7 +442,7 @@ def test_agent_filter_limits_what_is_offered(sandbox: Sandbox) -> None:
 
 
 def test_validate_a_good_skill_exits_0(sandbox: Sandbox) -> None:
-    proc = sandbox.run("validate", str(sandbox.workspace / "skills" / "notes"))
+    proc = sandbox.run("validate", "--mode", "strict", str(sandbox.workspace / "skills" / "notes"))
     assert proc.returncode == 0, proc.stdout
     assert proc.stdout.startswith("✓ ")
     assert "1 valid, 0 invalid (strict mode)" in proc.stdout
@@ -430,13 +451,15 @@ def test_validate_a_good_skill_exits_0(sandbox: Sandbox) -> None:
 def test_validate_a_bad_skill_exits_1_with_codes(sandbox: Sandbox) -> None:
     skills = sandbox.workspace / "skills"
     write_skill(skills, "Bad_Name", "name: Bad_Name\ndescription: Bad name.\nversion: 1")
-    proc = sandbox.run("validate", str(skills / "Bad_Name"), str(skills / "notes"))
+    proc = sandbox.run(
+        "--mode", "strict", "validate", str(skills / "Bad_Name"), str(skills / "notes")
+    )
     assert proc.returncode == 1
     assert "[validate.name-invalid]" in proc.stdout
     assert "[validate.unknown-field]" in proc.stdout
     assert "1 valid, 1 invalid (strict mode)" in proc.stdout
     # A folder of skill folders validates each one.
-    data = sandbox.json("validate", "--json", str(skills))
+    data = sandbox.json("validate", "--json", str(skills), "--mode", "strict")
     assert data["mode"] == "strict" and data["ok"] is False
     by_name = {r["name"]: r for r in data["results"]}
     assert by_name["notes"]["ok"] is True
@@ -447,9 +470,16 @@ def test_validate_a_bad_skill_exits_1_with_codes(sandbox: Sandbox) -> None:
 
 def test_validate_openclaw_mode_is_more_lenient(sandbox: Sandbox) -> None:
     deploy = str(sandbox.workspace / "skills" / "deploy")
-    assert sandbox.run("validate", deploy).returncode == 1  # flow-style metadata
+    strict = sandbox.run("validate", "--mode", "strict", deploy)
+    assert strict.returncode == 1  # flow-style metadata
+    assert "would pass with --mode openclaw (also mixed, legacy): deploy" in strict.stdout
     assert sandbox.run("validate", "--mode", "openclaw", deploy).returncode == 0
-    assert sandbox.run("--mode", "openclaw", "validate", deploy).returncode == 0
+    assert sandbox.run("--mode", "strict", "validate", deploy).returncode == 1
+    # The default follows the global mode: skills.load.mode, else openclaw.
+    assert sandbox.run("validate", deploy).returncode == 0
+    cfg = sandbox.config('{skills: {load: {mode: "strict"}}}')
+    assert sandbox.run("-c", str(cfg), "validate", deploy).returncode == 1
+    assert sandbox.run("-c", str(cfg), "validate", "--mode", "mixed", deploy).returncode == 0
 
 
 def test_validate_a_missing_path_exits_2(sandbox: Sandbox) -> None:
@@ -536,6 +566,7 @@ def test_the_workspace_comes_from_the_agents_config(sandbox: Sandbox) -> None:
                         {"id": "ops"},
                         {"id": "writer", "default": True},
                         {"id": "x", "workspace": str(other)},
+                        {"id": "ghost"},
                     ],
                 }
             }
@@ -549,9 +580,13 @@ def test_the_workspace_comes_from_the_agents_config(sandbox: Sandbox) -> None:
     assert workspace_of("-a", "ops") == str(sandbox.workspace / "ops")
     assert workspace_of("-a", "x") == str(other)
     assert workspace_of("-a", "x", "-w", str(sandbox.workspace)) == str(sandbox.workspace)
-    proc = sandbox.run("-c", str(cfg), "-a", "nobody", "list")
+    proc = sandbox.run("-c", str(cfg), "-a", "ghost", "list")
     assert proc.returncode == 2
     assert "from agents.defaults.workspace in" in proc.stderr
+    # An agent the config does not list is an error naming those it does (OpenClaw's words).
+    proc = sandbox.run("-c", str(cfg), "-a", "nobody", "list")
+    assert proc.returncode == 2
+    assert proc.stderr == 'skillbook: unknown agent id "nobody" (known: ops, writer, x, ghost)\n'
 
 
 def test_openclaw_state_dir_fallback_finds_managed_skills(sandbox: Sandbox) -> None:

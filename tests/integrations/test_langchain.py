@@ -45,8 +45,8 @@ from scripted_openai import (
 
 from skillbook.book import Loader, SkillBook
 from skillbook.integrations.langchain import (
-    ahandle_slash_command,
     handle_slash_command,
+    handle_slash_command_sync,
     skillbook_middleware,
     skillbook_system_prompt,
     skillbook_tools,
@@ -187,12 +187,12 @@ def test_slash_command_dispatches_exec_without_the_model(
     ws, env = setup
     book = load(setup)
     tools = skillbook_tools(book, env=env)
-    outcome = handle_slash_command(book, "/sh  echo 'a  b' && pwd ", tools)
+    outcome = handle_slash_command_sync(book, "/sh  echo 'a  b' && pwd ", tools)
     assert outcome is not None and outcome.dispatched and not outcome.is_error
     assert outcome.reply == f"a  b\n{ws / 'skills' / 'sh'}"
-    failed = asyncio.run(ahandle_slash_command(book, "/sh exit 3", tools))
+    failed = asyncio.run(handle_slash_command(book, "/sh exit 3", tools))
     assert failed is not None and failed.is_error and failed.reply == "❌ exit code 3"
-    missing = handle_slash_command(book, "/ghost x", tools)
+    missing = handle_slash_command_sync(book, "/ghost x", tools)
     assert missing is not None and missing.reply == "❌ Tool not available: nope"
 
 
@@ -200,12 +200,12 @@ def test_slash_command_rewritten_for_the_agent(setup: tuple[Path, dict[str, str]
     _, env = setup
     book = load(setup)
     tools = skillbook_tools(book, env=env)
-    outcome = handle_slash_command(book, "/skill weather Paris", tools)
+    outcome = handle_slash_command_sync(book, "/skill weather Paris", tools)
     assert outcome is not None and outcome.reply is None
     assert outcome.prompt == 'Use the "weather" skill for this request.\n\nUser input:\nParis'
-    assert handle_slash_command(book, "weather in Paris", tools) is None
+    assert handle_slash_command_sync(book, "weather in Paris", tools) is None
     # Without tools: the book's own read and exec.
-    default = handle_slash_command(book, "/sh echo default")
+    default = handle_slash_command_sync(book, "/sh echo default")
     assert default is not None and default.reply == "default"
 
 
@@ -222,7 +222,7 @@ def test_slash_command_dispatches_to_a_users_tool(setup: tuple[Path, dict[str, s
         return f"recorded {command}"
 
     tools: list[BaseTool] = [*skillbook_tools(book, env=env), record]
-    outcome = handle_slash_command(book, "/rec  x  y ", tools)
+    outcome = handle_slash_command_sync(book, "/rec  x  y ", tools)
     assert outcome is not None and outcome.reply == "recorded x  y"
     assert seen == [{"command": "x  y", "commandName": "rec", "skillName": "rec"}]
 

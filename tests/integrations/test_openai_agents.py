@@ -40,13 +40,15 @@ from scripted_openai import (
 )
 
 from skillbook.book import Loader, SkillBook
-from skillbook.commands import build_command_specs, resolve_invocation
+from skillbook.commands import build_command_specs
 from skillbook.integrations._common import dispatch_args
 from skillbook.integrations.openai_agents import (
     handle_slash_command,
+    handle_slash_command_sync,
     skillbook_instructions,
     skillbook_tools,
 )
+from skillbook.invocation import resolve_invocation
 from skillbook.runtime.agent import Agent as SkillbookAgent
 from skillbook.runtime.agent import dispatch_arguments
 from skillbook.runtime.tools import ExecTool, ReadTool
@@ -149,6 +151,9 @@ def test_slash_command_dispatches_exec_without_the_model(
     assert failed is not None and failed.is_error and failed.reply == "❌ exit code 3"
     missing = asyncio.run(handle_slash_command(book, "/ghost x", tools))
     assert missing is not None and missing.reply == "❌ Tool not available: nope"
+    # The sync twin runs skillbook's own tools without an event loop.
+    synced = handle_slash_command_sync(book, "/sh echo sync", tools)
+    assert synced is not None and synced.reply == "sync"
 
 
 def test_slash_command_rewritten_for_runner(setup: tuple[Path, dict[str, str]]) -> None:
@@ -184,6 +189,10 @@ def test_slash_command_dispatches_to_a_users_function_tool(
     outcome = asyncio.run(handle_slash_command(book, "/rec  x  y ", tools))
     assert outcome is not None and outcome.reply == "recorded x  y"
     assert calls == [{"command": "x  y", "commandName": "rec", "skillName": "rec"}]
+    # A user's function tool is async only: the sync twin reports it missing.
+    missing = handle_slash_command_sync(book, "/rec z", tools)
+    assert missing is not None and missing.reply == "❌ Tool not available: record"
+    assert len(calls) == 1
 
 
 def test_dispatch_args_match_skillbook_agent(setup: tuple[Path, dict[str, str]]) -> None:

@@ -216,7 +216,7 @@ def test_parse_server_specs_stdio_and_http() -> None:
         ({"name": "../x", "command": ["x"]}, "skills.mcp.servers[0].name"),
         ({"name": "a", "command": "python -m x"}, "skills.mcp.servers[0].command"),
         ({"name": "a", "url": "file:///etc/passwd"}, "skills.mcp.servers[0].url"),
-        ({"name": "a", "command": ["x"], "env": {"A": 1}}, "skills.mcp.servers[0].env"),
+        ({"name": "a", "command": ["x"], "env": {"A": 1}}, "skills.mcp.servers[0].env.A"),
         ({"name": "a", "command": ["x"], "bogus": 1}, "skills.mcp.servers[0].bogus"),
         ({"name": "a", "url": "http://h/mcp", "timeout": 0}, "skills.mcp.servers[0].timeout"),
     ],
@@ -497,7 +497,7 @@ def test_local_skills_always_win(tmp_path: Path) -> None:
         ("refunds", Source.EXTRA),
         ("git-workflow", Source.REMOTE),
     ]
-    shadow = [d for d in merged.diagnostics if d.code == "mcp.shadowed"]
+    shadow = [d for d in merged.diagnostics if d.code == "discover.remote-shadowed"]
     assert len(shadow) == 1 and shadow[0].severity == "warning"
     assert merged.shadowed[-1].hidden.source == Source.REMOTE
     assert len(merged.loaded) == 3

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import pytest
 
 from skillbook.book import Loader, SkillBook
-from skillbook.commands import Invocation, rewrite_for_model
 from skillbook.errors import ModelNotConfigured
+from skillbook.invocation import Invocation, rewrite_for_model
 from skillbook.runtime.agent import (
     DECLINED_RESULT,
     DEFAULT_INSTRUCTIONS,

@@ -53,8 +53,8 @@ def chat_cmd(
     /exit (or Ctrl-D) leaves; Ctrl-C cancels the running answer.
     """
     book = obj.book()
-    chat_model, hint = build_model(provider, model, base_url, api_key_env)
-    chat = Chat(book, chat_model, hint=hint, max_steps=max_steps, confirm=confirm)
+    chat_model, problem = build_model(provider, model, base_url, api_key_env)
+    chat = Chat(book, chat_model, hint=str(problem or ""), max_steps=max_steps, confirm=confirm)
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D

@@ -45,12 +45,11 @@ def commands_cmd(obj: Context, channel: str | None, as_json: bool) -> None:
     command, metadata.skillbook.commandExec) or `model` (the request goes to the model).
     """
     from skillbook.channels import DISCORD, TELEGRAM, channel_view
-    from skillbook.commands import build_command_specs
     from skillbook.dispatch import exec_dispatch_diagnostics
 
     book = obj.book()
     skills = book.eligible
-    command_set = build_command_specs(skills)
+    command_set = book.commands()
     shown: Sequence[CommandSpec] = command_set.commands
     omitted: Sequence[Omitted] = ()
     diags: list[Diagnostic] = list(command_set.diagnostics)

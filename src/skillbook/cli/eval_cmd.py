@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skillbook.cli.app import Context, emit_json, emit_lines, fail
+from skillbook.cli.context import Context, emit_json, emit_lines, fail
 from skillbook.errors import SkillbookError
 
 QUERIES_HELP = (

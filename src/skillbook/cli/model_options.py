@@ -14,6 +14,7 @@ import click
 
 from skillbook.cli.app import fail
 from skillbook.cli.confirm import CONFIRM_ENV
+from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.agent import DEFAULT_MAX_STEPS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,22 +61,24 @@ def model_options(fn: F) -> F:
 
 def build_model(
     provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None
-) -> tuple[Any, str]:
-    """``(model, "")`` or ``(None, one-line how-to)``."""
-    from skillbook.errors import ModelNotConfigured
+) -> tuple[Any, ModelNotConfigured | None]:
+    """``(model, None)`` or ``(None, the error: a one-line how-to and its .code)``."""
     from skillbook.runtime.providers import model_from_env
 
     api_key = None
     if api_key_env:
         api_key = os.environ.get(api_key_env, "").strip()
         if not api_key:
-            fail(f"--api-key-env {api_key_env}: that environment variable is not set or empty")
+            fail(
+                f"--api-key-env {api_key_env}: that environment variable is not set or empty",
+                error="no-api-key",
+            )
     try:
         return (
             model_from_env(
                 os.environ, provider=provider, model=model, base_url=base_url, api_key=api_key
             ),
-            "",
+            None,
         )
     except ModelNotConfigured as exc:
-        return None, str(exc)
+        return None, exc

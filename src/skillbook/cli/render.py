@@ -69,6 +69,37 @@ def missing_summary(missing: Requirements) -> str:
     return "; ".join(parts)
 
 
+#: Severity order, worst first; ``check --fail-on`` counts from a level up.
+SEVERITY_RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
+
+
+def count_at_least(diags: Iterable[Diagnostic], level: str) -> int:
+    """How many diagnostics are of severity ``level`` or worse."""
+    floor = SEVERITY_RANK[Severity(level)]
+    return sum(SEVERITY_RANK[d.severity] >= floor for d in diags)
+
+
+def collapse(diags: Iterable[Diagnostic]) -> list[tuple[Diagnostic, tuple[int, ...]]]:
+    """One entry per (file, code, severity, message), with every line it occurs on.
+
+    A tab on twelve lines is one finding to fix, not twelve lines of output.
+    """
+    groups: dict[tuple[object, ...], tuple[Diagnostic, list[int]]] = {}
+    for d in diags:
+        key = (d.path, d.code, d.severity, d.message, d.skill)
+        _first, lines = groups.setdefault(key, (d, []))
+        if d.line is not None and d.line not in lines:
+            lines.append(d.line)
+    return [(d, tuple(sorted(lines))) for d, lines in groups.values()]
+
+
+def where(path: str | None, lines: Sequence[int]) -> str:
+    """``path:3,7,9: `` (or ``path: ``, or nothing)."""
+    if path is None:
+        return ""
+    return path + (":" + ",".join(map(str, lines)) if lines else "") + ": "
+
+
 def diagnostics_by_severity(diags: Iterable[Diagnostic]) -> dict[Severity, list[Diagnostic]]:
     out: dict[Severity, list[Diagnostic]] = {s: [] for s in Severity}
     for d in diags:
@@ -140,7 +171,7 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
         )
     diags = [d for d in book.diagnostics if d.path is not None and _concerns(d, entry)]
     if diags:
-        lines += ["", "Diagnostics:"] + [f"  {_diag(book, d)}" for d in diags]
+        lines += ["", "Diagnostics:"] + [f"  {line}" for line in diag_lines(book, diags)]
     return lines
 
 
@@ -204,7 +235,9 @@ def check_lines(book: SkillBook) -> list[str]:
         (Severity.INFO, "Notes"),
     ):
         if groups[severity]:
-            lines += ["", f"{title}:"] + [f"  {_diag(book, d)}" for d in groups[severity]]
+            lines += ["", f"{title}:"] + [
+                f"  {line}" for line in diag_lines(book, groups[severity])
+            ]
     return lines
 
 
@@ -284,8 +317,10 @@ def _home(book: SkillBook, path: str) -> str:
     return path
 
 
-def _diag(book: SkillBook, d: Diagnostic) -> str:
-    where = ""
-    if d.path is not None:
-        where = _home(book, str(d.path)) + (f":{d.line}" if d.line else "") + ": "
-    return clean(f"{where}[{d.code}] {d.message}")
+def diag_lines(book: SkillBook, diags: Iterable[Diagnostic]) -> list[str]:
+    """``~/path:3,7: [code] message`` per distinct finding (repeats collapsed)."""
+    out = []
+    for d, lines in collapse(diags):
+        path = _home(book, str(d.path)) if d.path is not None else None
+        out.append(clean(f"{where(path, lines)}[{d.code}] {d.message}"))
+    return out

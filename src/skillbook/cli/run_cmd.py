@@ -55,7 +55,7 @@ def run_cmd(
     from skillbook.runtime.providers import ModelError
 
     book = obj.book()
-    chat_model, hint = build_model(provider, model, base_url, api_key_env)
+    chat_model, problem = build_model(provider, model, base_url, api_key_env)
     stream = not as_json and sys.stdout.isatty()
     tools_out = None if quiet or as_json else sys.stderr
     printer = Printer(sys.stdout, tools_out, stream_text=stream, color=sys.stderr.isatty())
@@ -63,10 +63,10 @@ def run_cmd(
     agent = Agent(book, chat_model, max_steps=max_steps, on_event=printer, approve=approve)
     try:
         result = asyncio.run(agent.invoke(text))
-    except ModelNotConfigured:
-        fail(hint or "no model configured")
+    except ModelNotConfigured as exc:
+        fail(str(problem or exc), error=(problem or exc).code)
     except ModelError as exc:
-        fail(f"model request failed: {exc}")
+        fail(f"model request failed: {exc}", error="model-error")
     turn = result.turn
     if as_json:
         inv = result.invocation

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from skillbook.cli.app import Context, emit_json, emit_lines, fail
+from skillbook.cli.context import Context, emit_json, emit_lines, fail
 from skillbook.errors import SkillbookError
 
 BACKENDS = ("hybrid", "bm25", "embedding")

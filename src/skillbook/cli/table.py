@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from rich.cells import cell_len
 
 from skillbook.cli import render
+from skillbook.cli.style import to_ascii
 from skillbook.status import StatusEntry
 
 #: Short source names for the table; ``--json`` keeps OpenClaw's labels.
@@ -46,18 +47,18 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
-def truncate(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells, ending with ``…`` when something was cut."""
+def truncate(text: str, width: int, *, ellipsis: str = ELLIPSIS) -> str:
+    """``text`` cut to ``width`` cells, ending with ``ellipsis`` when something was cut."""
     if cell_len(text) <= width:
         return text
-    out, used = [], cell_len(ELLIPSIS)
+    out, used = [], cell_len(ellipsis)
     for ch in text:
         w = cell_len(ch)
         if used + w > width:
             break
         out.append(ch)
         used += w
-    return "".join(out).rstrip() + ELLIPSIS
+    return "".join(out).rstrip() + ellipsis
 
 
 def _pad(text: str, width: int) -> str:
@@ -70,19 +71,32 @@ def _one_line(text: str) -> str:
 
 
 def skills_table(
-    entries: Sequence[StatusEntry], *, verbose: bool, width: int | None = None
+    entries: Sequence[StatusEntry],
+    *,
+    verbose: bool,
+    width: int | None = None,
+    ascii: bool = False,
 ) -> list[str]:
-    """The table's lines (header, rule, one or more lines per skill), no trailing spaces."""
+    """The table's lines (header, rule, one or more lines per skill), no trailing spaces.
+
+    ``ascii`` lays the table out in plain ASCII (no emoji, ``...``), so that columns
+    still line up where the locale cannot show more.
+    """
     total_width = terminal_width() if width is None else width
+    plain = to_ascii if ascii else str
+    ellipsis, rule = ("...", "-") if ascii else (ELLIPSIS, "─")
     rows = []
     for e in entries:
         rows.append(
-            (
-                render.STATUS_TEXT[e.eligibility.status],
-                f"{render.emoji(e)} {_one_line(e.name)}",
-                _one_line(e.description),
-                SOURCE_SHORT.get(e.source, e.source),
-                render.missing_summary(e.eligibility.missing),
+            tuple(
+                plain(cell)
+                for cell in (
+                    render.STATUS_TEXT[e.eligibility.status],
+                    f"{render.emoji(e)} {_one_line(e.name)}",
+                    _one_line(e.description),
+                    SOURCE_SHORT.get(e.source, e.source),
+                    render.missing_summary(e.eligibility.missing),
+                )
             )
         )
     shown = [0, 1, 2, 3, 4] if verbose else [0, 1, 2, 3]
@@ -96,10 +110,10 @@ def skills_table(
         return GAP.join(_pad(c, widths[i]) for i, c in zip(shown, cells, strict=True)).rstrip()
 
     out = [line([HEADERS[i] for i in shown])]
-    out.append("─" * (sum(widths.values()) + len(GAP) * (len(shown) - 1)))
+    out.append(rule * (sum(widths.values()) + len(GAP) * (len(shown) - 1)))
     for row in rows:
         cells = [row[i] for i in shown]
-        cells[2] = truncate(cells[2], widths[2])
+        cells[2] = truncate(cells[2], widths[2], ellipsis=ellipsis)
         if not verbose:
             out.append(line(cells))
             continue

@@ -2,8 +2,11 @@
 
 Input: the global ``--workspace/--config/--agent/--mode`` options (``ctx.obj``).
 Output: the initial count, then for every reload one line per change (``+ name
-(source)`` added, ``- name`` removed, ``~ name`` changed) and ``prompt: N skills, M
-chars``. Ctrl-C, ``--once`` after the first change, or ``--timeout`` end it with 0.
+(source)`` added, ``- name`` removed, ``~ name`` changed), each followed by the new
+diagnostics that explain it (a skill gone because its YAML broke shows the parse
+error; one that now needs setup shows what is missing), then any other new error or
+warning (``! …``) and ``prompt: N skills, M chars``. Ctrl-C, ``--once`` after the
+first change, or ``--timeout`` end it with 0.
 
 Registered in :mod:`skillbook.cli.app` with ``cli.add_command(watch_cmd, "watch")``.
 """
@@ -12,13 +15,19 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import click
 
 from skillbook._js import utf16_len
 from skillbook.book import Loader, SkillBook
+from skillbook.cli.context import emit_lines
+from skillbook.cli.render import diag_lines, missing_summary
+from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.runtime.session import ReloadReport, SkillSession
 from skillbook.runtime.snapshot import SkillsChangeEvent, SnapshotVersions
+
+INDENT = "    "
 
 
 def _loader(obj: object) -> Loader:
@@ -32,17 +41,50 @@ def prompt_line(book: SkillBook) -> str:
     return f"prompt: {len(book.catalog.kept)} skills, {utf16_len(book.prompt)} chars"
 
 
-def change_lines(report: ReloadReport) -> list[str]:
-    """``+``/``-``/``~`` lines: added, removed, then changed (content or status)."""
+def _key(d: Diagnostic) -> tuple[object, ...]:
+    return (d.code, d.path, d.line, d.message)
+
+
+def change_lines(report: ReloadReport, previous: SkillBook | None = None) -> list[str]:
+    """``+``/``-``/``~`` lines (added, removed, changed), each with what explains it.
+
+    The explanations are the diagnostics that are new since ``previous`` and concern
+    the skill's file or folder; other new errors and warnings follow as ``!`` lines.
+    """
     book = report.book
+    seen = {_key(d) for d in previous.diagnostics} if previous is not None else set()
+    fresh = [d for d in book.diagnostics if _key(d) not in seen]
+    used: set[tuple[object, ...]] = set()
+
+    def explain(name: str, skill_paths: set[Path]) -> list[str]:
+        found = [d for d in fresh if d.path in skill_paths or (d.path is None and d.skill == name)]
+        used.update(_key(d) for d in found)
+        return [INDENT + line for line in diag_lines(book, found)]
+
+    def where(source: SkillBook | None, name: str) -> set[Path]:
+        skill = source.discovery.get(name) if source is not None else None
+        return {skill.file_path, skill.base_dir} if skill is not None else set()
+
     lines: list[str] = []
     for name in report.added:
         skill = book.discovery.get(name)
         lines.append(f"+ {name} ({skill.source})" if skill is not None else f"+ {name}")
-    lines.extend(f"- {name}" for name in report.removed)
-    status = {c.name: f"{c.before} → {c.after}" for c in report.status_changed}
+        lines += explain(name, where(book, name))
+    for name in report.removed:
+        lines.append(f"- {name}")
+        lines += explain(name, where(previous, name))
+    status = {c.name: c for c in report.status_changed}
     for name in [*report.changed, *(n for n in status if n not in report.changed)]:
-        lines.append(f"~ {name} ({status[name]})" if name in status else f"~ {name}")
+        change = status.get(name)
+        lines.append(f"~ {name} ({change.before} → {change.after})" if change else f"~ {name}")
+        lines += explain(name, where(book, name) | where(previous, name))
+        entry = next((e for e in book.status.skills if e.name == name), None)
+        if change is not None and entry is not None and not entry.eligible:
+            missing = missing_summary(entry.eligibility.missing)
+            if missing:
+                lines.append(f"{INDENT}missing: {missing}")
+    rest = [d for d in fresh if _key(d) not in used and d.severity is not Severity.INFO]
+    lines += [f"! {line}" for line in diag_lines(book, rest)]
     return lines
 
 
@@ -92,6 +134,7 @@ def watch_cmd(obj: object, once: bool, timeout: float | None) -> None:
                 f"in {folders} folders (Ctrl-C to stop)"
             )
             click.echo(prompt_line(book))
+            previous = book
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -102,9 +145,10 @@ def watch_cmd(obj: object, once: bool, timeout: float | None) -> None:
                 report = session.refresh()
                 if report is None:
                     continue
-                lines = change_lines(report)
-                for line in lines:
-                    click.echo(line)
+                lines = change_lines(report, previous)
+                previous = report.book
+                if lines:
+                    emit_lines(lines)
                 click.echo(prompt_line(report.book))
                 if once and lines:
                     break

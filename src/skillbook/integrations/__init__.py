@@ -6,6 +6,10 @@ things, built from one :class:`~skillbook.book.SkillBook`: the instructions text
 instructions and the ``## Skills (mandatory)`` catalog section), the ``read`` and
 ``exec`` tools of :mod:`skillbook.runtime.tools`, and slash-command handling (§6).
 
+One naming rule for sync and async: ``handle_slash_command`` is a coroutine function
+in every adapter, and ``handle_slash_command_sync`` is its twin for code without an
+event loop (there, only tools that can run synchronously are available).
+
 - :mod:`skillbook.integrations.openai_agents`: OpenAI Agents SDK
   (``pip install "skillbook[openai-agents]"``)
 - :mod:`skillbook.integrations.pydantic_ai`: PydanticAI (``pip install "skillbook[pydantic-ai]"``)

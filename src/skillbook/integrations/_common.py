@@ -11,19 +11,19 @@ behaves the same whichever framework runs the model. Nothing here imports a fram
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.commands import (
-    DEFAULT_RESERVED_NAMES,
+from skillbook.commands import DEFAULT_RESERVED_NAMES
+from skillbook.dispatch import ExecDispatch, command_dispatch
+from skillbook.invocation import (
     Invocation,
-    build_command_specs,
+    dispatch_arguments,
     resolve_invocation,
     rewrite_for_model,
-    tool_call_arguments,
 )
-from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.model import CommandDispatch
 from skillbook.runtime.agent import (
     DEFAULT_INSTRUCTIONS,
@@ -50,6 +50,8 @@ __all__ = [
     "runtime_target",
     "runtime_tools",
 ]
+
+_log = logging.getLogger("skillbook.integrations")
 
 #: Prefix of a slash command reply whose tool failed, as skillbook's own agent shows it.
 ERROR_MARK: Final = "❌"
@@ -141,27 +143,15 @@ def runtime_target(tool: Tool) -> Target:
     return Target(tool.name, tool.schema, tool.arun, tool.run, runtime=tool)
 
 
-def dispatch_args(schema: Mapping[str, Any], invocation: Invocation) -> dict[str, Any]:
-    """The arguments a dispatched command passes to a tool with ``schema``.
-
-    The rule of :func:`skillbook.runtime.agent.dispatch_arguments`: OpenClaw's
-    ``{command, commandName, skillName}``; a closed schema (``exec``) gets only the
-    keys it declares, plus ``skill`` set to the command's skill when it declares one.
-    """
-    args: dict[str, Any] = tool_call_arguments(invocation)
-    if schema.get("additionalProperties") is not False:
-        return args
-    props = schema.get("properties") or {}
-    kept = {k: v for k, v in args.items() if k in props}
-    if "skill" in props:
-        kept.setdefault("skill", invocation.command.skill_name)
-    return kept
+#: The arguments a dispatched command passes to a tool with a given schema (one rule
+#: for skillbook's agent and every adapter).
+dispatch_args = dispatch_arguments
 
 
 def _resolve(
     book: SkillBook, text: str, reserved: Iterable[str]
 ) -> tuple[Invocation, CommandDispatch | ExecDispatch | None] | None:
-    commands = build_command_specs(book.eligible, reserved=reserved)
+    commands = book.commands(reserved=reserved)
     invocation = resolve_invocation(text, commands)
     if invocation is None:
         return None
@@ -206,7 +196,10 @@ class _Pending:
     run_async: Callable[[], Awaitable[ToolResult]]
 
     def failed(self, exc: Exception) -> SlashOutcome:
-        # A failing tool or command is the user's reply, not a crash.
+        # A failing tool or command is the user's reply, not a crash; the traceback is kept.
+        _log.warning(
+            "slash command %s: %s failed", self.invocation.command.name, self.label, exc_info=exc
+        )
         return _reply(
             self.invocation, ToolResult(f"{self.label}: {type(exc).__name__}: {exc}", True)
         )

@@ -4,7 +4,8 @@ Input: a :class:`~skillbook.book.SkillBook`. Output: ``read`` and ``exec`` as
 :class:`~langchain_core.tools.StructuredTool` values (their args schema is skillbook's
 JSON Schema; the runtime tool checks the arguments), the system prompt (base, then
 the ``## Skills (mandatory)`` catalog section), a middleware for
-``langchain.agents.create_agent`` that adds both, and slash-command helpers.
+``langchain.agents.create_agent`` that adds both, and slash-command handling
+(:func:`handle_slash_command`, async, and :func:`handle_slash_command_sync`).
 
 >>> book = skillbook.load("~/my-workspace")
 >>> agent = create_agent(model, tools=skillbook_tools(book),
@@ -47,8 +48,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "SlashOutcome",
-    "ahandle_slash_command",
     "handle_slash_command",
+    "handle_slash_command_sync",
     "skillbook_middleware",
     "skillbook_system_prompt",
     "skillbook_tools",
@@ -190,7 +191,7 @@ def _targets(book: SkillBook, tools: Iterable[BaseTool] | None) -> list[Target]:
     return [_target(t) for t in (skillbook_tools(book) if tools is None else tools)]
 
 
-def handle_slash_command(
+async def handle_slash_command(
     book: SkillBook,
     text: str,
     tools: Iterable[BaseTool] | None = None,
@@ -201,19 +202,19 @@ def handle_slash_command(
 
     None: not a command; send ``text`` to the agent unchanged. Otherwise ``reply``
     holds the output of a ``command-dispatch: tool`` command that ran the named tool
-    from ``tools`` without the model, or ``prompt`` the rewritten message to send
-    to the agent instead of ``text``. ``tools`` defaults to :func:`skillbook_tools` of
-    the book.
+    from ``tools`` (with ``ainvoke``) without the model, or ``prompt`` the rewritten
+    message to send to the agent instead of ``text``. ``tools`` defaults to
+    :func:`skillbook_tools` of the book.
     """
-    return dispatch(book, text, _targets(book, tools), reserved=reserved)
+    return await adispatch(book, text, _targets(book, tools), reserved=reserved)
 
 
-async def ahandle_slash_command(
+def handle_slash_command_sync(
     book: SkillBook,
     text: str,
     tools: Iterable[BaseTool] | None = None,
     *,
     reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
 ) -> SlashOutcome | None:
-    """:func:`handle_slash_command` for async code (tools run with ``ainvoke``)."""
-    return await adispatch(book, text, _targets(book, tools), reserved=reserved)
+    """:func:`handle_slash_command` for code without an event loop (tools run with ``invoke``)."""
+    return dispatch(book, text, _targets(book, tools), reserved=reserved)

@@ -3,9 +3,9 @@
 Input: a :class:`~skillbook.book.SkillBook`. Output: the instructions text for
 ``Agent(instructions=...)`` (base, then the ``## Skills (mandatory)`` catalog section),
 ``read``/``exec`` as :class:`agents.FunctionTool` values that call skillbook's own
-runtime tools, and :func:`handle_slash_command`, which runs a
-``command-dispatch: tool`` skill command without the model or rewrites any other
-command into the message to pass to ``Runner.run``.
+runtime tools, and :func:`handle_slash_command` (async; :func:`handle_slash_command_sync`
+without an event loop), which runs a ``command-dispatch: tool`` skill command without the
+model or rewrites any other command into the message to pass to ``Runner.run``.
 
 >>> book = skillbook.load("~/my-workspace")
 >>> agent = Agent(name="assistant", instructions=skillbook_instructions(book),
@@ -29,6 +29,7 @@ from skillbook.integrations._common import (
     adispatch,
     build_instructions,
     call_id,
+    dispatch,
     missing_extra,
     runtime_target,
     runtime_tools,
@@ -50,6 +51,7 @@ __all__ = [
     "SlashOutcome",
     "as_function_tool",
     "handle_slash_command",
+    "handle_slash_command_sync",
     "skillbook_instructions",
     "skillbook_tools",
 ]
@@ -145,3 +147,20 @@ async def handle_slash_command(
     chosen = skillbook_tools(book) if tools is None else tools
     targets = [_target(t) for t in chosen if isinstance(t, FunctionTool)]
     return await adispatch(book, text, targets, reserved=reserved)
+
+
+def handle_slash_command_sync(
+    book: SkillBook,
+    text: str,
+    tools: Iterable[AgentsTool] | None = None,
+    *,
+    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+) -> SlashOutcome | None:
+    """:func:`handle_slash_command` for code without an event loop (``Runner.run_sync``).
+
+    Only skillbook's own tools can run here: other function tools are async
+    (``on_invoke_tool``) and count as missing.
+    """
+    chosen = skillbook_tools(book) if tools is None else tools
+    targets = [_target(t) for t in chosen if isinstance(t, FunctionTool)]
+    return dispatch(book, text, targets, reserved=reserved)

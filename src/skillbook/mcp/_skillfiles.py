@@ -369,18 +369,11 @@ def _read(real: str, budget: int) -> bytes | str:
     try:
         if not st.S_ISREG(os.fstat(fd).st_mode):
             return "not a regular file"
-        chunks: list[bytes] = []
-        remaining = budget + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        if remaining <= 0:
+        data = _fs.read_at_most(fd, budget + 1)
+        if len(data) > budget:
             # Grown past the limit since the walk: never serve a cut-off file.
             return f"larger than the {budget} bytes left under the per-skill limit"
-        return b"".join(chunks)
+        return data
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
     finally:

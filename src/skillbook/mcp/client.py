@@ -9,25 +9,24 @@ values carrying a stable diagnostic code; :mod:`skillbook.mcp.remote_source` tur
 them into diagnostics, caches and :class:`~skillbook.model.Skill` values.
 
 The ``mcp`` SDK is imported only inside :func:`open_client`, so the spec and entry
-types (and the config parser) stay importable without it.
+types stay importable without it. Server specs are config values (``skills.mcp.servers``).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
-import shlex
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
-from skillbook.errors import ConfigError
+from skillbook.config import Config, McpServerConfig
+from skillbook.errors import SourceError
 from skillbook.mcp import _skillfiles as sf
 
 if TYPE_CHECKING:
@@ -38,126 +37,28 @@ DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_PAGES = 100
 #: How much of a stdio server's stderr a diagnostic quotes.
 STDERR_TAIL_CHARS = 600
-#: Labels name cache folders and qualify colliding skill names (``label:name``).
-LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*")
 _MAX_SEGMENT_BYTES = 255
-_SPEC_KEYS = frozenset({"name", "command", "env", "url", "cwd", "timeout"})
-_EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
-class ClientError(Exception):
-    """A failure talking to one server, with the diagnostic code it maps to."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+#: A failure talking to one server, with the diagnostic code it maps to.
+ClientError = SourceError
 
 
 # --------------------------------------------------------------------------- server specs
 
-
-@dataclass(frozen=True, slots=True)
-class McpServerSpec:
-    """One configured server: ``name`` is the host-assigned label (never ``serverInfo``)."""
-
-    name: str
-    command: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
-    url: str | None = None
-    cwd: str | None = None
-    timeout_s: float | None = None
-
-    @property
-    def transport(self) -> Literal["stdio", "http"]:
-        return "http" if self.url is not None else "stdio"
-
-    @property
-    def target(self) -> str:
-        """The URL, or the command line as a shell would show it."""
-        return self.url if self.url is not None else shlex.join(self.command)
-
-    @property
-    def origin(self) -> str:
-        """What ``Skill.origin`` records: the label and where the server is."""
-        return f"{self.name} ({self.target})"
-
-    @property
-    def key(self) -> str:
-        """Cache folder name: the label plus a hash of the target, so a changed URL
-        or command never reuses another server's materialised files."""
-        digest = hashlib.sha256(f"{self.transport}\0{self.target}".encode()).hexdigest()
-        return f"{self.name}-{digest[:12]}"
+#: A configured server: the config schema (:mod:`skillbook.config`) validates and owns it.
+McpServerSpec = McpServerConfig
 
 
-def _bad(where: str, key: str | None, expected: str) -> ConfigError:
-    path = f"{where}.{key}" if key else where
-    return ConfigError(f"{path}: {expected}", key_path=path)
-
-
-def parse_server_spec(raw: Any, *, where: str = "skills.mcp.servers[0]") -> McpServerSpec:
+def parse_server_spec(raw: Any) -> McpServerSpec:
     """One ``{"name", "command"|"url", "env"?, "cwd"?, "timeout"?}`` mapping; raises ConfigError."""
-    if not isinstance(raw, Mapping):
-        raise _bad(where, None, f"expected an object, got {type(raw).__name__}")
-    unknown = sorted(str(k) for k in raw if k not in _SPEC_KEYS)
-    if unknown:
-        raise _bad(where, unknown[0], f"unknown key (allowed: {', '.join(sorted(_SPEC_KEYS))})")
-    name, cmd, url = raw.get("name"), raw.get("command"), raw.get("url")
-    env, cwd, timeout = raw.get("env", {}), raw.get("cwd"), raw.get("timeout")
-    if not isinstance(name, str) or LABEL_RE.fullmatch(name) is None:
-        raise _bad(where, "name", f"expected 1-64 letters, digits, '.', '_', '-', got {name!r}")
-    if ("command" in raw) == ("url" in raw):
-        raise _bad(where, None, "give exactly one of 'command' (stdio) or 'url' (HTTP)")
-    if "command" in raw and (
-        isinstance(cmd, str)
-        or not isinstance(cmd, Sequence)
-        or not cmd
-        or not all(isinstance(part, str) and part for part in cmd)
-    ):
-        raise _bad(where, "command", "expected a non-empty list of non-empty strings")
-    if "url" in raw:
-        parts = urlsplit(url) if isinstance(url, str) else None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
-            raise _bad(where, "url", f"expected an http:// or https:// URL, got {url!r}")
-    if not isinstance(env, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
-    ):
-        raise _bad(where, "env", "expected an object of string values")
-    if (env or cwd is not None) and url is not None:
-        raise _bad(where, "env" if env else "cwd", "only a stdio server has env and cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise _bad(where, "cwd", "expected a folder path")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise _bad(where, "timeout", "expected a number of seconds > 0")
-    return McpServerSpec(
-        name=name,
-        command=tuple(cmd) if cmd is not None else (),
-        env=MappingProxyType(dict(env)),
-        url=url,
-        cwd=cwd,
-        timeout_s=float(timeout) if timeout is not None else None,
-    )
+    return parse_server_specs([raw])[0]
 
 
-def parse_server_specs(raw: Any, *, where: str = "skills.mcp.servers") -> tuple[McpServerSpec, ...]:
-    """A list of server mappings; labels must be unique (they name cache folders)."""
-    if isinstance(raw, str) or not isinstance(raw, Sequence):
-        raise ConfigError(f"{where}: expected a list of servers", key_path=where)
-    specs: list[McpServerSpec] = []
-    seen: set[str] = set()
-    for i, item in enumerate(raw):
-        spec = parse_server_spec(item, where=f"{where}[{i}]")
-        if spec.name in seen:
-            raise ConfigError(
-                f"{where}[{i}].name: the label {spec.name!r} is used twice",
-                key_path=f"{where}[{i}].name",
-            )
-        seen.add(spec.name)
-        specs.append(spec)
-    return tuple(specs)
+def parse_server_specs(raw: Any) -> tuple[McpServerSpec, ...]:
+    """``skills.mcp.servers`` given in code, validated as the config file's would be."""
+    return Config.from_mapping({"skills": {"mcp": {"servers": raw}}}).skills.mcp_servers
 
 
 # --------------------------------------------------------------------------- entries

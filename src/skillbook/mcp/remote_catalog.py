@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from skillbook import diagnostics as dg
+from skillbook import discover
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import Discovery, Shadowing
 from skillbook.mcp.client import McpServerSpec
@@ -128,31 +129,8 @@ def _renamed(skill: Skill, name: str, diags: list[Diagnostic]) -> Skill:
 def merge_remote(
     local: Sequence[Skill], remote: Sequence[Skill]
 ) -> tuple[tuple[Skill, ...], tuple[Shadowing, ...], tuple[Diagnostic, ...]]:
-    """Remote skills rank below every local source: one whose name (or config key) a
-    local skill has is left out and diagnosed. Kept ones follow the local skills, so
-    prompt budgets cut remote skills first."""
-    by_name = {s.name: s for s in local}
-    keys = {s.skill_key: s for s in local}
-    kept: list[Skill] = []
-    shadowed: list[Shadowing] = []
-    diags: list[Diagnostic] = []
-    for skill in remote:
-        winner = by_name.get(skill.name) or keys.get(skill.skill_key)
-        if winner is None:
-            kept.append(skill)
-            continue
-        shadowed.append(Shadowing(skill.name, winner, skill))
-        diags.append(
-            dg.warning(
-                "mcp.shadowed",
-                f"remote skill {skill.name!r} from {skill.origin} is not loaded: the local "
-                f"{winner.source} skill at {winner.file_path} has that name, and local skills "
-                "always win",
-                path=skill.file_path,
-                skill=skill.name,
-            )
-        )
-    return (*local, *kept), tuple(shadowed), tuple(diags)
+    """Remote skills below every local one: the core's rule for the remote tier."""
+    return discover.merge_remote(local, remote)
 
 
 def add_remote_skills(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import os
 import shutil
 import stat
@@ -62,6 +63,8 @@ __all__ = [
     "RemoteLoad",
     "RemoteSkillSource",
 ]
+
+_log = logging.getLogger("skillbook.mcp")
 
 #: Folder name under the state dir (never a discovery root).
 DEFAULT_CACHE_DIRNAME = "mcp-cache"
@@ -203,6 +206,8 @@ class RemoteSkillSource:
         except OSError as exc:
             state.diags.append(dg.error("mcp.cache-error", f"MCP cache {self.cache_dir}: {exc}"))
         except Exception as exc:
+            # A server's nonsense and a skillbook bug look alike here: keep the traceback.
+            _log.warning("MCP server %s failed", self.spec.name, exc_info=exc)
             state.diags.append(
                 dg.error(
                     "mcp.invalid-response",

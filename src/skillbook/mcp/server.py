@@ -50,7 +50,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skillbook._js import js_trim
-from skillbook.commands import Invocation, rewrite_for_model
+from skillbook.invocation import Invocation, rewrite_for_model
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp._catalog import (
     DEFAULT_RESCAN_INTERVAL_S,
@@ -399,7 +399,7 @@ class SkillServer(Server[dict[str, Any]]):
                 if "prompts" in legacy:
                     await session.send_prompt_list_changed()
             except Exception as err:  # a closed session: forget it
-                _log.debug("dropping a closed MCP session: %s", err)
+                _log.debug("dropping a closed MCP session: %s", err, exc_info=err)
                 self._legacy.remove(session)
 
     async def _notify_loop(self, baseline: ServedState) -> None:

@@ -29,22 +29,17 @@ import asyncio
 import functools
 import inspect
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.commands import (
-    DEFAULT_RESERVED_NAMES,
-    CommandSet,
-    Invocation,
-    build_command_specs,
-    resolve_invocation,
-    rewrite_for_model,
-    tool_call_arguments,
-)
+from skillbook import invocation as slash
+from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
+from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -78,6 +73,8 @@ __all__ = [
     "default_tools",
     "dispatch_arguments",
 ]
+
+_log = logging.getLogger("skillbook.agent")
 
 DEFAULT_MAX_STEPS: Final = 12
 DEFAULT_INSTRUCTIONS: Final = (
@@ -187,45 +184,22 @@ def default_tools(
 ) -> tuple[ReadTool, ExecTool]:
     """``read`` and ``exec`` over the book's eligible skills."""
     skills = book.eligible
-    fetch = None
-    if book.config.skills.mcp_servers:
-        from skillbook.mcp.remote_catalog import remote_fetcher
-        from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
-
-        fetch = remote_fetcher(
-            book.config.skills.mcp_servers, cache_dir=book.paths.state_dir / DEFAULT_CACHE_DIRNAME
-        )
     return (
         ReadTool(
             skills,
             home=book.paths.home,
             other_homes=(book.paths.os_home,),
             workspace=book.workspace,
-            fetch_missing=fetch,
+            fetch_missing=book.fetcher(),
         ),
         ExecTool(skills, config=book.config, base_env=env, workspace=book.workspace),
     )
 
 
 def dispatch_arguments(tool: Tool, invocation: Invocation) -> dict[str, Any]:
-    """The arguments a ``command-dispatch: tool`` command calls ``tool`` with (§6.5).
-
-    OpenClaw's ``{command, commandName, skillName}``, ``command`` being the raw
-    argument text. A tool whose schema is closed (``additionalProperties: false``,
-    as ``exec``) would refuse the two name keys, so it gets only the keys it
-    declares, and ``skill`` (if it declares one) set to the command's skill so
-    ``exec`` runs in that skill's folder with its environment. ``command`` is never
-    changed.
-    """
-    args: dict[str, Any] = tool_call_arguments(invocation)
-    schema = tool.schema
-    if schema.get("additionalProperties") is not False:
-        return args
-    props = schema.get("properties") or {}
-    kept = {k: v for k, v in args.items() if k in props}
-    if "skill" in props:
-        kept.setdefault("skill", invocation.command.skill_name)
-    return kept
+    """The arguments a ``command-dispatch: tool`` command calls ``tool`` with
+    (:func:`skillbook.invocation.dispatch_arguments` for the tool's schema)."""
+    return slash.dispatch_arguments(tool.schema, invocation)
 
 
 class Agent:
@@ -309,7 +283,7 @@ class Agent:
 
     def commands(self) -> CommandSet:
         """The slash commands of the book's eligible skills (a ``CommandSet``)."""
-        return build_command_specs(self._book.eligible, reserved=self.reserved_commands)
+        return self._book.commands(reserved=self.reserved_commands)
 
     # ----------------------------------------------------------------- turns
 
@@ -436,7 +410,8 @@ class Agent:
             outcome = self.approve(call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except Exception:  # a broken prompt must not let the command run
+        except Exception as exc:  # a broken prompt must not let the command run
+            _log.warning("the approve callback failed; the command is declined", exc_info=exc)
             return False
         return outcome is True
 
@@ -463,6 +438,7 @@ class Agent:
             try:
                 result = await runner()
             except Exception as exc:  # a tool bug must not end the conversation
+                _log.warning("tool %s failed", call.name, exc_info=exc)
                 result = ToolResult(f"{call.name}: {type(exc).__name__}: {exc}", True)
         await self._emit(ToolFinished(call, result))
         return ToolRun(call, result, skill)

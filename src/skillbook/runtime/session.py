@@ -17,9 +17,9 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skillbook.gate import effective_skill_filter, matches_skill_filter
 from skillbook.model import Skill
 from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of, watch_roots
+from skillbook.skill_filter import effective_skill_filter, matches_skill_filter
 from skillbook.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class SkillSession:
         cfg = loader.config
         self._watchers.ensure(
             loader.workspace,
-            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd),
+            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd, env=loader.env),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
             standalone_md=loader.mode.loads_standalone,

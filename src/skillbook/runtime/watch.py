@@ -19,7 +19,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,15 +95,25 @@ def watch_roots(
     config: Config,
     *,
     cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[Path]:
-    """The folders to watch: every discovery root except the bundled one (§7.3)."""
+    """The folders to watch: every discovery root except the bundled one, and the skill
+    folders of the enabled plugins (§7.3). ``env`` (default ``os.environ``) names the
+    bundled-plugins folder."""
     from skillbook.discover import resolve_roots
+    from skillbook.plugins import load_registry, plugin_skill_dirs
 
     text = os.fspath(workspace).strip() if workspace is not None else ""
     ws = Path(text) if text else None
-    roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=cwd)
+    base = cwd if cwd is not None else Path.cwd()
+    roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=base)
     # resolve_roots lists sources in load order; OpenClaw lists workspace roots first.
-    return [r.path for r in reversed(roots) if r.source != Source.BUNDLED]
+    out = [r.path for r in reversed(roots) if r.source != Source.BUNDLED]
+    if ws is not None:
+        environ = os.environ if env is None else env
+        registry = load_registry(ws, paths, config, env=environ, cwd=base)
+        out += [Path(d) for d in plugin_skill_dirs(registry, config)[0]]
+    return out
 
 
 def debounce_ms_of(config: Config) -> int:
@@ -275,7 +285,7 @@ class SkillsWatcher:
                             signal.rearm = True
             except Exception as err:
                 if str(err) != last_error:  # a lasting failure is logged once, not each retry
-                    _log.warning("skills watcher error (%s): %s", self.workspace, err)
+                    _log.warning("skills watcher error (%s): %s", self.workspace, err, exc_info=err)
                 last_error = str(err)
                 if not polling and not isinstance(err, FileNotFoundError):
                     # The OS watcher failed (e.g. inotify limits): fall back to polling.
@@ -322,7 +332,8 @@ class SkillsWatcher:
         try:
             self.on_change(change)
         except Exception as err:
-            _log.warning("skills change callback failed: %s", err)
+            # The caller's callback must not stop the watcher; its traceback is kept.
+            _log.warning("skills change callback failed: %s", err, exc_info=err)
 
 
 class WatcherRegistry:

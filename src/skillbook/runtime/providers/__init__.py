@@ -100,7 +100,8 @@ def resolve_model_config(
     name = (provider or get("SKILLBOOK_PROVIDER") or "").strip().lower() or None
     if name is not None and name not in PROVIDERS:
         raise ModelNotConfigured(
-            f"unknown provider {name!r}: use openai (any OpenAI-compatible server) or anthropic"
+            f"unknown provider {name!r}: use openai (any OpenAI-compatible server) or anthropic",
+            code="unknown-provider",
         )
     model = (model or "").strip() or get("SKILLBOOK_MODEL")
     base_url = (base_url or "").strip() or get("SKILLBOOK_BASE_URL")
@@ -115,6 +116,9 @@ def resolve_model_config(
             name = "openai"
         elif api_key:
             name = "anthropic"
+        elif model:
+            # A model is named, only its key is missing: say that, for its provider.
+            name = "anthropic" if claude else "openai"
         else:
             raise ModelNotConfigured(NOT_CONFIGURED)
     if name == "openai":
@@ -129,13 +133,16 @@ def resolve_model_config(
         missing_key = "no Anthropic API key: set ANTHROPIC_API_KEY (or --api-key-env NAME)"
     if key is None:
         if base_url is None:
-            raise ModelNotConfigured(missing_key)
+            if model is not None:
+                missing_key = missing_key.replace(" key:", f" key for model {model}:", 1)
+            raise ModelNotConfigured(missing_key, code="no-api-key")
         key = PLACEHOLDER_API_KEY
     if model is None:
         if base_url is not None:
             raise ModelNotConfigured(
                 f"no model name for {base_url}: set SKILLBOOK_MODEL or --model to a model "
-                "the server serves (e.g. llama3.2 on Ollama)"
+                "the server serves (e.g. llama3.2 on Ollama)",
+                code="no-model-name",
             )
         model = default_model
     return ModelConfig(name, model, base_url, key)

@@ -102,7 +102,7 @@ class AnthropicModel:
             try:
                 import anthropic
             except ImportError as exc:
-                raise ModelNotConfigured(INSTALL_HINT) from exc
+                raise ModelNotConfigured(INSTALL_HINT, code="missing-package") from exc
             client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url)
         self.client = client
 

@@ -95,7 +95,7 @@ class OpenAIChatModel:
             try:
                 import openai
             except ImportError as exc:
-                raise ModelNotConfigured(INSTALL_HINT) from exc
+                raise ModelNotConfigured(INSTALL_HINT, code="missing-package") from exc
             client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url)
         self.client = client
 

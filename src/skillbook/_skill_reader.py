@@ -3,8 +3,9 @@
 Input: a folder (or, in mixed/legacy mode, a standalone ``.md`` file) and the real
 path it must stay inside. Output: the skill, or ``None`` with a diagnostic saying
 why (spec §2.1: ``loadSkillsFromDirSafe`` and its safe reader). Parsed files and
-built skills are reused from the caller's :class:`~skillbook.discover.ParseCache`
-while the file's identity (device, inode, size, mtime, ctime) is unchanged.
+built skills are reused from the caller's :class:`ParseCache` while the file's
+identity (device, inode, size, mtime, ctime) is unchanged. Which folders to read is
+the root scanner's business (:mod:`skillbook._root_scanner`), not this module's.
 """
 
 from __future__ import annotations
@@ -12,21 +13,74 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from skillbook import _fs
 from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic, error, warning
+from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
-
-if TYPE_CHECKING:
-    from skillbook.discover import Limits, ParseCache
 
 SKILL_FILE = "SKILL.md"
 
 
-class Reader:
-    """Safe reads, parsing and skill building; diagnostics go to :attr:`diagnostics`."""
+class ParseCache:
+    """Parsed SKILL.md files, owned by the caller and reused across discoveries.
+
+    An entry is used only while the file's (device, inode, size, mtime_ns, ctime_ns)
+    are unchanged, so a cached discovery is always as correct as a fresh one; an
+    unchanged tree costs only directory listings and ``stat`` calls.
+    """
+
+    __slots__ = ("_built", "_entries", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
+        self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
+        #: Parse lookups answered from the cache / that had to read and parse.
+        self.hits = 0
+        self.misses = 0
+
+    def lookup(self, path: str, identity: tuple[int, ...]) -> object | None:
+        entry = self._entries.get(path)
+        if entry is not None and entry[0] == identity:
+            self.hits += 1
+            return entry[1]
+        self.misses += 1
+        return None
+
+    def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
+        self._entries[path] = (identity, value)
+
+    def lookup_built(self, key: tuple[str, ...], identity: tuple[int, ...]) -> Any:
+        """The skill built from a file at ``key`` (path, folder, source, real folder)."""
+        entry = self._built.get(key)
+        return entry[1] if entry is not None and entry[0] == identity else None
+
+    def store_built(self, key: tuple[str, ...], identity: tuple[int, ...], value: object) -> None:
+        self._built[key] = (identity, value)
+
+    def discard(self, path: str) -> None:
+        self._entries.pop(path, None)
+        for key in [k for k in self._built if k[0] == path]:
+            del self._built[key]
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._built.clear()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class SkillReader:
+    """Safe reads, parsing and skill building; diagnostics go to :attr:`diagnostics`.
+
+    ``memo`` caches real paths for the discovery it serves; the root scanner that
+    owns this reader shares it, so a folder is resolved once.
+    """
 
     def __init__(self, *, limits: Limits, cache: ParseCache | None) -> None:
         self.limits = limits
@@ -36,7 +90,7 @@ class Reader:
 
     # -- diagnostics -------------------------------------------------------------------
 
-    def _diag(
+    def add(
         self,
         make: Callable[..., Diagnostic],
         code: str,
@@ -48,9 +102,10 @@ class Reader:
 
     # -- loadSkillsFromDirSafe -------------------------------------------------------
 
-    def _load_dir_safe(
+    def load_dir(
         self, directory: str, label: str, known: os.stat_result | None = None
     ) -> list[Skill]:
+        """``loadSkillsFromDirSafe``: the folder as a skill, else its direct children."""
         root = directory if os.path.isabs(directory) else _fs.abspath(directory)
         root_real = self.memo.realpath(root)
         if root_real is None:
@@ -116,7 +171,7 @@ class Reader:
         self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
         if not name or not description:
             if not any(d.code == "parse.missing-description" for d in parsed.diagnostics):
-                self._diag(
+                self.add(
                     error,
                     "parse.missing-description",
                     f"{file_path} has no description; the skill is not loaded",
@@ -160,7 +215,7 @@ class Reader:
         )
         if isinstance(checked, _fs.ReadFailure):
             if checked.kind != _fs.MISSING or report_missing:
-                self._read_failure(checked, file_path, skill)
+                self.report_read_failure(checked, file_path, skill)
             return None
         cache = self.cache
         if cache is not None:
@@ -169,7 +224,7 @@ class Reader:
                 return hit, checked.identity, None
         got = _fs.read_verified(checked, max_bytes=max_bytes)
         if isinstance(got, _fs.ReadFailure):
-            self._read_failure(got, file_path, skill)
+            self.report_read_failure(got, file_path, skill)
             return None
         data, identity = got
         from skillbook.parse import parse_skill_text
@@ -197,22 +252,24 @@ class Reader:
                 )
             self.diagnostics.append(d)
 
-    def _read_failure(self, failure: _fs.ReadFailure, file_path: str, skill: str | None) -> None:
+    def report_read_failure(
+        self, failure: _fs.ReadFailure, file_path: str, skill: str | None
+    ) -> None:
         if failure.kind == _fs.TOO_LARGE and failure.size is not None:
-            self._too_large(file_path, failure.size, root_level=False)
+            self.report_too_large(file_path, failure.size, root_level=False)
             return
         code, severity, message = _fs.describe_failure(failure, file_path)
         make = {"error": error, "warning": warning}.get(severity, error)
-        self._diag(make, code, message, file_path, skill)
+        self.add(make, code, message, file_path, skill)
 
-    def _too_large(self, file_path: str, size: int, *, root_level: bool) -> None:
+    def report_too_large(self, file_path: str, size: int, *, root_level: bool) -> None:
         lim = self.limits.max_skill_file_bytes
         what = (
             "Skipping skills root due to oversized SKILL.md"
             if root_level
             else ("Skipping skill due to oversized SKILL.md")
         )
-        self._diag(
+        self.add(
             error,
             "discover.file-too-large",
             f"{what}: {size} bytes, over the limit of {lim} bytes; raise "
@@ -220,9 +277,7 @@ class Reader:
             file_path,
         )
 
-    def _load_standalone(
-        self, path: str, base_dir: str, base_real: str, label: str
-    ) -> Skill | None:
+    def load_standalone(self, path: str, base_dir: str, base_real: str, label: str) -> Skill | None:
         """A standalone Markdown file of a root (mixed/legacy mode)."""
         got = self._read_parsed(path, base_real, base_real, skill=None)
         if got is None:

@@ -1,8 +1,11 @@
-"""The per-source loading algorithm behind :func:`skillbook.discover.discover`.
+"""The per-root loading algorithm behind the filesystem sources of discovery.
 
 Input: one root folder and its source label. Output: the skills it yields, in
-OpenClaw's order (spec §3.3 ``loadSkills`` with §2.1 ``loadSkillsFromDirSafe``), plus
-diagnostics collected on the :class:`Loader`. One ``Loader`` serves one discovery.
+OpenClaw's order (spec §3.3 ``loadSkills``), plus diagnostics. The scanner decides
+*which* folders are skills (nested roots, limits, containment, grouped layouts,
+standalone files); reading one folder into a skill (§2.1 ``loadSkillsFromDirSafe``)
+is the job of the :class:`~skillbook._skill_reader.SkillReader` it holds. One
+scanner serves one discovery: its real-path memo must not outlive the tree's state.
 """
 
 from __future__ import annotations
@@ -11,50 +14,70 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from skillbook import _fs
-from skillbook._discover_read import SKILL_FILE, Reader, is_standalone_candidate, limit_list
 from skillbook._js import js_sorted, locale_compare_key
-from skillbook.diagnostics import error, info, warning
+from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
+from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.model import Skill, Source
-
-if TYPE_CHECKING:
-    from skillbook.discover import Limits, ParseCache
 
 NESTED_ROOT_NAME = "skills"
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 
 
-class Loader(Reader):
-    """Loads roots one by one (spec §3.3 ``loadSkills``); collects diagnostics."""
+def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], list[Diagnostic]]:
+    """``skills.load.allowSymlinkTargets`` as real paths; a missing one is diagnosed."""
+    allowed: list[str] = []
+    diags: list[Diagnostic] = []
+    for target in targets:
+        real = _fs.try_realpath(_fs.abspath(target))
+        if real is None:
+            diags.append(
+                warning(
+                    "discover.root-missing",
+                    f"`skills.load.allowSymlinkTargets` entry {target} does not exist",
+                    path=Path(_fs.abspath(target)),
+                )
+            )
+        else:
+            allowed.append(real)
+    return tuple(allowed), diags
+
+
+class RootScanner:
+    """Loads roots one by one (spec §3.3 ``loadSkills``) with a :class:`SkillReader`."""
 
     def __init__(
         self,
+        reader: SkillReader,
         *,
-        limits: Limits,
-        allow_symlink_targets: Iterable[Path],
-        grouped: bool,
-        standalone: bool,
-        cache: ParseCache | None,
+        allowed: tuple[str, ...] = (),
+        grouped: bool = False,
+        standalone: bool = False,
     ) -> None:
-        super().__init__(limits=limits, cache=cache)
+        self.reader = reader
+        self.limits = reader.limits
+        # The reader's memo, shared: a folder the scanner resolved is not resolved again.
+        self.memo = reader.memo
+        #: Real paths that symlinked skills may point into, beside their root.
+        self.allowed = allowed
         self.grouped = grouped
         self.standalone = standalone
-        allowed: list[str] = []
-        for target in allow_symlink_targets:
-            real = _fs.try_realpath(_fs.abspath(target))
-            if real is None:
-                self._diag(
-                    warning,
-                    "discover.root-missing",
-                    f"`skills.load.allowSymlinkTargets` entry {target} does not exist",
-                    Path(_fs.abspath(target)),
-                )
-            else:
-                allowed.append(real)
-        self.allowed = tuple(allowed)
+        # Findings go where the reader's go, so one root's diagnostics stay in order.
+        self._diag = reader.add
+
+    def scan(
+        self, source: Source, path: str | os.PathLike[str]
+    ) -> tuple[list[Skill], list[Diagnostic]]:
+        """One root: its skills and the diagnostics found while loading it."""
+        reader = self.reader
+        saved, reader.diagnostics = reader.diagnostics, []
+        try:
+            skills = self.load_root(source, os.fspath(path))
+            return skills, reader.diagnostics
+        finally:
+            reader.diagnostics = saved
 
     # -- containment -----------------------------------------------------------------
 
@@ -154,11 +177,11 @@ class Loader(Reader):
                 self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", root_md)
                 return []
             if size > self.limits.max_skill_file_bytes:
-                self._too_large(root_md, size, root_level=True)
+                self.reader.report_too_large(root_md, size, root_level=True)
                 return []
-            return self._filter_inside(self._load_dir_safe(base_dir, label), **where)
+            return self._filter_inside(self.reader.load_dir(base_dir, label), **where)
         if os.path.lexists(root_md):
-            self._read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
+            self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
 
         listing = _fs.list_child_dirs(base_dir)
         if listing.error is not None:
@@ -318,7 +341,7 @@ class Loader(Reader):
             real_md = self.contained(md, **where) if _fs.has_file(md) else None
             if real_md is None:
                 if not _fs.has_file(md):
-                    self._read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
+                    self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
                 return []
             try:
                 size = os.stat(real_md).st_size
@@ -329,9 +352,9 @@ class Loader(Reader):
             # Not a link: its real path is inside the (already checked) real skill folder.
             size, known = md_stat.st_size, md_stat
         if size > self.limits.max_skill_file_bytes:
-            self._too_large(md, size, root_level=False)
+            self.reader.report_too_large(md, size, root_level=False)
             return []
-        return self._filter_inside(self._load_dir_safe(skill_dir, label, known), **where)
+        return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:
         try:
@@ -397,7 +420,7 @@ class Loader(Reader):
             if not is_standalone_candidate(name) or len(loaded) >= max_loaded:
                 continue
             path = os.path.join(base_dir, name)
-            found = self._load_standalone(path, base_dir, base_real, label)
+            found = self.reader.load_standalone(path, base_dir, base_real, label)
             if found is None:
                 continue
             self._diag(

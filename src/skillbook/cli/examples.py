@@ -1,0 +1,86 @@
+"""The ``Examples:`` block at the end of each ``--help``.
+
+A command module may set its own ``epilog`` starting with ``Examples:``; otherwise
+:func:`epilog` gives the one listed here under the command's name (``""`` is the
+group). Each example is a command line and what it does.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
+    "": (
+        ("skillbook", "every skill, its status and source (same as `list`)"),
+        ("skillbook check", "why a skill is not ready, not loaded or not in the prompt"),
+        ("skillbook info weather", "one skill: requirements, install options, API key"),
+        ("skillbook prompt --section", "the skills section exactly as the model gets it"),
+        ("skillbook doctor", "which config, state dir and workspace are used, and why"),
+        ("skillbook validate --mode strict skills/", "lint skills against the standard"),
+        ("skillbook list -c ~/.openclaw/openclaw.json -a ops", "another config and agent"),
+    ),
+    "list": (
+        ("skillbook list -v", "add what each skill is missing"),
+        ("skillbook list --eligible --json | jq -r '.skills[].name'", "names of ready skills"),
+    ),
+    "info": (
+        ("skillbook info weather", "status, requirements and how to set it up"),
+        ("skillbook info weather --json", "the whole status entry"),
+    ),
+    "check": (
+        ("skillbook check", "the audit: ready, missing, shadowed, cut, not loaded"),
+        ("skillbook check --fail-on warning", "exit 1 in CI when any warning or error exists"),
+    ),
+    "prompt": (
+        ("skillbook prompt", "the catalog as it goes into the system prompt"),
+        ("skillbook prompt --section --read-tool read_file", "the whole section, own tool name"),
+    ),
+    "validate": (
+        ("skillbook validate skills/", "every skill under skills/, as the loader finds them"),
+        ("skillbook validate --mode strict skills/weather", "one skill, Agent Skills rules"),
+        ("skillbook validate --json skills/ > report.json", "machine-readable results"),
+    ),
+    "watch": (
+        ("skillbook watch", "print changes (and why) until Ctrl-C"),
+        ("skillbook watch --once --timeout 60", "wait for one change, at most a minute"),
+    ),
+    "run": (
+        ('skillbook run "What is the weather in Paris?"', "one request, answered by a model"),
+        ('skillbook run "/weather Paris"', "a slash command (no model if it dispatches)"),
+    ),
+    "chat": (
+        ("skillbook chat", "a conversation that uses the skills"),
+        ("skillbook chat --base-url http://localhost:11434/v1 -m llama3.2", "with Ollama"),
+    ),
+    "serve": (
+        ("skillbook serve", "MCP over stdio, for a host that starts skillbook"),
+        ("skillbook serve --transport http --port 8000", "streamable HTTP on 127.0.0.1"),
+    ),
+    "commands": (
+        ("skillbook commands", "the slash commands and what each runs"),
+        ("skillbook commands --channel telegram", "what fits Telegram's menu, and what not"),
+    ),
+    "doctor": (
+        ("skillbook doctor", "every path and file in effect, and why"),
+        ("skillbook doctor --json", "the same as JSON"),
+    ),
+    "new": (
+        ("skillbook new release-notes", "skills/release-notes/SKILL.md in the workspace"),
+        ('skillbook new deploy --mode strict --description "Deploy the app."', "strict"),
+    ),
+    "completion": (
+        ('eval "$(skillbook completion bash)"', "enable completion in this bash"),
+        ("skillbook completion fish > ~/.config/fish/completions/skillbook.fish", "fish"),
+    ),
+}
+
+
+def epilog(name: str) -> str | None:
+    """The ``Examples:`` block for a command (``""``: the group), or ``None``."""
+    examples = EXAMPLES.get(name)
+    if not examples:
+        return None
+    # "\b" keeps click from rewrapping the block.
+    lines = ["\b", "Examples:"]
+    lines += [f"  {command}\n      {what}" for command, what in examples]
+    return "\n".join(lines)

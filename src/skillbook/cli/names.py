@@ -1,0 +1,78 @@
+"""Skill NAME arguments: lookup with "did you mean", and shell completion of names.
+
+Every command that takes a skill name uses :func:`find_skill` (exits 1 with
+suggestions when nothing matches) and ``shell_complete=complete_skill_names``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+from click.shell_completion import CompletionItem
+
+from skillbook.cli.context import ERR_SKILL, EXIT_FINDINGS, Context, emit_json, json_requested
+from skillbook.cli.render import clean
+from skillbook.lookup import find_entry, suggest_names
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+    from skillbook.status import StatusEntry
+
+
+def not_found_message(name: str, suggestions: list[str]) -> str:
+    hint = ""
+    if suggestions:
+        hint = " Did you mean " + " or ".join(f'"{s}"' for s in suggestions) + "?"
+    return f'skill "{name}" not found.{hint} Run `skillbook list` to see available skills.'
+
+
+def find_skill(book: SkillBook, name: str) -> StatusEntry:
+    """The skill by name, skill key or folder name; else exit 1 saying what is close."""
+    entry = find_entry(book.status.skills, name)
+    if entry is not None:
+        return entry
+    suggestions = suggest_names(book.status.skills, name)
+    if json_requested():
+        # OpenClaw's shape ({error, skill}) plus skillbook's code and suggestions.
+        emit_json(
+            {"error": "not found", "skill": name, "code": ERR_SKILL, "suggestions": suggestions}
+        )
+    else:
+        from skillbook.cli.context import current_style
+
+        click.echo(
+            current_style().text(clean(f"skillbook: {not_found_message(name, suggestions)}")),
+            err=True,
+        )
+    sys.exit(EXIT_FINDINGS)
+
+
+def complete_skill_names(
+    ctx: click.Context, _param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Names of the skills the command line selects so far (nothing on any error)."""
+    obj = ctx.obj if isinstance(ctx.obj, Context) else None
+    root = ctx.find_root().params
+    if obj is None:
+        obj = Context(
+            workspace=root.get("workspace"),
+            config=root.get("config"),
+            agent=root.get("agent"),
+            mode=root.get("mode"),
+        )
+    try:
+        from skillbook.settings import Settings
+
+        settings = Settings.resolve(
+            config=obj.config, workspace=obj.workspace, agent=obj.agent, mode=obj.mode
+        )
+        book = settings.loader().load()
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    return [
+        CompletionItem(e.name, help=clean(" ".join(e.description.split()))[:80])
+        for e in book.status.skills
+        if e.name.startswith(incomplete)
+    ]
