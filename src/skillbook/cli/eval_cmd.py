@@ -17,6 +17,16 @@ QUERIES_HELP = (
 )
 
 
+#: ``--queries FILE``, shared by both commands.
+QUERIES_OPTION = click.option(
+    "--queries",
+    "queries_path",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True),
+    help=QUERIES_HELP,
+)
+
+
 @click.group("eval")
 def eval_cmd() -> None:
     """Evaluate skill selection against labelled requests."""
@@ -37,13 +47,7 @@ def _queries(path: str, split: str | None) -> list[Any]:
 
 
 @eval_cmd.command("select")
-@click.option(
-    "--queries",
-    "queries_path",
-    required=True,
-    type=click.Path(dir_okay=False, exists=True),
-    help=QUERIES_HELP,
-)
+@QUERIES_OPTION
 @click.option(
     "--top",
     "-k",
@@ -124,13 +128,7 @@ def _f(value: float | None, width: int = 6) -> str:
 
 
 @eval_cmd.command("trigger")
-@click.option(
-    "--queries",
-    "queries_path",
-    required=True,
-    type=click.Path(dir_okay=False, exists=True),
-    help=QUERIES_HELP,
-)
+@QUERIES_OPTION
 @click.option("--split", default=None, help="Only the queries whose 'split' is this.")
 @click.option(
     "--mode",
