@@ -49,6 +49,10 @@ def main() -> None:
         "hybrid": itertools.product(
             (6.0, 10.0), (0.2, 0.3, 0.4), (0.2, 0.3, 0.4), (0.1, 0.2, 0.3), (0.3, 0.5, 0.7)
         ),
+        # skills.selection.embedding.multilingual: false
+        "hybrid-monolingual": itertools.product(
+            (6.0, 10.0), (0.2, 0.3, 0.5), (0.2, 0.3, 0.5), (0.1, 0.2, 0.3, 0.5), (0,)
+        ),
         "bm25": itertools.product((4.0, 6.0, 10.0), (0.5,), (0.2, 0.3, 0.5, 0.7), (0,), (0,)),
         "embedding": itertools.product((10.0,), (0,), (0,), (0.1, 0.2, 0.3, 0.5), (0.5, 0.7, 1.0)),
     }

@@ -148,3 +148,15 @@ def test_lexical_channels_rebuild_in_the_background() -> None:
     late = channels.scores("split")["bm25"]
     assert late[1] > 0 and late[0] == 0 and late[2] == 0
     assert channels.scores("trello")["bm25"][0] > 0
+
+
+def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> None:
+    from skillbook.selection.selector import DEFAULT_MIN_SCORE, Selector, SelectorSettings
+
+    skills = [Skill.create("a", "merge pdf files", base_dir=Path("/a"))]
+    alone = Selector(skills, settings=SelectorSettings(backend="hybrid"))
+    assert alone.profile == "hybrid-monolingual"
+    assert alone.select("merge pdf").threshold == DEFAULT_MIN_SCORE["hybrid-monolingual"]
+    custom = Selector(skills, settings=SelectorSettings(backend="hybrid", min_score=0.5))
+    assert custom.select("merge pdf").threshold == 0.5
+    assert Selector(skills, settings=SelectorSettings(backend="bm25")).profile == "bm25"

@@ -60,13 +60,23 @@ DEFAULT_WEIGHTS: Final = {
             "multilingual": 0.7,
         },
     ),
+    # hybrid with ``embedding.multilingual: false``: calibrated without that channel.
+    "hybrid-monolingual": MixWeights(
+        bm25_k=10.0,
+        weights={"bm25": 0.3, "bm25Body": 0.5, "wordllama": 0.3, "embedding": 0.3},
+    ),
     "bm25": MixWeights(bm25_k=10.0, weights={"bm25": 0.5, "bm25Body": 0.7}),
     "embedding": MixWeights(
         bm25_k=10.0, weights={"wordllama": 0.1, "embedding": 0.1, "multilingual": 1.0}
     ),
 }
 #: Thresholds on the fused score, per backend, tuned with the weights above.
-DEFAULT_MIN_SCORE: Final = {"hybrid": 0.33, "bm25": 0.32, "embedding": 0.31}
+DEFAULT_MIN_SCORE: Final = {
+    "hybrid": 0.33,
+    "hybrid-monolingual": 0.28,
+    "bm25": 0.32,
+    "embedding": 0.31,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +91,17 @@ class SelectorSettings:
     #: None: the tuned weights of ``backend``.
     weights: MixWeights | None = None
 
-    @property
-    def mix_weights(self) -> MixWeights:
+    def mix_weights(self, profile: str | None = None) -> MixWeights:
+        """The given weights, else the tuned ones of ``profile`` (default: the backend)."""
         if self.weights is not None:
             return self.weights
-        return DEFAULT_WEIGHTS.get(self.backend, DEFAULT_WEIGHTS["hybrid"])
+        return DEFAULT_WEIGHTS.get(profile or self.backend, DEFAULT_WEIGHTS["hybrid"])
 
-    @property
-    def threshold(self) -> float:
+    def threshold(self, profile: str | None = None) -> float:
+        """``min_score``, else the tuned threshold of ``profile`` (default: the backend)."""
         if self.min_score is not None:
             return self.min_score
-        return DEFAULT_MIN_SCORE.get(self.backend, DEFAULT_MIN_SCORE["hybrid"])
+        return DEFAULT_MIN_SCORE.get(profile or self.backend, DEFAULT_MIN_SCORE["hybrid"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +314,7 @@ class Selector:
             for rank, i in enumerate((i for i in order if i not in vetoed), start=1)
             if rank <= max(depth, limit)
         )
-        threshold = settings.threshold
+        threshold = settings.threshold(self.profile)
         selected = tuple(c for c in ranked[:limit] if c.score >= threshold)
         return Selection(
             query=request,
@@ -315,8 +325,16 @@ class Selector:
             vetoed=tuple(self.skills[i].name for i in sorted(vetoed)),
         )
 
+    @property
+    def profile(self) -> str:
+        """Which tuned weights apply: the backend, ``hybrid-monolingual`` without that channel."""
+        backend = self.settings.backend
+        if backend == "hybrid" and "multilingual" not in self._indexes:
+            return "hybrid-monolingual"
+        return backend
+
     def _weights(self) -> MixWeights:
-        w = self.settings.mix_weights
+        w = self.settings.mix_weights(self.profile)
         active = {k: v for k, v in w.weights.items() if k in self.channels}
         if not active:  # one channel alone: it gets the whole weight
             active = dict.fromkeys(self.channels, 1.0 / max(1, len(self.channels)))
