@@ -38,6 +38,7 @@ def test_serve_offers_find_skills_only_with_selection(tmp_path: Path, mode: str)
     async def main() -> None:
         async with Client(server) as client:
             out["tools"] = [t.name for t in (await client.list_tools()).tools]
+            out["instructions"] = client.instructions
             if mode == "always":
                 found = await client.call_tool("find_skills", {"query": "split a PDF"})
                 out["text"] = found.content[0].text  # type: ignore[union-attr]
@@ -47,8 +48,12 @@ def test_serve_offers_find_skills_only_with_selection(tmp_path: Path, mode: str)
     anyio.run(main)
     if mode == "off":
         assert out["tools"] == ["read_skill"]
+        assert "<name>weather</name>" in out["instructions"]
         return
     assert out["tools"] == ["read_skill", "find_skills"]
+    assert (
+        "find_skills" in out["instructions"] and "<name>weather</name>" not in out["instructions"]
+    )
     assert "<name>pdf-merge</name>" in out["text"] and out["bad"]
 
 
