@@ -118,6 +118,21 @@ CODES: dict[str, str] = {
     "selection.trigger-ignored": "A trigger hint of a skill could not be read and was ignored.",
     "selection.backend-unavailable": "An embedding backend could not be used; ranking fell back.",
     "selection.index-error": "The on-disk embedding index could not be read or written.",
+    # sync: copying skills into a sandbox workspace (skillbook.sync)
+    "sync.invalid-destination": "A skill has no safe destination folder in the target; not synced.",
+    "sync.copy-failed": "A skill could not be copied into the target; not synced.",
+    "sync.renamed": "A synced skill's folder got a numbered or normalised name.",
+    "sync.symlink-host-path": "A synced skill holds links to host paths (OpenClaw's link copy).",
+    "sync.link-dropped": "Links pointing outside a skill were left out of its sandbox copy.",
+    "sync.skill-excluded": "A skill folder named `.git` or `node_modules` is left out of the sync.",
+    "sync.standalone-skipped": "A standalone Markdown skill (mixed/legacy mode) is not synced.",
+    "sync.leftover-removed": "A leftover of an interrupted sync or load was removed.",
+    "sync.recovered": "An interrupted swap was completed or undone.",
+    "sync.cleanup-failed": "The new tree is in place but the previous one could not be removed yet.",
+    "sync.same-workspace": "The target is the source workspace; nothing was synced.",
+    "load.edited": "A workspace copy made by `load` was edited; it is not overwritten without force.",
+    "load.replaced": "An edited workspace copy was overwritten (forced); the message lists the discarded changes.",
+    "sync.env-blocked": "A declared env var that changes how programs start is not passed through.",
 }
 
 
