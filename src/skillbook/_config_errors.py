@@ -146,10 +146,12 @@ def _describe(info: Any) -> str:
     if isinstance(info, ins.Metadata):
         label = (info.extra or {}).get("label")
         return label if isinstance(label, str) else _describe(info.type)
-    if isinstance(info, ins.IntType):
-        return f"int >= {info.ge}" if info.ge is not None else "int"
-    if isinstance(info, ins.FloatType):
-        return f"number > {info.gt:g}" if info.gt is not None else "number"
+    if isinstance(info, ins.IntType | ins.FloatType):
+        kind = "int" if isinstance(info, ins.IntType) else "number"
+        bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
+        bounds += [f">= {info.ge:g}"] if info.ge is not None else []
+        bounds += [f"<= {info.le:g}"] if info.le is not None else []
+        return " ".join([kind, " and ".join(bounds)]) if bounds else kind
     if isinstance(info, ins.BoolType):
         return "boolean"
     if isinstance(info, ins.StrType):

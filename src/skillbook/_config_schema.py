@@ -91,6 +91,25 @@ class _PromptS(_Strict):
     priority: Literal["source", "none"] | _U = _UNSET
 
 
+class _EmbeddingS(_Strict):
+    provider: Literal["wordllama", "model2vec", "fastembed", "openai", "none"] | _U = _UNSET
+    model: str | _U = _UNSET
+    url: str | _U = _UNSET
+    api_key_env: str | _U = _UNSET
+    multilingual: bool | _U = _UNSET
+
+
+class _SelectionS(_Strict):
+    mode: Literal["off", "auto", "always"] | _U = _UNSET
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=100)] | _U = _UNSET
+    backend: Literal["hybrid", "bm25", "embedding"] | _U = _UNSET
+    fusion: Literal["mix", "rrf"] | _U = _UNSET
+    min_score: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
+    pinned: list[str] | _U = _UNSET
+    embedding: _EmbeddingS | _U = _UNSET
+    index_dir: str | _U = _UNSET
+
+
 class _SkillsS(_Strict):
     allow_bundled: list[str] | _U = _UNSET
     exec: _ExecS | _U = _UNSET
@@ -101,6 +120,7 @@ class _SkillsS(_Strict):
     read_tool: str | _U = _UNSET
     # Validated on their own (skillbook._config_sources), as are the entries below.
     mcp: dict[str, Any] | _U = _UNSET
+    selection: _SelectionS | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET

@@ -45,6 +45,7 @@ from skillbook._config_errors import MISSING, convert, render
 from skillbook._config_schema import (
     _AgentDefaultsS,
     _AgentsS,
+    _EmbeddingS,
     _EntryS,
     _ExecS,
     _InstallPolicyS,
@@ -53,6 +54,7 @@ from skillbook._config_schema import (
     _LoadS,
     _PromptS,
     _SecretRefS,
+    _SelectionS,
     _SkillsS,
 )
 from skillbook._config_sources import (
@@ -76,6 +78,7 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "ConfigError",
+    "EmbeddingConfig",
     "ExecConfig",
     "InstallConfig",
     "InstallPolicyConfig",
@@ -86,6 +89,7 @@ __all__ = [
     "PluginsConfig",
     "PromptConfig",
     "SecretRef",
+    "SelectionConfig",
     "SkillEntryConfig",
     "SkillsConfig",
     "load_config",
@@ -179,6 +183,37 @@ class ExecConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingConfig:
+    """``skills.selection.embedding``: which embedding model ranks skills (see docs/selection.md)."""
+
+    provider: str | None = None
+    model: str | None = None
+    url: str | None = None
+    #: The environment variable holding the ``/embeddings`` endpoint's key (never the key).
+    api_key_env: str | None = None
+    multilingual: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionConfig:
+    """``skills.selection``: query-time selection of the skills a request sees.
+
+    ``None`` = not set; :mod:`skillbook.selection` applies its defaults. ``mode`` is
+    ``off`` (OpenClaw's catalog, unchanged), ``auto`` (only when the eligible catalog
+    is over the prompt budget) or ``always``.
+    """
+
+    mode: str = "off"
+    top_k: int | None = None
+    backend: str | None = None
+    fusion: str | None = None
+    min_score: float | None = None
+    pinned: tuple[str, ...] = ()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    index_dir: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -192,6 +227,7 @@ class SkillsConfig:
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
     exec: ExecConfig = ExecConfig()
+    selection: SelectionConfig = SelectionConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +425,29 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
         exec=_build_exec(s.exec),
+        selection=_build_selection(s.selection),
+    )
+
+
+def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
+    if isinstance(sel, msgspec.UnsetType):
+        return SelectionConfig()
+    emb = sel.embedding if not isinstance(sel.embedding, msgspec.UnsetType) else _EmbeddingS()
+    return SelectionConfig(
+        mode=_opt(sel.mode) or "off",
+        top_k=_opt(sel.top_k),
+        backend=_opt(sel.backend),
+        fusion=_opt(sel.fusion),
+        min_score=_opt(sel.min_score),
+        pinned=_tuple(sel.pinned) or (),
+        embedding=EmbeddingConfig(
+            provider=_opt(emb.provider),
+            model=_opt(emb.model),
+            url=_opt(emb.url),
+            api_key_env=_opt(emb.api_key_env),
+            multilingual=_opt(emb.multilingual),
+        ),
+        index_dir=_opt(sel.index_dir),
     )
 
 

@@ -115,6 +115,12 @@ CODES: dict[str, str] = {
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
     "mcp.over-limit": "A server lists more skills than `maxSkillsLoadedPerSource`; the rest were not loaded.",
     "mcp.nested-conflict": "A file of a remote skill lies in a nested remote skill's folder with other bytes; not written.",
+    # selection: query-time selection of skills (skillbook.selection)
+    "selection.unlisted": "Eligible skills were not listed for this request; find_skills reaches them.",
+    "selection.pinned-unknown": "A skills.selection.pinned name is not an eligible skill.",
+    "selection.trigger-ignored": "A trigger hint of a skill could not be read and was ignored.",
+    "selection.backend-unavailable": "An embedding backend could not be used; ranking fell back.",
+    "selection.index-error": "The on-disk embedding index could not be read or written.",
     # sync: copying skills into a sandbox workspace (skillbook.sync)
     "sync.invalid-destination": "A skill has no safe destination folder in the target; not synced.",
     "sync.copy-failed": "A skill could not be copied into the target; not synced.",

@@ -64,6 +64,8 @@ class Group(click.Group):
         "chat": "skillbook.cli.chat_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
+        "select": "skillbook.cli.select_cmd:select_cmd",
+        "eval": "skillbook.cli.eval_cmd:eval_cmd",
         "validate": "skillbook.cli.validate_cmd:validate_cmd",
         "doctor": "skillbook.cli.doctor_cmd:doctor_cmd",
         "new": "skillbook.cli.new_cmd:new_cmd",

@@ -173,6 +173,8 @@ class SkillServer(Server[dict[str, Any]]):
         self.ttl_ms, self.cache_scope, self.page_size = ttl_ms, cache_scope, page_size
         self._owns_session = owns_session
         self._legacy: list[Any] = []
+        #: ``skills.selection`` (not off): the plan whose ``find_skills`` is served.
+        self._selection: Any = None
         self._wake: anyio.Event | None = None
         self._notifying = False
         super().__init__(
@@ -327,11 +329,41 @@ class SkillServer(Server[dict[str, Any]]):
             input_schema=_READ_TOOL_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         )
-        return types.ListToolsResult(tools=[tool])
+        tools = [tool]
+        plan = self._plan(await self.state())
+        if plan is not None:
+            find = plan.find_tool()
+            tools.append(
+                types.Tool(
+                    name=find.name,
+                    description=find.description,
+                    input_schema=find.schema,
+                    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    def _plan(self, state: ServedState) -> Any:
+        """The selection plan of the served book (kept across reloads), or None when off."""
+        if state.book.config.skills.selection.mode == "off":
+            return None
+        if self._selection is None or self._selection.book is not state.book:
+            import os
+
+            from skillbook.selection.plan import plan_for
+
+            self._selection = plan_for(state.book, previous=self._selection, env=os.environ)
+        return self._selection
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        plan = self._plan(await self.state()) if params.name == "find_skills" else None
+        if plan is not None:
+            found = await anyio.to_thread.run_sync(plan.find_tool().run, params.arguments or {})
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=found.text)], is_error=found.is_error
+            )
         if params.name != READ_TOOL:
             raise _invalid(f"Unknown tool: {params.name}")
         args = params.arguments or {}

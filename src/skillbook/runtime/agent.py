@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from skillbook.book import SkillBook
     from skillbook.model import Skill
     from skillbook.runtime.session import SkillSession
+    from skillbook.selection.plan import SelectionPlan, TurnBlock
 
 __all__ = [
     "DECLINED_RESULT",
@@ -243,7 +244,12 @@ class Agent:
         #: None: the book's config (``skills.exec``) decides, asking ``approve``.
         self.exec_policy = exec_policy
         self._fixed_tools = tuple(tools) if tools is not None else None
-        self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
+        #: ``skills.selection`` (when not off): stable system section, per-turn block,
+        #: ``find_skills``. None keeps OpenClaw's catalog exactly.
+        self.selection: SelectionPlan | None = _selection_plan(self._book, None, env)
+        #: The last turn's skills block: what was listed, what was not (``selection.unlisted``).
+        self.last_selection: TurnBlock | None = None
+        self._tools: tuple[Tool, ...] = self._fixed_tools or self._default_tools()
 
     # ----------------------------------------------------------------- state
 
@@ -266,10 +272,20 @@ class Agent:
     def use_book(self, book: SkillBook) -> None:
         """Switch to ``book`` (after a reload); default tools are rebuilt for it."""
         self._book = book
+        self.selection = _selection_plan(book, self.selection, self.env)
         if self._fixed_tools is None:
-            self._tools = default_tools(book, env=self.env)
+            self._tools = self._default_tools()
+
+    def _default_tools(self) -> tuple[Tool, ...]:
+        tools: tuple[Tool, ...] = default_tools(self._book, env=self.env)
+        if self.selection is not None:
+            tools = (*tools, self.selection.find_tool())
+        return tools
 
     def system_prompt(self) -> str:
+        if self.selection is not None:
+            section = self.selection.system_section(read_tool=self.read_tool_name)
+            return self.base_instructions + "\n" + section
         section = self._book.system_prompt_section(read_tool=self.read_tool_name)
         return self.base_instructions + ("\n" + section if section else "")
 
@@ -328,6 +344,11 @@ class Agent:
             self.refresh()
         system = self.system_prompt()
         tools = self._tools
+        if self.selection is not None:
+            # The block stays in the history: earlier turns never change (prompt cache).
+            block = self.selection.turn_block(user_text, recent=_recent_requests(history))
+            self.last_selection = block
+            user_text = block.apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
         text = ""
@@ -446,6 +467,24 @@ class Agent:
     async def _end(self, result: TurnResult) -> TurnResult:
         await self._emit(TurnEnded(result))
         return result
+
+
+def _recent_requests(history: Sequence[Message], count: int = 2) -> list[str]:
+    """The last user requests, without the skills blocks put in front of them."""
+    from skillbook.selection.plan import TurnBlock
+
+    texts = [TurnBlock.strip(m.content) for m in history if m.role == "user" and m.content]
+    return texts[-count:]
+
+
+def _selection_plan(
+    book: SkillBook, previous: SelectionPlan | None, env: Mapping[str, str] | None
+) -> SelectionPlan | None:
+    if book.config.skills.selection.mode == "off":
+        return None  # skillbook.selection (numpy, models) is never imported then
+    from skillbook.selection.plan import plan_for
+
+    return plan_for(book, previous=previous, env=env if env is not None else os.environ)
 
 
 def _skill_for_path(book: SkillBook, raw: str) -> Skill | None:
