@@ -68,6 +68,7 @@ class _PromptS(_Strict):
 
 
 class _SkillsS(_Strict):
+    compat: Literal["openclaw-2026.4", "openclaw-2026.9"] | _U = _UNSET
     allow_bundled: list[str] | _U = _UNSET
     load: _LoadS | _U = _UNSET
     install: _InstallS | _U = _UNSET

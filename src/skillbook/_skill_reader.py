@@ -20,6 +20,7 @@ from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
+from skillbook.profile import DEFAULT_PROFILE, Profile
 
 SKILL_FILE = "SKILL.md"
 
@@ -82,9 +83,15 @@ class SkillReader:
     owns this reader shares it, so a folder is resolved once.
     """
 
-    def __init__(self, *, limits: Limits, cache: ParseCache | None) -> None:
+    def __init__(
+        self, *, limits: Limits, cache: ParseCache | None, profile: Profile = DEFAULT_PROFILE
+    ) -> None:
         self.limits = limits
         self.cache = cache
+        #: Which OpenClaw release's file rules apply (frontmatter, children of invalid files).
+        self.profile = profile
+        # Parsed files depend on the profile's frontmatter rules: one cache key space each.
+        self._key_suffix = "" if profile is DEFAULT_PROFILE else f"\0{profile}"
         self.memo = _fs.RealpathMemo()
         self.diagnostics: list[Diagnostic] = []
 
@@ -115,6 +122,8 @@ class SkillReader:
         )
         if skill is not None:
             return [skill]
+        if not self.profile.discovery.invalid_falls_back_to_children:
+            return []
         out: list[Skill] = []
         for child in _fs.list_real_subdirs_locale(root):
             child_real = os.path.join(root_real, os.path.basename(child))
@@ -123,6 +132,10 @@ class SkillReader:
             if found is not None:
                 out.append(found)
         return out
+
+    def load_single(self, skill_dir: str, dir_real: str, label: str) -> Skill | None:
+        """``loadSingleSkillDirectory`` (2026.9): the folder's SKILL.md, inside its real path."""
+        return self._load_single(skill_dir, dir_real, dir_real, label, report_missing=True)
 
     def _load_single(
         self,
@@ -142,7 +155,7 @@ class SkillReader:
             return None
         parsed, identity, path = got
         # The built skill and its diagnostics depend only on these and the file identity.
-        key = (file_path, skill_dir, label, dir_real)
+        key = (file_path + self._key_suffix, skill_dir, label, dir_real)
         cache = self.cache
         if cache is not None:
             built = cache.lookup_built(key, identity)
@@ -169,6 +182,8 @@ class SkillReader:
         name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
         description = js_trim(fm.get("description") or "")
         self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
+        if parsed.invalid:
+            return None  # the parse diagnostic (parse.frontmatter-invalid) says why
         if not name or not description:
             if not any(d.code == "parse.missing-description" for d in parsed.diagnostics):
                 self.add(
@@ -218,8 +233,9 @@ class SkillReader:
                 self.report_read_failure(checked, file_path, skill)
             return None
         cache = self.cache
+        key = file_path + self._key_suffix
         if cache is not None:
-            hit = cache.lookup(file_path, checked.identity)
+            hit = cache.lookup(key, checked.identity)
             if isinstance(hit, ParsedSkillFile):
                 return hit, checked.identity, None
         got = _fs.read_verified(checked, max_bytes=max_bytes)
@@ -230,9 +246,9 @@ class SkillReader:
         from skillbook.parse import parse_skill_text
 
         path = Path(file_path)
-        parsed = parse_skill_text(data, path=path)
+        parsed = parse_skill_text(data, path=path, rules=self.profile.frontmatter)
         if cache is not None:
-            cache.store(file_path, identity, parsed)
+            cache.store(key, identity, parsed)
         return parsed, identity, path
 
     def _pass_parse_diags(

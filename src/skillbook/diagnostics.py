@@ -34,6 +34,8 @@ CODES: dict[str, str] = {
     "parse.no-frontmatter": "The file does not start with a `---` frontmatter block.",
     "parse.unterminated-frontmatter": "The `---` frontmatter block is never closed.",
     "parse.empty-frontmatter": "The frontmatter block is empty.",
+    "parse.frontmatter-invalid": "The compat profile's frontmatter rules reject the file.",
+    "parse.newer-field": "A field a newer OpenClaw reads is kept but not used by this profile.",
     "parse.yaml-invalid": "The frontmatter is not valid YAML; the line parser was used.",
     "parse.yaml-duplicate-key": "A frontmatter key appears twice; the line parser was used.",
     "parse.yaml-alias-bomb": "YAML aliases expand beyond the safety bound; the line parser was used.",

@@ -68,6 +68,8 @@ class InstallSpec:
     extract: bool | None = None
     strip_components: float | None = None
     target_dir: str | None = None
+    #: A download's expected digest (read under the ``openclaw-2026.9`` profile).
+    sha256: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """OpenClaw's shape, in its key order, undefined fields left out."""
@@ -81,6 +83,7 @@ class InstallSpec:
             ("package", self.package),
             ("module", self.module),
             ("url", self.url),
+            ("sha256", self.sha256),
             ("archive", self.archive),
             ("extract", self.extract),
             ("stripComponents", self.strip_components),
@@ -197,6 +200,9 @@ class ParsedSkillFile:
     diagnostics: tuple[Diagnostic, ...] = ()
     had_bom: bool = False
     has_frontmatter: bool = False
+    #: The profile's frontmatter rules reject the file (2026.9: YAML that does not
+    #: parse, an unterminated block); a ``parse.frontmatter-invalid`` error says why.
+    invalid: bool = False
 
     @property
     def name(self) -> str:

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
+from skillbook._bounded_catalog import Entry, bounded_catalog
 from skillbook._js import js_trim, utf16_len
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import USER_SOURCES, Skill
+from skillbook.profile import DEFAULT_PROFILE, CatalogRules, Profile
 
 DEFAULT_MAX_SKILLS_IN_PROMPT = 150
 DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
@@ -157,13 +159,23 @@ def _order_homes(homes: Sequence[Path | str]) -> tuple[str, ...]:
 
 
 def compact_skill_paths(
-    skills: Sequence[PromptSkill | Skill], homes: Sequence[Path | str]
+    skills: Sequence[PromptSkill | Skill],
+    homes: Sequence[Path | str],
+    *,
+    keep: KeptPaths | None = None,
 ) -> list[PromptSkill]:
-    """Replace a home prefix of each location by ``~/`` (§5.4); same order, same length."""
+    """Replace a home prefix of each location by ``~/`` (§5.4); same order, same length.
+
+    ``keep`` (2026.9's ``compactPromptSkills``) leaves locations under its roots
+    absolute unless they also lie under one of its home roots.
+    """
     ordered = _order_homes(homes)
     out: list[PromptSkill] = []
     for item in skills:
         s = PromptSkill.of(item)
+        if keep is not None and keep.keeps(s.location):
+            out.append(s)
+            continue
         for home in ordered:
             prefix = home if home.endswith(os.sep) else home + os.sep
             if s.location.startswith(prefix):
@@ -171,6 +183,27 @@ def compact_skill_paths(
                 break
         out.append(s)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPaths:
+    """Folders whose catalog paths stay absolute (the state dir's ``skills`` and
+    ``plugin-skills``, with their real paths) unless under a ``homes`` root (the OS
+    home and its real path): OpenClaw 2026.9 keeps them so that a ``~`` that a
+    container maps elsewhere cannot hide them."""
+
+    roots: tuple[str, ...]
+    homes: tuple[str, ...] = ()
+
+    def keeps(self, location: str) -> bool:
+        if not any(_inside(r, location) for r in self.roots):
+            return False
+        return not any(_inside(h, location) for h in self.homes)
+
+
+def _inside(root: str, path: str) -> bool:
+    rel = os.path.relpath(path, root) if os.path.isabs(path) else ".."
+    return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep))
 
 
 def is_prompt_visible(skill: Skill) -> bool:
@@ -203,6 +236,8 @@ def build_prompt(
     remote_note: str | None = None,
     priority: bool = False,
     check_command: str = DEFAULT_CHECK_COMMAND,
+    profile: Profile = DEFAULT_PROFILE,
+    keep: KeptPaths | None = None,
 ) -> PromptCatalog:
     """Render the catalog under the count and size budget (§5.3).
 
@@ -282,6 +317,65 @@ def build_prompt(
     )
 
 
+def _build_bounded(
+    resolved: tuple[Skill, ...],
+    shown: list[PromptSkill],
+    limits: PromptLimits,
+    remote_note: str | None,
+    priority: bool,
+    check_command: str,
+    rules: CatalogRules,
+) -> PromptCatalog:
+    order = _priority_order(resolved) if priority else list(range(len(resolved)))
+    entries = [Entry(shown[i].name, shown[i].description, shown[i].location) for i in order]
+    note = js_trim(remote_note) if remote_note else None
+    got = bounded_catalog(
+        entries,
+        max_skills=limits.max_skills,
+        max_chars=limits.max_chars,
+        remote_note=note or None,
+        read_full=rules.read_full,
+        read_compact=rules.read_compact,
+        read_shortened=rules.read_shortened or rules.read_compact,
+        check_command=check_command,
+    )
+    kept_idx = order[: got.kept]
+    kept_set = set(kept_idx)
+    kept = tuple(resolved[i] for i in kept_idx)
+    omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+    found: list[Diagnostic] = []
+    total = len(resolved)
+    if omitted:
+        by_count = total > max(0, limits.max_skills)
+        by_budget = got.kept < min(total, max(0, limits.max_skills))
+        found.append(
+            _truncated_diagnostic(omitted, total, by_count, by_budget, limits, check_command)
+        )
+    if got.compact:
+        how = (
+            f"descriptions shortened to {got.description_chars} characters"
+            if got.description_chars
+            else "no descriptions"
+        )
+        found.append(
+            diag.info(
+                "prompt.compact",
+                f"The full skills catalog is over the budget of {limits.max_chars} characters; "
+                f"the compact format ({how}) is used. Shorten descriptions or raise "
+                "skills.limits.maxSkillsPromptChars to show them in full.",
+            )
+        )
+    return PromptCatalog(
+        text=got.text,
+        kept=kept,
+        omitted=omitted,
+        compact=got.compact,
+        truncated=bool(omitted),
+        resolved=resolved,
+        diagnostics=tuple(found),
+    )
+
+
 class PromptOptions(TypedDict, total=False):
     """The keyword arguments of :func:`build_prompt`."""
 
@@ -290,6 +384,8 @@ class PromptOptions(TypedDict, total=False):
     remote_note: str | None
     priority: bool
     check_command: str
+    profile: Profile
+    keep: KeptPaths | None
 
 
 class CatalogMemo:
