@@ -45,6 +45,7 @@ class RootScanner(Protocol):
         self, cand: str, *, source: str, root_dir: str, root_real: str, real: str | None = None
     ) -> str | None: ...
 
+
 NESTED_ROOT_NAME = "skills"
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 

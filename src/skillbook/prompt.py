@@ -22,7 +22,7 @@ from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
 from skillbook._bounded_catalog import Entry, bounded_catalog
-from skillbook._js import js_trim, utf16_len
+from skillbook._js import js_trim, locale_compare_key, utf16_len
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import USER_SOURCES, Skill
 from skillbook.profile import DEFAULT_PROFILE, CatalogRules, Profile
@@ -246,11 +246,19 @@ def build_prompt(
     not fit in ``max_chars - 150`` the longest fitting prefix is kept and a note says
     how many were included. ``priority=True`` (not in OpenClaw) decides which
     skills survive a cut by source tier first; the survivors still render in load
-    order.
+    order. ``profile`` says the wording, the order and the budget algorithm (2026.9:
+    sorted by name, notes counted, shortened descriptions:
+    :mod:`skillbook._bounded_catalog`); ``keep`` the locations that stay absolute when
+    the profile says so.
     """
+    rules = profile.catalog
     resolved = tuple(s for s in skills if is_prompt_visible(s))
-    shown = compact_skill_paths(resolved, homes)
+    if rules.sort_by_name:
+        resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
+    shown = compact_skill_paths(resolved, homes, keep=keep if rules.keep_state_paths else None)
     total = len(resolved)
+    if rules.bounded:
+        return _build_bounded(resolved, shown, limits, remote_note, priority, check_command, rules)
 
     order = _priority_order(resolved) if priority else list(range(total))
     by_count = order[: max(0, limits.max_skills)]
