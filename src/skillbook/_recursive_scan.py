@@ -18,17 +18,18 @@ skill's folder).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from skillbook import _fs
-from skillbook._js import js_sorted, locale_compare_key
+from skillbook._js import js_sorted, js_trim, locale_compare_key
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.diagnostics import warning
 from skillbook.limits import Limits
-from skillbook.model import Skill, Source
+from skillbook.model import Skill, SkillMetadata, Source
 from skillbook.profile import DiscoveryRules
 
 
@@ -210,8 +211,42 @@ def _load_one(
 ) -> Skill | None:
     """``loadSingleSkillDirectory``: the folder's own SKILL.md, never its children."""
     skill = scanner.reader.load_single(skill_dir, real, label)
-    if skill is None or not uncontained or real == skill_dir:
+    if skill is None:
+        return None
+    if scanner.rules.source_origin_key:
+        skill = with_origin_key(skill, real)
+    if not uncontained or real == skill_dir:
         return skill
     # `canonicalizeLoadedSkillRecord`: a linked managed or personal skill is its real folder.
     base = Path(real)
     return dataclasses.replace(skill, base_dir=base, file_path=base / SKILL_FILE, real_dir=base)
+
+
+#: ``.openclaw/source-origin.json``, written by OpenClaw 2026.9's source installs.
+SOURCE_ORIGIN = os.path.join(".openclaw", "source-origin.json")
+MAX_SOURCE_ORIGIN_BYTES = 16_384
+
+
+def with_origin_key(skill: Skill, real: str) -> Skill:
+    """``resolveSkillEntryMetadata``: without a manifest ``skillKey``, the ``slug`` of the
+    skill's ``.openclaw/source-origin.json`` (a JSON object inside the folder) is its key."""
+    meta = skill.metadata
+    if meta is not None and meta.skill_key:
+        return skill
+    path = os.path.join(real, SOURCE_ORIGIN)
+    if not os.path.lexists(path):
+        return skill
+    data = _fs.read_contained(path, root_real=real, max_bytes=MAX_SOURCE_ORIGIN_BYTES)
+    if isinstance(data, _fs.ReadFailure):
+        return skill
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return skill
+    slug = obj.get("slug") if isinstance(obj, dict) else None
+    key = js_trim(slug) if isinstance(slug, str) else ""
+    if not key:
+        return skill
+    base = meta if meta is not None else SkillMetadata()
+    parsed = dataclasses.replace(skill.parsed, metadata=dataclasses.replace(base, skill_key=key))
+    return dataclasses.replace(skill, parsed=parsed)

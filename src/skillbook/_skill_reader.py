@@ -148,6 +148,9 @@ class SkillReader:
         known: os.stat_result | None = None,
     ) -> Skill | None:
         file_path = _fs.join(skill_dir, SKILL_FILE)
+        if self.profile.discovery.reject_hardlinks and label != "openclaw-bundled":
+            if self._hardlinked(file_path):
+                return None
         got = self._read_parsed(
             file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
         )
@@ -168,6 +171,23 @@ class SkillReader:
         if cache is not None:
             cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
         return skill
+
+    def _hardlinked(self, file_path: str) -> bool:
+        """2026.9 refuses a SKILL.md that is also reachable under another name."""
+        try:
+            links = os.stat(file_path).st_nlink
+        except OSError:
+            return False  # the read reports what is wrong with it
+        if links <= 1:
+            return False
+        self.add(
+            error,
+            "discover.hardlink",
+            f"{file_path} has {links} hard links; OpenClaw 2026.9 refuses hard-linked "
+            "SKILL.md files outside bundled skills (copy the file instead)",
+            file_path,
+        )
+        return True
 
     def _build(
         self,
@@ -228,6 +248,16 @@ class SkillReader:
             dir_real=dir_real,
             known=known,
         )
+        if (
+            isinstance(checked, _fs.ReadFailure)
+            and checked.kind == _fs.SYMLINK
+            and self.profile.discovery.symlinked_skill_md
+            and checked.real is not None
+            and dir_real is not None
+            and _fs.is_path_inside(dir_real, checked.real)
+        ):
+            # 2026.9 reads a linked SKILL.md whose target stays inside the skill folder.
+            checked = _fs.verify_file(checked.real, root_real=root_real, max_bytes=max_bytes)
         if isinstance(checked, _fs.ReadFailure):
             if checked.kind != _fs.MISSING or report_missing:
                 self.report_read_failure(checked, file_path, skill)

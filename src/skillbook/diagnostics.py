@@ -51,6 +51,7 @@ CODES: dict[str, str] = {
     "parse.arg-mode": "`command-arg-mode` is not `raw`; `raw` is used.",
     "parse.dispatch-no-tool": "`command-dispatch: tool` without `command-tool`; no dispatch.",
     # discover: finding skills on disk
+    "discover.hardlink": "A hard-linked SKILL.md is refused (openclaw-2026.9 profile).",
     "discover.file-too-large": "SKILL.md is larger than `maxSkillFileBytes`; not read.",
     "discover.symlinked-skill-md": "SKILL.md is a symbolic link; refused.",
     "discover.symlink-escape": "A symlinked skill folder points outside its root; refused.",

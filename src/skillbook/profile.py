@@ -108,6 +108,8 @@ class DiscoveryRules:
     personal_needs_default_state: bool
     #: A symlinked SKILL.md loads when its target stays inside the skill folder.
     symlinked_skill_md: bool
+    #: A SKILL.md with more than one hard link is refused (outside bundled skills).
+    reject_hardlinks: bool
     #: The manifest keys read, in order (``metadata.<key>``).
     manifest_keys: tuple[str, ...]
     #: ``.openclaw/source-origin.json`` ``slug`` is the skill key when the manifest has none.
@@ -261,6 +263,7 @@ OPENCLAW_2026_4: Final = Profile(
         uncontained_sources=frozenset(),
         personal_needs_default_state=False,
         symlinked_skill_md=False,
+        reject_hardlinks=False,
         manifest_keys=("openclaw",),
         source_origin_key=False,
     ),
@@ -303,6 +306,7 @@ OPENCLAW_2026_9: Final = Profile(
         uncontained_sources=frozenset({"openclaw-managed", "agents-skills-personal"}),
         personal_needs_default_state=True,
         symlinked_skill_md=True,
+        reject_hardlinks=True,
         manifest_keys=("openclaw", "clawdbot"),
         source_origin_key=True,
     ),
