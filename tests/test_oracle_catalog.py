@@ -63,7 +63,12 @@ API_KEY = "sk-test-key"
 
 
 def load_ours(
-    sandbox: Sandbox, case: Case, *, legacy: bool = False, check: str = OPENCLAW_CHECK_COMMAND
+    sandbox: Sandbox,
+    case: Case,
+    *,
+    legacy: bool = False,
+    check: str = OPENCLAW_CHECK_COMMAND,
+    compat: str | None = None,
 ) -> SkillBook:
     return Loader(
         sandbox.workspace,
@@ -74,6 +79,7 @@ def load_ours(
         cwd=sandbox.root,
         check_command=check,
         legacy_manifest_keys=legacy,
+        compat=compat,
     ).load()
 
 
@@ -215,8 +221,8 @@ def ask_oracle(
     batch = [
         c.oracle_request(op, sandbox)
         for c in cases
-        for op in ("prompt", "status")
-        if op == "prompt" or c.id in STATUS_CASES
+        for op in ("prompt", "status", "commands")
+        if op != "status" or c.id in STATUS_CASES
     ]
     answer = oracle.run(batch)
     out: dict[str, dict[str, Any]] = {}
@@ -256,6 +262,9 @@ def compare_case(run: SourceRun, case: Case, book: SkillBook) -> list[str]:
     problems: list[str] = []
     if book.catalog.text != theirs["prompt"]["prompt"]:
         problems.append(_prompt_diff(label, book.catalog.text, theirs["prompt"]["prompt"]))
+    if "commands" in theirs:
+        commands = book.commands().to_json()
+        problems += diff_json(commands, theirs["commands"]["commands"], f"{label}/commands")
     ours_status = book.status.to_json()
     expected = (theirs.get("status") or run.oracle["default"]["status"])["report"]
     lines, one_sided = diff_status(ours_status, expected, label=f"{label}/status")

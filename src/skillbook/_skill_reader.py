@@ -148,9 +148,12 @@ class SkillReader:
         known: os.stat_result | None = None,
     ) -> Skill | None:
         file_path = _fs.join(skill_dir, SKILL_FILE)
-        if self.profile.discovery.reject_hardlinks and label != "openclaw-bundled":
-            if self._hardlinked(file_path):
-                return None
+        if (
+            self.profile.discovery.reject_hardlinks
+            and label != "openclaw-bundled"
+            and self._hardlinked(file_path)
+        ):
+            return None
         got = self._read_parsed(
             file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
         )
