@@ -21,6 +21,9 @@ class Difference:
     #: Where 2026.9.6 does it (``file#function``).
     upstream: str
     summary: str
+    #: A test (``file::function``) that pins it where no oracle scenario can (the
+    #: oracle cannot put HOME at /data, say); otherwise the scenario of the same id.
+    test: str | None = None
 
 
 DIFFERENCES: tuple[Difference, ...] = (
@@ -62,7 +65,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         ("catalog.keep_state_paths",),
         "src/skills/loading/skill-paths.ts#compactPromptSkills",
         "paths under <state>/skills and <state>/plugin-skills stay absolute unless under "
-        "the OS home",
+        "the OS home (which only a container with HOME=/data and the state in "
+        "/data/.openclaw can arrange)",
+        test="test_profile.py::test_state_paths_stay_absolute_in_a_data_container",
+    ),
+    Difference(
+        "home-compaction",
+        ("catalog.compact_effective_home",),
+        "src/skills/loading/skill-paths.ts#resolveCompactHomePrefixes",
+        "catalog paths are written ~/… only under the OS home, not under OPENCLAW_HOME",
     ),
     Difference(
         "snapshot-resolved-kept",

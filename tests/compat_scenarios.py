@@ -19,6 +19,13 @@ from typing import Any
 from oracle_cases import make_stub_bins
 
 OPS = ("prompt", "status", "commands")
+
+
+def scenario_env(scenario: Scenario, world: World) -> dict[str, str]:
+    """The scenario's extra variables, ``{base}`` replaced by the world's folder."""
+    return {k: v.replace("{base}", str(world.base)) for k, v in scenario.env.items()}
+
+
 #: Both sides see no plugin of the oracle package itself (browser, canvas): the
 #: comparison is about skills on disk (docs/oracle-differences.md says why).
 PLUGINS_OFF: dict[str, Any] = {"plugins": {"enabled": False}}
@@ -27,12 +34,14 @@ PLUGINS_OFF: dict[str, Any] = {"plugins": {"enabled": False}}
 class World:
     """One home, state dir, bundled dir, workspace and PATH for both implementations."""
 
-    def __init__(self, base: Path, *, default_state: bool = False) -> None:
+    def __init__(
+        self, base: Path, *, default_state: bool = False, workspace: str | None = None
+    ) -> None:
         self.base = base.resolve()
         self.home = self.base / "home"
         self.state = self.home / ".openclaw" if default_state else self.base / "state"
         self.bundled = self.base / "bundled"
-        self.ws = self.home / "ws"
+        self.ws = self.base / workspace if workspace is not None else self.home / "ws"
         for folder in (self.home, self.state, self.bundled, self.ws / "skills"):
             folder.mkdir(parents=True, exist_ok=True)
         self.bin = make_stub_bins(self.base / "bin", ("present-bin", "curl"))
@@ -78,6 +87,10 @@ class Scenario:
     #: ``{"platforms": [...], "bins": [...], "note": "..."}``: a paired remote node.
     remote: dict[str, Any] | None = None
     default_state: bool = False
+    #: Also compare the snapshot's ``resolvedSkills`` (names, in order).
+    snapshot: bool = False
+    #: The workspace relative to the world's base folder (default: ``home/ws``).
+    workspace: str | None = None
 
 
 def _long(n: int) -> str:
@@ -241,6 +254,10 @@ def _always_os(w: World) -> None:
     w.skill(w.skills / "mac-only", "mac-only", metadata=gated(always=True, os=["darwin"]))
 
 
+def _effective_home(w: World) -> None:
+    w.skill(w.base / "effective-home" / "ws" / "skills" / "here", "here")
+
+
 def _symlinked_md(w: World) -> None:
     folder = w.skill(w.skills / "linked-md", "linked-md")
     (folder / "real.md").write_text((folder / "SKILL.md").read_text())
@@ -323,5 +340,19 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("bom-loads", _bom, ("prompt", "status", "commands")),
     Scenario("always-os-status", _always_os, ("status",)),
     Scenario("symlinked-skill-md", _symlinked_md, ("prompt", "status", "commands")),
+    Scenario(
+        "home-compaction",
+        _effective_home,
+        ("prompt",),
+        env={"OPENCLAW_HOME": "{base}/effective-home", "SKILLBOOK_HOME": "{base}/effective-home"},
+        workspace="effective-home/ws",
+    ),
+    Scenario(
+        "snapshot-resolved-kept",
+        _candidates,
+        ("prompt",),
+        config={"skills": {"limits": {"maxSkillsInPrompt": 2}}},
+        snapshot=True,
+    ),
     Scenario("hardlinked-skill-md", _hardlinked_md, ("prompt", "status", "commands")),
 )

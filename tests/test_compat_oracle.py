@@ -13,12 +13,11 @@ deliberate BOM fix (docs/oracle-differences.md).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import pytest
 from compat_differences import DELIBERATE_2026_4, DIFFERENCES
-from compat_scenarios import OPS, PLUGINS_OFF, SCENARIOS, Scenario, World
+from compat_scenarios import OPS, PLUGINS_OFF, SCENARIOS, Scenario, World, scenario_env
 from oracle_cases import deep_merge, diff_json, diff_status
 from oracle_support import Oracle
 
@@ -39,7 +38,7 @@ def oracle_requests(world: World, scenario: Scenario) -> list[dict[str, Any]]:
         "stateDir": str(world.state),
         "bundledDir": str(world.bundled),
         "path": [str(world.bin)],
-        "env": dict(scenario.env),
+        "env": scenario_env(scenario, world),
         "cwd": str(world.base),
         "config": deep_merge(scenario.config, PLUGINS_OFF),
         "omitMeta": True,
@@ -48,7 +47,8 @@ def oracle_requests(world: World, scenario: Scenario) -> list[dict[str, Any]]:
         common["agentId"] = scenario.agent
     if scenario.remote is not None:
         common["eligibility"] = {"remote": scenario.remote}
-    return [{"op": op, "id": op, **common} for op in OPS]
+    ops = (*OPS, "snapshot") if scenario.snapshot else OPS
+    return [{"op": op, "id": op, **common} for op in ops]
 
 
 def ours(world: World, scenario: Scenario, profile: Profile) -> SkillBook:
@@ -65,7 +65,7 @@ def ours(world: World, scenario: Scenario, profile: Profile) -> SkillBook:
             "SKILLBOOK_STATE_DIR": str(world.state),
             "SKILLBOOK_BUNDLED_SKILLS_DIR": str(world.bundled),
             "PATH": str(world.bin),
-            **scenario.env,
+            **scenario_env(scenario, world),
         },
         cwd=world.base,
         remote=remote,
@@ -87,6 +87,11 @@ def differences(book: SkillBook, theirs: dict[str, Any], label: str) -> list[str
     )
     out += lines
     out += diff_json(book.commands().to_json(), theirs["commands"]["commands"], f"{label}/commands")
+    if "snapshot" in theirs:
+        resolved = [s.name for s in book.snapshot().resolved_skills]
+        expected = [s["name"] for s in theirs["snapshot"]["snapshot"]["resolvedSkills"]]
+        if resolved != expected:
+            out.append(f"{label}/snapshot.resolvedSkills: ours={resolved} oracle={expected}")
     return out
 
 
@@ -100,7 +105,11 @@ class Runs:
     @functools.cache  # noqa: B019 (one Runs per session; scenarios are few)
     def get(self, scenario_id: str) -> tuple[World, dict[str, dict[str, Any]]]:
         scenario = next(s for s in SCENARIOS if s.id == scenario_id)
-        world = World(self.tmp.mktemp(scenario.id), default_state=scenario.default_state)
+        world = World(
+            self.tmp.mktemp(scenario.id),
+            default_state=scenario.default_state,
+            workspace=scenario.workspace,
+        )
         scenario.build(world)
         answers: dict[str, dict[str, Any]] = {}
         for version, oracle in self.oracles.items():
@@ -161,4 +170,3 @@ def test_latest_oracle_is_the_release_the_profile_names(latest_oracle: Oracle) -
 def test_builtin_reserved_names_per_profile(oracle: Oracle) -> None:
     out = oracle.run({"op": "reserved"})
     assert frozenset(out["result"]["names"]) == OPENCLAW_2026_4.commands.reserved_names
-    assert isinstance(Path(__file__), Path)

@@ -245,7 +245,10 @@ class Loader:
         catalog = self._catalog_memo.build(
             eligible,
             limits=PromptLimits(max_skills=limits.max_skills_in_prompt, max_chars=max_chars),
-            homes=home_prefixes(self.paths.home, self.paths.os_home),
+            homes=home_prefixes(
+                self.paths.home if profile.catalog.compact_effective_home else None,
+                self.paths.os_home,
+            ),
             remote_note=self.remote.note if self.remote is not None else None,
             priority=cfg.skills.prompt.priority == "source",
             check_command=self.check_command,
@@ -273,7 +276,11 @@ class Loader:
     def _kept_paths(self) -> KeptPaths:
         state = self.paths.managed_dir.parent
         roots = [str(self.paths.managed_dir), str(state / "plugin-skills")]
-        homes = [str(self.paths.os_home)] if self.paths.os_home is not None else []
+        home = os.path.abspath(self.paths.os_home) if self.paths.os_home is not None else None
+        # A container whose home is /data with the state in /data/.openclaw: `~` would
+        # point elsewhere there, so 2026.9 keeps those paths absolute even under the home.
+        container = home == "/data" and _fs_inside("/data/.openclaw", os.path.abspath(state))
+        homes = [home] if home is not None and not container else []
         return KeptPaths(_with_realpaths(roots), _with_realpaths(homes))
 
     def plugins(self) -> PluginRegistry:
@@ -366,6 +373,10 @@ def agent_prompt_chars(config: Config, agent: str | None, default: int) -> int:
                 return value
             return default
     return default
+
+
+def _fs_inside(root: str, path: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _with_realpaths(paths: Sequence[str]) -> tuple[str, ...]:

@@ -68,6 +68,8 @@ class CatalogRules:
     keep_state_paths: bool
     #: ``resolvedSkills`` of a snapshot: every visible skill, or only those kept.
     resolved_only_kept: bool
+    #: ``~/`` also stands for the effective home (``OPENCLAW_HOME``), not only the OS home.
+    compact_effective_home: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +254,7 @@ OPENCLAW_2026_4: Final = Profile(
         agent_limits=False,
         keep_state_paths=False,
         resolved_only_kept=False,
+        compact_effective_home=True,
     ),
     frontmatter=FrontmatterRules(exact_delimiters=False, yaml_errors_invalid=False),
     discovery=DiscoveryRules(
@@ -289,6 +292,7 @@ OPENCLAW_2026_9: Final = Profile(
         agent_limits=True,
         keep_state_paths=True,
         resolved_only_kept=True,
+        compact_effective_home=False,
     ),
     frontmatter=FrontmatterRules(
         exact_delimiters=True,
