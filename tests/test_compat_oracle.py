@@ -24,6 +24,7 @@ from oracle_support import Oracle
 from skillbook.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
 from skillbook.config import Config
 from skillbook.gate import StaticRemote
+from skillbook.parse import parse_skill_text
 from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
 
 pytestmark = pytest.mark.oracle
@@ -170,3 +171,25 @@ def test_latest_oracle_is_the_release_the_profile_names(latest_oracle: Oracle) -
 def test_builtin_reserved_names_per_profile(oracle: Oracle) -> None:
     out = oracle.run({"op": "reserved"})
     assert frozenset(out["result"]["names"]) == OPENCLAW_2026_4.commands.reserved_names
+
+
+def test_setup_and_any_config_are_not_fields_of_either_release(
+    oracle: Oracle, latest_oracle: Oracle
+) -> None:
+    """The issue expected 2026.9 to read ``setup`` and ``requires.anyConfig``; 2026.9.6
+    reads neither (nor does 2026.4.12). skillbook keeps them unused under both profiles
+    and says so (``parse.newer-field``); the gate is the same as OpenClaw's."""
+    text = (
+        '---\nname: a\ndescription: d\nmetadata: {"openclaw": {"setup": "./setup.sh", '
+        '"requires": {"anyConfig": ["x.y"], "bins": ["b"]}}}\n---\n'
+    )
+    request = {"op": "frontmatter", "text": text, "omitMeta": True}
+    for version, runner in (("baseline", oracle), ("latest", latest_oracle)):
+        meta = runner.run(request)["result"]["metadata"]
+        assert meta == {"requires": {"bins": ["b"], "anyBins": [], "env": [], "config": []}}, (
+            version
+        )
+        parsed = parse_skill_text(text, rules=VERSIONS[version].frontmatter)
+        assert parsed.metadata is not None
+        assert parsed.metadata.to_json() == meta
+        assert sum(d.code == "parse.newer-field" for d in parsed.diagnostics) == 2

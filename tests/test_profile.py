@@ -59,7 +59,7 @@ def test_default_is_2026_4_and_names_are_known() -> None:
     assert profile_of(None) is OPENCLAW_2026_4
     assert profile_of("openclaw-2026.9") is NEW
     assert profile_of(NEW) is NEW
-    with pytest.raises(ValueError, match="openclaw-2026.4, openclaw-2026.9"):
+    with pytest.raises(ValueError, match=r"openclaw-2026\.4, openclaw-2026\.9"):
         profile_of("openclaw-2027.1")
 
 

@@ -150,6 +150,24 @@ def resolve_metadata(
             env=tuple(normalize_string_list(req.get("env"))),
             config=tuple(normalize_string_list(req.get("config"))),
         )
+    for field_name, present in (
+        ("setup", "setup" in obj),
+        ("requires.anyConfig", isinstance(requires_raw, dict) and "anyConfig" in requires_raw),
+    ):
+        if present:
+            diags.append(
+                dg.info(
+                    "parse.newer-field",
+                    f"`metadata.{manifest_key}.{field_name}` is kept but not used: neither "
+                    "OpenClaw 2026.4.12 nor 2026.9.6 reads it"
+                    + (
+                        " (a setup script never runs while loading)"
+                        if field_name == "setup"
+                        else ""
+                    ),
+                    **where,
+                )
+            )
     install: list[InstallSpec] = []
     install_raw = obj.get("install")
     for index, entry in enumerate(install_raw if isinstance(install_raw, list) else []):
