@@ -13,12 +13,13 @@ import pytest
 
 from skillbook import load
 from skillbook._bounded_catalog import Entry, bounded_catalog, shorten_description
+from skillbook._frontmatter_rules import recover_freeform
 from skillbook.book import Loader
 from skillbook.commands import build_command_specs
 from skillbook.config import Config, ConfigError
 from skillbook.manifest import parse_install_spec
 from skillbook.model import Skill, SkillMetadata
-from skillbook.parse import parse_skill_text, recover_freeform
+from skillbook.parse import parse_skill_text
 from skillbook.profile import (
     DEFAULT_PROFILE,
     OPENCLAW_2026_4,

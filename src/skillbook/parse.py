@@ -22,12 +22,12 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
+from skillbook._frontmatter_rules import recovered, split_frontmatter_exact
 from skillbook._js import (
     JS_WHITESPACE,
     js_key_order,
     js_string,
     js_trim,
-    json_quote,
     json_stringify,
 )
 from skillbook.diagnostics import Diagnostic
@@ -131,90 +131,6 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int, int]:
     body_start = len(normalized) if newline == -1 else newline + 1
     body_line = normalized.count("\n", 0, body_start) + 1
     return block, normalized[body_start:], block_line, body_line
-
-
-# 2026.9's delimiters: `---` plus optional blanks, alone on its line (JS `[^\S\n]`).
-_H_SPACE = JS_WHITESPACE.replace("\n", "")
-_OPENING = re.compile(f"---[{_H_SPACE}]*\n")
-_CLOSING = re.compile(f"\n---[{_H_SPACE}]*(?:\n|\\Z)")
-_CLOSING_AT = re.compile(f"---[{_H_SPACE}]*(?:\n|\\Z)")
-_FREEFORM_LINE = re.compile(
-    f"(?:([A-Za-z0-9_-]+)|\"([A-Za-z0-9_-]+)\"|'([A-Za-z0-9_-]+)'):[{JS_WHITESPACE}]*(.*)\\Z"
-)
-_BLOCK_INDICATOR = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?\Z")
-
-
-def split_frontmatter_exact(text: str) -> tuple[str | None, str, int, int, bool]:
-    """The block as OpenClaw 2026.9 finds it (``extractFrontmatterBlockFromNormalized``).
-
-    Returns ``(block, body, block_line, body_line, opened)``; ``opened`` says whether the
-    first line is a ``---`` delimiter (so a missing closing line is an error).
-    """
-    normalized = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    opening = _OPENING.match(normalized)
-    if opening is None:
-        return None, normalized, 0, 1, False
-    start = opening.end()
-    closing = _first_closing(normalized, start)
-    if closing is None:
-        return None, normalized, 0, 1, True
-    block = normalized[start : closing.start()]
-    body_line = normalized.count("\n", 0, closing.end()) + 1
-    return block, normalized[closing.end() :], 2, body_line, True
-
-
-def _first_closing(text: str, start: int) -> re.Match[str] | None:
-    # `(?:^|\n)---…`: the tail itself may start with the delimiter (an empty block).
-    at_start = _CLOSING_AT.match(text, start)
-    return at_start if at_start is not None else _CLOSING.search(text, start)
-
-
-def recover_freeform(block: str, line: int | None, fields: tuple[str, ...]) -> str | None:
-    """2026.9's ``normalizeFreeformFieldAtError``: the block with the value on the failing
-    line JSON-quoted, when that line is a top-level free-text field; else None."""
-    lines = block.split("\n")
-    if line is None or not 1 <= line <= len(lines):
-        return None
-    match = _FREEFORM_LINE.match(lines[line - 1])
-    if match is None:
-        return None
-    key = match.group(1) or match.group(2) or match.group(3)
-    raw = js_trim(match.group(4))
-    if not raw or key not in fields or _BLOCK_INDICATOR.match(raw):
-        return None
-    if key != "description" and ": " not in raw:
-        return None
-    if len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]:
-        raw = raw[1:-1]
-    lines[line - 1] = f"{key}: {json_quote(raw)}"
-    return "\n".join(lines)
-
-
-def _recovered(block: str, rules: FrontmatterRules) -> tuple[str, str | None]:
-    """The block after at most one re-quoting per free-text field, and why it is still
-    invalid (None: it is a YAML mapping now)."""
-    current = block
-    for _ in range(len(rules.recovered_fields) + 1):
-        ok, line = _yaml_error_line(current)
-        if ok:
-            return current, None
-        fixed = recover_freeform(current, line, rules.recovered_fields)
-        if fixed is None or fixed == current:
-            break
-        current = fixed
-    where = f" (line {line + 1})" if line is not None else ""
-    return block, f"the frontmatter is not a valid YAML mapping{where}"
-
-
-def _yaml_error_line(block: str) -> tuple[bool, int | None]:
-    """Whether ``block`` is a YAML mapping, and the 1-based line of the error if not."""
-    from skillbook._yaml import YamlError, load_core_with_lines
-
-    try:
-        parsed, _ = load_core_with_lines(block)
-    except YamlError as exc:
-        return False, exc.line
-    return isinstance(parsed, dict), None
 
 
 def _line_entries(block: str) -> dict[str, tuple[str, str, str, int]]:
@@ -488,7 +404,7 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     else:
         block, body, block_line, body_line = split_frontmatter(decoded)
     if block and rules is not None and rules.yaml_errors_invalid:
-        block, invalid = _recovered(block, rules)
+        block, invalid = recovered(block, rules)
     if block is None:
         unterminated = decoded.startswith("---")
         diags.append(

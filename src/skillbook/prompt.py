@@ -14,7 +14,6 @@ keep skills OpenClaw drops whenever a description holds an emoji.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,10 @@ from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
 from skillbook._bounded_catalog import Entry, bounded_catalog
+from skillbook._home_paths import KeptPaths as KeptPaths
+from skillbook._home_paths import PromptSkill as PromptSkill
+from skillbook._home_paths import compact_skill_paths as compact_skill_paths
+from skillbook._home_paths import home_prefixes as home_prefixes
 from skillbook._js import js_trim, locale_compare_key, utf16_len
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import USER_SOURCES, Skill
@@ -51,21 +54,6 @@ _HEADER_PATHS = (
 
 # JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
 # str.strip() differs: it strips U+001C..U+001F and keeps U+FEFF.
-@dataclass(frozen=True, slots=True)
-class PromptSkill:
-    """What one catalog entry shows; ``location`` may be a ``~/`` path."""
-
-    name: str
-    description: str
-    location: str
-
-    @classmethod
-    def of(cls, skill: PromptSkill | Skill) -> PromptSkill:
-        if isinstance(skill, PromptSkill):
-            return skill
-        return cls(skill.name, skill.description, str(skill.file_path))
-
-
 @dataclass(frozen=True, slots=True)
 class PromptLimits:
     """``skills.limits.maxSkillsInPrompt`` and ``skills.limits.maxSkillsPromptChars``."""
@@ -134,76 +122,6 @@ def format_skills_compact(skills: Sequence[PromptSkill | Skill]) -> str:
         lines.append("  </skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
-
-
-def home_prefixes(home: Path | str | None, os_home: Path | str | None = None) -> tuple[str, ...]:
-    """The home prefixes to shorten (§5.4): both homes absolute, plus their realpaths.
-
-    Deduplicated, longest first. This resolves symbolic links, so it reads the disk;
-    call it once where the environment is known and pass the result on.
-    """
-    resolved = [os.path.abspath(os.fspath(h)) for h in (home, os_home) if h]
-    real: list[str] = []
-    for h in resolved:
-        try:
-            real.append(os.path.realpath(h, strict=True))
-        except OSError:
-            continue  # a home that does not exist has no realpath; OpenClaw skips it too
-    return _order_homes([*resolved, *real])
-
-
-def _order_homes(homes: Sequence[Path | str]) -> tuple[str, ...]:
-    unique = list(dict.fromkeys(os.fspath(h) for h in homes if os.fspath(h)))
-    # Longest first so a nested home wins; sorted() is stable like JS sort.
-    return tuple(sorted(unique, key=len, reverse=True))
-
-
-def compact_skill_paths(
-    skills: Sequence[PromptSkill | Skill],
-    homes: Sequence[Path | str],
-    *,
-    keep: KeptPaths | None = None,
-) -> list[PromptSkill]:
-    """Replace a home prefix of each location by ``~/`` (§5.4); same order, same length.
-
-    ``keep`` (2026.9's ``compactPromptSkills``) leaves locations under its roots
-    absolute unless they also lie under one of its home roots.
-    """
-    ordered = _order_homes(homes)
-    out: list[PromptSkill] = []
-    for item in skills:
-        s = PromptSkill.of(item)
-        if keep is not None and keep.keeps(s.location):
-            out.append(s)
-            continue
-        for home in ordered:
-            prefix = home if home.endswith(os.sep) else home + os.sep
-            if s.location.startswith(prefix):
-                s = PromptSkill(s.name, s.description, "~/" + s.location[len(prefix) :])
-                break
-        out.append(s)
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class KeptPaths:
-    """Folders whose catalog paths stay absolute (the state dir's ``skills`` and
-    ``plugin-skills``, with their real paths) unless under a ``homes`` root (the OS
-    home and its real path): OpenClaw 2026.9 keeps them so that a ``~`` that a
-    container maps elsewhere cannot hide them."""
-
-    roots: tuple[str, ...]
-    homes: tuple[str, ...] = ()
-
-    def keeps(self, location: str) -> bool:
-        if not any(_inside(r, location) for r in self.roots):
-            return False
-        return not any(_inside(h, location) for h in self.homes)
-
-
-def _inside(root: str, path: str) -> bool:
-    rel = os.path.relpath(path, root) if os.path.isabs(path) else ".."
-    return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep))
 
 
 def is_prompt_visible(skill: Skill) -> bool:
@@ -279,11 +197,11 @@ def build_prompt(
     if full_len > limits.max_chars:
         compact = True
         if length(by_count, format_skills_compact) > compact_budget:
-            keep = _largest_fitting_prefix(
+            fitting = _largest_fitting_prefix(
                 len(by_count),
                 lambda m: length(by_count[:m], format_skills_compact) <= compact_budget,
             )
-            kept_idx = by_count[:keep]
+            kept_idx = by_count[:fitting]
             truncated = True
             cut_by_budget = True
 

@@ -18,8 +18,8 @@ import click
 from click.shell_completion import CompletionItem
 
 from skillbook.cli.context import MODES, Context
-from skillbook.profile import PROFILE_NAMES
 from skillbook.cli.style import COLOR_CHOICES
+from skillbook.profile import PROFILE_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
