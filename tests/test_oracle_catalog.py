@@ -54,7 +54,7 @@ SOURCES = sources(CORPUS) if CORPUS.is_dir() else []
 #: Configurations that can change the status report. OpenClaw's status ignores prompt
 #: limits, agents and skill filters, so the others are compared with the default one
 #: (one op fewer per case on the oracle, which reloads every skill per op).
-STATUS_CASES = frozenset({"default", "entries"})
+STATUS_CASES = frozenset({"default", "entries", "limits"})
 SMALL_BUDGET = 4000
 TINY_BUDGET = 900
 COUNT_LIMIT = 7
@@ -169,6 +169,23 @@ def build_cases(sandbox: Sandbox, first: SkillBook) -> list[Case]:
             agent="someone-else",
         ),
         Case("filter", base, skill_filter=tuple(names[1::2])),
+        # Discovery limits: few candidates and loads per root, small files refused.
+        Case(
+            "limits",
+            deep_merge(
+                base,
+                {
+                    "skills": {
+                        "limits": {
+                            "maxCandidatesPerRoot": 5,
+                            "maxSkillsLoadedPerSource": 3,
+                            "maxSkillFileBytes": 3000,
+                        }
+                    }
+                },
+            ),
+            skill_filter=unfiltered,
+        ),
     ]
 
 
