@@ -13,6 +13,7 @@ deliberate BOM fix (docs/oracle-differences.md).
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -193,3 +194,58 @@ def test_setup_and_any_config_are_not_fields_of_either_release(
         assert parsed.metadata is not None
         assert parsed.metadata.to_json() == meta
         assert sum(d.code == "parse.newer-field" for d in parsed.diagnostics) == 2
+
+
+def test_plugin_skills_under_2026_9_differ_only_as_listed(
+    latest_oracle: Oracle, tmp_path: Path
+) -> None:
+    """Not modelled (docs/oracle-differences.md): 2026.9.6 reads plugin skills through
+    the links it publishes in ``<state>/plugin-skills/<folder>``, and its own default-on
+    plugins (browser, canvas) add skills. Leaving those out, the same skills load, and
+    each path differs exactly by that link folder."""
+    world = World(tmp_path)
+    plugin = world.state / "extensions" / "gplug"
+    plugin.mkdir(parents=True)
+    (plugin / "openclaw.plugin.json").write_text(
+        '{"id": "gplug", "skills": ["./skills"], "configSchema": {}}', encoding="utf-8"
+    )
+    (plugin / "index.js").write_text("export default {}\n", encoding="utf-8")
+    world.skill(plugin / "skills" / "g-skill", "g-skill")
+    world.skill(world.skills / "local", "local")
+    request = {
+        "op": "entries",
+        "workspace": str(world.ws),
+        "home": str(world.home),
+        "stateDir": str(world.state),
+        "bundledDir": str(world.bundled),
+        "cwd": str(world.base),
+        "omitMeta": True,
+    }
+    out = latest_oracle.run(request)
+    package = (latest_oracle.root / "latest").resolve()
+    theirs = [
+        (e["skill"]["name"], e["skill"]["filePath"])
+        for e in out["result"]["entries"]
+        if not Path(e["skill"]["filePath"]).resolve().is_relative_to(package)
+    ]
+    book = Loader(
+        world.ws,
+        config=Config.from_mapping({}),
+        env={
+            "HOME": str(world.home),
+            "SKILLBOOK_STATE_DIR": str(world.state),
+            "SKILLBOOK_BUNDLED_SKILLS_DIR": str(world.bundled),
+            "PATH": str(world.bin),
+        },
+        cwd=world.base,
+        compat=OPENCLAW_2026_9,
+    ).load()
+    mine = [(s.name, str(s.file_path)) for s in book.skills]
+    published = world.state / "plugin-skills"
+    assert theirs == [
+        (name, str(published / Path(path).parent.name / "SKILL.md"))
+        if Path(path).is_relative_to(plugin)
+        else (name, path)
+        for name, path in mine
+    ]
+    assert ("g-skill", str(plugin / "skills" / "g-skill" / "SKILL.md")) in mine
