@@ -5,7 +5,8 @@ comparison), run on the oracle's ``latest`` OpenClaw and on
 ``Loader(compat="openclaw-2026.9")``: the prompt must be byte-identical and the status
 report and the slash commands identical as JSON (key order included) for every
 configuration, the status of every configuration included (2026.9's report depends on
-the agent).
+the agent), and for the defaults the loaded skills (``entries`` op: name, path, source,
+order).
 
 Both sides run with ``{"plugins": {"enabled": false}}``: the latest OpenClaw package
 ships plugins that are on by default (``browser``, ``canvas``) and publishes their
@@ -69,6 +70,8 @@ class LatestRunner:
                 for c in build_cases(sandbox, probe)
             ]
             batch = [c.oracle_request(op, sandbox) for c in cases for op in OPS]
+            # The loaded skills themselves (name, path, source, in order), once.
+            batch.append(cases[0].oracle_request("entries", sandbox))
             answer = self._oracle.run(batch)
             results: dict[str, dict[str, Any]] = {}
             for req, res in zip(batch, answer["results"], strict=True):
@@ -97,6 +100,13 @@ def compare(run: LatestRun, case: Case, book: SkillBook) -> list[str]:
     )
     out += lines
     out += diff_json(book.commands().to_json(), theirs["commands"]["commands"], f"{label}/commands")
+    if "entries" in theirs:
+        mine = [[s.name, str(s.file_path), s.source] for s in book.skills]
+        loaded = [
+            [e["skill"]["name"], e["skill"]["filePath"], e["skill"]["source"]]
+            for e in theirs["entries"]["entries"]
+        ]
+        out += diff_json(mine, loaded, f"{label}/entries")
     return out
 
 
