@@ -272,3 +272,13 @@ def test_clawdbot_gates_are_openclaw_keys_under_2026_9(tmp_path: Path) -> None:
     assert strict_old.status.find("old").eligible  # 2026.4 ignores clawdbot
     assert not strict_new.status.find("old").eligible
     assert isinstance(strict_new.skills[0].metadata, SkillMetadata)
+
+
+def test_standalone_markdown_still_loads_in_mixed_mode_under_2026_9(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    skill(ws / "skills" / "folder", "folder")
+    (ws / "skills" / "notes.md").write_text("# Notes\nTakes notes.\n", encoding="utf-8")
+    env = book_env(tmp_path)
+    book = Loader(ws, env=env, cwd=tmp_path, compat=NEW, mode="mixed").load()
+    assert [s.name for s in book.skills] == ["folder", "Notes"]
+    assert any(d.code == "discover.standalone-md" for d in book.diagnostics)

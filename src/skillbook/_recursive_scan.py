@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,7 +40,12 @@ class RootScanner(Protocol):
     limits: Limits
     memo: _fs.RealpathMemo
     reader: SkillReader
+    standalone: bool
     _diag: Callable[..., Any]
+
+    def _standalone(
+        self, base_dir: str, base_real: str, files: Iterable[str], loaded: list[Skill], label: str
+    ) -> None: ...
 
     def contained(
         self, cand: str, *, source: str, root_dir: str, root_real: str, real: str | None = None
@@ -142,7 +147,8 @@ def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: st
         one = _load_one(scanner, base_dir, base_real, label, uncontained)
         return [one] if one is not None else []
 
-    children = js_sorted(_fs.list_child_dirs(base_dir).dirs)
+    listing = _fs.list_child_dirs(base_dir)
+    children = js_sorted(listing.dirs)
     limited = [] if max_loaded == 0 else children[:max_candidates]
     if max_loaded > 0 and NESTED_ROOT_NAME in children and NESTED_ROOT_NAME not in limited:
         limited.append(NESTED_ROOT_NAME)
@@ -203,6 +209,9 @@ def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: st
         one = _load_one(scanner, path, real, label, uncontained)
         if one is not None:
             loaded.append(one)
+    if scanner.standalone:
+        # skillbook's mixed/legacy modes: standalone *.md files of the root, after the folders.
+        scanner._standalone(base_dir, base_real, listing.md_files, loaded, label)
     return loaded
 
 
