@@ -220,3 +220,14 @@ DIFFERENCES: tuple[Difference, ...] = (
 
 #: Scenarios where skillbook's 2026.4 profile differs from 2026.4.12 on purpose.
 DELIBERATE_2026_4 = frozenset({"bom-loads", "always-os-status"})
+
+
+#: Rules the plan for this profile expected to change and that 2026.9.6 keeps as
+#: 2026.4.12 had them, each checked by the scenario of that id (both profiles must
+#: match their release; the two releases give the same gates).
+SAME: dict[str, str] = {
+    "allow-bundled-empty": "skills.allowBundled: [] restricts nothing in either release "
+    "(2026.9.6 only adds the custodian bundled tier to what it restricts)",
+    "project-symlink-escape": "a <workspace>/.agents/skills folder linking outside stays "
+    "refused in both releases (only the managed and personal roots may link anywhere)",
+}

@@ -91,6 +91,12 @@ class Scenario:
     snapshot: bool = False
     #: The workspace relative to the world's base folder (default: ``home/ws``).
     workspace: str | None = None
+    #: The difference it pins when that is not its own id (a second case of one rule).
+    pins: str | None = None
+
+    @property
+    def difference(self) -> str:
+        return self.pins or self.id
 
 
 def _long(n: int) -> str:
@@ -258,6 +264,28 @@ def _effective_home(w: World) -> None:
     w.skill(w.base / "effective-home" / "ws" / "skills" / "here", "here")
 
 
+def _allow_bundled_empty(w: World) -> None:
+    w.skill(w.bundled / "bundled-one", "bundled-one")
+    w.skill(w.skills / "mine", "mine")
+
+
+def _project_escape(w: World) -> None:
+    outside = w.base / "outside" / "escaped"
+    w.skill(outside, "escaped")
+    project = w.ws / ".agents" / "skills"
+    project.mkdir(parents=True)
+    (project / "escaped").symlink_to(outside)
+    w.skill(project / "inside", "inside")
+
+
+def _personal_link(w: World) -> None:
+    outside = w.base / "outside" / "linked-personal"
+    w.skill(outside, "linked-personal")
+    personal = w.home / ".agents" / "skills"
+    personal.mkdir(parents=True)
+    (personal / "linked-personal").symlink_to(outside)
+
+
 def _symlinked_md(w: World) -> None:
     folder = w.skill(w.skills / "linked-md", "linked-md")
     (folder / "real.md").write_text((folder / "SKILL.md").read_text())
@@ -311,7 +339,23 @@ SCENARIOS: tuple[Scenario, ...] = (
         _personal,
         ("prompt", "status", "commands"),
         default_state=True,
+        pins="personal-default-state",
     ),
+    Scenario(
+        "personal-uncontained",
+        _personal_link,
+        ("prompt", "status", "commands"),
+        default_state=True,
+        pins="managed-uncontained",
+    ),
+    # Checked to be the same in both releases (compat_differences.SAME).
+    Scenario(
+        "allow-bundled-empty",
+        _allow_bundled_empty,
+        (),
+        config={"skills": {"allowBundled": []}},
+    ),
+    Scenario("project-symlink-escape", _project_escape, ()),
     Scenario("managed-uncontained", _managed_link, ("prompt", "status", "commands")),
     Scenario(
         "status-visibility",

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from compat_differences import DELIBERATE_2026_4, DIFFERENCES
+from compat_differences import DELIBERATE_2026_4, DIFFERENCES, SAME
 from compat_scenarios import SCENARIOS
 
 from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, PROFILES, Profile
@@ -41,7 +41,7 @@ def test_every_rule_that_differs_is_listed() -> None:
 
 
 def test_every_difference_is_pinned_by_a_scenario() -> None:
-    scenarios = {s.id.removesuffix("-on") for s in SCENARIOS}
+    scenarios = {s.difference for s in SCENARIOS}
     missing = [d.id for d in DIFFERENCES if d.id not in scenarios and d.test is None]
     assert not missing, f"differences without a scenario: {missing}"
     for d in DIFFERENCES:
@@ -60,6 +60,8 @@ def test_the_docs_list_every_difference() -> None:
         assert f"## Profile `{profile}`" in text
     for deliberate in DELIBERATE_2026_4:
         assert f"`{deliberate}`" in text
+    for same in SAME:
+        assert f"`{same}`" in text
 
 
 def test_profiles_are_values() -> None:
