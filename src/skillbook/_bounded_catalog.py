@@ -20,14 +20,23 @@ from dataclasses import dataclass
 
 from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 
-__all__ = ["BoundedCatalog", "bounded_catalog", "shorten_description"]
+__all__ = [
+    "HEADER_INTRO",
+    "HEADER_PATHS",
+    "BoundedCatalog",
+    "bounded_catalog",
+    "escape_xml",
+    "largest_fitting_prefix",
+    "shorten_description",
+]
 
 #: ``COMPACT_DESCRIPTION_MIN_CHARS`` and the upper end of the description search.
 MIN_DESCRIPTION_CHARS = 4
 MAX_DESCRIPTION_CHARS = 220
 _WARNING_SIGN = "\u26a0\ufe0f"
-_INTRO = "\n\nThe following skills provide specialized instructions for specific tasks."
-_PATHS = (
+#: The catalog's first and third header lines (the same in every release).
+HEADER_INTRO = "\n\nThe following skills provide specialized instructions for specific tasks."
+HEADER_PATHS = (
     "When a skill file references a relative path, resolve it against the skill directory "
     "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."
 )
@@ -54,7 +63,8 @@ class BoundedCatalog:
     description_chars: int
 
 
-def _escape(s: str) -> str:
+def escape_xml(s: str) -> str:
+    """Escape the five XML specials, ``&`` first; nothing else is touched."""
     return (
         s.replace("&", "&amp;")
         .replace("<", "&lt;")
@@ -90,14 +100,14 @@ def _render_catalog(
 ) -> str:
     if not entries:
         return ""
-    lines = [_INTRO, read_line, _PATHS, "", "<available_skills>"]
+    lines = [HEADER_INTRO, read_line, HEADER_PATHS, "", "<available_skills>"]
     for e in entries:
         lines.append("  <skill>")
-        lines.append(f"    <name>{_escape(e.name)}</name>")
+        lines.append(f"    <name>{escape_xml(e.name)}</name>")
         text = describe(e)
         if text is not None:
-            lines.append(f"    <description>{_escape(text)}</description>")
-        lines.append(f"    <location>{_escape(e.location)}</location>")
+            lines.append(f"    <description>{escape_xml(text)}</description>")
+        lines.append(f"    <location>{escape_xml(e.location)}</location>")
         lines.append("  </skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
@@ -162,12 +172,12 @@ def bounded_catalog(
         return BoundedCatalog(full, len(by_count), False, 0)
     shown = by_count
     if not fits(shown, 0):
-        shown = by_count[: _largest(len(by_count), lambda m: fits(by_count[:m], 0))]
+        shown = by_count[: largest_fitting_prefix(len(by_count), lambda m: fits(by_count[:m], 0))]
     if not shown and by_count:
         quiet = render(by_count, None, False)
         if quiet is not None:
             return BoundedCatalog(quiet, len(by_count), False, 0)
-        keep = _largest(len(by_count), lambda m: fits(by_count[:m], 0, False))
+        keep = largest_fitting_prefix(len(by_count), lambda m: fits(by_count[:m], 0, False))
         if keep > 0:
             shown = by_count[:keep]
     with_note = fits(shown, 0)
@@ -185,8 +195,9 @@ def bounded_catalog(
     return BoundedCatalog(text, len(shown) if text else 0, True, desc_chars)
 
 
-def _largest(n: int, fits: Callable[[int], bool]) -> int:
-    """The largest prefix length in ``0..n`` that fits (``mid`` rounds up)."""
+def largest_fitting_prefix(n: int, fits: Callable[[int], bool]) -> int:
+    """The largest prefix length in ``0..n`` that fits: OpenClaw's binary search
+    exactly (``mid`` rounds up, ``hi`` drops below a miss)."""
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi + 1) // 2

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
-from skillbook._bounded_catalog import Entry, bounded_catalog
+from skillbook._bounded_catalog import (
+    HEADER_INTRO,
+    HEADER_PATHS,
+    Entry,
+    bounded_catalog,
+    largest_fitting_prefix,
+)
+from skillbook._bounded_catalog import escape_xml as escape_xml
 from skillbook._home_paths import KeptPaths as KeptPaths
 from skillbook._home_paths import PromptSkill as PromptSkill
 from skillbook._home_paths import compact_skill_paths as compact_skill_paths
@@ -41,15 +48,12 @@ OPENCLAW_CHECK_COMMAND = "openclaw skills check"
 DEFAULT_READ_TOOL = "read"
 
 _WARNING_SIGN = "\u26a0\ufe0f"  # "⚠️": the emoji plus its presentation selector
-_HEADER_INTRO = "\n\nThe following skills provide specialized instructions for specific tasks."
+_HEADER_INTRO = HEADER_INTRO
 _HEADER_READ_FULL = (
     "Use the read tool to load a skill's file when the task matches its description."
 )
 _HEADER_READ_COMPACT = "Use the read tool to load a skill's file when the task matches its name."
-_HEADER_PATHS = (
-    "When a skill file references a relative path, resolve it against the skill directory "
-    "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."
-)
+_HEADER_PATHS = HEADER_PATHS
 
 
 # JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
@@ -80,17 +84,6 @@ class PromptCatalog:
     truncated: bool
     resolved: tuple[Skill, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
-
-
-def escape_xml(s: str) -> str:
-    """Escape the five XML specials, ``&`` first; nothing else is touched."""
-    return (
-        s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&apos;")
-    )
 
 
 def format_skills_for_prompt(skills: Sequence[PromptSkill | Skill]) -> str:
@@ -132,18 +125,6 @@ def is_prompt_visible(skill: Skill) -> bool:
 def _priority_order(skills: Sequence[Skill]) -> list[int]:
     """Indices with user-placed skills first, stable within each tier."""
     return sorted(range(len(skills)), key=lambda i: 0 if skills[i].source in USER_SOURCES else 1)
-
-
-def _largest_fitting_prefix(n: int, fits: Callable[[int], bool]) -> int:
-    """The binary search of §5.3, exactly: ``mid`` rounds up, ``hi`` drops below a miss."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def build_prompt(
@@ -197,7 +178,7 @@ def build_prompt(
     if full_len > limits.max_chars:
         compact = True
         if length(by_count, format_skills_compact) > compact_budget:
-            fitting = _largest_fitting_prefix(
+            fitting = largest_fitting_prefix(
                 len(by_count),
                 lambda m: length(by_count[:m], format_skills_compact) <= compact_budget,
             )
