@@ -20,6 +20,7 @@ from skillbook._js import js_sorted, locale_compare_key
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.model import Skill, Source
+from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
 NESTED_ROOT_NAME = "skills"
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
@@ -55,6 +56,7 @@ class RootScanner:
         allowed: tuple[str, ...] = (),
         grouped: bool = False,
         standalone: bool = False,
+        rules: DiscoveryRules = DEFAULT_PROFILE.discovery,
     ) -> None:
         self.reader = reader
         self.limits = reader.limits
@@ -64,6 +66,8 @@ class RootScanner:
         self.allowed = allowed
         self.grouped = grouped
         self.standalone = standalone
+        #: The compat profile's discovery rules (2026.9 scans roots recursively).
+        self.rules = rules
         # Findings go where the reader's go, so one root's diagnostics stay in order.
         self._diag = reader.add
 
@@ -163,6 +167,10 @@ class RootScanner:
                 )
             return []
         root_real = self.memo.realpath(root_dir) or root_dir
+        if self.rules.slice_by_candidates:
+            from skillbook._recursive_scan import load_root
+
+            return load_root(self, source, root_dir, root_real)
         base_dir = self._nested_root(root_dir)
         base_real = self.contained(base_dir, source=label, root_dir=root_dir, root_real=root_real)
         if base_real is None:

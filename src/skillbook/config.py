@@ -11,9 +11,9 @@ file, the key path and what was expected, e.g.
 Strict (unknown keys rejected, e.g. the legacy ``skills.policy``):
 ``skills``, ``skills.load``, ``skills.install``, ``skills.limits``,
 ``skills.prompt`` and each ``skills.entries.<key>`` (custom fields belong under
-``entries.<key>.config``). skillbook extensions: ``skills.load.allowSymlinkTargets``,
-``skills.load.grouped``, ``skills.load.mode``, ``skills.prompt.priority`` and
-``skills.readTool``.
+``entries.<key>.config``). skillbook extensions: ``skills.compat`` (the OpenClaw release reproduced),
+``skills.load.allowSymlinkTargets``, ``skills.load.grouped``, ``skills.load.mode``,
+``skills.prompt.priority`` and ``skills.readTool``.
 
 Open: ``agents``, ``agents.defaults`` and ``agents.list[]`` entries hold many keys
 that belong to OpenClaw (models, tools, sandbox, …); skillbook checks only the ones
@@ -222,6 +222,8 @@ class SkillsConfig:
     limits: LimitsConfig = LimitsConfig()
     prompt: PromptConfig = PromptConfig()
     read_tool: str | None = None
+    #: ``skills.compat``: the OpenClaw release reproduced (:mod:`skillbook.profile`).
+    compat: str | None = None
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerConfig, ...] = ()
@@ -426,6 +428,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         read_tool=_opt(s.read_tool),
         exec=_build_exec(s.exec),
         selection=_build_selection(s.selection),
+        compat=_opt(s.compat),
     )
 
 

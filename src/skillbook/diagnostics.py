@@ -34,6 +34,8 @@ CODES: dict[str, str] = {
     "parse.no-frontmatter": "The file does not start with a `---` frontmatter block.",
     "parse.unterminated-frontmatter": "The `---` frontmatter block is never closed.",
     "parse.empty-frontmatter": "The frontmatter block is empty.",
+    "parse.frontmatter-invalid": "The compat profile's frontmatter rules reject the file.",
+    "parse.newer-field": "A field a newer OpenClaw reads is kept but not used by this profile.",
     "parse.yaml-invalid": "The frontmatter is not valid YAML; the line parser was used.",
     "parse.yaml-duplicate-key": "A frontmatter key appears twice; the line parser was used.",
     "parse.yaml-alias-bomb": "YAML aliases expand beyond the safety bound; the line parser was used.",
@@ -49,6 +51,7 @@ CODES: dict[str, str] = {
     "parse.arg-mode": "`command-arg-mode` is not `raw`; `raw` is used.",
     "parse.dispatch-no-tool": "`command-dispatch: tool` without `command-tool`; no dispatch.",
     # discover: finding skills on disk
+    "discover.hardlink": "A hard-linked SKILL.md is refused (openclaw-2026.9 profile).",
     "discover.file-too-large": "SKILL.md is larger than `maxSkillFileBytes`; not read.",
     "discover.symlinked-skill-md": "SKILL.md is a symbolic link; refused.",
     "discover.symlink-escape": "A symlinked skill folder points outside its root; refused.",

@@ -136,6 +136,7 @@ def cli(
     config: str | None,
     agent: str | None,
     mode: str | None,
+    compat: str | None,
     color: str,
 ) -> None:
     """Discover, check and render agent skills (SKILL.md), as OpenClaw does.
@@ -144,7 +145,9 @@ def cli(
     managed (<state dir>/skills), ~/.agents/skills, <workspace>/.agents/skills,
     <workspace>/skills. Global options may also follow the command.
     """
-    ctx.obj = Context(workspace=workspace, config=config, agent=agent, mode=mode, color=color)
+    ctx.obj = Context(
+        workspace=workspace, config=config, agent=agent, mode=mode, compat=compat, color=color
+    )
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_cmd)
 

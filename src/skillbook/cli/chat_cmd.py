@@ -77,17 +77,23 @@ class Chat:
         policy: ExecPolicy | None = None,
     ) -> None:
         from skillbook.book import Loader
-        from skillbook.commands import DEFAULT_RESERVED_NAMES
         from skillbook.runtime.session import SkillSession
 
         self.hint = hint
         self.interactive = sys.stdin.isatty() and sys.stdout.isatty()
         self.terminal_input = sys.stdin.isatty()
         self.printer = Printer(sys.stdout, sys.stdout, stream_text=True, color=self.interactive)
-        # Same workspace, config, agent and mode as the book: /reload rescans the folders.
-        loader = Loader(book.workspace, config=book.config, agent=book.agent, mode=book.mode)
+        # Same workspace, config, agent, mode and profile as the book: /reload rescans.
+        loader = Loader(
+            book.workspace,
+            config=book.config,
+            agent=book.agent,
+            mode=book.mode,
+            compat=book.profile,
+        )
         self.session: SkillSession = SkillSession(loader, watch=False)
-        reserved = set(DEFAULT_RESERVED_NAMES) | {c[1:] for c in CHAT_COMMANDS} | {"quit"}
+        builtin = book.profile.commands.reserved_names
+        reserved = set(builtin) | {c[1:] for c in CHAT_COMMANDS} | {"quit"}
         self.agent: Agent = Agent(
             self.session,
             model,

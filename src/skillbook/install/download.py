@@ -95,7 +95,7 @@ def plan_download(
     target = resolve_target_dir(tools_root, spec.target_dir, home=home)
     filename = _filename(url)
     kind = archive_type(spec.archive, filename)
-    sha = spec.sha256
+    sha = spec.expected_sha256
     if sha is not None and not _SHA256.match(sha):
         raise InstallError(
             "install.checksum-mismatch", f'sha256 "{sha}" of {url} is not 64 hexadecimal digits'

@@ -182,7 +182,7 @@ def plan_setup(
         message = f"Nothing to install: {', '.join(present)} already on PATH"
         return replace(plan, refusal=Refusal("install.already-present", message, ok=True))
     spec = choice.spec
-    url, sha = (spec.url, spec.sha256) if spec is not None else (None, None)
+    url, sha = (spec.url, spec.expected_sha256) if spec is not None else (None, None)
     refused = policy.refusal(choice.kind, url=url, sha256=sha) if choice.kind else None
     if refused:
         return replace(plan, refusal=Refusal("install.policy-refused", refused))
