@@ -34,6 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbook.errors import SyncBusy
+
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 # Errors that mean "this kernel or file system cannot exchange", not "this failed".
@@ -42,7 +44,7 @@ _KINDS = ("tmp", "old", "new")
 _SUFFIX = re.compile(r"\.(tmp|old|new)-([a-z0-9]{8})\Z")
 
 
-class FolderBusy(Exception):
+class FolderBusy(SyncBusy):
     """Another process holds the lock on the folder (only with ``wait=False``)."""
 
 
