@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.invocation import (
     Invocation,
@@ -149,7 +148,7 @@ dispatch_args = dispatch_arguments
 
 
 def _resolve(
-    book: SkillBook, text: str, reserved: Iterable[str]
+    book: SkillBook, text: str, reserved: Iterable[str] | None
 ) -> tuple[Invocation, CommandDispatch | ExecDispatch | None] | None:
     commands = book.commands(reserved=reserved)
     invocation = resolve_invocation(text, commands)
@@ -206,7 +205,12 @@ class _Pending:
 
 
 def _plan(
-    book: SkillBook, text: str, targets: Iterable[Target], reserved: Iterable[str], *, sync: bool
+    book: SkillBook,
+    text: str,
+    targets: Iterable[Target],
+    reserved: Iterable[str] | None,
+    *,
+    sync: bool,
 ) -> SlashOutcome | _Pending | None:
     """Everything :func:`dispatch` and :func:`adispatch` share: resolve, pick the tool."""
     resolved = _resolve(book, text, reserved)
@@ -248,7 +252,7 @@ async def adispatch(
     text: str,
     targets: Iterable[Target],
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Resolve ``text`` as a slash command of ``book`` and act on it (§6.4–6.5).
 
@@ -269,7 +273,7 @@ def dispatch(
     text: str,
     targets: Iterable[Target],
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`adispatch` without an event loop; targets need ``call_sync``."""
     step = _plan(book, text, targets, reserved, sync=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
@@ -196,7 +195,7 @@ async def handle_slash_command(
     text: str,
     tools: Iterable[BaseTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -214,7 +213,7 @@ def handle_slash_command_sync(
     text: str,
     tools: Iterable[BaseTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code without an event loop (tools run with ``invoke``)."""
     return dispatch(book, text, _targets(book, tools), reserved=reserved)

@@ -21,7 +21,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
@@ -133,7 +132,7 @@ async def handle_slash_command(
     text: str,
     tools: Iterable[AgentsTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -154,7 +153,7 @@ def handle_slash_command_sync(
     text: str,
     tools: Iterable[AgentsTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code without an event loop (``Runner.run_sync``).
 

@@ -18,7 +18,6 @@ import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
@@ -182,7 +181,7 @@ async def handle_slash_command(
     text: str,
     tools: SlashTools | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -201,7 +200,7 @@ def handle_slash_command_sync(
     text: str,
     tools: SlashTools | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code that uses ``agent.run_sync``; async function
     tools other than skillbook's own count as missing here."""
