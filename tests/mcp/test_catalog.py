@@ -30,7 +30,9 @@ def loader(tmp_path: Path, **kw: object) -> Loader:
     write_skill(ws / "skills", "focus")
     commands = tmp_path / "state" / "extensions" / "cb" / "commands"
     commands.mkdir(parents=True)
-    (commands / "ship.md").write_text("---\ndescription: Ship a release\n---\nShip $ARGUMENTS now\n")
+    (commands / "ship.md").write_text(
+        "---\ndescription: Ship a release\n---\nShip $ARGUMENTS now\n"
+    )
     env = {
         "HOME": str(tmp_path / "home"),
         "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
@@ -48,9 +50,7 @@ async def served(source: Loader) -> tuple[dict[str, str | None], str]:
         return prompts, getattr(content, "text", "")
 
 
-@pytest.mark.parametrize(
-    ("compat", "focus"), [(None, "focus_2"), ("openclaw-2026.9", "focus")]
-)
+@pytest.mark.parametrize(("compat", "focus"), [(None, "focus_2"), ("openclaw-2026.9", "focus")])
 def test_prompts_are_the_cli_commands(tmp_path: Path, compat: str | None, focus: str) -> None:
     source = loader(tmp_path, compat=compat)
     cli = source.load().commands()

@@ -33,7 +33,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from skillbook.errors import PortInUse, ServeError
+from skillbook.errors import PortInUse as PortInUse  # raised here; the class lives in errors
+from skillbook.errors import ServeError as ServeError
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook.errors import ScanTargetError
+from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
 from skillbook.security import rules_exec, rules_exfil, rules_persist, rules_sources, rules_text
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
