@@ -34,7 +34,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,8 +167,11 @@ class RemoteSkillSource:
         max_pages: int = DEFAULT_MAX_PAGES,
         prefetch: bool = True,
         max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.spec = spec
+        #: Where the server's ``tokenEnv`` is read when connecting (None: ``os.environ``).
+        self.env = env
         #: ``skills.limits.maxSkillsLoadedPerSource``: a server is one source.
         self.max_skills = max_skills
         #: Fetch each listed SKILL.md while loading (the parsed file feeds the catalog).
@@ -197,7 +200,7 @@ class RemoteSkillSource:
         state = _State()
         try:
             with anyio.fail_after(self.timeout_s):
-                async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                async with open_client(self.spec, timeout_s=self.timeout_s, env=self.env) as client:
                     await self._load(client, state)
         except ClientError as exc:
             severity = dg.warning if exc.code == "mcp.no-skills-capability" else dg.error
@@ -507,7 +510,9 @@ class RemoteSkillSource:
         if data is None:
             try:
                 with anyio.fail_after(self.timeout_s):
-                    async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                    async with open_client(
+                        self.spec, timeout_s=self.timeout_s, env=self.env
+                    ) as client:
                         data = await self._verified(client, entry, uri, state)
             except ClientError as exc:
                 return dg.error(exc.code, exc.message, skill=skill.name)
