@@ -33,7 +33,6 @@ import logging
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
+from skillbook._atomic import write_atomic
 from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
@@ -95,15 +95,7 @@ class RemoteLoad:
 def _write_atomic(path: Path, data: bytes) -> None:
     """temp file in the same folder + rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(Path(tmp))
-        raise
+    write_atomic(path, data, mode=FILE_MODE, prefix=_TMP_PREFIX, suffix="")
 
 
 def _unlink_quietly(path: Path) -> None:
