@@ -95,3 +95,53 @@ def test_a_call_without_a_command_is_left_to_the_tool() -> None:
     gated = gate_exec(ExecTool([]), approve=approve)
     result = gated.run({"cmd": "ls"})
     assert result.is_error and "unknown argument" in result.text and asked == []
+
+
+def test_the_approver_is_asked_one_command_at_a_time() -> None:
+    """Frameworks run a step's calls concurrently; questions must not overlap."""
+    from skillbook.runtime.exec_gate import ExecGate
+
+    inside = [0]
+    most = [0]
+
+    async def approve(call: ToolCall) -> bool:
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        for _ in range(5):
+            await asyncio.sleep(0)
+        inside[0] -= 1
+        return True
+
+    gate = ExecGate(ExecPolicy(), approve=approve)
+
+    async def both() -> list[bool]:
+        got = await asyncio.gather(*(gate.adecide({"command": f"echo {i}"}) for i in range(3)))
+        return [d.run for d in got]
+
+    assert asyncio.run(both()) == [True, True, True] and most[0] == 1
+    # A second event loop (a second asyncio.run) gets a lock of its own.
+    assert asyncio.run(both()) == [True, True, True]
+
+    import threading
+
+    entered = threading.Event()
+    threads_most = [0]
+    threads_inside = [0]
+
+    def blocking(call: ToolCall) -> bool:
+        threads_inside[0] += 1
+        threads_most[0] = max(threads_most[0], threads_inside[0])
+        entered.wait(0.2)  # a second caller would be inside by now without the lock
+        entered.set()
+        threads_inside[0] -= 1
+        return True
+
+    sync_gate = ExecGate(ExecPolicy(), approve=blocking)
+    workers = [
+        threading.Thread(target=sync_gate.decide, args=({"command": "true"},)) for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert threads_most[0] == 1

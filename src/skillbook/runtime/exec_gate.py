@@ -16,9 +16,12 @@ without the user's approval or a policy that allows it. A command the user typed
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import weakref
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skillbook.runtime.approval import (
@@ -43,27 +46,42 @@ _log = logging.getLogger("skillbook.agent")
 
 @dataclass(frozen=True, slots=True)
 class ExecGate:
-    """Who decides whether a model's command runs: ``policy``, then ``approve``."""
+    """Who decides whether a model's command runs: ``policy``, then ``approve``.
+
+    Frameworks run a step's tool calls concurrently (LangChain's sync tools on a thread
+    pool); the approver is asked about one command at a time, so questions never overlap.
+    """
 
     policy: ExecPolicy
     #: The skills a call may run as (``skill`` names one; its allowlist applies).
     skills: tuple[Skill, ...] = ()
     approve: Approver | None = None
+    _thread_lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
+    #: One lock per event loop (an asyncio lock belongs to the loop that first used it).
+    _loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = field(
+        default_factory=weakref.WeakKeyDictionary, init=False, repr=False, compare=False
+    )
 
     def _call(self, args: Mapping[str, Any], call_id: str | None) -> ToolCall:
         return ToolCall(call_id or "", ExecTool.name, dict(args))
 
     async def adecide(self, args: Mapping[str, Any], *, call_id: str | None = None) -> Decision:
         call = self._call(args, call_id)
-        return await decide(
-            self.policy, call, self.skills, self.approve, unasked=REFUSED_NO_APPROVER_RESULT
-        )
+        loop = asyncio.get_running_loop()
+        lock = self._loop_locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            return await decide(
+                self.policy, call, self.skills, self.approve, unasked=REFUSED_NO_APPROVER_RESULT
+            )
 
     def decide(self, args: Mapping[str, Any], *, call_id: str | None = None) -> Decision:
         call = self._call(args, call_id)
-        return decide_sync(
-            self.policy, call, self.skills, self.approve, unasked=REFUSED_NO_APPROVER_RESULT
-        )
+        with self._thread_lock:
+            return decide_sync(
+                self.policy, call, self.skills, self.approve, unasked=REFUSED_NO_APPROVER_RESULT
+            )
 
 
 class GatedTool:
