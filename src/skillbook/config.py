@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_experience import ExperienceConfig, experience_config
 from skillbook._config_schema import (
     _AgentDefaultsS,
     _AgentsS,
@@ -73,6 +74,7 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "ConfigError",
+    "ExperienceConfig",
     "InstallConfig",
     "LimitsConfig",
     "LoadConfig",
@@ -161,6 +163,8 @@ class SkillsConfig:
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    #: ``skills.experience``: session recording, learning, review, staleness.
+    experience: ExperienceConfig = ExperienceConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +223,9 @@ class Config:
             if "mcp" in obj["skills"]:
                 servers = mcp_servers(obj["skills"]["mcp"], where, file)
                 skills = replace(skills, mcp_servers=servers)
+            if "experience" in obj["skills"]:
+                learned = experience_config(obj["skills"]["experience"], where, file)
+                skills = replace(skills, experience=learned)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
         plugins = (

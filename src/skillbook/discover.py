@@ -32,6 +32,7 @@ from skillbook import _fs
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
 from skillbook._skill_reader import ParseCache, SkillReader
 from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.learned import learned_precedence, learned_skills_dir
 from skillbook.limits import (
     DEFAULT_MAX_CANDIDATES_PER_ROOT,
     DEFAULT_MAX_SKILL_FILE_BYTES,
@@ -201,7 +202,15 @@ def openclaw_sources(
 ) -> list[SkillSource]:
     """OpenClaw's filesystem roots (§3.1) as sources, each at its label's precedence."""
     roots = resolve_roots(workspace, paths, extra_dirs=extra_dirs, cwd=cwd)
-    return [RootSource(root, scanner, local_precedence(root.source)) for root in roots]
+    sources: list[SkillSource] = [
+        RootSource(root, scanner, local_precedence(root.source)) for root in roots
+    ]
+    if workspace is not None:
+        # Learned skills (skillbook.learned): a root of their own, below the workspace's.
+        ws = Path(_fs.abspath((cwd if cwd is not None else Path.cwd()) / workspace))
+        learned = Root(Source.WORKSPACE, learned_skills_dir(ws))
+        sources.append(RootSource(learned, scanner, learned_precedence()))
+    return sources
 
 
 def discover(

@@ -40,6 +40,7 @@ from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
+from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -217,6 +218,7 @@ class Agent:
         env: Mapping[str, str] | None = None,
         reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
         approve: Approver | None = None,
+        recorder: TurnRecorder | None = None,
     ) -> None:
         from skillbook.book import SkillBook
 
@@ -234,6 +236,11 @@ class Agent:
         self.env = env
         self.reserved_commands = frozenset(reserved_commands)
         self.approve = approve
+        #: Told about each request (``skillbook.runtime.recording``), e.g. to record it.
+        self.recorder = recorder
+        if recorder is not None and approve is not None:
+            self.approve = recording_approver(approve, recorder)
+        self._recording = False
         self._fixed_tools = tuple(tools) if tools is not None else None
         self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
 
@@ -273,6 +280,29 @@ class Agent:
 
     async def invoke(self, text: str, history: Sequence[Message] = ()) -> InvokeResult:
         """One user message: a dispatched slash command, or an agent turn (§6.4–6.5)."""
+        return await self._recorded(text, self._invoke, text, history)
+
+    async def run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
+        """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
+        return await self._recorded(user_text, self._run_turn, history, user_text)
+
+    async def _recorded(self, text: str, run: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """``run(*args)`` between the recorder's ``begin`` and ``end`` (once per request)."""
+        if self.recorder is None or self._recording:
+            return await run(*args)
+        self._recording = True
+        notify(self.recorder, "begin", text, self)
+        try:
+            result = await run(*args)
+        except BaseException as exc:
+            notify(self.recorder, "end", None, exc)
+            raise
+        finally:
+            self._recording = False
+        notify(self.recorder, "end", result, None)
+        return result
+
+    async def _invoke(self, text: str, history: Sequence[Message]) -> InvokeResult:
         self.refresh()
         invocation = resolve_invocation(text, self.commands())
         if invocation is None:
@@ -312,8 +342,7 @@ class Agent:
             return InvokeResult(f"❌ {text}", invocation, True, True, tool_run=run)
         return InvokeResult(text or DONE_TEXT, invocation, True, tool_run=run)
 
-    async def run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
-        """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
+    async def _run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
         if self.model is None:
             raise ModelNotConfigured("no model configured for this agent")
         if self.session is not None:
@@ -434,6 +463,7 @@ class Agent:
         return None, json.dumps(dict(args), ensure_ascii=False)
 
     async def _emit(self, event: AgentEvent) -> None:
+        notify(self.recorder, "event", event)
         if self.on_event is None:
             return
         outcome = self.on_event(event)

@@ -101,6 +101,7 @@ def watch_roots(
     folders of the enabled plugins (§7.3). ``env`` (default ``os.environ``) names the
     bundled-plugins folder."""
     from skillbook.discover import resolve_roots
+    from skillbook.learned import learned_skills_dir
     from skillbook.plugins import load_registry, plugin_skill_dirs
 
     text = os.fspath(workspace).strip() if workspace is not None else ""
@@ -113,6 +114,9 @@ def watch_roots(
         environ = os.environ if env is None else env
         registry = load_registry(ws, paths, config, env=environ, cwd=base)
         out += [Path(d) for d in plugin_skill_dirs(registry, config)[0]]
+        # Learned skills (skillbook.learned) are a root of their own, so their standalone
+        # .md files are seen too; after OpenClaw's roots.
+        out.append(learned_skills_dir(Path(os.path.abspath(base / ws))))
     return out
 
 

@@ -1,0 +1,46 @@
+"""Where learned skills live in a workspace: ``skills/auto`` and ``scripts/auto``.
+
+Skills written from successful runs (:mod:`skillbook.experience`) are promoted into
+``<workspace>/skills/auto/<timestamp>-<slug>/SKILL.md`` (or ``<timestamp>-<slug>.md`` in
+the mixed and legacy modes), with their replay helper in
+``<workspace>/scripts/auto/<timestamp>-<slug>.sh``, the layout OpenPocket uses.
+
+Discovery loads ``skills/auto`` as a source of its own, ranked just below the
+workspace's hand-written skills (a skill you wrote wins a name over a learned one),
+and the workspace root does not treat ``auto/`` as a group of skills. Nothing here
+reads or writes files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from skillbook.model import Source
+from skillbook.sources import Precedence, local_precedence
+
+__all__ = [
+    "LEARNED_DIRNAME",
+    "learned_precedence",
+    "learned_scripts_dir",
+    "learned_skills_dir",
+]
+
+#: The folder, inside ``<workspace>/skills`` and ``<workspace>/scripts``, of learned skills.
+LEARNED_DIRNAME: Final = "auto"
+
+
+def learned_skills_dir(workspace: Path) -> Path:
+    """``<workspace>/skills/auto``: promoted learned skills."""
+    return workspace / "skills" / LEARNED_DIRNAME
+
+
+def learned_scripts_dir(workspace: Path) -> Path:
+    """``<workspace>/scripts/auto``: the replay helpers of promoted learned skills."""
+    return workspace / "scripts" / LEARNED_DIRNAME
+
+
+def learned_precedence() -> Precedence:
+    """Just below the workspace's own skills, above every other local source."""
+    workspace = local_precedence(Source.WORKSPACE)
+    return Precedence(workspace.tier, workspace.rank - 1)
