@@ -164,7 +164,7 @@ class SkillsConfig:
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerConfig, ...] = ()
     #: ``skills.experience``: session recording, learning, review, staleness.
-    experience: ExperienceConfig = ExperienceConfig()
+    experience: ExperienceConfig = field(default_factory=ExperienceConfig)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,14 +33,13 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from skillbook import invocation as slash
 from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
-from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -48,6 +47,7 @@ from skillbook.runtime.providers.base import (
     ToolCall,
     ToolCallReady,
 )
+from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger("skillbook.agent")
+_T = TypeVar("_T")
 
 DEFAULT_MAX_STEPS: Final = 12
 DEFAULT_INSTRUCTIONS: Final = (
@@ -286,7 +287,7 @@ class Agent:
         """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
         return await self._recorded(user_text, self._run_turn, history, user_text)
 
-    async def _recorded(self, text: str, run: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    async def _recorded(self, text: str, run: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``run(*args)`` between the recorder's ``begin`` and ``end`` (once per request)."""
         if self.recorder is None or self._recording:
             return await run(*args)

@@ -1,0 +1,132 @@
+"""Near-duplicates: a new draft that resembles a draft or skill already there.
+
+Input: a draft, the other drafts and the loaded skills. Output: :class:`NearDuplicate`
+values, best first. Two kinds, with documented thresholds:
+
+``steps``        the normalised step sequences (:mod:`skillbook.experience.fingerprint`)
+                 match for at least :data:`STEP_SIMILARITY` of their length
+                 (``difflib`` ratio), though the fingerprints differ;
+``description``  the request's content words and a skill's description share at least
+                 :data:`MIN_SHARED_WORDS` words and :data:`DESCRIPTION_SIMILARITY` of the
+                 shorter set (the overlap coefficient).
+
+A draft with the same fingerprint is not a near-duplicate: it is the same draft (it
+is updated instead). Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from skillbook.experience.draft import Draft, NearDuplicate
+
+__all__ = [
+    "DESCRIPTION_SIMILARITY",
+    "MIN_SHARED_WORDS",
+    "STEP_SIMILARITY",
+    "find_near_duplicates",
+    "step_similarity",
+    "word_overlap",
+]
+
+STEP_SIMILARITY: Final = 0.75
+DESCRIPTION_SIMILARITY: Final = 0.6
+MIN_SHARED_WORDS: Final = 2
+_WORD: Final = re.compile(r"[a-z][a-z0-9]+")
+_STOP: Final = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "what",
+        "which",
+        "when",
+        "where",
+        "how",
+        "use",
+        "used",
+        "using",
+        "run",
+        "runs",
+        "skill",
+        "skills",
+        "please",
+        "can",
+        "you",
+        "your",
+        "are",
+        "was",
+        "were",
+        "will",
+        "would",
+        "should",
+        "could",
+        "about",
+        "them",
+        "they",
+        "its",
+        "their",
+        "there",
+        "here",
+        "get",
+        "give",
+        "show",
+        "tell",
+        "find",
+        "list",
+        "all",
+        "any",
+        "some",
+        "each",
+        "current",
+    ]
+)
+
+
+def step_similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return difflib.SequenceMatcher(None, list(a), list(b), autojunk=False).ratio()
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def word_overlap(a: str, b: str) -> tuple[float, int]:
+    """The overlap coefficient of the content words, and how many are shared."""
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return 0.0, 0
+    shared = len(wa & wb)
+    return shared / min(len(wa), len(wb)), shared
+
+
+def find_near_duplicates(
+    draft: Draft,
+    drafts: Iterable[Draft],
+    skills: Iterable[tuple[str, str, str]] = (),
+) -> tuple[NearDuplicate, ...]:
+    """``skills`` are ``(name, description, path)`` of the loaded skills."""
+    found: list[NearDuplicate] = []
+    for other in drafts:
+        if other.id == draft.id or other.fingerprint == draft.fingerprint:
+            continue
+        ratio = step_similarity(draft.normalised, other.normalised)
+        if ratio >= STEP_SIMILARITY:
+            found.append(NearDuplicate("steps", other.id, round(ratio, 2)))
+    for name, description, path in skills:
+        if name == draft.id:
+            continue
+        ratio, shared = word_overlap(draft.request, description)
+        if shared >= MIN_SHARED_WORDS and ratio >= DESCRIPTION_SIMILARITY:
+            found.append(NearDuplicate("description", name, round(ratio, 2), path))
+    return tuple(sorted(found, key=lambda d: -d.similarity))
