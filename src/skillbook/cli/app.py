@@ -68,6 +68,9 @@ class Group(click.Group):
         "doctor": "skillbook.cli.doctor_cmd:doctor_cmd",
         "new": "skillbook.cli.new_cmd:new_cmd",
         "completion": "skillbook.cli.completion_cmd:completion_cmd",
+        "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
+        "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
+        "usage": "skillbook.cli.usage_cmd:usage_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -229,10 +232,13 @@ FAIL_ON = ("warning", "error")
 def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
     """Audit what is ready, what is missing, and every skill not loaded or cut, with why."""
     book = obj.book()
+    from skillbook.cli.usage_cmd import stale_section
+
+    stale, stale_lines = stale_section(book)
     if as_json:
-        emit_json(render.check_json(book))
+        emit_json({**render.check_json(book), "stale": [s.to_json() for s in stale]})
     else:
-        emit_lines(render.check_lines(book))
+        emit_lines([*render.check_lines(book), *stale_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
 
