@@ -46,9 +46,18 @@ def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
     """List drafts waiting for review (newest first)."""
     exp = _experience(obj)
     drafts = exp.queue.drafts(None if show_all else "pending")
+    problems = exp.queue.problems
     if as_json:
-        emit_json({"dir": str(exp.queue.root), "drafts": [d.to_json() for d in drafts]})
+        emit_json(
+            {
+                "dir": str(exp.queue.root),
+                "drafts": [d.to_json() for d in drafts],
+                "diagnostics": [d.to_dict() for d in problems],
+            }
+        )
         return
+    for line in finding_lines(problems):
+        click.echo(clean(f"skillbook: {line}"), err=True)
     if not drafts:
         emit_lines([f"No drafts{'' if show_all else ' waiting for review'} ({exp.queue.root})."])
         return

@@ -134,7 +134,7 @@ class Learning:
 
 def lines_of(learned: Learned | None) -> list[str]:
     """What learning did, for people: one line, then each finding."""
-    if learned is None:
+    if learned is None or learned.quiet:
         return []
     if learned.action == "skipped":
         return [f"skillbook: {learned.message()}"]

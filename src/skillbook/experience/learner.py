@@ -63,6 +63,9 @@ class Learned:
     draft: Draft | None = None
     promotion: Promotion | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: Nothing was there to learn (no tool call, or a slash command without the model):
+    #: front ends need not mention it.
+    quiet: bool = False
 
     def message(self) -> str:
         """One line for people."""
@@ -145,13 +148,13 @@ class Learner:
     ) -> Learned:
         verdict = self.success(record)
         if not verdict:
-            return Learned(
-                record.id, "skipped", verdict, diagnostics=(_not_learned(verdict.reason),)
-            )
+            quiet = not record.tools or record.stop == "dispatched"
+            why = (_not_learned(verdict.reason),)
+            return Learned(record.id, "skipped", verdict, diagnostics=why, quiet=quiet)
         procedure = reconstruct(record, home=self.home, tmpdir=os.environ.get("TMPDIR"))
         if not any(s.tool != "read" for s in procedure.steps):
-            why = "the run ran no command or tool besides reading files; nothing to repeat"
-            return Learned(record.id, "skipped", verdict, diagnostics=(_not_learned(why),))
+            why = (_not_learned("the run ran no command or tool besides reading files"),)
+            return Learned(record.id, "skipped", verdict, diagnostics=why, quiet=True)
         known = self.queue.by_fingerprint(procedure.fingerprint)
         if known is not None and known.status == "pending":
             updated = known.seen_again(record, procedure)

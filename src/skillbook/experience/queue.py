@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from skillbook.diagnostics import Diagnostic, warning
 from skillbook.errors import ExperienceNotFound
 from skillbook.experience._files import move_dir, read_json, write_atomic, write_json
 from skillbook.experience.draft import Draft, render_skill
@@ -45,6 +46,8 @@ class ReviewQueue:
 
     def __init__(self, state_dir: Path) -> None:
         self.root = Path(state_dir) / EXPERIENCE_DIRNAME
+        #: Folders skipped while listing (``experience.draft-unreadable``), newest read last.
+        self.problems: list[Diagnostic] = []
 
     def folder(self, draft_id: str, status: str = "pending") -> Path:
         return self.root / STATES[status] / draft_id
@@ -65,7 +68,12 @@ class ReviewQueue:
         return sorted(found, key=lambda d: d.id, reverse=True)
 
     def get(self, ref: str) -> Draft:
-        """The draft ``ref`` names: its id or a unique prefix (pending drafts first)."""
+        """The draft ``ref`` names: its id, a unique prefix (pending drafts first), or
+        ``last``, the newest pending draft."""
+        if ref == "last":
+            pending = self._ids("pending")
+            if pending:
+                return self._read(max(pending), "pending")
         for status in STATES:
             ids = self._ids(status)
             if ref in ids:
@@ -166,8 +174,14 @@ class ReviewQueue:
         for draft_id in self._ids(status):
             try:
                 yield self._read(draft_id, status)
-            except ExperienceNotFound:
-                continue  # a folder being written, or damaged: not a draft to list
+            except ExperienceNotFound as exc:
+                self.problems.append(
+                    warning(
+                        "experience.draft-unreadable",
+                        f"{exc}; skipped (remove the folder, or restore its {DRAFT_FILE})",
+                        path=self.folder(draft_id, status),
+                    )
+                )
 
 
 def _with_status(draft: Draft, status: str) -> Draft:
