@@ -37,9 +37,11 @@ def test_only_values_the_commands_use_become_parameters_named_by_context() -> No
     # A sentence's first word is not a name; repeats of a kind are numbered.
     assert extract_parameters("Paris or Rome?", ["echo Paris"]) == ()
     assert [p.name for p in extract_parameters("compare a.txt with b.txt", ["diff a.txt b.txt"])] == [
-        "compare",
         "file",
+        "file_2",
     ]
+    named = extract_parameters("weather for city Lisbon, top 3", ["curl wttr.in/Lisbon | head -3"])
+    assert [p.name for p in named] == ["city", "top"]
 
 
 @pytest.mark.parametrize(

@@ -170,6 +170,7 @@ class Learner:
         diagnostics: list[Diagnostic] = []
         if refine_with is not None:
             refined = await refine_draft(draft, refine_with)
+            unrefined = draft
             if refined.error is not None:
                 draft = replace(draft, refine_error=refined.error)
                 diagnostics.append(
@@ -179,7 +180,8 @@ class Learner:
                         skill=draft.id,
                     )
                 )
-            unrefined, draft = draft, refined.draft
+            else:
+                draft = refined.draft
         else:
             unrefined = draft
         draft = replace(draft, id=self.queue.unique_id(draft.id))

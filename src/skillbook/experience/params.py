@@ -15,8 +15,10 @@ word. The values looked for, in this order:
 * capitalised words that do not start a sentence (``Lisbon``, ``New York``).
 
 A parameter is named after the word before it in the request when that word says what
-it is (``file /tmp/a.txt`` → ``file``, ``top 3`` → ``top``), else after its kind
-(``path``, ``file``, ``url``, ``number``, ``text``, ``name``); repeats get ``_2``, ``_3``.
+it is: for a number any word (``top 3`` → ``top``), for other values a noun of
+:data:`NAMING_NOUNS` (``city Lisbon`` → ``city``, ``branch main`` → ``branch``); else
+after its kind (``path``, ``file``, ``url``, ``number``, ``text``, ``name``). Repeats
+get ``_2``, ``_3``.
 Nothing here does I/O.
 """
 
@@ -116,6 +118,13 @@ _STOPWORDS: Final = frozenset(
         "yesterday",
     ]
 )
+#: Words that name the value after them (``the file notes.txt``, ``city Lisbon``).
+NAMING_NOUNS: Final = frozenset(
+    """file files folder dir directory path city country town place url site page repo
+    repository branch user username name project package host server port id tag version
+    query term word phrase title email address topic channel language key label account
+    table database db container image service region zone bucket""".split()
+)
 _QUOTED: Final = re.compile(r'"([^"\n]+)"|\'([^\'\n]+)\'|`([^`\n]+)`|“([^”\n]+)”')
 _URL: Final = re.compile(r"\bhttps?://[^\s\"'<>]+")
 _EMAIL: Final = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -192,7 +201,8 @@ def extract_parameters(request: str, commands: Iterable[str]) -> tuple[Parameter
         if value in seen:
             continue
         seen.add(value)
-        base = _name_before(request, position) or kind
+        before = _name_before(request, position)
+        base = before if before and (kind == "number" or before in NAMING_NOUNS) else kind
         names[base] = names.get(base, 0) + 1
         name = base if names[base] == 1 else f"{base}_{names[base]}"
         params.append(Parameter(name, value, kind))

@@ -3,10 +3,12 @@
 Input: a draft, the other drafts and the loaded skills. Output: :class:`NearDuplicate`
 values, best first. Two kinds, with documented thresholds:
 
-``steps``        the normalised step sequences (:mod:`skillbook.experience.fingerprint`)
-                 match for at least :data:`STEP_SIMILARITY` of their length
-                 (``difflib`` ratio), though the fingerprints differ;
-``description``  the request's content words and a skill's description share at least
+``steps``        the normalised steps (:mod:`skillbook.experience.fingerprint`), read
+                 as one sequence of words, match for at least :data:`STEP_SIMILARITY`
+                 of their length (``difflib`` ratio), though the fingerprints differ;
+``description``  the request's content words (words of three letters or more, its
+                 parameter values and common words left out) and a skill's
+                 description share at least
                  :data:`MIN_SHARED_WORDS` words and :data:`DESCRIPTION_SIMILARITY` of the
                  shorter set (the overlap coefficient).
 
@@ -32,10 +34,10 @@ __all__ = [
     "word_overlap",
 ]
 
-STEP_SIMILARITY: Final = 0.75
-DESCRIPTION_SIMILARITY: Final = 0.6
+STEP_SIMILARITY: Final = 0.8
+DESCRIPTION_SIMILARITY: Final = 0.5
 MIN_SHARED_WORDS: Final = 2
-_WORD: Final = re.compile(r"[a-z][a-z0-9]+")
+_WORD: Final = re.compile(r"[a-z][a-z0-9]{2,}")
 _STOP: Final = frozenset(
     [
         "the",
@@ -92,9 +94,12 @@ _STOP: Final = frozenset(
 
 
 def step_similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """How much two normalised step lists agree, word by word (0 to 1)."""
+    words_a = [w for step in a for w in (*step.split(), "\n")]
+    words_b = [w for step in b for w in (*step.split(), "\n")]
     if not a or not b:
         return 0.0
-    return difflib.SequenceMatcher(None, list(a), list(b), autojunk=False).ratio()
+    return difflib.SequenceMatcher(None, words_a, words_b, autojunk=False).ratio()
 
 
 def content_words(text: str) -> set[str]:
@@ -123,10 +128,13 @@ def find_near_duplicates(
         ratio = step_similarity(draft.normalised, other.normalised)
         if ratio >= STEP_SIMILARITY:
             found.append(NearDuplicate("steps", other.id, round(ratio, 2)))
+    task = draft.request
+    for param in draft.params:
+        task = task.replace(param.value, " ")
     for name, description, path in skills:
         if name == draft.id:
             continue
-        ratio, shared = word_overlap(draft.request, description)
+        ratio, shared = word_overlap(task, description)
         if shared >= MIN_SHARED_WORDS and ratio >= DESCRIPTION_SIMILARITY:
             found.append(NearDuplicate("description", name, round(ratio, 2), path))
     return tuple(sorted(found, key=lambda d: -d.similarity))
