@@ -121,8 +121,10 @@ def test_usage_pins_and_check_reports_stale_skills(box: Workspace) -> None:
     os.utime(old, (stamp, stamp))
     check = sb(box, "check")
     assert "Not used for 30 days or more" in check.output and "wordcount (60 days" in check.output
-    stale = json.loads(sb(box, "check", "--json").output)["stale"]
-    assert [s["name"] for s in stale] == ["wordcount"]
+    checked = json.loads(sb(box, "check", "--json").output)
+    assert [s["name"] for s in checked["stale"]] == ["wordcount"]
+    (note,) = [d for d in checked["diagnostics"] if d["code"] == "experience.stale-skill"]
+    assert note["skill"] == "wordcount" and "usage --pin wordcount" in note["message"]
     pinned = sb(box, "usage", "--pin", "wordcount")
     assert "Pinned: wordcount" in pinned.output
     assert json.loads(sb(box, "check", "--json").output)["stale"] == []

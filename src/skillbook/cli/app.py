@@ -236,7 +236,10 @@ def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
 
     stale, stale_lines = stale_section(book)
     if as_json:
-        emit_json({**render.check_json(book), "stale": [s.to_json() for s in stale]})
+        report = render.check_json(book)
+        report["stale"] = [s.to_json() for s in stale]
+        report["diagnostics"] += [s.diagnostic().to_dict() for s in stale]
+        emit_json(report)
     else:
         emit_lines([*render.check_lines(book), *stale_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
