@@ -122,6 +122,21 @@ CODES: dict[str, str] = {
     "mcp.name-collision": "Two remote skills share a name; both were renamed with their path or server label.",
     "mcp.untrusted-fields": "Install specs, command-dispatch or skillKey of a remote skill were ignored.",
     "mcp.cache-error": "The MCP skill cache folder could not be written.",
+    # sync: copying skills into a sandbox workspace (skillbook.sync)
+    "sync.invalid-destination": "A skill has no safe destination folder in the target; not synced.",
+    "sync.copy-failed": "A skill could not be copied into the target; not synced.",
+    "sync.renamed": "A synced skill's folder got a numbered or normalised name.",
+    "sync.symlink-host-path": "A synced skill holds links to host paths (OpenClaw's link copy).",
+    "sync.link-dropped": "Links pointing outside a skill were left out of its sandbox copy.",
+    "sync.skill-excluded": "A skill folder named `.git` or `node_modules` is left out of the sync.",
+    "sync.standalone-skipped": "A standalone Markdown skill (mixed/legacy mode) is not synced.",
+    "sync.leftover-removed": "A leftover of an interrupted sync or load was removed.",
+    "sync.recovered": "An interrupted swap was completed or undone.",
+    "sync.cleanup-failed": "The new tree is in place but the previous one could not be removed yet.",
+    "sync.same-workspace": "The target is the source workspace; nothing was synced.",
+    "load.edited": "A workspace copy made by `load` was edited; it is not overwritten without force.",
+    "load.replaced": "An edited workspace copy was overwritten (forced); the message lists the discarded changes.",
+    "sync.env-blocked": "A declared env var that changes how programs start is not passed through.",
 }
 
 

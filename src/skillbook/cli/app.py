@@ -68,6 +68,8 @@ class Group(click.Group):
         "doctor": "skillbook.cli.doctor_cmd:doctor_cmd",
         "new": "skillbook.cli.new_cmd:new_cmd",
         "completion": "skillbook.cli.completion_cmd:completion_cmd",
+        "sync": "skillbook.cli.sync_cmd:sync_cmd",
+        "load": "skillbook.cli.load_cmd:load_cmd",
         "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
         "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
         "usage": "skillbook.cli.usage_cmd:usage_cmd",
