@@ -100,8 +100,16 @@ def count_task(box: Box, file: Path, top: int) -> list[Any]:
     return [
         [fake.Call("read", {"path": skill})],
         [fake.Call("exec", {"command": f"wc -w < {file}", "skill": "wordcount"})],
-        [fake.Call("exec", {"command": f"tr -s ' ' '\\n' < {file} | sort | uniq -c | sort -rn"
-                            f" | head -n {top}", "skill": "wordcount"})],  # fmt: skip
+        [
+            fake.Call(
+                "exec",
+                {
+                    "command": f"tr -s ' ' '\\n' < {file} | sort | uniq -c | sort -rn"
+                    f" | head -n {top}",
+                    "skill": "wordcount",
+                },
+            )
+        ],
         answer,
     ]
 
@@ -141,8 +149,14 @@ def test_a_successful_run_leaves_a_draft_that_replays_and_updates(box: Box) -> N
     assert list(skills_ref.validate(folder)) == []
     # The replay helper reproduces the result, in a subprocess.
     replay = Path(shown["replayFile"])
-    replayed = subprocess.run(["bash", str(replay)], capture_output=True, text=True, check=False,
-                              env={"PATH": "/usr/bin:/bin"}, timeout=60)  # fmt: skip
+    replayed = subprocess.run(
+        ["bash", str(replay)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
     tools = session["tools"]
     assert replayed.returncode == 0, replayed.stderr
     assert replayed.stdout == tools[1]["result"] + tools[2]["result"]
@@ -201,13 +215,16 @@ def test_reading_a_credential_file_without_approval_is_marked(box: Box) -> None:
 def test_no_learn_and_json(box: Box) -> None:
     notes = box.data("n.txt", "a b a\n")
     with fake.FakeOpenAIServer(count_task(box, notes, 1)) as server:
-        done = box.run(server, f"Count the words in {notes} and show the top 1", "--no-learn", "--json")
+        done = box.run(
+            server, f"Count the words in {notes} and show the top 1", "--no-learn", "--json"
+        )
     out = json.loads(done.stdout)
     assert out["learned"] is None and out["session"]
     assert box.drafts() == []
     with fake.FakeOpenAIServer(count_task(box, notes, 1)) as server:
-        learned = json.loads(box.run(server, f"Count the words in {notes} and show the top 1",
-                                     "--json").stdout)["learned"]  # fmt: skip
+        learned = json.loads(
+            box.run(server, f"Count the words in {notes} and show the top 1", "--json").stdout
+        )["learned"]
     assert learned["action"] == "created" and learned["draft"]
 
 
@@ -228,7 +245,7 @@ def test_refine_through_the_configured_provider(box: Box) -> None:
     assert draft["description"] == refined["description"]
     # The refinement request went to the same server, and changed no command.
     assert "Never change" in server.requests[-1]["messages"][0]["content"]
-    assert [s["raw"] for s in draft["steps"] if s["raw"]][0] == f"wc -w < {notes}"
+    assert next(s["raw"] for s in draft["steps"] if s["raw"]) == f"wc -w < {notes}"
 
 
 def test_a_failing_refinement_keeps_the_unrefined_draft(box: Box) -> None:
@@ -249,9 +266,17 @@ def test_chat_good_and_bad(box: Box) -> None:
         "Sorted.",
     ]
     script = [*count_task(box, first, 1), *other_task]
-    lines = [f"Count the words in {first} and show the top 1", "/bad", f"Sort {second}", "/good", "/exit"]
+    lines = [
+        f"Count the words in {first} and show the top 1",
+        "/bad",
+        f"Sort {second}",
+        "/good",
+        "/exit",
+    ]
     with fake.FakeOpenAIServer(script) as server:
-        done = box.sb("chat", "--base-url", server.base_url, "-m", "fake", stdin="\n".join(lines) + "\n")
+        done = box.sb(
+            "chat", "--base-url", server.base_url, "-m", "fake", stdin="\n".join(lines) + "\n"
+        )
     assert done.returncode == 0, done.stderr
     assert "nothing will be learned from it" in done.stdout
     assert "learned draft" in done.stdout

@@ -86,7 +86,9 @@ def test_a_refused_promotion_lists_each_failure_and_exits_1(box: Workspace) -> N
     assert "⚠ risk" in sb(box, "drafts", "list").output
     refused = sb(box, "drafts", "promote", draft_id)
     assert refused.exit_code == 1
-    assert "[experience.risk-unacknowledged]" in refused.output and "--accept-risk" in refused.output
+    assert (
+        "[experience.risk-unacknowledged]" in refused.output and "--accept-risk" in refused.output
+    )
     as_json = json.loads(sb(box, "drafts", "promote", draft_id, "--json").output)
     assert as_json["code"] == "promotion-refused"
     assert [d["code"] for d in as_json["diagnostics"]] == ["experience.risk-unacknowledged"]

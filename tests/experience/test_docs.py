@@ -30,7 +30,9 @@ for index, source in enumerate(json.load(open(sys.argv[1], encoding="utf-8")), 1
 
 
 def blocks(lang: str) -> list[str]:
-    return [m.group(2) for m in FENCE.finditer(DOC.read_text(encoding="utf-8")) if m.group(1) == lang]
+    return [
+        m.group(2) for m in FENCE.finditer(DOC.read_text(encoding="utf-8")) if m.group(1) == lang
+    ]
 
 
 @pytest.mark.subprocess
@@ -43,15 +45,29 @@ def test_the_examples_run(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLBOOK_", "OPENCLAW_"))}
     bins = str(Path(sys.executable).parent)
     env.update(HOME=str(home), PATH=f"{bins}{os.pathsep}/usr/bin{os.pathsep}/bin")
-    done = subprocess.run([sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json")],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json")],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     assert "updated draft" in done.stdout and "2 kiwi" in done.stdout
     shell = blocks("sh")
     assert shell
     for script in shell:
-        ran = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work, env=env,
-                             capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+        ran = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert ran.returncode == 0, (script, ran.stdout, ran.stderr)
         assert "count-words-top" in ran.stdout
 

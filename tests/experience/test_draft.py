@@ -17,8 +17,8 @@ from skillbook.experience import Learner, SessionRecord, ToolEntry, reconstruct
 from skillbook.experience.draft import build_draft, draft_slug, render_skill
 from skillbook.experience.record import Outcome
 from skillbook.mode import Mode
-from skillbook.runtime.providers import call
 from skillbook.parse import parse_skill_text
+from skillbook.runtime.providers import call
 from skillbook.validate import validate_path
 
 skills_ref = pytest.importorskip("skills_ref", reason="skills-ref is not installed")
@@ -44,8 +44,11 @@ def draft_folder(root: Path, text: str, name: str) -> Path:
 
 def test_a_learned_draft_has_the_frontmatter_and_body(space: Workspace) -> None:
     notes = space.data("notes.txt", "a b a\n")
-    _, record = run_recorded(space.book(), count_script(space, notes, 2),
-                             f"Count the words in {notes} and show the top 2")  # fmt: skip
+    _, record = run_recorded(
+        space.book(),
+        count_script(space, notes, 2),
+        f"Count the words in {notes} and show the top 2",
+    )
     learned = Learner.for_book(space.book()).learn(record)
     draft = learned.draft
     assert draft is not None and learned.action == "created"
@@ -107,7 +110,16 @@ REQUESTS = st.text(
     min_size=1,
     max_size=120,
 ) | st.sampled_from(
-    ['say "---" now', "key: value: more", "# heading", "- item", "{json}", "[list]", "a'b\"c", "ünïcödé ⚠️"]
+    [
+        'say "---" now',
+        "key: value: more",
+        "# heading",
+        "- item",
+        "{json}",
+        "[list]",
+        "a'b\"c",
+        "ünïcödé ⚠️",
+    ]
 )
 
 

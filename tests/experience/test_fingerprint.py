@@ -40,8 +40,14 @@ def task(city: str, n: int, stamp: str, uid: str, tmp: str, sub: str, home: str)
 
     return [
         step("read", {"path": f"{home}/ws/skills/weather/SKILL.md"}),
-        step("exec", {"command": f'curl -s "wttr.in/{city}?format=3" > {tmp}/{sub}/out-{n}.txt',
-                      "skill": "weather"}, "weather"),  # fmt: skip
+        step(
+            "exec",
+            {
+                "command": f'curl -s "wttr.in/{city}?format=3" > {tmp}/{sub}/out-{n}.txt',
+                "skill": "weather",
+            },
+            "weather",
+        ),
         step("exec", {"command": f"grep -c {uid} {home}/log-{stamp}.txt", "timeout": n}),
     ]
 
@@ -86,7 +92,7 @@ def test_fingerprint_is_short_hex_and_deterministic(steps: list[str]) -> None:
 @given(st.lists(WORD, min_size=MAX_STEPS, max_size=MAX_STEPS + 5, unique=True))
 def test_only_the_first_steps_count_and_repeats_count_once(words: list[str]) -> None:
     steps = [normalise_step("exec", {"command": w}) for w in words]
-    assert behavior_fingerprint(steps) == behavior_fingerprint(steps + ["exec command=extra"])
+    assert behavior_fingerprint(steps) == behavior_fingerprint([*steps, "exec command=extra"])
     doubled = [s for step in steps[:3] for s in (step, step)]
     assert behavior_fingerprint(doubled) == behavior_fingerprint(steps[:3])
 

@@ -9,24 +9,27 @@ import pytest
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
-from skillbook.experience import Experience, Learner, UsageStore
+from skillbook.experience import Experience, Learned, Learner, UsageStore
 from skillbook.experience.draft import render_skill
 from skillbook.mode import Mode
 from skillbook.runtime.providers import ScriptedModel, call
 
 
-def count_task(space: Workspace, name: str, text: str, top: int) -> Learner:
+def count_task(space: Workspace, name: str, text: str, top: int) -> tuple[Learner, Learned]:
     notes = space.data(name, text)
-    _, record = run_recorded(space.book(), count_script(space, notes, top),
-                             f"Count the words in {notes} and show the top {top}")  # fmt: skip
+    _, record = run_recorded(
+        space.book(),
+        count_script(space, notes, top),
+        f"Count the words in {notes} and show the top {top}",
+    )
     learner = Learner.for_book(space.book())
-    learner.last = learner.learn(record)  # type: ignore[attr-defined]
-    return learner
+    return learner, learner.learn(record)
 
 
 def test_the_same_task_with_other_inputs_updates_the_same_draft(space: Workspace) -> None:
-    first = count_task(space, "a.txt", "a b a\n", 2).last  # type: ignore[attr-defined]
-    second = count_task(space, "b.txt", "x y z\n", 1).last  # type: ignore[attr-defined]
+    _, first = count_task(space, "a.txt", "a b a\n", 2)
+    _, second = count_task(space, "b.txt", "x y z\n", 1)
+    assert first.draft is not None and second.draft is not None
     assert (first.action, second.action) == ("created", "updated")
     assert second.draft.id == first.draft.id and second.draft.fingerprint == first.draft.fingerprint
     queue = Learner.for_book(space.book()).queue
@@ -85,25 +88,32 @@ def test_an_approved_risky_command_gets_no_marker(space: Workspace) -> None:
 
 
 def test_near_duplicates_are_reported_with_what_they_resemble(space: Workspace) -> None:
-    first = count_task(space, "a.txt", "a b a\n", 2).last.draft  # type: ignore[attr-defined]
+    first = count_task(space, "a.txt", "a b a\n", 2)[1].draft
+    assert first is not None
     notes = space.data("c.txt", "q q r\n")
     script = [
         call("read", path=str(space.ws / "skills" / "wordcount" / "SKILL.md")),
         call("exec", command=f"wc -w < {notes}", skill="wordcount"),
-        call("exec", command=f"tr -s ' ' '\\n' < {notes} | sort | uniq -c | sort -n", skill="wordcount"),
+        call(
+            "exec",
+            command=f"tr -s ' ' '\\n' < {notes} | sort | uniq -c | sort -n",
+            skill="wordcount",
+        ),
         "done",
     ]
     _, record = run_recorded(space.book(), script, f"Count the words of {notes}, least first")
     learned = Learner.for_book(space.book()).learn(record)
     assert learned.action == "created"
-    kinds = {(d.kind, d.of) for d in learned.draft.near_duplicates}  # type: ignore[union-attr]
+    assert learned.draft is not None
+    kinds = {(d.kind, d.of) for d in learned.draft.near_duplicates}
     assert ("steps", first.id) in kinds and ("description", "wordcount") in kinds
     assert {d.code for d in learned.diagnostics} == {"experience.near-duplicate"}
 
 
 def test_with_review_off_a_clean_draft_is_promoted_at_once(space: Workspace) -> None:
     space.config("{skills: {experience: {review: false}}}")
-    learned = count_task(space, "a.txt", "a b\n", 1).last  # type: ignore[attr-defined]
+    _, learned = count_task(space, "a.txt", "a b\n", 1)
+    assert learned.draft is not None
     assert learned.action == "promoted" and learned.promotion is not None
     assert learned.promotion.skill_path.is_file()
     assert learned.draft.id in [s.name for s in space.book().skills]
@@ -111,9 +121,12 @@ def test_with_review_off_a_clean_draft_is_promoted_at_once(space: Workspace) -> 
 
 def test_mixed_mode_drafts_are_standalone_files_and_load_after_promotion(space: Workspace) -> None:
     space.config('{skills: {load: {mode: "mixed"}}}')
-    learner = count_task(space, "a.txt", "a b\n", 1)
-    draft = learner.last.draft  # type: ignore[attr-defined]
-    assert draft.mode == Mode.MIXED and (learner.queue.folder(draft.id) / f"{draft.id}.md").is_file()
+    learner, learned = count_task(space, "a.txt", "a b\n", 1)
+    draft = learned.draft
+    assert draft is not None
+    assert (
+        draft.mode == Mode.MIXED and (learner.queue.folder(draft.id) / f"{draft.id}.md").is_file()
+    )
     done = Experience(space.book()).promote(draft.id)
     assert done.skill_path == space.ws / "skills" / "auto" / f"{draft.id}.md"
     assert draft.id in [s.name for s in space.book().skills]
@@ -127,17 +140,17 @@ REFINED = {
 }
 
 
-def refine(space: Workspace, reply: object) -> Learner:
+def refine(space: Workspace, reply: str | BaseException) -> tuple[Learner, Learned]:
     notes = space.data("a.txt", "a b a\n")
     _, record = run_recorded(space.book(), count_script(space, notes, 1), f"count {notes}")
     learner = Learner.for_book(space.book())
-    learner.last = asyncio.run(learner.alearn(record, refine_with=ScriptedModel([reply])))  # type: ignore[attr-defined]
-    return learner
+    return learner, asyncio.run(learner.alearn(record, refine_with=ScriptedModel([reply])))
 
 
 def test_refinement_improves_the_texts_and_keeps_the_commands(space: Workspace) -> None:
-    learner = refine(space, "Here:\n" + json.dumps(REFINED))
-    draft = learner.last.draft  # type: ignore[attr-defined]
+    learner, learned = refine(space, "Here:\n" + json.dumps(REFINED))
+    draft = learned.draft
+    assert draft is not None
     assert draft.refined and draft.id.endswith("-word-frequencies")
     assert draft.title == REFINED["title"] and draft.description == REFINED["description"]
     assert [s.note for s in draft.steps] == REFINED["notes"]
@@ -158,10 +171,12 @@ def test_refinement_improves_the_texts_and_keeps_the_commands(space: Workspace) 
         (json.dumps({**REFINED, "description": "No trigger."}), "does not say when"),
     ],
 )
-def test_a_failed_refinement_keeps_the_unrefined_draft(space: Workspace, reply: object, why: str) -> None:
-    learner = refine(space, reply)
-    learned = learner.last  # type: ignore[attr-defined]
+def test_a_failed_refinement_keeps_the_unrefined_draft(
+    space: Workspace, reply: str | BaseException, why: str
+) -> None:
+    learner, learned = refine(space, reply)
     draft = learned.draft
+    assert draft is not None
     assert learned.action == "created" and not draft.refined and why in (draft.refine_error or "")
     assert [d.code for d in learned.diagnostics] == ["experience.refine-failed"]
     assert learner.queue.get(draft.id).refine_error == draft.refine_error

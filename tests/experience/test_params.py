@@ -36,7 +36,9 @@ def test_only_values_the_commands_use_become_parameters_named_by_context() -> No
     )
     # A sentence's first word is not a name; repeats of a kind are numbered.
     assert extract_parameters("Paris or Rome?", ["echo Paris"]) == ()
-    assert [p.name for p in extract_parameters("compare a.txt with b.txt", ["diff a.txt b.txt"])] == [
+    assert [
+        p.name for p in extract_parameters("compare a.txt with b.txt", ["diff a.txt b.txt"])
+    ] == [
         "file",
         "file_2",
     ]

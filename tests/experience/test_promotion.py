@@ -11,7 +11,7 @@ import pytest
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.book import Loader
 from skillbook.errors import ExperienceError, ExperienceNotFound
-from skillbook.experience import Draft, Experience, Learner, check_draft, render_replay
+from skillbook.experience import Draft, Experience, Learned, Learner, check_draft, render_replay
 from skillbook.experience.draft import render_skill
 from skillbook.experience.procedure import ProcedureStep
 from skillbook.runtime.session import SkillSession
@@ -127,7 +127,7 @@ def test_rejection_archives_with_the_reason_and_the_procedure_is_not_drafted_aga
     assert exp.queue.get(draft.id).run_count == 2
 
 
-def learned_draft_again(space: Workspace) -> object:
+def learned_draft_again(space: Workspace) -> Learned:
     notes = space.data("again.txt", "x y\n")
     _, record = run_recorded(space.book(), count_script(space, notes, 5), f"Count words in {notes}")
     return Learner.for_book(space.book()).learn(record)

@@ -39,7 +39,9 @@ def test_a_run_is_written_as_json_lines_in_the_state_dir(space: Workspace) -> No
     assert kinds[:2] == ["session", "request"]
     assert kinds.count("step") == 4 and kinds.count("tool") == 3 and kinds[-1] == "outcome"
     head = lines_of(record)[0]
-    assert head["version"] == 1 and head["workspace"] == str(space.ws) and head["model"] == "scripted"
+    assert (
+        head["version"] == 1 and head["workspace"] == str(space.ws) and head["model"] == "scripted"
+    )
     assert head["skills"] == {"wordcount": str(space.ws / "skills" / "wordcount")}
     assert record.request == f"Count {notes}"
     assert record.stop == "answer" and record.outcome is not None
@@ -49,14 +51,17 @@ def test_a_run_is_written_as_json_lines_in_the_state_dir(space: Workspace) -> No
     assert reads.name == "read" and reads.step == 1 and reads.result.startswith("---")
     assert (first.step, second.step) == (2, 3)
     assert first.result.strip() == "6" and first.cwd == str(space.ws / "skills" / "wordcount")
-    assert first.hints == ({"kind": "command", "command": first.command, "skill": "wordcount",
-                           "cwd": first.cwd},)  # fmt: skip
+    assert first.hints == (
+        {"kind": "command", "command": first.command, "skill": "wordcount", "cwd": first.cwd},
+    )
     assert [s.calls for s in record.steps][3] == ()
     # Reading it back gives the same record.
     assert SessionStore(space.state).load(record.id) == record
 
 
-def test_secrets_are_redacted_as_in_exec_output(space: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_are_redacted_as_in_exec_output(
+    space: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     space.add_skill("keyed", KEYED)
     space.config(json.dumps({"skills": {"entries": {"keyed": {"apiKey": SECRET}}}}))
     monkeypatch.setenv("OTHER_SERVICE_TOKEN", "tok-abcdefgh-999")
@@ -112,11 +117,16 @@ class TapTool:
     def procedure_hints(self, call: ToolCall, result: ToolResult) -> Sequence[Any]:
         text = call.arguments["text"]
         return [
-            UiTarget(text=text, resource_id="android:id/button1", class_name="Button",
-                     clickable=True, action="tap"),
+            UiTarget(
+                text=text,
+                resource_id="android:id/button1",
+                class_name="Button",
+                clickable=True,
+                action="tap",
+            ),
             {"kind": "screen", "title": "Settings"},
             "not a hint",
-        ]  # fmt: skip
+        ]
 
 
 class BrokenHints(TapTool):
@@ -131,10 +141,16 @@ def test_tools_contribute_structured_hints(space: Workspace) -> None:
     _, record = run_recorded(space.book(), script, "tap OK", tools=[TapTool(), BrokenHints()])
     tap, broken = record.tools
     assert tap.hints == (
-        {"kind": "ui_target", "action": "tap", "text": "OK", "resourceId": "android:id/button1",
-         "className": "Button", "clickable": True},
+        {
+            "kind": "ui_target",
+            "action": "tap",
+            "text": "OK",
+            "resourceId": "android:id/button1",
+            "className": "Button",
+            "clickable": True,
+        },
         {"kind": "screen", "title": "Settings"},
-    )  # fmt: skip
+    )
     assert broken.hints == () and broken.ok
 
 
@@ -167,8 +183,9 @@ def test_a_failing_recorder_never_breaks_the_turn(space: Workspace) -> None:
             raise RuntimeError("disk on fire")
 
     recorder = Broken(SessionStore(space.state))
-    agent = Agent(space.book(), ScriptedModel([call("exec", command="echo hi"), "fine"]),
-                  recorder=recorder)  # fmt: skip
+    agent = Agent(
+        space.book(), ScriptedModel([call("exec", command="echo hi"), "fine"]), recorder=recorder
+    )
     result = asyncio.run(agent.invoke("hi"))
     assert result.text == "fine"
     assert recorder.last is not None and recorder.last.stop == "answer"
@@ -187,7 +204,7 @@ def test_slash_commands_typed_by_the_user_are_recorded_as_dispatched(space: Work
 
 
 def test_retention_keeps_the_newest_sessions(space: Workspace) -> None:
-    space.config('{skills: {experience: {sessions: {keep: 2}}}}')
+    space.config("{skills: {experience: {sessions: {keep: 2}}}}")
     book = space.book()
     ids = []
     for n in range(4):

@@ -21,7 +21,9 @@ Run `printf '%s|%s\\n' "${#KEYED_TOKEN}" "$GREETING"` as skill keyed.
 """
 
 
-def run_script(path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_script(
+    path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", str(path), *args],
         capture_output=True,
@@ -35,8 +37,11 @@ def run_script(path: Path, *args: str, env: dict[str, str] | None = None) -> sub
 
 def test_the_helper_reproduces_the_result_and_takes_other_inputs(space: Workspace) -> None:
     notes = space.data("notes.txt", "pear apple pear fig pear apple\n")
-    _, record = run_recorded(space.book(), count_script(space, notes, 2),
-                             f"Count the words in {notes} and show the top 2")  # fmt: skip
+    _, record = run_recorded(
+        space.book(),
+        count_script(space, notes, 2),
+        f"Count the words in {notes} and show the top 2",
+    )
     learner = Learner.for_book(space.book())
     draft = learner.learn(record).draft
     assert draft is not None
@@ -55,7 +60,9 @@ def test_the_helper_reproduces_the_result_and_takes_other_inputs(space: Workspac
     other = space.data("other.txt", "kiwi kiwi lime\n")
     again = run_script(path, str(other), "1")
     first, second = count_commands(str(other), 1)
-    direct = subprocess.run(f"{first}; {second}", shell=True, capture_output=True, text=True, check=True)
+    direct = subprocess.run(
+        f"{first}; {second}", shell=True, capture_output=True, text=True, check=True
+    )
     assert again.stdout == direct.stdout
     # A failing step stops it.
     missing = run_script(path, str(space.root / "missing.txt"))
@@ -65,11 +72,19 @@ def test_the_helper_reproduces_the_result_and_takes_other_inputs(space: Workspac
 def test_secrets_come_from_the_environment_at_replay_time(space: Workspace) -> None:
     space.add_skill("keyed", KEYED)
     token = "tok-0123456789abcdef"
-    space.config(json.dumps({"skills": {"entries": {"keyed": {
-        "apiKey": token, "env": {"GREETING": "hello there"}}}}}))  # fmt: skip
-    command = "printf '%s|%s\\n' \"${#KEYED_TOKEN}\" \"$GREETING\""
-    _, record = run_recorded(space.book(), [call("exec", command=command, skill="keyed"), "ok"],
-                             "greet with the token")  # fmt: skip
+    space.config(
+        json.dumps(
+            {
+                "skills": {
+                    "entries": {"keyed": {"apiKey": token, "env": {"GREETING": "hello there"}}}
+                }
+            }
+        )
+    )
+    command = 'printf \'%s|%s\\n\' "${#KEYED_TOKEN}" "$GREETING"'
+    _, record = run_recorded(
+        space.book(), [call("exec", command=command, skill="keyed"), "ok"], "greet with the token"
+    )
     assert record.tools[0].result == "20|hello there\n"
     draft = Learner.for_book(space.book()).learn(record).draft
     assert draft is not None

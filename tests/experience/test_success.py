@@ -23,8 +23,9 @@ def record(stop: str, *tools: ToolEntry, feedback: str | None = None) -> Session
 
 
 def tool(call_id: str, step: int, *, error: bool = False, declined: bool = False) -> ToolEntry:
-    return ToolEntry(call_id, "exec", {"command": "true"}, step=step, is_error=error,
-                     declined=declined)  # fmt: skip
+    return ToolEntry(
+        call_id, "exec", {"command": "true"}, step=step, is_error=error, declined=declined
+    )
 
 
 @pytest.mark.parametrize(

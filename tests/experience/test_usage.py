@@ -59,12 +59,26 @@ def test_pins_are_kept_in_the_usage_file(space: Workspace) -> None:
 
 def test_the_config_section_is_validated_with_key_paths() -> None:
     exp = Config.from_mapping(
-        {"skills": {"experience": {"learn": False, "review": False, "promoteMode": "mixed",
-                                   "sessions": {"keep": 5, "maxAgeDays": 7},
-                                   "staleAfterDays": 0, "pinned": [" a ", ""]}}}  # fmt: skip
+        {
+            "skills": {
+                "experience": {
+                    "learn": False,
+                    "review": False,
+                    "promoteMode": "mixed",
+                    "sessions": {"keep": 5, "maxAgeDays": 7},
+                    "staleAfterDays": 0,
+                    "pinned": [" a ", ""],
+                }
+            }
+        }
     ).skills.experience
     assert (exp.learn, exp.review, exp.promote_mode, exp.keep_sessions, exp.max_age_days) == (
-        False, False, Mode.MIXED, 5, 7)  # fmt: skip
+        False,
+        False,
+        Mode.MIXED,
+        5,
+        7,
+    )
     assert exp.stale_after_days == 0 and exp.pinned == ("a",) and exp.record
     for bad, message in [
         ({"sessions": {"keep": 0}}, "skills.experience.sessions.keep: expected int >= 1, got 0"),

@@ -119,12 +119,11 @@ _STOPWORDS: Final = frozenset(
     ]
 )
 #: Words that name the value after them (``the file notes.txt``, ``city Lisbon``).
-NAMING_NOUNS: Final = frozenset(
-    """file files folder dir directory path city country town place url site page repo
-    repository branch user username name project package host server port id tag version
-    query term word phrase title email address topic channel language key label account
-    table database db container image service region zone bucket""".split()
-)
+_NOUNS: Final = """file files folder dir directory path city country town place url site page
+repo repository branch user username name project package host server port id tag version
+query term word phrase title email address topic channel language key label account table
+database db container image service region zone bucket"""
+NAMING_NOUNS: Final = frozenset(_NOUNS.split())
 _QUOTED: Final = re.compile(r'"([^"\n]+)"|\'([^\'\n]+)\'|`([^`\n]+)`|“([^”\n]+)”')
 _URL: Final = re.compile(r"\bhttps?://[^\s\"'<>]+")
 _EMAIL: Final = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
