@@ -21,6 +21,7 @@ from skillbook.sources import Precedence, local_precedence
 
 __all__ = [
     "LEARNED_DIRNAME",
+    "is_learned_root",
     "learned_precedence",
     "learned_scripts_dir",
     "learned_skills_dir",
@@ -38,6 +39,11 @@ def learned_skills_dir(workspace: Path) -> Path:
 def learned_scripts_dir(workspace: Path) -> Path:
     """``<workspace>/scripts/auto``: the replay helpers of promoted learned skills."""
     return workspace / "scripts" / LEARNED_DIRNAME
+
+
+def is_learned_root(path: Path) -> bool:
+    """Whether ``path`` is a workspace's ``skills/auto`` (as :func:`learned_skills_dir` makes it)."""
+    return path.name == LEARNED_DIRNAME and path.parent.name == "skills"
 
 
 def learned_precedence() -> Precedence:
