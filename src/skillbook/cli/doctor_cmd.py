@@ -30,8 +30,8 @@ from skillbook.agent_scope import (
 from skillbook.cli.context import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, error_code
 from skillbook.config import Config, read_config
 from skillbook.discover import resolve_roots
-from skillbook.learned import is_learned_root
 from skillbook.errors import SkillbookError
+from skillbook.learned import is_learned_root
 from skillbook.model import Source
 from skillbook.paths import COMPAT_ENV_PREFIX, ENV_PREFIX, Paths
 from skillbook.settings import choose_mode

@@ -420,6 +420,9 @@ def render_skill(draft: Draft) -> str:
     lines.append("")
     if draft.checks:
         lines += ["## Checks", "", *(f"- {c}" for c in draft.checks), ""]
+    touched = _touched(draft.steps)
+    if touched:
+        lines += ["## What the run touched", "", *touched, ""]
     if draft.pitfalls:
         lines += ["## Pitfalls", ""]
         for pit in draft.pitfalls:
@@ -446,7 +449,31 @@ def _render_step(number: int, step: ProcedureStep) -> list[str]:
         args = json.dumps(dict(step.arguments), ensure_ascii=False, sort_keys=True)
         out.append(f"{number}. Call `{step.tool}` with `{args}`.{note}")
     for hint in step.hints:
-        out.append(f"   - Hint: {describe_hint(hint)}")
+        if hint.get("kind") not in _BUILTIN_HINTS:  # those are the step itself
+            out.append(f"   - Hint: {describe_hint(hint)}")
+    return out
+
+
+#: Hints of the built-in tools: summed up in "What the run touched", not per step.
+_BUILTIN_HINTS: Final = frozenset({"file_read", "command"})
+
+
+def _touched(steps: Sequence[ProcedureStep]) -> list[str]:
+    """The built-in tools' hints: the files read and the commands run, once each."""
+    files = dict.fromkeys(
+        str(h.get("path")) for s in steps for h in s.hints if h.get("kind") == "file_read"
+    )
+    programs = dict.fromkeys(
+        str(h.get("command") or "").split(" ", 1)[0]
+        for s in steps
+        for h in s.hints
+        if h.get("kind") == "command"
+    )
+    out: list[str] = []
+    if files:
+        out.append("- Files read: " + ", ".join(f"`{f}`" for f in files))
+    if any(programs):
+        out.append("- Programs run: " + ", ".join(f"`{p}`" for p in programs if p))
     return out
 
 

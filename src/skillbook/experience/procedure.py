@@ -174,7 +174,7 @@ def _step(entry: ToolEntry, params: tuple[Parameter, ...]) -> ProcedureStep:
         env=entry.env,
         secret_env=entry.secret_env,
         output=_evidence(entry.result),
-        hints=tuple(h for h in entry.hints if h.get("kind") not in ("file_read", "command")),
+        hints=entry.hints,
     )
 
 

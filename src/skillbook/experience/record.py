@@ -10,7 +10,7 @@ The file holds one JSON object per line, each with a ``type``:
 ``approval``  ``{call, approved}``: the user was asked about a command and answered
 ``tool``      ``{call, name, arguments, skill, step, isError, result, cwd, env, secretEnv,
               hints, declined, durationMs}``: one tool call and its (redacted) result
-``outcome``   ``{stop, text, error, ended}``; ``stop`` is ``answer``, ``max-steps``,
+``outcome``   ``{stop, text, error, ended, skillsRead}``; ``stop`` is ``answer``, ``max-steps``,
               ``dispatched``, ``error`` or ``cancelled``; no outcome line: ``interrupted``
 ``feedback``  ``{verdict, at}``: ``good`` or ``bad`` (chat's ``/good`` and ``/bad``)
 
@@ -256,6 +256,7 @@ class SessionRecord:
                     "text": o.text,
                     "error": o.error,
                     "ended": o.ended,
+                    "skillsRead": list(self.skills_read),
                 }
             )
         if self.feedback is not None:
