@@ -99,6 +99,8 @@ class Learning:
         if record is None:
             return []
         self.last = await self.learn(record)
+        if self.last is not None and self.last.action == "skipped":
+            return []  # a chat need not say so after each turn; `sessions show` does
         return lines_of(self.last)
 
     async def good(self) -> list[str]:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
+from skillbook.experience._words import STOPWORDS
 from skillbook.experience.hints import describe_hint
 from skillbook.experience.params import Parameter
 from skillbook.experience.procedure import Pitfall, Procedure, ProcedureStep
@@ -43,77 +44,6 @@ __all__ = [
 SLUG_WORDS: Final = 5
 SLUG_MAX_CHARS: Final = 40
 TITLE_MAX_CHARS: Final = 90
-_SLUG_STOP: Final = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "in",
-        "on",
-        "at",
-        "of",
-        "to",
-        "for",
-        "from",
-        "by",
-        "with",
-        "into",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "that",
-        "this",
-        "is",
-        "are",
-        "be",
-        "it",
-        "its",
-        "as",
-        "what",
-        "whats",
-        "which",
-        "who",
-        "how",
-        "when",
-        "where",
-        "why",
-        "me",
-        "my",
-        "i",
-        "you",
-        "your",
-        "we",
-        "our",
-        "us",
-        "please",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "do",
-        "does",
-        "did",
-        "tell",
-        "give",
-        "get",
-        "show",
-        "find",
-        "list",
-        "all",
-        "any",
-        "some",
-        "about",
-        "there",
-        "here",
-        "now",
-        "today",
-        "current",
-    ]
-)
 _WORDS: Final = re.compile(r"[a-z0-9]+")
 _STAMP_FORMAT: Final = "%Y%m%d-%H%M%S"
 
@@ -174,7 +104,6 @@ class Draft:
     decided: str | None = None
     promoted_to: str | None = None
     rejected_reason: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -336,7 +265,7 @@ def draft_slug(request: str, params: Sequence[Parameter] = ()) -> str:
     text = request.lower()
     for param in params:
         text = text.replace(param.value.lower(), " ")
-    words = [w for w in _WORDS.findall(text) if w not in _SLUG_STOP and not w.isdigit()]
+    words = [w for w in _WORDS.findall(text) if w not in STOPWORDS and not w.isdigit()]
     slug = "-".join(words[:SLUG_WORDS])[:SLUG_MAX_CHARS].strip("-")
     return re.sub(r"-{2,}", "-", slug) or "task"
 

@@ -29,95 +29,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.experience._words import STOPWORDS
+
 __all__ = ["Parameter", "candidate_values", "extract_parameters", "find_value", "substitute"]
 
-_STOPWORDS: Final = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "in",
-        "on",
-        "at",
-        "of",
-        "to",
-        "for",
-        "from",
-        "by",
-        "with",
-        "into",
-        "onto",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "that",
-        "this",
-        "these",
-        "those",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "as",
-        "what",
-        "whats",
-        "which",
-        "who",
-        "how",
-        "when",
-        "where",
-        "why",
-        "me",
-        "my",
-        "mine",
-        "i",
-        "you",
-        "your",
-        "we",
-        "our",
-        "us",
-        "please",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "do",
-        "does",
-        "did",
-        "use",
-        "using",
-        "run",
-        "show",
-        "tell",
-        "give",
-        "get",
-        "find",
-        "list",
-        "all",
-        "any",
-        "some",
-        "each",
-        "every",
-        "about",
-        "over",
-        "under",
-        "there",
-        "here",
-        "now",
-        "today",
-        "tomorrow",
-        "yesterday",
-    ]
-)
 #: Words that name the value after them (``the file notes.txt``, ``city Lisbon``).
 _NOUNS: Final = """file files folder dir directory path city country town place url site page
 repo repository branch user username name project package host server port id tag version
@@ -175,7 +90,7 @@ def candidate_values(request: str) -> list[tuple[str, str, int]]:
     for m in _NUMBER.finditer(request):
         add(m.group(), "number", m.start(), m.end())
     for m in _PROPER.finditer(request):
-        if not _starts_sentence(request, m.start()) and m.group().lower() not in _STOPWORDS:
+        if not _starts_sentence(request, m.start()) and m.group().lower() not in STOPWORDS:
             add(m.group(), "name", m.start(), m.end())
     return sorted(found, key=lambda item: item[2])
 
@@ -300,7 +215,7 @@ def _name_before(request: str, position: int) -> str | None:
     if not words:
         return None
     word = words[-1].lower()
-    if word in _STOPWORDS or len(word) < 3 or not word[0].isalpha():
+    if word in STOPWORDS or len(word) < 3 or not word[0].isalpha():
         return None
     name = _NAME_RE.sub("_", word).strip("_")
     return name or None

@@ -21,6 +21,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
@@ -168,7 +169,7 @@ class ReviewQueue:
         if not isinstance(data, dict) or "id" not in data:
             raise ExperienceNotFound(f"draft {draft_id!r} has no readable {DRAFT_FILE}")
         draft = Draft.from_json(data)
-        return draft if draft.status == status else _with_status(draft, status)
+        return draft if draft.status == status else replace(draft, status=status)
 
     def _read_all(self, status: str) -> Iterator[Draft]:
         for draft_id in self._ids(status):
@@ -182,9 +183,3 @@ class ReviewQueue:
                         path=self.folder(draft_id, status),
                     )
                 )
-
-
-def _with_status(draft: Draft, status: str) -> Draft:
-    from dataclasses import replace
-
-    return replace(draft, status=status)

@@ -223,14 +223,7 @@ class SessionRecord:
             {
                 "type": "session",
                 "version": FORMAT_VERSION,
-                "id": self.id,
-                "started": self.started,
-                "workspace": self.workspace,
-                "agent": self.agent,
-                "mode": self.mode,
-                "model": self.model,
-                "conversation": self.conversation,
-                "skills": dict(self.skills),
+                **self._head(),
             },
             {"type": "request", "text": self.request},
         ]
@@ -262,6 +255,18 @@ class SessionRecord:
         if self.feedback is not None:
             lines.append({"type": "feedback", "verdict": self.feedback, "at": at})
         return lines
+
+    def _head(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "started": self.started,
+            "workspace": self.workspace,
+            "agent": self.agent,
+            "mode": self.mode,
+            "model": self.model,
+            "conversation": self.conversation,
+            "skills": dict(self.skills),
+        }
 
     def to_jsonl(self) -> str:
         return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.to_lines())
@@ -331,15 +336,8 @@ class SessionRecord:
     def to_json(self) -> dict[str, Any]:
         """The whole session as one object (``sessions show --json``)."""
         return {
-            "id": self.id,
-            "started": self.started,
+            **self._head(),
             "request": self.request,
-            "workspace": self.workspace,
-            "agent": self.agent,
-            "mode": self.mode,
-            "model": self.model,
-            "conversation": self.conversation,
-            "skills": dict(self.skills),
             "skillsRead": list(self.skills_read),
             "steps": [{"n": s.n, "text": s.text, "calls": list(s.calls)} for s in self.steps],
             "tools": [

@@ -47,6 +47,7 @@ from skillbook.runtime.secrets import redact
 from skillbook.runtime.tools import ExecTool, ToolResult
 
 if TYPE_CHECKING:
+    from skillbook.runtime._proc import Plan
     from skillbook.runtime.agent import Agent, AgentEvent
     from skillbook.runtime.providers.base import ToolCall
 
@@ -251,7 +252,7 @@ def _sensitive_values(tool: ExecTool | None) -> Iterable[str]:
 
 
 def _plan_parts(
-    tool: ExecTool, plan: Any, secrets: set[str]
+    tool: ExecTool, plan: Plan, secrets: set[str]
 ) -> tuple[str, dict[str, str], tuple[str, ...]]:
     """Where a command ran, the non-secret variables its skill added, and the names of
     the secret ones (their values join ``secrets``)."""

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from skillbook.experience._words import STOPWORDS
 from skillbook.experience.draft import Draft, NearDuplicate
 
 __all__ = [
@@ -38,59 +39,6 @@ STEP_SIMILARITY: Final = 0.8
 DESCRIPTION_SIMILARITY: Final = 0.5
 MIN_SHARED_WORDS: Final = 2
 _WORD: Final = re.compile(r"[a-z][a-z0-9]{2,}")
-_STOP: Final = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "that",
-        "this",
-        "what",
-        "which",
-        "when",
-        "where",
-        "how",
-        "use",
-        "used",
-        "using",
-        "run",
-        "runs",
-        "skill",
-        "skills",
-        "please",
-        "can",
-        "you",
-        "your",
-        "are",
-        "was",
-        "were",
-        "will",
-        "would",
-        "should",
-        "could",
-        "about",
-        "them",
-        "they",
-        "its",
-        "their",
-        "there",
-        "here",
-        "get",
-        "give",
-        "show",
-        "tell",
-        "find",
-        "list",
-        "all",
-        "any",
-        "some",
-        "each",
-        "current",
-    ]
-)
 
 
 def step_similarity(a: Sequence[str], b: Sequence[str]) -> float:
@@ -103,7 +51,7 @@ def step_similarity(a: Sequence[str], b: Sequence[str]) -> float:
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
 
 
 def word_overlap(a: str, b: str) -> tuple[float, int]:
