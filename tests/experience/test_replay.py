@@ -104,3 +104,26 @@ def test_check_syntax() -> None:
     assert check_syntax("set -e\necho ok\n") is None
     problem = check_syntax("if then fi (\n")
     assert problem is not None and "syntax" in problem
+
+
+def test_names_from_skills_and_configs_cannot_inject_commands(space: Workspace) -> None:
+    from dataclasses import replace
+
+    notes = space.data("n.txt", "a\n")
+    _, record = run_recorded(space.book(), count_script(space, notes, 1), f"count {notes}")
+    draft = Learner.for_book(space.book()).learn(record).draft
+    assert draft is not None
+    marker = space.root / "pwned"
+    evil = f"x\ntouch {marker}\n#"
+    step = replace(
+        draft.steps[1],
+        skill=evil,
+        secret_env=(f"A;touch {marker}",),
+        env={f"B$(touch {marker})": "v"},
+    )
+    hostile = replace(draft, skills_used=(evil,), steps=(draft.steps[0], step))
+    path = space.root / "hostile.sh"
+    path.write_text(render_replay(hostile), encoding="utf-8")
+    done = run_script(path)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
