@@ -14,8 +14,9 @@ import skillbook
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.config import Config
 from skillbook.experience import Learner, SessionRecord, ToolEntry, reconstruct
-from skillbook.experience.draft import build_draft, draft_slug, render_skill
+from skillbook.experience.draft import build_draft, draft_slug
 from skillbook.experience.record import Outcome
+from skillbook.experience.skill_file import render_skill
 from skillbook.mode import Mode
 from skillbook.parse import parse_skill_text
 from skillbook.runtime.providers import call

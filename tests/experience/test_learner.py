@@ -10,7 +10,7 @@ import pytest
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
 from skillbook.experience import Experience, Learned, Learner, UsageStore
-from skillbook.experience.draft import render_skill
+from skillbook.experience.skill_file import render_skill
 from skillbook.mode import Mode
 from skillbook.runtime.providers import ScriptedModel, call
 

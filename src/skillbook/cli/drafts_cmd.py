@@ -19,9 +19,10 @@ from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
 from skillbook.cli.validate_cmd import finding_lines
 from skillbook.errors import ExperienceError, SkillNotFound
-from skillbook.experience.draft import Draft, render_skill
+from skillbook.experience.draft import Draft
 from skillbook.experience.engine import Experience
 from skillbook.experience.replay import render_replay
+from skillbook.experience.skill_file import render_skill
 
 
 @click.group("drafts", cls=SubcommandGroup)

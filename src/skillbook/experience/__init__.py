@@ -9,8 +9,8 @@ An edge package (the core never imports it; the runtime knows only the
 * :mod:`.params`, :mod:`.fingerprint`, :mod:`.procedure`, :mod:`.hints`, :mod:`.risk` —
   what a run did, as a procedure with parameters, its behaviour fingerprint, tool hints
   and the risk marker;
-* :mod:`.draft`, :mod:`.replay`, :mod:`.refine` — the draft skill, its replay helper
-  and the optional model refinement;
+* :mod:`.draft`, :mod:`.skill_file`, :mod:`.replay`, :mod:`.refine` — the draft, its
+  skill file, its replay helper and the optional model refinement;
 * :mod:`.queue`, :mod:`.similarity`, :mod:`.promotion` — the review queue,
   near-duplicates, the promotion gate, promotion and rejection;
 * :mod:`.usage` — usage counters, stale skills and pins;
@@ -34,6 +34,7 @@ from skillbook.experience.recorder import SessionRecorder
 from skillbook.experience.refine import Refinement, refine_draft
 from skillbook.experience.replay import render_replay
 from skillbook.experience.risk import CAPABILITIES, RiskFinding, find_risks
+from skillbook.experience.skill_file import render_skill
 from skillbook.experience.store import SessionStore
 from skillbook.experience.success import SuccessRule, Verdict, default_success
 from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
@@ -74,5 +75,6 @@ __all__ = [
     "refine_draft",
     "reject",
     "render_replay",
+    "render_skill",
     "stale_skills",
 ]

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook.errors import ExperienceError, SkillNotFound
-from skillbook.experience.draft import render_skill
 from skillbook.experience.learner import Learner
 from skillbook.experience.promotion import GateReport, Promotion, check_draft, promote, reject
 from skillbook.experience.queue import PREVIOUS_FILE, ReviewQueue
 from skillbook.experience.record import SessionRecord
 from skillbook.experience.recorder import SessionRecorder
+from skillbook.experience.skill_file import render_skill
 from skillbook.experience.store import SessionStore
 from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
 from skillbook.lookup import find_entry

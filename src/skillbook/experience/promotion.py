@@ -34,10 +34,11 @@ from typing import Any, Final
 from skillbook.diagnostics import Diagnostic, error, has_errors
 from skillbook.errors import ExperienceError
 from skillbook.experience._files import move_dir, write_atomic, write_json
-from skillbook.experience.draft import Draft, render_skill
+from skillbook.experience.draft import Draft
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import iso, utc_now
 from skillbook.experience.replay import check_syntax, render_replay
+from skillbook.experience.skill_file import render_skill
 from skillbook.learned import learned_scripts_dir, learned_skills_dir
 from skillbook.mode import Mode
 from skillbook.validate import validate_path

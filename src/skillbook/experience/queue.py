@@ -28,8 +28,9 @@ from typing import Final
 from skillbook.diagnostics import Diagnostic, warning
 from skillbook.errors import ExperienceNotFound
 from skillbook.experience._files import move_dir, read_json, write_atomic, write_json
-from skillbook.experience.draft import Draft, render_skill
+from skillbook.experience.draft import Draft
 from skillbook.experience.replay import render_replay
+from skillbook.experience.skill_file import render_skill
 
 __all__ = ["DRAFT_FILE", "REPLAY_FILE", "STATES", "ReviewQueue"]
 
