@@ -9,7 +9,8 @@ comparisons, corpus runs, subprocess end-to-end and MCP process tests, lint and 
 checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lane all``
 everything; ``.ci/run`` runs the fast lane, then the rest. Naming test files or node
 ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
-the ``oracle`` or ``corpus_dir`` fixture is marked ``oracle`` / ``corpus`` by that alone.
+the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
+``corpus`` by that alone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from oracle_support import CORPUS, Oracle, oracle_dir
+from oracle_support import CORPUS, Oracle, latest_oracle_dir, oracle_dir
 
 #: Markers that take a test out of the fast lane (registered in pyproject.toml).
 SLOW_MARKERS = ("oracle", "corpus", "e2e", "subprocess", "lint")
@@ -38,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = getattr(item, "fixturenames", ())
-        if "oracle" in names:
+        if "oracle" in names or "latest_oracle" in names:
             item.add_marker(pytest.mark.oracle)
         if "corpus_dir" in names:
             item.add_marker(pytest.mark.corpus)
@@ -72,3 +73,12 @@ def oracle() -> Iterator[Oracle]:
     if isinstance(found, str):
         pytest.skip(f"OpenClaw oracle unavailable: {found}")
     yield Oracle(found)
+
+
+@pytest.fixture(scope="session")
+def latest_oracle() -> Iterator[Oracle]:
+    """OpenClaw 2026.9.6 (the oracle's ``latest``), installed on first use."""
+    found = latest_oracle_dir()
+    if isinstance(found, str):
+        pytest.skip(f"OpenClaw oracle (latest) unavailable: {found}")
+    yield Oracle(found, "latest")

@@ -4,6 +4,10 @@ The oracle lives in ``../shared/oracle`` beside the checkout; it is installed wi
 ``npm ci`` into ``<repo>/.cache/oracle`` on first use (or ``$SKILLBOOK_ORACLE_DIR``
 names an installed copy). Test modules and the benchmark share this one lookup so
 that a fresh machine installs the oracle instead of skipping the comparisons.
+
+The newer OpenClaw (``latest``, 2026.9.6) sits in the oracle's ``latest/`` folder; it
+is installed (``npm ci --prefix latest``) the first time a test asks for it through
+:func:`latest_oracle_dir` (the ``latest_oracle`` fixture), never at collection.
 """
 
 from __future__ import annotations
@@ -25,12 +29,20 @@ ORACLE_CACHE = REPO / ".cache" / "oracle"
 
 
 class Oracle:
-    """Runs OpenClaw's skills code (``oracle.mjs``) on JSON requests."""
+    """Runs OpenClaw's skills code (``oracle.mjs``) on JSON requests.
 
-    def __init__(self, root: Path) -> None:
+    ``version`` (``"baseline"`` or ``"latest"``) goes into every request that does not
+    name one (in a batch, the first request's decides)."""
+
+    def __init__(self, root: Path, version: str | None = None) -> None:
         self.root = root
+        self.version = version
 
     def run(self, request: dict[str, Any] | list[dict[str, Any]], timeout: float = 300) -> Any:
+        if self.version is not None:
+            batch = request if isinstance(request, list) else [request]
+            batch = [{"version": self.version, **r} for r in batch]
+            request = batch if isinstance(request, list) else batch[0]
         proc = subprocess.run(
             ["node", str(self.root / "oracle.mjs")],
             input=json.dumps(request),
@@ -90,11 +102,68 @@ def oracle_dir() -> Path | str:
     return find_or_install_oracle()
 
 
-def run_batch(requests: list[dict[str, Any]], *, timeout: float = 300) -> list[dict[str, Any]]:
-    """Run a batch of requests; every result must be ok. Needs :func:`oracle_dir` found."""
+#: The OpenClaw release of the oracle's ``latest`` folder (its package.json pins it).
+LATEST_VERSION = "2026.9.6"
+
+
+def _latest_installed(root: Path) -> bool:
+    return (root / "latest" / "node_modules" / "openclaw" / "package.json").is_file()
+
+
+def find_or_install_latest(root: Path) -> Path | str:
+    """Install the oracle's ``latest`` OpenClaw into ``root/latest`` if it is missing.
+
+    Returns ``root`` when ``latest`` is usable, else a string saying why not. The
+    install goes through a temporary folder renamed into place, so an interrupted
+    install leaves no half folder behind.
+    """
+    if _latest_installed(root):
+        return root
+    source = ORACLE_SRC / "latest"
+    if not (source / "package-lock.json").is_file():
+        return f"{source} is absent (no ../shared beside the checkout)"
+    if shutil.which("npm") is None:
+        return "npm is not installed"
+    if not os.access(root, os.W_OK):
+        return f"{root} is not writable: install it there with `npm ci --prefix latest`"
+    tmp = root / "latest.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(source, tmp, ignore=shutil.ignore_patterns("node_modules"))
+    for p in [tmp, *tmp.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    proc = subprocess.run(
+        ["npm", "ci", "--prefix", str(tmp), "--no-audit", "--no-fund"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return f"npm ci --prefix latest failed: {proc.stderr[-500:]}"
+    shutil.rmtree(root / "latest", ignore_errors=True)
+    tmp.rename(root / "latest")
+    return root
+
+
+@functools.cache
+def latest_oracle_dir() -> Path | str:
+    """The oracle folder with ``latest`` installed (installing it once), or why not."""
     found = oracle_dir()
+    if isinstance(found, str):
+        return found
+    return find_or_install_latest(found)
+
+
+def run_batch(
+    requests: list[dict[str, Any]], *, timeout: float = 300, version: str | None = None
+) -> list[dict[str, Any]]:
+    """Run a batch of requests; every result must be ok. Needs :func:`oracle_dir` found
+    (and :func:`latest_oracle_dir` for ``version="latest"``)."""
+    found = oracle_dir() if version != "latest" else latest_oracle_dir()
     assert isinstance(found, Path), found
-    out = Oracle(found).run(requests, timeout=timeout)
+    out = Oracle(found, version).run(requests, timeout=timeout)
     assert out["ok"], out
     results: list[dict[str, Any]] = out["results"]
     for r in results:

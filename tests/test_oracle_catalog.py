@@ -54,7 +54,7 @@ SOURCES = sources(CORPUS) if CORPUS.is_dir() else []
 #: Configurations that can change the status report. OpenClaw's status ignores prompt
 #: limits, agents and skill filters, so the others are compared with the default one
 #: (one op fewer per case on the oracle, which reloads every skill per op).
-STATUS_CASES = frozenset({"default", "entries"})
+STATUS_CASES = frozenset({"default", "entries", "limits"})
 SMALL_BUDGET = 4000
 TINY_BUDGET = 900
 COUNT_LIMIT = 7
@@ -63,7 +63,12 @@ API_KEY = "sk-test-key"
 
 
 def load_ours(
-    sandbox: Sandbox, case: Case, *, legacy: bool = False, check: str = OPENCLAW_CHECK_COMMAND
+    sandbox: Sandbox,
+    case: Case,
+    *,
+    legacy: bool = False,
+    check: str = OPENCLAW_CHECK_COMMAND,
+    compat: str | None = None,
 ) -> SkillBook:
     return Loader(
         sandbox.workspace,
@@ -74,6 +79,7 @@ def load_ours(
         cwd=sandbox.root,
         check_command=check,
         legacy_manifest_keys=legacy,
+        compat=compat,
     ).load()
 
 
@@ -163,6 +169,23 @@ def build_cases(sandbox: Sandbox, first: SkillBook) -> list[Case]:
             agent="someone-else",
         ),
         Case("filter", base, skill_filter=tuple(names[1::2])),
+        # Discovery limits: few candidates and loads per root, small files refused.
+        Case(
+            "limits",
+            deep_merge(
+                base,
+                {
+                    "skills": {
+                        "limits": {
+                            "maxCandidatesPerRoot": 5,
+                            "maxSkillsLoadedPerSource": 3,
+                            "maxSkillFileBytes": 3000,
+                        }
+                    }
+                },
+            ),
+            skill_filter=unfiltered,
+        ),
     ]
 
 
@@ -215,8 +238,8 @@ def ask_oracle(
     batch = [
         c.oracle_request(op, sandbox)
         for c in cases
-        for op in ("prompt", "status")
-        if op == "prompt" or c.id in STATUS_CASES
+        for op in ("prompt", "status", "commands")
+        if op != "status" or c.id in STATUS_CASES
     ]
     answer = oracle.run(batch)
     out: dict[str, dict[str, Any]] = {}
@@ -256,6 +279,9 @@ def compare_case(run: SourceRun, case: Case, book: SkillBook) -> list[str]:
     problems: list[str] = []
     if book.catalog.text != theirs["prompt"]["prompt"]:
         problems.append(_prompt_diff(label, book.catalog.text, theirs["prompt"]["prompt"]))
+    if "commands" in theirs:
+        commands = book.commands().to_json()
+        problems += diff_json(commands, theirs["commands"]["commands"], f"{label}/commands")
     ours_status = book.status.to_json()
     expected = (theirs.get("status") or run.oracle["default"]["status"])["report"]
     lines, one_sided = diff_status(ours_status, expected, label=f"{label}/status")

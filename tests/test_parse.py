@@ -532,7 +532,7 @@ def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
 ) -> None:
     import skillbook.parse as parse_module
 
-    def broken(text: str | bytes, path: Path | None) -> ParsedSkillFile:
+    def broken(text: str | bytes, path: Path | None, rules: object = None) -> ParsedSkillFile:
         raise KeyError("a bug")
 
     monkeypatch.setattr(parse_module, "_parse", broken)

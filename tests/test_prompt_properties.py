@@ -7,12 +7,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillbook._bounded_catalog import largest_fitting_prefix
 from skillbook._js import utf16_len
 from skillbook.model import InvocationPolicy, Skill, Source
 from skillbook.prompt import (
     COMPACT_WARNING_OVERHEAD,
     PromptLimits,
-    _largest_fitting_prefix,
     build_prompt,
     compact_skill_paths,
     format_skills_compact,
@@ -125,7 +125,7 @@ def test_prefix_search_matches_scan(costs: list[int], budget: int) -> None:
         return sum(costs[:m]) <= budget
 
     linear = max((k for k in range(len(costs) + 1) if fits(k)), default=0)
-    assert _largest_fitting_prefix(len(costs), fits) == linear
+    assert largest_fitting_prefix(len(costs), fits) == linear
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,9 +15,12 @@ from typing import Any, Final
 import msgspec
 
 from skillbook._js import json_stringify
+from skillbook.diagnostics import describe_value
 from skillbook.errors import ConfigError
 
 _GOT_MAX_CHARS: Final = 60
+#: Keys whose values may be secrets: an error under them names the type, not the value.
+_SECRET_KEYS: Final = frozenset({"apiKey", "env"})
 
 
 class _Missing:
@@ -93,10 +96,13 @@ def _translate(
     elif text.startswith("Object missing required field") and field_m:
         segments.append(field_m.group(1))
         detail = "required key is missing"
+    elif any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
+        kind = "nothing" if current is MISSING else describe_value(current)
+        detail = f"expected {_describe(info)}, got {kind} (the value is not shown)"
     else:
         detail = f"expected {_describe(info)}, got {render(current)}"
-    key_path = _key_path(segments)
-    return ConfigError(f"{where}: {key_path}: {detail}", key_path=key_path, file=file)
+    path = key_path(segments)
+    return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
 
 
 def _unwrap(info: Any) -> Any:
@@ -140,10 +146,12 @@ def _describe(info: Any) -> str:
     if isinstance(info, ins.Metadata):
         label = (info.extra or {}).get("label")
         return label if isinstance(label, str) else _describe(info.type)
-    if isinstance(info, ins.IntType):
-        return f"int >= {info.ge}" if info.ge is not None else "int"
-    if isinstance(info, ins.FloatType):
-        return f"number > {info.gt:g}" if info.gt is not None else "number"
+    if isinstance(info, ins.IntType | ins.FloatType):
+        kind = "int" if isinstance(info, ins.IntType) else "number"
+        bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
+        bounds += [f">= {info.ge:g}"] if info.ge is not None else []
+        bounds += [f"<= {info.le:g}"] if info.le is not None else []
+        return " ".join([kind, " and ".join(bounds)]) if bounds else kind
     if isinstance(info, ins.BoolType):
         return "boolean"
     if isinstance(info, ins.StrType):
@@ -176,7 +184,8 @@ def render(value: Any) -> str:
     return text if len(text) <= _GOT_MAX_CHARS else text[: _GOT_MAX_CHARS - 1] + "…"
 
 
-def _key_path(segments: Sequence[str | int]) -> str:
+def key_path(segments: Sequence[str | int]) -> str:
+    """``skills.entries["my key"].env[0]``: a key path as error messages print it."""
     out: list[str] = []
     for seg in segments:
         if isinstance(seg, int):

@@ -34,10 +34,20 @@ class _SecretRefS(_Strict):
     id: str
 
 
+class _EntryExecS(_Strict):
+    allow: list[str] | _U = _UNSET
+
+
+class _ExecS(_Strict):
+    policy: Literal["ask", "allowlist", "allow"] | _U = _UNSET
+    allow: list[str] | _U = _UNSET
+
+
 class _EntryS(_Strict):
     enabled: bool | _U = _UNSET
     api_key: str | _SecretRefS | _U = _UNSET
     env: dict[str, str] | _U = _UNSET
+    exec: _EntryExecS | _U = _UNSET
     config: dict[str, Any] | _U = _UNSET
 
 
@@ -50,9 +60,23 @@ class _LoadS(_Strict):
     mode: Mode | _U = _UNSET
 
 
+_InstallKind = Literal["brew", "node", "go", "uv", "download", "apt", "pip"]
+
+
+class _InstallPolicyS(_Strict):
+    allowed_kinds: list[_InstallKind] | _U = _UNSET
+    allowed_download_hosts: list[str] | _U = _UNSET
+    require_sha256: bool | _U = _UNSET
+    allow_private_network: bool | _U = _UNSET
+
+
 class _InstallS(_Strict):
     prefer_brew: bool | _U = _UNSET
     node_manager: Literal["npm", "pnpm", "yarn", "bun"] | _U = _UNSET
+    # skillbook extensions (skillbook.install): opt-in fallbacks and the install policy.
+    allow_apt: bool | _U = _UNSET
+    allow_pip: bool | _U = _UNSET
+    policy: _InstallPolicyS | _U = _UNSET
 
 
 class _LimitsS(_Strict):
@@ -67,8 +91,29 @@ class _PromptS(_Strict):
     priority: Literal["source", "none"] | _U = _UNSET
 
 
+class _EmbeddingS(_Strict):
+    provider: Literal["wordllama", "model2vec", "fastembed", "openai", "none"] | _U = _UNSET
+    model: str | _U = _UNSET
+    url: str | _U = _UNSET
+    api_key_env: str | _U = _UNSET
+    multilingual: bool | _U = _UNSET
+
+
+class _SelectionS(_Strict):
+    mode: Literal["off", "auto", "always"] | _U = _UNSET
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=100)] | _U = _UNSET
+    backend: Literal["hybrid", "bm25", "embedding"] | _U = _UNSET
+    fusion: Literal["mix", "rrf"] | _U = _UNSET
+    min_score: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
+    pinned: list[str] | _U = _UNSET
+    embedding: _EmbeddingS | _U = _UNSET
+    index_dir: str | _U = _UNSET
+
+
 class _SkillsS(_Strict):
+    compat: Literal["openclaw-2026.4", "openclaw-2026.9"] | _U = _UNSET
     allow_bundled: list[str] | _U = _UNSET
+    exec: _ExecS | _U = _UNSET
     load: _LoadS | _U = _UNSET
     install: _InstallS | _U = _UNSET
     limits: _LimitsS | _U = _UNSET
@@ -76,6 +121,7 @@ class _SkillsS(_Strict):
     read_tool: str | _U = _UNSET
     # Validated on their own (skillbook._config_sources), as are the entries below.
     mcp: dict[str, Any] | _U = _UNSET
+    selection: _SelectionS | _U = _UNSET
     # skillbook._config_experience
     experience: dict[str, Any] | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from skillbook._config_errors import convert, render
+from skillbook._config_values import check_env
 from skillbook.errors import ConfigError
 
 _U = msgspec.UnsetType
@@ -165,6 +166,8 @@ def mcp_servers(raw: Any, where: str, file: Path | None) -> tuple[McpServerConfi
             for key in ("env", "cwd"):
                 if getattr(s, key) is not msgspec.UNSET:
                     raise _error(where, file, f"{at}.{key}", "only a stdio server has env and cwd")
+        if isinstance(s.env, dict):
+            check_env(s.env, ["skills", "mcp", "servers", i, "env"], where, file)
         if isinstance(s.timeout, float) and not math.isfinite(s.timeout):
             raise _error(
                 where, file, f"{at}.timeout", f"expected a number of seconds > 0, got {s.timeout}"

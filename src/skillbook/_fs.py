@@ -9,10 +9,17 @@ The checks mirror OpenClaw's ``openVerifiedFileSync`` and ``isPathInside``: a
 symlinked file is refused, the file must be regular, its size is checked from
 ``stat`` before reading, it is opened with ``O_NOFOLLOW`` and the descriptor must
 be the same inode/device that was checked, and no more than ``max_bytes`` are read.
+
+Beyond OpenClaw: a folder on the way can be swapped for a symlink between the check
+and the open (``O_NOFOLLOW`` guards only the last component). :func:`open_contained`
+therefore opens every component below a known real folder with ``O_NOFOLLOW`` through
+directory descriptors, and on Linux also compares the kernel's path of the opened
+descriptor with the real path that was checked, which covers the folders above.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as st
 import sys
@@ -31,6 +38,7 @@ TOO_LARGE = "too-large"
 CHANGED = "changed"
 ESCAPE = "escape"
 IO_ERROR = "io"
+LOOP = "loop"
 
 # Windows compares paths case-insensitively (as OpenClaw's isPathInside does there).
 _CASE_FOLD = os.name == "nt"
@@ -42,6 +50,16 @@ _OPEN_FLAGS = (
     # A file swapped for a FIFO between the checks must not block the reader.
     | getattr(os, "O_NONBLOCK", 0)
 )
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+# openat(2) through os.open(dir_fd=...); without it, components are checked by path.
+_HAS_DIR_FD = os.open in os.supports_dir_fd and bool(getattr(os, "O_DIRECTORY", 0))
+_PROC_FD = "/proc/self/fd"
+_HAS_PROC_FD = sys.platform.startswith("linux") and os.path.isdir(_PROC_FD)
 
 
 def abspath(path: str | os.PathLike[str]) -> str:
@@ -162,6 +180,8 @@ class Listing:
     broken_links: tuple[str, ...] = ()
     md_files: tuple[str, ...] = ()
     error: str | None = None
+    #: Symlinks that resolve to themselves (``a -> a``, ``a <-> b``).
+    looped_links: tuple[str, ...] = ()
 
 
 def list_child_dirs(directory: str) -> Listing:
@@ -174,13 +194,17 @@ def list_child_dirs(directory: str) -> Listing:
     linked: set[str] = set()
     hidden: list[str] = []
     broken: list[str] = []
+    looped: list[str] = []
     md_files: list[str] = []
     for entry in entries:
         name = entry.name
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=True)
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                looped.append(name)
+                continue
             is_link, is_dir = False, False
         if is_link and not is_dir and not os.path.exists(entry.path):
             broken.append(name)
@@ -203,6 +227,7 @@ def list_child_dirs(directory: str) -> Listing:
         hidden_dirs=tuple(hidden),
         broken_links=tuple(broken),
         md_files=tuple(md_files),
+        looped_links=tuple(looped),
     )
 
 
@@ -231,6 +256,96 @@ def has_file(path: str) -> bool:
     return True
 
 
+def is_symlink_loop(path: str) -> bool:
+    """Whether ``path`` is a symlink that never resolves (``a -> a``, ``a <-> b``)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    except ValueError:
+        return False
+    return False
+
+
+class PathChanged(OSError):
+    """The file opened is not the one that was checked: a path component was swapped."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(errno.ESTALE, detail, path)
+
+
+def fd_path(fd: int) -> str | None:
+    """The kernel's path of an open descriptor (Linux ``/proc/self/fd``), or None."""
+    if not _HAS_PROC_FD:
+        return None
+    try:
+        return os.readlink(f"{_PROC_FD}/{fd}")
+    except OSError:
+        return None
+
+
+def _parts_below(anchor: str, real: str) -> list[str]:
+    if not is_path_inside(anchor, real) or real == anchor:
+        raise PathChanged(real, f"{real} is not inside {anchor}")
+    rest = real[len(anchor) :].lstrip(os.sep)
+    parts = rest.split(os.sep)
+    if any(p in ("", ".", "..") for p in parts):
+        raise PathChanged(real, f"{real} is not a plain path below {anchor}")
+    return parts
+
+
+def open_contained(
+    real: str,
+    anchor: str,
+    *,
+    flags: int = _OPEN_FLAGS,
+    anchor_identity: tuple[int, int] | None = None,
+) -> int:
+    """Open the file at the real path ``real`` below the real folder ``anchor``.
+
+    ``anchor`` itself is opened with ``O_NOFOLLOW`` (and, given ``anchor_identity``,
+    must still be that ``(st_dev, st_ino)``); every component below it is opened with
+    ``O_NOFOLLOW`` relative to its parent's descriptor, so a folder swapped for a
+    symlink fails the open (``ELOOP``) instead of being followed. Where the kernel
+    names open files (Linux), the opened file's path must also equal ``real``, which
+    covers the folders above ``anchor``; without ``anchor_identity`` that check alone
+    is made (it covers every component). Raises :class:`OSError` (:class:`PathChanged`
+    when the file is not the one checked); the caller owns the returned descriptor.
+    """
+    if _HAS_PROC_FD and anchor_identity is None:
+        # Fast path (discovery's hot loop): the kernel's path of the opened file covers
+        # every component at once, so the component walk below adds nothing.
+        if not real.startswith(anchor.rstrip(os.sep) + os.sep):
+            raise PathChanged(real, f"{real} is not inside {anchor}")
+        opened = os.open(real, flags)
+        if fd_path(opened) != real:
+            os.close(opened)
+            raise PathChanged(real, f"{real} was not the file opened")
+        return opened
+    parts = _parts_below(anchor, real)
+    if _HAS_DIR_FD:
+        fd = os.open(anchor, _DIR_FLAGS)
+        try:
+            if anchor_identity is not None:
+                info = os.fstat(fd)
+                if (info.st_dev, info.st_ino) != anchor_identity:
+                    raise PathChanged(anchor, f"{anchor} was replaced")
+            for part in parts[:-1]:
+                inner = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            opened = os.open(parts[-1], flags, dir_fd=fd)
+        finally:
+            os.close(fd)
+    else:  # pragma: no cover - platforms without openat: the kernel-path check only
+        opened = os.open(real, flags)
+    kernel = fd_path(opened)
+    if kernel is not None and kernel != real:
+        os.close(opened)
+        raise PathChanged(real, f"opened {kernel} instead of {real}")
+    return opened
+
+
 @dataclass(frozen=True, slots=True)
 class ReadFailure:
     kind: str
@@ -247,6 +362,8 @@ class Verified:
     real: str
     size: int
     identity: tuple[int, int, int, int, int]
+    #: The real folder the file was checked to lie in; the open starts there.
+    root_real: str = ""
 
 
 def _identity(s: os.stat_result) -> tuple[int, int, int, int, int]:
@@ -274,6 +391,8 @@ def verify_file(
     except (OSError, ValueError) as exc:
         return ReadFailure(IO_ERROR, str(exc))
     if st.S_ISLNK(link_stat.st_mode):
+        if is_symlink_loop(path):
+            return ReadFailure(LOOP)
         return ReadFailure(SYMLINK, real=try_realpath(path))
     if dir_real is not None:
         real: str | None = join(dir_real, _basename(path))
@@ -291,7 +410,9 @@ def verify_file(
         return ReadFailure(TOO_LARGE, size=pre.st_size, real=real)
     if not is_path_inside(root_real, real):
         return ReadFailure(ESCAPE, real=real)
-    return Verified(path=path, real=real, size=pre.st_size, identity=_identity(pre))
+    return Verified(
+        path=path, real=real, size=pre.st_size, identity=_identity(pre), root_real=root_real
+    )
 
 
 def read_at_most(fd: int, limit: int) -> bytes:
@@ -330,10 +451,21 @@ def read_verified(
     change to the file changes its ctime, so caching under it is safe.
     """
     try:
-        fd = os.open(checked.real, _OPEN_FLAGS)
+        if checked.root_real and checked.root_real != checked.real:
+            # Every component below the checked folder without following a link, and
+            # (Linux) the opened file's own path: a swapped folder cannot redirect it.
+            fd = open_contained(checked.real, checked.root_real)
+        else:
+            fd = os.open(checked.real, _OPEN_FLAGS)
+    except PathChanged:
+        return ReadFailure(CHANGED, real=checked.real)
     except OSError as exc:
-        if getattr(exc, "errno", None) == getattr(os, "ELOOP", -1):
-            return ReadFailure(SYMLINK, real=checked.real)
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            if is_symlink(checked.real):
+                return ReadFailure(SYMLINK, real=checked.real)
+            return ReadFailure(CHANGED, real=checked.real)
+        if exc.errno == errno.ENOENT:
+            return ReadFailure(MISSING)
         return ReadFailure(IO_ERROR, exc.strerror or str(exc))
     try:
         opened = os.fstat(fd)
@@ -379,11 +511,18 @@ _FAILURES = {
     ),
     IO_ERROR: ("discover.unreadable", "error", "could not be read: {detail}"),
     TOO_LARGE: ("discover.file-too-large", "error", "is too large ({size} bytes); not read"),
+    LOOP: (
+        "discover.symlink-loop",
+        "error",
+        "is a symbolic link that loops back to itself; it resolves to no file: remove it",
+    ),
 }
 
 
 def describe_failure(failure: ReadFailure, path: str) -> tuple[str, str, str]:
     """(diagnostic code, severity, message) for a refused read of ``path``."""
+    if failure.kind == SYMLINK and failure.real is None and is_symlink_loop(path):
+        failure = ReadFailure(LOOP)
     code, severity, template = _FAILURES[failure.kind]
     if failure.kind == SYMLINK and failure.real is None:
         target = " whose target does not exist"

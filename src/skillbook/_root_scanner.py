@@ -21,6 +21,7 @@ from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candi
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.learned import LEARNED_DIRNAME
 from skillbook.model import Skill, Source
+from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
 NESTED_ROOT_NAME = "skills"
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
@@ -56,6 +57,7 @@ class RootScanner:
         allowed: tuple[str, ...] = (),
         grouped: bool = False,
         standalone: bool = False,
+        rules: DiscoveryRules = DEFAULT_PROFILE.discovery,
     ) -> None:
         self.reader = reader
         self.limits = reader.limits
@@ -65,6 +67,8 @@ class RootScanner:
         self.allowed = allowed
         self.grouped = grouped
         self.standalone = standalone
+        #: The compat profile's discovery rules (2026.9 scans roots recursively).
+        self.rules = rules
         # Findings go where the reader's go, so one root's diagnostics stay in order.
         self._diag = reader.add
 
@@ -154,6 +158,8 @@ class RootScanner:
         if not os.path.isdir(root_dir):
             if source is Source.EXTRA:
                 what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
+                if _fs.is_symlink_loop(root_dir):
+                    what = "is a symbolic link that loops back to itself"
                 self._diag(
                     warning,
                     "discover.root-missing",
@@ -162,6 +168,10 @@ class RootScanner:
                 )
             return []
         root_real = self.memo.realpath(root_dir) or root_dir
+        if self.rules.slice_by_candidates:
+            from skillbook._recursive_scan import load_root
+
+            return load_root(self, source, root_dir, root_real)
         base_dir = self._nested_root(root_dir)
         base_real = self.contained(base_dir, source=label, root_dir=root_dir, root_real=root_real)
         if base_real is None:
@@ -299,6 +309,14 @@ class RootScanner:
                 warning,
                 "discover.unreadable",
                 f"{name} is a broken symbolic link; skipped",
+                os.path.join(base_dir, name),
+            )
+        for name in listing.looped_links:
+            self._diag(
+                warning,
+                "discover.symlink-loop",
+                f"{name} is a symbolic link that loops back to itself (it resolves to no "
+                "folder); skipped: remove it or point it at a skill folder",
                 os.path.join(base_dir, name),
             )
         self._report_hidden(base_dir, listing)

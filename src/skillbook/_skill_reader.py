@@ -20,6 +20,7 @@ from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
+from skillbook.profile import DEFAULT_PROFILE, Profile
 
 SKILL_FILE = "SKILL.md"
 
@@ -82,9 +83,15 @@ class SkillReader:
     owns this reader shares it, so a folder is resolved once.
     """
 
-    def __init__(self, *, limits: Limits, cache: ParseCache | None) -> None:
+    def __init__(
+        self, *, limits: Limits, cache: ParseCache | None, profile: Profile = DEFAULT_PROFILE
+    ) -> None:
         self.limits = limits
         self.cache = cache
+        #: Which OpenClaw release's file rules apply (frontmatter, children of invalid files).
+        self.profile = profile
+        # Parsed files depend on the profile's frontmatter rules: one cache key space each.
+        self._key_suffix = "" if profile is DEFAULT_PROFILE else f"\0{profile}"
         self.memo = _fs.RealpathMemo()
         self.diagnostics: list[Diagnostic] = []
 
@@ -115,6 +122,8 @@ class SkillReader:
         )
         if skill is not None:
             return [skill]
+        if not self.profile.discovery.invalid_falls_back_to_children:
+            return []
         out: list[Skill] = []
         for child in _fs.list_real_subdirs_locale(root):
             child_real = os.path.join(root_real, os.path.basename(child))
@@ -123,6 +132,10 @@ class SkillReader:
             if found is not None:
                 out.append(found)
         return out
+
+    def load_single(self, skill_dir: str, dir_real: str, label: str) -> Skill | None:
+        """``loadSingleSkillDirectory`` (2026.9): the folder's SKILL.md, inside its real path."""
+        return self._load_single(skill_dir, dir_real, dir_real, label, report_missing=True)
 
     def _load_single(
         self,
@@ -135,6 +148,12 @@ class SkillReader:
         known: os.stat_result | None = None,
     ) -> Skill | None:
         file_path = _fs.join(skill_dir, SKILL_FILE)
+        if (
+            self.profile.discovery.reject_hardlinks
+            and label != "openclaw-bundled"
+            and self._hardlinked(file_path)
+        ):
+            return None
         got = self._read_parsed(
             file_path, root_real, dir_real, skill=None, report_missing=report_missing, known=known
         )
@@ -142,7 +161,7 @@ class SkillReader:
             return None
         parsed, identity, path = got
         # The built skill and its diagnostics depend only on these and the file identity.
-        key = (file_path, skill_dir, label, dir_real)
+        key = (file_path + self._key_suffix, skill_dir, label, dir_real)
         cache = self.cache
         if cache is not None:
             built = cache.lookup_built(key, identity)
@@ -155,6 +174,23 @@ class SkillReader:
         if cache is not None:
             cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
         return skill
+
+    def _hardlinked(self, file_path: str) -> bool:
+        """2026.9 refuses a SKILL.md that is also reachable under another name."""
+        try:
+            links = os.stat(file_path).st_nlink
+        except OSError:
+            return False  # the read reports what is wrong with it
+        if links <= 1:
+            return False
+        self.add(
+            error,
+            "discover.hardlink",
+            f"{file_path} has {links} hard links; OpenClaw 2026.9 refuses hard-linked "
+            "SKILL.md files outside bundled skills (copy the file instead)",
+            file_path,
+        )
+        return True
 
     def _build(
         self,
@@ -169,6 +205,8 @@ class SkillReader:
         name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
         description = js_trim(fm.get("description") or "")
         self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
+        if parsed.invalid:
+            return None  # the parse diagnostic (parse.frontmatter-invalid) says why
         if not name or not description:
             if not any(d.code == "parse.missing-description" for d in parsed.diagnostics):
                 self.add(
@@ -213,13 +251,24 @@ class SkillReader:
             dir_real=dir_real,
             known=known,
         )
+        if (
+            isinstance(checked, _fs.ReadFailure)
+            and checked.kind == _fs.SYMLINK
+            and self.profile.discovery.symlinked_skill_md
+            and checked.real is not None
+            and dir_real is not None
+            and _fs.is_path_inside(dir_real, checked.real)
+        ):
+            # 2026.9 reads a linked SKILL.md whose target stays inside the skill folder.
+            checked = _fs.verify_file(checked.real, root_real=root_real, max_bytes=max_bytes)
         if isinstance(checked, _fs.ReadFailure):
             if checked.kind != _fs.MISSING or report_missing:
                 self.report_read_failure(checked, file_path, skill)
             return None
         cache = self.cache
+        key = file_path + self._key_suffix
         if cache is not None:
-            hit = cache.lookup(file_path, checked.identity)
+            hit = cache.lookup(key, checked.identity)
             if isinstance(hit, ParsedSkillFile):
                 return hit, checked.identity, None
         got = _fs.read_verified(checked, max_bytes=max_bytes)
@@ -230,9 +279,9 @@ class SkillReader:
         from skillbook.parse import parse_skill_text
 
         path = Path(file_path)
-        parsed = parse_skill_text(data, path=path)
+        parsed = parse_skill_text(data, path=path, rules=self.profile.frontmatter)
         if cache is not None:
-            cache.store(file_path, identity, parsed)
+            cache.store(key, identity, parsed)
         return parsed, identity, path
 
     def _pass_parse_diags(

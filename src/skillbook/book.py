@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
-from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet, build_command_specs
+from skillbook.commands import CommandSet, build_command_specs
 from skillbook.config import Config, read_config
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
@@ -38,7 +38,15 @@ from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
-from skillbook.prompt import CatalogMemo, PromptCatalog, PromptLimits, home_prefixes, skills_section
+from skillbook.profile import Profile, profile_of
+from skillbook.prompt import (
+    CatalogMemo,
+    KeptPaths,
+    PromptCatalog,
+    PromptLimits,
+    home_prefixes,
+    skills_section,
+)
 from skillbook.skill_filter import apply_filter, effective_skill_filter
 from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.sources import (
@@ -67,6 +75,8 @@ class SkillBook:
     agent: str | None
     mode: Mode
     discovery: Discovery
+    #: The OpenClaw release reproduced (``skills.compat``, ``--compat``).
+    profile: Profile
     #: Skills excluded by the spec mode (``strict``) before gating.
     excluded: tuple[Skill, ...]
     status: StatusReport
@@ -93,10 +103,17 @@ class SkillBook:
         tool = read_tool or self.config.skills.read_tool or DEFAULT_READ_TOOL
         return skills_section(self.catalog.text, read_tool=tool)
 
-    def commands(self, *, reserved: Iterable[str] = DEFAULT_RESERVED_NAMES) -> CommandSet:
-        """The slash commands: one per eligible user-invocable skill, then the bundles'."""
+    def commands(self, *, reserved: Iterable[str] | None = None) -> CommandSet:
+        """The slash commands: one per eligible user-invocable skill, then the bundles'.
+
+        ``reserved`` defaults to the profile's built-in chat command names."""
+        if reserved is None:
+            reserved = self.profile.commands.reserved_names
         return build_command_specs(
-            self.eligible, reserved=reserved, bundle_commands=self.bundle_commands
+            self.eligible,
+            reserved=reserved,
+            bundle_commands=self.bundle_commands,
+            profile=self.profile,
         )
 
     def fetcher(self) -> Callable[[Skill, str], Path | Diagnostic] | None:
@@ -106,7 +123,11 @@ class SkillBook:
 
     def snapshot(self, *, version: int | None = None) -> SkillSnapshot:
         return build_snapshot(
-            self.eligible, self.catalog, skill_filter=self.skill_filter, version=version
+            self.eligible,
+            self.catalog,
+            skill_filter=self.skill_filter,
+            version=version,
+            profile=self.profile,
         )
 
     def find(self, name: str) -> StatusEntry:
@@ -143,6 +164,7 @@ class Loader:
         legacy_manifest_keys: bool = True,
         sources: Iterable[SkillSource] = (),
         source_factories: Mapping[str, SourceFactory] | None = None,
+        compat: Profile | str | None = None,
     ) -> None:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
@@ -155,6 +177,8 @@ class Loader:
         )
         self.agent = agent
         self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
+        #: The OpenClaw release reproduced: ``compat``, else ``skills.compat``, else the default.
+        self.profile = profile_of(compat or self.config.skills.compat)
         #: An explicit skill filter; ``None`` lets the agent's allowlist apply.
         self.skill_filter = skill_filter
         self.remote = remote
@@ -180,7 +204,8 @@ class Loader:
 
     def _load(self) -> SkillBook:
         cfg = self.config
-        limits = Limits.from_config(cfg.skills.limits)
+        profile = self.profile
+        limits = Limits.from_config(cfg.skills.limits, profile)
         plugins = self.plugins()
         found = self.discover(limits, plugins=plugins)
         commands, command_diags = load_bundle_commands(plugins, cfg)
@@ -188,7 +213,8 @@ class Loader:
 
         candidates = list(found.skills)
         if not self.legacy_manifest_keys:
-            candidates = [without_legacy_manifest(s) for s in candidates]
+            keys = profile.discovery.manifest_keys
+            candidates = [without_legacy_manifest(s, keys) for s in candidates]
         excluded: list[Skill] = []
         if self.mode.is_strict:
             from skillbook.validate import split_strict
@@ -206,20 +232,28 @@ class Loader:
             managed_dir=self.paths.managed_dir,
             bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
             memo=self._status_memo,
+            profile=profile,
+            agent=self.agent,
         )
         self._status_memo.prune(candidates)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
-        ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.eligible]
+        ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.ready]
         eligible = tuple(apply_filter(ready, skill_filter))
+        max_chars = limits.max_skills_prompt_chars
+        if profile.catalog.agent_limits:
+            max_chars = agent_prompt_chars(cfg, self.agent, max_chars)
         catalog = self._catalog_memo.build(
             eligible,
-            limits=PromptLimits(
-                max_skills=limits.max_skills_in_prompt, max_chars=limits.max_skills_prompt_chars
+            limits=PromptLimits(max_skills=limits.max_skills_in_prompt, max_chars=max_chars),
+            homes=home_prefixes(
+                self.paths.home if profile.catalog.compact_effective_home else None,
+                self.paths.os_home,
             ),
-            homes=home_prefixes(self.paths.home, self.paths.os_home),
             remote_note=self.remote.note if self.remote is not None else None,
             priority=cfg.skills.prompt.priority == "source",
             check_command=self.check_command,
+            profile=profile,
+            keep=self._kept_paths() if profile.catalog.keep_state_paths else None,
         )
         diagnostics.extend(catalog.diagnostics)
         return SkillBook(
@@ -229,6 +263,7 @@ class Loader:
             agent=self.agent,
             mode=self.mode,
             discovery=found,
+            profile=profile,
             excluded=tuple(excluded),
             status=status,
             eligible=eligible,
@@ -237,6 +272,16 @@ class Loader:
             diagnostics=tuple(diagnostics),
             bundle_commands=commands,
         )
+
+    def _kept_paths(self) -> KeptPaths:
+        state = self.paths.managed_dir.parent
+        roots = [str(self.paths.managed_dir), str(state / "plugin-skills")]
+        home = os.path.abspath(self.paths.os_home) if self.paths.os_home is not None else None
+        # A container whose home is /data with the state in /data/.openclaw: `~` would
+        # point elsewhere there, so 2026.9 keeps those paths absolute even under the home.
+        container = home == "/data" and _fs_inside("/data/.openclaw", os.path.abspath(state))
+        homes = [home] if home is not None and not container else []
+        return KeptPaths(_with_realpaths(roots), _with_realpaths(homes))
 
     def plugins(self) -> PluginRegistry:
         """The plugins OpenClaw would find for this workspace and config (§3.6)."""
@@ -250,18 +295,26 @@ class Loader:
         registry = plugins if plugins is not None else self.plugins()
         load = cfg.skills.load
         options = DiscoverOptions(
-            limits=limits if limits is not None else Limits.from_config(cfg.skills.limits),
+            limits=limits
+            if limits is not None
+            else Limits.from_config(cfg.skills.limits, self.profile),
             allow_symlink_targets=tuple(
                 resolve_user_path(p, self.paths.home, cwd=self.cwd)
                 for p in load.allow_symlink_targets
             ),
             grouped=bool(load.grouped),
             mode=self.mode,
+            profile=self.profile,
         )
         scanner, diags = make_scanner(options, self.cache)
         local: list[SkillSource] = list(
             openclaw_sources(
-                self.workspace, self.paths, scanner, extra_dirs=load.extra_dirs, cwd=self.cwd
+                self.workspace,
+                self.paths,
+                scanner,
+                extra_dirs=load.extra_dirs,
+                cwd=self.cwd,
+                profile=self.profile,
             )
         )
         if self.workspace is not None:
@@ -272,6 +325,7 @@ class Loader:
         return discover_sources(
             [*local, *self.sources, *configured],
             diagnostics=[*diags, *registry.diagnostics, *unavailable],
+            sort_by_name=self.profile.discovery.sort_by_name,
         )
 
 
@@ -284,8 +338,12 @@ def load(
     mode: Mode | str | None = None,
     env: Mapping[str, str] | None = None,
     remote: RemoteEligibility | None = None,
+    compat: Profile | str | None = None,
 ) -> SkillBook:
-    """Discover, gate and render the skills of ``workspace`` in one call."""
+    """Discover, gate and render the skills of ``workspace`` in one call.
+
+    ``compat`` names the OpenClaw release to reproduce (``"openclaw-2026.4"``, the
+    default, or ``"openclaw-2026.9"``); it overrides ``skills.compat`` of the config."""
     return Loader(
         workspace,
         config=config,
@@ -294,7 +352,36 @@ def load(
         mode=mode,
         env=env,
         remote=remote,
+        compat=compat,
     ).load()
+
+
+def agent_prompt_chars(config: Config, agent: str | None, default: int) -> int:
+    """``agents.list[].skillsLimits.maxSkillsPromptChars`` of ``agent`` (2026.9), else ``default``."""
+    if agent is None:
+        return default
+    from skillbook.skill_filter import normalize_agent_id
+
+    wanted = normalize_agent_id(agent)
+    agents = config.raw.get("agents")
+    listed = agents.get("list") if isinstance(agents, Mapping) else None
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, Mapping) and normalize_agent_id(str(item.get("id", ""))) == wanted:
+            limits = item.get("skillsLimits")
+            value = limits.get("maxSkillsPromptChars") if isinstance(limits, Mapping) else None
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+            return default
+    return default
+
+
+def _fs_inside(root: str, path: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _with_realpaths(paths: Sequence[str]) -> tuple[str, ...]:
+    real = [os.path.realpath(p) for p in paths if os.path.exists(p)]
+    return tuple(dict.fromkeys([os.path.abspath(p) for p in paths] + real))
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ whitespace and trimming follow JavaScript's ``\\s`` and ``String.prototype.trim`
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from skillbook import diagnostics as dg
 from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import CommandDispatch, Skill
+from skillbook.profile import DEFAULT_PROFILE, Profile
 
 if TYPE_CHECKING:
     from skillbook.bundle_commands import BundleCommand
@@ -31,14 +33,8 @@ if TYPE_CHECKING:
 #: a skill may not take one of these names (§6.2, ``listReservedChatSlashCommandNames``).
 #: OpenClaw also reserves ``dock_<channel>``/``dock-<channel>`` for every loaded channel
 #: plugin with native commands; pass those through :func:`reserved_names` if you have them.
-DEFAULT_RESERVED_NAMES: frozenset[str] = frozenset(
-    """
-    acp activation agents allowlist approve bash btw commands compact config context debug
-    elev elevated exec export export-session fast focus help id kill mcp model models new
-    plugin plugins queue reason reasoning reset restart send session skill status steer
-    stop subagents t tasks tell think thinking tools trace tts unfocus usage v verbose whoami
-    """.split()  # noqa: SIM905 (53 names read better as words than one per line)
-)
+#: The names of the default compat profile (:mod:`skillbook.profile` holds each release's).
+DEFAULT_RESERVED_NAMES: frozenset[str] = DEFAULT_PROFILE.commands.reserved_names
 MAX_COMMAND_NAME_LENGTH = 32
 FALLBACK_COMMAND_NAME = "skill"
 #: Discord's limit, which OpenClaw applies to every channel.
@@ -122,15 +118,28 @@ class CommandSpec:
     prompt_template: str | None = None
     #: A Claude-bundle command: the ``commands/*.md`` file it came from.
     source_file: Path | None = None
+    #: 2026.9's extra fields (None under 2026.4): the title, the real SKILL.md path,
+    #: whether the model sees the skill, and the source family (workspace/bundled/unknown).
+    display_name: str | None = None
+    skill_file: str | None = None
+    model_visible: bool | None = None
+    skill_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """OpenClaw's shape: ``{name, skillName, description, dispatch?, promptTemplate?,
-        sourceFilePath?}``."""
-        out: dict[str, Any] = {
-            "name": self.name,
-            "skillName": self.skill_name,
-            "description": self.description,
-        }
+        sourceFilePath?}``; 2026.9 adds ``displayName``, ``skillFile``, ``modelVisible``
+        and ``skillSource`` where it has them."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.display_name is not None:
+            out["displayName"] = self.display_name
+        if self.skill_file is not None:
+            out["skillFile"] = self.skill_file
+        out["skillName"] = self.skill_name
+        out["description"] = self.description
+        if self.model_visible is not None:
+            out["modelVisible"] = self.model_visible
+        if self.skill_source is not None:
+            out["skillSource"] = self.skill_source
         if self.dispatch is not None:
             out["dispatch"] = self.dispatch.to_json()
         if self.prompt_template is not None:
@@ -191,9 +200,10 @@ class CommandSet:
 def build_command_specs(
     skills: Iterable[Skill],
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
     used: set[str] | None = None,
     bundle_commands: Iterable[BundleCommand] = (),
+    profile: Profile = DEFAULT_PROFILE,
 ) -> CommandSet:
     """§6.1: one command per user-invocable skill, in order, with unique names, then one
     per Claude-bundle command (:mod:`skillbook.bundle_commands`) under the same rules.
@@ -202,9 +212,12 @@ def build_command_specs(
     lowercased names already taken (e.g. by another agent's workspace, §6.3); the names
     assigned here are added to it, so one set can be shared across several calls.
     Skills with ``disable-model-invocation`` are commands too (only hidden from the model).
+    ``profile`` says the description limit, the extra fields and the default ``reserved``.
     """
-    builtin = {lower_or_empty(n) for n in reserved}
-    namer = _Namer(builtin, set(builtin) | (used or set()), used)
+    rules = profile.commands
+    names = rules.reserved_names if reserved is None else reserved
+    builtin = {lower_or_empty(n) for n in names}
+    namer = _Namer(builtin, set(builtin) | (used or set()), used, rules.description_max)
     for skill in skills:
         if skill.invocation.user_invocable:
             namer.add(
@@ -213,6 +226,7 @@ def build_command_specs(
                 skill.file_path,
                 dispatch=skill.dispatch,
                 source=skill.source,
+                rich=skill if rules.rich_specs else None,
             )
     for command in bundle_commands:
         namer.add(
@@ -220,6 +234,7 @@ def build_command_specs(
             command.description,
             command.source_file,
             template=command.prompt_template,
+            bundle_rich=rules.rich_specs,
         )
     return CommandSet(tuple(namer.commands), tuple(namer.renamed), tuple(namer.diags))
 
@@ -227,8 +242,15 @@ def build_command_specs(
 class _Namer:
     """Assigns unique names in order (the ``used`` set grows with every command)."""
 
-    def __init__(self, builtin: set[str], taken: set[str], used: set[str] | None) -> None:
+    def __init__(
+        self,
+        builtin: set[str],
+        taken: set[str],
+        used: set[str] | None,
+        description_max: int | None = MAX_DESCRIPTION_LENGTH,
+    ) -> None:
         self.builtin, self.taken, self.used = builtin, taken, used
+        self.description_max = description_max
         #: Lowercased names bundle commands took (any other taken name is a skill's).
         self.bundle_names: set[str] = set()
         self.commands: list[CommandSpec] = []
@@ -244,6 +266,8 @@ class _Namer:
         dispatch: CommandDispatch | None = None,
         source: str | None = None,
         template: str | None = None,
+        rich: Skill | None = None,
+        bundle_rich: bool = False,
     ) -> None:
         what = "skill" if template is None else "bundle command"
         base = sanitize_command_name(name)
@@ -277,13 +301,14 @@ class _Namer:
             )
         # Bundle descriptions are never blank (the reader falls back to the name).
         full = description if template is not None else (js_trim(description or "") or name)
-        short = shorten(full, MAX_DESCRIPTION_LENGTH)
-        if short != full:
+        limit = self.description_max
+        short = full if limit is None else shorten(full, limit)
+        if short != full and limit is not None:
             self.diags.append(
                 dg.info(
                     "command.description-shortened",
                     f"the description of /{unique} has {utf16_len(full)} characters; chat menus "
-                    f"show the first {MAX_DESCRIPTION_LENGTH - 1} and '…' (put the gist first)",
+                    f"show the first {limit - 1} and '…' (put the gist first)",
                     path=path,
                     skill=name,
                 )
@@ -297,8 +322,53 @@ class _Namer:
                 source=source,
                 prompt_template=template,
                 source_file=path if template is not None else None,
+                display_name=display_name(rich) if rich is not None else None,
+                skill_file=os.path.realpath(rich.file_path) if rich is not None else None,
+                model_visible=(not rich.disable_model_invocation)
+                if rich is not None
+                else (False if bundle_rich else None),
+                skill_source=source_family(rich.source) if rich is not None else None,
             )
         )
+
+
+_TITLE = re.compile(
+    f"^#[{JS_WHITESPACE}]+([^\n\r\u2028\u2029]+?)[{JS_WHITESPACE}]*#*[{JS_WHITESPACE}]*$",
+    re.MULTILINE,
+)
+_WORD_BREAKS = re.compile(r"[-_]+")
+_BUNDLED_SOURCES = frozenset({"bundled", "openclaw-bundled", "openclaw-custodian"})
+_WORKSPACE_SOURCES = frozenset(
+    {
+        "workspace",
+        "openclaw-workspace",
+        "openclaw-workshop",
+        "openclaw-managed",
+        "openclaw-extra",
+        "agents-skills-personal",
+        "agents-skills-project",
+    }
+)
+
+
+def display_name(skill: Skill) -> str:
+    """OpenClaw 2026.9's ``resolveSkillDisplayName``: the body's first ``# `` heading,
+    else the name with ``-``/``_`` breaks as spaces and each word capitalised."""
+    match = _TITLE.search(skill.parsed.body)
+    title = js_trim(match.group(1)) if match is not None else ""
+    if title:
+        return title
+    fallback = skill.frontmatter.get("name") or skill.name
+    words = [w for w in _WORD_BREAKS.split(js_trim(fallback)) if w]
+    return " ".join(w[:1].upper() + w[1:] for w in words) or fallback
+
+
+def source_family(source: str) -> str:
+    """``resolveSkillTelemetrySource``: ``bundled``, ``workspace`` or ``unknown``."""
+    label = js_trim(source)
+    if label in _BUNDLED_SOURCES:
+        return "bundled"
+    return "workspace" if label in _WORKSPACE_SOURCES else "unknown"
 
 
 def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, ...]:

@@ -11,9 +11,9 @@ file, the key path and what was expected, e.g.
 Strict (unknown keys rejected, e.g. the legacy ``skills.policy``):
 ``skills``, ``skills.load``, ``skills.install``, ``skills.limits``,
 ``skills.prompt`` and each ``skills.entries.<key>`` (custom fields belong under
-``entries.<key>.config``). skillbook extensions: ``skills.load.allowSymlinkTargets``,
-``skills.load.grouped``, ``skills.load.mode``, ``skills.prompt.priority`` and
-``skills.readTool``.
+``entries.<key>.config``). skillbook extensions: ``skills.compat`` (the OpenClaw release reproduced),
+``skills.load.allowSymlinkTargets``, ``skills.load.grouped``, ``skills.load.mode``,
+``skills.prompt.priority`` and ``skills.readTool``.
 
 Open: ``agents``, ``agents.defaults`` and ``agents.list[]`` entries hold many keys
 that belong to OpenClaw (models, tools, sandbox, …); skillbook checks only the ones
@@ -46,12 +46,16 @@ from skillbook._config_experience import ExperienceConfig, experience_config
 from skillbook._config_schema import (
     _AgentDefaultsS,
     _AgentsS,
+    _EmbeddingS,
     _EntryS,
+    _ExecS,
+    _InstallPolicyS,
     _InstallS,
     _LimitsS,
     _LoadS,
     _PromptS,
     _SecretRefS,
+    _SelectionS,
     _SkillsS,
 )
 from skillbook._config_sources import (
@@ -61,6 +65,7 @@ from skillbook._config_sources import (
     mcp_servers,
     plugins_config,
 )
+from skillbook._config_values import check_allowlist, check_env, check_secrets
 from skillbook._js import load_json5
 from skillbook.errors import ConfigError
 from skillbook.mode import Mode
@@ -74,8 +79,11 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "ConfigError",
+    "EmbeddingConfig",
+    "ExecConfig",
     "ExperienceConfig",
     "InstallConfig",
+    "InstallPolicyConfig",
     "LimitsConfig",
     "LoadConfig",
     "McpServerConfig",
@@ -83,6 +91,7 @@ __all__ = [
     "PluginsConfig",
     "PromptConfig",
     "SecretRef",
+    "SelectionConfig",
     "SkillEntryConfig",
     "SkillsConfig",
     "load_config",
@@ -110,6 +119,8 @@ class SkillEntryConfig:
 
     enabled: bool | None = None
     api_key: str | SecretRef | None = None
+    #: ``exec.allow``: command prefixes the model may run as this skill unasked.
+    exec_allow: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=lambda: _EMPTY_MAP)
     config: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_MAP)
 
@@ -130,9 +141,22 @@ class LoadConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class InstallPolicyConfig:
+    """``skills.install.policy``; ``None`` = not set (no restriction)."""
+
+    allowed_kinds: tuple[str, ...] | None = None
+    allowed_download_hosts: tuple[str, ...] | None = None
+    require_sha256: bool | None = None
+    allow_private_network: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InstallConfig:
     prefer_brew: bool | None = None
     node_manager: str | None = None
+    allow_apt: bool | None = None
+    allow_pip: bool | None = None
+    policy: InstallPolicyConfig = InstallPolicyConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +176,46 @@ class PromptConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ExecConfig:
+    """``skills.exec``: ``policy`` (``ask``, ``allowlist``, ``allow``; None = ``ask``)
+    and ``allow``, command prefixes any model command may start with."""
+
+    policy: str | None = None
+    allow: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingConfig:
+    """``skills.selection.embedding``: which embedding model ranks skills (see docs/selection.md)."""
+
+    provider: str | None = None
+    model: str | None = None
+    url: str | None = None
+    #: The environment variable holding the ``/embeddings`` endpoint's key (never the key).
+    api_key_env: str | None = None
+    multilingual: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionConfig:
+    """``skills.selection``: query-time selection of the skills a request sees.
+
+    ``None`` = not set; :mod:`skillbook.selection` applies its defaults. ``mode`` is
+    ``off`` (OpenClaw's catalog, unchanged), ``auto`` (only when the eligible catalog
+    is over the prompt budget) or ``always``.
+    """
+
+    mode: str = "off"
+    top_k: int | None = None
+    backend: str | None = None
+    fusion: str | None = None
+    min_score: float | None = None
+    pinned: tuple[str, ...] = ()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    index_dir: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -160,9 +224,14 @@ class SkillsConfig:
     limits: LimitsConfig = LimitsConfig()
     prompt: PromptConfig = PromptConfig()
     read_tool: str | None = None
+    #: ``skills.compat``: the OpenClaw release reproduced (:mod:`skillbook.profile`).
+    compat: str | None = None
     entries: Mapping[str, SkillEntryConfig] = field(default_factory=lambda: _EMPTY_MAP)
     #: ``skills.mcp.servers``: remote MCP servers whose skills form the lowest source.
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
+    exec: ExecConfig = ExecConfig()
+    selection: SelectionConfig = SelectionConfig()
     #: ``skills.experience``: session recording, learning, review, staleness.
     experience: ExperienceConfig = field(default_factory=ExperienceConfig)
 
@@ -217,6 +286,7 @@ class Config:
         agents = AgentsConfig()
         if "skills" in obj:
             skills = _build_skills(convert(obj["skills"], _SkillsS, ("skills",), where, file))
+            check_allowlist(skills.exec.allow, ["skills", "exec", "allow"], where, file)
             entries_raw = obj["skills"].get("entries")
             if isinstance(entries_raw, Mapping):
                 skills = _with_entries(skills, entries_raw, where, file)
@@ -228,6 +298,8 @@ class Config:
                 skills = replace(skills, experience=learned)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
+        if "secrets" in obj:
+            check_secrets(obj["secrets"], where, file)
         plugins = (
             plugins_config(obj["plugins"], where, file) if "plugins" in obj else PluginsConfig()
         )
@@ -320,6 +392,22 @@ def _tuple(value: Any) -> tuple[str, ...] | None:
     return None if value is msgspec.UNSET else tuple(value)
 
 
+def _build_install(inst: _InstallS) -> InstallConfig:
+    pol = inst.policy if not isinstance(inst.policy, msgspec.UnsetType) else _InstallPolicyS()
+    return InstallConfig(
+        prefer_brew=_opt(inst.prefer_brew),
+        node_manager=_opt(inst.node_manager),
+        allow_apt=_opt(inst.allow_apt),
+        allow_pip=_opt(inst.allow_pip),
+        policy=InstallPolicyConfig(
+            allowed_kinds=_tuple(pol.allowed_kinds),
+            allowed_download_hosts=_tuple(pol.allowed_download_hosts),
+            require_sha256=_opt(pol.require_sha256),
+            allow_private_network=_opt(pol.allow_private_network),
+        ),
+    )
+
+
 def _build_skills(s: _SkillsS) -> SkillsConfig:
     load = s.load if not isinstance(s.load, msgspec.UnsetType) else _LoadS()
     inst = s.install if not isinstance(s.install, msgspec.UnsetType) else _InstallS()
@@ -335,9 +423,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
             grouped=_opt(load.grouped),
             mode=_opt(load.mode),
         ),
-        install=InstallConfig(
-            prefer_brew=_opt(inst.prefer_brew), node_manager=_opt(inst.node_manager)
-        ),
+        install=_build_install(inst),
         limits=LimitsConfig(
             max_candidates_per_root=_opt(lim.max_candidates_per_root),
             max_skills_loaded_per_source=_opt(lim.max_skills_loaded_per_source),
@@ -347,7 +433,38 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         ),
         prompt=PromptConfig(priority=_opt(prompt.priority)),
         read_tool=_opt(s.read_tool),
+        exec=_build_exec(s.exec),
+        selection=_build_selection(s.selection),
+        compat=_opt(s.compat),
     )
+
+
+def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
+    if isinstance(sel, msgspec.UnsetType):
+        return SelectionConfig()
+    emb = sel.embedding if not isinstance(sel.embedding, msgspec.UnsetType) else _EmbeddingS()
+    return SelectionConfig(
+        mode=_opt(sel.mode) or "off",
+        top_k=_opt(sel.top_k),
+        backend=_opt(sel.backend),
+        fusion=_opt(sel.fusion),
+        min_score=_opt(sel.min_score),
+        pinned=_tuple(sel.pinned) or (),
+        embedding=EmbeddingConfig(
+            provider=_opt(emb.provider),
+            model=_opt(emb.model),
+            url=_opt(emb.url),
+            api_key_env=_opt(emb.api_key_env),
+            multilingual=_opt(emb.multilingual),
+        ),
+        index_dir=_opt(sel.index_dir),
+    )
+
+
+def _build_exec(e: _ExecS | msgspec.UnsetType) -> ExecConfig:
+    if isinstance(e, msgspec.UnsetType):
+        return ExecConfig()
+    return ExecConfig(policy=_opt(e.policy), allow=_tuple(e.allow) or ())
 
 
 def _with_entries(
@@ -356,6 +473,11 @@ def _with_entries(
     entries: dict[str, SkillEntryConfig] = {}
     for key, value in entries_raw.items():
         e = convert(value, _EntryS, ("skills", "entries", key), where, file)
+        if isinstance(e.env, dict):
+            # Names only: a NUL in a value is refused per key when a command starts.
+            check_env(e.env, ["skills", "entries", key, "env"], where, file, values=False)
+        exec_allow = () if isinstance(e.exec, msgspec.UnsetType) else _tuple(e.exec.allow) or ()
+        check_allowlist(exec_allow, ["skills", "entries", key, "exec", "allow"], where, file)
         api_key: str | SecretRef | None = None
         if isinstance(e.api_key, _SecretRefS):
             api_key = SecretRef(e.api_key.source, e.api_key.provider, e.api_key.id)
@@ -364,6 +486,7 @@ def _with_entries(
         entries[key] = SkillEntryConfig(
             enabled=_opt(e.enabled),
             api_key=api_key,
+            exec_allow=exec_allow,
             env=MappingProxyType(dict(e.env)) if isinstance(e.env, dict) else _EMPTY_MAP,
             # Custom values are kept exactly as written (no int normalisation).
             config=MappingProxyType(dict(value["config"])) if "config" in value else _EMPTY_MAP,

@@ -24,11 +24,13 @@ to sources and merges.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbook import _fs
+from skillbook._js import locale_compare_key
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
 from skillbook._skill_reader import ParseCache, SkillReader
 from skillbook.diagnostics import Diagnostic, info, warning
@@ -44,6 +46,7 @@ from skillbook.limits import (
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
 from skillbook.paths import Paths, resolve_user_path
+from skillbook.profile import DEFAULT_PROFILE, Profile
 from skillbook.sources import Precedence, SkillSource, SourceLoad, Tier, local_precedence
 
 __all__ = [
@@ -87,6 +90,8 @@ class DiscoverOptions:
     mode: Mode = DEFAULT_MODE
     #: Load a real folder once even when reached under two different names.
     dedupe_realpath: bool = True
+    #: The OpenClaw release whose discovery rules apply (:mod:`skillbook.profile`).
+    profile: Profile = DEFAULT_PROFILE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode.of(self.mode))
@@ -152,10 +157,11 @@ def make_scanner(
     ``allowSymlinkTargets`` entries), reported once however many roots it scans."""
     allowed, diags = resolve_symlink_targets(options.allow_symlink_targets)
     scanner = RootScanner(
-        SkillReader(limits=options.limits, cache=cache),
+        SkillReader(limits=options.limits, cache=cache, profile=options.profile),
         allowed=allowed,
         grouped=options.grouped,
         standalone=options.mode.loads_standalone,
+        rules=options.profile.discovery,
     )
     return scanner, diags
 
@@ -166,15 +172,19 @@ def resolve_roots(
     *,
     extra_dirs: Sequence[str] = (),
     cwd: Path | None = None,
+    profile: Profile = DEFAULT_PROFILE,
 ) -> list[Root]:
     """OpenClaw's roots in load (= precedence) order (spec §3.1-3.2).
 
     extra → bundled → managed → personal → project (``<ws>/.agents/skills``) →
     workspace (``<ws>/skills``), with skillbook's learned skills (``<ws>/skills/auto``,
-    :mod:`skillbook.learned`) just before the workspace's own. Extra dirs are trimmed, blanks dropped, ``~``
-    expanded with the effective home and resolved against ``cwd``. Plugin skill
+    :mod:`skillbook.learned`) just before the workspace's own. Extra dirs are trimmed,
+    blanks dropped, ``~`` expanded with the effective home and resolved against
+    ``cwd``. Plugin skill
     folders, which OpenClaw appends to the extra dirs, are a source of their own
-    (:class:`skillbook.plugins.PluginSkillSource`).
+    (:class:`skillbook.plugins.PluginSkillSource`). Under a profile whose discovery
+    reads ``~/.agents/skills`` only with the default state dir (2026.9's
+    ``isDefaultStateDir``), a state dir set by a variable leaves it out.
     """
     base = cwd if cwd is not None else Path.cwd()
     roots: list[Root] = []
@@ -185,7 +195,8 @@ def resolve_roots(
     if paths.bundled_dir is not None:
         roots.append(Root(Source.BUNDLED, Path(_fs.abspath(base / paths.bundled_dir))))
     roots.append(Root(Source.MANAGED, paths.managed_dir))
-    roots.append(Root(Source.PERSONAL, paths.personal_dir))
+    if not profile.discovery.personal_needs_default_state or _default_state_dir(paths):
+        roots.append(Root(Source.PERSONAL, paths.personal_dir))
     if workspace is not None:
         ws = Path(_fs.abspath(base / workspace))
         roots.append(Root(Source.PROJECT, ws / ".agents" / "skills"))
@@ -195,6 +206,14 @@ def resolve_roots(
     return roots
 
 
+def _default_state_dir(paths: Paths) -> bool:
+    location = paths.config_location
+    if not location.state_dir_reason.startswith("$"):
+        return True
+    state = os.path.realpath(location.state_dir)
+    return any(state == os.path.realpath(paths.home / d) for d in (".openclaw", ".skillbook"))
+
+
 def openclaw_sources(
     workspace: Path | None,
     paths: Paths,
@@ -202,9 +221,10 @@ def openclaw_sources(
     *,
     extra_dirs: Sequence[str] = (),
     cwd: Path | None = None,
+    profile: Profile = DEFAULT_PROFILE,
 ) -> list[SkillSource]:
     """OpenClaw's filesystem roots (§3.1) as sources, each at its label's precedence."""
-    roots = resolve_roots(workspace, paths, extra_dirs=extra_dirs, cwd=cwd)
+    roots = resolve_roots(workspace, paths, extra_dirs=extra_dirs, cwd=cwd, profile=profile)
     return [
         RootSource(
             root,
@@ -233,7 +253,12 @@ def discover(
     sources = [
         RootSource(root, scanner, Precedence(Tier.LOCAL, index)) for index, root in enumerate(roots)
     ]
-    return discover_sources(sources, diagnostics=diags, dedupe_realpath=opts.dedupe_realpath)
+    return discover_sources(
+        sources,
+        diagnostics=diags,
+        dedupe_realpath=opts.dedupe_realpath,
+        sort_by_name=opts.profile.discovery.sort_by_name,
+    )
 
 
 def discover_sources(
@@ -241,11 +266,13 @@ def discover_sources(
     *,
     diagnostics: Sequence[Diagnostic] = (),
     dedupe_realpath: bool = True,
+    sort_by_name: bool = False,
 ) -> Discovery:
     """Load every source in precedence order and merge (see :class:`~skillbook.sources.Tier`).
 
     ``diagnostics`` go first (findings about the settings rather than a source).
-    Sources of equal precedence load in the order given.
+    Sources of equal precedence load in the order given. ``sort_by_name`` (OpenClaw
+    2026.9's ``mergeSkillRecords``) orders the local winners by name.
     """
     by_rank = sorted(sources, key=lambda s: s.precedence)
     local_sources = [s for s in by_rank if s.precedence.tier is Tier.LOCAL]
@@ -253,6 +280,8 @@ def discover_sources(
     diags: list[Diagnostic] = list(diagnostics)
     local = _load_all(local_sources, diags)
     skills, shadowed = _merge(local, diags, dedupe_realpath=dedupe_realpath)
+    if sort_by_name:
+        skills.sort(key=lambda s: locale_compare_key(s.name))
     # Remote sources load after the local merge, so their findings read in that order too.
     remote = _load_all(remote_sources, diags)
     if remote:

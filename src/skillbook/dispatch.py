@@ -53,6 +53,8 @@ __all__ = [
 #: ``metadata.<EXTENSION_KEY>`` holds skillbook's own frontmatter extensions.
 EXTENSION_KEY: Final = "skillbook"
 COMMAND_EXEC_KEY: Final = "commandExec"
+#: ``metadata.skillbook.detach``: let the skill's commands leave background processes.
+DETACH_KEY: Final = "detach"
 #: The environment variable that carries the raw argument text (also ``$1``).
 ARGS_ENV: Final = "SKILL_ARGS"
 KIND_TOOL: Final = "tool"
@@ -98,6 +100,17 @@ def _command_exec_value(fm: Frontmatter) -> Any:
     meta = _metadata(fm)
     ext = meta.get(EXTENSION_KEY) if meta is not None else None
     return ext.get(COMMAND_EXEC_KEY, _ABSENT) if isinstance(ext, Mapping) else _ABSENT
+
+
+def detaches(skill: Skill) -> bool:
+    """``metadata.skillbook.detach: true``: background processes the skill's commands
+    start may outlive them (``exec`` otherwise kills the command's process group when
+    it exits). Never for a remote skill."""
+    if skill.source == Source.REMOTE:
+        return False
+    meta = _metadata(skill.frontmatter)
+    ext = meta.get(EXTENSION_KEY) if meta is not None else None
+    return isinstance(ext, Mapping) and ext.get(DETACH_KEY) is True
 
 
 def _usable(value: Any) -> bool:

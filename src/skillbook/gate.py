@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
-from skillbook._js import is_truthy, js_string
+from skillbook._js import is_truthy, js_string, js_trim
 from skillbook.config import MISSING, Config, resolve_config_path
 from skillbook.model import Skill, Source
+from skillbook.profile import DEFAULT_PROFILE, GateRules
 from skillbook.skill_filter import (
     DEFAULT_AGENT_ID,
     apply_filter,
@@ -249,6 +250,14 @@ class Eligibility:
     requirements: Requirements
     missing: Requirements
     config_checks: tuple[ConfigCheck, ...] = ()
+    #: The runtime gate's verdict (prompt, commands). It differs from ``eligible`` (the
+    #: status report's) only under a profile whose status compares ``os`` loosely.
+    runtime: bool | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Whether the skill passes the runtime gate (what the prompt and commands use)."""
+        return self.eligible if self.runtime is None else self.runtime
 
     @property
     def status(self) -> EligibilityStatus:
@@ -291,8 +300,11 @@ def evaluate(
     host: Host,
     bins: BinaryLookup,
     remote: RemoteEligibility | None = None,
+    rules: GateRules = DEFAULT_PROFILE.gate,
 ) -> Eligibility:
-    """Evaluate every gate of §4.1 for one skill (see the module docstring)."""
+    """Evaluate every gate of §4.1 for one skill (see the module docstring); ``rules``
+    are the compat profile's (2026.9: blank env values do not count; the status report
+    compares ``os`` case-insensitively with ``macos`` = ``darwin``)."""
     key = skill.skill_key
     entry = config.entry(key)
     disabled = entry is not None and entry.enabled is False
@@ -319,6 +331,12 @@ def evaluate(
         or host.platform in required.os
         or any(p in required.os for p in remote_platforms)
     )
+    runtime_os_ok = os_ok
+    if rules.status_os_normalized and required.os and not os_ok:
+        wanted = {_os_name(p) for p in required.os}
+        os_ok = _os_name(host.platform) in wanted or any(
+            _os_name(p) in wanted for p in remote_platforms
+        )
     missing_os = () if os_ok else required.os
     # Config checks are reported even for `always` skills (OpenClaw does too).
     checks = tuple(ConfigCheck(p, is_config_path_truthy(config, p)) for p in required.config)
@@ -332,20 +350,27 @@ def evaluate(
                 if not bins.has(b) and not (remote is not None and remote.has_bin(b))
             ),
             any_bins=_missing_any_bins(required.any_bins, bins, remote),
-            env=tuple(n for n in required.env if not _env_satisfied(n, skill, config, host)),
+            env=tuple(n for n in required.env if not _env_satisfied(n, skill, config, host, rules)),
             config=tuple(c.path for c in checks if not c.satisfied),
             os=missing_os,
         )
+    eligible = not disabled and not blocked and missing.is_empty
     return Eligibility(
         skill_key=key,
-        eligible=not disabled and not blocked and missing.is_empty,
+        eligible=eligible,
         disabled=disabled,
         blocked_by_allowlist=blocked,
         always=always,
         requirements=required,
         missing=missing,
         config_checks=checks,
+        runtime=None if runtime_os_ok == os_ok else eligible and runtime_os_ok,
     )
+
+
+def _os_name(platform: str) -> str:
+    name = platform.strip().lower()
+    return "darwin" if name == "macos" else name
 
 
 def _missing_any_bins(
@@ -358,17 +383,29 @@ def _missing_any_bins(
     return any_bins
 
 
-def _env_satisfied(name: str, skill: Skill, config: Config, host: Host) -> bool:
-    # JavaScript truthiness: any non-empty string counts, even "  ".
-    if host.env.get(name):
+def _env_satisfied(
+    name: str, skill: Skill, config: Config, host: Host, rules: GateRules = DEFAULT_PROFILE.gate
+) -> bool:
+    # 2026.4: JavaScript truthiness, any non-empty string counts, even "  ";
+    # 2026.9 (`isSkillEnvRequirementSatisfied`): the value must be non-blank.
+    present = _non_blank if rules.env_trimmed else bool
+    if present(host.env.get(name)):
         return True
     entry = config.entry(skill.skill_key)
     if entry is None:
         return False
-    if entry.env.get(name):
+    if present(entry.env.get(name)):
         return True
     meta = skill.metadata
-    return entry.has_api_key and meta is not None and meta.primary_env == name
+    if meta is None or meta.primary_env != name:
+        return False
+    if rules.env_trimmed and isinstance(entry.api_key, str):
+        return _non_blank(entry.api_key)
+    return entry.has_api_key
+
+
+def _non_blank(value: str | None) -> bool:
+    return bool(value) and bool(js_trim(value or ""))
 
 
 def eligible_skills(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from skillbook.config import LimitsConfig
+    from skillbook.profile import Profile
 
 __all__ = [
     "DEFAULT_MAX_CANDIDATES_PER_ROOT",
@@ -35,9 +36,12 @@ class Limits:
     max_skill_file_bytes: int = DEFAULT_MAX_SKILL_FILE_BYTES
 
     @classmethod
-    def from_config(cls, given: LimitsConfig) -> Limits:
-        """``skills.limits`` with each key that is not set at its default."""
+    def from_config(cls, given: LimitsConfig, profile: Profile | None = None) -> Limits:
+        """``skills.limits`` with each key that is not set at its default (the prompt
+        budget's default is the ``profile``'s)."""
         base = cls()
+        if profile is not None:
+            base = cls(max_skills_prompt_chars=profile.catalog.default_max_chars)
         return cls(
             max_candidates_per_root=_or(
                 given.max_candidates_per_root, base.max_candidates_per_root

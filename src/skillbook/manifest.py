@@ -20,6 +20,7 @@ from skillbook._js import JS_WHITESPACE, js_string, js_trim, load_json5
 from skillbook._url import normalize_http_url
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import InstallSpec, Requires, Skill, SkillMetadata
+from skillbook.profile import FrontmatterRules
 
 #: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
 MANIFEST_KEY = "openclaw"
@@ -67,11 +68,13 @@ def resolve_metadata(
     path: Path | None = None,
     lines: Mapping[str, int] | None = None,
     key: str = DEFAULT_METADATA_KEY,
+    rules: FrontmatterRules | None = None,
 ) -> tuple[SkillMetadata | None, tuple[Diagnostic, ...]]:
     """Read ``metadata`` (a JSON5 object as a string) and normalise its manifest.
 
     ``key`` names the frontmatter field that holds the JSON5 text (OpenClaw's
-    ``resolveOpenClawManifestBlock`` takes the same option).
+    ``resolveOpenClawManifestBlock`` takes the same option). ``rules`` are a compat
+    profile's (2026.9: ``install[].sha256`` validated, an empty ``skillKey`` ignored).
     """
     del data  # the string view is what OpenClaw parses; kept for API symmetry
     raw = values.get(key)
@@ -133,6 +136,9 @@ def resolve_metadata(
         if value is not None and not isinstance(value, str):
             diags.append(_field_type(manifest_key, name, "a string", where))
         strings[name] = value if isinstance(value, str) else None
+    if rules is not None and rules.skill_key_non_empty and not strings["skillKey"]:
+        strings["skillKey"] = None
+    sha256 = rules is not None and rules.download_sha256
     os_list = normalize_string_list(obj.get("os"))
     requires_raw = obj.get("requires")
     requires: Requires | None = None
@@ -144,10 +150,37 @@ def resolve_metadata(
             env=tuple(normalize_string_list(req.get("env"))),
             config=tuple(normalize_string_list(req.get("config"))),
         )
+    for field_name, present in (
+        ("setup", "setup" in obj),
+        ("requires.anyConfig", isinstance(requires_raw, dict) and "anyConfig" in requires_raw),
+    ):
+        if present:
+            diags.append(
+                dg.info(
+                    "parse.newer-field",
+                    f"`metadata.{manifest_key}.{field_name}` is kept but not used: neither "
+                    "OpenClaw 2026.4.12 nor 2026.9.6 reads it"
+                    + (
+                        " (a setup script never runs while loading)"
+                        if field_name == "setup"
+                        else ""
+                    ),
+                    **where,
+                )
+            )
     install: list[InstallSpec] = []
     install_raw = obj.get("install")
     for index, entry in enumerate(install_raw if isinstance(install_raw, list) else []):
-        spec, reason = _install_spec(entry)
+        spec, reason = _install_spec(entry, sha256=sha256)
+        if spec is not None and not sha256 and spec.kind == "download" and "sha256" in entry:
+            diags.append(
+                dg.info(
+                    "parse.newer-field",
+                    f"`install[{index}].sha256` is checked by OpenClaw 2026.9 "
+                    "(`--compat openclaw-2026.9`); this profile keeps it unused",
+                    **where,
+                )
+            )
         if spec is None:
             diags.append(
                 dg.warning(
@@ -179,12 +212,22 @@ def _field_type(manifest: str, name: str, wanted: str, where: dict[str, Any]) ->
     )
 
 
-def parse_install_spec(raw: Any) -> InstallSpec | None:
-    """OpenClaw's ``parseInstallSpec``: a validated spec, or None when it is dropped."""
-    return _install_spec(raw)[0]
+def parse_install_spec(raw: Any, *, sha256: bool = False) -> InstallSpec | None:
+    """OpenClaw's ``parseInstallSpec``: a validated spec, or None when it is dropped.
+
+    ``sha256`` (2026.9): a download spec's ``sha256`` must be 64 hex digits."""
+    return _install_spec(raw, sha256=sha256)[0]
 
 
-def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
+_SHA256 = re.compile(r"[a-f0-9]{64}")
+
+
+def _kept_sha256(raw: Any) -> str | None:
+    value = raw.get("sha256")
+    return (js_trim(value) or None) if isinstance(value, str) else None
+
+
+def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None, str]:
     if not isinstance(raw, dict):
         return None, "an install spec must be an object"
     kind_raw = raw.get("kind")
@@ -202,6 +245,12 @@ def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
     elif kind == "uv":
         package = _safe_uv(raw.get("package"))
     strip = raw.get("stripComponents")
+    digest: str | None = None
+    if sha256 and kind == "download" and "sha256" in raw:
+        value = raw["sha256"]
+        digest = js_trim(value).lower() if isinstance(value, str) else None
+        if digest is None or not _SHA256.fullmatch(digest):
+            return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
     spec = InstallSpec(
         kind=kind,
         id=spec_id if isinstance(spec_id, str) and spec_id else None,
@@ -216,6 +265,10 @@ def _install_spec(raw: Any) -> tuple[InstallSpec | None, str]:
         extract=raw["extract"] if isinstance(raw.get("extract"), bool) else None,
         strip_components=_js_number_value(strip),
         target_dir=raw["targetDir"] if isinstance(raw.get("targetDir"), str) else None,
+        # 2026.9 reads and checks a download's sha256 (a bad one drops the spec); under
+        # 2026.4 skillbook still keeps it (OpenClaw ignores it) for the installer to check.
+        sha256=digest,
+        declared_sha256=None if sha256 else _kept_sha256(raw),
     )
     field_name = _REQUIRED_FIELD.get(kind, "url")
     if getattr(spec, field_name) is None:
@@ -304,9 +357,10 @@ __all__ = [
 ]
 
 
-def without_legacy_manifest(skill: Skill) -> Skill:
-    """OpenClaw's baseline reads only ``metadata.openclaw``: drop gates from legacy keys."""
+def without_legacy_manifest(skill: Skill, keys: tuple[str, ...] = (MANIFEST_KEY,)) -> Skill:
+    """Drop gates read from a manifest key OpenClaw does not read (``keys``: the compat
+    profile's; 2026.4 reads only ``openclaw``, 2026.9 also ``clawdbot``)."""
     meta = skill.metadata
-    if meta is None or meta.manifest_key == MANIFEST_KEY:
+    if meta is None or meta.manifest_key in keys:
         return skill
     return dataclasses.replace(skill, parsed=dataclasses.replace(skill.parsed, metadata=None))

@@ -68,6 +68,17 @@ class InstallSpec:
     extract: bool | None = None
     strip_components: float | None = None
     target_dir: str | None = None
+    #: A download's digest as OpenClaw 2026.9 reads it (validated at load, in its shape);
+    #: set only under the ``openclaw-2026.9`` profile.
+    sha256: str | None = None
+    #: The digest as written, kept under profiles whose OpenClaw ignores it (2026.4), so
+    #: that ``skillbook setup`` still verifies it; never in :meth:`to_json`.
+    declared_sha256: str | None = None
+
+    @property
+    def expected_sha256(self) -> str | None:
+        """The digest a download must have, whichever profile read the spec."""
+        return self.sha256 or self.declared_sha256
 
     def to_json(self) -> dict[str, Any]:
         """OpenClaw's shape, in its key order, undefined fields left out."""
@@ -81,6 +92,7 @@ class InstallSpec:
             ("package", self.package),
             ("module", self.module),
             ("url", self.url),
+            ("sha256", self.sha256),
             ("archive", self.archive),
             ("extract", self.extract),
             ("stripComponents", self.strip_components),
@@ -197,6 +209,9 @@ class ParsedSkillFile:
     diagnostics: tuple[Diagnostic, ...] = ()
     had_bom: bool = False
     has_frontmatter: bool = False
+    #: The profile's frontmatter rules reject the file (2026.9: YAML that does not
+    #: parse, an unterminated block); a ``parse.frontmatter-invalid`` error says why.
+    invalid: bool = False
 
     @property
     def name(self) -> str:

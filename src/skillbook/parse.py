@@ -22,7 +22,14 @@ from types import MappingProxyType
 from typing import Any
 
 from skillbook import diagnostics as dg
-from skillbook._js import JS_WHITESPACE, js_key_order, js_string, js_trim, json_stringify
+from skillbook._frontmatter_rules import recovered, split_frontmatter_exact
+from skillbook._js import (
+    JS_WHITESPACE,
+    js_key_order,
+    js_string,
+    js_trim,
+    json_stringify,
+)
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import resolve_metadata
 from skillbook.model import (
@@ -31,6 +38,7 @@ from skillbook.model import (
     InvocationPolicy,
     ParsedSkillFile,
 )
+from skillbook.profile import FrontmatterRules
 
 _TRUTHY = frozenset({"true", "1", "yes", "on"})
 _FALSY = frozenset({"false", "0", "no", "off"})
@@ -355,10 +363,14 @@ def resolve_dispatch(
     return CommandDispatch(tool_name=tool), diags
 
 
-def parse_skill_text(text: str | bytes, *, path: Path | None = None) -> ParsedSkillFile:
-    """Parse one SKILL.md (text or bytes). Never raises; problems become diagnostics."""
+def parse_skill_text(
+    text: str | bytes, *, path: Path | None = None, rules: FrontmatterRules | None = None
+) -> ParsedSkillFile:
+    """Parse one SKILL.md (text or bytes). Never raises; problems become diagnostics.
+
+    ``rules`` are a compatibility profile's frontmatter rules (default: 2026.4's)."""
     try:
-        return _parse(text, path)
+        return _parse(text, path, rules)
     except Exception as exc:
         # Bad input has its own diagnostics: reaching here is a bug in skillbook. It must
         # not take discovery down, and the traceback must not be lost.
@@ -381,10 +393,18 @@ def parse_skill_text(text: str | bytes, *, path: Path | None = None) -> ParsedSk
         )
 
 
-def _parse(text: str | bytes, path: Path | None) -> ParsedSkillFile:
+def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None) -> ParsedSkillFile:
     decoded, early, had_bom = decode_text(text)
     diags = [_with_path(d, path) for d in early]
-    block, body, block_line, body_line = split_frontmatter(decoded)
+    invalid: str | None = None
+    if rules is not None and rules.exact_delimiters:
+        block, body, block_line, body_line, opened = split_frontmatter_exact(decoded)
+        if block is None and opened and rules.yaml_errors_invalid:
+            invalid = "the `---` frontmatter block is never closed"
+    else:
+        block, body, block_line, body_line = split_frontmatter(decoded)
+    if block and rules is not None and rules.yaml_errors_invalid:
+        block, invalid = recovered(block, rules)
     if block is None:
         unterminated = decoded.startswith("---")
         diags.append(
@@ -407,9 +427,19 @@ def _parse(text: str | bytes, path: Path | None) -> ParsedSkillFile:
             )
         frontmatter, fm_diags = parse_frontmatter_block(block, path=path, block_line=block_line)
         diags.extend(fm_diags)
+    if invalid is not None:
+        diags.append(
+            dg.error(
+                "parse.frontmatter-invalid",
+                f"{invalid}; OpenClaw 2026.9 does not load this skill (fix the YAML, or "
+                "quote values that contain ': ')",
+                path=path,
+                line=1,
+            )
+        )
     values = frontmatter.values
     metadata, meta_diags = resolve_metadata(
-        values, frontmatter.data, path=path, lines=frontmatter.lines
+        values, frontmatter.data, path=path, lines=frontmatter.lines, rules=rules
     )
     diags.extend(meta_diags)
     dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
@@ -443,6 +473,7 @@ def _parse(text: str | bytes, path: Path | None) -> ParsedSkillFile:
         diagnostics=tuple(diags),
         had_bom=had_bom,
         has_frontmatter=block is not None,
+        invalid=invalid is not None,
     )
 
 

@@ -14,16 +14,28 @@ keep skills OpenClaw drops whenever a description holds an emoji.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
 
 from skillbook import diagnostics as diag
-from skillbook._js import js_trim, utf16_len
+from skillbook._bounded_catalog import (
+    HEADER_INTRO,
+    HEADER_PATHS,
+    Entry,
+    bounded_catalog,
+    largest_fitting_prefix,
+)
+from skillbook._bounded_catalog import escape_xml as escape_xml
+from skillbook._home_paths import KeptPaths as KeptPaths
+from skillbook._home_paths import PromptSkill as PromptSkill
+from skillbook._home_paths import compact_skill_paths as compact_skill_paths
+from skillbook._home_paths import home_prefixes as home_prefixes
+from skillbook._js import js_trim, locale_compare_key, utf16_len
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import USER_SOURCES, Skill
+from skillbook.profile import DEFAULT_PROFILE, CatalogRules, Profile
 
 DEFAULT_MAX_SKILLS_IN_PROMPT = 150
 DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000
@@ -36,34 +48,16 @@ OPENCLAW_CHECK_COMMAND = "openclaw skills check"
 DEFAULT_READ_TOOL = "read"
 
 _WARNING_SIGN = "\u26a0\ufe0f"  # "⚠️": the emoji plus its presentation selector
-_HEADER_INTRO = "\n\nThe following skills provide specialized instructions for specific tasks."
+_HEADER_INTRO = HEADER_INTRO
 _HEADER_READ_FULL = (
     "Use the read tool to load a skill's file when the task matches its description."
 )
 _HEADER_READ_COMPACT = "Use the read tool to load a skill's file when the task matches its name."
-_HEADER_PATHS = (
-    "When a skill file references a relative path, resolve it against the skill directory "
-    "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."
-)
+_HEADER_PATHS = HEADER_PATHS
 
 
 # JavaScript's String.prototype.trim set (WhiteSpace + LineTerminator). Python's
 # str.strip() differs: it strips U+001C..U+001F and keeps U+FEFF.
-@dataclass(frozen=True, slots=True)
-class PromptSkill:
-    """What one catalog entry shows; ``location`` may be a ``~/`` path."""
-
-    name: str
-    description: str
-    location: str
-
-    @classmethod
-    def of(cls, skill: PromptSkill | Skill) -> PromptSkill:
-        if isinstance(skill, PromptSkill):
-            return skill
-        return cls(skill.name, skill.description, str(skill.file_path))
-
-
 @dataclass(frozen=True, slots=True)
 class PromptLimits:
     """``skills.limits.maxSkillsInPrompt`` and ``skills.limits.maxSkillsPromptChars``."""
@@ -90,17 +84,6 @@ class PromptCatalog:
     truncated: bool
     resolved: tuple[Skill, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
-
-
-def escape_xml(s: str) -> str:
-    """Escape the five XML specials, ``&`` first; nothing else is touched."""
-    return (
-        s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&apos;")
-    )
 
 
 def format_skills_for_prompt(skills: Sequence[PromptSkill | Skill]) -> str:
@@ -134,45 +117,6 @@ def format_skills_compact(skills: Sequence[PromptSkill | Skill]) -> str:
     return "\n".join(lines)
 
 
-def home_prefixes(home: Path | str | None, os_home: Path | str | None = None) -> tuple[str, ...]:
-    """The home prefixes to shorten (§5.4): both homes absolute, plus their realpaths.
-
-    Deduplicated, longest first. This resolves symbolic links, so it reads the disk;
-    call it once where the environment is known and pass the result on.
-    """
-    resolved = [os.path.abspath(os.fspath(h)) for h in (home, os_home) if h]
-    real: list[str] = []
-    for h in resolved:
-        try:
-            real.append(os.path.realpath(h, strict=True))
-        except OSError:
-            continue  # a home that does not exist has no realpath; OpenClaw skips it too
-    return _order_homes([*resolved, *real])
-
-
-def _order_homes(homes: Sequence[Path | str]) -> tuple[str, ...]:
-    unique = list(dict.fromkeys(os.fspath(h) for h in homes if os.fspath(h)))
-    # Longest first so a nested home wins; sorted() is stable like JS sort.
-    return tuple(sorted(unique, key=len, reverse=True))
-
-
-def compact_skill_paths(
-    skills: Sequence[PromptSkill | Skill], homes: Sequence[Path | str]
-) -> list[PromptSkill]:
-    """Replace a home prefix of each location by ``~/`` (§5.4); same order, same length."""
-    ordered = _order_homes(homes)
-    out: list[PromptSkill] = []
-    for item in skills:
-        s = PromptSkill.of(item)
-        for home in ordered:
-            prefix = home if home.endswith(os.sep) else home + os.sep
-            if s.location.startswith(prefix):
-                s = PromptSkill(s.name, s.description, "~/" + s.location[len(prefix) :])
-                break
-        out.append(s)
-    return out
-
-
 def is_prompt_visible(skill: Skill) -> bool:
     """Skills with ``disable-model-invocation: true`` stay out of the catalog (§5.3 step 2)."""
     return not skill.disable_model_invocation
@@ -183,18 +127,6 @@ def _priority_order(skills: Sequence[Skill]) -> list[int]:
     return sorted(range(len(skills)), key=lambda i: 0 if skills[i].source in USER_SOURCES else 1)
 
 
-def _largest_fitting_prefix(n: int, fits: Callable[[int], bool]) -> int:
-    """The binary search of §5.3, exactly: ``mid`` rounds up, ``hi`` drops below a miss."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def build_prompt(
     skills: Sequence[Skill],
     *,
@@ -203,6 +135,8 @@ def build_prompt(
     remote_note: str | None = None,
     priority: bool = False,
     check_command: str = DEFAULT_CHECK_COMMAND,
+    profile: Profile = DEFAULT_PROFILE,
+    keep: KeptPaths | None = None,
 ) -> PromptCatalog:
     """Render the catalog under the count and size budget (§5.3).
 
@@ -211,11 +145,19 @@ def build_prompt(
     not fit in ``max_chars - 150`` the longest fitting prefix is kept and a note says
     how many were included. ``priority=True`` (not in OpenClaw) decides which
     skills survive a cut by source tier first; the survivors still render in load
-    order.
+    order. ``profile`` says the wording, the order and the budget algorithm (2026.9:
+    sorted by name, notes counted, shortened descriptions:
+    :mod:`skillbook._bounded_catalog`); ``keep`` the locations that stay absolute when
+    the profile says so.
     """
+    rules = profile.catalog
     resolved = tuple(s for s in skills if is_prompt_visible(s))
-    shown = compact_skill_paths(resolved, homes)
+    if rules.sort_by_name:
+        resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
+    shown = compact_skill_paths(resolved, homes, keep=keep if rules.keep_state_paths else None)
     total = len(resolved)
+    if rules.bounded:
+        return _build_bounded(resolved, shown, limits, remote_note, priority, check_command, rules)
 
     order = _priority_order(resolved) if priority else list(range(total))
     by_count = order[: max(0, limits.max_skills)]
@@ -236,11 +178,11 @@ def build_prompt(
     if full_len > limits.max_chars:
         compact = True
         if length(by_count, format_skills_compact) > compact_budget:
-            keep = _largest_fitting_prefix(
+            fitting = largest_fitting_prefix(
                 len(by_count),
                 lambda m: length(by_count[:m], format_skills_compact) <= compact_budget,
             )
-            kept_idx = by_count[:keep]
+            kept_idx = by_count[:fitting]
             truncated = True
             cut_by_budget = True
 
@@ -282,6 +224,65 @@ def build_prompt(
     )
 
 
+def _build_bounded(
+    resolved: tuple[Skill, ...],
+    shown: list[PromptSkill],
+    limits: PromptLimits,
+    remote_note: str | None,
+    priority: bool,
+    check_command: str,
+    rules: CatalogRules,
+) -> PromptCatalog:
+    order = _priority_order(resolved) if priority else list(range(len(resolved)))
+    entries = [Entry(shown[i].name, shown[i].description, shown[i].location) for i in order]
+    note = js_trim(remote_note) if remote_note else None
+    got = bounded_catalog(
+        entries,
+        max_skills=limits.max_skills,
+        max_chars=limits.max_chars,
+        remote_note=note or None,
+        read_full=rules.read_full,
+        read_compact=rules.read_compact,
+        read_shortened=rules.read_shortened or rules.read_compact,
+        check_command=check_command,
+    )
+    kept_idx = order[: got.kept]
+    kept_set = set(kept_idx)
+    kept = tuple(resolved[i] for i in kept_idx)
+    omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+    found: list[Diagnostic] = []
+    total = len(resolved)
+    if omitted:
+        by_count = total > max(0, limits.max_skills)
+        by_budget = got.kept < min(total, max(0, limits.max_skills))
+        found.append(
+            _truncated_diagnostic(omitted, total, by_count, by_budget, limits, check_command)
+        )
+    if got.compact:
+        how = (
+            f"descriptions shortened to {got.description_chars} characters"
+            if got.description_chars
+            else "no descriptions"
+        )
+        found.append(
+            diag.info(
+                "prompt.compact",
+                f"The full skills catalog is over the budget of {limits.max_chars} characters; "
+                f"the compact format ({how}) is used. Shorten descriptions or raise "
+                "skills.limits.maxSkillsPromptChars to show them in full.",
+            )
+        )
+    return PromptCatalog(
+        text=got.text,
+        kept=kept,
+        omitted=omitted,
+        compact=got.compact,
+        truncated=bool(omitted),
+        resolved=resolved,
+        diagnostics=tuple(found),
+    )
+
+
 class PromptOptions(TypedDict, total=False):
     """The keyword arguments of :func:`build_prompt`."""
 
@@ -290,6 +291,8 @@ class PromptOptions(TypedDict, total=False):
     remote_note: str | None
     priority: bool
     check_command: str
+    profile: Profile
+    keep: KeptPaths | None
 
 
 class CatalogMemo:

@@ -22,11 +22,12 @@ from skillbook.config import Config, read_config
 from skillbook.discover import Root, resolve_roots
 from skillbook.mode import DEFAULT_MODE
 from skillbook.paths import Paths
+from skillbook.profile import DEFAULT_PROFILE, profile_of
 
 if TYPE_CHECKING:
     from skillbook.book import Loader
 
-__all__ = ["Settings", "choose_mode"]
+__all__ = ["Settings", "choose_compat", "choose_mode"]
 
 
 def choose_mode(mode: str | None, config: Config) -> tuple[str, str]:
@@ -36,6 +37,15 @@ def choose_mode(mode: str | None, config: Config) -> tuple[str, str]:
     if config.skills.load.mode:
         return config.skills.load.mode, f"skills.load.mode in {config.file}"
     return DEFAULT_MODE, "the default"
+
+
+def choose_compat(compat: str | None, config: Config) -> tuple[str, str]:
+    """The compat profile and why: ``--compat``, else ``skills.compat``, else the default."""
+    if compat:
+        return compat, "--compat"
+    if config.skills.compat:
+        return config.skills.compat, f"skills.compat in {config.file}"
+    return str(DEFAULT_PROFILE), "the default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,9 @@ class Settings:
     mode_reason: str
     env: Mapping[str, str]
     cwd: Path
+    #: The compat profile (``openclaw-2026.4`` …) and why (``--compat`` …).
+    compat: str = str(DEFAULT_PROFILE)
+    compat_reason: str = "the default"
 
     @classmethod
     def resolve(
@@ -64,6 +77,7 @@ class Settings:
         agent: str | None = None,
         mode: str | None = None,
         config_reason: str = "--config",
+        compat: str | None = None,
     ) -> Settings:
         """Resolve everything; raises :class:`~skillbook.errors.ConfigError` for a bad
         config and :class:`~skillbook.errors.AgentNotFound` for an agent it does not list."""
@@ -77,7 +91,19 @@ class Settings:
             cfg, paths, agent=agent, explicit=workspace, env=environ, cwd=base
         )
         chosen_mode, mode_reason = choose_mode(mode, cfg)
-        return cls(paths, cfg, chosen, agent, chosen_mode, mode_reason, environ, base)
+        chosen_compat, compat_reason = choose_compat(compat, cfg)
+        return cls(
+            paths,
+            cfg,
+            chosen,
+            agent,
+            chosen_mode,
+            mode_reason,
+            environ,
+            base,
+            chosen_compat,
+            compat_reason,
+        )
 
     def roots(self) -> list[Root]:
         """The skill folders in load order (lowest precedence first), as discovery reads them."""
@@ -86,6 +112,7 @@ class Settings:
             self.paths,
             extra_dirs=self.config.skills.load.extra_dirs,
             cwd=self.cwd,
+            profile=profile_of(self.compat),
         )
 
     def loader(self, **options: Any) -> Loader:
@@ -99,5 +126,6 @@ class Settings:
             mode=self.mode,
             env=self.env,
             cwd=self.cwd,
+            compat=self.compat,
             **options,
         )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbook.model import Skill
+from skillbook.profile import DEFAULT_PROFILE, Profile
 from skillbook.prompt import PromptCatalog
 
 _log = logging.getLogger("skillbook.snapshot")
@@ -108,13 +109,18 @@ def build_snapshot(
     *,
     skill_filter: Sequence[str] | None = None,
     version: int | None = None,
+    profile: Profile = DEFAULT_PROFILE,
 ) -> SkillSnapshot:
-    """Assemble a snapshot; ``skill_filter`` must already be normalised (gate does that)."""
+    """Assemble a snapshot; ``skill_filter`` must already be normalised (gate does that).
+
+    ``resolved_skills`` are the prompt-visible skills, or (2026.9) only those the
+    catalog shows."""
+    resolved = catalog.kept if profile.catalog.resolved_only_kept else catalog.resolved
     return SkillSnapshot(
         prompt=catalog.text,
         skills=tuple(SnapshotSkill.of(s) for s in eligible_skills),
         skill_filter=tuple(skill_filter) if skill_filter is not None else None,
-        resolved_skills=catalog.resolved,
+        resolved_skills=resolved,
         version=version,
     )
 

@@ -33,6 +33,8 @@ from skillbook.gate import (
     resolve_skill_source,
 )
 from skillbook.model import InstallSpec, Skill, Source
+from skillbook.profile import DEFAULT_PROFILE, GateRules, Profile
+from skillbook.skill_filter import resolve_agent_filter
 
 __all__ = [
     "DEFAULT_NODE_MANAGER",
@@ -42,6 +44,7 @@ __all__ = [
     "StatusEntry",
     "StatusReport",
     "build_status",
+    "install_option",
     "normalize_install_options",
     "resolve_install_preferences",
 ]
@@ -79,22 +82,31 @@ class InstallOption:
 
 
 def normalize_install_options(
-    skill: Skill, *, prefs: InstallPreferences, platform: str, bins: BinaryLookup
+    skill: Skill,
+    *,
+    prefs: InstallPreferences,
+    platform: str,
+    bins: BinaryLookup,
+    unfiltered_index: bool = False,
 ) -> tuple[InstallOption, ...]:
-    """§8.2: the install options shown for a skill on ``platform``."""
+    """§8.2: the install options shown for a skill on ``platform``.
+
+    2026.4 numbers id-less specs within the OS-filtered list (its install uses the
+    unfiltered one); 2026.9 (``unfiltered_index``) uses the unfiltered one here too."""
     meta = skill.metadata
     if meta is None:
         return ()
     if meta.os and platform not in meta.os:
         return ()
-    specs = [s for s in (meta.install or ()) if not s.os or platform in s.os]
-    if not specs:
+    indexed = [(i, s) for i, s in enumerate(meta.install or ()) if not s.os or platform in s.os]
+    if not indexed:
         return ()
+    specs = [s for _, s in indexed]
+    number = [i for i, _ in indexed] if unfiltered_index else list(range(len(specs)))
     if all(s.kind == "download" for s in specs):
-        return tuple(_option(s, i, prefs) for i, s in enumerate(specs))
+        return tuple(_option(s, number[i], prefs) for i, s in enumerate(specs))
     index = _preferred_index(specs, prefs, bins)
-    # Indices count within the OS-filtered list (OpenClaw's install uses the unfiltered one).
-    return (_option(specs[index], index, prefs),)
+    return (_option(specs[index], number[index], prefs),)
 
 
 def _preferred_index(
@@ -115,6 +127,11 @@ def _preferred_index(
         brew,
     )
     return next((i for i in chain if i is not None), 0)
+
+
+def install_option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
+    """The option (id, label) shown for ``spec`` at position ``index`` (§8.2 step 5)."""
+    return _option(spec, index, prefs)
 
 
 def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
@@ -139,6 +156,16 @@ def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> Install
 
 
 @dataclass(frozen=True, slots=True)
+class Visibility:
+    """What an agent gets of a skill (OpenClaw 2026.9's status fields)."""
+
+    blocked_by_agent_filter: bool
+    model_visible: bool
+    user_invocable: bool
+    command_visible: bool
+
+
+@dataclass(frozen=True, slots=True)
 class StatusEntry:
     name: str
     description: str
@@ -154,6 +181,13 @@ class StatusEntry:
     install: tuple[InstallOption, ...] = ()
     #: Where a remote (MCP) skill came from; None for skills on disk.
     origin: str | None = None
+    #: What the agent gets of the skill (2026.9's status fields); None under 2026.4.
+    visibility: Visibility | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Whether the runtime gate admits the skill (prompt and commands)."""
+        return self.eligibility.ready
 
     @property
     def eligible(self) -> bool:
@@ -210,7 +244,19 @@ class StatusEntry:
             always=self.always,
             disabled=self.disabled,
             blockedByAllowlist=self.blocked_by_allowlist,
-            eligible=self.eligible,
+        )
+        seen = self.visibility
+        if seen is not None:
+            out["blockedByAgentFilter"] = seen.blocked_by_agent_filter
+        out["eligible"] = self.eligible
+        if seen is not None:
+            out.update(
+                platformIncompatible=bool(self.missing.os),
+                modelVisible=seen.model_visible,
+                userInvocable=seen.user_invocable,
+                commandVisible=seen.command_visible,
+            )
+        out.update(
             requirements=self.requirements.to_json(),
             missing=self.missing.to_json(),
             configChecks=[c.to_json() for c in self.config_checks],
@@ -224,13 +270,21 @@ class StatusReport:
     workspace_dir: Path
     managed_skills_dir: Path
     skills: tuple[StatusEntry, ...] = ()
+    #: 2026.9's report names the agent and its skill allowlist (when one is given).
+    agent_id: str | None = None
+    agent_skill_filter: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "workspaceDir": str(self.workspace_dir),
             "managedSkillsDir": str(self.managed_skills_dir),
-            "skills": [s.to_json() for s in self.skills],
         }
+        if self.agent_id is not None:
+            out["agentId"] = self.agent_id
+        if self.agent_skill_filter is not None:
+            out["agentSkillFilter"] = list(self.agent_skill_filter)
+        out["skills"] = [s.to_json() for s in self.skills]
+        return out
 
     def find(self, name: str) -> StatusEntry:
         """The entry named ``name``, else the one whose skill key it is; raises
@@ -269,26 +323,55 @@ def build_status(
     bundled_names: frozenset[str] = frozenset(),
     platform: str | None = None,
     memo: StatusMemo | None = None,
+    profile: Profile = DEFAULT_PROFILE,
+    agent: str | None = None,
 ) -> StatusReport:
     """Annotate every skill (no filter). ``platform`` overrides ``host.platform``;
     ``bundled_names`` marks skills of unknown source that share a bundled skill's name.
     ``memo`` reuses the entries of skill objects seen in an earlier build with the
-    same inputs (see :class:`StatusMemo`).
+    same inputs (see :class:`StatusMemo`). ``profile`` says the status rules and shape;
+    ``agent`` (2026.9) names the agent whose allowlist the visibility fields apply.
     """
     if platform is not None:
         host = replace(host, platform=platform)
     prefs = resolve_install_preferences(config)
+    rules = profile.gate
+    allowed: tuple[str, ...] | None = None
+    if rules.status_visibility_fields and agent is not None:
+        chosen = resolve_agent_filter(config, agent)
+        allowed = tuple(chosen) if chosen is not None else None
 
     def compute(skill: Skill) -> StatusEntry:
-        return _entry(skill, config, host, bins, remote, prefs, bundled_names)
+        entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules)
+        if not rules.status_visibility_fields:
+            return entry
+        return replace(entry, visibility=_visibility(skill, entry, allowed))
 
     if memo is None or remote is not None:
         # A remote node's bins change behind our back: never reuse its answers.
         entries = tuple(compute(s) for s in skills)
     else:
-        memo.key_on((config, host, bins, bundled_names))
+        memo.key_on((config, host, bins, bundled_names, profile, allowed))
         entries = tuple(memo.get(s, compute) for s in skills)
-    return StatusReport(workspace_dir=workspace_dir, managed_skills_dir=managed_dir, skills=entries)
+    return StatusReport(
+        workspace_dir=workspace_dir,
+        managed_skills_dir=managed_dir,
+        skills=entries,
+        agent_id=agent if rules.status_visibility_fields else None,
+        agent_skill_filter=allowed,
+    )
+
+
+def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | None) -> Visibility:
+    blocked = allowed is not None and skill.name not in allowed
+    available = entry.eligible and not blocked
+    user = skill.invocation.user_invocable
+    return Visibility(
+        blocked_by_agent_filter=blocked,
+        model_visible=available and not skill.disable_model_invocation,
+        user_invocable=user,
+        command_visible=available and user,
+    )
 
 
 class StatusMemo:
@@ -341,6 +424,7 @@ def _entry(
     remote: RemoteEligibility | None,
     prefs: InstallPreferences,
     bundled_names: frozenset[str],
+    rules: GateRules = DEFAULT_PROFILE.gate,
 ) -> StatusEntry:
     source = resolve_skill_source(skill)
     meta = skill.metadata
@@ -364,7 +448,15 @@ def _entry(
         primary_env=meta.primary_env if meta is not None else None,
         emoji=emoji or None,
         homepage=homepage,
-        eligibility=evaluate(skill, config=config, host=host, bins=bins, remote=remote),
-        install=normalize_install_options(skill, prefs=prefs, platform=host.platform, bins=bins),
+        eligibility=evaluate(
+            skill, config=config, host=host, bins=bins, remote=remote, rules=rules
+        ),
+        install=normalize_install_options(
+            skill,
+            prefs=prefs,
+            platform=host.platform,
+            bins=bins,
+            unfiltered_index=rules.install_index_unfiltered,
+        ),
         origin=skill.origin,
     )

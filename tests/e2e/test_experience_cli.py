@@ -78,7 +78,8 @@ class Box:
         )
 
     def run(self, server: Any, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
-        return self.sb("run", text, "--base-url", server.base_url, "-m", "fake", *extra)
+        # --yes: no terminal to ask on, and the model's commands must run.
+        return self.sb("run", text, "--base-url", server.base_url, "-m", "fake", "--yes", *extra)
 
     def drafts(self, *extra: str) -> list[dict[str, Any]]:
         listed = self.sb("drafts", "list", "--json", *extra)
@@ -275,7 +276,13 @@ def test_chat_good_and_bad(box: Box) -> None:
     ]
     with fake.FakeOpenAIServer(script) as server:
         done = box.sb(
-            "chat", "--base-url", server.base_url, "-m", "fake", stdin="\n".join(lines) + "\n"
+            "chat",
+            "--base-url",
+            server.base_url,
+            "-m",
+            "fake",
+            "--yes",
+            stdin="\n".join(lines) + "\n",
         )
     assert done.returncode == 0, done.stderr
     assert "nothing will be learned from it" in done.stdout

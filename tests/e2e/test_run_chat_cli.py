@@ -203,6 +203,7 @@ def test_run_against_an_openai_compatible_server(box: Sandbox) -> None:
             server.base_url,
             "--model",
             "fake-model",
+            "--yes",
         )
     assert server.errors == [], server.errors[0] if server.errors else ""
     assert proc.returncode == 0, proc.stderr
@@ -246,6 +247,10 @@ def test_chat_in_a_terminal(box: Sandbox) -> None:
             child.expect_exact("›")
             child.sendline("what's the weather in Shanghai?")
             child.expect_exact("→ read ~/…/weather/SKILL.md")
+            # On a terminal the chat asks before the model's command runs (the default).
+            child.expect_exact("? The model wants to run this command as skill weather:")
+            child.expect_exact("Run it? [y/N]")
+            child.sendline("y")
             child.expect_exact(f"→ exec {COMMAND}")
             child.expect_exact(f"← {CANNED}")
             child.expect_exact(f"Weather report: {CANNED}")
@@ -325,19 +330,42 @@ def test_chat_reads_piped_input_without_a_terminal(box: Sandbox) -> None:
 # --------------------------------------------------------------------------- --confirm
 
 DECLINED = "exec: the user declined to run this command"
+REFUSED = (
+    "exec: not run: commands need the user's approval and no one could be asked (no "
+    "terminal). The user can allow them with --yes, or allow this one with a command "
+    "prefix in skills.exec.allow or skills.entries.<skill>.exec.allow."
+)
 NO_TERMINAL = (
-    "skillbook: --confirm: stdin is not a terminal, so every command the model asks to run "
-    "is declined"
+    "skillbook: stdin is not a terminal, so commands the model asks to run are refused; "
+    "run them anyway with --yes, or allow command prefixes in skills.exec.allow or "
+    "skills.entries.<skill>.exec.allow"
 )
 
 
-def answer_after_decline(text: str) -> Any:
+def answer_after_decline(text: str, expected: str = DECLINED) -> Any:
     def answer(body: dict[str, Any]) -> str:
         results = [m for m in body["messages"] if m["role"] == "tool"]
-        assert results and all(m["content"] == DECLINED for m in results), results
+        assert results and all(m["content"] == expected for m in results), results
         return text
 
     return answer
+
+
+def run_piped(
+    box: Sandbox, server: Any, *flags: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    model = ["--base-url", server.base_url, "--model", "m"]
+    return subprocess.run(
+        [*COMMAND_LINE, "--workspace", str(box.model_ws), "run", *flags, *model, "make"],
+        input="y\ny\n",
+        cwd=box.root,
+        env=env or box.env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
 
 
 def test_chat_confirm_asks_before_each_command(box: Sandbox) -> None:
@@ -386,30 +414,88 @@ def test_chat_confirm_asks_before_each_command(box: Sandbox) -> None:
     assert len(server.requests) == 4
 
 
-@pytest.mark.parametrize("how", ["flag", "env"])
-def test_run_confirm_without_a_terminal_declines_everything(box: Sandbox, how: str) -> None:
-    """`run --confirm` (or SKILLBOOK_CONFIRM_EXEC=1) with piped stdin: a piped "y" is not
-    an answer; every command is declined, which stderr says once."""
+@pytest.mark.parametrize("how", ["default", "flag", "env"])
+def test_run_without_a_terminal_refuses_the_models_commands(box: Sandbox, how: str) -> None:
+    """With piped stdin nobody can be asked: a piped "y" is not an answer, every command
+    is refused (the model is told why), and stderr explains it once. Also with
+    `--confirm` or SKILLBOOK_CONFIRM_EXEC=1."""
     markers = [box.root / "one", box.root / "two"]
     calls = [fake.Call("exec", {"command": f"touch {m}"}) for m in markers]
-    with fake.FakeOpenAIServer([calls, answer_after_decline("Declined.")]) as server:
+    with fake.FakeOpenAIServer([calls, answer_after_decline("Refused.", REFUSED)]) as server:
         flags = ["--confirm"] if how == "flag" else []
         env = {**box.env, "SKILLBOOK_CONFIRM_EXEC": "1"} if how == "env" else box.env
-        model = ["--base-url", server.base_url, "--model", "m"]
-        proc = subprocess.run(
-            [*COMMAND_LINE, "--workspace", str(box.model_ws), "run", *flags, *model, "make"],
-            input="y\ny\n",
-            cwd=box.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=120,
-            check=False,
-        )
+        proc = run_piped(box, server, *flags, env=env)
     assert server.errors == [], server.errors[0] if server.errors else ""
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "Declined.\n"
+    assert proc.stdout == "Refused.\n"
     assert proc.stderr.count(NO_TERMINAL) == 1
-    assert proc.stderr.count("✗ declined: touch") == 2
+    assert proc.stderr.count("✗ refused: touch") == 2
     assert not any(m.exists() for m in markers)
+
+
+def test_run_yes_runs_the_models_commands(box: Sandbox) -> None:
+    marker = box.root / "made"
+    calls = [fake.Call("exec", {"command": f"touch {marker} && echo made"})]
+    with fake.FakeOpenAIServer([calls, "Done."]) as server:
+        proc = run_piped(box, server, "-y")
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists() and "← made" in proc.stderr and "refused" not in proc.stderr
+
+
+def test_run_with_a_config_allowlist_needs_no_terminal(box: Sandbox) -> None:
+    config = box.root / "skillbook.json"
+    allow = {"weather": {"exec": {"allow": ["curl -s wttr.in/*"]}}}
+    config.write_text(json.dumps({"skills": {"entries": allow}}))
+    marker = box.root / "pwned"
+    calls = [
+        fake.Call("exec", {"command": COMMAND, "skill": "weather"}),
+        fake.Call("exec", {"command": f"{COMMAND}; touch {marker}", "skill": "weather"}),
+    ]
+    with fake.FakeOpenAIServer([calls, "Checked."]) as server:
+        proc = run_piped(box, server, env={**box.env, "SKILLBOOK_CONFIG_PATH": str(config)})
+    assert proc.returncode == 0, proc.stderr
+    assert f"→ exec {COMMAND}  [weather]" in proc.stderr and f"← {CANNED}" in proc.stderr
+    assert proc.stderr.count("✗ refused: curl") == 1 and not marker.exists()
+    results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert results == [CANNED + "\n", REFUSED]
+
+
+def test_yes_and_confirm_conflict_and_no_confirm_is_deprecated(box: Sandbox) -> None:
+    proc = box.run(box.model_ws, "run", "--yes", "--confirm", "hi")
+    assert proc.returncode == 2
+    assert proc.stderr == "skillbook: --yes and --confirm contradict each other: pass one of them\n"
+    with fake.FakeOpenAIServer(["Hello."]) as server:
+        proc = box.run(
+            box.model_ws, "run", "--no-confirm", "--base-url", server.base_url, "-m", "m", "hi"
+        )
+    assert proc.returncode == 0 and proc.stdout == "Hello.\n"
+    assert proc.stderr.startswith(
+        "skillbook: --no-confirm (or SKILLBOOK_CONFIRM_EXEC=0) is deprecated"
+    )
+
+
+def test_run_on_a_terminal_asks_and_shows_hidden_characters(box: Sandbox) -> None:
+    """The default on a terminal: the question shows the command with its invisible
+    characters escaped (a bidi override, a zero-width space, an ESC); "n" runs nothing."""
+    pexpect = pytest.importorskip("pexpect")
+    marker = box.root / "pwned"
+    sneaky = f"touch {marker} #\u202e\u200b\x1b[2J"
+    calls = [fake.Call("exec", {"command": sneaky})]
+    with fake.FakeOpenAIServer([calls, answer_after_decline("Not run.")]) as server:
+        args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "run"]
+        args += ["--base-url", server.base_url, "--model", "m", "make a file"]
+        env = {**box.env, "TERM": "xterm"}
+        child = pexpect.spawn(
+            COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30, dimensions=(40, 200)
+        )
+        try:
+            child.expect_exact("? The model wants to run this command with no skill:")
+            child.expect_exact(f"    touch {marker} #\\u202e\\u200b\\x1b[2J")
+            child.expect_exact("Run it? [y/N]")
+            child.sendline("n")
+            child.expect_exact("Not run.")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    assert not marker.exists()

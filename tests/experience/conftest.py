@@ -15,6 +15,7 @@ import skillbook
 from skillbook.book import SkillBook
 from skillbook.experience import Experience, SessionRecord
 from skillbook.runtime.agent import Agent
+from skillbook.runtime.approval import ExecPolicy
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.tools import Tool
 
@@ -109,13 +110,17 @@ def run_recorded(
     tools: Sequence[Tool] | None = None,
     env: dict[str, str] | None = None,
 ) -> tuple[Experience, SessionRecord]:
-    """Run one request with a scripted model and the book's recorder; the session."""
+    """Run one request with a scripted model and the book's recorder; the session.
+
+    Without ``approve`` every command runs unasked (as with ``--yes``): the run has no
+    approval step. With it, the user is asked about each command."""
     exp = Experience(book)
     agent = Agent(
         book,
         ScriptedModel(script),
         recorder=exp.recorder(),
         approve=approve,
+        exec_policy=ExecPolicy.allow_all() if approve is None else None,
         tools=tools,
         env=env,
     )

@@ -13,6 +13,7 @@ from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
 from skillbook.experience import Experience, SessionRecord, SessionRecorder, SessionStore, UiTarget
 from skillbook.runtime.agent import Agent
+from skillbook.runtime.approval import ExecPolicy
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.tools import ToolResult
 
@@ -184,7 +185,10 @@ def test_a_failing_recorder_never_breaks_the_turn(space: Workspace) -> None:
 
     recorder = Broken(SessionStore(space.state))
     agent = Agent(
-        space.book(), ScriptedModel([call("exec", command="echo hi"), "fine"]), recorder=recorder
+        space.book(),
+        ScriptedModel([call("exec", command="echo hi"), "fine"]),
+        recorder=recorder,
+        exec_policy=ExecPolicy.allow_all(),
     )
     result = asyncio.run(agent.invoke("hi"))
     assert result.text == "fine"

@@ -19,7 +19,7 @@ from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspac
 from fake_anthropic_server import Call, FakeAnthropicServer, HttpError, Reply, Turn
 
 from skillbook.book import Loader, SkillBook
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy, ToolStarted
 from skillbook.runtime.providers import AnthropicModel, ModelError
 
 pytest.importorskip("anthropic")
@@ -66,7 +66,7 @@ def test_full_loop_over_the_anthropic_wire(setup: tuple[dict[str, str], SkillBoo
             if isinstance(event, ToolStarted):
                 started.append(event)
 
-        agent = Agent(book, model, env=env, on_event=on_event)
+        agent = Agent(book, model, env=env, on_event=on_event, exec_policy=ExecPolicy.allow_all())
         result = asyncio.run(agent.run_turn([], "What's the weather in Shanghai?"))
     assert server.errors == []
     first, second, third = server.requests
@@ -122,7 +122,8 @@ def test_parallel_tool_uses_and_errors_in_one_user_message(
     ]
     with FakeAnthropicServer(script) as server:
         model = AnthropicModel("m", base_url=server.base_url, api_key="k")
-        result = asyncio.run(Agent(book, model, env=env).run_turn([], "go"))
+        agent = Agent(book, model, env=env, exec_policy=ExecPolicy.allow_all())
+        result = asyncio.run(agent.run_turn([], "go"))
     assert server.errors == []
     blocks = tool_results(server.requests[1])
     assert [b.get("is_error", False) for b in blocks] == [False, True]

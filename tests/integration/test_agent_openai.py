@@ -19,7 +19,7 @@ from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspac
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.book import Loader, SkillBook
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy, ToolStarted
 from skillbook.runtime.providers import ModelError, OpenAIChatModel
 
 pytest.importorskip("openai")
@@ -62,6 +62,7 @@ def test_full_loop_over_the_openai_wire(setup: tuple[dict[str, str], SkillBook])
             model,
             env=env,
             on_event=lambda e: started.append(e) if isinstance(e, ToolStarted) else None,
+            exec_policy=ExecPolicy.allow_all(),
         )
         result = asyncio.run(agent.run_turn([], "What's the weather in Shanghai?"))
     assert server.errors == []
@@ -129,7 +130,8 @@ def test_parallel_calls_bad_arguments_and_errors_are_fed_back(
     ]
     with FakeOpenAIServer(script) as server:
         model = OpenAIChatModel("m", base_url=server.base_url, api_key="k")
-        result = asyncio.run(Agent(book, model, env=env).run_turn([], "go"))
+        agent = Agent(book, model, env=env, exec_policy=ExecPolicy.allow_all())
+        result = asyncio.run(agent.run_turn([], "go"))
     assert server.errors == []
     tools = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert [t["content"].splitlines()[0] for t in tools] == [

@@ -75,6 +75,8 @@ class Skills(Extension):
         out = []
         for uri, f in CONF["files"].items():
             name = uri.rsplit("/", 1)[1]
+            if "repeat" in f:  # a liar's answer: far more than the manifest declares
+                f = {"text": f["repeat"] * f["times"]}
             if "text" in f:
                 res = TextResource(uri=uri, name=name, mime_type="text/markdown", text=f["text"])
             else:
@@ -109,8 +111,12 @@ async def log_reads(ctx, call_next):
     return await call_next(ctx)
 
 
-MCPServer("fake-skills", extensions=[Skills()] if CONF.get("extension", True) else [],
-          middleware=[log_reads]).run("stdio")
+SERVER = MCPServer("fake-skills", extensions=[Skills()] if CONF.get("extension", True) else [],
+                   middleware=[log_reads])
+if CONF.get("port"):
+    SERVER.run("streamable-http", host="127.0.0.1", port=CONF["port"])
+else:
+    SERVER.run("stdio")
 """
 
 REFUNDS_MD = (

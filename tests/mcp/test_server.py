@@ -487,6 +487,26 @@ def test_pagination_and_invalid_cursor(space: Workspace) -> None:
     run(main)
 
 
+def test_a_cursor_on_an_unpaged_list_is_invalid_params(space: Workspace) -> None:
+    """resources/list, prompts/list and tools/list come in one page and hand out no
+    cursor: a cursor sent to them is an error, never silently the first page."""
+    server = build_server(space.loader(), watch=False)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            bogus = types.PaginatedRequestParams(cursor="bogus")
+            for request in (
+                types.ListResourcesRequest(params=bogus),
+                types.ListPromptsRequest(params=bogus),
+                types.ListToolsRequest(params=bogus),
+            ):
+                err = await error_of(send(client.session, request))
+                assert err.code == types.INVALID_PARAMS and "Invalid cursor" in err.message
+            assert (await client.list_resources()).resources
+
+    run(main)
+
+
 def test_limits_over_limit_skill_is_not_listed_but_at_limit_is(space: Workspace) -> None:
     """§1.4 limits: 512 files servable; 513 → not in skills/list, skills/get -32602."""
     at = write_skill(space.skills, "at-limit")

@@ -27,6 +27,7 @@ from skillbook.runtime.agent import (
     STEP_LIMIT_RESULT,
     Agent,
     AgentEvent,
+    ExecPolicy,
     TextDelta,
     ToolDeclined,
     ToolFinished,
@@ -49,6 +50,9 @@ WEATHER_BODY = """# Weather
 Run `curl -s "wttr.in/<city>?format=3"` with exec (skill: weather) and report it.
 """
 CANNED = "Shanghai: ☀️ +21°C"
+
+#: These tests are about the loop, not approval: every model command runs.
+YES = ExecPolicy.allow_all()
 
 
 def write_skill(root: Path, name: str, extra: str = "", body: str = "# Body\n") -> Path:
@@ -151,7 +155,7 @@ def test_loop_reads_skill_md_then_execs_then_answers(workspace: Path, env: dict[
 
     model = ScriptedModel([call("read", path=skill_md), after_read, after_exec])
     events: list[AgentEvent] = []
-    agent = Agent(book, model, env=env, on_event=events.append)
+    agent = Agent(book, model, env=env, on_event=events.append, exec_policy=YES)
     result = run(agent.run_turn([], "what's the weather in Shanghai?"))
 
     assert result.final_text == f"Right now: {CANNED}"
@@ -226,7 +230,8 @@ def test_tool_errors_are_fed_back_to_the_model(workspace: Path, env: dict[str, s
             "sorry",
         ]
     )
-    result = run(Agent(load(workspace, env), model, env=env).run_turn([], "go"))
+    agent = Agent(load(workspace, env), model, env=env, exec_policy=YES)
+    result = run(agent.run_turn([], "go"))
     results = [m for m in model.requests[1].messages if m.role == "tool"]
     assert all(m.is_error for m in results)
     assert "not inside a skill folder" in results[0].content
@@ -265,7 +270,7 @@ def test_cancelling_a_turn_leaves_no_process_behind(
     pidfile = tmp_path / "pid"
     command = f"sleep 30 & echo $! > {pidfile}; wait"
     model = ScriptedModel([call("exec", command=command)])
-    agent = Agent(load(workspace, env), model, env=env)
+    agent = Agent(load(workspace, env), model, env=env, exec_policy=YES)
 
     async def main() -> None:
         task = asyncio.create_task(agent.run_turn([], "sleep"))

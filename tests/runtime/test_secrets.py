@@ -312,6 +312,45 @@ def test_exec_provider_timeout(tmp_path: Path) -> None:
     assert "timed out after 300ms" in str(info.value)
 
 
+def _gone(pid: int) -> bool:
+    """Exited (or a zombie waiting for init), polled for a bounded while."""
+    import os
+
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        stat_file = Path(f"/proc/{pid}/stat")
+        if stat_file.exists() and stat_file.read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+@pytest.mark.parametrize("outcome", ["timeout", "exit"])
+def test_exec_provider_process_group_is_killed(tmp_path: Path, outcome: str) -> None:
+    """A provider that started a child: the child is killed with it, whether the provider
+    timed out or answered (a secret helper leaves nothing running)."""
+    pidfile = tmp_path / "child.pid"
+    tail = "time.sleep(10)\n" if outcome == "timeout" else "print('the-value')\n"
+    prog = script(
+        tmp_path / "spawner.py",
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n" + tail,
+    )
+    r = resolver({"cmd": {"source": "exec", "command": [str(prog)], "timeoutMs": 2000}})
+    if outcome == "timeout":
+        with pytest.raises(SecretError, match="timed out after 2000ms"):
+            r.resolve(SecretRef("exec", "cmd", "w"), key=KEY)
+    else:
+        assert r.resolve(SecretRef("exec", "cmd", "w"), key=KEY).reveal() == "the-value"
+    assert _gone(int(pidfile.read_text()))
+
+
 def test_exec_provider_empty_output_and_missing_program(tmp_path: Path) -> None:
     prog = script(tmp_path / "empty.py", "print('   ')\n")
     r = resolver(

@@ -64,10 +64,14 @@ class Group(click.Group):
         "chat": "skillbook.cli.chat_cmd:chat_cmd",
         "serve": "skillbook.cli.serve_cmd:serve_cmd",
         "commands": "skillbook.cli.commands_cmd:commands_cmd",
+        "select": "skillbook.cli.select_cmd:select_cmd",
+        "eval": "skillbook.cli.eval_cmd:eval_cmd",
         "validate": "skillbook.cli.validate_cmd:validate_cmd",
         "doctor": "skillbook.cli.doctor_cmd:doctor_cmd",
         "new": "skillbook.cli.new_cmd:new_cmd",
         "completion": "skillbook.cli.completion_cmd:completion_cmd",
+        "setup": "skillbook.cli.setup_cmd:setup_cmd",
+        "scan": "skillbook.cli.scan_cmd:scan_cmd",
         "sync": "skillbook.cli.sync_cmd:sync_cmd",
         "load": "skillbook.cli.load_cmd:load_cmd",
         "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
@@ -135,6 +139,7 @@ def cli(
     config: str | None,
     agent: str | None,
     mode: str | None,
+    compat: str | None,
     color: str,
 ) -> None:
     """Discover, check and render agent skills (SKILL.md), as OpenClaw does.
@@ -143,7 +148,9 @@ def cli(
     managed (<state dir>/skills), ~/.agents/skills, <workspace>/.agents/skills,
     <workspace>/skills. Global options may also follow the command.
     """
-    ctx.obj = Context(workspace=workspace, config=config, agent=agent, mode=mode, color=color)
+    ctx.obj = Context(
+        workspace=workspace, config=config, agent=agent, mode=mode, compat=compat, color=color
+    )
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_cmd)
 
@@ -233,17 +240,19 @@ FAIL_ON = ("warning", "error")
 @click.pass_obj
 def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
     """Audit what is ready, what is missing, and every skill not loaded or cut, with why."""
-    book = obj.book()
+    from skillbook.cli.scan_cmd import check_section
     from skillbook.cli.usage_cmd import stale_section
 
+    book = obj.book()
     stale, stale_lines = stale_section(book)
+    scan_lines, scan_json = check_section(book)
     if as_json:
         report = render.check_json(book)
         report["stale"] = [s.to_json() for s in stale]
         report["diagnostics"] += [s.diagnostic().to_dict() for s in stale]
-        emit_json(report)
+        emit_json({**report, "security": scan_json})
     else:
-        emit_lines([*render.check_lines(book), *stale_lines])
+        emit_lines([*render.check_lines(book), *stale_lines, *scan_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from skillbook.cli.app import Context
-from skillbook.cli.confirm import CONFIRM_QUESTION, NO_TERMINAL_NOTICE, exec_request_text, is_yes
+from skillbook.cli.confirm import CONFIRM_QUESTION, exec_policy, exec_request_text, is_yes
 from skillbook.cli.learning import Learning, learn_options
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
@@ -25,6 +25,7 @@ from skillbook.runtime.agent import Agent, InvokeResult
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
+    from skillbook.runtime.approval import ExecPolicy
     from skillbook.runtime.providers import Message, ToolCall
     from skillbook.runtime.session import SkillSession
 
@@ -49,7 +50,8 @@ def chat_cmd(
     api_key_env: str | None,
     provider: str | None,
     max_steps: int,
-    confirm: bool,
+    yes: bool,
+    confirm: bool | None,
     learn: bool | None,
     refine: bool,
 ) -> None:
@@ -61,13 +63,14 @@ def chat_cmd(
     """
     book = obj.book()
     chat_model, problem = build_model(provider, model, base_url, api_key_env)
+    policy = exec_policy(book.config, confirm=confirm, yes=yes)
     learning = Learning(book, learn=learn, refine=refine, model=chat_model, conversation=True)
     chat = Chat(
         book,
         chat_model,
         hint=str(problem or ""),
         max_steps=max_steps,
-        confirm=confirm,
+        policy=policy,
         learning=learning,
     )
     try:
@@ -86,29 +89,36 @@ class Chat:
         *,
         hint: str,
         max_steps: int,
-        confirm: bool = False,
+        policy: ExecPolicy | None = None,
         learning: Learning | None = None,
     ) -> None:
         from skillbook.book import Loader
-        from skillbook.commands import DEFAULT_RESERVED_NAMES
         from skillbook.runtime.session import SkillSession
 
         self.hint = hint
         self.interactive = sys.stdin.isatty() and sys.stdout.isatty()
         self.terminal_input = sys.stdin.isatty()
-        self.warned = False
         self.printer = Printer(sys.stdout, sys.stdout, stream_text=True, color=self.interactive)
-        # Same workspace, config, agent and mode as the book: /reload rescans the folders.
-        loader = Loader(book.workspace, config=book.config, agent=book.agent, mode=book.mode)
+        # Same workspace, config, agent, mode and profile as the book: /reload rescans.
+        loader = Loader(
+            book.workspace,
+            config=book.config,
+            agent=book.agent,
+            mode=book.mode,
+            compat=book.profile,
+        )
         self.session: SkillSession = SkillSession(loader, watch=False)
-        reserved = set(DEFAULT_RESERVED_NAMES) | {c[1:] for c in CHAT_COMMANDS} | {"quit"}
+        builtin = book.profile.commands.reserved_names
+        reserved = set(builtin) | {c[1:] for c in CHAT_COMMANDS} | {"quit"}
         self.agent: Agent = Agent(
             self.session,
             model,
             max_steps=max_steps,
             on_event=self.printer,
             reserved_commands=reserved,
-            approve=self.confirm if confirm else None,
+            # Piped requests are no answers: without a terminal, no one is asked.
+            approve=self.confirm if self.terminal_input else None,
+            exec_policy=policy,
             recorder=learning.recorder if learning is not None else None,
         )
         self.history: list[Message] = []
@@ -119,13 +129,7 @@ class Chat:
         self.printer.write(text + "\n")
 
     async def confirm(self, call: ToolCall) -> bool:
-        """``--confirm``: show the command, read y/N; Ctrl-C cancels the whole answer."""
-        if not self.terminal_input:
-            if not self.warned:
-                self.warned = True
-                self.printer.end_line()
-                click.echo(NO_TERMINAL_NOTICE, err=True)
-            return False
+        """Show the command, read y/N; Ctrl-C cancels the whole answer."""
         self.say(exec_request_text(call))
         if not self.interactive:
             self.printer.write(CONFIRM_QUESTION)

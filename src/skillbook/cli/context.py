@@ -1,6 +1,6 @@
 """What every command shares: the global options, the settings they select, and output.
 
-Input: the global options (``--workspace --config --agent --mode --color``), given
+Input: the global options (``--workspace --config --agent --mode --compat --color``), given
 before or after the command. Output: :class:`Context` (``ctx.obj``), which resolves
 :class:`~skillbook.settings.Settings` and books and exits with one line on error, and
 the writers :func:`emit_lines`, :func:`emit_json` and :func:`fail`.
@@ -65,6 +65,7 @@ class Context:
     config: str | None = None
     agent: str | None = None
     mode: str | None = None
+    compat: str | None = None
     color: str = "auto"
 
     @property
@@ -83,6 +84,7 @@ class Context:
                 workspace=self.workspace,
                 agent=self.agent,
                 mode=self.mode,
+                compat=self.compat,
             )
         except SkillbookError as exc:
             fail(str(exc), error=error_code(exc))

@@ -2,7 +2,7 @@
 
 Input: the global options and the environment. Output: the home, config file (how
 it was chosen, which other config files exist and are not read), state dir, agent,
-workspace, mode, bundled dir, each skill root (source label, where it comes from,
+workspace, mode, compat profile, bundled dir, each skill root (source label, where it comes from,
 whether it exists, how many skills it gave) and the skills' counts, as text or with
 ``--json`` as one object. Problems (a config that does not read, an unknown agent, a
 configured workspace that does not exist) are listed and make the exit code 1; the
@@ -34,7 +34,8 @@ from skillbook.errors import SkillbookError
 from skillbook.learned import is_learned_root
 from skillbook.model import Source
 from skillbook.paths import COMPAT_ENV_PREFIX, ENV_PREFIX, Paths
-from skillbook.settings import choose_mode
+from skillbook.profile import profile_of
+from skillbook.settings import choose_compat, choose_mode
 
 #: The variables that move folders; doctor shows those that are set.
 WATCHED_VARIABLES = (
@@ -97,14 +98,23 @@ def doctor_report(obj: Context, env: Mapping[str, str], cwd: Path) -> dict[str, 
             }
         )
     mode, mode_reason = choose_mode(obj.mode, config)
-    roots = resolve_roots(chosen.path, paths, extra_dirs=config.skills.load.extra_dirs, cwd=cwd)
+    compat, compat_reason = choose_compat(obj.compat, config)
+    roots = resolve_roots(
+        chosen.path,
+        paths,
+        extra_dirs=config.skills.load.extra_dirs,
+        cwd=cwd,
+        profile=profile_of(compat),
+    )
     extra_keys = [
         f"skills.load.extraDirs[{i}]"
         for i, raw in enumerate(config.skills.load.extra_dirs)
         if isinstance(raw, str) and raw.strip()
     ]
     skills = (
-        _skills_summary(obj, config, agent, chosen.path, mode, env, cwd) if not problems else None
+        _skills_summary(obj, config, agent, chosen.path, mode, env, cwd, compat)
+        if not problems
+        else None
     )
     root_rows = []
     for root in roots:
@@ -143,6 +153,11 @@ def doctor_report(obj: Context, env: Mapping[str, str], cwd: Path) -> dict[str, 
         },
         "workspace": chosen.to_json(),
         "mode": {"value": mode, "reason": mode_reason},
+        "compat": {
+            "value": compat,
+            "reason": compat_reason,
+            "openclaw": profile_of(compat).openclaw_version,
+        },
         "bundledDir": {
             "path": str(paths.bundled_dir) if paths.bundled_dir is not None else None,
             "reason": paths.origins.get("bundled_dir", ""),
@@ -163,12 +178,15 @@ def _skills_summary(
     mode: str,
     env: Mapping[str, str],
     cwd: Path,
+    compat: str | None = None,
 ) -> dict[str, Any] | None:
     from skillbook.book import Loader
     from skillbook.diagnostics import Severity
 
     try:
-        book = Loader(workspace, config=config, agent=agent, mode=mode, env=env, cwd=cwd).load()
+        book = Loader(
+            workspace, config=config, agent=agent, mode=mode, env=env, cwd=cwd, compat=compat
+        ).load()
     except (SkillbookError, OSError):
         return None
     by_root: dict[str, int] = {}
@@ -210,6 +228,10 @@ def doctor_lines(report: Mapping[str, Any]) -> list[str]:
     missing = "" if ws["exists"] else ", does not exist"
     lines.append(_row("Workspace", ws["path"], ws["reason"] + missing))
     lines.append(_row("Mode", report["mode"]["value"], report["mode"]["reason"]))
+    compat = report["compat"]
+    lines.append(
+        _row("Compat", f"{compat['value']} (OpenClaw {compat['openclaw']})", compat["reason"])
+    )
     bundled = report["bundledDir"]
     lines.append(_row("Bundled", bundled["path"] or "none", bundled["reason"]))
     if report["environment"]:

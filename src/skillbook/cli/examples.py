@@ -61,6 +61,14 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook commands", "the slash commands and what each runs"),
         ("skillbook commands --channel telegram", "what fits Telegram's menu, and what not"),
     ),
+    "select": (
+        ('skillbook select "merge these two PDFs"', "the ranking and what each backend gave"),
+        ('skillbook select "quel temps demain ?" --json', "the same as JSON"),
+    ),
+    "eval": (
+        ("skillbook eval select --queries q.jsonl --split test", "recall and abstention"),
+        ("skillbook eval trigger --queries q.jsonl --yes -j 4", "does the model read it?"),
+    ),
     "doctor": (
         ("skillbook doctor", "every path and file in effect, and why"),
         ("skillbook doctor --json", "the same as JSON"),
@@ -115,6 +123,11 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "completion": (
         ('eval "$(skillbook completion bash)"', "enable completion in this bash"),
         ("skillbook completion fish > ~/.config/fish/completions/skillbook.fish", "fish"),
+    ),
+    "setup": (
+        ("skillbook setup jq --dry-run", "the scan and the exact commands, nothing run"),
+        ("skillbook setup jq --yes", "install without asking (CI, containers)"),
+        ("skillbook setup jq --yes --fallback apt", "use apt-get where brew is missing"),
     ),
 }
 

@@ -48,10 +48,19 @@ def model_options(fn: F) -> F:
             help="Most model calls per request.",
         ),
         click.option(
+            "--yes",
+            "-y",
+            is_flag=True,
+            help="Run every command the model asks for without asking (trusted model and "
+            "skills only). Default: ask on a terminal, refuse without one, unless "
+            "skills.exec in the config allows the command.",
+        ),
+        click.option(
             "--confirm/--no-confirm",
             envvar=CONFIRM_ENV,
-            default=False,
-            help="Ask before each command the model runs (default: $SKILLBOOK_CONFIRM_EXEC).",
+            default=None,
+            help="Ask about every command, even those skills.exec allows "
+            "($SKILLBOOK_CONFIRM_EXEC=1). --no-confirm is deprecated and does nothing.",
         ),
     ]
     for option in reversed(options):

@@ -19,6 +19,7 @@ from click.shell_completion import CompletionItem
 
 from skillbook.cli.context import MODES, Context
 from skillbook.cli.style import COLOR_CHOICES
+from skillbook.profile import PROFILE_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,6 +81,13 @@ SPECS: Final = (
         "Spec mode: openclaw (default), mixed, legacy or strict (Agent Skills rules). "
         "Default: skills.load.mode from the config.",
         click.Choice(MODES),
+    ),
+    _Spec(
+        "compat",
+        ("--compat",),
+        "OpenClaw release to reproduce byte for byte: openclaw-2026.4 (default) or "
+        "openclaw-2026.9. Default: skills.compat from the config.",
+        click.Choice(PROFILE_NAMES),
     ),
     _Spec(
         "color",

@@ -52,6 +52,19 @@ def result_line(event: ToolFinished) -> str:
     return f"  ← {first_line(text) or '(no output)'}{more}"
 
 
+def refusal_notice(message: str) -> str:
+    """The one line that explains a refused command to the user."""
+    from skillbook.runtime.approval import REFUSED_NO_ONE_RESULT
+
+    if message == REFUSED_NO_ONE_RESULT:
+        return (
+            "skillbook: stdin is not a terminal, so commands the model asks to run are "
+            "refused; run them anyway with --yes, or allow command prefixes in skills.exec.allow "
+            "or skills.entries.<skill>.exec.allow"
+        )
+    return "skillbook: commands outside the allowlist are refused (skills.exec.policy is allowlist)"
+
+
 class Printer:
     """Shows a turn as it happens: streamed text on ``out``, tool lines on ``tools_out``."""
 
@@ -63,6 +76,7 @@ class Printer:
         self.stream_text = stream_text
         self.color = color
         self.at_line_start = True
+        self.refusal_explained = False
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta) and self.stream_text:
@@ -73,7 +87,13 @@ class Printer:
             self.line(result_line(event))
         elif isinstance(event, ToolDeclined):
             skill = f"  [{event.skill}]" if event.skill else ""
-            self.line(clean(f"  ✗ declined: {first_line(event.target)}{skill}"))
+            how = "declined" if event.asked else "refused"
+            self.line(clean(f"  ✗ {how}: {first_line(event.target)}{skill}"))
+            if not event.asked and not self.refusal_explained:
+                # Once per session: why nobody was asked, and how to allow commands.
+                self.refusal_explained = True
+                self.end_line()
+                click.echo(refusal_notice(event.message), err=True)
 
     def write(self, text: str) -> None:
         if text:

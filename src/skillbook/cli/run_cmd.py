@@ -7,8 +7,9 @@ model-bound request prints a one-line hint and exits 2. Exit codes: 0 answered,
 1 the dispatched tool failed, 2 could not run (no model, model request failed, bad
 options).
 
-``--confirm`` (default ``$SKILLBOOK_CONFIRM_EXEC``) shows each command the model asks
-``exec`` to run, with its skill, and runs it only on a "y" typed at the terminal;
+Commands the model asks ``exec`` to run are asked about on a terminal (with the
+command shown, invisible characters escaped) and refused without one, unless the
+config's ``skills.exec`` allows them or ``--yes`` is given (:mod:`skillbook.cli.confirm`);
 slash commands the user typed are not asked about.
 
 Each request is recorded as a session, and a successful one is drafted as a skill for
@@ -23,7 +24,7 @@ import sys
 import click
 
 from skillbook.cli.app import EXIT_FINDINGS, Context, emit_json, fail
-from skillbook.cli.confirm import TerminalConfirm
+from skillbook.cli.confirm import TerminalConfirm, exec_policy
 from skillbook.cli.learning import Learning, learn_options, lines_of
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
@@ -46,7 +47,8 @@ def run_cmd(
     api_key_env: str | None,
     provider: str | None,
     max_steps: int,
-    confirm: bool,
+    yes: bool,
+    confirm: bool | None,
     learn: bool | None,
     refine: bool,
     as_json: bool,
@@ -68,7 +70,8 @@ def run_cmd(
     stream = not as_json and sys.stdout.isatty()
     tools_out = None if quiet or as_json else sys.stderr
     printer = Printer(sys.stdout, tools_out, stream_text=stream, color=sys.stderr.isatty())
-    approve = TerminalConfirm(printer) if confirm else None
+    policy = exec_policy(book.config, confirm=confirm, yes=yes)
+    approve = TerminalConfirm(printer) if sys.stdin.isatty() else None
     learning = Learning(book, learn=learn, refine=refine, model=chat_model)
     agent = Agent(
         book,
@@ -76,6 +79,7 @@ def run_cmd(
         max_steps=max_steps,
         on_event=printer,
         approve=approve,
+        exec_policy=policy,
         recorder=learning.recorder,
     )
     try:

@@ -1,9 +1,12 @@
 """``skillbook serve``: publish the workspace's skills over MCP (see ``docs/mcp.md``).
 
 Input: the global ``--workspace/--config/--agent/--mode`` options (``ctx.obj``) and
-``--transport/--host/--port``. Output: an MCP server on stdio (the default; stdout
-carries only the protocol) or on streamable HTTP at ``http://HOST:PORT/mcp``. Status
-lines and skill diagnostics go to stderr. Ctrl-C or the client closing stdin ends it.
+``--transport/--host/--port/--token-env/--no-auth``. Output: an MCP server on stdio
+(the default; stdout carries only the protocol) or on streamable HTTP at
+``http://HOST:PORT/mcp``. Status lines and skill diagnostics go to stderr. Ctrl-C or
+the client closing stdin ends it. In HTTP mode the port is bound before the status
+line is printed: a busy port, or a bind beyond loopback without a token, is one line
+on stderr and exit code 2.
 
 Registered in :mod:`skillbook.cli.app` with ``cli.add_command(serve_cmd, "serve")``.
 """
@@ -54,16 +57,44 @@ def _count(n: int, noun: str) -> str:
     show_default=True,
     help="Port with --transport http.",
 )
+@click.option(
+    "--token-env",
+    metavar="NAME",
+    help="With --transport http: require `Authorization: Bearer <token>`, the token "
+    "read from the environment variable NAME (401 without it).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Allow --host beyond loopback without --token-env (only on a network you trust).",
+)
 @click.pass_obj
-def serve_cmd(obj: object, transport: str, host: str, port: int) -> None:
+def serve_cmd(
+    obj: object, transport: str, host: str, port: int, token_env: str | None, no_auth: bool
+) -> None:
     """Serve the skills over MCP (the Skills extension, plus resources, prompts and a
     read_skill tool for hosts without it). Reloads when skill folders change."""
+    import os
+
     from skillbook.cli.app import fail
 
     try:
-        from skillbook.mcp.server import build_server
+        from skillbook.mcp._http import ServeError
+        from skillbook.mcp.server import bind_http, build_server
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
+    token = None
+    if token_env:
+        token = os.environ.get(token_env, "").strip()
+        if not token:
+            fail(f"--token-env {token_env}: that environment variable is not set or empty")
+    sock = None
+    if transport == "http":
+        try:
+            sock = bind_http(host, port, token=token, allow_unauthenticated=no_auth)
+        except ServeError as exc:
+            fail(f"cannot serve on http://{host}:{port}/mcp: {exc}")
+        port = int(sock.getsockname()[1])
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("skillbook: %(message)s"))
     log = logging.getLogger("skillbook.mcp")
@@ -82,9 +113,9 @@ def serve_cmd(obj: object, transport: str, host: str, port: int) -> None:
     import anyio
 
     try:
-        if transport == "stdio":
+        if sock is None:
             anyio.run(server.run_stdio)
         else:
-            anyio.run(lambda: server.run_http(host=host, port=port))
+            anyio.run(lambda: server.run_http(host=host, token=token, sock=sock))
     except KeyboardInterrupt:
         pass

@@ -75,6 +75,9 @@ def build_instructions(
     call, so it must match the read tool the framework was given.
     """
     section = book.system_prompt_section(read_tool=read_tool)
+    plan = _selection_plan(book)
+    if plan is not None:  # skills.selection: the stable section (see docs/selection.md)
+        section = plan.system_section(read_tool=read_tool)
     base = base or ""
     if not section:
         return base
@@ -83,8 +86,21 @@ def build_instructions(
 
 def runtime_tools(book: SkillBook, *, env: Mapping[str, str] | None = None) -> tuple[Tool, ...]:
     """``read`` and ``exec`` over the book's eligible skills (``env``: exec's base environment,
-    default ``os.environ`` at each call)."""
-    return tuple(default_tools(book, env=env))
+    default ``os.environ`` at each call), and ``find_skills`` when ``skills.selection``
+    leaves skills out of the catalog."""
+    tools: tuple[Tool, ...] = tuple(default_tools(book, env=env))
+    plan = _selection_plan(book, env)
+    return (*tools, plan.find_tool()) if plan is not None else tools
+
+
+def _selection_plan(book: SkillBook, env: Mapping[str, str] | None = None) -> Any:
+    if book.config.skills.selection.mode == "off":
+        return None
+    import os
+
+    from skillbook.selection.plan import plan_for
+
+    return plan_for(book, env=env if env is not None else os.environ)
 
 
 @dataclass(frozen=True, slots=True)

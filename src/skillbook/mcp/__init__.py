@@ -15,7 +15,10 @@ import typing as _typing
 
 _EXPORTS: dict[str, str] = {
     "build_server": "skillbook.mcp.server",
+    "bind_http": "skillbook.mcp.server",
     "serve": "skillbook.mcp.server",
+    "PortInUse": "skillbook.mcp.server",
+    "ServeError": "skillbook.mcp.server",
     "SkillServer": "skillbook.mcp.server",
     "SkillCatalog": "skillbook.mcp._catalog",
     "ServedState": "skillbook.mcp._catalog",
@@ -26,9 +29,12 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "EXTENSION_ID",
     "PROTOCOL_REVISION",
+    "PortInUse",
+    "ServeError",
     "ServedState",
     "SkillCatalog",
     "SkillServer",
+    "bind_http",
     "build_server",
     "serve",
 ]
@@ -36,7 +42,14 @@ __all__ = [
 if _typing.TYPE_CHECKING:
     from skillbook.mcp._catalog import ServedState, SkillCatalog
     from skillbook.mcp._skillfiles import EXTENSION_ID, PROTOCOL_REVISION
-    from skillbook.mcp.server import SkillServer, build_server, serve
+    from skillbook.mcp.server import (
+        PortInUse,
+        ServeError,
+        SkillServer,
+        bind_http,
+        build_server,
+        serve,
+    )
 
 
 def __getattr__(name: str) -> object:

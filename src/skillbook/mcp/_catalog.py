@@ -249,7 +249,7 @@ class SkillCatalog:
         for skill in book.eligible:
             path = sf.encode_skill_path(skill.name)
             keys.add((path, os.fspath(skill.base_dir), os.fspath(skill.file_path)))
-            files = self.files.get(path, skill.base_dir, skill.file_path)
+            files = self.files.get(path, skill.base_dir, skill.file_path, skill.real_dir)
             frontmatter, why = entry_frontmatter(skill, files)
             problem = files.over_limit or (None if frontmatter is not None else why)
             served.append(ServedSkill(skill, files, frontmatter, problem))
@@ -259,7 +259,7 @@ class SkillCatalog:
             book=book,
             skills=tuple(served),
             commands=build_command_specs(book.eligible),
-            instructions=book.system_prompt_section(read_tool=READ_TOOL),
+            instructions=_instructions(book),
             diagnostics=tuple(diags),
         )
         if old is None or old.diagnostics != state.diagnostics:
@@ -286,3 +286,14 @@ def _diagnostics(skill: Skill, files: sf.SkillFiles, problem: str | None) -> lis
             )
         )
     return out
+
+
+def _instructions(book: SkillBook) -> str:
+    """The skills section for hosts without the extension; with ``skills.selection``
+    active, the stable section that points at the ``find_skills`` tool."""
+    if book.config.skills.selection.mode != "off":
+        from skillbook.selection.plan import SelectionPlan, selection_active
+
+        if selection_active(book):
+            return SelectionPlan(book).system_section(read_tool=READ_TOOL)
+    return book.system_prompt_section(read_tool=READ_TOOL)

@@ -11,10 +11,17 @@ path; symlinks that leave the folder and symlinked sub-folders are skipped (they
 never followed); dot-files, ``node_modules`` and anything that is not a regular file
 are skipped. Bytes are read once per change of the folder's stat signature, so the
 manifest and the served bytes always come from the same read.
+
+Races: a folder inside the skill can be swapped for a symlink between the walk and
+the read. Each file is therefore opened from the skill folder down, one component at
+a time with ``O_NOFOLLOW`` (:func:`skillbook._fs.open_contained`), the skill folder
+must still be the one the walk saw (device and inode), and so must the file; on Linux
+the kernel's path of the opened file must equal the path the walk checked.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import posixpath
@@ -51,12 +58,6 @@ EXCLUDED_NAMES = frozenset({"node_modules"})
 # Skills names and ordinary file names come out unchanged.
 _AUTHORITY_SAFE = "!$&'()*+,;="
 _SEGMENT_SAFE = "!$&'()*+,;=:@"
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-)
 # Extensions whose MIME type must not depend on the machine's /etc/mime.types.
 _MIME_BY_SUFFIX = {
     **dict.fromkeys((".md", ".markdown"), "text/markdown"),
@@ -233,6 +234,9 @@ class SkillFiles:
     over_limit: str | None = None
     #: Why not even SKILL.md could be captured.
     unreadable: str | None = None
+    #: A file the walk listed could not be read (it changed, vanished, or a folder on
+    #: its path was swapped): the capture is not reused, the next request reads again.
+    incomplete: bool = False
 
     @property
     def skill_md(self) -> FileEntry | None:
@@ -278,33 +282,60 @@ class FileLimits:
 DEFAULT_LIMITS = FileLimits()
 
 
+#: What the walk saw of one file: (rel, real path, size, mtime_ns, inode, ctime_ns, device).
+_Seen = tuple[str, str, int, int, int, int, int]
+
+
 @dataclass(frozen=True, slots=True)
 class _Listing:
     """A stat-only walk: enough to tell whether anything changed since the last read."""
 
-    #: (rel, real path, size, mtime_ns, inode, ctime_ns) per file, SKILL.md first.
-    files: tuple[tuple[str, str, int, int, int, int], ...]
+    #: One :data:`_Seen` per file, SKILL.md first.
+    files: tuple[_Seen, ...]
     directories: tuple[str, ...]
     skipped: tuple[Skipped, ...]
     missing_skill_md: str | None = None
+    #: The skill folder's real path and (device, inode) as the walk saw them.
+    root_real: str = ""
+    root_id: tuple[int, int] | None = None
 
 
-def _walk(base_dir: Path, skill_file: Path) -> _Listing:
+def _walk(base_dir: Path, skill_file: Path, real_dir: Path | None = None) -> _Listing:
     root_real = _fs.try_realpath(os.fspath(base_dir))
     if root_real is None:
         return _Listing((), (), (), missing_skill_md="the skill folder cannot be resolved")
     standalone = skill_file.name != SKILL_FILE or skill_file.parent != base_dir
+    if real_dir is not None and not standalone and root_real != os.fspath(real_dir):
+        # Discovery checked the folder at its real path; it now resolves elsewhere.
+        why = f"the skill folder now resolves to {root_real}, not {os.fspath(real_dir)}"
+        return _Listing((), (), (), missing_skill_md=why)
+    try:
+        root_info = os.stat(root_real)
+    except OSError as exc:
+        return _Listing((), (), (), missing_skill_md=f"cannot stat: {exc.strerror or exc}")
+    root_id = (root_info.st_dev, root_info.st_ino)
     if standalone:
         # A standalone Markdown skill (mixed/legacy mode) is one file; its folder is
         # the root holding other skills, which must not be served with it.
         found = _stat_file(os.fspath(skill_file), root_real)
         if isinstance(found, str):
-            return _Listing((), ("",), (), missing_skill_md=found)
-        return _Listing(((SKILL_FILE, *found),), ("",), ())
-    files: list[tuple[str, str, int, int, int, int]] = []
+            return _Listing((), ("",), (), found, root_real, root_id)
+        return _Listing(((SKILL_FILE, *found),), ("",), (), None, root_real, root_id)
+    files, dirs, skipped = _walk_tree(os.fspath(base_dir), root_real)
+    head = [f for f in files if f[0] == SKILL_FILE]
+    if not head:
+        missing = "no servable SKILL.md"
+        return _Listing((), tuple(dirs), tuple(skipped), missing, root_real, root_id)
+    rest = sorted((f for f in files if f[0] != SKILL_FILE), key=lambda f: f[0])
+    listed = (head[0], *rest)
+    return _Listing(listed, tuple(sorted(dirs)), tuple(skipped), None, root_real, root_id)
+
+
+def _walk_tree(base: str, root_real: str) -> tuple[list[_Seen], list[str], list[Skipped]]:
+    files: list[_Seen] = []
     dirs: list[str] = [""]
     skipped: list[Skipped] = []
-    stack: list[tuple[str, str]] = [(os.fspath(base_dir), "")]
+    stack: list[tuple[str, str]] = [(base, "")]
     while stack:
         directory, rel_dir = stack.pop()
         try:
@@ -340,15 +371,12 @@ def _walk(base_dir: Path, skill_file: Path) -> _Listing:
             else:
                 files.append((rel, *found))
         stack.extend(reversed(subdirs))
-    head = [f for f in files if f[0] == SKILL_FILE]
-    if not head:
-        return _Listing((), tuple(dirs), tuple(skipped), missing_skill_md="no servable SKILL.md")
-    rest = sorted((f for f in files if f[0] != SKILL_FILE), key=lambda f: f[0])
-    return _Listing((head[0], *rest), tuple(sorted(dirs)), tuple(skipped))
+    return files, dirs, skipped
 
 
-def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int] | str:
-    """(real, size, mtime_ns, inode, ctime_ns) of a regular file inside the root, or why not."""
+def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int, int] | str:
+    """(real, size, mtime_ns, inode, ctime_ns, device) of a regular file inside the root,
+    or why not."""
     real = _fs.try_realpath(path)
     if real is None or not _fs.is_path_inside(root_real, real):
         return "resolves outside the skill folder"
@@ -358,17 +386,26 @@ def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int] | st
         return f"cannot stat: {exc.strerror or exc}"
     if not st.S_ISREG(info.st_mode):
         return "not a regular file"
-    return real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns
+    return real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, info.st_dev
 
 
-def _read(real: str, budget: int) -> bytes | str:
+def _read(listing: _Listing, seen: _Seen, budget: int) -> bytes | str:
+    """The bytes of one walked file, opened through the folder the walk saw."""
+    real, ino, dev = seen[1], seen[4], seen[6]
     try:
-        fd = os.open(real, _OPEN_FLAGS)
+        fd = _fs.open_contained(real, listing.root_real, anchor_identity=listing.root_id)
+    except _fs.PathChanged:
+        return "changed while it was read (a folder on its path was replaced)"
     except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            return "changed while it was read (a folder on its path became a symlink)"
         return f"cannot open: {exc.strerror or exc}"
     try:
-        if not st.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not st.S_ISREG(info.st_mode):
             return "not a regular file"
+        if (info.st_dev, info.st_ino) != (dev, ino):
+            return "changed while it was read (another file is at its path)"
         data = _fs.read_at_most(fd, budget + 1)
         if len(data) > budget:
             # Grown past the limit since the walk: never serve a cut-off file.
@@ -396,12 +433,17 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
     entries: list[FileEntry] = []
     skipped = list(listing.skipped)
     budget = limits.max_bytes
-    for rel, real, *_ in wanted:
-        data = _read(real, budget)
+    incomplete = False
+    for seen in wanted:
+        rel = seen[0]
+        data = _read(listing, seen, budget)
         if isinstance(data, str):
             if rel == SKILL_FILE:
-                return SkillFiles(skill_path, (), listing.directories, tuple(skipped), over, data)
+                return SkillFiles(
+                    skill_path, (), listing.directories, tuple(skipped), over, data, True
+                )
             skipped.append(Skipped(rel, data))
+            incomplete = True
             continue
         budget -= len(data)
         mime = SKILL_MD_MIME if rel == SKILL_FILE else guess_mime(rel, data)
@@ -411,7 +453,9 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
             )
         )
     directories = ("",) if over else listing.directories
-    return SkillFiles(skill_path, tuple(entries), directories, tuple(skipped), over)
+    return SkillFiles(
+        skill_path, tuple(entries), directories, tuple(skipped), over, incomplete=incomplete
+    )
 
 
 def scan_skill(
@@ -420,9 +464,11 @@ def scan_skill(
     skill_file: Path,
     *,
     limits: FileLimits = DEFAULT_LIMITS,
+    real_dir: Path | None = None,
 ) -> SkillFiles:
-    """Walk and read one skill folder (no cache)."""
-    return _capture(skill_path, _walk(base_dir, skill_file), limits)
+    """Walk and read one skill folder (no cache); ``real_dir`` is where discovery
+    found the folder's real path (the folder is not served if it moved)."""
+    return _capture(skill_path, _walk(base_dir, skill_file, real_dir), limits)
 
 
 class SkillFilesCache:
@@ -437,11 +483,13 @@ class SkillFilesCache:
         self._entries: dict[tuple[str, str, str], tuple[_Listing, SkillFiles]] = {}
         self.reads = 0
 
-    def get(self, skill_path: str, base_dir: Path, skill_file: Path) -> SkillFiles:
+    def get(
+        self, skill_path: str, base_dir: Path, skill_file: Path, real_dir: Path | None = None
+    ) -> SkillFiles:
         key = (skill_path, os.fspath(base_dir), os.fspath(skill_file))
-        listing = _walk(base_dir, skill_file)
+        listing = _walk(base_dir, skill_file, real_dir)
         held = self._entries.get(key)
-        if held is not None and held[0] == listing:
+        if held is not None and held[0] == listing and not held[1].incomplete:
             return held[1]
         files = _capture(skill_path, listing, self.limits)
         self.reads += 1

@@ -32,6 +32,8 @@ from skillbook.mcp import _skillfiles as sf
 if TYPE_CHECKING:
     from mcp import Client
 
+    from skillbook.mcp._capped import ResponseCaps
+
 DEFAULT_TIMEOUT_S = 30.0
 #: A server that never stops paging is cut off here (each page is one round trip).
 DEFAULT_MAX_PAGES = 100
@@ -285,11 +287,21 @@ def _kind(value: Any) -> str:
 class SkillsClient:
     """An open connection to one server that declared the extension."""
 
-    def __init__(self, client: Client, spec: McpServerSpec, settings: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        client: Client,
+        spec: McpServerSpec,
+        settings: Mapping[str, Any],
+        caps: ResponseCaps | None = None,
+    ) -> None:
+        from skillbook.mcp._capped import ResponseCaps
+
         self._client = client
         self.spec = spec
         self.settings = settings
         self.protocol_version = client.protocol_version
+        #: The byte caps the transport enforces while answers arrive.
+        self.caps = caps if caps is not None else ResponseCaps()
         #: ``resources/read`` requests sent (tests assert cache hits with it).
         self.reads = 0
 
@@ -317,17 +329,32 @@ class SkillsClient:
         result = await self._request("skills/get", {"uri": uri})
         return result.get("skill")
 
-    async def read(self, uri: str) -> bytes:
-        """The raw bytes of one resource: UTF-8 of ``text`` or the decoded ``blob``."""
+    async def read(self, uri: str, *, size: int | None = None) -> bytes:
+        """The raw bytes of one resource: UTF-8 of ``text`` or the decoded ``blob``.
+
+        With ``size`` (the manifest's), an answer larger than any honest encoding of
+        that many bytes is cut off as it arrives and refused (``mcp.digest-mismatch``).
+        """
         from mcp import MCPError
         from mcp_types import BlobResourceContents
 
         self.reads += 1
+        if size is not None:
+            self.caps.expect(uri, size)
+        failure: ClientError | None = None
         try:
             # The SDK's response cache is bypassed: the disk cache is ours and verified.
             result = await self._client.read_resource(uri, cache_mode="bypass")
-        except MCPError as exc:
-            raise ClientError("mcp.invalid-response", f"resources/read {uri}: {exc}") from None
+        except Exception as exc:
+            # A cut-off answer surfaces as whatever the SDK makes of a failed stream.
+            failure = self._cut_off(uri, size)
+            if failure is None and not isinstance(exc, MCPError):
+                raise
+            failure = failure or ClientError("mcp.invalid-response", f"resources/read {uri}: {exc}")
+        finally:
+            self.caps.forget(uri)
+        if failure is not None:
+            raise failure
         match = [c for c in result.contents if c.uri == uri]
         if len(match) != 1:
             raise ClientError(
@@ -342,6 +369,17 @@ class SkillsClient:
                     "mcp.invalid-response", f"resources/read {uri}: the blob is not base64"
                 ) from None
         return content.text.encode("utf-8", "surrogatepass")
+
+    def _cut_off(self, uri: str, size: int | None) -> ClientError | None:
+        seen = self.caps.tripped.pop(uri, None)
+        if seen is None:
+            return None
+        arrived = f" ({seen} bytes had arrived)" if seen else ""
+        return ClientError(
+            "mcp.digest-mismatch",
+            f"{uri}: the server sent more than any encoding of the {size} bytes the manifest "
+            f"declares{arrived}; refused before it was read in full",
+        )
 
     async def _request(self, method: str, params: dict[str, Any] | None) -> Mapping[str, Any]:
         from mcp import MCPError
@@ -375,25 +413,28 @@ async def open_client(
 ) -> AsyncIterator[SkillsClient]:
     """Connect (``server/discover``, falling back to ``initialize``) and check the
     server declared the extension; raises :class:`ClientError` otherwise."""
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
+    from skillbook.mcp._capped import ResponseCaps, capped_http_client, capped_stdio_client
+
+    caps = ResponseCaps()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         server: Any
+        http = None
         if spec.url is not None:
-            server = spec.url
+            http = capped_http_client(caps)
+            server = streamable_http_client(spec.url, http_client=http)
         else:
-            params = StdioServerParameters(
-                command=spec.command[0],
-                args=list(spec.command[1:]),
-                env=dict(spec.env) or None,
-                cwd=spec.cwd,
+            server = capped_stdio_client(
+                spec.command, env=spec.env, cwd=spec.cwd, errlog=errlog, caps=caps
             )
-            server = stdio_client(params, errlog=errlog)
         client = Client(server, read_timeout_seconds=timeout_s)
         try:
             entered = await client.__aenter__()
         except Exception as exc:
+            if http is not None:
+                await http.aclose()
             raise ClientError(
                 "mcp.server-unreachable", _unreachable(spec, exc, _tail(errlog))
             ) from None
@@ -406,9 +447,13 @@ async def open_client(
                     f"(protocol {entered.protocol_version}); its skill:// resources, if any, "
                     "are not loaded as skills",
                 )
-            yield SkillsClient(entered, spec, declared)
+            yield SkillsClient(entered, spec, declared, caps)
         finally:
-            await client.__aexit__(None, None, None)
+            try:
+                await client.__aexit__(None, None, None)
+            finally:
+                if http is not None:
+                    await http.aclose()
 
 
 def _tail(errlog: Any) -> str:

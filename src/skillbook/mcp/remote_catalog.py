@@ -17,7 +17,7 @@ from pathlib import Path
 from skillbook import diagnostics as dg
 from skillbook import discover
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import Discovery, Shadowing
+from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Discovery, Shadowing
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_source import RemoteLoad, RemoteSkillSource, _run_sync
 from skillbook.model import Skill, Source
@@ -39,9 +39,10 @@ def load_remote_skills(
     *,
     timeout_s: float | None = None,
     prefetch: bool = True,
+    max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
 ) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
     """Load every server concurrently; names made unique (see :func:`qualify_names`)."""
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
+    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills)
     return load.skills, load.diagnostics
 
 
@@ -51,9 +52,13 @@ def load_all(
     *,
     timeout_s: float | None = None,
     prefetch: bool = True,
+    max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
 ) -> RemoteLoad:
+    """Every server's load; ``max_skills`` caps each server as one source."""
     sources = [
-        RemoteSkillSource(s, cache_dir=cache_dir, timeout_s=timeout_s, prefetch=prefetch)
+        RemoteSkillSource(
+            s, cache_dir=cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills
+        )
         for s in specs
     ]
     if not sources:
@@ -140,12 +145,13 @@ def add_remote_skills(
     cache_dir: Path,
     timeout_s: float | None = None,
     prefetch: bool = True,
+    max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
 ) -> Discovery:
     """``found`` with the remote skills added at the lowest precedence (the hook for
     :meth:`skillbook.book.Loader.load`)."""
     if not specs:
         return found
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch)
+    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills)
     skills, shadowed, diags = merge_remote(found.skills, load.skills)
     return dataclasses.replace(
         found,

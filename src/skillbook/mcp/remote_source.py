@@ -41,7 +41,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
+from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
+from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp.client import (
     DEFAULT_MAX_PAGES,
@@ -164,8 +166,11 @@ class RemoteSkillSource:
         limits: sf.FileLimits = sf.DEFAULT_LIMITS,
         max_pages: int = DEFAULT_MAX_PAGES,
         prefetch: bool = True,
+        max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
     ) -> None:
         self.spec = spec
+        #: ``skills.limits.maxSkillsLoadedPerSource``: a server is one source.
+        self.max_skills = max_skills
         #: Fetch each listed SKILL.md while loading (the parsed file feeds the catalog).
         #: False follows the extension's lazy retrieval: skills are built from the
         #: entry's frontmatter and SKILL.md comes with the first :meth:`fetch`.
@@ -178,6 +183,8 @@ class RemoteSkillSource:
         self.server_dir = self.cache_dir / "servers" / spec.key
         self.skills_dir = self.server_dir / "skills"
         self.entries_file = self.server_dir / "entries.json"
+        #: The entries of this server's skills (a nested skill owns its own folder).
+        self._held: Sequence[SkillEntry] = ()
 
     # ----------------------------------------------------------------- loading
 
@@ -223,8 +230,21 @@ class RemoteSkillSource:
             entry = self._accept(raw, state)
             if entry is not None:
                 accepted.append(entry)
+        if len(accepted) > self.max_skills:
+            # As for a local root: the first N in the server's order, the rest named.
+            dropped = [e.uri for e in accepted[self.max_skills :]]
+            state.diags.append(
+                dg.warning(
+                    "mcp.over-limit",
+                    f"MCP server {self.spec.name!r} lists {len(accepted)} skills, over "
+                    f"`skills.limits.maxSkillsLoadedPerSource` = {self.max_skills}; not "
+                    f"loaded: {limit_list(dropped)}",
+                )
+            )
+            accepted = accepted[: self.max_skills]
         self.cache_dir.mkdir(parents=True, exist_ok=True, mode=CACHE_ROOT_MODE)
         self._prune(accepted)
+        self._held = accepted
         held: list[SkillEntry] = []
         for entry in accepted:
             if self.prefetch:
@@ -294,7 +314,7 @@ class RemoteSkillSource:
             if client is None:
                 return None
             try:
-                data = await client.read(uri)
+                data = await client.read(uri, size=item.size)
             except ClientError as exc:
                 state.diags.append(dg.error(exc.code, exc.message, skill=entry.name))
                 return None
@@ -322,9 +342,44 @@ class RemoteSkillSource:
                 )
                 return None
         target = self._file_path(entry, uri)
+        conflict = self._nested_conflict(entry, target, item.digest)
+        if conflict is not None:
+            state.diags.append(conflict)
+            return None
         if _read_if_digest(target, item.digest) is None:
             _write_atomic(target, data)
         return data
+
+    def _nested_conflict(self, entry: SkillEntry, target: Path, digest: str) -> Diagnostic | None:
+        """A file of ``entry`` inside a nested skill's folder may be written only when the
+        nested skill's own manifest lists it with the same bytes: a parent never changes
+        or adds the files of a skill it contains."""
+        own = self.skill_dir(entry)
+        owner: SkillEntry | None = None
+        for other in self._held:
+            folder = self.skill_dir(other)
+            if (
+                folder != own
+                and folder.is_relative_to(own)
+                and target.is_relative_to(folder)
+                and (owner is None or folder.is_relative_to(self.skill_dir(owner)))
+            ):
+                owner = other
+        if owner is None:
+            return None
+        theirs = next(
+            (i for i in owner.resources or () if self._file_path(owner, i.uri) == target), None
+        )
+        if theirs is not None and theirs.digest == digest:
+            return None
+        how = "lists other bytes for it" if theirs is not None else "does not list it"
+        return dg.error(
+            "mcp.nested-conflict",
+            f"MCP server {self.spec.name!r}: {target.relative_to(own).as_posix()} of "
+            f"{entry.uri} lies in the folder of the nested skill {owner.uri}, whose manifest "
+            f"{how}; not written (a skill's files come only from its own manifest)",
+            skill=entry.name,
+        )
 
     async def _materialise_skill(
         self, client: SkillsClient, entry: SkillEntry, state: _State
@@ -366,7 +421,8 @@ class RemoteSkillSource:
     def _prune(self, entries: Sequence[SkillEntry]) -> None:
         """Delete every materialised file that no current manifest lists with its bytes."""
         expected: dict[Path, str] = {}
-        for entry in entries:
+        # Deeper skills last: a nested skill's manifest decides the files in its folder.
+        for entry in sorted(entries, key=lambda e: len(e.segments)):
             for item in entry.resources or ():
                 expected[self._file_path(entry, item.uri)] = item.digest
         if not self.skills_dir.is_dir():
@@ -394,6 +450,16 @@ class RemoteSkillSource:
         }
         _write_atomic(self.entries_file, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
 
+    def held_entries(self) -> list[SkillEntry]:
+        """Every entry of ``entries.json`` (the skills of the last load)."""
+        try:
+            doc = json.loads(self.entries_file.read_bytes())
+        except (OSError, ValueError):
+            return []
+        items = doc.get("skills", []) if isinstance(doc, dict) else []
+        parsed = (parse_entry(item) for item in items if isinstance(item, dict))
+        return [e for e in parsed if isinstance(e, SkillEntry)]
+
     def held_entry(self, skill: Skill) -> SkillEntry | None:
         """The entry ``skill`` was loaded from (``entries.json``), or None."""
         try:
@@ -420,6 +486,7 @@ class RemoteSkillSource:
         import anyio
 
         entry = self.held_entry(skill)
+        self._held = self.held_entries()
         if entry is None:
             return dg.error(
                 "mcp.unlisted-file",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import socket
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
@@ -59,10 +60,20 @@ from skillbook.mcp._catalog import (
     SkillCatalog,
     page,
 )
+from skillbook.mcp._http import DEFAULT_MAX_SESSIONS, PortInUse, ServeError
 from skillbook.runtime.session import SkillSession
 
 if TYPE_CHECKING:
     from skillbook.book import Loader
+
+__all__ = [
+    "PortInUse",
+    "ServeError",
+    "SkillServer",
+    "bind_http",
+    "build_server",
+    "serve",
+]
 
 _log = logging.getLogger("skillbook.mcp")
 
@@ -118,6 +129,12 @@ def _page(items: Sequence[Any], cursor: str | None, size: int) -> tuple[list[Any
         raise _invalid("Invalid cursor") from exc
 
 
+def _no_cursor(params: types.PaginatedRequestParams | None) -> None:
+    """Lists served in one page hand out no cursor, so any cursor is a bad one."""
+    if params is not None and params.cursor is not None:
+        raise _invalid("Invalid cursor")
+
+
 def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
     return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
 
@@ -156,6 +173,8 @@ class SkillServer(Server[dict[str, Any]]):
         self.ttl_ms, self.cache_scope, self.page_size = ttl_ms, cache_scope, page_size
         self._owns_session = owns_session
         self._legacy: list[Any] = []
+        #: ``skills.selection`` (not off): the plan whose ``find_skills`` is served.
+        self._selection: Any = None
         self._wake: anyio.Event | None = None
         self._notifying = False
         super().__init__(
@@ -200,6 +219,7 @@ class SkillServer(Server[dict[str, Any]]):
     async def _list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        _no_cursor(params)
         return types.ListResourcesResult(resources=_resources(await self.state()))
 
     async def _read_resource(
@@ -282,6 +302,7 @@ class SkillServer(Server[dict[str, Any]]):
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
+        _no_cursor(params)
         return types.ListPromptsResult(prompts=_prompts(await self.state()))
 
     async def _get_prompt(
@@ -301,17 +322,48 @@ class SkillServer(Server[dict[str, Any]]):
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        _no_cursor(params)
         tool = types.Tool(
             name=READ_TOOL,
             description="Read a skill's SKILL.md, or another file of the skill, as text.",
             input_schema=_READ_TOOL_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         )
-        return types.ListToolsResult(tools=[tool])
+        tools = [tool]
+        plan = self._plan(await self.state())
+        if plan is not None:
+            find = plan.find_tool()
+            tools.append(
+                types.Tool(
+                    name=find.name,
+                    description=find.description,
+                    input_schema=find.schema,
+                    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    def _plan(self, state: ServedState) -> Any:
+        """The selection plan of the served book (kept across reloads), or None when off."""
+        if state.book.config.skills.selection.mode == "off":
+            return None
+        if self._selection is None or self._selection.book is not state.book:
+            import os
+
+            from skillbook.selection.plan import plan_for
+
+            self._selection = plan_for(state.book, previous=self._selection, env=os.environ)
+        return self._selection
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        plan = self._plan(await self.state()) if params.name == "find_skills" else None
+        if plan is not None:
+            found = await anyio.to_thread.run_sync(plan.find_tool().run, params.arguments or {})
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=found.text)], is_error=found.is_error
+            )
         if params.name != READ_TOOL:
             raise _invalid(f"Unknown tool: {params.name}")
         args = params.arguments or {}
@@ -416,13 +468,48 @@ class SkillServer(Server[dict[str, Any]]):
             await self.run(read_stream, write_stream, self.create_initialization_options())
 
     async def run_http(
-        self, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, path: str = DEFAULT_HTTP_PATH
+        self,
+        *,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        path: str = DEFAULT_HTTP_PATH,
+        token: str | None = None,
+        sock: socket.socket | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
     ) -> None:
+        """Serve streamable HTTP on ``sock`` (from :func:`bind_http`) or a new bind.
+
+        ``token``: requests must carry ``Authorization: Bearer <token>`` (401 otherwise).
+        """
         import uvicorn
 
-        app = self.streamable_http_app(streamable_http_path=path, host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        await uvicorn.Server(config).serve()
+        from skillbook.mcp._http import bind
+
+        listening = sock if sock is not None else bind(host, port)
+        bound = int(listening.getsockname()[1])
+        app = self.http_app(
+            host=host, port=bound, path=path, token=token, max_sessions=max_sessions
+        )
+        config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
+        await uvicorn.Server(config).serve(sockets=[listening])
+
+    def http_app(
+        self,
+        *,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        path: str = DEFAULT_HTTP_PATH,
+        token: str | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+    ) -> Any:
+        """The ASGI application :meth:`run_http` serves, for mounting elsewhere: the
+        ``Origin`` port check, the optional bearer token and the session bound included
+        (``port`` is the port clients connect to)."""
+        from skillbook.mcp._http import build_app
+
+        return build_app(
+            self, host=host, port=port, path=path, token=token, max_sessions=max_sessions
+        )
 
 
 # --------------------------------------------------------------------------- entry points
@@ -450,6 +537,31 @@ def build_server(
     return SkillServer(catalog, name=name, owns_session=owns, ttl_ms=ttl_ms, page_size=page_size)
 
 
+def bind_http(
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    *,
+    token: str | None = None,
+    allow_unauthenticated: bool = False,
+) -> socket.socket:
+    """The listening socket for :meth:`SkillServer.run_http`, bound before anything runs.
+
+    Raises :class:`PortInUse` when the port is taken, and :class:`ServeError` for an
+    address beyond loopback without a
+    ``token`` (unless ``allow_unauthenticated``): every served skill would be readable
+    by anyone who can reach it.
+    """
+    from skillbook.mcp._http import bind, is_loopback
+
+    if not token and not allow_unauthenticated and not is_loopback(host):
+        raise ServeError(
+            f"{host} is reachable from other machines, and the server would let anyone "
+            "there read every served skill: give a token (--token-env NAME), bind "
+            "127.0.0.1, or pass --no-auth on a network you trust"
+        )
+    return bind(host, port)
+
+
 def serve(
     loader_or_session: Loader | SkillSession,
     *,
@@ -459,12 +571,17 @@ def serve(
     path: str = DEFAULT_HTTP_PATH,
     name: str = DEFAULT_SERVER_NAME,
     watch: bool = True,
+    token: str | None = None,
+    allow_unauthenticated: bool = False,
 ) -> None:
     """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
-    server = build_server(loader_or_session, name=name, watch=watch)
-    if transport == "stdio":
-        anyio.run(server.run_stdio)
-    elif transport == "http":
-        anyio.run(lambda: server.run_http(host=host, port=port, path=path))
-    else:
+    if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
+    sock = None
+    if transport == "http":
+        sock = bind_http(host, port, token=token, allow_unauthenticated=allow_unauthenticated)
+    server = build_server(loader_or_session, name=name, watch=watch)
+    if sock is None:
+        anyio.run(server.run_stdio)
+    else:
+        anyio.run(lambda: server.run_http(host=host, path=path, token=token, sock=sock))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillbook.diagnostics import Diagnostic
+from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Limits
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_catalog import fetch_remote_file, load_all
 from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
@@ -31,6 +32,8 @@ class McpSkillSource:
     cache_dir: Path
     timeout_s: float | None = None
     prefetch: bool = True
+    #: ``skills.limits.maxSkillsLoadedPerSource``, applied to each server.
+    max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 
     @property
     def label(self) -> str:
@@ -41,7 +44,13 @@ class McpSkillSource:
         return REMOTE_PRECEDENCE
 
     def load(self) -> SourceLoad:
-        got = load_all(self.specs, self.cache_dir, timeout_s=self.timeout_s, prefetch=self.prefetch)
+        got = load_all(
+            self.specs,
+            self.cache_dir,
+            timeout_s=self.timeout_s,
+            prefetch=self.prefetch,
+            max_skills=self.max_skills,
+        )
         return SourceLoad(got.skills, got.diagnostics)
 
     def fetch(self, skill: Skill, relative: str) -> Path | Diagnostic:
@@ -54,4 +63,6 @@ def mcp_sources(context: SourceContext) -> Sequence[SkillSource]:
     specs = context.config.skills.mcp_servers
     if not specs:
         return ()
-    return (McpSkillSource(specs, cache_dir=context.paths.state_dir / DEFAULT_CACHE_DIRNAME),)
+    limits = Limits.from_config(context.config.skills.limits)
+    cache_dir = context.paths.state_dir / DEFAULT_CACHE_DIRNAME
+    return (McpSkillSource(specs, cache_dir, max_skills=limits.max_skills_loaded_per_source),)

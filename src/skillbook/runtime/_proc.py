@@ -2,6 +2,12 @@
 
 Private to :mod:`skillbook.runtime.tools`; split out because it is the only part
 that deals with pipes, signals and selectors.
+
+Each command is the leader of its own process group. When the shell exits, the
+group is killed, so background children (``cmd &``, daemons that did not call
+``setsid``) never outlive the command, unless the plan says ``detach`` (a skill's
+``metadata.skillbook.detach: true``). A child that starts its own session leaves
+the group and is out of reach; that is what detaching on purpose looks like.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ class Plan:
     env: dict[str, str]
     timeout: float
     secrets: tuple[str, ...]
+    #: Leave background children running after the shell exits.
+    detach: bool = False
 
 
 class Collector:
@@ -79,6 +87,21 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the shell exited, without reaping it: until it is reaped its pid, which
+    is also its group's id, cannot be reused, so killing the group is safe."""
+    if proc.returncode is not None:
+        return True
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - POSIX platforms without waitid
+        return proc.poll() is not None
+    try:
+        info = waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return proc.poll() is not None
+    return info is not None
+
+
 def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:
     col = Collector(keep)
     proc = subprocess.Popen(
@@ -102,23 +125,29 @@ def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:
             eof = False
             while not eof:
                 now = time.monotonic()
-                if proc.poll() is None:
+                if not exited(proc):
                     if now >= deadline:
                         timed_out = True
                         break
                     wait = deadline - now
                 else:
-                    drain_end = drain_end if drain_end is not None else now + DEFAULT_DRAIN_GRACE_S
+                    if drain_end is None:
+                        if not plan.detach:
+                            kill_group(proc.pid)  # its background children end with it
+                        drain_end = now + DEFAULT_DRAIN_GRACE_S
                     if now >= drain_end:
                         break
                     wait = drain_end - now
                 if sel.select(min(wait, _POLL_S)):
                     eof = not read_into(fd, col)
-            if not timed_out and proc.poll() is None:  # closed its output but still running
-                try:
-                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
+            # Closed its output but still running: wait for it (unreaped, as above).
+            while not timed_out and not exited(proc):
+                if time.monotonic() >= deadline:
                     timed_out = True
+                else:
+                    time.sleep(_POLL_S)
+            if not timed_out and drain_end is None and not plan.detach:
+                kill_group(proc.pid)
             if timed_out:
                 kill_group(proc.pid)
                 proc.wait()
@@ -127,8 +156,9 @@ def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:
                     if not read_into(fd, col):
                         break
     finally:
-        if proc.poll() is None:
-            kill_group(proc.pid)
+        if proc.returncode is None:
+            if not plan.detach or not exited(proc):
+                kill_group(proc.pid)
             proc.wait()
         proc.stdout.close()
     return col, proc.returncode, timed_out
@@ -182,6 +212,11 @@ async def run_async(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]
             timed_out = True
             kill_group(proc.pid)
             await proc.wait()
+        else:
+            if not plan.detach:
+                # The loop has reaped the shell; its group id stays reserved while a
+                # member lives, so this reaches the shell's background children only.
+                kill_group(proc.pid)
         # Background children may still hold the pipe: stop reading after a grace.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(eof), DEFAULT_DRAIN_GRACE_S)

@@ -12,8 +12,11 @@ A turn streams the model, runs the tool calls it asks for (several in one step r
 concurrently), feeds the results back and repeats until the model answers without
 tools or ``max_steps`` model calls were made. Cancelling the task cancels the model
 stream and the tools; ``exec`` kills its process group, so nothing is left running.
-With ``approve`` set, each ``exec`` call the model makes is shown to it first and runs
-only if it returns True; a declined call is answered with :data:`DECLINED_RESULT`.
+Each ``exec`` call the model makes goes through :func:`skillbook.runtime.approval.decide`
+first: the configured policy (``skills.exec``: allowlists, ``ask``, ``allowlist`` or
+``allow``) runs or refuses it, else ``approve`` (the user) is asked and only True runs
+it. With no ``approve`` a command no policy allows is refused: the model gets a tool
+error (:data:`DECLINED_RESULT` when the user said no), never an exception.
 
 :meth:`Agent.invoke` handles one user message as a chat front end would (§6.4–6.5): a
 slash command whose skill has ``command-dispatch: tool`` calls that tool directly with
@@ -40,6 +43,7 @@ from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
+from skillbook.runtime.approval import DECLINED_RESULT, Approver, Decision, ExecPolicy, decide
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -54,6 +58,7 @@ if TYPE_CHECKING:
     from skillbook.book import SkillBook
     from skillbook.model import Skill
     from skillbook.runtime.session import SkillSession
+    from skillbook.selection.plan import SelectionPlan, TurnBlock
 
 __all__ = [
     "DECLINED_RESULT",
@@ -62,6 +67,7 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "Approver",
+    "ExecPolicy",
     "InvokeResult",
     "TextDelta",
     "ToolDeclined",
@@ -87,8 +93,6 @@ DEFAULT_INSTRUCTIONS: Final = (
 )
 DONE_TEXT: Final = "✅ Done."
 STEP_LIMIT_RESULT: Final = "not run: the agent reached its step limit"
-#: The tool result a model gets for an ``exec`` call that ``approve`` declined.
-DECLINED_RESULT: Final = "exec: the user declined to run this command"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +161,15 @@ class ToolFinished:
 
 @dataclass(frozen=True, slots=True)
 class ToolDeclined:
-    """``approve`` declined a model's ``exec`` call: it did not run (no start/finish events)."""
+    """A model's ``exec`` call did not run (no start/finish events): the user declined
+    it (``asked``), or the policy refused it with no one to ask."""
 
     call: ToolCall
     skill: str | None
     target: str
+    #: The tool error the model got.
+    message: str = DECLINED_RESULT
+    asked: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +179,6 @@ class TurnEnded:
 
 AgentEvent = TextDelta | ToolStarted | ToolFinished | ToolDeclined | TurnEnded
 EventHandler = Callable[[AgentEvent], "Awaitable[None] | None"]
-#: Asked before each ``exec`` call of the model; only ``True`` lets it run.
-Approver = Callable[[ToolCall], "Awaitable[bool] | bool"]
 
 
 def command_call_id() -> str:
@@ -219,6 +225,7 @@ class Agent:
         env: Mapping[str, str] | None = None,
         reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
         approve: Approver | None = None,
+        exec_policy: ExecPolicy | None = None,
         recorder: TurnRecorder | None = None,
     ) -> None:
         from skillbook.book import SkillBook
@@ -237,13 +244,22 @@ class Agent:
         self.env = env
         self.reserved_commands = frozenset(reserved_commands)
         self.approve = approve
-        #: Told about each request (``skillbook.runtime.recording``), e.g. to record it.
+        #: None: the book's config (``skills.exec``) decides, asking ``approve``.
+        self.exec_policy = exec_policy
+        #: Told about each request (``skillbook.runtime.recording``), e.g. to record it;
+        #: the answers ``approve`` gives reach it too (commands a policy let run unasked
+        #: have no approval step).
         self.recorder = recorder
         if recorder is not None and approve is not None:
             self.approve = recording_approver(approve, recorder)
         self._recording = False
         self._fixed_tools = tuple(tools) if tools is not None else None
-        self._tools: tuple[Tool, ...] = self._fixed_tools or default_tools(self._book, env=env)
+        #: ``skills.selection`` (when not off): stable system section, per-turn block,
+        #: ``find_skills``. None keeps OpenClaw's catalog exactly.
+        self.selection: SelectionPlan | None = _selection_plan(self._book, None, env)
+        #: The last turn's skills block: what was listed, what was not (``selection.unlisted``).
+        self.last_selection: TurnBlock | None = None
+        self._tools: tuple[Tool, ...] = self._fixed_tools or self._default_tools()
 
     # ----------------------------------------------------------------- state
 
@@ -266,10 +282,20 @@ class Agent:
     def use_book(self, book: SkillBook) -> None:
         """Switch to ``book`` (after a reload); default tools are rebuilt for it."""
         self._book = book
+        self.selection = _selection_plan(book, self.selection, self.env)
         if self._fixed_tools is None:
-            self._tools = default_tools(book, env=self.env)
+            self._tools = self._default_tools()
+
+    def _default_tools(self) -> tuple[Tool, ...]:
+        tools: tuple[Tool, ...] = default_tools(self._book, env=self.env)
+        if self.selection is not None:
+            tools = (*tools, self.selection.find_tool())
+        return tools
 
     def system_prompt(self) -> str:
+        if self.selection is not None:
+            section = self.selection.system_section(read_tool=self.read_tool_name)
+            return self.base_instructions + "\n" + section
         section = self._book.system_prompt_section(read_tool=self.read_tool_name)
         return self.base_instructions + ("\n" + section if section else "")
 
@@ -350,6 +376,11 @@ class Agent:
             self.refresh()
         system = self.system_prompt()
         tools = self._tools
+        if self.selection is not None:
+            # The block stays in the history: earlier turns never change (prompt cache).
+            block = self.selection.turn_block(user_text, recent=_recent_requests(history))
+            self.last_selection = block
+            user_text = block.apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
         text = ""
@@ -397,10 +428,10 @@ class Agent:
     async def _run_tools(self, calls: Sequence[ToolCall]) -> list[ToolRun]:
         # Asked one at a time, before any call of the step runs: prompts never overlap
         # each other or a running command's output.
-        allowed = [await self._allowed(c) for c in calls]
+        decisions = [await self._decide(c) for c in calls]
         jobs = [
-            self._run_tool(c) if ok else self._decline(c)
-            for c, ok in zip(calls, allowed, strict=True)
+            self._run_tool(c) if d.run else self._decline(c, d)
+            for c, d in zip(calls, decisions, strict=True)
         ]
         if len(jobs) == 1:
             return [await jobs[0]]
@@ -408,26 +439,21 @@ class Agent:
             tasks = [group.create_task(job) for job in jobs]
         return [t.result() for t in tasks]
 
-    async def _allowed(self, call: ToolCall) -> bool:
-        """False when ``approve`` declines this model ``exec`` call, or fails (fail closed)."""
-        if self.approve is None or call.error is not None:
-            return True
+    async def _decide(self, call: ToolCall) -> Decision:
+        """Whether a model's tool call runs: ``exec`` calls go through the policy and the
+        approver (fail closed); other tools and unparsable calls are not gated."""
         tool = next((t for t in self._tools if t.name == call.name), None)
-        if tool is None or not (isinstance(tool, ExecTool) or tool.name == ExecTool.name):
-            return True
-        try:
-            outcome = self.approve(call)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-        except Exception as exc:  # a broken prompt must not let the command run
-            _log.warning("the approve callback failed; the command is declined", exc_info=exc)
-            return False
-        return outcome is True
+        if call.error is not None or tool is None:
+            return Decision(True, "policy")
+        if not (isinstance(tool, ExecTool) or tool.name == ExecTool.name):
+            return Decision(True, "policy")
+        policy = self.exec_policy or ExecPolicy.from_config(self._book.config)
+        return await decide(policy, call, self._book.eligible, self.approve)
 
-    async def _decline(self, call: ToolCall) -> ToolRun:
+    async def _decline(self, call: ToolCall, decision: Decision) -> ToolRun:
         skill, target = self._describe(call)
-        await self._emit(ToolDeclined(call, skill, target))
-        return ToolRun(call, ToolResult(DECLINED_RESULT, is_error=True), skill)
+        await self._emit(ToolDeclined(call, skill, target, decision.message, decision.asked))
+        return ToolRun(call, ToolResult(decision.message, is_error=True), skill)
 
     async def _run_tool(
         self, call: ToolCall, runner: Callable[[], Awaitable[ToolResult]] | None = None
@@ -474,6 +500,24 @@ class Agent:
     async def _end(self, result: TurnResult) -> TurnResult:
         await self._emit(TurnEnded(result))
         return result
+
+
+def _recent_requests(history: Sequence[Message], count: int = 2) -> list[str]:
+    """The last user requests, without the skills blocks put in front of them."""
+    from skillbook.selection.plan import TurnBlock
+
+    texts = [TurnBlock.strip(m.content) for m in history if m.role == "user" and m.content]
+    return texts[-count:]
+
+
+def _selection_plan(
+    book: SkillBook, previous: SelectionPlan | None, env: Mapping[str, str] | None
+) -> SelectionPlan | None:
+    if book.config.skills.selection.mode == "off":
+        return None  # skillbook.selection (numpy, models) is never imported then
+    from skillbook.selection.plan import plan_for
+
+    return plan_for(book, previous=previous, env=env if env is not None else os.environ)
 
 
 def _skill_for_path(book: SkillBook, raw: str) -> Skill | None:

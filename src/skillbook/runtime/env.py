@@ -163,6 +163,7 @@ _BASE64_RE: Final = re.compile(r"^[A-Za-z0-9+/=]{80,}\Z")
 REASON_ALWAYS_BLOCKED: Final = "always blocked (host environment policy)"
 REASON_UNDECLARED: Final = "sensitive name not declared by the skill (primaryEnv or requires.env)"
 REASON_NUL: Final = "value contains a NUL character"
+REASON_BAD_NAME: Final = 'name contains "=" or a NUL character'
 WARN_TOO_LONG: Final = "Value exceeds maximum length"
 WARN_BASE64: Final = "Value looks like base64-encoded credential data"
 
@@ -293,6 +294,8 @@ def _api_key(value: str | SecretRef | None, key: str, resolver: SecretLookup | N
 
 
 def _refusal(key: str, value: str, allowed_sensitive: set[str]) -> str | None:
+    if "=" in key or "\0" in key:  # the config refuses these; a Config made in code may not
+        return REASON_BAD_NAME
     if is_always_blocked(key):
         return REASON_ALWAYS_BLOCKED
     if is_sensitive(key) and key not in allowed_sensitive:

@@ -43,11 +43,13 @@ document in ``.doc``, ``TimeoutExpired`` the partial output).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -358,33 +360,73 @@ def _from_exec(
     max_out = _positive_int(provider.get("maxOutputBytes"), DEFAULT_EXEC_MAX_OUTPUT_BYTES)
     request = json.dumps({"protocolVersion": 1, "provider": ref.provider, "ids": [ref.id]})
     cwd = os.path.dirname(argv[0]) if os.path.isabs(argv[0]) else None
-    failure = None
-    proc = None
-    try:
-        proc = subprocess.run(
-            argv,
-            input=request.encode(),
-            capture_output=True,
-            env=child_env,
-            cwd=cwd,
-            timeout=timeout_ms / 1000,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:  # .output holds partial stdout: raise outside
-        failure = f'exec provider "{ref.provider}" timed out after {timeout_ms}ms'
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        failure = f'exec provider "{ref.provider}" could not run {argv[0]}: {reason}'
-    if proc is None:
-        raise _error(key, ref, failure or "did not run")
-    if proc.returncode != 0:
-        raise _error(key, ref, f'exec provider "{ref.provider}" exited with code {proc.returncode}')
-    if len(proc.stdout) > max_out:
+    ran = _run_provider(argv, request.encode(), child_env, cwd, timeout_ms / 1000)
+    if isinstance(ran, str):
+        if ran == _TIMED_OUT:
+            raise _error(key, ref, f'exec provider "{ref.provider}" timed out after {timeout_ms}ms')
+        raise _error(key, ref, f'exec provider "{ref.provider}" could not run {argv[0]}: {ran}')
+    code, stdout = ran
+    if code != 0:
+        raise _error(key, ref, f'exec provider "{ref.provider}" exited with code {code}')
+    if len(stdout) > max_out:
         raise _error(key, ref, f'exec provider "{ref.provider}" printed more than {max_out} bytes')
-    text = proc.stdout.decode("utf-8", errors="replace").strip()
+    text = stdout.decode("utf-8", errors="replace").strip()
     if not text:
         raise _error(key, ref, f'exec provider "{ref.provider}" printed nothing')
     return _exec_value(text, ref, key, json_only=bool(provider.get("jsonOnly", openclaw_form)))
+
+
+_TIMED_OUT: Final = "timed out"
+_POLL_S: Final = 0.05
+
+
+def _run_provider(
+    argv: list[str], request: bytes, env: dict[str, str], cwd: str | None, timeout_s: float
+) -> tuple[int, bytes] | str:
+    """``(exit code, stdout)`` of an exec provider, or why it did not finish.
+
+    The provider leads its own process group, killed when it times out and as soon
+    as it exits, so neither it nor a child it left behind keeps running (or keeps its
+    output pipe open). Partial output is never kept: it may hold the secret.
+    """
+    from skillbook.runtime._proc import exited, kill_group  # _proc imports this module
+
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=os.name == "posix",
+        )
+    except (OSError, ValueError) as exc:
+        return (exc.strerror if isinstance(exc, OSError) else None) or type(exc).__name__
+    deadline = time.monotonic() + timeout_s
+    given: bytes | None = request
+    stdout: bytes | None = None
+    try:
+        while stdout is None and time.monotonic() < deadline:
+            wait = min(_POLL_S, max(0.0, deadline - time.monotonic()))
+            try:
+                stdout, _ = proc.communicate(given, timeout=wait)
+            except subprocess.TimeoutExpired:  # .output holds partial stdout: not kept
+                given = None  # sent once; communicate() goes on where it stopped
+                if os.name == "posix" and exited(proc):
+                    kill_group(proc.pid)  # a child holding the pipe ends with it
+    finally:
+        if os.name == "posix":
+            # Also after a normal exit: its group id stays reserved while a member lives.
+            kill_group(proc.pid)
+        if proc.returncode is None:
+            proc.kill()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        proc.wait()
+    return _TIMED_OUT if stdout is None else (proc.returncode, stdout)
 
 
 def _exec_value(text: str, ref: SecretRef, key: str, *, json_only: bool) -> str:

@@ -31,6 +31,8 @@ output returned. The overlay's secret values are replaced by ``***`` in the outp
 from __future__ import annotations
 
 import asyncio
+import errno
+import math
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,8 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
+from skillbook import _fs
 from skillbook.config import Config
-from skillbook.dispatch import ARGS_ENV
+from skillbook.dispatch import ARGS_ENV, detaches
 from skillbook.errors import SecretError
 from skillbook.model import Skill, Source
 from skillbook.paths import resolve_user_path
@@ -191,6 +194,14 @@ class ReadTool:
         problem = _check_args(args, _READ_SCHEMA)
         if problem:
             return ToolResult(f"read: {problem}", True)
+        try:
+            return self._run(args)
+        except OSError as exc:
+            # Files and folders may change under the tool (a skill being edited or
+            # swapped); the model gets a tool error, never an exception.
+            return ToolResult(f"read: {args['path'].strip()}: {exc.strerror or exc}", True)
+
+    def _run(self, args: Mapping[str, Any]) -> ToolResult:
         raw, offset, limit = args["path"].strip(), args.get("offset"), args.get("limit")
         offset = 1 if offset is None else int(offset)
         if not raw:
@@ -227,7 +238,7 @@ class ReadTool:
     def _owner(self, real: str) -> Skill | None:
         best: tuple[int, Skill] | None = None
         for skill in self.skills:
-            root = os.path.realpath(skill.base_dir)
+            root = _skill_root(skill)
             inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
             if inside and (best is None or len(root) > best[0]):
                 best = (len(root), skill)
@@ -236,20 +247,23 @@ class ReadTool:
     def _read(
         self, raw: str, real: str, owner: Skill, offset: int, limit: int | None
     ) -> ToolResult:
-        # O_NONBLOCK: a FIFO in a skill folder must not hang the tool at open().
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        # Opened from the skill's real folder down, no component followed as a symlink
+        # (and on Linux the kernel's path of the file checked): a folder swapped for a
+        # link after the realpath above fails here instead of reading outside the skill.
+        # O_NONBLOCK (in the flags): a FIFO in a skill folder must not hang the open.
+        root = _skill_root(owner)
+        # A standalone Markdown skill's real "folder" is its one file.
+        anchor = os.path.dirname(real) if root == real else root
         try:
-            fd = os.open(real, flags)
-        except OSError as exc:
+            fd = _fs.open_contained(real, anchor)
+        except (_fs.PathChanged, OSError) as exc:
+            if isinstance(exc, _fs.PathChanged) or exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return ToolResult(f"read: {raw}: the file changed while opening it", True)
             return ToolResult(f"read: {raw}: {exc.strerror or exc}", True)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             return ToolResult(f"read: {raw}: not a regular file", True)
         with os.fdopen(fd, "rb") as fh:
-            # The file was opened by its checked real path without following a final
-            # symlink; a swap between the check and the open shows up as a new realpath.
-            if os.path.realpath(real) != real:
-                return ToolResult(f"read: {raw}: the file changed while opening it", True)
             if b"\0" in fh.read(_SNIFF_BYTES):
                 return ToolResult(f"read: {raw}: binary file (holds NUL bytes); not shown", True)
             fh.seek(0)
@@ -287,6 +301,14 @@ class ReadTool:
         if note:
             body += ("" if body.endswith("\n") or not body else "\n") + "\n" + note
         return ToolResult(body)
+
+
+def _skill_root(skill: Skill) -> str:
+    """The folder ``read`` keeps a skill's reads in: the real path discovery checked
+    (a folder swapped for a link later does not move it), else the current one."""
+    if skill.real_dir is not None and skill.source != Source.REMOTE:
+        return os.fspath(skill.real_dir)
+    return os.path.realpath(skill.base_dir)
 
 
 def _listing(raw: str, real: str) -> str:
@@ -397,16 +419,16 @@ class ExecTool:
         runner = run_posix if os.name == "posix" else run_portable
         try:
             return self._finish(plan, *runner(plan, self._keep(plan)))
-        except OSError as exc:
-            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
+        except (OSError, ValueError) as exc:  # ValueError: an environment no process takes
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {_reason(exc)}", True)
 
     async def _arun_plan(self, plan: Plan | ToolResult) -> ToolResult:
         if isinstance(plan, ToolResult):
             return plan
         try:
             return self._finish(plan, *await run_async(plan, self._keep(plan)))
-        except OSError as exc:
-            return ToolResult(f"exec: cannot start {plan.argv[0]}: {exc.strerror or exc}", True)
+        except (OSError, ValueError) as exc:
+            return ToolResult(f"exec: cannot start {plan.argv[0]}: {_reason(exc)}", True)
 
     def _keep(self, plan: Plan) -> int:
         longest = max((len(s.encode("utf-8")) for s in plan.secrets), default=0)
@@ -435,11 +457,12 @@ class ExecTool:
                 "exec: the arguments hold a NUL character; a command cannot get one", True
             )
         timeout = float(self.timeout_s if args.get("timeout") is None else args["timeout"])
-        if timeout <= 0:
-            return ToolResult("exec: 'timeout' must be > 0", True)
+        if not math.isfinite(timeout) or timeout <= 0:
+            return ToolResult("exec: 'timeout' must be a finite number > 0", True)
         base = dict(os.environ if self.base_env is None else self.base_env)
         env: dict[str, str] = base
         secrets: tuple[str, ...] = ()
+        detach = False
         default_cwd = self.workspace or Path.cwd()
         if args.get("skill"):
             skill = self._find(args["skill"])
@@ -462,6 +485,7 @@ class ExecTool:
                 return ToolResult(f"exec: {exc}", True)
             env, secrets = overlay.apply(base), overlay.secret_values()
             default_cwd = skill.base_dir
+            detach = detaches(skill)
         cwd = default_cwd
         if args.get("cwd"):
             cwd = Path(default_cwd, os.path.expanduser(args["cwd"].strip()))
@@ -470,7 +494,7 @@ class ExecTool:
         if extra_env:
             env = {**env, **extra_env}
         argv = (self.shell, "-c", command, *positional)
-        return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets)
+        return Plan(argv, str(cwd), env, min(timeout, self.max_timeout_s), secrets, detach)
 
     def _finish(self, plan: Plan, col: Collector, code: int | None, timed_out: bool) -> ToolResult:
         output = render_output(col, self.max_output, plan.secrets)
@@ -483,6 +507,13 @@ class ExecTool:
         else:
             return ToolResult(output or "(no output)")
         return ToolResult(head + ("\n" + output if output else ""), True)
+
+
+def _reason(exc: OSError | ValueError) -> str:
+    # Never the environment itself: it holds the skill's secrets.
+    if isinstance(exc, OSError):
+        return str(exc.strerror or exc)
+    return "the command's environment is invalid (a name with = or NUL, or a NUL in a value)"
 
 
 def _dispatch_extras(skill: str, args: str | None) -> dict[str, Any]:

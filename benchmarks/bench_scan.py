@@ -1,0 +1,314 @@
+#!/usr/bin/env python
+"""Security scanner benchmark: detection, false positives and speed, against OpenClaw's scan.
+
+Input: command-line options (``--repeat``, ``--quick``, ``--no-oracle``, ``--out``).
+Output: three plain-text tables on stdout and the same figures as JSON in
+``benchmarks/out/bench_scan-<date>-<time>.json`` (gitignored).
+
+1. **Detection** on the malicious fixture skills (``tests/security/fixtures/malicious``,
+   one per rule family, made whole by ``tests/security/fixture_tree.py``): does
+   skillbook raise the expected rule, does it block (a critical finding), and does
+   OpenClaw's ruleset (``ScanReport.openclaw_findings()``) block or warn?
+2. **False positives** on ``../shared/corpus``: every folder holding a SKILL.md is
+   scanned; how many get a critical or high finding from skillbook, how many a
+   critical (blocking) or any finding from OpenClaw's ruleset, and which and why.
+3. **Speed**: the whole corpus scanned cold (no cache; median of ``--repeat`` runs),
+   rescanned with a warm content-hash cache (a fresh ``ScanCache`` object each run,
+   so the cache is read from disk), and the floor of merely reading every file. With
+   the oracle, OpenClaw's own scanner is timed on the same folders (it reads only
+   JavaScript/TypeScript files, so its files/s are not comparable one to one).
+
+Usage: ``python benchmarks/bench_scan.py [--repeat N] [--quick] [--no-oracle] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+OUT_DIR = REPO / "benchmarks" / "out"
+sys.path.insert(0, str(REPO / "tests" / "security"))
+sys.path.insert(0, str(REPO / "tests"))
+
+from fixture_tree import EXPECTED, materialize  # noqa: E402
+
+from skillbook.security import ScanCache, ScanReport, Severity, scan_path  # noqa: E402
+
+DEFAULT_REPEAT = 5
+
+_NODE_SCAN = """
+import fs from "node:fs";
+const dist = process.argv[1];
+const file = fs.readdirSync(dist).find((f) => /^skill-scanner-.*\\.js$/.test(f));
+const { t: scan } = await import(`${dist}/${file}`);
+const dirs = JSON.parse(fs.readFileSync(0, "utf8"));
+const t0 = performance.now();
+let files = 0;
+for (const dir of dirs) files += (await scan(dir)).scannedFiles;
+console.log(JSON.stringify({ ms: performance.now() - t0, files }));
+"""
+
+
+def _median_s(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples), samples
+
+
+def _skill_dirs(root: Path) -> list[Path]:
+    return sorted({p.parent for p in root.rglob("SKILL.md")})
+
+
+def _openclaw_blocks(report: ScanReport) -> bool:
+    return any(f.severity is Severity.CRITICAL for f in report.openclaw_findings())
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def detection(workdir: Path) -> dict[str, Any]:
+    fixtures = materialize(workdir / "malicious")
+    rows = []
+    for folder, (rule, least) in sorted(EXPECTED.items()):
+        report = scan_path(fixtures / folder)
+        hits = [f for f in report.findings if f.rule == rule]
+        rows.append(
+            {
+                "fixture": folder,
+                "rule": rule,
+                "detected": any(f.severity.at_least(Severity(least)) for f in hits),
+                "blocked": bool(report.blocking()),
+                "openclaw_blocked": _openclaw_blocks(report),
+                "openclaw_any": bool(report.openclaw_findings()),
+                "worst": None if report.worst() is None else str(report.worst()),
+            }
+        )
+    n = len(rows)
+    return {
+        "fixtures": n,
+        "rows": rows,
+        "skillbook_detected": sum(r["detected"] for r in rows),
+        "skillbook_blocked": sum(r["blocked"] for r in rows),
+        "openclaw_blocked": sum(r["openclaw_blocked"] for r in rows),
+        "openclaw_any": sum(r["openclaw_any"] for r in rows),
+    }
+
+
+def print_detection(d: dict[str, Any]) -> None:
+    print("\n== Detection: malicious fixtures (one per rule family) ==")
+    print(
+        f"{'fixture':22s} {'rule':20s} {'sb detect':>9s} {'sb block':>8s} {'oc block':>8s} {'oc any':>6s}"
+    )
+    for r in d["rows"]:
+        marks = [
+            "yes" if r[k] else "-"
+            for k in ("detected", "blocked", "openclaw_blocked", "openclaw_any")
+        ]
+        print(
+            f"{r['fixture']:22s} {r['rule']:20s} {marks[0]:>9s} {marks[1]:>8s} {marks[2]:>8s} {marks[3]:>6s}"
+        )
+    n = d["fixtures"]
+    print(
+        f"skillbook: detected {d['skillbook_detected']}/{n}, blocked {d['skillbook_blocked']}/{n}; "
+        f"OpenClaw's rules: blocked {d['openclaw_blocked']}/{n}, any finding {d['openclaw_any']}/{n}"
+    )
+
+
+# --------------------------------------------------------------------------- false positives
+
+
+def false_positives(corpus: Path) -> dict[str, Any]:
+    dirs = _skill_dirs(corpus)
+    flagged = []
+    sb_critical = sb_high = oc_block = oc_any = 0
+    for folder in dirs:
+        report = scan_path(folder)
+        worst = report.worst()
+        sb_critical += worst is Severity.CRITICAL
+        sb_high += worst is Severity.HIGH
+        oc_block += _openclaw_blocks(report)
+        oc_any += bool(report.openclaw_findings())
+        top = report.at_least(Severity.HIGH)
+        theirs = [f for f in report.openclaw_findings() if f.severity is Severity.CRITICAL]
+        if top or theirs:
+            flagged.append(
+                {
+                    "skill": folder.relative_to(corpus).as_posix(),
+                    "skillbook": [
+                        f"{f.severity} {f.rule} {f.location(folder)}: {f.message}" for f in top
+                    ],
+                    "openclaw": [f"{f.rule} {f.location(folder)}" for f in theirs],
+                }
+            )
+    return {
+        "skills": len(dirs),
+        "skillbook_critical": sb_critical,
+        "skillbook_high": sb_high,
+        "openclaw_blocked": oc_block,
+        "openclaw_any": oc_any,
+        "flagged": flagged,
+    }
+
+
+def print_false_positives(fp: dict[str, Any]) -> None:
+    n = fp["skills"]
+    print(f"\n== False positives: {n} real skills of ../shared/corpus ==")
+    both = fp["skillbook_critical"] + fp["skillbook_high"]
+    print(
+        f"skillbook: {fp['skillbook_critical']} critical (blocked), {fp['skillbook_high']} high "
+        f"-> {both}/{n} = {100 * both / n:.1f} % with a critical or high finding, "
+        f"{100 * fp['skillbook_critical'] / n:.1f} % blocked"
+    )
+    print(
+        f"OpenClaw's rules: {fp['openclaw_blocked']}/{n} = {100 * fp['openclaw_blocked'] / n:.1f} % blocked, "
+        f"{fp['openclaw_any']}/{n} with any finding"
+    )
+    for row in fp["flagged"]:
+        print(f"  {row['skill']}")
+        for line in row["skillbook"]:
+            print(f"    skillbook: {line}")
+        for line in row["openclaw"]:
+            print(f"    openclaw blocks: {line}")
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def _read_all(dirs: list[Path]) -> int:
+    total = 0
+    for folder in dirs:
+        for base, _subdirs, files in os.walk(folder):
+            for name in files:
+                path = os.path.join(base, name)
+                if not os.path.islink(path):
+                    with open(path, "rb") as fh:
+                        total += len(fh.read())
+    return total
+
+
+def speed(corpus: Path, repeat: int, workdir: Path, oracle: Path | None) -> dict[str, Any]:
+    dirs = _skill_dirs(corpus)
+    files = sum(scan_path(d).files_scanned for d in dirs)
+    cold, cold_samples = _median_s(lambda: [scan_path(d) for d in dirs], repeat)
+    cache_dir = workdir / "cache"
+    warm_cache = ScanCache(cache_dir)
+    for d in dirs:
+        scan_path(d, cache=warm_cache)
+    warm, warm_samples = _median_s(
+        lambda: [scan_path(d, cache=ScanCache(cache_dir)) for d in dirs], repeat
+    )
+    size = _read_all(dirs)
+    floor, _ = _median_s(lambda: _read_all(dirs), repeat)
+    out: dict[str, Any] = {
+        "skills": len(dirs),
+        "files": files,
+        "bytes": size,
+        "cold_s": cold,
+        "cold_samples": cold_samples,
+        "warm_s": warm,
+        "warm_samples": warm_samples,
+        "read_floor_s": floor,
+        "files_per_s_cold": files / cold,
+        "files_per_s_warm": files / warm,
+        "openclaw": None,
+    }
+    if oracle is not None:
+        dist = oracle / "node_modules" / "openclaw" / "dist"
+        samples = []
+        oc_files = 0
+        for _ in range(repeat):
+            proc = subprocess.run(
+                ["node", "--input-type=module", "-e", _NODE_SCAN, str(dist)],
+                input=json.dumps([str(d) for d in dirs]),
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=True,
+            )
+            result = json.loads(proc.stdout)
+            samples.append(result["ms"] / 1000)
+            oc_files = result["files"]
+        out["openclaw"] = {"s": statistics.median(samples), "files": oc_files, "samples": samples}
+    return out
+
+
+def print_speed(s: dict[str, Any]) -> None:
+    print(
+        f"\n== Speed: whole corpus ({s['skills']} skills, {s['files']} files, {s['bytes'] / 1e6:.1f} MB) =="
+    )
+    print(
+        f"cold scan (no cache)   {s['cold_s'] * 1000:8.0f} ms  {s['files_per_s_cold']:8.0f} files/s"
+    )
+    print(
+        f"cached rescan          {s['warm_s'] * 1000:8.0f} ms  {s['files_per_s_warm']:8.0f} files/s"
+        f"  (warm/cold {s['warm_s'] / s['cold_s']:.2f})"
+    )
+    print(
+        f"read every file (floor){s['read_floor_s'] * 1000:8.0f} ms  (cold/floor {s['cold_s'] / s['read_floor_s']:.1f})"
+    )
+    oc = s["openclaw"]
+    if oc is None:
+        print("OpenClaw's scanner     (oracle not used)")
+    else:
+        print(
+            f"OpenClaw's scanner     {oc['s'] * 1000:8.0f} ms  on its {oc['files']} JS/TS files only "
+            "(in-process, caches cleared per process)"
+        )
+
+
+def _oracle_dir(use: bool) -> Path | None:
+    if not use or shutil.which("node") is None:
+        return None
+    from oracle_support import oracle_dir
+
+    found = oracle_dir()
+    return found if isinstance(found, Path) else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    parser.add_argument("--quick", action="store_true", help="one repeat")
+    parser.add_argument(
+        "--no-oracle", action="store_true", help="do not run OpenClaw's own scanner"
+    )
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    repeat = 1 if args.quick else max(1, args.repeat)
+    print("skillbook security scanner benchmark")
+    results: dict[str, Any] = {"repeat": repeat}
+    with tempfile.TemporaryDirectory(prefix="bench-scan-") as tmp:
+        work = Path(tmp)
+        results["detection"] = detection(work)
+        print_detection(results["detection"])
+        if CORPUS.is_dir():
+            results["false_positives"] = false_positives(CORPUS)
+            print_false_positives(results["false_positives"])
+            results["speed"] = speed(CORPUS, repeat, work, _oracle_dir(not args.no_oracle))
+            print_speed(results["speed"])
+        else:
+            print(f"\n(corpus not found at {CORPUS}: false positives and speed skipped)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    suffix = "-quick" if args.quick else ""
+    (args.out / f"bench_scan-{stamp}{suffix}.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

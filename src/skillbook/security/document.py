@@ -1,0 +1,260 @@
+"""One text file as the rules see it: its text, line index and Markdown layout.
+
+Input: decoded text and the file's name. Output: a :class:`Document` that maps
+offsets to lines and knows which lines sit in fenced code blocks, under which
+heading, and inside HTML comments. The index and the layout are built on first
+use, so a file no rule fires on costs only the reading.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from skillbook.security.keywords import KeywordIndex
+
+#: File kinds: Markdown/prose (instructions a model reads), code (scripts), other text.
+MARKDOWN = "markdown"
+CODE = "code"
+TEXT = "text"
+
+_MARKDOWN_EXT = frozenset({".md", ".markdown", ".mdx", ".txt", ".rst", ".html", ".htm"})
+_CODE_EXT = frozenset(
+    {
+        ".sh", ".bash", ".zsh", ".ksh", ".fish", ".command", ".py", ".pyw", ".js", ".mjs",
+        ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".ps1", ".psm1", ".bat", ".cmd",
+        ".rb", ".pl", ".php", ".lua", ".go", ".rs", ".swift", ".applescript", ".scpt",
+        ".vbs", ".java", ".kt", ".r", ".jl", ".lobster",
+    }
+)  # fmt: skip
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
+def file_kind(name: str, head: str = "") -> str:
+    """The kind of a file from its name, or from a ``#!`` line for extensionless scripts."""
+    lower = name.lower()
+    dot = lower.rfind(".")
+    ext = lower[dot:] if dot > 0 else ""
+    if ext in _MARKDOWN_EXT:
+        return MARKDOWN
+    if ext in _CODE_EXT or head.startswith("#!"):
+        return CODE
+    return TEXT
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fenced code block: the lines of its body and its info string (``bash``)."""
+
+    start: int  # first body line (1-based)
+    end: int  # last body line
+    info: str
+    #: The line of the opening fence.
+    opener: int
+
+
+class Document:
+    """A decoded text file with lazily built line and Markdown indexes."""
+
+    def __init__(
+        self, text: str, name: str, kind: str | None = None, *, index: KeywordIndex | None = None
+    ) -> None:
+        self.text = text
+        self.index = index
+        self.name = name
+        self.kind = kind if kind is not None else file_kind(name, text[:2])
+        self.is_skill_md = name == "SKILL.md"
+        self._regions: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
+        self._lines_by_word: dict[str, set[int]] = {}
+
+    @cached_property
+    def lower(self) -> str:
+        """The text lower-cased, offset for offset (characters whose lower case is longer,
+        such as U+0130, are kept as they are)."""
+        low = self.text.lower()
+        if len(low) == len(self.text):
+            return low
+        return "".join(c if len(c.lower()) != 1 else c.lower() for c in self.text)
+
+    def regions(self, keywords: tuple[str, ...], *, after: int = 1) -> list[tuple[int, int]]:
+        """Offsets of the lines whose lower-cased text holds any of ``keywords`` (plus
+        ``after`` following lines, so a phrase wrapped onto the next line still matches),
+        merged into disjoint ``(start, end)`` regions in text order.
+
+        Rules search only these regions: the keywords are found in one pass
+        (:class:`~skillbook.security.keywords.KeywordIndex`), and most lines of most
+        files hold none, so most regexes never run.
+        """
+        memo_key = (keywords, after)
+        cached = self._regions.get(memo_key)
+        if cached is not None:
+            return cached
+        lines: set[int] = set()
+        present = self._occurrences
+        indexed = self.index.words if self.index is not None else frozenset()
+        for word in keywords:
+            if word in present:
+                lines |= self._keyword_lines(word)
+                continue
+            if word in indexed:
+                continue
+            pos = self.lower.find(word)
+            while pos != -1:
+                line = self.line_of(pos)
+                lines.add(line)
+                pos = self.lower.find(word, self._line_starts[line] if line < len(self._line_starts)
+                                      else len(self.lower))  # fmt: skip
+        out: list[tuple[int, int]] = []
+        for line in sorted(lines):
+            start, end = self.lines_span(line, line + after)
+            if out and start <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], end))
+            else:
+                out.append((start, end))
+        self._regions[memo_key] = out
+        return out
+
+    @cached_property
+    def _occurrences(self) -> dict[str, list[int]]:
+        return self.index.occurrences(self.lower) if self.index is not None else {}
+
+    def _keyword_lines(self, word: str) -> set[int]:
+        """The lines holding ``word`` (an indexed keyword), computed once per word."""
+        found = self._lines_by_word.get(word)
+        if found is None:
+            found = {self.line_of(pos) for pos in self._occurrences.get(word, ())}
+            self._lines_by_word[word] = found
+        return found
+
+    def search(self, regex: re.Pattern[str], keywords: tuple[str, ...], start: int = 0,
+               end: int | None = None) -> re.Match[str] | None:  # fmt: skip
+        """The first ``regex`` match between ``start`` and ``end`` inside :meth:`regions`."""
+        stop = len(self.text) if end is None else end
+        for r_start, r_end in self.regions(keywords, after=0):
+            if r_end <= start:
+                continue
+            if r_start >= stop:
+                break
+            found = regex.search(self.text, max(r_start, start), min(r_end, stop))
+            if found:
+                return found
+        return None
+
+    def finditer(self, regex: re.Pattern[str], keywords: tuple[str, ...], *, after: int = 1
+                 ) -> Iterator[re.Match[str]]:  # fmt: skip
+        """``regex`` matches inside :meth:`regions` of ``keywords``."""
+        for start, end in self.regions(keywords, after=after):
+            yield from regex.finditer(self.text, start, end)
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        find = self.text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        return starts
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding ``offset``."""
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def column_of(self, offset: int) -> int:
+        return offset - self._line_starts[self.line_of(offset) - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        starts = self._line_starts
+        if line < 1 or line > len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    def lines_span(self, first: int, last: int) -> tuple[int, int]:
+        """Offsets from the start of line ``first`` to the end of line ``last`` (clamped)."""
+        starts = self._line_starts
+        first = min(max(first, 1), len(starts))
+        last = min(max(last, first), len(starts))
+        end = starts[last] if last < len(starts) else len(self.text)
+        return starts[first - 1], end
+
+    @property
+    def line_count(self) -> int:
+        return len(self._line_starts)
+
+    @cached_property
+    def _layout(self) -> tuple[list[Fence], list[tuple[int, str]]]:
+        """Fenced blocks and headings (line, text) of a Markdown file."""
+        fences: list[Fence] = []
+        headings: list[tuple[int, str]] = []
+        if self.kind != MARKDOWN:
+            return fences, headings
+        open_marker = ""
+        opener = 0
+        info = ""
+        for number, line in enumerate(self.text.split("\n"), start=1):
+            match = _FENCE.match(line)
+            if open_marker:
+                if (
+                    match
+                    and match.group(1)[0] == open_marker[0]
+                    and len(match.group(1)) >= len(open_marker)
+                    and not match.group(2).strip()
+                ):
+                    fences.append(Fence(opener + 1, number - 1, info, opener))
+                    open_marker = ""
+                continue
+            if match:
+                open_marker, opener, info = match.group(1), number, match.group(2).strip()
+                continue
+            heading = _HEADING.match(line)
+            if heading:
+                headings.append((number, heading.group(1)))
+        if open_marker:  # an unclosed fence runs to the end of the file
+            fences.append(Fence(opener + 1, self.line_count, info, opener))
+        return fences, headings
+
+    def fence_at(self, line: int) -> Fence | None:
+        """The fenced block whose body holds ``line``, if any."""
+        for fence in self._layout[0]:
+            if fence.start <= line <= fence.end:
+                return fence
+            if fence.start > line:
+                break
+        return None
+
+    def heading_at(self, line: int) -> str:
+        """The text of the nearest heading above ``line`` ("" before the first one)."""
+        current = ""
+        for number, text in self._layout[1]:
+            if number > line:
+                break
+            current = text
+        return current
+
+    @cached_property
+    def html_comments(self) -> list[tuple[int, int]]:
+        """``(start, end)`` offsets of every ``<!-- … -->`` in a Markdown file."""
+        if self.kind != MARKDOWN or "<!--" not in self.text:
+            return []
+        return [(m.start(), m.end()) for m in _COMMENT.finditer(self.text)]
+
+    def in_html_comment(self, offset: int) -> bool:
+        return any(start <= offset < end for start, end in self.html_comments)
+
+    def prose_before(self, line: int, *, limit: int = 3) -> list[str]:
+        """Up to ``limit`` non-blank lines above ``line``, nearest first."""
+        out: list[str] = []
+        number = line - 1
+        while number >= 1 and len(out) < limit:
+            text = self.line_text(number).strip()
+            if text:
+                out.append(text)
+            number -= 1
+        return out

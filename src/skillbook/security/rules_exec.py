@@ -1,0 +1,342 @@
+"""Rules for code that runs what it fetches or decodes, and for reverse shells.
+
+Input: a :class:`Document`. Output: :class:`Hit` values for ``remote-fetch-exec``,
+``encoded-exec`` and ``reverse-shell``. Patterns are compiled once at import; a
+cheap substring test skips a family when its keywords are absent.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from skillbook.security import hosts
+from skillbook.security.document import Document
+from skillbook.security.findings import Severity
+from skillbook.security.hit import Hit
+
+_C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
+
+# One pipeline segment: no newline, no pipe, no `;`, no `&&` (a URL's `&` is fine).
+_SEG = r"(?:[^\n|;&]|&(?!&))*"
+_PIPE = r"\|(?!\|)"
+_PREFIX = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:[\w/.-]*/)?"
+_INTERP = r"(?:ba|z|da|k|fi)?sh|python[0-9.]*|pypy3?|node|perl|ruby|php|osascript|pwsh|powershell"
+#: One stage of a pipeline that is an interpreter; its arguments are checked in Python.
+_STAGE = re.compile(rf"^\s*{_PREFIX}(?P<interp>{_INTERP})(?![\w.-])(?P<args>[^)`]*)", re.I)
+_STAGE_SPLIT = re.compile(r"(?<!\|)\|(?!\|)")
+_COMMAND_END = re.compile(r"\n|;|&&|\|\|")
+_FETCHER = re.compile(r"\b(?:curl|wget|fetch|aria2c)\b", re.I)
+_DECODER = re.compile(
+    r"\b(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
+    r"|\bxxd\s+(?:-\w+\s+)*-r\b"
+    r"|\b(?:printf|echo\s+-e)\s+[\"']?(?:\\x[0-9a-fA-F]{2}){8,}",
+    re.I,
+)
+
+
+def _pipeline_sink(text: str, start: int) -> tuple[str, int] | None:
+    """The interpreter that a pipeline starting at ``start`` feeds, and where it stands.
+
+    Only stages that execute their stdin count: ``| bash``, ``| sudo sh -s --``,
+    ``| python3 -`` — not ``| python3 -c '…json…'`` or ``| sh -c 'cat > f'``.
+    """
+    end_match = _COMMAND_END.search(text, start)
+    end = end_match.start() if end_match else len(text)
+    command = text[start:end]
+    offset = start
+    pieces = _STAGE_SPLIT.split(command)
+    for index, stage in enumerate(pieces):
+        if index > 0:
+            m = _STAGE.match(stage)
+            if m and _runs_stdin(m.group("interp"), m.group("args")):
+                return m.group("interp"), offset + m.start("interp")
+        offset += len(stage) + 1
+    return None
+
+
+_PS_PIPE = re.compile(
+    rf"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b{_SEG}"
+    rf"{_PIPE}\s*(?:iex|invoke-expression)\b",
+    re.I,
+)
+_PS_IEX = re.compile(
+    r"\b(?:iex|invoke-expression|\[scriptblock\]::create)\b[^\n]{0,40}?"
+    r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b",
+    re.I,
+)
+_SUBST = re.compile(
+    r"(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(\s*|(?<![\w-])\.\s+<\(\s*"
+    r"|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)\s*)"
+    r"(?:sudo\s+)?(?:curl|wget)\b",
+    re.I,
+)
+_PY_EXEC = re.compile(
+    r"\b(?:exec|eval)\s*\([^\n]{0,80}?(?:\burlopen\b|\burlretrieve\b|\brequests\.get\b|"
+    r"\bhttpx\.get\b|\burllib3\b)",
+)
+_JS_EVAL = re.compile(r"\b(?:eval|Function)\s*\([^\n]{0,60}?\bfetch\s*\(")
+_LOLBIN = re.compile(
+    r"\bmshta(?:\.exe)?\s+[\"']?(?:https?|javascript|vbscript):|\bregsvr32\b[^\n]*\s/i:https?:"
+    r"|\bcertutil(?:\.exe)?\b[^\n]*-urlcache\b|\bbitsadmin\b[^\n]*\s/transfer\b",
+    re.I,
+)
+_DOWNLOAD_TO_FILE = re.compile(
+    r"\b(?:curl|wget)\b[^\n]*?(?:\s-o\s*|\s-O\s+|\s--output(?:-document)?[= ]\s*)"
+    r"[\"']?(?P<out>[^\s\"';&|]+)",
+    re.I,
+)
+_DOWNLOAD_WORDS = ("curl", "wget")
+#: Running a file, at the start of a command: ``bash f``, ``. f``, ``chmod +x f``, ``./f``.
+_RUN_FILE = (
+    r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
+    r"(?:(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|\./|/)"
+)
+
+#: Keywords: one of them is in every match of the fetch-and-run patterns (lower case).
+_FETCH_WORDS = ("curl", "wget", "fetch", "aria2c", "urlopen", "urlretrieve", "requests.get", "httpx",
+                "urllib3", "iex", "invoke-expression", "scriptblock", "mshta", "regsvr32", "certutil",
+                "bitsadmin")  # fmt: skip
+
+
+def _runs_stdin(interp: str, args: str) -> bool:
+    """Whether ``interp ARGS`` executes what arrives on stdin (not ``python -c``/a script)."""
+    # A quote ends the command inside a string literal: os.system("curl … | sh").
+    tokens = re.split(r"[\"'`]", args, maxsplit=1)[0].split()
+    shell = interp.lower().endswith("sh") and not interp.lower().startswith("pw")
+    for i, token in enumerate(tokens):
+        if token in ("-", "--"):
+            return True
+        if token.startswith("-"):
+            flags = token.lstrip("-")
+            if shell and "s" in flags and not token.startswith("--"):
+                return True
+            if (shell and "c" in flags and not token.startswith("--")) or (
+                not shell and flags[:1] in ("c", "m", "e", "p", "n", "r", "E", "command")
+            ):
+                return False
+            continue
+        # A positional argument before any -s: a script file, not stdin.
+        return i > 0 and tokens[i - 1] == "--"
+    return True
+
+
+def _host_severity(line: str) -> tuple[Severity, Severity | None, str]:
+    """Severity, floor and reason for running code fetched by ``line``."""
+    verdict = hosts.worst_host(line)
+    if verdict is None:
+        return _H, None, "from a URL the text does not show"
+    if verdict.untrusted:
+        return _C, _H, f"from a {verdict.kind} ({verdict.host})"
+    if verdict.kind == hosts.KNOWN_INSTALLER:
+        return _M, None, f"from a known installer host ({verdict.host})"
+    return _H, None, f"from {verdict.host}"
+
+
+def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_FETCH_WORDS, after=0):
+        return
+    text = doc.text
+    seen: set[int] = set()
+
+    def hit(start: int, end: int, what: str) -> Hit | None:
+        line = doc.line_of(start)
+        if line in seen:
+            return None
+        seen.add(line)
+        severity, floor, why = _host_severity(doc.line_text(line))
+        return Hit("remote-fetch-exec", severity, start, end, f"{what} {why}", floor=floor)
+
+    for m in doc.finditer(_FETCHER, _FETCH_WORDS, after=0):
+        sink = _pipeline_sink(text, m.start())
+        if sink:
+            h = hit(m.start(), sink[1] + len(sink[0]), f"Downloaded script piped into {sink[0]}")
+            if h:
+                yield h
+    for regex, what in (
+        (_PS_PIPE, "Downloaded script piped into Invoke-Expression"),
+        (_PS_IEX, "Invoke-Expression runs a downloaded script"),
+        (_SUBST, "Downloaded script run through command/process substitution"),
+        (_PY_EXEC, "exec/eval of code fetched over the network"),
+        (_JS_EVAL, "eval/Function of code fetched over the network"),
+        (_LOLBIN, "Windows system binary used to fetch and run remote code"),
+    ):
+        for m in doc.finditer(regex, _FETCH_WORDS, after=0):
+            h = hit(m.start(), m.end(), what)
+            if h:
+                yield h
+    for m in doc.finditer(_DOWNLOAD_TO_FILE, _DOWNLOAD_WORDS, after=0):
+        out = m.group("out").rstrip("/")
+        if out in ("-", "/dev/null") or not out:
+            continue
+        name = re.escape(out.rsplit("/", 1)[-1])
+        window_end = _line_end(text, m.end(), lines=3)
+        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b", re.M)
+        found = run.search(text, m.end(), window_end)
+        if found:
+            h = hit(m.start(), m.end(), f"Downloaded file {out} is then executed")
+            if h:
+                yield h
+
+
+def _line_end(text: str, pos: int, *, lines: int) -> int:
+    for _ in range(lines + 1):
+        nxt = text.find("\n", pos)
+        if nxt == -1:
+            return len(text)
+        pos = nxt + 1
+    return pos
+
+
+# --------------------------------------------------------------------------- encoded-exec
+
+_B64_DECODE = (
+    r"(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
+)
+_HEX_DECODE = r"xxd\s+(?:-\w+\s+)*-r\b"
+_ENCODED_SUBST = re.compile(
+    rf"\b(?:(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)|(?:(?:ba|z|da|k)?sh|source)\s+<\()"
+    rf"[^\n]*?(?:{_B64_DECODE}|{_HEX_DECODE})",
+    re.I,
+)
+_PY_DECODE_EXEC = re.compile(
+    r"\b(?:exec|eval)\s*\([^\n]{0,80}?(?:b64decode|b32decode|b16decode|a85decode|b85decode|"
+    r"decodebytes|fromhex|zlib\.decompress|marshal\.loads|codecs\.decode)"
+)
+_JS_DECODE_EXEC = re.compile(
+    r"\b(?:eval|Function)\s*\([^\n]{0,60}?(?:\batob\s*\(|Buffer\.from\s*\([^\n]*?[\"'](?:base64|hex)[\"'])"
+)
+_PS_ENCODED = re.compile(
+    r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
+    r"|FromBase64String[^\n]*\|\s*(?:iex|invoke-expression)\b"
+    r"|\b(?:iex|invoke-expression)\b[^\n]{0,60}FromBase64String",
+    re.I,
+)
+_B64_LITERAL = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_HEX_LITERAL = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
+
+_DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
+                 "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from")  # fmt: skip
+
+
+def decoded_preview(line: str) -> str | None:
+    """The printable text a base64 or hex literal in ``line`` decodes to, if any."""
+    for m in _B64_LITERAL.finditer(line):
+        literal = m.group(0)
+        try:
+            raw = base64.b64decode(literal + "=" * (-len(literal) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        text = _printable(raw)
+        if text:
+            return text
+    for m in _HEX_LITERAL.finditer(line):
+        digits = m.group(0).replace("\\x", "")
+        try:
+            text = _printable(bytes.fromhex(digits))
+        except ValueError:
+            continue
+        if text:
+            return text
+    return None
+
+
+def _printable(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(text) < 6 or sum(ch.isprintable() or ch in "\n\t" for ch in text) < 0.95 * len(text):
+        return None
+    return " ".join(text.split())
+
+
+def encoded_exec(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_DECODE_WORDS, after=0):
+        return
+    seen: set[int] = set()
+    spans: list[tuple[int, int, str]] = []
+    for m in doc.finditer(_DECODER, _DECODE_WORDS, after=0):
+        sink = _pipeline_sink(doc.text, m.start())
+        if sink:
+            spans.append(
+                (m.start(), sink[1] + len(sink[0]), "Decoded payload piped into " + sink[0])
+            )
+    for regex, what in (
+        (_ENCODED_SUBST, "Decoded payload run through command substitution"),
+        (_PY_DECODE_EXEC, "exec/eval of decoded data"),
+        (_JS_DECODE_EXEC, "eval/Function of decoded data"),
+        (_PS_ENCODED, "PowerShell runs an encoded command"),
+    ):
+        spans.extend(
+            (m.start(), m.end(), what) for m in doc.finditer(regex, _DECODE_WORDS, after=0)
+        )
+    for start, end, what in sorted(spans):
+        line = doc.line_of(start)
+        if line in seen:
+            continue
+        seen.add(line)
+        preview = decoded_preview(doc.line_text(line))
+        message = what + (f"; it decodes to: {preview[:160]}" if preview else "")
+        yield Hit("encoded-exec", _C, start, end, message)
+
+
+# --------------------------------------------------------------------------- reverse-shell
+
+_REVERSE = re.compile(
+    r"\b(?:ba|z|k)?sh\s+-i\b[^\n]*?/dev/(?:tcp|udp)/"
+    r"|/dev/(?:tcp|udp)/[^\s/]+/\d+[^\n]*?(?:0>&1|<&\s*\d|>&\s*\d)"
+    r"|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/[^\n]*"
+    r"|\bn(?:c|cat|etcat)\b[^\n|;]*\s(?:-e|-c|--exec|--sh-exec)\s+[\"']?(?:/bin/|/usr/bin/)?(?:ba|z)?sh\b"
+    r"|\b(?:ba|z)?sh\s+-i\b[^\n]*\|\s*n(?:c|cat|etcat)\b"
+    r"|\bmkfifo\b[^\n]*\bn(?:c|cat|etcat)\s+\S+\s+\d+"
+    r"|\bsocat\b[^\n]*\b(?:exec|system):[^\n]*(?:sh|bash|pty|cmd)"
+    r"|\bsocat\b[^\n]*tcp[46]?(?:-connect)?:[^\n]*\b(?:exec|system):"
+    r"|\bperl\b[^\n]*\bsocket\b[^\n]*\bexec\b"
+    r"|\bfsockopen\s*\([^\n]*(?:exec|shell_exec|system|proc_open|passthru)"
+    r"|\bTCPSocket\.(?:open|new)\b[^\n]*\b(?:exec|spawn|system)\b",
+    re.I,
+)
+_PY_PTY = re.compile(r"\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh")
+_PY_DUP2 = re.compile(r"\bos\.dup2\s*\(\s*\w+\.fileno\(\)")
+_PY_CONNECT = re.compile(r"\.connect\s*\(\s*\(")
+_PS_TCP = re.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
+_PS_TCP_RUN = re.compile(r"GetStream\s*\(\)", re.I)
+_PS_TCP_EXEC = re.compile(r"\b(?:iex|invoke-expression)\b", re.I)
+
+_SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
+                "dup2", "socket", "tcpclient", "fsockopen", "tcpsocket")  # fmt: skip
+
+
+def reverse_shell(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_SHELL_WORDS, after=0):
+        return
+    text = doc.text
+    seen: set[int] = set()
+    for m in doc.finditer(_REVERSE, _SHELL_WORDS, after=0):
+        line = doc.line_of(m.start())
+        if line not in seen:
+            seen.add(line)
+            yield Hit(
+                "reverse-shell",
+                _C,
+                m.start(),
+                m.end(),
+                "Reverse shell: a shell wired to a network socket",
+            )
+    if "socket" in doc.lower and _PY_CONNECT.search(text):
+        spawned = _PY_PTY.search(text) or _PY_DUP2.search(text)
+        if spawned and doc.line_of(spawned.start()) not in seen:
+            yield Hit("reverse-shell", _C, spawned.start(), spawned.end(),
+                      "Reverse shell: a socket connection handed to a shell (Python)")  # fmt: skip
+    if "tcpclient" in doc.lower:
+        client = _PS_TCP.search(text)
+        if client and _PS_TCP_RUN.search(text) and _PS_TCP_EXEC.search(text):
+            yield Hit("reverse-shell", _C, client.start(), client.end(),
+                      "Reverse shell: a TCP stream whose input is executed (PowerShell)")  # fmt: skip
+
+
+#: Every keyword the rules of this module look for (for the keyword index).
+KEYWORDS = (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_DECODE_WORDS, *_SHELL_WORDS)

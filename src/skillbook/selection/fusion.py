@@ -1,0 +1,86 @@
+"""Hybrid ranking: how the lexical and embedding scores of each skill become one.
+
+Input: one score array per channel (``bm25`` raw scores, and the cosine of each
+embedding model), all over the same skills. Output: the fused score per skill.
+
+Two fusions:
+
+- ``mix`` (default): a weighted sum of calibrated scores. BM25 is squashed to
+  ``s / (s + k)`` so that it is comparable across requests (a max-normalised score
+  would give the best skill 1.0 even for "hello"), cosines are used as they are.
+  Because the result is absolute, one threshold (``minScore``) separates "this fits"
+  from "nothing fits". The weights were tuned on the training part of the labelled
+  set (``benchmarks/data/selection``) and are documented in docs/selection.md.
+- ``rrf``: reciprocal rank fusion, ``Σ 1 / (60 + rank)``; it needs no calibration
+  but says nothing about absolute fit, so abstention still uses the ``mix`` score.
+
+Pure: numpy arithmetic only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Scores = npt.NDArray[np.float32]
+
+__all__ = ["RRF_K", "MixWeights", "mix", "rrf", "squash"]
+
+RRF_K: Final = 60
+
+
+@dataclass(frozen=True, slots=True)
+class MixWeights:
+    """Weights of the ``mix`` fusion; channels without a weight count 0."""
+
+    #: BM25 channels are squashed with ``s / (s + bm25_k)`` before weighting.
+    bm25_k: float = 6.0
+    weights: Mapping[str, float] = field(default_factory=dict)
+
+
+def squash(scores: Any, k: float) -> Scores:
+    """``s / (s + k)``: 0 for no match, towards 1 for strong ones, same for every request."""
+    import numpy as np
+
+    s = np.maximum(np.asarray(scores, dtype=np.float32), 0.0)
+    return np.asarray(s / (s + np.float32(k)), dtype=np.float32)
+
+
+def mix(channels: Mapping[str, Any], weights: MixWeights) -> Scores:
+    """The weighted sum of the channels (the ``bm25*`` ones squashed first)."""
+    import numpy as np
+
+    total: Any = None
+    for name, scores in channels.items():
+        w = weights.weights.get(name, 0.0)
+        if not w:
+            continue
+        lexical = name.startswith("bm25")
+        part = squash(scores, weights.bm25_k) if lexical else np.asarray(scores)
+        total = part * np.float32(w) if total is None else total + part * np.float32(w)
+    if total is None:
+        size = len(next(iter(channels.values()))) if channels else 0
+        return np.zeros(size, dtype=np.float32)
+    return np.asarray(total, dtype=np.float32)
+
+
+def rrf(channels: Mapping[str, Any], k: int = RRF_K) -> Scores:
+    """Reciprocal rank fusion over the channels (ties share the better rank)."""
+    import numpy as np
+
+    total: Any = None
+    for scores in channels.values():
+        s = np.asarray(scores, dtype=np.float32)
+        order = np.argsort(-s, kind="stable")
+        ranks = np.empty(len(s), dtype=np.float32)
+        ranks[order] = np.arange(1, len(s) + 1, dtype=np.float32)
+        part = 1.0 / (k + ranks)
+        part[s <= 0] = 0.0  # a channel that found nothing votes for nothing
+        total = part if total is None else total + part
+    size = len(next(iter(channels.values()))) if channels else 0
+    return np.asarray(total if total is not None else np.zeros(size), dtype=np.float32)

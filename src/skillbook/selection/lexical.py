@@ -1,0 +1,254 @@
+"""Lexical ranking: BM25 over the skills' names, descriptions, headings and triggers.
+
+Input: :class:`~skillbook.selection.documents.SkillDocument` texts. Output: a BM25
+score per skill for a request (:meth:`Bm25Index.scores`), from ``bm25s`` (sparse
+matrices, no hand-written scoring). Words are lower-cased, English stop words and
+chat filler ("please", "help me") dropped and, when ``PyStemmer`` is installed,
+stemmed, so "merging PDFs" meets "merge PDF files".
+
+:class:`LexicalChannels` keeps the two BM25 channels of the selector (the skill's
+summary text and the start of its body) over a list of documents. ``bm25s`` indexes
+cannot be updated in place, so a change rebuilds them from cached token lists; above
+:data:`SYNC_LIMIT` documents the rebuild runs in a background thread while requests
+are scored by the previous index (unchanged skills keep their scores, a new or changed
+skill scores 0 on BM25 until the new index is swapped in; its embeddings are current
+at once). Nothing is kept on disk.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from skillbook.selection._deps import require
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
+
+#: Up to this many documents a BM25 rebuild runs inline; above, in the background.
+SYNC_LIMIT: Final = 2000
+
+_TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
+#: Words of a request that say nothing about which skill fits it.
+CHAT_WORDS: Final = frozenset(
+    [
+        "please",
+        "help",
+        "want",
+        "need",
+        "would",
+        "like",
+        "could",
+        "can",
+        "you",
+        "me",
+        "my",
+        "us",
+        "our",
+        "let",
+        "lets",
+        "show",
+        "tell",
+        "give",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "really",
+        "just",
+        "some",
+        "something",
+        "anything",
+        "how",
+        "what",
+        "which",
+        "who",
+        "why",
+        "when",
+        "where",
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "get",
+        "got",
+        "make",
+        "use",
+        "using",
+    ]
+)
+
+
+def _stemmer() -> Callable[[list[str]], list[str]] | None:
+    try:
+        import Stemmer
+    except ImportError:
+        return None
+    stem: Callable[[list[str]], list[str]] = Stemmer.Stemmer("english").stemWords
+    return stem
+
+
+class Tokenizer:
+    """Lower-case words, stop words and chat filler dropped, stemmed when PyStemmer is there."""
+
+    def __init__(self) -> None:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        self.stop = frozenset(STOPWORDS_EN) | CHAT_WORDS
+        self.stem = _stemmer()
+
+    def __call__(self, text: str) -> list[str]:
+        tokens = [t for t in _TOKEN_RE.findall(text.casefold()) if t not in self.stop]
+        return self.stem(tokens) if self.stem is not None and tokens else tokens
+
+
+class Bm25Index:
+    """BM25 (Lucene variant, k1=1.2, b=0.75) over a fixed list of texts."""
+
+    def __init__(
+        self,
+        texts: Sequence[str],
+        *,
+        tokenizer: Tokenizer | None = None,
+        tokens: Sequence[list[str]] | None = None,
+        k1: float = 1.2,
+        b: float = 0.75,
+    ) -> None:
+        require("bm25s", "BM25 ranking")
+        import bm25s
+        import numpy
+
+        self._np = numpy
+        self.tokenize = tokenizer or Tokenizer()
+        self.size = len(texts) if tokens is None else len(tokens)
+        if tokens is None:
+            tokens = [self.tokenize(t) for t in texts]
+        corpus = [t or [""] for t in tokens]
+        self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+        if self.size:
+            self._bm25.index(corpus, show_progress=False)
+
+    def scores(self, query: str) -> npt.NDArray[np.float32]:
+        """One BM25 score per text (zeros when no query word is in the index)."""
+        np = self._np
+        tokens = (
+            [t for t in self.tokenize(query) if t in self._bm25.vocab_dict] if self.size else []
+        )
+        if not tokens:
+            return np.zeros(self.size, dtype=np.float32)  # type: ignore[no-any-return]
+        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    lexical: Bm25Index
+    body: Bm25Index
+    #: The documents indexed, in order (kept so their ids stay unique).
+    docs: tuple[Any, ...]
+    #: Current document position -> position in ``docs`` (-1: not indexed yet).
+    remap: Any = None
+
+
+class LexicalChannels:
+    """``bm25`` (summary text) and ``bm25Body`` (body prose) over documents that change."""
+
+    def __init__(self, *, sync_limit: int = SYNC_LIMIT) -> None:
+        require("bm25s", "BM25 ranking")
+        import numpy
+
+        self._np = numpy
+        self.tokenize = Tokenizer()
+        self.sync_limit = sync_limit
+        self._tokens: dict[int, tuple[Any, list[str], list[str]]] = {}
+        self._live: _Built | None = None
+        self._generation = 0
+        self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+
+    def _tokens_of(self, docs: Sequence[Any]) -> tuple[list[list[str]], list[list[str]]]:
+        cache: dict[int, tuple[Any, list[str], list[str]]] = {}
+        for doc in docs:
+            hit = self._tokens.get(id(doc))
+            if hit is None or hit[0] is not doc:
+                hit = (doc, self.tokenize(doc.lexical), self.tokenize(doc.body))
+            cache[id(doc)] = hit
+        self._tokens = cache
+        return [cache[id(d)][1] for d in docs], [cache[id(d)][2] for d in docs]
+
+    def _build(self, docs: tuple[Any, ...]) -> _Built:
+        lex, body = self._tokens_of(docs)
+        return _Built(
+            Bm25Index((), tokenizer=self.tokenize, tokens=lex),
+            Bm25Index((), tokenizer=self.tokenize, tokens=body),
+            docs,
+        )
+
+    def update(self, documents: Sequence[Any]) -> None:
+        """Index ``documents`` (objects with ``lexical`` and ``body`` texts)."""
+        docs = tuple(documents)
+        live = self._live
+        same = live is not None and live.remap is None and len(live.docs) == len(docs)
+        if same and live is not None and all(a is b for a, b in zip(live.docs, docs, strict=True)):
+            return
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+        if live is None or len(docs) <= self.sync_limit:
+            built = self._build(docs)
+            with self._lock:
+                if generation == self._generation:
+                    self._live = built
+            return
+        np = self._np
+        where = {id(d): i for i, d in enumerate(live.docs)}
+        if live.remap is not None:  # still serving an older index: map through it
+            old = {id(d): int(live.remap[i]) for i, d in enumerate(live.docs)}
+            where = {k: v for k, v in old.items() if v >= 0}
+        remap = np.array([where.get(id(d), -1) for d in docs], dtype=np.int64)
+        base = live if live.remap is None else _Built(live.lexical, live.body, live.docs)
+        self._live = _Built(base.lexical, base.body, docs, remap)
+
+        def rebuild() -> None:
+            with self._lock:
+                if generation != self._generation:
+                    return  # superseded before it started
+            # Tokenizing reads the cache another update may be replacing: use our own.
+            built = self._build(docs)
+            with self._lock:
+                if generation == self._generation:
+                    self._live = built
+
+        self._worker = threading.Thread(target=rebuild, name="skillbook-bm25", daemon=True)
+        self._worker.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background rebuild; True when the live index covers every document."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+        live = self._live
+        return live is not None and live.remap is None
+
+    def scores(self, text: str) -> dict[str, Any]:
+        live = self._live
+        if live is None:
+            return {}
+        out = {"bm25": live.lexical.scores(text), "bm25Body": live.body.scores(text)}
+        if live.remap is not None:
+            np = self._np
+            known = live.remap >= 0
+            index = np.where(known, live.remap, 0)
+            out = {k: np.where(known, v[index], np.float32(0)) for k, v in out.items()}
+        return out

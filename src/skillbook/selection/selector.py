@@ -1,0 +1,378 @@
+"""The selector: which eligible skills fit a request, best first, with scores.
+
+Input: the eligible skills (``SkillBook.eligible``) and :class:`SelectorSettings`;
+then requests (the user's message, optionally the recent turns). Output: a
+:class:`Selection` — every skill ranked with its fused score and the part each
+channel (BM25, each embedding model, trigger hints) contributed, and ``selected``:
+at most ``top_k`` skills whose score reaches the threshold. Small talk and questions
+no skill serves select nothing.
+
+Building is incremental (:meth:`Selector.update`): unchanged skills keep their
+documents, and vectors come from the on-disk index by content hash, so after the
+watcher reports one changed skill only that skill is embedded again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from skillbook.diagnostics import Diagnostic
+from skillbook.model import Skill
+from skillbook.selection.documents import SkillDocument, document_for
+from skillbook.selection.fusion import MixWeights, mix, rrf, squash
+from skillbook.selection.index import EmbeddingIndex
+from skillbook.selection.lexical import LexicalChannels
+from skillbook.selection.triggers import TriggerMatch, match_triggers, words
+
+if TYPE_CHECKING:
+    from skillbook.selection.embedders import Embedder
+
+__all__ = [
+    "DEFAULT_TOP_K",
+    "Candidate",
+    "Selection",
+    "Selector",
+    "SelectorSettings",
+    "UpdateReport",
+]
+
+DEFAULT_TOP_K: Final = 5
+#: How many skills a :class:`Selection` ranks in full (the rest are not materialised).
+DEFAULT_DEPTH: Final = 20
+#: How much the recent turns count next to the current message.
+RECENT_WEIGHT: Final = 0.35
+#: Added to the fused score of a skill whose ``any``/``all`` trigger hint matched.
+TRIGGER_BOOST: Final = 0.15
+#: The tuned mix per backend (``benchmarks/tune_select.py``, training split only).
+#: ``embedding`` is the channel of a user-chosen model (model2vec, fastembed,
+#: ``/embeddings``): it takes wordllama's place and weight.
+DEFAULT_WEIGHTS: Final = {
+    "hybrid": MixWeights(
+        bm25_k=10.0,
+        weights={
+            "bm25": 0.3,
+            "bm25Body": 0.3,
+            "wordllama": 0.2,
+            "embedding": 0.2,
+            "multilingual": 0.7,
+        },
+    ),
+    # hybrid with ``embedding.multilingual: false``: calibrated without that channel.
+    "hybrid-monolingual": MixWeights(
+        bm25_k=10.0,
+        weights={"bm25": 0.3, "bm25Body": 0.5, "wordllama": 0.3, "embedding": 0.3},
+    ),
+    "bm25": MixWeights(bm25_k=10.0, weights={"bm25": 0.5, "bm25Body": 0.7}),
+    "embedding": MixWeights(
+        bm25_k=10.0, weights={"wordllama": 0.1, "embedding": 0.1, "multilingual": 1.0}
+    ),
+}
+#: Thresholds on the fused score, per backend, tuned with the weights above.
+DEFAULT_MIN_SCORE: Final = {
+    "hybrid": 0.33,
+    "hybrid-monolingual": 0.28,
+    "bm25": 0.32,
+    "embedding": 0.31,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorSettings:
+    """How the selector ranks: ``skills.selection`` with defaults applied."""
+
+    backend: str = "hybrid"
+    fusion: str = "mix"
+    top_k: int = DEFAULT_TOP_K
+    min_score: float | None = None
+    pinned: tuple[str, ...] = ()
+    #: None: the tuned weights of ``backend``.
+    weights: MixWeights | None = None
+
+    def mix_weights(self, profile: str | None = None) -> MixWeights:
+        """The given weights, else the tuned ones of ``profile`` (default: the backend)."""
+        if self.weights is not None:
+            return self.weights
+        return DEFAULT_WEIGHTS.get(profile or self.backend, DEFAULT_WEIGHTS["hybrid"])
+
+    def threshold(self, profile: str | None = None) -> float:
+        """``min_score``, else the tuned threshold of ``profile`` (default: the backend)."""
+        if self.min_score is not None:
+            return self.min_score
+        return DEFAULT_MIN_SCORE.get(profile or self.backend, DEFAULT_MIN_SCORE["hybrid"])
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One skill's place in a ranking."""
+
+    skill: Skill
+    rank: int
+    #: The fused score ``minScore`` is compared with.
+    score: float
+    #: What each channel gave: ``bm25`` (raw BM25), ``bm25Squashed``, one cosine per
+    #: embedding channel, ``rrf`` when that fusion ranked, ``trigger`` (the boost).
+    parts: Mapping[str, float] = field(default_factory=dict)
+    triggers: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.skill.name
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "rank": self.rank,
+            "score": round(self.score, 4),
+            "parts": {k: round(v, 4) for k, v in self.parts.items()},
+        }
+        if self.triggers:
+            out["triggers"] = list(self.triggers)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The ranking of one request; ``selected`` is what reaches the model."""
+
+    query: str
+    backend: str
+    threshold: float
+    ranked: tuple[Candidate, ...]
+    selected: tuple[Candidate, ...]
+    #: Skills a ``none`` trigger hint removed from the ranking.
+    vetoed: tuple[str, ...] = ()
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.selected]
+
+    def to_json(self, *, top: int | None = None) -> dict[str, Any]:
+        shown = self.ranked if top is None else self.ranked[:top]
+        return {
+            "query": self.query,
+            "backend": self.backend,
+            "threshold": self.threshold,
+            "selected": self.names(),
+            "ranked": [c.to_json() for c in shown],
+            "vetoed": list(self.vetoed),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateReport:
+    """What :meth:`Selector.update` had to redo."""
+
+    skills: int
+    documents_rebuilt: int
+    vectors_computed: int
+    vectors_reused: int
+
+
+class Selector:
+    """Ranks a fixed set of skills for requests; :meth:`update` follows changes."""
+
+    def __init__(
+        self,
+        skills: Sequence[Skill],
+        *,
+        settings: SelectorSettings | None = None,
+        embedders: Mapping[str, Embedder] | None = None,
+        index_dir: Path | None = None,
+    ) -> None:
+        self.settings = settings or SelectorSettings()
+        use_embeddings = self.settings.backend != "bm25"
+        self._indexes: dict[str, EmbeddingIndex] = {
+            name: EmbeddingIndex(e, index_dir)
+            for name, e in (embedders or {}).items()
+            if use_embeddings
+        }
+        self._docs: dict[int, tuple[Skill, SkillDocument]] = {}
+        self.skills: tuple[Skill, ...] = ()
+        self.documents: tuple[SkillDocument, ...] = ()
+        self._vectors: dict[str, Any] = {}
+        self._keys: list[str] = []
+        self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
+        self.last_update = self.update(skills)
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        lexical = ("bm25", "bm25Body") if self.settings.backend != "embedding" else ()
+        return (*lexical, *self._indexes)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        found: list[Diagnostic] = [d for doc in self.documents for d in doc.diagnostics]
+        for index in self._indexes.values():
+            found.extend(index.diagnostics)
+        return tuple(found)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background BM25 rebuild (large catalogs); True when current."""
+        return self._lexical.wait(timeout) if self._lexical is not None else True
+
+    def flush(self) -> None:
+        """Wait until every new vector is written to the on-disk index."""
+        for index in self._indexes.values():
+            index.flush()
+
+    def update(self, skills: Sequence[Skill]) -> UpdateReport:
+        """Rank ``skills`` from now on, redoing only what changed."""
+        previous = self._docs
+        docs: dict[int, tuple[Skill, SkillDocument]] = {}
+        rebuilt = 0
+        for skill in skills:
+            kept = previous.get(id(skill))
+            if kept is not None and kept[0] is skill:
+                docs[id(skill)] = kept
+            else:
+                docs[id(skill)] = (skill, document_for(skill))
+                rebuilt += 1
+        self._docs = docs
+        self.skills = tuple(skills)
+        self.documents = tuple(docs[id(s)][1] for s in self.skills)
+        self._triggered = tuple(i for i, d in enumerate(self.documents) if d.triggers)
+        computed = reused = 0
+        keys = [d.key for d in self.documents]
+        texts = [d.semantic for d in self.documents]
+        old_keys, self._keys = self._keys, keys
+        changed: list[int] | None = None
+        if len(old_keys) == len(keys) and self._vectors:
+            changed = [i for i, (a, b) in enumerate(zip(old_keys, keys, strict=True)) if a != b]
+            if len(changed) > len(keys) // 4:
+                changed = None  # many changes: gathering all rows again is as cheap
+        for name, index in self._indexes.items():
+            if changed is None:
+                self._vectors[name] = index.vectors(keys, texts)
+                computed += index.computed
+                reused += index.reused
+                continue
+            if changed:  # copy on write: a request being ranked keeps its matrix
+                fresh = index.vectors([keys[i] for i in changed], [texts[i] for i in changed])
+                matrix = self._vectors[name].copy()
+                matrix[changed] = fresh
+                self._vectors[name] = matrix
+            computed += index.computed if changed else 0
+            reused += len(keys) - (len(changed) if changed else 0)
+        if self._lexical is not None:
+            # Last: a background rebuild competes for the interpreter lock.
+            self._lexical.update(self.documents)
+        return UpdateReport(len(self.skills), rebuilt, computed, reused)
+
+    # ------------------------------------------------------------------ ranking
+
+    def channel_scores(self, text: str) -> dict[str, Any]:
+        """Each channel's raw score for every skill (BM25 scores, cosines)."""
+        out: dict[str, Any] = {}
+        if self._lexical is not None:
+            out.update(self._lexical.scores(text))
+        for name, index in self._indexes.items():
+            matrix = self._vectors[name]
+            query = index.embedder.embed([text])[0]
+            out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
+        return out
+
+    def select(
+        self,
+        request: str,
+        *,
+        recent: Sequence[str] = (),
+        top_k: int | None = None,
+        depth: int = DEFAULT_DEPTH,
+    ) -> Selection:
+        """Rank every skill for ``request`` (and, weighted down, the ``recent`` turns).
+
+        ``ranked`` holds the best ``depth`` skills (at least ``top_k``).
+        """
+        import numpy as np
+
+        settings = self.settings
+        channels = self.channel_scores(request)
+        context = " ".join(t for t in recent if t.strip())
+        if context:
+            for name, scores in self.channel_scores(context).items():
+                channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
+        weights = self._weights()
+        fused = mix(channels, weights)
+        tokens = words(" ".join([request, context]))
+        matches: dict[int, TriggerMatch] = {}
+        boost = np.zeros(len(self.documents), dtype=np.float32)
+        for i in self._triggered:
+            m = matches[i] = match_triggers(self.documents[i].triggers, tokens)
+            if m.boosted:
+                boost[i] = TRIGGER_BOOST
+        fused = fused + boost
+        vetoed = {i for i, m in matches.items() if m.vetoed}
+        order_by = rrf(channels) + boost if settings.fusion == "rrf" else fused.copy()
+        if vetoed:
+            order_by[list(vetoed)] = -np.inf
+        limit = settings.top_k if top_k is None else top_k
+        order = _top(order_by, max(depth, limit) + len(vetoed))
+        ranked = tuple(
+            self._candidate(i, rank, fused, channels, weights, matches.get(i), order_by)
+            for rank, i in enumerate((i for i in order if i not in vetoed), start=1)
+            if rank <= max(depth, limit)
+        )
+        threshold = settings.threshold(self.profile)
+        selected = tuple(c for c in ranked[:limit] if c.score >= threshold)
+        return Selection(
+            query=request,
+            backend=settings.backend,
+            threshold=threshold,
+            ranked=ranked,
+            selected=selected,
+            vetoed=tuple(self.skills[i].name for i in sorted(vetoed)),
+        )
+
+    @property
+    def profile(self) -> str:
+        """Which tuned weights apply: the backend, ``hybrid-monolingual`` without that channel."""
+        backend = self.settings.backend
+        if backend == "hybrid" and "multilingual" not in self._indexes:
+            return "hybrid-monolingual"
+        return backend
+
+    def _weights(self) -> MixWeights:
+        w = self.settings.mix_weights(self.profile)
+        active = {k: v for k, v in w.weights.items() if k in self.channels}
+        if not active:  # one channel alone: it gets the whole weight
+            active = dict.fromkeys(self.channels, 1.0 / max(1, len(self.channels)))
+        return MixWeights(bm25_k=w.bm25_k, weights=active)
+
+    def _candidate(
+        self,
+        i: int,
+        rank: int,
+        fused: Any,
+        channels: Mapping[str, Any],
+        weights: MixWeights,
+        m: TriggerMatch | None,
+        order_by: Any,
+    ) -> Candidate:
+        parts: dict[str, float] = {}
+        for name, scores in channels.items():
+            parts[name] = float(scores[i])
+            if name.startswith("bm25"):
+                parts[name + "Squashed"] = float(squash(scores[i : i + 1], weights.bm25_k)[0])
+        if m is not None and m.boosted:
+            parts["trigger"] = TRIGGER_BOOST
+        if self.settings.fusion == "rrf":
+            parts["rrf"] = float(order_by[i])
+        return Candidate(
+            skill=self.skills[i],
+            rank=rank,
+            score=float(fused[i]),
+            parts=parts,
+            triggers=m.reasons if m is not None else (),
+        )
+
+
+def _top(scores: Any, n: int) -> list[int]:
+    """Indices of the ``n`` highest scores, best first (ties: lower index first)."""
+    import numpy as np
+
+    if n >= len(scores):
+        return [int(i) for i in np.argsort(-scores, kind="stable")]
+    part = np.argpartition(-scores, n)[:n]
+    return [int(i) for i in part[np.lexsort((part, -scores[part]))]]

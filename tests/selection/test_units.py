@@ -1,0 +1,162 @@
+"""Triggers, documents, fusion, evaluation metrics and the query-file parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from skillbook.model import Skill, SkillMetadata
+from skillbook.selection.documents import body_headings, body_prose, document_for, name_words
+from skillbook.selection.evaluate import (
+    LabelledQuery,
+    QueryFileError,
+    QueryResult,
+    metrics,
+    parse_queries,
+)
+from skillbook.selection.fusion import MixWeights, mix, rrf, squash
+from skillbook.selection.triggers import match_triggers, skill_triggers, words
+
+
+def skill_with(
+    meta_raw: dict[str, object] | None = None, frontmatter: dict[str, str] | None = None
+) -> Skill:
+    meta = SkillMetadata(raw=meta_raw) if meta_raw is not None else None
+    return Skill.create(
+        "s", "a skill", base_dir=Path("/x/s"), metadata=meta, frontmatter=frontmatter
+    )
+
+
+def test_trigger_any_all_none() -> None:
+    triggers, problems = skill_triggers(
+        skill_with(
+            {
+                "triggers": {
+                    "any": ["watch youtube", "video"],
+                    "all": ["pay", "invoice"],
+                    "none": ["refund"],
+                }
+            }
+        )
+    )
+    assert problems == ()
+    assert match_triggers(triggers, words("Please WATCH YouTube now")).boosted
+    assert not match_triggers(triggers, words("watch the youtube")).boosted  # not adjacent
+    assert match_triggers(triggers, words("pay the invoice")).boosted
+    assert not match_triggers(triggers, words("pay the bill")).boosted
+    vetoed = match_triggers(triggers, words("video refund please"))
+    assert vetoed.vetoed and not vetoed.boosted and vetoed.reasons[0] == "none:refund"
+
+
+def test_top_level_trigger_list_and_bad_entries_are_reported() -> None:
+    data: dict[str, Any] = {"triggers": ["summarize video", {"regex": "^/x"}]}
+    skill = Skill.create("s", "d", base_dir=Path("/x/s"))
+    skill = skill.__class__(
+        skill.name,
+        skill.description,
+        skill.file_path,
+        skill.base_dir,
+        skill.source,
+        parsed=skill.parsed.__class__(
+            frontmatter=skill.parsed.frontmatter.__class__(values={}, data=data),
+            body="",
+            body_line=1,
+            metadata=None,
+            invocation=skill.parsed.invocation,
+            dispatch=None,
+        ),
+    )
+    triggers, problems = skill_triggers(skill)
+    assert triggers.any == (("summarize", "video"),)
+    assert [p.code for p in problems] == ["selection.trigger-ignored"]
+
+
+def test_document_headings_skip_code_and_key_is_content_hash() -> None:
+    body = "# Usage\n```bash\n# not a heading\n```\n## Merge files\ntext line\n"
+    assert body_headings(body) == ("Usage", "Merge files")
+    assert "not a heading" not in body_prose(body)
+    assert name_words("gh-fix-ci") == "gh fix ci"
+    a = document_for(Skill.create("pdf-merge", "Merge PDFs", base_dir=Path("/a")))
+    b = document_for(Skill.create("pdf-merge", "Merge PDFs", base_dir=Path("/elsewhere")))
+    c = document_for(Skill.create("pdf-merge", "Merge PDF files", base_dir=Path("/a")))
+    assert a.key == b.key != c.key
+
+
+def test_squash_mix_and_rrf() -> None:
+    assert squash(np.array([0.0, 10.0]), 10.0).tolist() == [0.0, 0.5]
+    channels = {"bm25": np.array([10.0, 0.0]), "wordllama": np.array([0.1, 0.9])}
+    fused = mix(channels, MixWeights(bm25_k=10.0, weights={"bm25": 1.0, "wordllama": 0.5}))
+    assert fused.tolist() == pytest.approx([0.55, 0.45])
+    fused_rrf = rrf({"a": np.array([3.0, 1.0, 0.0]), "b": np.array([1.0, 2.0, 0.0])})
+    assert fused_rrf[2] == 0.0  # found by no channel
+    assert fused_rrf[0] == pytest.approx(fused_rrf[1])
+
+
+def test_query_file_errors_name_the_line() -> None:
+    with pytest.raises(QueryFileError, match=r"q:2: 'expected' must be a list"):
+        parse_queries(
+            ['{"id": "a", "query": "x", "expected": []}', '{"id": "b", "query": "y"}'], where="q"
+        )
+    with pytest.raises(QueryFileError, match="q:1: not JSON"):
+        parse_queries(["{nope"], where="q")
+    with pytest.raises(QueryFileError, match="appears twice"):
+        parse_queries(['{"id": "a", "query": "x", "expected": []}'] * 2, where="q")
+    parsed = parse_queries(
+        ["// comment", "", '{"id": 7, "query": "x", "expected": ["s"], "kind": "k"}']
+    )
+    assert parsed == [LabelledQuery("7", "x", ("s",), "k")]
+
+
+def test_metrics() -> None:
+    q = LabelledQuery
+    results = [
+        QueryResult(q("1", "a", ("x",)), ("x", "y"), ("x",)),
+        QueryResult(q("2", "b", ("y", "z")), ("w", "v", "z"), ()),
+        QueryResult(q("3", "c", ("x",)), ("a", "b", "c", "d"), ("a",)),
+        QueryResult(q("4", "hi", ()), ("x",), ()),
+        QueryResult(q("5", "yo", ()), ("x",), ("x",)),
+    ]
+    m = metrics(results)
+    assert (m.positives, m.negatives) == (3, 2)
+    assert m.recall[1] == pytest.approx(1 / 3) and m.recall[3] == pytest.approx(2 / 3)
+    assert m.mrr == pytest.approx((1 + 1 / 3) / 3)
+    assert m.selected_recall == pytest.approx(1 / 3) and m.abstention == 0.5
+
+
+def test_lexical_channels_rebuild_in_the_background() -> None:
+    from dataclasses import dataclass
+
+    from skillbook.selection.lexical import LexicalChannels
+
+    @dataclass(frozen=True)
+    class Doc:
+        lexical: str
+        body: str = ""
+
+    a, b, c = Doc("merge pdf files"), Doc("weather forecast"), Doc("trello cards")
+    channels = LexicalChannels(sync_limit=1)
+    channels.update([a, b])  # the first build is always inline
+    assert channels.wait() and channels.scores("pdf")["bm25"][0] > 0
+    changed = Doc("merge pdf files and split them")
+    channels.update([c, changed, b])
+    early = channels.scores("weather")["bm25"]
+    assert len(early) == 3 and early[2] > 0  # unchanged skills keep their place and score
+    assert channels.wait(timeout=30)
+    late = channels.scores("split")["bm25"]
+    assert late[1] > 0 and late[0] == 0 and late[2] == 0
+    assert channels.scores("trello")["bm25"][0] > 0
+
+
+def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> None:
+    from skillbook.selection.selector import DEFAULT_MIN_SCORE, Selector, SelectorSettings
+
+    skills = [Skill.create("a", "merge pdf files", base_dir=Path("/a"))]
+    alone = Selector(skills, settings=SelectorSettings(backend="hybrid"))
+    assert alone.profile == "hybrid-monolingual"
+    assert alone.select("merge pdf").threshold == DEFAULT_MIN_SCORE["hybrid-monolingual"]
+    custom = Selector(skills, settings=SelectorSettings(backend="hybrid", min_score=0.5))
+    assert custom.select("merge pdf").threshold == 0.5
+    assert Selector(skills, settings=SelectorSettings(backend="bm25")).profile == "bm25"

@@ -1,0 +1,169 @@
+"""``skillbook._fs``: contained opens, symlink loops, and discovery under a folder swap."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
+
+from skillbook import _fs
+from skillbook.discover import DiscoverOptions, Root, discover
+from skillbook.model import Source
+
+#: Discovery passes under the swap; each reads the swapped skill's SKILL.md anew.
+DISCOVERY_ROUNDS = 400
+
+
+def skill(folder: Path, name: str, description: str = "inside the root") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nbody\n")
+    return folder
+
+
+# --------------------------------------------------------------------------- open_contained
+
+
+def test_open_contained_reads_a_file_below_its_anchor(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.txt").write_text("hello")
+    anchor = os.path.realpath(tmp_path)
+    fd = _fs.open_contained(os.path.join(anchor, "a", "b", "f.txt"), anchor)
+    try:
+        assert os.read(fd, 100) == b"hello"
+    finally:
+        os.close(fd)
+
+
+def test_open_contained_refuses_a_symlinked_component(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text(OUTSIDE_MARKER)
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a").symlink_to(outside, target_is_directory=True)
+    anchor = os.path.realpath(root)
+    with pytest.raises(OSError) as caught:
+        _fs.open_contained(os.path.join(anchor, "a", "f.txt"), anchor)
+    # Refused by the component walk (ELOOP/ENOTDIR) or, on Linux, by the kernel path.
+    assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR, errno.ESTALE)
+    # With the anchor's identity the walk runs everywhere: the symlink is never followed.
+    seen = os.stat(anchor)
+    with pytest.raises(OSError) as walked:
+        _fs.open_contained(
+            os.path.join(anchor, "a", "f.txt"), anchor, anchor_identity=(seen.st_dev, seen.st_ino)
+        )
+    assert walked.value.errno in (errno.ELOOP, errno.ENOTDIR)
+
+
+def test_open_contained_refuses_a_replaced_anchor(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "f.txt").write_text("x")
+    anchor = os.path.realpath(root)
+    seen = os.stat(anchor)
+    os.rename(root, tmp_path / "old")
+    root.mkdir()
+    (root / "f.txt").write_text("y")
+    with pytest.raises(_fs.PathChanged):
+        _fs.open_contained(
+            os.path.join(anchor, "f.txt"), anchor, anchor_identity=(seen.st_dev, seen.st_ino)
+        )
+
+
+def test_open_contained_refuses_paths_outside_the_anchor(tmp_path: Path) -> None:
+    anchor = os.path.realpath(tmp_path / "x")
+    with pytest.raises(_fs.PathChanged):
+        _fs.open_contained(os.path.realpath(tmp_path / "y" / "f"), anchor)
+
+
+@pytest.mark.skipif(_fs.fd_path(0) is None, reason="the kernel does not name open files here")
+def test_fd_path_names_the_opened_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    real = os.path.realpath(tmp_path / "f")
+    fd = os.open(real, os.O_RDONLY)
+    try:
+        assert _fs.fd_path(fd) == real
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def test_symlink_loops_are_listed_apart_from_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "self").symlink_to("self")
+    (tmp_path / "ping").symlink_to("pong")
+    (tmp_path / "pong").symlink_to("ping")
+    (tmp_path / "gone").symlink_to("nowhere")
+    listing = _fs.list_child_dirs(os.fspath(tmp_path))
+    assert sorted(listing.looped_links) == ["ping", "pong", "self"]
+    assert listing.broken_links == ("gone",)
+    assert _fs.is_symlink_loop(os.fspath(tmp_path / "self"))
+    assert not _fs.is_symlink_loop(os.fspath(tmp_path / "gone"))
+
+
+def test_discovery_reports_symlink_loops(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root / "ok", "ok")
+    (root / "self").symlink_to("self")
+    (root / "ping").symlink_to("pong")
+    (root / "pong").symlink_to("ping")
+    (root / "md").mkdir()
+    (root / "md" / "SKILL.md").symlink_to("SKILL.md")
+    loop_root = tmp_path / "loop-root"
+    loop_root.symlink_to("loop-root")
+    found = discover([Root(Source.WORKSPACE, root), Root(Source.EXTRA, loop_root)])
+    assert [s.name for s in found.skills] == ["ok"]
+    loops = {(d.path.name if d.path else "", d.severity) for d in found.diagnostics
+             if d.code == "discover.symlink-loop"}  # fmt: skip
+    assert loops == {("self", "warning"), ("ping", "warning"), ("pong", "warning"),
+                     ("SKILL.md", "error")}  # fmt: skip
+    missing = [d for d in found.diagnostics if d.code == "discover.root-missing"]
+    assert len(missing) == 1 and "loops back to itself" in missing[0].message
+
+
+# --------------------------------------------------------------------------- the race
+
+
+def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
+    tmp_path: Path,
+) -> None:
+    """The skill folder is swapped for a symlink to an outside copy between the listing
+    and the read; no pass may load the outside SKILL.md."""
+    root = tmp_path / "skills"
+    victim = skill(root / "victim", "victim")
+    skill(root / "other", "other")
+    outside = tmp_path / "outside" / "victim"
+    outside_copy(victim, outside)
+    options = DiscoverOptions()
+    with FolderSwapper(victim, outside, real_hold=1) as swapper:
+        for i in range(DISCOVERY_ROUNDS):
+            found = discover([Root(Source.WORKSPACE, root)], options=options)
+            for s in found.skills:
+                assert OUTSIDE_MARKER not in s.description, s
+                assert OUTSIDE_MARKER not in s.parsed.body
+            if i % 40 == 0:
+                with swapper.in_place():
+                    found = discover([Root(Source.WORKSPACE, root)], options=options)
+                assert sorted(s.name for s in found.skills) == ["other", "victim"]
+    assert swapper.swaps > 0
+
+
+def test_a_folder_swapped_between_check_and_open_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    victim = skill(root / "victim", "victim")
+    outside = tmp_path / "outside" / "victim"
+    outside_copy(victim, outside)
+    root_real = os.path.realpath(victim)
+    md = os.path.join(root_real, "SKILL.md")
+    checked = _fs.verify_file(md, root_real=root_real, max_bytes=1 << 20, dir_real=root_real)
+    assert isinstance(checked, _fs.Verified)
+    os.rename(victim, root / "victim.aside")
+    victim.symlink_to(outside, target_is_directory=True)
+    got = _fs.read_verified(checked, max_bytes=1 << 20)
+    assert isinstance(got, _fs.ReadFailure) and got.kind == _fs.CHANGED
+    code, _, message = _fs.describe_failure(got, md)
+    assert code == "discover.unreadable" and "changed between its check" in message
