@@ -7,12 +7,14 @@ the mixed and legacy modes), with their replay helper in
 
 Discovery loads ``skills/auto`` as a source of its own, ranked just below the
 workspace's hand-written skills (a skill you wrote wins a name over a learned one),
-and the workspace root does not treat ``auto/`` as a group of skills. Nothing here
-reads or writes files.
+and the workspace root leaves ``auto/`` to it: not a group of skills under 2026.4's
+one-level scan, not a folder to search under 2026.9's recursive one (so a learned
+skill is loaded once). Nothing here reads or writes files.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Final
 
@@ -22,6 +24,7 @@ from skillbook.sources import Precedence, local_precedence
 __all__ = [
     "LEARNED_DIRNAME",
     "is_learned_root",
+    "is_learned_subdir",
     "learned_precedence",
     "learned_scripts_dir",
     "learned_skills_dir",
@@ -44,6 +47,18 @@ def learned_scripts_dir(workspace: Path) -> Path:
 def is_learned_root(path: Path) -> bool:
     """Whether ``path`` is a workspace's ``skills/auto`` (as :func:`learned_skills_dir` makes it)."""
     return path.name == LEARNED_DIRNAME and path.parent.name == "skills"
+
+
+def is_learned_subdir(source: Source | str, root_dir: str, folder: str) -> bool:
+    """Whether ``folder`` is the learned-skills folder inside the workspace root
+    ``root_dir`` (``<ws>/skills/auto`` while scanning ``<ws>/skills``): a source of its
+    own, which the workspace root skips."""
+    return (
+        source == Source.WORKSPACE
+        and os.path.basename(folder) == LEARNED_DIRNAME
+        and not is_learned_root(Path(root_dir))
+        and os.path.dirname(folder) == root_dir
+    )
 
 
 def learned_precedence() -> Precedence:

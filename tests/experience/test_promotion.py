@@ -49,12 +49,34 @@ def test_a_draft_is_not_in_the_catalog_until_promoted(space: Workspace) -> None:
     assert again.value.code == "not-pending"
 
 
-def test_a_hand_written_skill_wins_the_name_over_a_learned_one(space: Workspace) -> None:
+PROFILES = ("openclaw-2026.4", "openclaw-2026.9")
+
+
+@pytest.mark.parametrize("compat", PROFILES)
+def test_a_hand_written_skill_wins_the_name_over_a_learned_one(
+    space: Workspace, compat: str
+) -> None:
     exp, draft = learned_draft(space)
     exp.promote(draft.id)
     mine = space.add_skill(draft.id, f"---\nname: {draft.id}\ndescription: Mine.\n---\nBody\n")
-    book = space.book()
+    book = space.book(compat=compat)
     assert next(s for s in book.skills if s.name == draft.id).file_path == mine
+    hidden = [str(s.hidden.file_path) for s in book.discovery.shadowed]
+    assert hidden == [exp.queue.get(draft.id).promoted_to]
+
+
+@pytest.mark.parametrize("compat", PROFILES)
+def test_a_learned_skill_loads_once_under_each_profile(space: Workspace, compat: str) -> None:
+    # 2026.9 scans <ws>/skills recursively; skills/auto is still its own source only.
+    exp, draft = learned_draft(space)
+    done = exp.promote(draft.id)
+    book = space.book(compat=compat)
+    (learned,) = [s for s in book.discovery.loaded if s.name == draft.id]
+    assert learned.file_path == done.skill_path and learned.source == "openclaw-workspace"
+    assert book.discovery.shadowed == () and draft.id in book.prompt
+    # Read once: its findings (if any) are not repeated.
+    found = [(d.code, d.path) for d in book.diagnostics if draft.id in str(d.path)]
+    assert len(found) == len(set(found))
 
 
 def test_watchers_see_a_promotion(space: Workspace) -> None:
