@@ -12,7 +12,7 @@ from skillbook.errors import ModelError
 from skillbook.experience import Experience, Learned, Learner, UsageStore
 from skillbook.experience.skill_file import render_skill
 from skillbook.mode import Mode
-from skillbook.runtime.providers import ScriptedModel, call
+from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 
 
 def count_task(space: Workspace, name: str, text: str, top: int) -> tuple[Learner, Learned]:
@@ -85,6 +85,26 @@ def test_an_approved_risky_command_gets_no_marker(space: Workspace) -> None:
     _, record = run_recorded(space.book(), script, "count netrc lines", approve=lambda c: True)
     draft = Learner.for_book(space.book()).learn(record).draft
     assert draft is not None and draft.risks == ()
+
+
+def test_a_command_an_allowlist_let_run_unasked_counts_as_unapproved(space: Workspace) -> None:
+    # The user could have been asked, but skills.exec.allow ran it without a question.
+    space.config('{skills: {exec: {allow: ["wc -l"]}}}')
+    creds = space.home / ".netrc"
+    creds.write_text("machine x login y\n", encoding="utf-8")
+    asked: list[ToolCall] = []
+
+    def approve(c: ToolCall) -> bool:
+        asked.append(c)
+        return True
+
+    script = [call("exec", command=f"wc -l {creds}"), "one"]
+    _, record = run_recorded(space.book(), script, "count netrc lines", approve=approve)
+    (entry,) = record.tools
+    assert asked == [] and entry.ok and entry.approved is None
+    draft = Learner.for_book(space.book()).learn(record).draft
+    assert draft is not None
+    assert [r.capability for r in draft.risks] == ["credential-files"]
 
 
 def test_near_duplicates_are_reported_with_what_they_resemble(space: Workspace) -> None:

@@ -12,10 +12,12 @@ import pytest
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
 from skillbook.experience import Experience, SessionRecord, SessionRecorder, SessionStore, UiTarget
+from skillbook.experience.procedure import LOOKUP_TOOLS
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.tools import ToolResult
+from skillbook.selection.tool import FindSkillsTool
 
 SECRET = "sk-live-0123456789abcdef"
 KEYED = """---
@@ -220,3 +222,39 @@ def test_retention_keeps_the_newest_sessions(space: Workspace) -> None:
 def test_recording_can_be_turned_off(space: Workspace) -> None:
     space.config("{skills: {experience: {record: false}}}")
     assert Experience(space.book()).recorder() is None
+
+
+def test_selection_block_and_find_skills_are_recorded_but_not_learned(space: Workspace) -> None:
+    # skills.selection puts a skills block before the request and offers find_skills.
+    space.config(
+        '{skills: {selection: {mode: "always", backend: "bm25", minScore: 0.01, indexDir: "%s"}}}'
+        % (space.root / "index")
+    )
+    for name, what in [("weather", "Weather forecasts for a city."), ("pdf", "Merge PDF files.")]:
+        space.add_skill(name, f"---\nname: {name}\ndescription: {what}\n---\nBody\n")
+    notes = space.data("notes.txt", "a b a\n")
+    request = f"Count the words in {notes}"
+    model = ScriptedModel(
+        [call("find_skills", query="count words"), *count_script(space, notes, 1)]
+    )
+    exp = Experience(space.book())
+    agent = Agent(space.book(), model, recorder=exp.recorder(), exec_policy=ExecPolicy.allow_all())
+    asyncio.run(agent.invoke(request))
+    sent = model.requests[0].messages[-1].content
+    assert "<available_skills>" in sent and sent.endswith(request)
+    record = exp.last_session()
+    assert record is not None and record.request == request
+    found, *rest = record.tools
+    assert (found.name, dict(found.arguments), found.ok) == (
+        "find_skills",
+        {"query": "count words"},
+        True,
+    )
+    assert "<name>wordcount</name>" in found.result
+    assert [t.name for t in rest] == ["read", "exec", "exec"]
+    # The lookup is not part of the learned procedure: same fingerprint as without it.
+    assert FindSkillsTool.name in LOOKUP_TOOLS
+    draft = exp.learner().learn(record).draft
+    assert draft is not None and "find_skills" not in [s.tool for s in draft.steps]
+    _, plain = run_recorded(space.book(), count_script(space, notes, 1), request)
+    assert exp.learner().learn(plain).action == "updated"

@@ -5,6 +5,10 @@ Input: a successful :class:`~skillbook.experience.record.SessionRecord`. Output:
 ``${name}`` parameters), the checks that showed success, the pitfalls (attempts that
 failed or were refused before something else worked), the tool hints, and the
 behaviour fingerprint (:mod:`skillbook.experience.fingerprint`). Nothing here does I/O.
+
+Calls that only looked for a skill (:data:`LOOKUP_TOOLS`: selection's ``find_skills``)
+stay in the session but are not part of the procedure: the learned skill is what such
+a call finds, and the same task run with selection on or off is the same behaviour.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from skillbook.experience.fingerprint import MAX_STEPS, behavior_fingerprint, no
 from skillbook.experience.params import Parameter, extract_parameters, substitute
 from skillbook.experience.record import SessionRecord, ToolEntry
 
-__all__ = ["Pitfall", "Procedure", "ProcedureStep", "reconstruct"]
+__all__ = ["LOOKUP_TOOLS", "Pitfall", "Procedure", "ProcedureStep", "reconstruct"]
 
 #: Characters of a tool's output kept as evidence in checks and pitfalls.
 EVIDENCE_CHARS: Final = 160
+#: Tools that look skills up rather than act (``skillbook.selection.tool.FindSkillsTool``;
+#: named here so that learning never imports selection).
+LOOKUP_TOOLS: Final = frozenset({"find_skills"})
 _EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
@@ -131,7 +138,8 @@ def reconstruct(
     record: SessionRecord, *, home: str | None = None, tmpdir: str | None = None
 ) -> Procedure:
     """The procedure of ``record`` (see the module docstring)."""
-    ok = [t for t in record.tools if t.ok]
+    tools = tuple(t for t in record.tools if t.name not in LOOKUP_TOOLS)
+    ok = [t for t in tools if t.ok]
     commands = [t.command for t in ok if t.command is not None]
     params = extract_parameters(record.request, commands)
     steps: list[ProcedureStep] = []
@@ -154,7 +162,7 @@ def reconstruct(
         steps=tuple(steps),
         params=params,
         checks=_checks(record, steps),
-        pitfalls=_pitfalls(record.tools),
+        pitfalls=_pitfalls(tools),
         normalised=tuple(normalised[:MAX_STEPS]),
         fingerprint=behavior_fingerprint(normalised),
         skills_used=record.skills_used,

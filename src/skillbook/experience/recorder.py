@@ -128,7 +128,7 @@ class SessionRecorder:
                 name=event.call.name,
                 arguments=dict(event.call.arguments),
                 skill=event.skill,
-                result=getattr(event, "message", "declined"),
+                result=event.message,
                 is_error=True,
                 declined=True,
                 approved=self._approvals.get(event.call.id),
