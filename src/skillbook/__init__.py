@@ -54,6 +54,8 @@ _EXPORTS: dict[str, str] = {
     "SyncBusy": "skillbook.errors",
     "SyncError": "skillbook.errors",
     "TargetNotSynced": "skillbook.errors",
+    "ExperienceError": "skillbook.errors",
+    "ExperienceNotFound": "skillbook.errors",
     # sources
     "SkillSource": "skillbook.sources",
     "SourceLoad": "skillbook.sources",
@@ -98,6 +100,8 @@ __all__ = [
     "Discovery",
     "Eligibility",
     "EmbeddingError",
+    "ExperienceError",
+    "ExperienceNotFound",
     "Frontmatter",
     "Host",
     "InstallError",
@@ -181,6 +185,8 @@ if _typing.TYPE_CHECKING:
     from skillbook.errors import (
         ConfigError,
         EmbeddingError,
+        ExperienceError,
+        ExperienceNotFound,
         InstallError,
         ModelError,
         ModelNotConfigured,

@@ -25,7 +25,10 @@ degraded reading, such as a configuration file that does not validate::
           │    └── TargetNotSynced   ``<target>/skills`` holds files no sync made
           ├── SelectionUnavailable   (also an ImportError) a selection backend's package is missing
           ├── EmbeddingError         an embedding endpoint failed or answered nonsense
-          └── QueryFileError         (also a ValueError) a labelled query file is malformed
+          ├── QueryFileError         (also a ValueError) a labelled query file is malformed
+          └── ExperienceError        a session or draft operation refused (``.code``,
+               │                     ``.diagnostics``: a promotion's failed checks)
+               └── ExperienceNotFound  (also a LookupError) no session or draft by that id
 
 All of them are importable from ``skillbook`` without loading any edge package.
 
@@ -41,6 +44,7 @@ that raises them (``skillbook.mcp.server.PortInUse``, ``skillbook.sync.SyncError
 Exceptions that never leave their package (a copy step's failure that becomes a
 diagnostic, a transport's cut-off answer) stay private there; those that a public
 function of an edge can raise still derive from :class:`SkillbookError`.
+
 Plain ``ValueError``/``TypeError`` are raised only for programming mistakes (an
 unknown mode passed in code, an unregistered diagnostic code).
 """
@@ -48,6 +52,7 @@ unknown mode passed in code, an unregistered diagnostic code).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class SkillbookError(Exception):
@@ -184,3 +189,24 @@ class EmbeddingError(SkillbookError):
 
 class QueryFileError(SkillbookError, ValueError):
     """A labelled query file is malformed; the message names the line."""
+
+
+class ExperienceError(SkillbookError):
+    """A session or draft operation of :mod:`skillbook.experience` was refused.
+
+    ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
+    ``not-pending``, ``invalid-reason``); ``.diagnostics`` holds the failed checks of a
+    refused promotion, each with a stable code, so they can be shown one by one.
+    """
+
+    def __init__(self, message: str, *, code: str, diagnostics: tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+class ExperienceNotFound(ExperienceError, LookupError):
+    """No recorded session or draft matches the id (or id prefix) asked for."""
+
+    def __init__(self, message: str, *, code: str = "not-found") -> None:
+        super().__init__(message, code=code)

@@ -16,16 +16,15 @@ same folder at once would otherwise each swap in a tree without the other's file
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import stat
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from skillbook._atomic import exchange as swap_paths
+from skillbook._locks import locked
 from skillbook.install.progress import NoProgress, Progress
 from skillbook.install.result import InstallError
 
@@ -36,23 +35,6 @@ _MARK: Final = ".sb-"
 
 def _rejected(message: str) -> InstallError:
     return InstallError("install.archive-rejected", message)
-
-
-@contextlib.contextmanager
-def locked(lock_file: Path) -> Iterator[None]:
-    """An exclusive advisory lock (POSIX ``flock``) held for the block."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; single-user tools dir
-        yield
-        return
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def exchange(a: Path, b: Path) -> bool:
