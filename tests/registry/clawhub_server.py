@@ -174,7 +174,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if path == "/api/v1/download":
             skill = state.find(query.get("slug", ""), query.get("ownerHandle"))
-            version = query.get("version") or (skill.tags.get(query.get("tag", "")) if skill else None)
+            version = query.get("version") or (
+                skill.tags.get(query.get("tag", "")) if skill else None
+            )
             version = version or (skill.latest if skill else None)
             if skill is None or version not in skill.versions:
                 self._send(404, b"Skill not found")
@@ -190,8 +192,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._json({"match": None, "latestVersion": None})
                 return
             match = None
-            for name, version in skill.versions.items():
-                pairs = [(p, sha256_hex(b)) for p, b in version.files.items()]
+            for name, stored in skill.versions.items():
+                pairs = [(p, sha256_hex(b)) for p, b in stored.files.items()]
                 if query.get("hash") == fingerprint_hashes(pairs):
                     match = {"version": name}
             self._json({"match": match, "latestVersion": {"version": skill.latest}})
@@ -207,12 +209,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._json(self._detail(skill))
             elif rest[0] == "versions" and len(rest) == 2 and rest[1] in skill.versions:
                 files = [
-                    {"path": p, "size": len(b), "sha256": sha256_hex(b), "contentType": "text/plain"}
+                    {
+                        "path": p,
+                        "size": len(b),
+                        "sha256": sha256_hex(b),
+                        "contentType": "text/plain",
+                    }
                     for p, b in skill.versions[rest[1]].files.items()
                 ]
                 self._json(
                     {
-                        "version": {"version": rest[1], "createdAt": 1, "changelog": "", "files": files},
+                        "version": {
+                            "version": rest[1],
+                            "createdAt": 1,
+                            "changelog": "",
+                            "files": files,
+                        },
                         "skill": {"slug": skill.slug, "displayName": skill.slug},
                     }
                 )

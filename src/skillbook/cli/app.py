@@ -74,6 +74,11 @@ class Group(click.Group):
         "scan": "skillbook.cli.scan_cmd:scan_cmd",
         "sync": "skillbook.cli.sync_cmd:sync_cmd",
         "load": "skillbook.cli.load_cmd:load_cmd",
+        "search": "skillbook.cli.search_cmd:search_cmd",
+        "install": "skillbook.cli.install_cmd:install_cmd",
+        "update": "skillbook.cli.update_cmd:update_cmd",
+        "remove": "skillbook.cli.remove_cmd:remove_cmd",
+        "verify": "skillbook.cli.verify_cmd:verify_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

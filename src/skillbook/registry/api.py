@@ -103,7 +103,11 @@ def _owner_handle(raw: Any) -> str | None:
     if handle is None:
         return None
     handle = handle.strip().lstrip("@").lower()
-    return handle if handle and "/" not in handle and "\\" not in handle and ".." not in handle else None
+    return (
+        handle
+        if handle and "/" not in handle and "\\" not in handle and ".." not in handle
+        else None
+    )
 
 
 def fetch_detail(client: RegistryClient, slug: str, *, owner: str | None = None) -> SkillDetail:
@@ -120,7 +124,9 @@ def fetch_detail(client: RegistryClient, slug: str, *, owner: str | None = None)
     moderation = _dict(data.get("moderation"))
     tags = {k: v for k, v in _dict(skill.get("tags")).items() if isinstance(v, str)}
     remote = _str(skill.get("slug"))
-    safe_remote = remote if remote and not ({"/", "\\"} & set(remote)) and ".." not in remote else None
+    safe_remote = (
+        remote if remote and not ({"/", "\\"} & set(remote)) and ".." not in remote else None
+    )
     return SkillDetail(
         slug=safe_remote or slug,
         latest_version=_str(_dict(data.get("latestVersion")).get("version")),

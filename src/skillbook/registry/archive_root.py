@@ -43,7 +43,9 @@ def find_marker(folder: Path) -> str | None:
     return None
 
 
-def find_skill_root(extracted: Path, *, missing: str = "downloaded archive is missing SKILL.md") -> Path:
+def find_skill_root(
+    extracted: Path, *, missing: str = "downloaded archive is missing SKILL.md"
+) -> Path:
     """The skill folder inside ``extracted`` (see the module docstring)."""
     package = extracted / "package"
     if _is_dir(package):

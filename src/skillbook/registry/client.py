@@ -277,7 +277,7 @@ class RegistryClient:
 
     def _backoff(self, attempt: int) -> float:
         delay = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))
-        return delay + random.uniform(0, 0.3)
+        return float(delay) + random.uniform(0, 0.3)
 
     def _wait(self, seconds: float, why: str, attempt: int) -> None:
         if self._on_wait is not None:
@@ -318,9 +318,13 @@ def _status_error(
     if status == 429:
         extra = ", ".join(b for b in (f"retry in {round(wait)}s" if wait else "", note) if b)
         message += f" ({extra})" if extra else ""
-        return RegistryUnavailable("registry.rate-limited", message, status=status, retry_after=wait)
+        return RegistryUnavailable(
+            "registry.rate-limited", message, status=status, retry_after=wait
+        )
     if status == 404:
         return RegistryNotFound("registry.not-found", message, status=status)
     if status >= 500:
-        return RegistryUnavailable("registry.server-error", message, status=status, retry_after=wait)
+        return RegistryUnavailable(
+            "registry.server-error", message, status=status, retry_after=wait
+        )
     return RegistryError("registry.http-error", message, status=status)

@@ -43,7 +43,11 @@ LEGACY_HOSTS: Final = frozenset(
 )
 _URL_VARS: Final = ("OPENCLAW_CLAWHUB_URL", "CLAWHUB_URL", "CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY")
 _TOKEN_VARS: Final = ("OPENCLAW_CLAWHUB_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
-_CONFIG_VARS: Final = ("OPENCLAW_CLAWHUB_CONFIG_PATH", "CLAWHUB_CONFIG_PATH", "CLAWDHUB_CONFIG_PATH")
+_CONFIG_VARS: Final = (
+    "OPENCLAW_CLAWHUB_CONFIG_PATH",
+    "CLAWHUB_CONFIG_PATH",
+    "CLAWDHUB_CONFIG_PATH",
+)
 _TOKEN_FIELDS: Final = ("accessToken", "authToken", "apiToken", "token")
 _NESTED: Final = ("auth", "session", "credentials", "user")
 
@@ -154,8 +158,8 @@ def resolve_endpoint(
         if token:
             return Endpoint(base, reason, _check_token(token, name), name)
     for path, raw in configs:
-        token = _find_token(raw)
-        if token is None:
+        found = _find_token(raw)
+        if found is None:
             continue
         owner = raw.get("registry")
         if isinstance(owner, str) and owner.strip():
@@ -164,5 +168,5 @@ def resolve_endpoint(
                     continue
             except RegistryError:
                 continue
-        return Endpoint(base, reason, _check_token(token, str(path)), f"token in {path}")
+        return Endpoint(base, reason, _check_token(found, str(path)), f"token in {path}")
     return Endpoint(base, reason)

@@ -32,9 +32,7 @@ MAX_DEPTH: Final = 6
 _SKIP_DIRS: Final = frozenset({"node_modules", "__pycache__"})
 
 
-def _git(
-    args: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float, git: str
-) -> str:
+def _git(args: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float, git: str) -> str:
     full = [git, "-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", *args]
     run_env = {**env, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
     try:
@@ -120,7 +118,12 @@ def list_skills(root: Path, *, fallback_name: str) -> list[RepoSkill]:
             return
         for name in names:
             child = folder / name
-            if name.startswith(".") or name in _SKIP_DIRS or child.is_symlink() or not child.is_dir():
+            if (
+                name.startswith(".")
+                or name in _SKIP_DIRS
+                or child.is_symlink()
+                or not child.is_dir()
+            ):
                 continue
             path = f"{rel}/{name}" if rel else name
             mark = find_marker(child)

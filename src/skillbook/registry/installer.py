@@ -22,6 +22,7 @@ import datetime as dt
 import getpass
 import os
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,12 +54,10 @@ from skillbook.registry.staging import (
     stage_git,
     stage_registry,
 )
-from skillbook.registry.workdir import Workdir
+from skillbook.registry.workdir import MANIFEST_NAME, Workdir
 from skillbook.sync.swap import remove_tree
 
-__all__ = ["InstallOptions", "InstallOutcome", "Installer", "MANIFEST_NAME"]
-
-MANIFEST_NAME = "manifest.json"
+__all__ = ["InstallOptions", "InstallOutcome", "Installer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +252,13 @@ class Installer:
         if fingerprint is not None:
             origin["fingerprint"] = fingerprint
         write_origin(staged.path, origin, folder=staged.folder)
-        manifest = {"version": 1, "fingerprint": fingerprint, "files": files.hashes}
+        transaction = uuid.uuid4().hex
+        manifest = {
+            "version": 1,
+            "transaction": transaction,
+            "fingerprint": fingerprint,
+            "files": files.hashes,
+        }
         write_json_atomic(staged.path / SKILLBOOK_DIR / MANIFEST_NAME, manifest)
         entry = {"version": staged.version, "installedAt": when, **staged.lock_tail}
         self.workdir.put(
@@ -262,7 +267,7 @@ class Installer:
             folder=staged.folder,
             key=staged.key,
             entry=entry,
-            installed_at=when,
+            transaction=transaction,
         )
         return InstallOutcome(
             name=staged.name,
@@ -309,4 +314,3 @@ class Installer:
             raise RegistryError(
                 "install.scan-forced", f"cannot write the install audit log: {exc}"
             ) from None
-

@@ -31,13 +31,13 @@ from skillbook.install.result import InstallError
 from skillbook.registry import api
 from skillbook.registry.archive_root import find_skill_root
 from skillbook.registry.client import RegistryClient
-from skillbook.registry.errors import RegistryError
+from skillbook.registry.errors import RegistryError, RegistryNotFound
 from skillbook.registry.lockfile import CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR
 from skillbook.registry.refs import ArchiveRef, FolderRef, GitRef, RegistryRef, check_folder_name
 from skillbook.registry.workdir import Workdir
 from skillbook.sync.swap import make_staging, remove_tree
 
-__all__ = ["Staged", "StageContext", "stage_archive", "stage_folder", "stage_git", "stage_registry"]
+__all__ = ["StageContext", "Staged", "stage_archive", "stage_folder", "stage_git", "stage_registry"]
 
 _TRACKING: Final = (CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR)
 
@@ -152,8 +152,8 @@ def stage_registry(
                     api.download_archive(
                         client, remote, chosen, sink, owner=owner, url=url, progress=ctx.progress
                     )
-                except api.RegistryNotFound:
-                    raise api.RegistryNotFound(
+                except RegistryNotFound:
+                    raise RegistryNotFound(
                         "registry.not-found",
                         f'Version "{chosen}" of skill "{ref.slug}" not found on ClawHub.',
                     ) from None
@@ -174,7 +174,9 @@ def stage_registry(
     )
 
 
-def _source_records(name: str, source: dict[str, Any], version: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _source_records(
+    name: str, source: dict[str, Any], version: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     head = {"version": 1, "source": source, "slug": name}
     return head, {"source": source}
 
@@ -230,7 +232,11 @@ def stage_archive(ctx: StageContext, ref: ArchiveRef, *, name: str | None) -> St
             with archive.open("wb") as sink:
                 try:
                     fetched = fetch_to_file(
-                        location, sink, policy=ctx.network, timeout_ms=300_000, progress=ctx.progress
+                        location,
+                        sink,
+                        policy=ctx.network,
+                        timeout_ms=300_000,
+                        progress=ctx.progress,
                     )
                 except InstallError as exc:
                     raise RegistryError(exc.code, exc.message) from None

@@ -6,7 +6,7 @@ folder (``<workdir>/skills/<name>``, as OpenClaw installs them), its lock files,
 a ``kill -9`` at any moment leaves the old state or the new one:
 
 1. the new tree is built beside the target (``.<name>.tmp-XXXXXXXX``) with its
-   ``origin.json`` inside;
+   ``origin.json`` and a manifest naming the transaction inside;
 2. a journal (``skills/.<name>.journal.json``) records the lock entry to write;
 3. the tree is swapped in (:func:`skillbook.sync.swap.replace_tree`: one
    ``renameat2`` exchange where the kernel has it);
@@ -14,7 +14,7 @@ a ``kill -9`` at any moment leaves the old state or the new one:
 
 Every command that changes or verifies a workdir first takes its lock (``flock`` on
 the skills folder) and finishes or drops what a killed run left: a journal whose tree
-is in place (its ``origin.json`` carries the journal's ``installedAt``) is applied, any
+is in place (its manifest names the journal's transaction) is applied, any
 other is dropped, and the swap's leftovers are repaired or removed.
 """
 
@@ -34,14 +34,14 @@ from skillbook.registry.lockfile import (
     LockFile,
     read_json,
     read_lock,
-    read_origin,
     write_json_atomic,
     write_lock,
 )
-from skillbook.sync.swap import folder_lock, recover, remove_tree, replace_tree
+from skillbook.sync.swap import folder_lock, recover, replace_tree
 
-__all__ = ["Workdir"]
+__all__ = ["MANIFEST_NAME", "Workdir"]
 
+MANIFEST_NAME: Final = "manifest.json"
 _JOURNAL: Final = re.compile(r"^\.(?P<name>.+)\.journal\.json$")
 _LEFTOVER: Final = re.compile(r"^\.(?P<name>.+)\.(tmp|old|new)-[a-z0-9]{8}$")
 #: Lock-entry keys only the ``clawhub`` CLI writes; an install keeps them (as the CLI does).
@@ -96,10 +96,8 @@ class Workdir:
             return
         if isinstance(record, dict):
             recover(self.target(name))
-            folder = str(record.get("folder", CLAWHUB_DIR))
-            origin = read_origin(self.target(name), folder=folder)
             if record.get("op") == "put":
-                done = origin is not None and origin.installed_at == record.get("installedAt")
+                done = _transaction_of(self.target(name)) == record.get("transaction")
             else:
                 done = not os.path.lexists(self.target(name))
             if done:
@@ -129,12 +127,13 @@ class Workdir:
         folder: str,
         key: str,
         entry: dict[str, Any],
-        installed_at: int,
+        transaction: str,
     ) -> None:
         """Swap ``staged`` in as ``skills/<name>`` and record ``entry`` under ``key``
-        (call under :meth:`locked`; ``staged`` holds its ``origin.json`` already)."""
+        (call under :meth:`locked`; ``staged`` holds its ``origin.json`` and a manifest
+        naming ``transaction`` already)."""
         record = {"op": "put", "folder": folder, "key": key, "entry": entry}
-        record["installedAt"] = installed_at
+        record["transaction"] = transaction
         write_json_atomic(self._journal(name), record)
         replace_tree(staged, self.target(name), on_cleanup_error=lambda _p, _e: None)
         self._apply(record)
@@ -162,6 +161,10 @@ class Workdir:
         return out
 
 
-def remove_quietly(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        remove_tree(path)
+def _transaction_of(target: Path) -> Any:
+    """The transaction id in a tree's manifest (which install wrote it), or None."""
+    try:
+        manifest = read_json(target / SKILLBOOK_DIR / MANIFEST_NAME)
+    except (OSError, ValueError):
+        return None
+    return manifest.get("transaction") if isinstance(manifest, dict) else None
