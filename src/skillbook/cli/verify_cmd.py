@@ -17,7 +17,7 @@ from skillbook.cli.registry_support import global_option, registry_error, workdi
 
 
 @click.command("verify")
-@click.argument("slugs", nargs=-1)
+@click.argument("slugs", nargs=-1, metavar="[SLUG]...")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @global_option
 @click.pass_obj

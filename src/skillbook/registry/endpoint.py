@@ -95,7 +95,7 @@ def config_files(env: Mapping[str, str], home: Path, platform: str) -> list[Path
         bases.append(Path(env["APPDATA"]))
     xdg = env.get("XDG_CONFIG_HOME", "").strip()
     bases.append(Path(xdg) if xdg else home / ".config")
-    return [base / name / "config.json" for base in bases for name in ("clawhub", "clawdhub")]
+    return [base / f"{name}/config.json" for base in bases for name in ("clawhub", "clawdhub")]
 
 
 def _find_token(value: Any, depth: int = 0) -> str | None:

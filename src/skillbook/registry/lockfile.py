@@ -191,6 +191,25 @@ class Origin:
         return value if isinstance(value, dict) else None
 
     @property
+    def kind(self) -> str:
+        """``clawhub`` for a registry install, else the source's kind (``git``…)."""
+        src = self.source
+        return "clawhub" if src is None else str(src.get("kind", "unknown"))
+
+    def to_json(self) -> dict[str, Any]:
+        """For ``list``/``info --json``: the kind, where from, the version."""
+        out: dict[str, Any] = {"kind": self.kind, "version": self.installed_version}
+        if self.source is None:
+            out.update(registry=self.registry, slug=self.slug)
+            if self.owner_handle:
+                out["ownerHandle"] = self.owner_handle
+        else:
+            out["source"] = self.source
+        out["fingerprint"] = self.fingerprint
+        out["originFile"] = str(self.path)
+        return out
+
+    @property
     def legacy(self) -> bool:
         return self.path.parent.name == LEGACY_DIR
 
