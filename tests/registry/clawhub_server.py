@@ -281,7 +281,7 @@ class ClawHub:
     def __init__(self) -> None:
         self.state = ClawHubState()
         self._server = _Server(self.state)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
