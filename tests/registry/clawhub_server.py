@@ -79,6 +79,8 @@ class ClawHubState:
         self.delay: dict[str, float] = {}
         self.requests: list[dict[str, Any]] = []
         self.resolve_route = True
+        #: Other files served as they are (``/demo.zip`` for archive URLs).
+        self.static: dict[str, bytes] = {}
         self.lock = threading.Lock()
 
     def publish(
@@ -153,6 +155,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._route(state, path, query)
 
     def _route(self, state: ClawHubState, path: str, query: dict[str, str]) -> None:
+        if path in state.static:
+            self._send(200, state.static[path])
+            return
         if path == "/api/v1/search":
             q = query.get("q", "")
             hits = [

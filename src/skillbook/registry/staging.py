@@ -309,7 +309,7 @@ def _choose(found: list[Any], names: tuple[str, ...], all_skills: bool, ref: Git
     if all_skills or (len(found) == 1 and not names):
         return found
     if not names:
-        listing = ", ".join(s.name for s in found)
+        listing = ", ".join(sorted(s.name for s in found))
         raise RegistryError(
             "registry.choose-skills",
             f"{ref} holds {len(found)} skills: {listing}. "
@@ -319,7 +319,7 @@ def _choose(found: list[Any], names: tuple[str, ...], all_skills: bool, ref: Git
     for wanted in names:
         match = [s for s in found if wanted in (s.name, s.declared, s.path)]
         if not match:
-            listing = ", ".join(s.name for s in found)
+            listing = ", ".join(sorted(s.name for s in found))
             raise RegistryError(
                 "registry.not-found", f'No skill "{wanted}" in {ref} (it holds: {listing})'
             )

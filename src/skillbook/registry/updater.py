@@ -129,6 +129,8 @@ def _update_registry(
     registry = item.origin.registry if item.origin is not None else None
     slug = item.origin.slug if item.origin is not None else item.name
     owner = _owner(item)
+    if state.state == "modified" and not options.force:
+        return _refused(item, state)
     with installer.client(registry) as client:
         if state.state == "unknown" and state.fingerprint is not None:
             resolved = api.resolve_fingerprint(client, slug, state.fingerprint, owner=owner)
