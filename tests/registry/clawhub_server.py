@@ -10,6 +10,7 @@ a version's bytes, and read the requests it got (paths, queries, headers).
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import io
 import json
@@ -127,10 +128,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def _json(self, value: Any, status: int = 200) -> None:
         self._send(status, json.dumps(value).encode(), {"Content-Type": "application/json"})
@@ -286,7 +285,9 @@ class ClawHub:
     def __init__(self) -> None:
         self.state = ClawHubState()
         self._server = _Server(self.state)
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
         self._thread.start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from registry.clawhub_server import ClawHub
 
+from registry.clawhub_server import ClawHub
 from skillbook.registry.client import RetryPolicy
 from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.workdir import Workdir
 
 DEMO_V1 = {

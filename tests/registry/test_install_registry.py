@@ -11,12 +11,12 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
+
 from registry.clawhub_server import ClawHub, flat_zip, folder_files
 from registry.conftest import DEMO_V1, Said
-
 from skillbook.registry.errors import RegistryError, RegistryNotFound
 from skillbook.registry.fingerprint import fingerprint_files
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.workdir import Workdir
 
 
@@ -73,7 +73,9 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
     assert sorted(p.name for p in (workdir.root / "skills").iterdir()) == ["demo"]
 
 
-def test_the_fingerprint_sorts_as_localecompare_not_bytes(hub: ClawHub, installer: Installer, options: InstallOptions) -> None:
+def test_the_fingerprint_sorts_as_localecompare_not_bytes(
+    hub: ClawHub, installer: Installer, options: InstallOptions
+) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1)
     [outcome] = installer.install("demo", options)
     ordered = "\n".join(
@@ -119,9 +121,13 @@ def test_force_replaces_the_folder_and_keeps_a_pinned_lock_entry(
     assert after["skills"]["other"] == {"version": "9.9.9", "installedAt": 1, "extra": "kept"}
 
 
-def test_version_and_tag(hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_version_and_tag(
+    hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1)
-    hub.state.publish("demo", "2.0.0-beta", {"SKILL.md": DEMO_V1["SKILL.md"] + b"beta\n"}, tag="beta")
+    hub.state.publish(
+        "demo", "2.0.0-beta", {"SKILL.md": DEMO_V1["SKILL.md"] + b"beta\n"}, tag="beta"
+    )
     [beta] = installer.install("demo", InstallOptions(state_dir=options.state_dir, tag="beta"))
     assert beta.version == "2.0.0-beta"
     assert hub.state.requests[-1]["query"]["version"] == "2.0.0-beta"
@@ -129,21 +135,25 @@ def test_version_and_tag(hub: ClawHub, installer: Installer, workdir: Workdir, o
         "demo", InstallOptions(state_dir=options.state_dir, version="1.0.0", force=True)
     )
     assert one.version == "1.0.0"
-    with pytest.raises(RegistryNotFound, match='Version "3.0.0" of skill "demo" not found'):
+    with pytest.raises(
+        RegistryNotFound, match=re.escape('Version "3.0.0" of skill "demo" not found')
+    ):
         installer.install("demo", InstallOptions(version="3.0.0", force=True))
     with pytest.raises(RegistryError, match='has no tag "nightly"'):
         installer.install("demo", InstallOptions(tag="nightly", force=True))
     assert (workdir.root / "skills" / "demo" / ".clawhub" / "origin.json").exists()
 
 
-def test_unknown_skill_and_no_version(hub: ClawHub, installer: Installer, options: InstallOptions) -> None:
+def test_unknown_skill_and_no_version(
+    hub: ClawHub, installer: Installer, options: InstallOptions
+) -> None:
     with pytest.raises(RegistryNotFound) as info:
         installer.install("nothing-here", options)
     assert str(info.value) == 'Skill "nothing-here" not found on ClawHub.'
     skill = hub.state.publish("empty", "1.0.0", DEMO_V1)
     skill.versions.clear()
     skill.latest = None
-    with pytest.raises(RegistryError, match="no installable version|not found"):
+    with pytest.raises(RegistryError, match=r"no installable version|not found"):
         installer.install("empty", options)
 
 
@@ -159,7 +169,19 @@ def test_latest_from_the_install_route_when_the_detail_names_none(
 
 @pytest.mark.parametrize(
     "slug",
-    ["gіthub", "ＰＤＦ", "\u212aelvin", "-lead", "trail-", "owner/", "a..b", "a\\b", "", "@x/", "@a/b/c"],
+    [
+        "gіthub",
+        "ＰＤＦ",
+        "\u212aelvin",
+        "-lead",
+        "trail-",
+        "owner/",
+        "a..b",
+        "a\\b",
+        "",
+        "@x/",
+        "@a/b/c",
+    ],
 )
 def test_requested_slugs_are_checked_as_openclaw_checks_them(
     installer: Installer, options: InstallOptions, slug: str
@@ -169,22 +191,33 @@ def test_requested_slugs_are_checked_as_openclaw_checks_them(
     assert info.value.code == "registry.invalid-ref"
 
 
-def test_uppercase_ascii_slugs_are_accepted(hub: ClawHub, installer: Installer, options: InstallOptions) -> None:
+def test_uppercase_ascii_slugs_are_accepted(
+    hub: ClawHub, installer: Installer, options: InstallOptions
+) -> None:
     hub.state.publish("Demo", "1.0.0", DEMO_V1)
     [outcome] = installer.install("Demo", options)
     assert outcome.target.name == "Demo"
 
 
-def test_owner_qualified_reference(hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_owner_qualified_reference(
+    hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1, owner="alice")
-    hub.state.publish("demo", "6.6.6", {"SKILL.md": b"---\nname: demo\ndescription: Evil.\n---\n"}, owner="mallory")
+    hub.state.publish(
+        "demo",
+        "6.6.6",
+        {"SKILL.md": b"---\nname: demo\ndescription: Evil.\n---\n"},
+        owner="mallory",
+    )
     [outcome] = installer.install("@Alice/demo", options)
     assert outcome.version == "1.0.0"
     detail = next(r for r in hub.state.requests if r["path"] == "/api/v1/skills/demo")
     assert detail["query"] == {"ownerHandle": "alice"}
     download = next(r for r in hub.state.requests if r["path"] == "/api/v1/download")
     assert download["query"] == {"slug": "demo", "ownerHandle": "alice", "version": "1.0.0"}
-    assert json.loads((outcome.target / ".clawhub/origin.json").read_text())["ownerHandle"] == "alice"
+    assert (
+        json.loads((outcome.target / ".clawhub/origin.json").read_text())["ownerHandle"] == "alice"
+    )
 
 
 def test_archive_roots(hub: ClawHub, installer: Installer, options: InstallOptions) -> None:
@@ -198,7 +231,7 @@ def test_archive_roots(hub: ClawHub, installer: Installer, options: InstallOptio
         assert {k for k in tree(outcome.target) if not k.startswith(".")} == set(DEMO_V1)
     with pytest.raises(RegistryError, match=re.escape("unexpected archive layout (dirs: a, b)")):
         installer.install("twodirs", options)
-    with pytest.raises(RegistryError, match="downloaded archive is missing SKILL.md"):
+    with pytest.raises(RegistryError, match=r"downloaded archive is missing SKILL\.md"):
         installer.install("nomarker", options)
 
 
@@ -213,14 +246,20 @@ def _zip_with(entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:
 def _symlink_entry(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
     info = zipfile.ZipInfo(name)
     info.create_system = 3
-    info.external_attr = (0o120777 << 16)
+    info.external_attr = 0o120777 << 16
     return info, target.encode()
 
 
 HOSTILE = {
-    "zip-slip": (_zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), ("../../escape.txt", b"x")]), "escapes destination"),
+    "zip-slip": (
+        _zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), ("../../escape.txt", b"x")]),
+        "escapes destination",
+    ),
     "absolute": (_zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), ("/etc/evil", b"x")]), "absolute"),
-    "symlink": (_zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), _symlink_entry("keys", "/root/.ssh")]), "link"),
+    "symlink": (
+        _zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), _symlink_entry("keys", "/root/.ssh")]),
+        "link",
+    ),
     "drive": (_zip_with([("SKILL.md", DEMO_V1["SKILL.md"]), ("C:/x", b"x")]), "drive path"),
     "corrupt": (b"PK\x03\x04 this is not a zip", "invalid zip archive"),
 }
@@ -228,7 +267,12 @@ HOSTILE = {
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_archives_are_refused_and_nothing_changes(
-    hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions, tmp_path: Path, name: str
+    hub: ClawHub,
+    installer: Installer,
+    workdir: Workdir,
+    options: InstallOptions,
+    tmp_path: Path,
+    name: str,
 ) -> None:
     archive, message = HOSTILE[name]
     hub.state.publish("evil", "1.0.0", DEMO_V1, archive=archive)
@@ -295,7 +339,9 @@ def test_critical_findings_block_unless_forced_with_a_reason(
     )
     assert "runner.js:1" in str(info.value)
     assert list((workdir.root / "skills").iterdir()) == []
-    [outcome] = installer.install("evil", InstallOptions(state_dir=state, force_reason="audited by me"))
+    [outcome] = installer.install(
+        "evil", InstallOptions(state_dir=state, force_reason="audited by me")
+    )
     assert outcome.audit_file == state / "install-audit.jsonl"
     record = json.loads(outcome.audit_file.read_text().splitlines()[-1])
     assert record["reason"] == "audited by me"
@@ -322,7 +368,9 @@ def test_a_look_alike_name_is_warned_about(
 
     hub.state.publish("githbu", "1.0.0", DEMO_V1)
     hub.state.publish("deploy-helpr", "1.0.0", DEMO_V1)
-    installer = Installer(workdir, Endpoint(hub.url), say=said, installed_names=lambda: {"deploy-helper"})
+    installer = Installer(
+        workdir, Endpoint(hub.url), say=said, installed_names=lambda: {"deploy-helper"}
+    )
     [typo] = installer.install("githbu", options)
     assert any("'githbu'" in w and "'github'" in w for w in typo.warnings)
     [near] = installer.install("deploy-helpr", options)

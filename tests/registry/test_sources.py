@@ -13,11 +13,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from registry.conftest import DEMO_V1, Said
 
+from registry.conftest import DEMO_V1, Said
 from skillbook.registry.endpoint import Endpoint
 from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.updater import update_skills
 from skillbook.registry.verify import verify_skills
 from skillbook.registry.workdir import Workdir
@@ -37,7 +37,9 @@ def skill_md(name: str, text: str = "") -> str:
 
 def git(repo: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV, "HOME": str(repo.parent)}
-    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
+    )
     return proc.stdout.strip()
 
 
@@ -47,7 +49,11 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "remote" / "owner" / "tools"
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
-    for rel, name in (("skills/alpha", "alpha"), ("skills/beta", "beta"), ("nested/deep/gamma", "gamma-skill")):
+    for rel, name in (
+        ("skills/alpha", "alpha"),
+        ("skills/beta", "beta"),
+        ("nested/deep/gamma", "gamma-skill"),
+    ):
         (root / rel).mkdir(parents=True)
         (root / rel / "SKILL.md").write_text(skill_md(name, "v1"))
     (root / "skills/alpha/helper.md").write_text("helper v1\n")
@@ -85,8 +91,20 @@ def test_a_repository_with_several_skills_lists_them_and_installs_the_named_ones
     alpha = workdir.root / "skills" / "alpha"
     assert (alpha / "SKILL.md").read_text() == skill_md("alpha", "v2")
     origin = json.loads((alpha / ".skillbook" / "origin.json").read_text())
-    assert list(origin) == ["version", "source", "slug", "installedVersion", "installedAt", "fingerprint"]
-    assert origin["source"] == {"kind": "git", "url": url(repo), "commit": head, "subpath": "skills/alpha"}
+    assert list(origin) == [
+        "version",
+        "source",
+        "slug",
+        "installedVersion",
+        "installedAt",
+        "fingerprint",
+    ]
+    assert origin["source"] == {
+        "kind": "git",
+        "url": url(repo),
+        "commit": head,
+        "subpath": "skills/alpha",
+    }
     lock = json.loads((workdir.root / ".skillbook" / "lock.json").read_text())
     assert lock["version"] == 1 and list(lock["skills"]) == ["alpha", "gamma"]
     assert lock["skills"]["alpha"]["source"] == origin["source"]
@@ -118,7 +136,9 @@ def test_a_tag_a_subpath_and_an_update_to_a_new_commit(
     assert [v.drift.state for v in verify_skills(workdir)] == ["clean", "clean"]
 
 
-def test_the_owner_repo_shorthand(repo: Path, local: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_the_owner_repo_shorthand(
+    repo: Path, local: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     base = (repo.parent.parent).as_uri()
     # owner/repo/path@ref, with the git host pointed at the test's folder.
     repo_git = repo.parent / "tools.git"
@@ -130,7 +150,9 @@ def test_the_owner_repo_shorthand(repo: Path, local: Installer, workdir: Workdir
     assert source["url"] == f"{base}/owner/tools.git" and source["ref"] == "v1"
 
 
-def test_links_in_a_repository_are_refused(repo: Path, local: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_links_in_a_repository_are_refused(
+    repo: Path, local: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     (repo / "skills/beta/keys").symlink_to("/etc/passwd")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "link")
@@ -141,14 +163,18 @@ def test_links_in_a_repository_are_refused(repo: Path, local: Installer, workdir
     assert list((workdir.root / "skills").iterdir()) == []
 
 
-def test_a_bad_repository_fails_cleanly(tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_a_bad_repository_fails_cleanly(
+    tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     with pytest.raises(RegistryError) as info:
         local.install((tmp_path / "nowhere").as_uri(), options)
     assert info.value.code == "registry.git-failed"
     assert list((workdir.root / "skills").iterdir()) == []
 
 
-def test_a_local_folder(tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_a_local_folder(
+    tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     source = tmp_path / "src" / "my-skill"
     (source / "scripts").mkdir(parents=True)
     (source / "SKILL.md").write_text(skill_md("my-skill"))
@@ -180,7 +206,9 @@ def _tar_gz(files: dict[str, bytes], *, link: str | None = None) -> bytes:
     return buf.getvalue()
 
 
-def test_archives_zip_and_tar_gz(tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions) -> None:
+def test_archives_zip_and_tar_gz(
+    tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
+) -> None:
     zipped = tmp_path / "demo.zip"
     with zipfile.ZipFile(zipped, "w") as zf:
         for name, data in DEMO_V1.items():
@@ -210,7 +238,6 @@ def test_an_archive_url_goes_through_the_download_guard(
     tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
     from registry.clawhub_server import ClawHub, flat_zip
-
     from skillbook.install.netguard import NetworkPolicy
 
     hub = ClawHub()

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1, DEMO_V2
-
 from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.remove import remove_skill
 from skillbook.registry.updater import update_skills
 from skillbook.registry.verify import verify_skills
@@ -49,7 +49,11 @@ def test_update_after_a_version_bump(
     assert hub.state.routes().count("/api/v1/download") == 1  # a current skill is not fetched again
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     [result] = update_skills(installer, "demo", options)
-    assert (result.ok, result.message, result.changed) == (True, "Updated demo: 1.0.0 -> 1.1.0", True)
+    assert (result.ok, result.message, result.changed) == (
+        True,
+        "Updated demo: 1.0.0 -> 1.1.0",
+        True,
+    )
     assert visible(installed) == DEMO_V2
     origin = json.loads((installed / ".clawhub" / "origin.json").read_text())
     assert origin["installedVersion"] == "1.1.0"
@@ -68,7 +72,9 @@ def test_update_refuses_a_local_edit_and_verify_names_it(
     [result] = update_skills(installer, "demo", options)
     assert not result.ok
     assert result.code == "registry.local-changes"
-    assert result.message.startswith('Skill "demo" has local changes (1 changed, 1 added, 1 removed:')
+    assert result.message.startswith(
+        'Skill "demo" has local changes (1 changed, 1 added, 1 removed:'
+    )
     assert (installed / "notes.md").read_text() == "my notes"
     assert hub.state.routes().count("/api/v1/download") == 1  # the install's only
     assert hub.state.routes().count("/api/v1/skills/demo") == 1  # refused before asking
@@ -81,7 +87,9 @@ def test_update_refuses_a_local_edit_and_verify_names_it(
         "✗ demo (clawhub 1.0.0): modified "
         "(1 changed, 1 added, 1 removed: SKILL.md, notes.md, references/a.md)"
     )
-    [forced] = update_skills(installer, "demo", InstallOptions(state_dir=options.state_dir, force=True))
+    [forced] = update_skills(
+        installer, "demo", InstallOptions(state_dir=options.state_dir, force=True)
+    )
     assert forced.ok and forced.message == "Updated demo: 1.0.0 -> 1.1.0"
     assert visible(installed) == DEMO_V2
 
@@ -145,7 +153,9 @@ def test_no_fingerprint_and_no_resolve_route_needs_force(
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     [result] = update_skills(installer, "demo", options)
     assert not result.ok and "cannot be detected" in result.message
-    [forced] = update_skills(installer, "demo", InstallOptions(state_dir=options.state_dir, force=True))
+    [forced] = update_skills(
+        installer, "demo", InstallOptions(state_dir=options.state_dir, force=True)
+    )
     assert forced.ok
 
 

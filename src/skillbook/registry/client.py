@@ -246,7 +246,10 @@ class RegistryClient:
         for attempt in range(1, attempts + 1):
             try:
                 request = self._http.build_request(
-                    "GET", url, params=dict(params) if params else None, headers=self._headers(url, accept)
+                    "GET",
+                    url,
+                    params=dict(params) if params else None,
+                    headers=self._headers(url, accept),
                 )
                 response = self._http.send(request, stream=True)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
