@@ -69,7 +69,8 @@ def fetch_checkout(
     timeout: float = DEFAULT_GIT_TIMEOUT,
     git: str | None = None,
 ) -> str:
-    """Fetch ``ref`` (depth 1) into the empty folder ``dest``; returns the commit sha."""
+    """Fetch ``ref`` (depth 1) into the new folder ``dest``; returns the commit sha."""
+    dest = dest.absolute()
     exe = git or shutil.which("git", path=(env or os.environ).get("PATH")) or "git"
     environ = dict(os.environ if env is None else env)
     run = functools.partial(_git, env=environ, timeout=timeout, git=exe)

@@ -140,7 +140,7 @@ class Installer:
         env: dict[str, str] | None = None,
         scanner: Callable[[Path], Any] | None = None,
     ) -> None:
-        self.workdir = workdir
+        self.workdir = Workdir(workdir.root.absolute())
         self.endpoint = endpoint
         self._installed = installed_names
         self._progress = progress

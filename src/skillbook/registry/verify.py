@@ -30,7 +30,9 @@ class Verified:
 
     def line(self) -> str:
         item, state = self.item, self.drift
-        head = f"{item.name} ({item.kind} {item.version or '?'})"
+        version = item.version or "?"
+        shown = version[:12] if item.kind == "git" else version
+        head = f"{item.name} ({item.kind} {shown})"
         if state.state == "clean":
             return f"✓ {head}: unchanged"
         if state.state == "missing":
