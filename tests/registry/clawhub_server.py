@@ -80,6 +80,8 @@ class ClawHubState:
         self.delay: dict[str, float] = {}
         self.requests: list[dict[str, Any]] = []
         self.resolve_route = True
+        #: Where ``/install`` points ``downloadUrl`` (default: this server, relative).
+        self.download_base = ""
         #: Other files served as they are (``/demo.zip`` for archive URLs).
         self.static: dict[str, bytes] = {}
         self.lock = threading.Lock()
@@ -241,7 +243,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                         "installKind": "archive",
                         "archive": {
                             "version": version,
-                            "downloadUrl": f"/api/v1/download?slug={skill.slug}&version={version}",
+                            "downloadUrl": f"{state.download_base}/api/v1/download"
+                            f"?slug={skill.slug}&version={version}",
                         },
                     }
                 )

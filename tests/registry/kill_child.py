@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import skillbook.registry.workdir as workdir_module
+from skillbook.registry import lockfile
 from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.updater import update_skills
 from skillbook.registry.workdir import Workdir
+from skillbook.sync.swap import replace_tree as swap
 
 
 def main() -> None:
@@ -39,7 +41,7 @@ def main() -> None:
         def finish(self) -> None:
             return None
 
-    swap, write_lock = workdir_module.replace_tree, workdir_module.write_lock
+    write_lock = lockfile.write_lock
 
     def replace_tree(staged: Path, dest: Path, **kw: Any) -> str:
         mark("before-swap")
@@ -51,8 +53,9 @@ def main() -> None:
         write_lock(lock)
         mark("lock-written")
 
-    workdir_module.replace_tree = replace_tree  # type: ignore[assignment]
-    workdir_module.write_lock = lock_writer  # type: ignore[assignment]
+    # The workdir module calls these by their names in its namespace.
+    setattr(workdir_module, "replace_tree", replace_tree)  # noqa: B010
+    setattr(workdir_module, "write_lock", lock_writer)  # noqa: B010
     installer = Installer(
         Workdir(Path(args["root"])), Endpoint(args["registry"]), progress=Printer()
     )

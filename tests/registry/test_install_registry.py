@@ -167,6 +167,26 @@ def test_latest_from_the_install_route_when_the_detail_names_none(
     assert "/api/v1/skills/demo/install" in hub.state.routes()
 
 
+def test_a_download_url_elsewhere_passes_the_download_guard(
+    hub: ClawHub, installer: Installer, options: InstallOptions
+) -> None:
+    from skillbook.install.netguard import NetworkPolicy
+
+    skill = hub.state.publish("demo", "1.0.0", DEMO_V1)
+    skill.latest = None
+    hub.state.download_base = hub.url.replace("127.0.0.1", "localhost")
+    with pytest.raises(RegistryError) as info:
+        installer.install("demo", options)
+    assert info.value.code == "install.download-failed"
+    assert "Blocked hostname or private/internal/special-use IP address" in str(info.value)
+    assert "/api/v1/download" not in hub.state.routes()
+    allowed = InstallOptions(
+        state_dir=options.state_dir, network=NetworkPolicy(allow_private_network=True)
+    )
+    [outcome] = installer.install("demo", allowed)
+    assert outcome.version == "1.0.0"
+
+
 @pytest.mark.parametrize(
     "slug",
     [

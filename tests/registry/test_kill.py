@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1
-
 from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.verify import verify_skills
 from skillbook.registry.workdir import Workdir
 
@@ -40,7 +40,13 @@ def visible(root: Path) -> dict[str, bytes] | None:
 
 
 def kill_in(hub: ClawHub, root: Path, state: Path, mode: str, phase: str) -> None:
-    args = {"registry": hub.url, "root": str(root), "state": str(state), "mode": mode, "phase": phase}
+    args = {
+        "registry": hub.url,
+        "root": str(root),
+        "state": str(state),
+        "mode": mode,
+        "phase": phase,
+    }
     seen = []
     with subprocess.Popen(
         [sys.executable, str(CHILD), json.dumps(args)],
@@ -89,12 +95,17 @@ def test_kill_leaves_the_old_or_the_new_skill(
     assert visible(target) in (versions["1.0.0" if mode == "update" else None], BIG_V2)
     verified = verify_skills(workdir)  # takes the lock: finishes or drops the killed run
     assert visible(target) == versions[expected]
-    lock = json.loads((root / ".clawhub" / "lock.json").read_text()) if expected or mode == "update" else None
+    lock = (
+        json.loads((root / ".clawhub" / "lock.json").read_text())
+        if expected or mode == "update"
+        else None
+    )
     if expected is None:
         assert verified == []
-        assert not (root / ".clawhub" / "lock.json").exists() or json.loads(
-            (root / ".clawhub" / "lock.json").read_text()
-        )["skills"] == {}
+        assert (
+            not (root / ".clawhub" / "lock.json").exists()
+            or json.loads((root / ".clawhub" / "lock.json").read_text())["skills"] == {}
+        )
     else:
         assert lock is not None and lock["skills"]["demo"]["version"] == expected
         origin = json.loads((target / ".clawhub" / "origin.json").read_text())

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from registry.clawhub_server import ClawHub
 
 pytestmark = pytest.mark.subprocess
@@ -41,8 +42,15 @@ def blocks() -> list[tuple[str, str, str | None]]:
 
 
 def test_every_example_runs_and_prints_what_the_page_shows(hub: ClawHub, tmp_path: Path) -> None:
-    meta = {"display_name": "Standup Notes", "summary": "Turn yesterday's commits into standup notes."}
-    hub.state.publish("standup-notes", "1.0.0", {"SKILL.md": V1}, owner="team", **meta)
+    summary = "Turn yesterday's commits into standup notes."
+    hub.state.publish(
+        "standup-notes",
+        "1.0.0",
+        {"SKILL.md": V1},
+        owner="team",
+        display_name="Standup Notes",
+        summary=summary,
+    )
     hub.state.publish("standup-notes", "1.1.0", {"SKILL.md": V2}, owner="team")
     work = tmp_path / "work"
     work.mkdir()
@@ -82,4 +90,6 @@ def test_every_example_runs_and_prints_what_the_page_shows(hub: ClawHub, tmp_pat
         shown = shown.replace(host, REGISTRY_AS.split("://")[1])
         assert proc.returncode == 0, f"example {index} failed:\n{code}\n---\n{shown}"
         if expected is not None:
-            assert shown == expected, f"example {index} printed something else:\n{code}\n---\n{shown}"
+            assert shown == expected, (
+                f"example {index} printed something else:\n{code}\n---\n{shown}"
+            )

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 from oracle_support import REPO, Oracle
+
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1, DEMO_V2
-
 from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import InstallOptions, Installer
+from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.updater import update_skills
 from skillbook.registry.verify import verify_skills
 from skillbook.registry.workdir import Workdir
@@ -101,12 +101,16 @@ def test_openclaw_2026_4_and_skillbook_write_the_same_files(
     assert without(lock_t) == without(lock_m, "ownerHandle")
 
 
-def test_each_updates_what_the_other_installed(oracle: Oracle, hub: ClawHub, tmp_path: Path) -> None:
+def test_each_updates_what_the_other_installed(
+    oracle: Oracle, hub: ClawHub, tmp_path: Path
+) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1)
     by_openclaw, by_skillbook = tmp_path / "a", tmp_path / "b"
     by_openclaw.mkdir()
     openclaw(oracle, tmp_path, "install", by_openclaw, "demo", hub.url)
-    ours(hub, by_skillbook, tmp_path / "s").install("demo", InstallOptions(state_dir=tmp_path / "s"))
+    ours(hub, by_skillbook, tmp_path / "s").install(
+        "demo", InstallOptions(state_dir=tmp_path / "s")
+    )
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     # skillbook updates OpenClaw's install (no fingerprint: /resolve vouches for 1.0.0).
     installer = ours(hub, by_openclaw, tmp_path / "s")
@@ -115,13 +119,19 @@ def test_each_updates_what_the_other_installed(oracle: Oracle, hub: ClawHub, tmp
     assert result.message == "Updated demo: 1.0.0 -> 1.1.0"
     # OpenClaw updates skillbook's install, from the registry recorded in origin.json.
     [theirs] = openclaw(oracle, tmp_path, "update", by_skillbook, "demo", "http://127.0.0.1:9")
-    assert theirs["ok"] is True and theirs["previousVersion"] == "1.0.0" and theirs["version"] == "1.1.0"
+    assert (
+        theirs["ok"] is True
+        and theirs["previousVersion"] == "1.0.0"
+        and theirs["version"] == "1.1.0"
+    )
     assert files(by_skillbook / "skills" / "demo") == DEMO_V2
     # Non-registry installs stay out of OpenClaw's lock: its `update --all` never sees them.
     source = tmp_path / "mine"
     source.mkdir()
     (source / "SKILL.md").write_text("---\nname: mine\ndescription: Mine.\n---\n")
-    ours(hub, by_skillbook, tmp_path / "s").install(str(source), InstallOptions(state_dir=tmp_path / "s"))
+    ours(hub, by_skillbook, tmp_path / "s").install(
+        str(source), InstallOptions(state_dir=tmp_path / "s")
+    )
     assert list(json.loads((by_skillbook / ".clawhub/lock.json").read_text())["skills"]) == ["demo"]
 
 
@@ -139,8 +149,16 @@ def clawhub_cli() -> Iterator[Path]:
     if found is None:
         CLI_CACHE.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix",
-             str(CLI_CACHE), f"clawhub@{CLI_VERSION}"],  # fmt: skip
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--ignore-scripts",
+                "--prefix",
+                str(CLI_CACHE),
+                f"clawhub@{CLI_VERSION}",
+            ],
             capture_output=True,
             text=True,
             timeout=600,
@@ -152,7 +170,9 @@ def clawhub_cli() -> Iterator[Path]:
     yield found
 
 
-def cli(entry: Path, hub: ClawHub, home: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(
+    entry: Path, hub: ClawHub, home: Path, workdir: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home),

@@ -144,6 +144,7 @@ def stage_registry(
         if chosen is None:
             target = api.install_target(client, remote, owner=owner)
             chosen, url = target.version, target.download_url
+            _check_elsewhere(client, url, ctx.network)
         ctx.say(f"Downloading {ref.slug}@{chosen} from ClawHub…")
         with scratch(ctx, ref.slug) as work:
             archive = work / f"{ref.slug}.zip"
@@ -172,6 +173,25 @@ def stage_registry(
         origin_head=head,
         lock_tail={"ownerHandle": owner} if owner else {},
     )
+
+
+def _check_elsewhere(client: RegistryClient, url: str, network: NetworkPolicy) -> None:
+    """A ``downloadUrl`` on another host than the registry passes the download guard
+    (``skills.install.policy``), as any URL a server hands out would."""
+    from urllib.parse import urlsplit
+
+    from skillbook.install.netguard import resolve_pinned
+
+    target, base = urlsplit(client.url(url) if "://" not in url else url), urlsplit(client.url(""))
+    if (target.scheme, target.netloc) == (base.scheme, base.netloc):
+        return
+    if target.scheme not in ("http", "https") or not target.hostname:
+        raise RegistryError("install.download-failed", f"Invalid download URL: {url}")
+    port = target.port or (443 if target.scheme == "https" else 80)
+    try:
+        resolve_pinned(target.hostname, port, network)
+    except InstallError as exc:
+        raise RegistryError(exc.code, f"{exc.message} ({url})") from None
 
 
 def _source_records(
