@@ -14,6 +14,8 @@ import click
 from skillbook.cli.context import EXIT_ERROR, Context, emit_json, emit_lines, fail
 from skillbook.cli.registry_support import (
     build_installer,
+    dangerous_options,
+    force_reason,
     global_option,
     install_options,
     registry_error,
@@ -41,13 +43,7 @@ from skillbook.cli.registry_support import (
 @click.option(
     "--name", help="Install under this folder name (one skill from git, folder, archive)."
 )
-@click.option(
-    "--dangerously-force",
-    "dangerous",
-    is_flag=True,
-    help="Install despite critical security-scan findings. Needs --reason.",
-)
-@click.option("--reason", help="Why; recorded in <state dir>/install-audit.jsonl.")
+@dangerous_options
 @click.option("--json", "as_json", is_flag=True, help="Print what was installed as JSON.")
 @registry_option
 @global_option
@@ -77,10 +73,7 @@ def install_cmd(
     """
     from skillbook.registry.errors import RegistryError
 
-    if dangerous and not (reason or "").strip():
-        fail("--dangerously-force needs --reason TEXT (it is recorded in the install audit log)")
-    if reason is not None and not dangerous:
-        fail("--reason only goes with --dangerously-force", EXIT_ERROR)
+    reason = force_reason(dangerous, reason)
     if version and tag:
         fail("use either --version or --tag", EXIT_ERROR)
     settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
@@ -89,7 +82,7 @@ def install_cmd(
         version=version,
         tag=tag,
         force=force,
-        force_reason=reason.strip() if dangerous and reason else None,
+        force_reason=reason,
         skills=skills,
         all_skills=all_skills,
         name=name,

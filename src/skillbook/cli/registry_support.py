@@ -60,6 +60,26 @@ def global_option(func: F) -> F:
     )(func)
 
 
+def dangerous_options(func: F) -> F:
+    """``--dangerously-force`` and ``--reason`` (install and update)."""
+    func = click.option("--reason", help="Why; recorded in <state dir>/install-audit.jsonl.")(func)
+    return click.option(
+        "--dangerously-force",
+        "dangerous",
+        is_flag=True,
+        help="Go ahead despite critical security-scan findings. Needs --reason.",
+    )(func)
+
+
+def force_reason(dangerous: bool, reason: str | None) -> str | None:
+    """The recorded reason of ``--dangerously-force``; exits 2 on a bad combination."""
+    if dangerous and not (reason or "").strip():
+        fail("--dangerously-force needs --reason TEXT (it is recorded in the install audit log)")
+    if reason is not None and not dangerous:
+        fail("--reason only goes with --dangerously-force", EXIT_ERROR)
+    return reason.strip() if dangerous and reason else None
+
+
 def say_stderr(line: str) -> None:
     click.echo(clean(f"skillbook: {line}"), err=True)
 

@@ -16,6 +16,8 @@ import click
 from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, Context, emit_json, emit_lines, fail
 from skillbook.cli.registry_support import (
     build_installer,
+    dangerous_options,
+    force_reason,
     global_option,
     install_options,
     registry_option,
@@ -32,13 +34,7 @@ from skillbook.cli.registry_support import (
     help="Replace skills with local changes (or no recorded fingerprint) and reinstall current ones.",
 )
 @click.option("--version", "version", help="Update one registry skill to this version.")
-@click.option(
-    "--dangerously-force",
-    "dangerous",
-    is_flag=True,
-    help="Update despite critical security-scan findings. Needs --reason.",
-)
-@click.option("--reason", help="Why; recorded in <state dir>/install-audit.jsonl.")
+@dangerous_options
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @registry_option
 @global_option
@@ -68,14 +64,13 @@ def update_cmd(
         fail("Use either a skill slug or --all.", EXIT_ERROR)
     if version and not slug:
         fail("--version requires a single skill slug", EXIT_ERROR)
-    if dangerous and not (reason or "").strip():
-        fail("--dangerously-force needs --reason TEXT (it is recorded in the install audit log)")
+    reason = force_reason(dangerous, reason)
     settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
     options = install_options(
         settings,
         version=version,
         force=force,
-        force_reason=reason.strip() if dangerous and reason else None,
+        force_reason=reason,
     )
     from skillbook.registry.errors import RegistryError
 
