@@ -127,6 +127,8 @@ class _SkillsS(_Strict):
     mcp: dict[str, Any] | _U = _UNSET
     selection: _SelectionS | _U = _UNSET
     registry: _RegistryS | _U = _UNSET
+    # skillbook._config_experience
+    experience: dict[str, Any] | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET

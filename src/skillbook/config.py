@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_experience import ExperienceConfig, experience_config
 from skillbook._config_schema import (
     _AgentDefaultsS,
     _AgentsS,
@@ -80,6 +81,7 @@ __all__ = [
     "ConfigError",
     "EmbeddingConfig",
     "ExecConfig",
+    "ExperienceConfig",
     "InstallConfig",
     "InstallPolicyConfig",
     "LimitsConfig",
@@ -240,6 +242,8 @@ class SkillsConfig:
     selection: SelectionConfig = SelectionConfig()
     #: ``skills.registry``: the ClawHub-compatible registry ``skillbook install`` uses.
     registry: RegistryConfig = RegistryConfig()
+    #: ``skills.experience``: session recording, learning, review, staleness.
+    experience: ExperienceConfig = field(default_factory=ExperienceConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +303,9 @@ class Config:
             if "mcp" in obj["skills"]:
                 servers = mcp_servers(obj["skills"]["mcp"], where, file)
                 skills = replace(skills, mcp_servers=servers)
+            if "experience" in obj["skills"]:
+                learned = experience_config(obj["skills"]["experience"], where, file)
+                skills = replace(skills, experience=learned)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
         if "secrets" in obj:

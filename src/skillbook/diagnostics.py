@@ -93,6 +93,16 @@ CODES: dict[str, str] = {
     "validate.skill-file": "No SKILL.md where one is needed (missing, named `skill.md`, or a standalone `.md` outside mixed/legacy mode).",
     "validate.path": "The path to validate does not exist or is neither a folder nor a Markdown file.",
     "validate.not-discovered": "A SKILL.md under the validated folder that the loader does not read.",
+    # experience: sessions, drafts and learned skills (skillbook.experience)
+    "experience.not-learned": "A recorded session was not turned into a draft; the message says why.",
+    "experience.near-duplicate": "A new draft resembles an existing draft (steps) or skill (description).",
+    "experience.no-when": "A draft's description does not say when to use it; it cannot be promoted.",
+    "experience.no-steps": "A draft has no procedure step; it cannot be promoted.",
+    "experience.replay-invalid": "A draft's replay helper does not parse (`bash -n`); it cannot be promoted.",
+    "experience.risk-unacknowledged": "A draft's run touched user data without approval; promotion needs `--accept-risk`.",
+    "experience.refine-failed": "Refining a draft with the model failed; the unrefined draft is kept.",
+    "experience.draft-unreadable": "A folder in the review queue has no readable draft.json; it is skipped.",
+    "experience.stale-skill": "A skill was not used for `skills.experience.staleAfterDays` days (pin it to keep it quiet).",
     # prompt: the catalog
     "prompt.truncated": "Skills were left out of the prompt catalog by the count or size budget.",
     "prompt.compact": "The catalog uses the compact format (descriptions omitted).",

@@ -82,6 +82,9 @@ class Group(click.Group):
         "update": "skillbook.cli.update_cmd:update_cmd",
         "remove": "skillbook.cli.remove_cmd:remove_cmd",
         "verify": "skillbook.cli.verify_cmd:verify_cmd",
+        "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
+        "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
+        "usage": "skillbook.cli.usage_cmd:usage_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -272,13 +275,18 @@ FAIL_ON = ("warning", "error")
 def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
     """Audit what is ready, what is missing, and every skill not loaded or cut, with why."""
     from skillbook.cli.scan_cmd import check_section
+    from skillbook.cli.usage_cmd import stale_section
 
     book = obj.book()
+    stale, stale_lines = stale_section(book)
     scan_lines, scan_json = check_section(book)
     if as_json:
-        emit_json({**render.check_json(book), "security": scan_json})
+        report = render.check_json(book)
+        report["stale"] = [s.to_json() for s in stale]
+        report["diagnostics"] += [s.diagnostic().to_dict() for s in stale]
+        emit_json({**report, "security": scan_json})
     else:
-        emit_lines([*render.check_lines(book), *scan_lines])
+        emit_lines([*render.check_lines(book), *stale_lines, *scan_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
 

@@ -47,6 +47,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "run": (
         ('skillbook run "What is the weather in Paris?"', "one request, answered by a model"),
         ('skillbook run "/weather Paris"', "a slash command (no model if it dispatches)"),
+        ('skillbook run --no-learn "Clean up /tmp/build"', "record it, but draft no skill"),
     ),
     "chat": (
         ("skillbook chat", "a conversation that uses the skills"),
@@ -75,6 +76,49 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "new": (
         ("skillbook new release-notes", "skills/release-notes/SKILL.md in the workspace"),
         ('skillbook new deploy --mode strict --description "Deploy the app."', "strict"),
+    ),
+    "sessions": (
+        ("skillbook sessions list", "recorded runs and chat turns, newest first"),
+        ("skillbook sessions show last", "what the last run did, step by step"),
+    ),
+    "sessions list": (
+        ("skillbook sessions list -n 5", "the five newest sessions"),
+        ("skillbook sessions list --json | jq -r '.sessions[].id'", "their ids"),
+    ),
+    "sessions show": (
+        ("skillbook sessions show last", "the newest session"),
+        ("skillbook sessions show 20260105-1430 --json", "one session (by id prefix) as JSON"),
+    ),
+    "drafts": (
+        ("skillbook drafts list", "skills learned from runs, waiting for review"),
+        ("skillbook drafts promote 20260105-143000-count-words", "into skills/auto"),
+    ),
+    "drafts list": (
+        ("skillbook drafts list", "drafts waiting for review"),
+        ("skillbook drafts list --all --json", "also promoted and rejected ones, as JSON"),
+    ),
+    "drafts show": (
+        ("skillbook drafts show 20260105-1430", "the draft's SKILL.md and its gate check"),
+        ("skillbook drafts show 20260105-1430 --replay", "its replay helper"),
+    ),
+    "drafts diff": (
+        ("skillbook drafts diff 20260105-1430", "what its last update changed"),
+        ("skillbook drafts diff 20260105-1430 --with wordcount", "against a similar skill"),
+    ),
+    "drafts promote": (
+        ("skillbook drafts promote 20260105-1430", "gate, then skills/auto and scripts/auto"),
+        ("skillbook drafts promote 20260105-1430 --accept-risk", "acknowledge its risk marker"),
+    ),
+    "drafts reject": (
+        ('skillbook drafts reject 20260105-1430 -r "duplicate of wordcount"', "archive it"),
+    ),
+    "drafts learn": (
+        ("skillbook drafts learn last", "draft a skill from the newest session"),
+        ("skillbook drafts learn 20260105-1430 --json", "what it did, as JSON"),
+    ),
+    "usage": (
+        ("skillbook usage", "reads and runs per skill, pins, stale skills"),
+        ("skillbook usage --pin deploy", "never report deploy as stale"),
     ),
     "completion": (
         ('eval "$(skillbook completion bash)"', "enable completion in this bash"),
