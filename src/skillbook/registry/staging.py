@@ -286,7 +286,9 @@ def stage_git(
     """Fetch the repository and stage the skills named (all with ``all_skills``)."""
     from skillbook.registry.gitsource import fetch_checkout, list_skills
 
-    repo_name = ref.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    repo_name = (
+        ref.public_url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    )
     fallback = (ref.subpath or "").rsplit("/", 1)[-1] or repo_name
     with scratch(ctx, f"git-{check_folder_name(fallback)}") as work:
         checkout = work / "checkout"
@@ -303,7 +305,7 @@ def stage_git(
         try:
             for skill in chosen:
                 sub = "/".join(p for p in (ref.subpath, skill.path) if p) or None
-                source = {"kind": "git", "url": ref.url, "commit": commit}
+                source = {"kind": "git", "url": ref.public_url, "commit": commit}
                 if ref.ref:
                     source["ref"] = ref.ref
                 if sub:
