@@ -34,6 +34,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -87,6 +88,31 @@ def floor(hub: ClawHub, slugs: list[str], into: Path) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def one_round(hub: ClawHub, slugs: list[str], root: Path, *, peer: bool) -> dict[str, float]:
+    """Milliseconds per skill of each workload, in a fresh folder."""
+    out = {"floor": floor(hub, slugs, root / "floor") / len(slugs)}
+    ws = root / "ws"
+    ws.mkdir()
+    installer = Installer(Workdir(ws), Endpoint(hub.url))
+    options = InstallOptions(state_dir=root / "state", force_reason="benchmark")
+    out["sb install"] = statistics.median(
+        timed(partial(installer.install, slug, options)) for slug in slugs
+    )
+    out["sb update (current)"] = timed(partial(update_skills, installer, None, options)) / len(
+        slugs
+    )
+    out["sb verify"] = timed(partial(verify_skills, installer.workdir)) / len(slugs)
+    if CLI.is_file() and shutil.which("node") and peer:
+        cli_ws = root / "cli"
+        cli_ws.mkdir()
+        env = {**os.environ, "HOME": str(root / "home"), "CLAWHUB_REGISTRY": hub.url,
+               "CLAWHUB_DISABLE_TELEMETRY": "1", "XDG_CONFIG_HOME": str(root / "cfg")}  # fmt: skip
+        cmd = ["node", str(CLI), "--workdir", str(cli_ws), "--no-input", "install"]
+        run = partial(subprocess.run, env=env, capture_output=True, check=True)
+        out["cli install"] = statistics.median(timed(partial(run, [*cmd, slug])) for slug in slugs)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--skills", type=int, default=30)
@@ -106,35 +132,8 @@ def main() -> None:
             hub.state.publish(slug, "1.0.0", files)
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as tmp:
-                root = Path(tmp)
-                rows.setdefault("floor", []).append(floor(hub, slugs, root / "floor") / len(slugs))
-                ws = root / "ws"
-                ws.mkdir()
-                installer = Installer(Workdir(ws), Endpoint(hub.url))
-                options = InstallOptions(state_dir=root / "state", force_reason="benchmark")
-                per = [timed(lambda s=slug: installer.install(s, options)) for slug in slugs]
-                rows.setdefault("sb install", []).append(statistics.median(per))
-                rows.setdefault("sb update (current)", []).append(
-                    timed(lambda: update_skills(installer, None, options)) / len(slugs)
-                )
-                rows.setdefault("sb verify", []).append(
-                    timed(lambda: verify_skills(installer.workdir)) / len(slugs)
-                )
-                if CLI.is_file() and shutil.which("node") and not args.no_peer:
-                    cli_ws = root / "cli"
-                    cli_ws.mkdir()
-                    env = {**os.environ, "HOME": str(root / "home"), "CLAWHUB_REGISTRY": hub.url,
-                           "CLAWHUB_DISABLE_TELEMETRY": "1", "XDG_CONFIG_HOME": str(root / "cfg")}  # fmt: skip
-                    cmd = ["node", str(CLI), "--workdir", str(cli_ws), "--no-input", "install"]
-                    per_cli = [
-                        timed(
-                            lambda s=slug: subprocess.run(
-                                [*cmd, s], env=env, capture_output=True, check=True
-                            )
-                        )
-                        for slug in slugs
-                    ]
-                    rows.setdefault("cli install", []).append(statistics.median(per_cli))
+                for name, value in one_round(hub, slugs, Path(tmp), peer=not args.no_peer).items():
+                    rows.setdefault(name, []).append(value)
     finally:
         hub.close()
     base = statistics.median(rows["floor"])
