@@ -194,9 +194,7 @@ def _check_elsewhere(client: RegistryClient, url: str, network: NetworkPolicy) -
         raise RegistryError(exc.code, f"{exc.message} ({url})") from None
 
 
-def _source_records(
-    name: str, source: dict[str, Any], version: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def _source_records(name: str, source: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     head = {"version": 1, "source": source, "slug": name}
     return head, {"source": source}
 
@@ -224,7 +222,7 @@ def stage_tree(
     except BaseException:
         remove_tree(staged)
         raise
-    head, tail = _source_records(name, source, version)
+    head, tail = _source_records(name, source)
     return Staged(name, staged, SKILLBOOK_DIR, name, version, kind, head, tail)
 
 
@@ -271,7 +269,7 @@ def stage_archive(ctx: StageContext, ref: ArchiveRef, *, name: str | None) -> St
         _unpack(archive, work / "x", kind, ctx.limits)
         root = find_skill_root(work / "x", missing="archive is missing SKILL.md")
         staged = _adopt(ctx, label, root)
-    head, tail = _source_records(label, source, digest)
+    head, tail = _source_records(label, source)
     return Staged(label, staged, SKILLBOOK_DIR, label, digest[:12], "archive", head, tail)
 
 

@@ -155,13 +155,6 @@ class Workdir:
         self._journal(name).unlink(missing_ok=True)
         recover(target)
 
-    def tracked(self) -> list[tuple[str, str]]:
-        """Every ``(lock folder, key)`` of both lock files, registry first."""
-        out: list[tuple[str, str]] = []
-        for folder in (CLAWHUB_DIR, SKILLBOOK_DIR):
-            out += [(folder, key) for key in self.lock(folder, strict=False).skills]
-        return out
-
 
 def _transaction_of(target: Path) -> Any:
     """The transaction id in a tree's manifest (which install wrote it), or None."""
