@@ -26,9 +26,13 @@ degraded reading, such as a configuration file that does not validate::
           ├── SelectionUnavailable   (also an ImportError) a selection backend's package is missing
           ├── EmbeddingError         an embedding endpoint failed or answered nonsense
           ├── QueryFileError         (also a ValueError) a labelled query file is malformed
-          └── ExperienceError        a session or draft operation refused (``.code``,
-               │                     ``.diagnostics``: a promotion's failed checks)
-               └── ExperienceNotFound  (also a LookupError) no session or draft by that id
+          ├── ExperienceError        a session or draft operation refused (``.code``,
+          │    │                     ``.diagnostics``: a promotion's failed checks)
+          │    └── ExperienceNotFound  (also a LookupError) no session or draft by that id
+          └── RegistryError          a search/install/update/remove/verify step stopped;
+               │                     ``.code`` (``registry.*``), ``.status`` (HTTP, if any)
+               ├── RegistryNotFound  (also a LookupError) no such skill, version or route
+               └── RegistryUnavailable  unreachable or kept failing; ``.retry_after``
 
 All of them are importable from ``skillbook`` without loading any edge package.
 
@@ -40,7 +44,7 @@ edge in ``skillbook/__init__`` breaks the rule that the core never imports an ed
 (``tests/test_architecture.py`` counts lazy module strings too). So the classes are
 defined here, in the core, and each edge re-exports the ones it raises from the module
 that raises them (``skillbook.mcp.server.PortInUse``, ``skillbook.sync.SyncError``,
-``skillbook.install.InstallError`` …): the same class object under both names.
+``skillbook.install.InstallError``, ``skillbook.registry.errors.RegistryError`` …): the same class object under both names.
 Exceptions that never leave their package (a copy step's failure that becomes a
 diagnostic, a transport's cut-off answer) stay private there; those that a public
 function of an edge can raise still derive from :class:`SkillbookError`.
@@ -210,3 +214,39 @@ class ExperienceNotFound(ExperienceError, LookupError):
 
     def __init__(self, message: str, *, code: str = "not-found") -> None:
         super().__init__(message, code=code)
+
+
+class RegistryError(SkillbookError):
+    """A registry, source or install step of :mod:`skillbook.registry` refused or failed.
+
+    ``code`` is stable (``registry.*``, listed in docs/diagnostics.md) so the CLI's
+    ``--json`` and Python callers branch without parsing messages; messages are
+    OpenClaw's where it has one (``Skill "x" not found on ClawHub.``).
+    """
+
+    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        #: The HTTP status when a registry answered.
+        self.status = status
+
+
+class RegistryNotFound(RegistryError, LookupError):
+    """The registry answered 404: no such skill, version or route."""
+
+
+class RegistryUnavailable(RegistryError):
+    """Catch to tell "try again later" from "this will never work"."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(code, message, status=status)
+        #: Seconds the server asked to wait (``Retry-After``/``RateLimit-Reset``), if it said.
+        self.retry_after = retry_after
