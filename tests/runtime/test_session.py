@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import WAIT_S, notifying, wait_until, write_skill
 
 from skillbook.book import Loader
 from skillbook.config import Config
@@ -15,30 +15,12 @@ from skillbook.runtime.session import ReloadReport, SkillSession, StatusChange
 from skillbook.runtime.watch import WatcherRegistry
 from skillbook.snapshot import SkillSnapshot, SnapshotVersions
 
-WAIT_S = 10.0
-
-
-def write_skill(root: Path, name: str, description: str = "A skill", extra: str = "") -> Path:
-    path = root / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n")
-    return path
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = WAIT_S) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
-
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     workspace = tmp_path / "ws"
-    write_skill(workspace / "skills", "alpha", "First")
-    write_skill(workspace / "skills", "beta", "Second")
+    write_skill(workspace / "skills" / "alpha", description="First")
+    write_skill(workspace / "skills" / "beta", description="Second")
     return workspace
 
 
@@ -73,8 +55,9 @@ def test_edit_is_seen_by_the_next_current(session: SkillSession, ws: Path) -> No
     watcher = session.watcher
     assert watcher is not None and watcher.wait_ready(WAIT_S)
     before = session.versions.get(ws)
-    write_skill(ws / "skills", "alpha", "First, edited")
-    assert wait_until(lambda: session.versions.get(ws) > before)
+    bumped = notifying(session.versions.subscribe)
+    write_skill(ws / "skills" / "alpha", description="First, edited")
+    assert wait_until(lambda: session.versions.get(ws) > before, changed=bumped)
     fresh = session.current()
     assert fresh is not book
     assert fresh.get("alpha").description == "First, edited"
@@ -96,7 +79,7 @@ def test_edit_without_a_bump_waits_for_the_next_version(tmp_path: Path, ws: Path
     with SkillSession(make_loader(tmp_path, ws), versions=versions, watch=False) as session:
         book = session.current()
         assert session.watcher is None
-        write_skill(ws / "skills", "gamma")
+        write_skill(ws / "skills" / "gamma")
         assert session.current() is book
         versions.bump(ws, reason="manual")
         assert "gamma" in names(session.current().skills)
@@ -124,7 +107,7 @@ def test_filter_change_refreshes(tmp_path: Path, ws: Path) -> None:
 def test_new_config_object_refreshes(tmp_path: Path, ws: Path) -> None:
     """A config swapped on the loader (e.g. new extraDirs) applies on the next turn."""
     extra = tmp_path / "extra"
-    write_skill(extra, "from-extra")
+    write_skill(extra / "from-extra")
     loader = make_loader(tmp_path, ws)
     with SkillSession(loader, watch=False) as session:
         assert "from-extra" not in names(session.current().skills)
@@ -178,10 +161,10 @@ def test_reload_report_contents(tmp_path: Path, ws: Path) -> None:
 
         assert session.reload().empty
 
-        write_skill(ws / "skills", "gamma", "Third")
+        write_skill(ws / "skills" / "gamma", description="Third")
         (ws / "skills" / "beta" / "SKILL.md").unlink()
         (ws / "skills" / "beta").rmdir()
-        write_skill(ws / "skills", "alpha", "First, reworded")
+        write_skill(ws / "skills" / "alpha", description="First, reworded")
         report = session.reload()
         assert report.added == ("gamma",)
         assert report.removed == ("beta",)
@@ -209,14 +192,14 @@ def test_refresh_after_one_edit_among_200_reparses_one_file(tmp_path: Path) -> N
     """The loader's cache: listing and stat-ing again, but parsing only the changed file."""
     ws = tmp_path / "ws"
     for i in range(200):
-        write_skill(ws / "skills", f"skill-{i:03d}", f"Skill number {i}")
+        write_skill(ws / "skills" / f"skill-{i:03d}", description=f"Skill number {i}")
     loader = make_loader(tmp_path, ws)
     versions = SnapshotVersions()
     with SkillSession(loader, versions=versions, watch=False) as session:
         assert len(session.current().skills) == 200
         assert loader.cache.misses == 200
         hits, misses = loader.cache.hits, loader.cache.misses
-        write_skill(ws / "skills", "skill-123", "Skill number 123, edited")
+        write_skill(ws / "skills" / "skill-123", description="Skill number 123, edited")
         versions.bump(ws, reason="watch")
         report = session.refresh()
         assert isinstance(report, ReloadReport)

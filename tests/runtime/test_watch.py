@@ -1,7 +1,8 @@
 """The skills watcher: real files, a real OS watcher (spec §7.3, §12 "Snapshot / refresh").
 
-Waits are polling loops with generous limits (up to 10 s); the only timing facts
-asserted are "one bump for a burst" and "no bump within a few debounce periods".
+Tests wait on the events themselves (a condition the recorder notifies, bounded by 10 s),
+never for a fixed time. "Nothing happened" is checked with a sentinel: a change made after
+the one that must not bump, whose bump proves the watcher has reported everything before it.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ import logging
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from factories import WAIT_S, wait_until, write_skill
 
 from skillbook.config import Config
 from skillbook.paths import Paths
@@ -31,60 +32,64 @@ from skillbook.runtime.watch import (
 )
 from skillbook.snapshot import SkillsChangeEvent, SnapshotVersions
 
-WAIT_S = 10.0
-#: Long enough for any pending debounce (250 ms) plus the OS to deliver events.
-QUIET_S = 1.5
 FAST_DEBOUNCE_MS = 100
 
 
-def write_skill(root: Path, folder: str, description: str = "A skill") -> Path:
-    path = root / folder / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {folder}\ndescription: {description}\n---\n# {folder}\n")
-    return path
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = WAIT_S) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
-
-
 class Recorder:
-    """A SnapshotVersions and every bump event and ChangeSet it saw."""
+    """A SnapshotVersions and every bump event and ChangeSet it saw.
+
+    Each event and change notifies :attr:`changed`, so a test waits on the events
+    themselves (:meth:`wait`), never for a fixed time.
+    """
 
     def __init__(self) -> None:
         self.versions = SnapshotVersions()
         self.events: list[SkillsChangeEvent] = []
         self.changes: list[ChangeSet] = []
-        self._lock = threading.Lock()
+        self.changed = threading.Condition()
         self.versions.subscribe(self._on_event)
 
     def _on_event(self, event: SkillsChangeEvent) -> None:
-        with self._lock:
+        with self.changed:
             self.events.append(event)
+            self.changed.notify_all()
 
     def on_change(self, change: ChangeSet) -> None:
-        with self._lock:
+        with self.changed:
             self.changes.append(change)
+            self.changed.notify_all()
 
     def paths(self) -> list[str]:
-        with self._lock:
+        with self.changed:
             return [p for c in self.changes for p in c.paths]
+
+    def wait(self, predicate: Callable[[], bool]) -> bool:
+        """Whether ``predicate`` held within :data:`WAIT_S`, checked on every event."""
+        return wait_until(predicate, WAIT_S, changed=self.changed)
+
+    def wait_for_path(self, folder: Path) -> None:
+        """Wait for a change at or below ``folder`` (the sentinel that ends a quiet check)."""
+        below = str(folder)
+        assert self.wait(lambda: any(p.startswith(below) for p in self.paths())), self.paths()
+
+    def wait_for_bump_below(self, folder: Path) -> None:
+        """Wait for a bump whose ``changed_path`` is at or below ``folder``."""
+        below = str(folder)
+
+        def seen() -> bool:
+            return any((e.changed_path or "").startswith(below) for e in self.events)
+
+        assert self.wait(seen), f"no bump below {folder}; saw {self.events}"
 
     def wait_for_bump(self, path: Path) -> SkillsChangeEvent:
         """The first bump whose ``changed_path`` is ``path``."""
         found: list[SkillsChangeEvent] = []
 
         def seen() -> bool:
-            with self._lock:
-                found[:] = [e for e in self.events if e.changed_path == str(path)]
+            found[:] = [e for e in self.events if e.changed_path == str(path)]
             return bool(found)
 
-        assert wait_until(seen), f"no bump for {path}; saw {self.events}"
+        assert self.wait(seen), f"no bump for {path}; saw {self.events}"
         return found[0]
 
 
@@ -127,12 +132,10 @@ def assert_watch_bump(rec: Recorder, ws: Path, path: Path) -> None:
 def test_creating_a_skill_bumps_the_version(
     ws: Path, rec: Recorder, watcher: SkillsWatcher
 ) -> None:
-    path = write_skill(ws / "skills", "alpha")
-    assert wait_until(lambda: bool(rec.events))
+    path = write_skill(ws / "skills" / "alpha") / "SKILL.md"
+    assert rec.wait(lambda: bool(rec.events))
     # mkdir + write in one go: the folder event may be the only one the OS reports.
-    assert wait_until(
-        lambda: str(ws / "skills" / "alpha") in rec.paths() or str(path) in rec.paths()
-    )
+    assert rec.wait(lambda: str(ws / "skills" / "alpha") in rec.paths() or str(path) in rec.paths())
     event = rec.events[0]
     assert event.reason == "watch"
     assert event.workspace == str(ws)
@@ -146,12 +149,12 @@ def test_creating_a_skill_bumps_the_version(
 def test_editing_skill_md_bumps_with_the_changed_path(
     ws: Path, rec: Recorder, watcher: SkillsWatcher
 ) -> None:
-    path = write_skill(ws / "skills", "alpha")
-    assert wait_until(lambda: bool(rec.events))
+    path = write_skill(ws / "skills" / "alpha") / "SKILL.md"
+    assert rec.wait(lambda: bool(rec.events))
     before = rec.versions.get(ws)
     count = len(rec.events)
     path.write_text(path.read_text() + "more\n")
-    assert wait_until(lambda: len(rec.events) > count)
+    assert rec.wait(lambda: len(rec.events) > count)
     assert rec.events[-1].changed_path == str(path)
     assert rec.events[-1].reason == "watch"
     assert rec.versions.get(ws) > before
@@ -159,13 +162,13 @@ def test_editing_skill_md_bumps_with_the_changed_path(
 
 
 def test_deleting_a_skill_bumps(ws: Path, rec: Recorder, tmp_path: Path) -> None:
-    write_skill(ws / "skills", "alpha")
+    write_skill(ws / "skills" / "alpha")
     with SkillsWatcher(
         [ws / "skills"], versions=rec.versions, workspace=ws, on_change=rec.on_change
     ) as w:
         assert w.wait_ready(WAIT_S)
         shutil.rmtree(ws / "skills" / "alpha")
-        assert wait_until(lambda: bool(rec.events))
+        assert rec.wait(lambda: bool(rec.events))
     assert rec.events[0].reason == "watch"
     assert rec.events[0].changed_path in (
         str(ws / "skills" / "alpha" / "SKILL.md"),
@@ -177,14 +180,14 @@ def test_deleting_a_skill_bumps(ws: Path, rec: Recorder, tmp_path: Path) -> None
 def test_symlinked_skill_folder_bumps_and_its_edits_too(
     ws: Path, rec: Recorder, watcher: SkillsWatcher, tmp_path: Path
 ) -> None:
-    target = write_skill(tmp_path / "elsewhere", "linked")
+    target = write_skill(tmp_path / "elsewhere" / "linked") / "SKILL.md"
     link = ws / "skills" / "linked"
     link.symlink_to(target.parent, target_is_directory=True)
     assert_watch_bump(rec, ws, link)
     # The link's real folder is watched too; events come back under the link's path.
     count = len(rec.events)
     target.write_text(target.read_text() + "edited\n")
-    assert wait_until(lambda: len(rec.events) > count)
+    assert rec.wait(lambda: len(rec.events) > count)
     assert rec.events[-1].changed_path == str(link / "SKILL.md")
 
 
@@ -193,7 +196,7 @@ def test_root_created_after_start_up_is_picked_up(tmp_path: Path, rec: Recorder)
     ws = tmp_path / "ws"
     ws.mkdir()
     staging = tmp_path / "staging"
-    write_skill(staging, "late")
+    write_skill(staging / "late")
     with SkillsWatcher(
         [ws / "skills", ws / ".agents" / "skills"],
         versions=rec.versions,
@@ -211,7 +214,7 @@ def test_root_created_after_start_up_is_picked_up(tmp_path: Path, rec: Recorder)
         assert w.wait_ready(WAIT_S)
         count = len(rec.events)
         moved.write_text(moved.read_text() + "edited\n")
-        assert wait_until(lambda: len(rec.events) > count)
+        assert rec.wait(lambda: len(rec.events) > count)
         assert rec.events[-1].changed_path == str(moved)
 
 
@@ -237,11 +240,11 @@ def test_root_removed_and_recreated_keeps_watching(tmp_path: Path, rec: Recorder
         assert rec.changes[-1].kinds == ("deleted",)
         count = len(rec.events)
         root.mkdir()
-        assert wait_until(lambda: len(rec.events) > count)
+        assert rec.wait(lambda: len(rec.events) > count)
         assert rec.changes[-1].kinds == ("added",)
         assert w.wait_ready(WAIT_S)
-        path = write_skill(root, "again")
-        assert wait_until(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
+        path = write_skill(root / "again") / "SKILL.md"
+        assert rec.wait(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
 
 
 def test_nested_missing_root_created_later(tmp_path: Path, rec: Recorder) -> None:
@@ -254,15 +257,15 @@ def test_nested_missing_root_created_later(tmp_path: Path, rec: Recorder) -> Non
     ) as w:
         assert w.wait_ready(WAIT_S)
         (ws / ".agents").mkdir()
-        path = write_skill(root, "deep")
-        assert wait_until(lambda: bool(rec.events))
+        path = write_skill(root / "deep") / "SKILL.md"
+        assert rec.wait(lambda: bool(rec.events))
         assert rec.events[0].reason == "watch"
         assert rec.events[0].changed_path in (str(path), str(path.parent), str(root))
         assert str(root) in rec.paths()
 
 
 def test_ignored_folders_do_not_bump(ws: Path, rec: Recorder) -> None:
-    write_skill(ws / "skills", "alpha")
+    write_skill(ws / "skills" / "alpha")
     with SkillsWatcher(
         [ws / "skills"],
         versions=rec.versions,
@@ -271,36 +274,37 @@ def test_ignored_folders_do_not_bump(ws: Path, rec: Recorder) -> None:
         on_change=rec.on_change,
     ) as w:
         assert w.wait_ready(WAIT_S)
-        write_skill(ws / "skills" / "node_modules", "x")
-        write_skill(ws / "skills" / ".git", "y")
-        write_skill(ws / "skills" / "alpha" / "node_modules", "z")
-        write_skill(ws / "skills" / "alpha" / ".venv" / "lib", "w")
+        write_skill(ws / "skills" / "node_modules" / "x")
+        write_skill(ws / "skills" / ".git" / "y")
+        write_skill(ws / "skills" / "alpha" / "node_modules" / "z")
+        write_skill(ws / "skills" / "alpha" / ".venv" / "lib" / "w")
         (ws / "skills" / "notes.txt").write_text("not a skill")
-        time.sleep(QUIET_S)
-        assert rec.events == []
-        # The watcher is alive: a real skill still bumps.
-        path = write_skill(ws / "skills", "beta")
-        assert wait_until(lambda: bool(rec.events))
+        # A real skill written after them bumps; the OS reports changes in order, so an
+        # ignored write that bumped would show up before or beside it.
+        beta = write_skill(ws / "skills" / "beta")
+        rec.wait_for_path(beta)
     assert rec.paths()
-    assert all(p.startswith(str(path.parent)) for p in rec.paths())
+    assert all(p.startswith(str(beta)) for p in rec.paths())
+    assert all((e.changed_path or "").startswith(str(beta)) for e in rec.events)
 
 
 def test_other_files_inside_a_skill_do_not_bump(
     ws: Path, rec: Recorder, watcher: SkillsWatcher
 ) -> None:
-    path = write_skill(ws / "skills", "alpha")
-    assert wait_until(lambda: bool(rec.events))
-    time.sleep(QUIET_S)
-    count = len(rec.events)
-    (path.parent / "scripts").mkdir()
-    (path.parent / "scripts" / "run.sh").write_text("echo hi\n")
-    (path.parent / "README.txt").write_text("notes\n")
-    time.sleep(QUIET_S)
-    assert len(rec.events) == count
+    alpha = write_skill(ws / "skills" / "alpha")
+    assert rec.wait(lambda: bool(rec.events))
+    (alpha / "scripts").mkdir()
+    (alpha / "scripts" / "run.sh").write_text("echo hi\n")
+    (alpha / "README.txt").write_text("notes\n")
+    # The sentinel: a change written after them, which the watcher reports in order.
+    rec.wait_for_path(write_skill(ws / "skills" / "beta"))
+    others = (str(alpha / "scripts"), str(alpha / "README.txt"))
+    assert not [p for p in rec.paths() if p.startswith(others)]
+    assert not [e for e in rec.events if (e.changed_path or "").startswith(others)]
 
 
 def test_debounce_coalesces_a_burst_of_20_writes(ws: Path, rec: Recorder) -> None:
-    path = write_skill(ws / "skills", "alpha")
+    path = write_skill(ws / "skills" / "alpha") / "SKILL.md"
     with SkillsWatcher(
         [ws / "skills"], versions=rec.versions, workspace=ws, on_change=rec.on_change
     ) as w:
@@ -308,9 +312,10 @@ def test_debounce_coalesces_a_burst_of_20_writes(ws: Path, rec: Recorder) -> Non
         assert w.wait_ready(WAIT_S)
         for i in range(20):
             path.write_text(f"---\nname: alpha\ndescription: burst {i}\n---\n")
-        assert wait_until(lambda: bool(rec.events))
-        time.sleep(QUIET_S)
-    assert len(rec.events) == 1
+        assert rec.wait(lambda: bool(rec.events))
+        # A later change in another skill bumps on its own: the burst was one bump.
+        rec.wait_for_path(write_skill(ws / "skills" / "beta"))
+    assert len(rec.events) == 2
     assert rec.events[0].changed_path == str(path)
     assert rec.changes[0].paths == (str(path),)
 
@@ -326,8 +331,8 @@ def test_polling_backend_works(ws: Path, rec: Recorder) -> None:
         force_polling=True,
     ) as w:
         assert w.wait_ready(WAIT_S)
-        path = write_skill(ws / "skills", "polled")
-        assert wait_until(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
+        path = write_skill(ws / "skills" / "polled") / "SKILL.md"
+        assert rec.wait(lambda: any(p.startswith(str(path.parent)) for p in rec.paths()))
     assert rec.events[0].reason == "watch"
 
 
@@ -344,12 +349,8 @@ def test_failing_callback_is_logged_and_watching_goes_on(
         ) as w,
     ):
         assert w.wait_ready(WAIT_S)
-        write_skill(ws / "skills", "one")
-        assert wait_until(lambda: len(rec.events) >= 1)
-        time.sleep(0.3)
-        count = len(rec.events)
-        write_skill(ws / "skills", "two")
-        assert wait_until(lambda: len(rec.events) > count)
+        for name in ("one", "two"):
+            rec.wait_for_bump_below(write_skill(ws / "skills" / name))
     assert "skills change callback failed: boom" in caplog.text
 
 
@@ -359,8 +360,18 @@ def test_stop_ends_watching(ws: Path, rec: Recorder) -> None:
     assert w.wait_ready(WAIT_S)
     w.stop()
     assert not w.running
-    write_skill(ws / "skills", "after")
-    time.sleep(QUIET_S)
+    # A second, running watcher of the same root is the sentinel: once it has seen the
+    # change, the OS has reported it, and the stopped watcher must not have.
+    live = Recorder()
+    with SkillsWatcher(
+        [ws / "skills"],
+        versions=live.versions,
+        workspace=ws,
+        debounce_ms=0,
+        on_change=live.on_change,
+    ) as sentinel:
+        assert sentinel.wait_ready(WAIT_S)
+        live.wait_for_path(write_skill(ws / "skills" / "after"))
     assert rec.events == []
     w.stop()  # idempotent
 
@@ -515,8 +526,11 @@ def test_debouncer_keeps_each_path_once_with_merged_kinds() -> None:
         debouncer.add([("b", "added"), ("c", "modified")])
         debouncer.add([("a", "modified")])
         assert fired.wait(WAIT_S)
-        time.sleep(0.4)
+        # A later path comes in a batch of its own: nothing of the first was held back.
+        fired.clear()
+        debouncer.add([("z", "added")])
+        assert fired.wait(WAIT_S)
     finally:
         debouncer.close()
     # Created then written is still "added"; deleted then created is "modified".
-    assert batches == [[("b", "modified"), ("c", "modified"), ("a", "added")]]
+    assert batches == [[("b", "modified"), ("c", "modified"), ("a", "added")], [("z", "added")]]
