@@ -9,7 +9,6 @@ failed run leaves none; a run that read a credential file without approval is ma
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,18 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import fake_openai_server as fake
 import pytest
 
 from skillbook.parse import parse_skill_text
 
 pytestmark = pytest.mark.e2e
 
-_FAKE = Path(__file__).resolve().parents[1] / "integration" / "fake_openai_server.py"
-_spec = importlib.util.spec_from_file_location("fake_openai_server", _FAKE)
-assert _spec is not None and _spec.loader is not None
-fake = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("fake_openai_server", fake)
-_spec.loader.exec_module(fake)
 
 COMMAND_LINE = [sys.executable, "-m", "skillbook"]
 WORDCOUNT = """---

@@ -1,13 +1,12 @@
 """``skillbook run`` and ``skillbook chat`` end to end, as subprocesses.
 
-The model is the fake OpenAI-compatible server of ``tests/integration`` on 127.0.0.1;
+The model is the fake OpenAI-compatible server of ``tests/fake_openai_server.py`` on 127.0.0.1;
 ``curl`` is a stub on ``PATH`` printing canned weather. Spec §6.5 (§12 "Commands"):
 a ``command-dispatch: tool`` command runs its tool with the raw arguments and no model.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,16 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import fake_openai_server as fake
 import pytest
 
 pytestmark = pytest.mark.e2e
 
-_FAKE = Path(__file__).resolve().parents[1] / "integration" / "fake_openai_server.py"
-_spec = importlib.util.spec_from_file_location("fake_openai_server", _FAKE)
-assert _spec is not None and _spec.loader is not None
-fake = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("fake_openai_server", fake)
-_spec.loader.exec_module(fake)
 
 CANNED = "Shanghai: ☀️ +21°C"
 COMMAND = 'curl -s "wttr.in/Shanghai?format=3"'

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fake_openai_server import Call, FakeOpenAIServer
 from selection_support import env_for, make_workspace, write_skill
 
 from skillbook.book import Loader
@@ -23,9 +23,6 @@ from skillbook.selection.evaluate import parse_queries
 from skillbook.selection.plan import SelectionPlan, plan_for
 from skillbook.selection.selector import Selector, SelectorSettings
 from skillbook.selection.trigger_eval import run_trigger_eval
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
-from fake_openai_server import Call, FakeOpenAIServer
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ adapters' shared helpers, and ``skillbook eval trigger`` run as a command."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from click.testing import CliRunner
+from fake_openai_server import Call, FakeOpenAIServer
 from mcp import Client
 from selection_support import env_for, make_workspace
 
@@ -19,9 +19,6 @@ from skillbook.cli.app import cli
 from skillbook.config import Config
 from skillbook.integrations._common import build_instructions, runtime_tools
 from skillbook.mcp.server import build_server
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
-from fake_openai_server import Call, FakeOpenAIServer
 
 
 def _loader(tmp: Path, mode: str) -> Loader:
