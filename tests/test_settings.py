@@ -6,18 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.config import Config
 from skillbook.errors import AgentNotFound, ConfigError
 from skillbook.settings import Settings, choose_mode
-
-
-def write_skill(root: Path, name: str) -> None:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: The {name} skill.\n---\nBody.\n", encoding="utf-8"
-    )
 
 
 @pytest.fixture
@@ -30,8 +23,8 @@ def openclaw_home(tmp_path: Path) -> Path:
         json.dumps({"skills": {"entries": {"managed-one": {"enabled": False}}}}),
         encoding="utf-8",
     )
-    write_skill(state / "skills", "managed-one")
-    write_skill(state / "workspace" / "skills", "in-workspace")
+    write_skill(state / "skills" / "managed-one")
+    write_skill(state / "workspace" / "skills" / "in-workspace")
     return home
 
 

@@ -11,23 +11,18 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from factories import write_skill
 from mcp import Client
 
 from skillbook.book import Loader
 from skillbook.mcp.server import build_server
 
 
-def write_skill(root: Path, name: str) -> None:
-    folder = root / name
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nB\n")
-
-
 def loader(tmp_path: Path, **kw: object) -> Loader:
     ws = tmp_path / "ws"
-    write_skill(ws / "skills", "alpha")
+    write_skill(ws / "skills" / "alpha")
     # `focus` is a built-in chat command of OpenClaw 2026.4 and not of 2026.9.
-    write_skill(ws / "skills", "focus")
+    write_skill(ws / "skills" / "focus")
     commands = tmp_path / "state" / "extensions" / "cb" / "commands"
     commands.mkdir(parents=True)
     (commands / "ship.md").write_text(

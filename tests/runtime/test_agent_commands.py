@@ -8,23 +8,18 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.book import Loader
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.providers import ScriptedModel
 
 
-def write_skill(root: Path, name: str) -> None:
-    folder = root / name
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill.\n---\nB\n")
-
-
 def loader(tmp_path: Path, compat: str | None) -> Loader:
     ws = tmp_path / "ws"
     # `focus` is built in under OpenClaw 2026.4 only, `goal` under 2026.9 only.
     for name in ("focus", "goal"):
-        write_skill(ws / "skills", name)
+        write_skill(ws / "skills" / name)
     env = {
         "HOME": str(tmp_path / "home"),
         "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
