@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from factories import write_skill
+
 from skillbook.runtime.approval import (
     DECLINED_RESULT,
     REFUSED_ALLOWLIST_RESULT,
@@ -206,14 +208,6 @@ Run `curl -s "wttr.in/<city>?format=3"` with exec (skill: weather) and report it
 CANNED = "Paris: ☀️ +21°C"
 
 
-def write_skill(root: Path, name: str, extra: str = "", body: str = "# Body\n") -> Path:
-    path = root / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    head = f"name: {name}\ndescription: The {name} skill.\n{extra}"
-    path.write_text(f"---\n{head.strip()}\n---\n{body}", encoding="utf-8")
-    return path
-
-
 def skill_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A workspace under a tmp home and the environment that isolates it from the real one.
 
@@ -236,11 +230,13 @@ def skill_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     ws = home / "ws"
     skills = ws / "skills"
     write_skill(
-        skills, "weather", 'metadata: {"openclaw": {"requires": {"bins": ["curl"]}}}', WEATHER_BODY
+        skills / "weather",
+        body=WEATHER_BODY,
+        metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
     )
-    write_skill(skills, "notes")
-    write_skill(skills, "sh", "command-dispatch: tool\ncommand-tool: exec")
-    write_skill(skills, "ghost", "command-dispatch: tool\ncommand-tool: nope")
+    write_skill(skills / "notes")
+    write_skill(skills / "sh", command_dispatch="tool", command_tool="exec")
+    write_skill(skills / "ghost", command_dispatch="tool", command_tool="nope")
     return ws, env
 
 

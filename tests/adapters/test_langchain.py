@@ -20,6 +20,7 @@ import pytest
 
 pytest.importorskip("langchain.agents", reason="needs the langchain extra")
 
+from factories import write_skill
 from langchain.agents import create_agent
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -45,7 +46,6 @@ from scripted_openai import (
     say,
     skill_workspace,
     text_of,
-    write_skill,
 )
 
 from skillbook.book import Loader, SkillBook
@@ -268,7 +268,7 @@ def test_slash_command_rewritten_for_the_agent(setup: tuple[Path, dict[str, str]
 
 def test_slash_command_dispatches_to_a_users_tool(setup: tuple[Path, dict[str, str]]) -> None:
     ws, env = setup
-    write_skill(ws / "skills", "rec", "command-dispatch: tool\ncommand-tool: record")
+    write_skill(ws / "skills" / "rec", command_dispatch="tool", command_tool="record")
     book = load(setup)
     seen: list[dict[str, str]] = []
 

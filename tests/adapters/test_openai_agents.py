@@ -21,6 +21,7 @@ pytest.importorskip("agents", reason="needs the openai-agents extra")
 
 from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+from factories import write_skill
 from openai import AsyncOpenAI
 from scripted_openai import (
     CANNED,
@@ -41,7 +42,6 @@ from scripted_openai import (
     say,
     skill_workspace,
     text_of,
-    write_skill,
 )
 
 from skillbook.book import Loader, SkillBook
@@ -215,7 +215,7 @@ def test_slash_command_dispatches_to_a_users_function_tool(
 ) -> None:
     """A skill whose command-tool is one of the user's own function tools."""
     ws, env = setup
-    write_skill(ws / "skills", "rec", "command-dispatch: tool\ncommand-tool: record")
+    write_skill(ws / "skills" / "rec", command_dispatch="tool", command_tool="record")
     book = load(setup)
     calls: list[dict[str, str]] = []
 

@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("pydantic_ai", reason="needs the pydantic-ai extra")
 
+from factories import write_skill
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import (
@@ -42,7 +43,6 @@ from scripted_openai import (
     location,
     run_docs_example,
     skill_workspace,
-    write_skill,
 )
 
 from skillbook.book import Loader, SkillBook
@@ -232,8 +232,8 @@ def test_slash_command_dispatches_to_a_users_function_tool(
     setup: tuple[Path, dict[str, str]],
 ) -> None:
     ws, _ = setup
-    write_skill(ws / "skills", "rec", "command-dispatch: tool\ncommand-tool: record")
-    write_skill(ws / "skills", "arec", "command-dispatch: tool\ncommand-tool: arecord")
+    write_skill(ws / "skills" / "rec", command_dispatch="tool", command_tool="record")
+    write_skill(ws / "skills" / "arec", command_dispatch="tool", command_tool="arecord")
     book = load(setup)
     calls: list[dict[str, str]] = []
 

@@ -8,7 +8,6 @@ are rewritten for the model.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from factories import write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.errors import ModelNotConfigured
@@ -55,14 +55,6 @@ CANNED = "Shanghai: ☀️ +21°C"
 YES = ExecPolicy.allow_all()
 
 
-def write_skill(root: Path, name: str, extra: str = "", body: str = "# Body\n") -> Path:
-    path = root / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    head = f"name: {name}\ndescription: The {name} skill.\n{extra}"
-    path.write_text(f"---\n{head.strip()}\n---\n{body}", encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
@@ -85,15 +77,14 @@ def workspace(env: Mapping[str, str]) -> Path:
     ws = Path(env["HOME"]) / "ws"
     skills = ws / "skills"
     write_skill(
-        skills,
-        "weather",
-        'metadata: {"openclaw": {"requires": {"bins": ["curl"]}}}',
-        WEATHER_BODY,
+        skills / "weather",
+        body=WEATHER_BODY,
+        metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
     )
-    write_skill(skills, "notes")
-    write_skill(skills, "rec", "command-dispatch: tool\ncommand-tool: record")
-    write_skill(skills, "sh", "command-dispatch: tool\ncommand-tool: exec")
-    write_skill(skills, "ghost", "command-dispatch: tool\ncommand-tool: nope")
+    write_skill(skills / "notes")
+    write_skill(skills / "rec", command_dispatch="tool", command_tool="record")
+    write_skill(skills / "sh", command_dispatch="tool", command_tool="exec")
+    write_skill(skills / "ghost", command_dispatch="tool", command_tool="nope")
     return ws
 
 
@@ -313,7 +304,7 @@ def test_session_backed_agent_sees_new_skills_on_the_next_turn(
     agent = Agent(session, model, env=env)
     run(agent.run_turn([], "hi"))
     assert "<name>fresh</name>" not in model.requests[0].system
-    write_skill(workspace / "skills", "fresh")
+    write_skill(workspace / "skills" / "fresh")
     session.versions.bump(workspace)
     run(agent.run_turn([], "again"))
     assert "<name>fresh</name>" in model.requests[1].system
@@ -584,18 +575,19 @@ NASTY = [
 def exec_ws(env: Mapping[str, str]) -> Path:
     ws = Path(env["HOME"]) / "exec-ws"
     skills = ws / "skills"
-    # A JSON string is a valid YAML double-quoted scalar.
-    probe = "metadata:\n  openclaw:\n    primaryEnv: PROBE_KEY\n  skillbook:\n"
-    write_skill(skills, "probe", probe + f"    commandExec: {json.dumps(PROBE)}")
     write_skill(
-        skills, "other", "metadata:\n  skillbook:\n    commandExec: 'echo \"[${PROBE_KEY:-}]\"'"
+        skills / "probe",
+        metadata={"openclaw": {"primaryEnv": "PROBE_KEY"}, "skillbook": {"commandExec": PROBE}},
     )
-    write_skill(skills, "fail", "metadata:\n  skillbook:\n    commandExec: 'echo oops; exit 3'")
     write_skill(
-        skills,
-        "both",
-        "command-dispatch: tool\ncommand-tool: record\n"
-        "metadata:\n  skillbook:\n    commandExec: 'touch never-run'",
+        skills / "other", metadata={"skillbook": {"commandExec": 'echo "[${PROBE_KEY:-}]"'}}
+    )
+    write_skill(skills / "fail", metadata={"skillbook": {"commandExec": "echo oops; exit 3"}})
+    write_skill(
+        skills / "both",
+        command_dispatch="tool",
+        command_tool="record",
+        metadata={"skillbook": {"commandExec": "touch never-run"}},
     )
     (skills / "probe" / "victim").write_text("keep me", encoding="utf-8")
     return ws
