@@ -40,7 +40,7 @@ WAIT_S: Final = 10.0
 
 def yaml_value(value: object) -> str:
     """One frontmatter value: a ``str`` verbatim, anything else as one line of JSON."""
-    return value if isinstance(value, str) else json.dumps(value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def frontmatter(fields: Mapping[str, object], raw: str = "") -> str:

@@ -15,13 +15,6 @@ from skillbook.cli.app import cli
 _CLEARED = ("NO_COLOR", "FORCE_COLOR", "LC_ALL", "LC_CTYPE", "TERM", "COLUMNS")
 
 
-def write_skill(root: Path, folder: str, frontmatter: str, body: str = "# Body\n") -> Path:
-    path = root / folder / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\n{frontmatter.strip()}\n---\n{body}", encoding="utf-8")
-    return path
-
-
 @dataclass
 class Shell:
     """A home (``HOME``), an empty bundled folder, and the project folder as cwd."""

@@ -6,8 +6,9 @@ import json
 
 import click
 import pytest
+from factories import write_skill
 
-from cli.conftest import Shell, write_skill
+from cli.conftest import Shell
 from skillbook.cli.app import cli
 
 
@@ -38,7 +39,7 @@ def test_every_command_help_ends_with_examples(shell: Shell, name: str) -> None:
 
 def test_global_options_are_accepted_after_the_command(shell: Shell) -> None:
     ws = shell.project / "ws"
-    write_skill(ws / "skills", "alpha", "name: alpha\ndescription: Alpha.")
+    write_skill(ws / "skills" / "alpha", description="Alpha.")
     before = json.loads(shell.run("-w", str(ws), "list", "--json").stdout)
     after = json.loads(shell.run("list", "--json", "--workspace", str(ws)).stdout)
     assert before == after and [s["name"] for s in after["skills"]] == ["alpha"]
@@ -67,9 +68,7 @@ def test_a_mistyped_command_gets_a_suggestion(shell: Shell) -> None:
 
 
 def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> None:
-    write_skill(
-        shell.project / "skills", "release-tool", "name: release-notes\ndescription: Notes."
-    )
+    write_skill(shell.project / "skills" / "release-tool", "release-notes", "Notes.")
     by_folder = shell.run("info", "release-tool", "--json")
     assert by_folder.exit_code == 0 and json.loads(by_folder.stdout)["name"] == "release-notes"
     result = shell.run("info", "relase-notes")
@@ -84,15 +83,15 @@ def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> N
 
 def test_check_fail_on(shell: Shell) -> None:
     skills = shell.project / "skills"
-    write_skill(skills, "fine", "name: fine\ndescription: Fine.")
+    write_skill(skills / "fine", description="Fine.")
     assert shell.run("check", "--fail-on", "warning").exit_code == 0
     (skills / "group" / "leaf").mkdir(parents=True)
-    write_skill(skills / "group", "leaf", "name: leaf\ndescription: Leaf.")  # a warning
+    write_skill(skills / "group" / "leaf", description="Leaf.")  # a warning
     assert shell.run("check").exit_code == 0
     assert shell.run("check", "--fail-on", "error").exit_code == 0
     warned = shell.run("check", "--fail-on", "warning", "--json")
     assert warned.exit_code == 1 and json.loads(warned.stdout)["summary"]["total"] == 1
-    write_skill(skills, "broken", "name: broken")  # an error
+    write_skill(skills / "broken", description=None)  # an error
     assert shell.run("check", "--fail-on", "error").exit_code == 1
 
 

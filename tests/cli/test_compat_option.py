@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.conftest import Shell, write_skill
+from factories import write_skill
+
+from cli.conftest import Shell
 
 
 def workspace(shell: Shell) -> Path:
     ws = shell.project / "ws"
     # Folder order (a, b) differs from name order (alpha, zeta).
-    write_skill(ws / "skills", "a", "name: zeta\ndescription: Z.")
-    write_skill(ws / "skills", "b", "name: alpha\ndescription: A.")
+    write_skill(ws / "skills" / "a", "zeta", "Z.")
+    write_skill(ws / "skills" / "b", "alpha", "A.")
     return ws
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from click.shell_completion import ShellComplete
+from factories import write_skill
 
-from cli.conftest import Shell, write_skill
+from cli.conftest import Shell
 from skillbook.cli.app import cli
 
 
@@ -30,11 +31,11 @@ def complete(args: list[str], incomplete: str) -> list[str]:
 
 def test_skill_names_complete_for_info(shell: Shell) -> None:
     for name in ("weather", "web-search", "notes"):
-        write_skill(shell.project / "skills", name, f"name: {name}\ndescription: {name}.")
+        write_skill(shell.project / "skills" / name, description=f"{name}.")
     assert complete(["info"], "we") == ["weather", "web-search"]
     assert complete(["info"], "") == ["notes", "weather", "web-search"]
     other = shell.project / "other"
-    write_skill(other / "skills", "wiki", "name: wiki\ndescription: Wiki.")
+    write_skill(other / "skills" / "wiki", description="Wiki.")
     assert complete(["-w", str(other), "info"], "w") == ["wiki"]
     assert complete(["info", "-w", str(other)], "w") == ["wiki"]
 

@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
-from cli.conftest import Shell, write_skill
+from cli.conftest import Shell
 
 
 @pytest.fixture
@@ -23,8 +24,8 @@ def openclaw(shell: Shell) -> Path:
         '{agents: {list: [{id: "main"}, {id: "ops", skills: ["managed-one"]}]},}\n',
         encoding="utf-8",
     )
-    write_skill(state / "skills", "managed-one", "name: managed-one\ndescription: Managed.")
-    write_skill(state / "workspace" / "skills", "ws-one", "name: ws-one\ndescription: Mine.")
+    write_skill(state / "skills" / "managed-one", description="Managed.")
+    write_skill(state / "workspace" / "skills" / "ws-one", description="Mine.")
     return state
 
 
@@ -45,9 +46,7 @@ def test_list_with_no_flags_shows_openclaws_skills(shell: Shell, openclaw: Path)
 
 
 def test_profile_picks_openclaws_profile_workspace(shell: Shell, openclaw: Path) -> None:
-    write_skill(
-        openclaw / "workspace-work" / "skills", "work-one", "name: work-one\ndescription: W."
-    )
+    write_skill(openclaw / "workspace-work" / "skills" / "work-one", description="W.")
     data = json.loads(shell.run("list", "--json", env={"OPENCLAW_PROFILE": "work"}).stdout)
     assert data["workspaceDir"] == str(openclaw / "workspace-work")
     assert "work-one" in [s["name"] for s in data["skills"]]

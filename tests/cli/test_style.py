@@ -6,8 +6,9 @@ import io
 import json
 
 import pytest
+from factories import write_skill
 
-from cli.conftest import Shell, write_skill
+from cli.conftest import Shell
 from skillbook.cli.style import Style, color_wanted, locale_is_ascii, to_ascii
 
 ESC = "\x1b["
@@ -92,14 +93,11 @@ def test_paint_colours_statuses_marks_and_headings() -> None:
 @pytest.fixture
 def one_skill(shell: Shell) -> Shell:
     write_skill(
-        shell.project / "skills",
-        "deploy",
-        "name: deploy\ndescription: Ship it — fast… and “safely”.\n"
-        'metadata: {"openclaw": {"emoji": "🚀", "requires": {"bins": ["helm"]}}}',
+        shell.project / "skills" / "deploy",
+        description="Ship it — fast… and “safely”.",
+        metadata={"openclaw": {"emoji": "🚀", "requires": {"bins": ["helm"]}}},
     )
-    write_skill(
-        shell.project / "skills", "notes", "name: notes\ndescription: Take notes — “quickly”."
-    )
+    write_skill(shell.project / "skills" / "notes", description="Take notes — “quickly”.")
     return shell
 
 

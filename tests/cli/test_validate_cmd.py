@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from cli.conftest import Shell, write_skill
+from factories import write_skill
+
+from cli.conftest import Shell
 
 
 def test_repeated_findings_are_one_line_with_their_line_numbers(shell: Shell) -> None:
@@ -33,8 +35,8 @@ def test_repeated_findings_are_one_line_with_their_line_numbers(shell: Shell) ->
 
 def test_unread_skill_files_are_listed_with_the_reason(shell: Shell) -> None:
     skills = shell.project / "skills"
-    write_skill(skills, "good", "name: good\ndescription: Good.")
-    write_skill(skills, "ops/db-backup", "name: db-backup\ndescription: Backups.")
+    write_skill(skills / "good", description="Good.")
+    write_skill(skills / "ops/db-backup", "db-backup", "Backups.")
     result = shell.run("validate", str(skills))
     assert result.exit_code == 0, result.stdout
     lines = result.stdout.splitlines()
@@ -56,10 +58,8 @@ def test_unread_skill_files_are_listed_with_the_reason(shell: Shell) -> None:
 
 def test_the_summary_names_the_modes_that_would_accept(shell: Shell) -> None:
     skills = shell.project / "skills"
-    write_skill(
-        skills, "flow", 'name: flow\ndescription: Flow.\nmetadata: {"openclaw": {"emoji": "x"}}'
-    )
-    write_skill(skills, "broken", "name: broken")
+    write_skill(skills / "flow", description="Flow.", metadata={"openclaw": {"emoji": "x"}})
+    write_skill(skills / "broken", description=None)
     result = shell.run("validate", "--mode", "strict", str(skills))
     assert result.exit_code == 1
     assert result.stdout.splitlines()[-3:] == [

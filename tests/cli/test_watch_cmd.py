@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.conftest import write_skill
+from factories import write_skill
+
 from skillbook.book import Loader
 from skillbook.cli.watch_cmd import change_lines
 from skillbook.runtime.session import SkillSession
@@ -23,8 +24,8 @@ def test_a_skill_gone_because_its_frontmatter_broke_shows_the_parse_error(
     tmp_path: Path,
 ) -> None:
     skills = tmp_path / "ws" / "skills"
-    file = write_skill(skills, "notes", "name: notes\ndescription: Take notes.")
-    write_skill(skills, "other", "name: other\ndescription: Other.")
+    file = write_skill(skills / "notes", description="Take notes.") / "SKILL.md"
+    write_skill(skills / "other", description="Other.")
     with SkillSession(_loader(tmp_path), watch=False) as session:
         before = session.current()
         file.write_text("---\nname: notes\ndescriptio: typo\n---\nBody\n", encoding="utf-8")
@@ -38,7 +39,7 @@ def test_a_skill_gone_because_its_frontmatter_broke_shows_the_parse_error(
 
 def test_a_status_change_shows_what_is_missing(tmp_path: Path) -> None:
     skills = tmp_path / "ws" / "skills"
-    file = write_skill(skills, "deploy", "name: deploy\ndescription: Deploy.")
+    file = write_skill(skills / "deploy", description="Deploy.") / "SKILL.md"
     with SkillSession(_loader(tmp_path), watch=False) as session:
         before = session.current()
         file.write_text(
@@ -52,11 +53,11 @@ def test_a_status_change_shows_what_is_missing(tmp_path: Path) -> None:
 
 def test_a_new_folder_that_does_not_load_is_reported(tmp_path: Path) -> None:
     skills = tmp_path / "ws" / "skills"
-    write_skill(skills, "fine", "name: fine\ndescription: Fine.")
+    write_skill(skills / "fine", description="Fine.")
     with SkillSession(_loader(tmp_path), watch=False) as session:
         before = session.current()
-        broken = write_skill(skills, "broken", "name: broken")
-        added = write_skill(skills, "new-one", "name: new-one\ndescription: New.")
+        broken = write_skill(skills / "broken", description=None) / "SKILL.md"
+        added = write_skill(skills / "new-one", description="New.") / "SKILL.md"
         lines = change_lines(session.reload(), before)
     assert lines[0] == "+ new-one (openclaw-workspace)"
     assert lines[1].startswith(f"! {broken}:") and "[parse.missing-description]" in lines[1]

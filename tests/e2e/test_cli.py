@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 import skillbook
 
@@ -40,14 +41,6 @@ COMMANDS = (
     "completion",
 )
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
-
-
-def write_skill(root: Path, folder: str, frontmatter: str, body: str = "# Body\n") -> Path:
-    """``root/folder/SKILL.md`` with the given frontmatter lines; returns the file."""
-    path = root / folder / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\n{frontmatter.strip()}\n---\n{body}", encoding="utf-8")
-    return path
 
 
 def stub_bin(bin_dir: Path, name: str) -> None:
@@ -120,19 +113,23 @@ def sandbox(tmp_path: Path) -> Sandbox:
     )
     ws = tmp_path / "ws"
     # Bundled: one ready, one the workspace overrides (shadowed).
-    write_skill(bundled, "git-tidy", "name: git-tidy\ndescription: Tidy a git repository.")
-    write_skill(bundled, "weather", "name: weather\ndescription: Bundled weather.")
+    write_skill(bundled / "git-tidy", description="Tidy a git repository.")
+    write_skill(bundled / "weather", description="Bundled weather.")
     # Workspace: ready, needs setup (bin + env), shadowing the bundled weather, broken.
-    write_skill(ws / "skills", "notes", "name: notes\ndescription: Take meeting notes.")
+    write_skill(ws / "skills" / "notes", description="Take meeting notes.")
     write_skill(
-        ws / "skills",
-        "deploy",
-        "name: deploy\ndescription: Deploy the app.\n"
-        'metadata: {"openclaw": {"emoji": "🚀", "primaryEnv": "DEPLOY_TOKEN", '
-        '"requires": {"bins": ["kubectl"], "env": ["DEPLOY_TOKEN"]}}}',
+        ws / "skills" / "deploy",
+        description="Deploy the app.",
+        metadata={
+            "openclaw": {
+                "emoji": "🚀",
+                "primaryEnv": "DEPLOY_TOKEN",
+                "requires": {"bins": ["kubectl"], "env": ["DEPLOY_TOKEN"]},
+            }
+        },
     )
-    write_skill(ws / "skills", "weather", "name: weather\ndescription: Our weather.")
-    write_skill(ws / "skills", "broken", "name: broken")
+    write_skill(ws / "skills" / "weather", description="Our weather.")
+    write_skill(ws / "skills" / "broken", description=None)
     return Sandbox(tmp_path, env, ws, bundled, state, bin_dir)
 
 
@@ -255,9 +252,8 @@ def test_list_verbose_adds_the_missing_column(sandbox: Sandbox) -> None:
 
 def test_list_description_is_cut_to_one_line(sandbox: Sandbox) -> None:
     write_skill(
-        sandbox.workspace / "skills",
-        "long",
-        "name: long\ndescription: |\n  First line\n  second line " + "word " * 60,
+        sandbox.workspace / "skills" / "long",
+        description="|\n  First line\n  second line " + "word " * 60,
     )
     proc = sandbox.run("-w", str(sandbox.workspace), "list", env={"COLUMNS": "100"})
     row = rows(proc.stdout)["long"]
@@ -268,9 +264,8 @@ def test_list_description_is_cut_to_one_line(sandbox: Sandbox) -> None:
 def test_terminal_escapes_in_skill_text_are_stripped(sandbox: Sandbox) -> None:
     """Spec §12 Status / CLI: ANSI/C1 stripping in JSON (and, here, in text too)."""
     write_skill(
-        sandbox.workspace / "skills",
-        "loud",
-        'name: loud\ndescription: "Red \\e[31malert\\e[0m and \\x9b C1 \\a bell"',
+        sandbox.workspace / "skills" / "loud",
+        description='"Red \\e[31malert\\e[0m and \\x9b C1 \\a bell"',
     )
     args = ("-w", str(sandbox.workspace))
     for command in (("list",), ("list", "--json"), ("info", "loud"), ("check",)):
@@ -397,7 +392,7 @@ def test_prompt_is_byte_equal_to_the_library(sandbox: Sandbox) -> None:
 
 def test_prompt_shortens_paths_under_home(sandbox: Sandbox) -> None:
     personal = Path(sandbox.env["HOME"]) / ".agents" / "skills"
-    write_skill(personal, "mine", "name: mine\ndescription: My personal skill.")
+    write_skill(personal / "mine", description="My personal skill.")
     out = sandbox.run("-w", str(sandbox.workspace), "prompt").stdout
     assert "<location>~/.agents/skills/mine/SKILL.md</location>" in out
 
@@ -450,7 +445,7 @@ def test_validate_a_good_skill_exits_0(sandbox: Sandbox) -> None:
 
 def test_validate_a_bad_skill_exits_1_with_codes(sandbox: Sandbox) -> None:
     skills = sandbox.workspace / "skills"
-    write_skill(skills, "Bad_Name", "name: Bad_Name\ndescription: Bad name.\nversion: 1")
+    write_skill(skills / "Bad_Name", description="Bad name.", version=1)
     proc = sandbox.run(
         "--mode", "strict", "validate", str(skills / "Bad_Name"), str(skills / "notes")
     )
@@ -555,7 +550,7 @@ def test_an_openclaw_json_with_comments_just_works(sandbox: Sandbox) -> None:
 def test_the_workspace_comes_from_the_agents_config(sandbox: Sandbox) -> None:
     """OpenClaw's resolveAgentWorkspaceDir, with the current folder as last resort."""
     other = sandbox.root / "other-ws"
-    write_skill(other / "skills", "solo", "name: solo\ndescription: Only here.")
+    write_skill(other / "skills" / "solo", description="Only here.")
     (sandbox.workspace / "ops").mkdir()
     cfg = sandbox.config(
         json.dumps(
@@ -591,7 +586,7 @@ def test_the_workspace_comes_from_the_agents_config(sandbox: Sandbox) -> None:
 
 def test_openclaw_state_dir_fallback_finds_managed_skills(sandbox: Sandbox) -> None:
     managed = sandbox.root / "openclaw-state"
-    write_skill(managed / "skills", "managed-one", "name: managed-one\ndescription: Managed.")
+    write_skill(managed / "skills" / "managed-one", description="Managed.")
     env = {k: v for k, v in sandbox.env.items() if k != "SKILLBOOK_STATE_DIR"}
     env["OPENCLAW_STATE_DIR"] = str(managed)
     proc = subprocess.run(
@@ -643,7 +638,7 @@ def test_watch_prints_a_new_skill_then_exits(sandbox: Sandbox) -> None:
         assert proc.stderr is not None
         assert first.startswith("Watching 4 skills (3 ready) in "), first + proc.stderr.read()
         assert proc.stdout.readline().startswith("prompt: 3 skills, ")
-        write_skill(sandbox.workspace / "skills", "fresh", "name: fresh\ndescription: New.")
+        write_skill(sandbox.workspace / "skills" / "fresh", description="New.")
         rest = proc.stdout.read()
         assert proc.wait(timeout=90) == 0
     lines = rest.splitlines()
