@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import (
@@ -27,24 +28,6 @@ from skillbook.discover import (
 from skillbook.mode import Mode
 from skillbook.model import Source
 from skillbook.paths import Paths
-
-
-def write_skill(
-    folder: Path,
-    *,
-    name: str | None = None,
-    description: str | None = "does things",
-    body: str = "",
-) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = ["---"]
-    if name is not None:
-        lines.append(f"name: {name}")
-    if description is not None:
-        lines.append(f"description: {description}")
-    lines.append("---")
-    (folder / "SKILL.md").write_text("\n".join(lines) + "\n" + body, encoding="utf-8")
-    return folder / "SKILL.md"
 
 
 def run(*roots: tuple[Source, Path], **opts: object) -> Discovery:
@@ -127,7 +110,7 @@ def test_bundled_skill_loads(env: tuple[Paths, Path]) -> None:
     """§12: a bundled skill loads with its name, description and SKILL.md path."""
     paths, ws = env
     assert paths.bundled_dir is not None
-    md = write_skill(paths.bundled_dir / "peekaboo", name="peekaboo", description="Capture UI")
+    md = write_skill(paths.bundled_dir / "peekaboo", description="Capture UI") / "SKILL.md"
     d = discover(resolve_roots(ws, paths))
     [skill] = d.skills
     assert (skill.name, skill.description, skill.source) == (
@@ -141,14 +124,14 @@ def test_bundled_skill_loads(env: tuple[Paths, Path]) -> None:
 def test_name_falls_back_to_directory(env: tuple[Paths, Path]) -> None:
     """§12: frontmatter without `name` falls back to the directory name."""
     paths, ws = env
-    write_skill(ws / "skills" / "dir-name")
+    write_skill(ws / "skills" / "dir-name", None)
     d = discover(resolve_roots(ws, paths))
     assert names(d) == ["dir-name"]
 
 
 def test_missing_description_is_diagnosed(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    md = write_skill(ws / "skills" / "nodesc", description=None, name="x")
+    md = write_skill(ws / "skills" / "nodesc", "x", description=None) / "SKILL.md"
     (ws / "skills" / "nofm").mkdir()
     (ws / "skills" / "nofm" / "SKILL.md").write_text("just text\n")
     d = discover(resolve_roots(ws, paths))
@@ -175,7 +158,7 @@ def test_precedence_of_all_six_sources(env: tuple[Paths, Path], tmp_path: Path) 
         Source.WORKSPACE: ws / "skills",
     }
     for source, folder in dirs.items():
-        write_skill(folder / "same", name="same", description=f"from {source.value}")
+        write_skill(folder / "same", description=f"from {source.value}")
     order = list(dirs)
     while order:
         d = discover(resolve_roots(ws, paths, extra_dirs=[str(extra)]))
@@ -195,14 +178,14 @@ def test_unique_skills_from_all_sources_in_first_seen_order(
     """§12: unique skills of the .agents sources appear alongside others; first-seen order."""
     paths, ws = env
     extra = tmp_path / "extra"
-    write_skill(extra / "zz-extra")
-    write_skill(extra / "shared", name="shared", description="extra")
-    write_skill(paths.managed_dir / "b-managed")
-    write_skill(paths.personal_dir / "a-personal")
-    write_skill(ws / ".agents" / "skills" / "c-project")
-    write_skill(ws / "skills" / "B-ws")
-    write_skill(ws / "skills" / "a-ws")
-    write_skill(ws / "skills" / "shared", name="shared", description="workspace")
+    write_skill(extra / "zz-extra", None)
+    write_skill(extra / "shared", description="extra")
+    write_skill(paths.managed_dir / "b-managed", None)
+    write_skill(paths.personal_dir / "a-personal", None)
+    write_skill(ws / ".agents" / "skills" / "c-project", None)
+    write_skill(ws / "skills" / "B-ws", None)
+    write_skill(ws / "skills" / "a-ws", None)
+    write_skill(ws / "skills" / "shared", description="workspace")
     d = discover(resolve_roots(ws, paths, extra_dirs=[str(extra)]))
     # Extra first (JS sort), then managed, personal, project, workspace (B < a in code units);
     # "shared" keeps its first position with the workspace value.
@@ -229,7 +212,7 @@ def test_unique_skills_from_all_sources_in_first_seen_order(
 
 def test_symlinked_skill_dir_inside_root_loads(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    write_skill(ws / "skills" / "store" / "real-one", name="linked")
+    write_skill(ws / "skills" / "store" / "real-one", "linked")
     (ws / "skills" / "link").symlink_to(ws / "skills" / "store" / "real-one")
     d = discover(resolve_roots(ws, paths))
     assert names(d) == ["linked"]
@@ -240,7 +223,7 @@ def test_symlinked_skill_dir_outside_is_an_escape(env: tuple[Paths, Path], tmp_p
     """§12: workspace symlink pointing outside → skipped + reason=symlink-escape warning."""
     paths, ws = env
     outside = tmp_path / "outside" / "evil"
-    write_skill(outside)
+    write_skill(outside, None)
     (ws / "skills").mkdir()
     (ws / "skills" / "evil").symlink_to(outside)
     d = discover(resolve_roots(ws, paths))
@@ -263,7 +246,7 @@ def test_bundled_symlink_escape_reason(env: tuple[Paths, Path], tmp_path: Path) 
     """§12: bundled symlink escape → reason=bundled-symlink-escape with the stray hint."""
     paths, ws = env
     assert paths.bundled_dir is not None
-    write_skill(tmp_path / "elsewhere" / "x")
+    write_skill(tmp_path / "elsewhere" / "x", None)
     paths.bundled_dir.mkdir()
     (paths.bundled_dir / "x").symlink_to(tmp_path / "elsewhere" / "x")
     d = discover(resolve_roots(ws, paths))
@@ -278,7 +261,7 @@ def test_bundled_symlink_escape_reason(env: tuple[Paths, Path], tmp_path: Path) 
 def test_allow_symlink_targets(env: tuple[Paths, Path], tmp_path: Path) -> None:
     paths, ws = env
     shared = tmp_path / "shared-skills"
-    write_skill(shared / "tool", name="tool")
+    write_skill(shared / "tool")
     (ws / "skills").mkdir()
     (ws / "skills" / "tool").symlink_to(shared / "tool")
     roots = resolve_roots(ws, paths)
@@ -296,7 +279,7 @@ def test_symlinked_skill_md_is_refused(
     """§12: SKILL.md symlinked outside → skipped; symlinked inside the root → also skipped."""
     paths, ws = env
     if target_inside:
-        target = write_skill(ws / "skills" / "store-dir-md", name="store").parent / "real.md"
+        target = write_skill(ws / "skills" / "store-dir-md", "store") / "real.md"
         target.write_text("---\nname: linked\ndescription: d\n---\n")
         os.remove(ws / "skills" / "store-dir-md" / "SKILL.md")
     else:
@@ -313,7 +296,7 @@ def test_symlinked_skill_md_is_refused(
 def test_dedupe_by_realpath(env: tuple[Paths, Path], tmp_path: Path) -> None:
     paths, ws = env
     # Same folder twice in one source under two names (no `name:` field).
-    write_skill(ws / "skills" / "orig")
+    write_skill(ws / "skills" / "orig", None)
     (ws / "skills" / "alias").symlink_to(ws / "skills" / "orig")
     d = discover(resolve_roots(ws, paths))
     assert len(d.loaded) == 2
@@ -327,7 +310,7 @@ def test_dedupe_by_realpath(env: tuple[Paths, Path], tmp_path: Path) -> None:
 
 def test_same_folder_in_two_sources_loads_once(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    write_skill(ws / "skills" / "tool", name="tool")
+    write_skill(ws / "skills" / "tool")
     d = discover(resolve_roots(ws, paths, extra_dirs=[str(ws / "skills")]))
     [skill] = d.skills
     assert skill.source == "openclaw-workspace"  # OpenClaw's winner (later source)
@@ -342,7 +325,7 @@ def test_nested_repo_root_with_limits_5_5(tmp_path: Path) -> None:
     """§12: nested `extraDir/skills/*` with limits 5/5: ≤5 skills, first present, last absent."""
     repo = tmp_path / "repo"
     for i in range(8):
-        write_skill(repo / "skills" / f"repo-skill-{i:02d}")
+        write_skill(repo / "skills" / f"repo-skill-{i:02d}", None)
     limits = Limits(max_candidates_per_root=5, max_skills_loaded_per_source=5)
     d = run((Source.EXTRA, repo), limits=limits)
     got = names(d)
@@ -359,7 +342,7 @@ def test_nested_root_detected_at_entry_30_of_30(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     for i in range(29):
         (repo / "skills" / f"entry-{i:02d}").mkdir(parents=True)
-    write_skill(repo / "skills" / "entry-29")
+    write_skill(repo / "skills" / "entry-29", None)
     limits = Limits(max_candidates_per_root=30, max_skills_loaded_per_source=30)
     d = run((Source.EXTRA, repo), limits=limits)
     assert names(d) == ["entry-29"]
@@ -367,8 +350,8 @@ def test_nested_root_detected_at_entry_30_of_30(tmp_path: Path) -> None:
 
 def test_nested_root_hiding_direct_skills_is_a_warning(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    write_skill(root / "direct")
-    write_skill(root / "skills" / "nested")
+    write_skill(root / "direct", None)
+    write_skill(root / "skills" / "nested", None)
     d = run((Source.EXTRA, root))
     assert names(d) == ["nested"]
     [diag] = diags(d, "discover.nested-root")
@@ -391,8 +374,8 @@ def test_over_limit_sorts_by_name_and_names_the_dropped(tmp_path: Path) -> None:
     (root / "a-group").mkdir(parents=True)
     (root / "a-group" / "SKILL.md").write_text("no frontmatter\n")
     for leaf in ("zeta", "Beta", "alpha"):
-        write_skill(root / "a-group" / leaf)
-    write_skill(root / "b-single")
+        write_skill(root / "a-group" / leaf, None)
+    write_skill(root / "b-single", None)
     d = run((Source.EXTRA, root), limits=Limits(max_skills_loaded_per_source=2))
     assert names(d) == ["alpha", "Beta"]
     messages = " ".join(x.message for x in diags(d, "discover.over-limit"))
@@ -404,7 +387,7 @@ def test_max_skill_file_bytes(tmp_path: Path, root_level: bool) -> None:
     """§12: maxSkillFileBytes 1000 skips a 5 KB SKILL.md (child and root-level)."""
     root = tmp_path / "root"
     folder = root if root_level else root / "big"
-    md = write_skill(folder, name="big", body="x" * 5000)
+    md = write_skill(folder, "big", body="x" * 5000) / "SKILL.md"
     limits = Limits(max_skill_file_bytes=1000)
     d = run((Source.EXTRA, root), limits=limits)
     assert d.skills == ()
@@ -419,8 +402,8 @@ def test_max_skill_file_bytes(tmp_path: Path, root_level: bool) -> None:
 
 def test_root_that_is_a_skill(tmp_path: Path) -> None:
     root = tmp_path / "single"
-    write_skill(root, name="solo")
-    write_skill(root / "child")  # hidden by the root skill, as in OpenClaw
+    write_skill(root, "solo")
+    write_skill(root / "child", None)  # hidden by the root skill, as in OpenClaw
     d = run((Source.EXTRA, root))
     assert names(d) == ["solo"]
 
@@ -429,8 +412,8 @@ def test_invalid_skill_md_falls_back_to_grandchildren(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "pack").mkdir(parents=True)
     (root / "pack" / "SKILL.md").write_text("---\nname: pack\n---\n")
-    write_skill(root / "pack" / "inner-b")
-    write_skill(root / "pack" / "inner-a")
+    write_skill(root / "pack" / "inner-b", None)
+    write_skill(root / "pack" / "inner-a", None)
     d = run((Source.EXTRA, root))
     assert names(d) == ["inner-a", "inner-b"]
     assert diags(d, "parse.missing-description")[0].path == root / "pack" / "SKILL.md"
@@ -441,9 +424,9 @@ def test_invalid_skill_md_falls_back_to_grandchildren(tmp_path: Path) -> None:
 
 def test_hidden_and_node_modules_skipped(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    write_skill(ws / "skills" / ".hidden-skill")
-    write_skill(ws / "skills" / "node_modules")
-    write_skill(ws / "skills" / "visible")
+    write_skill(ws / "skills" / ".hidden-skill", None)
+    write_skill(ws / "skills" / "node_modules", None)
+    write_skill(ws / "skills" / "visible", None)
     d = discover(resolve_roots(ws, paths))
     assert names(d) == ["visible"]
     [diag] = diags(d, "discover.hidden-dir")
@@ -452,8 +435,8 @@ def test_hidden_and_node_modules_skipped(env: tuple[Paths, Path]) -> None:
 
 def test_dot_directory_layout_is_diagnosed(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    write_skill(ws / "skills" / ".curated" / "gh-fix-ci")
-    write_skill(ws / "skills" / ".system" / "installer")
+    write_skill(ws / "skills" / ".curated" / "gh-fix-ci", None)
+    write_skill(ws / "skills" / ".system" / "installer", None)
     d = discover(resolve_roots(ws, paths))
     assert d.skills == ()
     hidden = diags(d, "discover.hidden-dir")
@@ -464,9 +447,9 @@ def test_dot_directory_layout_is_diagnosed(env: tuple[Paths, Path]) -> None:
 
 def test_grouped_layout_diagnosed_then_loaded_on_request(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    write_skill(ws / "skills" / "owner" / "tool-b")
-    write_skill(ws / "skills" / "owner" / "tool-a", name="named-a")
-    write_skill(ws / "skills" / "plain")
+    write_skill(ws / "skills" / "owner" / "tool-b", None)
+    write_skill(ws / "skills" / "owner" / "tool-a", "named-a")
+    write_skill(ws / "skills" / "plain", None)
     (ws / "skills" / "scripts").mkdir()
     roots = resolve_roots(ws, paths)
     d = discover(roots)
@@ -483,7 +466,7 @@ def test_grouped_layout_diagnosed_then_loaded_on_request(env: tuple[Paths, Path]
 
 def test_grouped_escape_is_refused(env: tuple[Paths, Path], tmp_path: Path) -> None:
     paths, ws = env
-    write_skill(tmp_path / "out" / "leaf")
+    write_skill(tmp_path / "out" / "leaf", None)
     (ws / "skills" / "group").mkdir(parents=True)
     (ws / "skills" / "group" / "leaf").symlink_to(tmp_path / "out" / "leaf")
     d = discover(resolve_roots(ws, paths), options=DiscoverOptions(grouped=True))
@@ -516,7 +499,7 @@ def test_broken_symlink_candidate_is_diagnosed(env: tuple[Paths, Path], tmp_path
 def test_standalone_markdown_in_mixed_mode(env: tuple[Paths, Path]) -> None:
     paths, ws = env
     root = ws / "skills"
-    write_skill(root / "folder-skill")
+    write_skill(root / "folder-skill", None)
     (root / "deploy.md").write_text("# Deploy helper\n\nShips the app to production.\nMore.\n")
     (root / "fm.md").write_text("---\nname: from-fm\ndescription: Has frontmatter\n---\nbody\n")
     (root / "plain.md").write_text("Just one line " + "y" * 300 + "\n")
@@ -547,11 +530,11 @@ def test_unknown_mode_is_a_caller_error() -> None:
 
 def test_cache_sees_edits(env: tuple[Paths, Path]) -> None:
     paths, ws = env
-    md = write_skill(ws / "skills" / "tool", description="first")
+    md = write_skill(ws / "skills" / "tool", None, description="first") / "SKILL.md"
     roots = resolve_roots(ws, paths)
     cache = ParseCache()
     assert discover(roots, cache=cache).skills[0].description == "first"
-    write_skill(ws / "skills" / "tool", description="second version")
+    write_skill(ws / "skills" / "tool", None, description="second version")
     assert discover(roots, cache=cache).skills[0].description == "second version"
     # Same mtime, different size → still re-parsed.
     st = md.stat()
@@ -563,7 +546,7 @@ def test_cache_sees_edits(env: tuple[Paths, Path]) -> None:
 def test_cache_hit_reads_nothing(env: tuple[Paths, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     paths, ws = env
     for i in range(5):
-        write_skill(ws / "skills" / f"s{i}")
+        write_skill(ws / "skills" / f"s{i}", None)
     roots = resolve_roots(ws, paths)
     cache = ParseCache()
     first = discover(roots, cache=cache)

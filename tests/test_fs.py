@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 from skillbook import _fs
@@ -15,12 +16,6 @@ from skillbook.model import Source
 
 #: Discovery passes under the swap; each reads the swapped skill's SKILL.md anew.
 DISCOVERY_ROUNDS = 400
-
-
-def skill(folder: Path, name: str, description: str = "inside the root") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nbody\n")
-    return folder
 
 
 # --------------------------------------------------------------------------- open_contained
@@ -107,7 +102,7 @@ def test_symlink_loops_are_listed_apart_from_broken_links(tmp_path: Path) -> Non
 
 def test_discovery_reports_symlink_loops(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    skill(root / "ok", "ok")
+    write_skill(root / "ok")
     (root / "self").symlink_to("self")
     (root / "ping").symlink_to("pong")
     (root / "pong").symlink_to("ping")
@@ -134,8 +129,8 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
     """The skill folder is swapped for a symlink to an outside copy between the listing
     and the read; no pass may load the outside SKILL.md."""
     root = tmp_path / "skills"
-    victim = skill(root / "victim", "victim")
-    skill(root / "other", "other")
+    victim = write_skill(root / "victim")
+    write_skill(root / "other")
     outside = tmp_path / "outside" / "victim"
     outside_copy(victim, outside)
     options = DiscoverOptions()
@@ -154,7 +149,7 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
 
 def test_a_folder_swapped_between_check_and_open_is_refused(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    victim = skill(root / "victim", "victim")
+    victim = write_skill(root / "victim")
     outside = tmp_path / "outside" / "victim"
     outside_copy(victim, outside)
     root_real = os.path.realpath(victim)

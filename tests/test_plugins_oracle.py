@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 from oracle_support import Oracle, run_batch
 
 from skillbook.book import Loader, SkillBook
@@ -30,13 +31,6 @@ def _needs_oracle(oracle: Oracle) -> None:
 
 
 PLUGIN_WARNINGS = ("plugin skill path not found", "plugin skill path escapes plugin root")
-
-
-def skill(folder: Path, name: str, description: str = "desc") -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n---\nBody\n", encoding="utf-8"
-    )
 
 
 def openclaw_plugin(root: Path, manifest: dict[str, Any], *, entry: str = "index.js") -> Path:
@@ -57,7 +51,7 @@ class World:
         self.ws = base / "ws"
         for d in (self.home, self.state, self.bundled_plugins, self.ws / "skills"):
             d.mkdir(parents=True, exist_ok=True)
-        skill(self.ws / "skills" / "local-one", "local-one")
+        write_skill(self.ws / "skills" / "local-one")
         self.env = {
             "HOME": str(self.home),
             "SKILLBOOK_STATE_DIR": str(self.state),
@@ -128,15 +122,15 @@ def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
             "legacyPluginIds": ["oldg"],
         },
     )
-    skill(g / "skills" / "g-skill", "g-skill")
-    skill(g / "skills" / "shared", "shared", "from the plugin")
-    skill(w.ws / "skills" / "shared", "shared", "the workspace wins")
+    write_skill(g / "skills" / "g-skill")
+    write_skill(g / "skills" / "shared", description="from the plugin")
+    write_skill(w.ws / "skills" / "shared", description="the workspace wins")
     ws_plug = openclaw_plugin(w.ws_ext / "wsplug", {"id": "wsplug", "skills": ["skills"]})
-    skill(ws_plug / "skills" / "ws-skill", "ws-skill")
+    write_skill(ws_plug / "skills" / "ws-skill")
     prov = openclaw_plugin(
         w.global_ext / "prov", {"id": "prov", "providers": ["acme-ai"], "skills": ["s"]}
     )
-    skill(prov / "s" / "prov-skill", "prov-skill")
+    write_skill(prov / "s" / "prov-skill")
     # A package.json plugin whose entry file is listed under openclaw.extensions.
     pkg = openclaw_plugin(
         w.global_ext / "pkgplug", {"id": "pkgplug", "skills": ["./skills"]}, entry="main.js"
@@ -144,16 +138,16 @@ def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
     (pkg / "package.json").write_text(
         json.dumps({"name": "pkgplug", "openclaw": {"extensions": ["./main.js"]}})
     )
-    skill(pkg / "skills" / "pkg-skill", "pkg-skill")
+    write_skill(pkg / "skills" / "pkg-skill")
     # Bundled plugins are on only when enabled explicitly.
     bundled = openclaw_plugin(w.bundled_plugins / "bplug", {"id": "bplug", "skills": ["./skills"]})
-    skill(bundled / "skills" / "bundled-plugin-skill", "bundled-plugin-skill")
+    write_skill(bundled / "skills" / "bundled-plugin-skill")
     # plugins.load.paths: a plugin folder named relative to the working folder.
     cfg_plug = openclaw_plugin(
         tmp_path / "elsewhere" / "cplug", {"id": "cplug", "skills": ["./sk"]}
     )
-    skill(cfg_plug / "sk" / "config-skill", "config-skill")
-    skill(tmp_path / "extra" / "extra-skill", "extra-skill")
+    write_skill(cfg_plug / "sk" / "config-skill")
+    write_skill(tmp_path / "extra" / "extra-skill")
     load = {"load": {"paths": ["elsewhere/cplug"]}}
     compare(
         w,
@@ -172,21 +166,21 @@ def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
 def test_escapes_memory_slots_and_acp(tmp_path: Path) -> None:
     w = World(tmp_path)
     outside = tmp_path / "outside"
-    skill(outside / "stolen", "stolen")
+    write_skill(outside / "stolen")
     esc = openclaw_plugin(
         w.global_ext / "esc", {"id": "esc", "skills": ["./linked", "../outside", "./ok"]}
     )
     (esc / "linked").symlink_to(outside)
-    skill(esc / "ok" / "esc-ok", "esc-ok")
+    write_skill(esc / "ok" / "esc-ok")
     for name in ("mem-a", "mem-b"):
         p = openclaw_plugin(w.global_ext / name, {"id": name, "kind": "memory", "skills": ["./s"]})
-        skill(p / "s" / f"{name}-skill", f"{name}-skill")
+        write_skill(p / "s" / f"{name}-skill")
     multi = openclaw_plugin(
         w.global_ext / "multi", {"id": "multi", "kind": ["memory", "tool"], "skills": ["./s"]}
     )
-    skill(multi / "s" / "multi-skill", "multi-skill")
+    write_skill(multi / "s" / "multi-skill")
     acpx = openclaw_plugin(w.global_ext / "acpx", {"id": "acpx", "skills": ["./s"]})
-    skill(acpx / "s" / "acpx-skill", "acpx-skill")
+    write_skill(acpx / "s" / "acpx-skill")
     compare(
         w,
         [
@@ -205,7 +199,7 @@ def test_bundles_and_their_commands(tmp_path: Path) -> None:
     (cb / ".claude-plugin" / "plugin.json").write_text(
         json.dumps({"name": "Claude Bundle!", "commands": ["extra-cmds", "commands"]})
     )
-    skill(cb / "skills" / "cb-skill", "cb-skill")
+    write_skill(cb / "skills" / "cb-skill")
     cmds = cb / "commands"
     (cmds / "workflows").mkdir(parents=True)
     (cmds / "workflows" / "review.md").write_text(
@@ -222,20 +216,20 @@ def test_bundles_and_their_commands(tmp_path: Path) -> None:
     (cb / "extra-cmds" / "x.md").write_text("From the declared folder\n")
     # A bundle without a manifest: a `skills/` folder is enough.
     bare = w.global_ext / "bare-bundle"
-    skill(bare / "skills" / "bare-skill", "bare-skill")
+    write_skill(bare / "skills" / "bare-skill")
     (bare / "commands").mkdir()
     (bare / "commands" / "bare.md").write_text("Bare command\n")
     # Codex and Cursor bundles contribute skills, never commands.
     codex = w.global_ext / "codexb"
     (codex / ".codex-plugin").mkdir(parents=True)
     (codex / ".codex-plugin" / "plugin.json").write_text(json.dumps({"name": "codexb"}))
-    skill(codex / "skills" / "codex-skill", "codex-skill")
+    write_skill(codex / "skills" / "codex-skill")
     cursor = w.global_ext / "cursorb"
     (cursor / ".cursor-plugin").mkdir(parents=True)
     (cursor / ".cursor-plugin" / "plugin.json").write_text(
         json.dumps({"name": "cursorb", "skills": ["more"]})
     )
-    skill(cursor / "more" / "cursor-skill", "cursor-skill")
+    write_skill(cursor / "more" / "cursor-skill")
     (cursor / ".cursor" / "commands").mkdir(parents=True)
     (cursor / ".cursor" / "commands" / "c.md").write_text("Cursor command\n")
     compare(

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook import load
 from skillbook._bounded_catalog import Entry, bounded_catalog, shorten_description
@@ -30,15 +31,6 @@ from skillbook.profile import (
 from skillbook.prompt import KeptPaths, PromptLimits, build_prompt, compact_skill_paths
 
 NEW = OPENCLAW_2026_9
-
-
-def skill(folder: Path, name: str, description: str = "desc", extra: str = "") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name} title\n",
-        encoding="utf-8",
-    )
-    return folder
 
 
 def book_env(tmp: Path) -> dict[str, str]:
@@ -74,8 +66,8 @@ def test_config_key_is_validated_with_its_path() -> None:
 
 def test_argument_beats_config_and_load_takes_it(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "a", "zeta")
-    skill(ws / "skills" / "b", "alpha")
+    write_skill(ws / "skills" / "a", "zeta")
+    write_skill(ws / "skills" / "b", "alpha")
     cfg = Config.from_mapping({"skills": {"compat": "openclaw-2026.9"}})
     env = book_env(tmp_path)
     by_config = Loader(ws, config=cfg, env=env, cwd=tmp_path).load()
@@ -92,7 +84,7 @@ def test_argument_beats_config_and_load_takes_it(tmp_path: Path) -> None:
 
 def test_default_budget_and_wording_follow_the_profile(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "one", "one")
+    write_skill(ws / "skills" / "one")
     env = book_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
     new = Loader(ws, env=env, cwd=tmp_path, compat=NEW).load()
@@ -202,7 +194,7 @@ def test_invalid_skill_md_lets_children_load_only_under_2026_4(tmp_path: Path) -
     ws = tmp_path / "ws"
     (ws / "skills" / "parent").mkdir(parents=True)
     (ws / "skills" / "parent" / "SKILL.md").write_text("---\nname: parent\n---\n")
-    skill(ws / "skills" / "parent" / "child", "child")
+    write_skill(ws / "skills" / "parent" / "child")
     env = book_env(tmp_path)
     assert [s.name for s in Loader(ws, env=env, cwd=tmp_path).load().skills] == ["child"]
     assert Loader(ws, env=env, cwd=tmp_path, compat=NEW).load().skills == ()
@@ -210,8 +202,8 @@ def test_invalid_skill_md_lets_children_load_only_under_2026_4(tmp_path: Path) -
 
 def test_grouped_and_hardlinked_skills_under_2026_9(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "group" / "inner", "inner")
-    hard = skill(ws / "skills" / "hard", "hard")
+    write_skill(ws / "skills" / "group" / "inner")
+    hard = write_skill(ws / "skills" / "hard")
     os.link(hard / "SKILL.md", tmp_path / "other-name.md")
     env = book_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
@@ -223,7 +215,7 @@ def test_grouped_and_hardlinked_skills_under_2026_9(tmp_path: Path) -> None:
 
 def test_blank_env_value_counts_only_under_2026_4(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "e", "e", extra='metadata: {"openclaw": {"requires": {"env": ["V"]}}}\n')
+    write_skill(ws / "skills" / "e", metadata={"openclaw": {"requires": {"env": ["V"]}}})
     env = {**book_env(tmp_path), "V": "  "}
     assert Loader(ws, env=env, cwd=tmp_path).load().status.find("e").eligible
     assert not Loader(ws, env=env, cwd=tmp_path, compat=NEW).load().status.find("e").eligible
@@ -231,7 +223,7 @@ def test_blank_env_value_counts_only_under_2026_4(tmp_path: Path) -> None:
 
 def test_status_and_commands_shapes(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "long", "long", "x" * 150)
+    write_skill(ws / "skills" / "long", description="x" * 150, body="# long title\n")
     env = book_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
     new = Loader(ws, env=env, cwd=tmp_path, compat=NEW).load()
@@ -264,8 +256,7 @@ def test_reserved_names_follow_the_profile() -> None:
 
 def test_clawdbot_gates_are_openclaw_keys_under_2026_9(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    gate = 'metadata: {"clawdbot": {"requires": {"bins": ["absent"]}}}\n'
-    skill(ws / "skills" / "old", "old", extra=gate)
+    write_skill(ws / "skills" / "old", metadata={"clawdbot": {"requires": {"bins": ["absent"]}}})
     env = book_env(tmp_path)
     strict_old = Loader(ws, env=env, cwd=tmp_path, legacy_manifest_keys=False).load()
     strict_new = Loader(ws, env=env, cwd=tmp_path, legacy_manifest_keys=False, compat=NEW).load()
@@ -276,7 +267,7 @@ def test_clawdbot_gates_are_openclaw_keys_under_2026_9(tmp_path: Path) -> None:
 
 def test_standalone_markdown_still_loads_in_mixed_mode_under_2026_9(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    skill(ws / "skills" / "folder", "folder")
+    write_skill(ws / "skills" / "folder")
     (ws / "skills" / "notes.md").write_text("# Notes\nTakes notes.\n", encoding="utf-8")
     env = book_env(tmp_path)
     book = Loader(ws, env=env, cwd=tmp_path, compat=NEW, mode="mixed").load()

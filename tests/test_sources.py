@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.book import Loader
 from skillbook.config import Config
@@ -38,12 +39,6 @@ from skillbook.sources import (
     installed_factories,
     local_precedence,
 )
-
-
-def write_skill(folder: Path, name: str, description: str = "desc") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nB\n")
-    return folder
 
 
 def made(name: str, source: Source = Source.WORKSPACE, base: Path = Path("/nowhere")) -> Skill:
@@ -87,7 +82,7 @@ class TestStaticSource(SourceConformance):
 class TestRootSource(SourceConformance):
     @pytest.fixture
     def source(self, tmp_path: Path) -> SkillSource:
-        write_skill(tmp_path / "root" / "one", "one")
+        write_skill(tmp_path / "root" / "one")
         (tmp_path / "root" / "broken").mkdir()
         (tmp_path / "root" / "broken" / "SKILL.md").write_text("---\nname: broken\n---\n")
         scanner, _ = make_scanner(DiscoverOptions())
@@ -103,7 +98,7 @@ class TestPluginSkillSource(SourceConformance):
             '{"id": "p", "configSchema": {}, "skills": ["./skills", "./gone"]}'
         )
         (plugin / "index.js").write_text("")
-        write_skill(plugin / "skills" / "from-plugin", "from-plugin")
+        write_skill(plugin / "skills" / "from-plugin")
         paths = Paths.from_env(
             {"HOME": str(tmp_path), "SKILLBOOK_STATE_DIR": str(tmp_path / "state")}
         )
@@ -152,7 +147,7 @@ def test_equal_precedence_keeps_the_given_order() -> None:
 
 
 def test_loader_takes_extra_sources(tmp_path: Path) -> None:
-    write_skill(tmp_path / "ws" / "skills" / "on-disk", "on-disk", "from the workspace")
+    write_skill(tmp_path / "ws" / "skills" / "on-disk", description="from the workspace")
     in_code = StaticSource(
         (made("in-code"), made("on-disk")), precedence=local_precedence(Source.EXTRA)
     )
