@@ -127,9 +127,11 @@ def write_plugin(
     manifest: Mapping[str, Any] | str,
     *,
     entry: str = "index.js",
-    entry_text: str = "",
+    entry_text: str = "export default {}\n",
+    skills: Iterable[str] = (),
 ) -> Path:
-    """An OpenClaw plugin folder: ``openclaw.plugin.json`` and its entry file; returns root.
+    """An OpenClaw plugin folder: ``openclaw.plugin.json``, its entry file and a skill at
+    each of the ``skills`` paths (relative to ``root``); returns root.
 
     A mapping manifest gets the ``configSchema`` OpenClaw requires unless it has one; a
     ``str`` is written as it is (for malformed manifests).
@@ -137,6 +139,8 @@ def write_plugin(
     text = manifest if isinstance(manifest, str) else json.dumps({"configSchema": {}, **manifest})
     write_file(root / "openclaw.plugin.json", text)
     write_file(root / entry, entry_text)
+    for rel in skills:
+        write_skill(root / rel)
     return root
 
 

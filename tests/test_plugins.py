@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_plugin, write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.config import Config
@@ -21,21 +22,6 @@ from skillbook.errors import ConfigError
 from skillbook.invocation import expand_template, resolve_invocation, rewrite_for_model
 from skillbook.paths import Paths
 from skillbook.runtime.watch import watch_roots
-
-
-def skill(folder: Path, name: str, extra: str = "") -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n{extra}---\nB\n")
-
-
-def plugin(root: Path, manifest: dict[str, Any] | str, *, skills: bool = True) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    text = manifest if isinstance(manifest, str) else json.dumps({"configSchema": {}, **manifest})
-    (root / "openclaw.plugin.json").write_text(text)
-    (root / "index.js").write_text("")
-    if skills:
-        skill(root / "skills" / f"{root.name}-skill", f"{root.name}-skill")
-    return root
 
 
 @pytest.fixture
@@ -66,7 +52,9 @@ def ext(tmp_path: Path) -> Path:
 
 
 def test_a_world_writable_plugin_is_blocked(tmp_path: Path, env: dict[str, str]) -> None:
-    root = plugin(ext(tmp_path) / "open", {"id": "open", "skills": ["./skills"]})
+    root = write_plugin(
+        ext(tmp_path) / "open", {"id": "open", "skills": ["./skills"]}, skills=["skills/open-skill"]
+    )
     root.chmod(0o777)
     book = load(tmp_path, env)
     assert [s.name for s in book.skills] == []
@@ -76,7 +64,11 @@ def test_a_world_writable_plugin_is_blocked(tmp_path: Path, env: dict[str, str])
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
 def test_a_plugin_owned_by_another_user_is_blocked(tmp_path: Path, env: dict[str, str]) -> None:
-    root = plugin(ext(tmp_path) / "theirs", {"id": "theirs", "skills": ["./skills"]})
+    root = write_plugin(
+        ext(tmp_path) / "theirs",
+        {"id": "theirs", "skills": ["./skills"]},
+        skills=["skills/theirs-skill"],
+    )
     os.chown(root, 4242, 4242)
     book = load(tmp_path, env)
     assert book.skills == ()
@@ -97,7 +89,7 @@ def test_a_plugin_owned_by_another_user_is_blocked(tmp_path: Path, env: dict[str
 def test_a_bad_manifest_is_reported(
     tmp_path: Path, env: dict[str, str], manifest: dict[str, Any] | str, why: str
 ) -> None:
-    plugin(ext(tmp_path) / "bad", manifest)
+    write_plugin(ext(tmp_path) / "bad", manifest, skills=["skills/bad-skill"])
     book = load(tmp_path, env)
     assert book.skills == ()
     (bad,) = [d for d in book.diagnostics if d.code == "plugin.manifest-invalid"]
@@ -105,7 +97,11 @@ def test_a_bad_manifest_is_reported(
 
 
 def test_a_symlinked_manifest_is_not_read(tmp_path: Path, env: dict[str, str]) -> None:
-    root = plugin(ext(tmp_path) / "linked", {"id": "linked", "skills": ["./skills"]})
+    root = write_plugin(
+        ext(tmp_path) / "linked",
+        {"id": "linked", "skills": ["./skills"]},
+        skills=["skills/linked-skill"],
+    )
     real = tmp_path / "elsewhere.json"
     (root / "openclaw.plugin.json").rename(real)
     (root / "openclaw.plugin.json").symlink_to(real)
@@ -114,7 +110,9 @@ def test_a_symlinked_manifest_is_not_read(tmp_path: Path, env: dict[str, str]) -
 
 
 def test_a_missing_extension_entry_is_reported(tmp_path: Path, env: dict[str, str]) -> None:
-    root = plugin(ext(tmp_path) / "pkg", {"id": "pkg", "skills": ["./skills"]})
+    root = write_plugin(
+        ext(tmp_path) / "pkg", {"id": "pkg", "skills": ["./skills"]}, skills=["skills/pkg-skill"]
+    )
     (root / "package.json").write_text(json.dumps({"openclaw": {"extensions": ["./gone.js"]}}))
     book = load(tmp_path, env)
     assert book.skills == ()
@@ -124,7 +122,11 @@ def test_a_missing_extension_entry_is_reported(tmp_path: Path, env: dict[str, st
 
 
 def test_min_host_version(tmp_path: Path, env: dict[str, str]) -> None:
-    root = plugin(ext(tmp_path) / "future", {"id": "future", "skills": ["./skills"]})
+    root = write_plugin(
+        ext(tmp_path) / "future",
+        {"id": "future", "skills": ["./skills"]},
+        skills=["skills/future-skill"],
+    )
     (root / "package.json").write_text(
         json.dumps(
             {
@@ -156,16 +158,24 @@ def test_a_missing_load_path_is_reported(tmp_path: Path, env: dict[str, str]) ->
 
 
 def test_duplicate_ids_are_both_loaded_and_reported(tmp_path: Path, env: dict[str, str]) -> None:
-    plugin(ext(tmp_path) / "one", {"id": "same", "skills": ["./skills"]})
-    plugin(tmp_path / "cfg" / "two", {"id": "same", "skills": ["./skills"]})
+    write_plugin(
+        ext(tmp_path) / "one", {"id": "same", "skills": ["./skills"]}, skills=["skills/one-skill"]
+    )
+    write_plugin(
+        tmp_path / "cfg" / "two",
+        {"id": "same", "skills": ["./skills"]},
+        skills=["skills/two-skill"],
+    )
     book = load(tmp_path, env, {"plugins": {"load": {"paths": ["cfg/two"]}}})
     assert [s.name for s in book.skills] == ["two-skill", "one-skill"]
     assert codes(book) == ["plugin.duplicate-id"]
 
 
 def test_an_inactive_plugin_says_why(tmp_path: Path, env: dict[str, str]) -> None:
-    plugin(
-        tmp_path / "ws" / ".openclaw" / "extensions" / "wsp", {"id": "wsp", "skills": ["./skills"]}
+    write_plugin(
+        tmp_path / "ws" / ".openclaw" / "extensions" / "wsp",
+        {"id": "wsp", "skills": ["./skills"]},
+        skills=["skills/wsp-skill"],
     )
     book = load(tmp_path, env)
     (note,) = [d for d in book.diagnostics if d.code == "plugin.inactive"]
@@ -178,7 +188,7 @@ def test_without_a_workspace_bundle_commands_still_load(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     bundle = ext(tmp_path) / "cb"
-    skill(bundle / "skills" / "cb-skill", "cb-skill")
+    write_skill(bundle / "skills" / "cb-skill")
     (bundle / "commands").mkdir()
     (bundle / "commands" / "ship.md").write_text("Ship it: $ARGUMENTS\n")
     book = Loader(None, env=env, cwd=tmp_path).load()
@@ -228,10 +238,8 @@ def test_plugins_config_keeps_openclaws_other_keys() -> None:
 def test_bundle_commands_are_prompts_even_when_a_skill_has_the_name(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    skill(
-        tmp_path / "ws" / "skills" / "deploy",
-        "deploy",
-        "metadata: {skillbook: {commandExec: 'echo hi'}}\n",
+    write_skill(
+        tmp_path / "ws" / "skills" / "deploy", metadata={"skillbook": {"commandExec": "echo hi"}}
     )
     bundle = ext(tmp_path) / "cb"
     (bundle / "commands").mkdir(parents=True)
@@ -268,7 +276,9 @@ def test_templates_take_arguments_as_openclaw_does(
 
 
 def test_plugin_skill_folders_are_watched(tmp_path: Path, env: dict[str, str]) -> None:
-    plugin(ext(tmp_path) / "w", {"id": "w", "skills": ["./skills"]})
+    write_plugin(
+        ext(tmp_path) / "w", {"id": "w", "skills": ["./skills"]}, skills=["skills/w-skill"]
+    )
     paths = Paths.from_env(env, cwd=tmp_path)
     roots = watch_roots(tmp_path / "ws", paths, Config.empty(), cwd=tmp_path, env=env)
     assert ext(tmp_path) / "w" / "skills" in roots

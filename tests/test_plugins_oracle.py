@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import write_plugin, write_skill
 from oracle_support import Oracle, run_batch
 
 from skillbook.book import Loader, SkillBook
@@ -31,15 +31,6 @@ def _needs_oracle(oracle: Oracle) -> None:
 
 
 PLUGIN_WARNINGS = ("plugin skill path not found", "plugin skill path escapes plugin root")
-
-
-def openclaw_plugin(root: Path, manifest: dict[str, Any], *, entry: str = "index.js") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "openclaw.plugin.json").write_text(
-        json.dumps({"configSchema": {}, **manifest}), encoding="utf-8"
-    )
-    (root / entry).write_text("export default {}\n", encoding="utf-8")
-    return root
 
 
 class World:
@@ -114,7 +105,7 @@ def compare(world: World, configs: list[dict[str, Any]]) -> None:
 
 def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
     w = World(tmp_path)
-    g = openclaw_plugin(
+    g = write_plugin(
         w.global_ext / "gplug",
         {
             "id": "gplug",
@@ -125,14 +116,14 @@ def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
     write_skill(g / "skills" / "g-skill")
     write_skill(g / "skills" / "shared", description="from the plugin")
     write_skill(w.ws / "skills" / "shared", description="the workspace wins")
-    ws_plug = openclaw_plugin(w.ws_ext / "wsplug", {"id": "wsplug", "skills": ["skills"]})
+    ws_plug = write_plugin(w.ws_ext / "wsplug", {"id": "wsplug", "skills": ["skills"]})
     write_skill(ws_plug / "skills" / "ws-skill")
-    prov = openclaw_plugin(
+    prov = write_plugin(
         w.global_ext / "prov", {"id": "prov", "providers": ["acme-ai"], "skills": ["s"]}
     )
     write_skill(prov / "s" / "prov-skill")
     # A package.json plugin whose entry file is listed under openclaw.extensions.
-    pkg = openclaw_plugin(
+    pkg = write_plugin(
         w.global_ext / "pkgplug", {"id": "pkgplug", "skills": ["./skills"]}, entry="main.js"
     )
     (pkg / "package.json").write_text(
@@ -140,12 +131,10 @@ def test_where_plugins_are_found_and_which_are_on(tmp_path: Path) -> None:
     )
     write_skill(pkg / "skills" / "pkg-skill")
     # Bundled plugins are on only when enabled explicitly.
-    bundled = openclaw_plugin(w.bundled_plugins / "bplug", {"id": "bplug", "skills": ["./skills"]})
+    bundled = write_plugin(w.bundled_plugins / "bplug", {"id": "bplug", "skills": ["./skills"]})
     write_skill(bundled / "skills" / "bundled-plugin-skill")
     # plugins.load.paths: a plugin folder named relative to the working folder.
-    cfg_plug = openclaw_plugin(
-        tmp_path / "elsewhere" / "cplug", {"id": "cplug", "skills": ["./sk"]}
-    )
+    cfg_plug = write_plugin(tmp_path / "elsewhere" / "cplug", {"id": "cplug", "skills": ["./sk"]})
     write_skill(cfg_plug / "sk" / "config-skill")
     write_skill(tmp_path / "extra" / "extra-skill")
     load = {"load": {"paths": ["elsewhere/cplug"]}}
@@ -167,19 +156,19 @@ def test_escapes_memory_slots_and_acp(tmp_path: Path) -> None:
     w = World(tmp_path)
     outside = tmp_path / "outside"
     write_skill(outside / "stolen")
-    esc = openclaw_plugin(
+    esc = write_plugin(
         w.global_ext / "esc", {"id": "esc", "skills": ["./linked", "../outside", "./ok"]}
     )
     (esc / "linked").symlink_to(outside)
     write_skill(esc / "ok" / "esc-ok")
     for name in ("mem-a", "mem-b"):
-        p = openclaw_plugin(w.global_ext / name, {"id": name, "kind": "memory", "skills": ["./s"]})
+        p = write_plugin(w.global_ext / name, {"id": name, "kind": "memory", "skills": ["./s"]})
         write_skill(p / "s" / f"{name}-skill")
-    multi = openclaw_plugin(
+    multi = write_plugin(
         w.global_ext / "multi", {"id": "multi", "kind": ["memory", "tool"], "skills": ["./s"]}
     )
     write_skill(multi / "s" / "multi-skill")
-    acpx = openclaw_plugin(w.global_ext / "acpx", {"id": "acpx", "skills": ["./s"]})
+    acpx = write_plugin(w.global_ext / "acpx", {"id": "acpx", "skills": ["./s"]})
     write_skill(acpx / "s" / "acpx-skill")
     compare(
         w,
