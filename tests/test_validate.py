@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from factories import skill_text, write_file, write_skill
 
 from skillbook.diagnostics import CODES, Severity
 from skillbook.model import Skill
@@ -26,22 +27,8 @@ from skillbook.validate import (
     validate_path,
 )
 
-GOOD = "---\nname: {name}\ndescription: Does a thing. Use when asked.\n{extra}---\n# Body\n"
-
-
-def write(root: Path, folder: str, text: str | bytes, filename: str = "SKILL.md") -> Path:
-    target = root / folder
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / filename
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8", newline="")
-    return target
-
-
-def skill(root: Path, name: str = "demo", extra: str = "", folder: str | None = None) -> Path:
-    return write(root, folder or name, GOOD.format(name=name, extra=extra))
+#: A description strict mode accepts.
+GOOD = "Does a thing. Use when asked."
 
 
 def errors(result: ValidationResult) -> list[str]:
@@ -61,7 +48,7 @@ def test_all_six_fields_pass_strict(tmp_path: Path) -> None:
         "license: Apache-2.0\ncompatibility: Requires git\nallowed-tools: Bash(git:*) Read\n"
         'metadata:\n  author: me\n  version: "1.2.3"\n'
     )
-    folder = skill(tmp_path, "pdf-tools", extra)
+    folder = write_skill(tmp_path / "pdf-tools", description=GOOD, raw=extra)
     for target in (folder, folder / "SKILL.md"):
         result = validate_path(target, mode="strict")
         assert result.ok, [d.format() for d in result.diagnostics]
@@ -71,7 +58,7 @@ def test_all_six_fields_pass_strict(tmp_path: Path) -> None:
 
 
 def test_default_mode_is_strict(tmp_path: Path) -> None:
-    folder = skill(tmp_path, "demo", "homepage: https://x\n")
+    folder = write_skill(tmp_path / "demo", description=GOOD, raw="homepage: https://x\n")
     assert errors(validate_path(folder)) == ["validate.unknown-field"]
 
 
@@ -93,7 +80,7 @@ def test_every_emitted_code_is_registered() -> None:
 )
 def test_name_rules(tmp_path: Path, name: str) -> None:
     """§1.2 name: 1-64 of a-z 0-9 -, no edge or double hyphen; ASCII only (stricter than skills-ref)."""
-    folder = write(tmp_path, "folder", GOOD.format(name=f'"{name}"', extra=""))
+    folder = write_skill(tmp_path / "folder", text=skill_text(f'"{name}"', GOOD))
     result = validate_path(folder, mode="strict")
     assert errors(result) and set(errors(result)) == {"validate.name-invalid"}
     assert all(d.line == 2 for d in result.diagnostics)
@@ -101,33 +88,33 @@ def test_name_rules(tmp_path: Path, name: str) -> None:
 
 def test_name_64_chars_is_fine(tmp_path: Path) -> None:
     name = "a" * 64
-    assert validate_path(skill(tmp_path, name), mode="strict").ok
+    assert validate_path(write_skill(tmp_path / name, description=GOOD), mode="strict").ok
 
 
 def test_name_missing_empty_and_not_a_string(tmp_path: Path) -> None:
     text = "---\ndescription: x\n---\n"
-    assert errors(validate_path(write(tmp_path, "a", text), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "a", text=text), mode="strict")) == [
         "validate.name-invalid"
     ]
     empty = "---\nname: ''\ndescription: x\n---\n"
-    assert errors(validate_path(write(tmp_path, "b", empty), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "b", text=empty), mode="strict")) == [
         "validate.name-invalid"
     ]
     number = "---\nname: 123\ndescription: x\n---\n"
-    assert errors(validate_path(write(tmp_path, "123", number), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "123", text=number), mode="strict")) == [
         "validate.field-type"
     ]
 
 
 def test_name_must_equal_folder(tmp_path: Path) -> None:
-    folder = skill(tmp_path, "other-name", folder="dir-a")
+    folder = write_skill(tmp_path / "dir-a", "other-name", GOOD)
     result = validate_path(folder / "SKILL.md", mode="strict")
     assert errors(result) == ["validate.name-mismatch"]
     assert "dir-a" in result.diagnostics[0].message
 
 
 def test_name_is_trimmed_like_skills_ref(tmp_path: Path) -> None:
-    folder = write(tmp_path, "demo", GOOD.format(name="' demo '", extra=""))
+    folder = write_skill(tmp_path / "demo", text=skill_text("' demo '", GOOD))
     assert validate_path(folder, mode="strict").ok
 
 
@@ -135,22 +122,24 @@ def test_name_is_trimmed_like_skills_ref(tmp_path: Path) -> None:
 
 
 def test_description_length(tmp_path: Path) -> None:
-    ok = write(tmp_path, "ok", "---\nname: ok\ndescription: " + "d" * 1024 + "\n---\n")
+    ok = write_skill(tmp_path / "ok", text="---\nname: ok\ndescription: " + "d" * 1024 + "\n---\n")
     assert validate_path(ok, mode="strict").ok
-    long = write(tmp_path, "long", "---\nname: long\ndescription: " + "d" * 1025 + "\n---\n")
+    long = write_skill(
+        tmp_path / "long", text="---\nname: long\ndescription: " + "d" * 1025 + "\n---\n"
+    )
     result = validate_path(long, mode="strict")
     assert errors(result) == ["validate.description-length"]
     assert "1025" in result.diagnostics[0].message
-    empty = write(tmp_path, "empty", "---\nname: empty\ndescription: '  '\n---\n")
+    empty = write_skill(tmp_path / "empty", text="---\nname: empty\ndescription: '  '\n---\n")
     assert errors(validate_path(empty, mode="strict")) == ["validate.description-length"]
-    missing = write(tmp_path, "missing", "---\nname: missing\n---\n")
+    missing = write_skill(tmp_path / "missing", text="---\nname: missing\n---\n")
     assert errors(validate_path(missing, mode="strict")) == ["validate.description-length"]
 
 
 def test_description_length_counts_the_trailing_newline_of_a_block(tmp_path: Path) -> None:
     """skills-ref measures the unstripped value: `|` keeps a final newline (1024 + 1)."""
     text = "---\nname: blk\ndescription: |\n  " + "d" * 1024 + "\n---\n"
-    assert errors(validate_path(write(tmp_path, "blk", text), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "blk", text=text), mode="strict")) == [
         "validate.description-length"
     ]
 
@@ -158,25 +147,25 @@ def test_description_length_counts_the_trailing_newline_of_a_block(tmp_path: Pat
 def test_description_with_triple_dash(tmp_path: Path) -> None:
     """§2.4: skills-ref splits on `---` anywhere and would cut `Convert em---dashes`."""
     text = "---\nname: em\ndescription: Convert em---dashes in Markdown files.\n---\n"
-    result = validate_path(write(tmp_path, "em", text), mode="strict")
+    result = validate_path(write_skill(tmp_path / "em", text=text), mode="strict")
     assert errors(result) == ["validate.description-length"]
     assert result.diagnostics[0].line == 3
     escaped = '---\nname: esc\ndescription: "a\\x2d-- b"\n---\n'
-    assert errors(validate_path(write(tmp_path, "esc", escaped), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "esc", text=escaped), mode="strict")) == [
         "validate.description-length"
     ]
 
 
 def test_triple_dash_elsewhere_in_frontmatter(tmp_path: Path) -> None:
     text = "---\nname: tri\ndescription: x\nlicense: MIT---GPL\n---\n"
-    assert errors(validate_path(write(tmp_path, "tri", text), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "tri", text=text), mode="strict")) == [
         "validate.frontmatter"
     ]
 
 
 def test_description_must_be_a_string(tmp_path: Path) -> None:
     text = "---\nname: t\ndescription: true\n---\n"
-    assert errors(validate_path(write(tmp_path, "t", text), mode="strict")) == [
+    assert errors(validate_path(write_skill(tmp_path / "t", text=text), mode="strict")) == [
         "validate.field-type"
     ]
 
@@ -185,11 +174,15 @@ def test_description_must_be_a_string(tmp_path: Path) -> None:
 
 
 def test_compatibility(tmp_path: Path) -> None:
-    assert validate_path(skill(tmp_path, "c1", "compatibility: " + "c" * 500 + "\n")).ok
+    assert validate_path(
+        write_skill(tmp_path / "c1", description=GOOD, raw="compatibility: " + "c" * 500 + "\n")
+    ).ok
     for i, extra in enumerate(
         ["compatibility: " + "c" * 501, "compatibility: ''", "compatibility: 3"]
     ):
-        result = validate_path(skill(tmp_path, f"c{i + 2}", extra + "\n"), mode="strict")
+        result = validate_path(
+            write_skill(tmp_path / f"c{i + 2}", description=GOOD, raw=extra + "\n"), mode="strict"
+        )
         assert errors(result) == ["validate.compatibility-length"], extra
 
 
@@ -204,21 +197,25 @@ def test_compatibility(tmp_path: Path) -> None:
 )
 def test_unknown_fields(tmp_path: Path, extra: str) -> None:
     """§2.5: only the six fields; top-level `version` too (skills-ref rejects it)."""
-    result = validate_path(skill(tmp_path, "u", extra + "\n"), mode="strict")
+    result = validate_path(
+        write_skill(tmp_path / "u", description=GOOD, raw=extra + "\n"), mode="strict"
+    )
     assert errors(result) == ["validate.unknown-field"]
     assert result.diagnostics[0].line == 4
     assert extra.split(":")[0] in result.diagnostics[0].message
 
 
 def test_top_level_version_hint(tmp_path: Path) -> None:
-    result = validate_path(skill(tmp_path, "v", "version: 1.0.0\n"), mode="strict")
+    result = validate_path(
+        write_skill(tmp_path / "v", description=GOOD, raw="version: 1.0.0\n"), mode="strict"
+    )
     assert "metadata.version" in result.diagnostics[0].message
 
 
 def test_quoted_key_with_spaces_is_unknown(tmp_path: Path) -> None:
     """The parser trims keys; skills-ref does not, so `'name '` is an unknown field."""
     text = "---\nname: q\n'name ': q\ndescription: x\n---\n"
-    assert "validate.unknown-field" in errors(validate_path(write(tmp_path, "q", text)))
+    assert "validate.unknown-field" in errors(validate_path(write_skill(tmp_path / "q", text=text)))
 
 
 def test_field_types(tmp_path: Path) -> None:
@@ -229,22 +226,32 @@ def test_field_types(tmp_path: Path) -> None:
         "meta-list": "metadata:\n  - a\n",
     }
     for folder, extra in cases.items():
-        result = validate_path(skill(tmp_path, folder, extra), mode="strict")
+        result = validate_path(
+            write_skill(tmp_path / folder, description=GOOD, raw=extra), mode="strict"
+        )
         assert errors(result) == ["validate.field-type"], folder
 
 
 def test_nested_metadata_is_a_warning(tmp_path: Path) -> None:
     """Spec: metadata is string→string; skills-ref accepts nested values, so only a warning."""
     extra = "metadata:\n  openclaw:\n    requires:\n      bins:\n        - curl\n  n: 3\n"
-    result = validate_path(skill(tmp_path, "nest", extra), mode="strict")
+    result = validate_path(
+        write_skill(tmp_path / "nest", description=GOOD, raw=extra), mode="strict"
+    )
     assert result.ok
     assert warnings(result) == ["validate.field-type", "validate.field-type"]
 
 
 def test_metadata_version_semver(tmp_path: Path) -> None:
-    good = validate_path(skill(tmp_path, "v1", 'metadata:\n  version: "2.0.0-rc.1+b5"\n'))
+    good = validate_path(
+        write_skill(
+            tmp_path / "v1", description=GOOD, raw='metadata:\n  version: "2.0.0-rc.1+b5"\n'
+        )
+    )
     assert good.ok and good.diagnostics == ()
-    bad = validate_path(skill(tmp_path, "v2", 'metadata:\n  version: "1.0"\n'))
+    bad = validate_path(
+        write_skill(tmp_path / "v2", description=GOOD, raw='metadata:\n  version: "1.0"\n')
+    )
     assert bad.ok and warnings(bad) == ["validate.version"]
 
 
@@ -265,7 +272,7 @@ def test_metadata_version_semver(tmp_path: Path) -> None:
 )
 def test_yaml_style(tmp_path: Path, extra: str, line: int) -> None:
     """§2.4: strictyaml refuses flow style, tags, anchors, aliases and mixed indents."""
-    result = validate_path(skill(tmp_path, "y", extra), mode="strict")
+    result = validate_path(write_skill(tmp_path / "y", description=GOOD, raw=extra), mode="strict")
     style = [d for d in result.diagnostics if d.code == "validate.yaml-style"]
     assert style and not result.ok
     assert style[0].line == line
@@ -273,7 +280,7 @@ def test_yaml_style(tmp_path: Path, extra: str, line: int) -> None:
 
 def test_one_line_json_metadata_reports_once_per_line(tmp_path: Path) -> None:
     extra = 'metadata: {"openclaw": {"requires": {"bins": ["a"], "env": ["B"]}}}\n'
-    result = validate_path(skill(tmp_path, "j", extra), mode="strict")
+    result = validate_path(write_skill(tmp_path / "j", description=GOOD, raw=extra), mode="strict")
     assert [d.code for d in result.diagnostics].count("validate.yaml-style") == 1
 
 
@@ -296,13 +303,13 @@ def test_one_line_json_metadata_reports_once_per_line(tmp_path: Path) -> None:
 )
 def test_frontmatter_block(tmp_path: Path, label: str, raw: bytes) -> None:
     """Strict needs YAML that parses; the line-parser fallback is not enough."""
-    result = validate_path(write(tmp_path, "f", raw), mode="strict")
+    result = validate_path(write_skill(tmp_path / "f", text=raw), mode="strict")
     assert "validate.frontmatter" in errors(result), label
 
 
 def test_crlf_is_fine(tmp_path: Path) -> None:
     raw = b"---\r\nname: crlf\r\ndescription: x\r\n---\r\nBody\r\n"
-    assert validate_path(write(tmp_path, "crlf", raw), mode="strict").ok
+    assert validate_path(write_skill(tmp_path / "crlf", text=raw), mode="strict").ok
 
 
 # ---------------------------------------------------------------- paths
@@ -312,7 +319,7 @@ def test_skill_md_missing_and_lowercase(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert errors(validate_path(empty)) == ["validate.skill-file"]
-    lower = write(tmp_path, "lower", GOOD.format(name="lower", extra=""), filename="skill.md")
+    lower = write_file(tmp_path / "lower" / "skill.md", skill_text("lower", GOOD)).parent
     strict_modes = (Mode.STRICT, Mode.OPENCLAW)
     for mode in strict_modes:
         assert errors(validate_path(lower, mode=mode)) == ["validate.skill-file"], mode
@@ -340,7 +347,7 @@ def test_standalone_markdown_by_mode(tmp_path: Path) -> None:
 
 def test_symlinked_skill_md_is_refused(tmp_path: Path) -> None:
     real = tmp_path / "real.md"
-    real.write_text(GOOD.format(name="ln", extra=""))
+    real.write_text(skill_text("ln", GOOD))
     (tmp_path / "ln").mkdir()
     (tmp_path / "ln" / "SKILL.md").symlink_to(real)
     assert "discover.symlinked-skill-md" in errors(validate_path(tmp_path / "ln", mode="openclaw"))
@@ -348,12 +355,12 @@ def test_symlinked_skill_md_is_refused(tmp_path: Path) -> None:
 
 def test_validate_many_expands_folders_of_skills(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    skill(root, "alpha")
-    skill(root, "beta", "homepage: x\n")
+    write_skill(root / "alpha", description=GOOD)
+    write_skill(root / "beta", description=GOOD, raw="homepage: x\n")
     (root / ".hidden").mkdir()
-    skill(root / ".hidden", "gamma")
+    write_skill(root / ".hidden" / "gamma", description=GOOD)
     (root / "node_modules").mkdir()
-    skill(root / "node_modules", "delta")
+    write_skill(root / "node_modules" / "delta", description=GOOD)
     (root / "notes").mkdir()
     results = validate_many([root, tmp_path / "missing"], "strict")
     assert [r.name for r in results] == ["alpha", "beta", None]
@@ -361,7 +368,7 @@ def test_validate_many_expands_folders_of_skills(tmp_path: Path) -> None:
 
 
 def test_to_json_shape(tmp_path: Path) -> None:
-    result = validate_path(skill(tmp_path, "js", "homepage: x\n"))
+    result = validate_path(write_skill(tmp_path / "js", description=GOOD, raw="homepage: x\n"))
     data = result.to_json()
     assert list(data) == ["path", "name", "ok", "diagnostics", "passesIn"]
     assert data["ok"] is False and data["name"] == "js"
@@ -383,7 +390,7 @@ OPENCLAW_SKILL = (
 @pytest.mark.parametrize("mode", ["openclaw", "mixed", "legacy"])
 def test_lenient_modes_accept_openclaw_extensions(tmp_path: Path, mode: Mode) -> None:
     """Extension keys, flow metadata, unquoted colons: never errors outside strict mode."""
-    result = validate_path(write(tmp_path, "oc", OPENCLAW_SKILL), mode=mode)
+    result = validate_path(write_skill(tmp_path / "oc", text=OPENCLAW_SKILL), mode=mode)
     assert result.ok, [d.format() for d in result.diagnostics]
     severities = {d.code: d.severity for d in result.diagnostics}
     assert severities.get("parse.yaml-invalid") is Severity.INFO
@@ -391,13 +398,15 @@ def test_lenient_modes_accept_openclaw_extensions(tmp_path: Path, mode: Mode) ->
 
 
 def test_same_skill_fails_strict(tmp_path: Path) -> None:
-    result = validate_path(write(tmp_path, "oc", OPENCLAW_SKILL), mode="strict")
+    result = validate_path(write_skill(tmp_path / "oc", text=OPENCLAW_SKILL), mode="strict")
     assert "validate.frontmatter" in errors(result)
 
 
 def test_install_dropped_is_a_warning(tmp_path: Path) -> None:
     extra = 'metadata: {"openclaw": {"install": [{"kind": "apt", "package": "x"}]}}\n'
-    result = validate_path(skill(tmp_path, "inst", extra), mode="openclaw")
+    result = validate_path(
+        write_skill(tmp_path / "inst", description=GOOD, raw=extra), mode="openclaw"
+    )
     assert result.ok
     dropped = [d for d in result.diagnostics if d.code == "parse.install-dropped"]
     assert dropped and all(d.severity is Severity.WARNING for d in dropped)
@@ -405,15 +414,15 @@ def test_install_dropped_is_a_warning(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["openclaw", "mixed"])
 def test_missing_description_is_an_error(tmp_path: Path, mode: Mode) -> None:
-    folder = write(tmp_path, "nodesc", "---\nname: nodesc\n---\nFirst line.\n")
+    folder = write_skill(tmp_path / "nodesc", text="---\nname: nodesc\n---\nFirst line.\n")
     result = validate_path(folder, mode=mode)
     assert "parse.missing-description" in errors(result)
-    no_fm = write(tmp_path, "nofm", "# Title\n\nText.\n")
+    no_fm = write_skill(tmp_path / "nofm", text="# Title\n\nText.\n")
     assert "parse.missing-description" in errors(validate_path(no_fm, mode=mode))
 
 
 def test_lenient_name_falls_back_to_folder(tmp_path: Path) -> None:
-    folder = write(tmp_path, "my-folder", "---\ndescription: x\n---\n")
+    folder = write_skill(tmp_path / "my-folder", text="---\ndescription: x\n---\n")
     assert validate_path(folder, mode="openclaw").name == "my-folder"
     standalone = tmp_path / "tool.md"
     standalone.write_text("---\ndescription: x\n---\n")
@@ -421,7 +430,9 @@ def test_lenient_name_falls_back_to_folder(tmp_path: Path) -> None:
 
 
 def test_lenient_version_warning(tmp_path: Path) -> None:
-    result = validate_path(skill(tmp_path, "ver", "version: banana\n"), mode="mixed")
+    result = validate_path(
+        write_skill(tmp_path / "ver", description=GOOD, raw="version: banana\n"), mode="mixed"
+    )
     assert result.ok and warnings(result) == ["validate.version"]
 
 
@@ -500,16 +511,16 @@ def make_skill(folder: Path) -> Skill:
 
 
 def test_passes_strict(tmp_path: Path) -> None:
-    ok, found = passes_strict(make_skill(skill(tmp_path, "fine")))
+    ok, found = passes_strict(make_skill(write_skill(tmp_path / "fine", description=GOOD)))
     assert ok and found == ()
-    ok, found = passes_strict(make_skill(skill(tmp_path, "other", folder="wrong")))
+    ok, found = passes_strict(make_skill(write_skill(tmp_path / "wrong", "other", GOOD)))
     assert not ok and [d.code for d in found] == ["validate.name-mismatch"]
     assert found[0].skill == "other" and found[0].path == tmp_path / "wrong" / "SKILL.md"
 
 
 def test_strict_problems_with_raw_text(tmp_path: Path) -> None:
     """`raw` avoids a second read; the result matches reading the file."""
-    folder = skill(tmp_path, "raw", "homepage: x\n")
+    folder = write_skill(tmp_path / "raw", description=GOOD, raw="homepage: x\n")
     file_path = folder / "SKILL.md"
     raw = file_path.read_bytes()
     parsed = parse_skill_text(raw, path=file_path)

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from factories import write_skill
+
 from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
 from skillbook.validate import validate_many, validate_tree
-
-
-def skill(root: Path, rel: str, description: str = "Does a thing.") -> Path:
-    folder = root / rel
-    folder.mkdir(parents=True, exist_ok=True)
-    name = folder.name
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n---\nBody.\n", encoding="utf-8"
-    )
-    return folder
 
 
 def names(report_paths: list[Path], root: Path) -> list[str]:
@@ -26,9 +18,9 @@ def names(report_paths: list[Path], root: Path) -> list[str]:
 def test_a_repository_root_is_read_through_its_nested_skills_folder(tmp_path: Path) -> None:
     """extraDirs accept a repository: <repo>/skills/* is the root, the rest is explained."""
     repo = tmp_path / "repo"
-    skill(repo, "skills/alpha")
-    skill(repo, "skills/beta")
-    skill(repo, "docs-skill")  # hidden by the nested root, as in the loader
+    write_skill(repo / "skills/alpha")
+    write_skill(repo / "skills/beta")
+    write_skill(repo / "docs-skill")  # hidden by the nested root, as in the loader
     report = validate_tree([repo], "openclaw")
     assert names([r.path for r in report.results], repo) == ["skills/alpha", "skills/beta"]
     assert [d.path for d in report.not_discovered] == [repo / "docs-skill" / "SKILL.md"]
@@ -42,12 +34,12 @@ def test_a_repository_root_is_read_through_its_nested_skills_folder(tmp_path: Pa
 
 def test_every_skill_md_is_validated_or_explained(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    skill(root, "good")
-    skill(root, "good/references/inner")  # inside a skill
-    skill(root, "ops/db-backup")  # grouped layout
-    skill(root, ".curated/hidden")  # hidden folder
-    skill(root, "node_modules/pkg")  # never searched
-    skill(root, "deep/a/b")  # too deep
+    write_skill(root / "good")
+    write_skill(root / "good/references/inner")  # inside a skill
+    write_skill(root / "ops/db-backup")  # grouped layout
+    write_skill(root / ".curated/hidden")  # hidden folder
+    write_skill(root / "node_modules/pkg")  # never searched
+    write_skill(root / "deep/a/b")  # too deep
     (root / "good" / "references" / "inner" / "SKILL.md").rename(
         root / "good" / "references" / "inner" / "skill.md"
     )
@@ -75,8 +67,8 @@ def test_every_skill_md_is_validated_or_explained(tmp_path: Path) -> None:
 
 def test_grouped_layouts_are_validated_when_grouped_is_on(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    skill(root, "ops/db-backup")
-    skill(root, "ops/restore", description="")
+    write_skill(root / "ops/db-backup")
+    write_skill(root / "ops/restore", description="")
     report = validate_tree([root], "openclaw", grouped=True)
     assert [r.name for r in report.results] == ["db-backup", "restore"]
     assert [r.ok for r in report.results] == [True, False]
@@ -84,7 +76,7 @@ def test_grouped_layouts_are_validated_when_grouped_is_on(tmp_path: Path) -> Non
 
 
 def test_a_root_that_is_a_skill_and_standalone_files(tmp_path: Path) -> None:
-    one = skill(tmp_path, "one")
+    one = write_skill(tmp_path / "one")
     assert [r.path for r in validate_tree([one], "openclaw").results] == [one]
     flat = tmp_path / "flat"
     flat.mkdir()
@@ -99,13 +91,8 @@ def test_a_root_that_is_a_skill_and_standalone_files(tmp_path: Path) -> None:
 
 def test_failing_skills_name_the_modes_that_accept_them(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    flow = root / "flow"
-    flow.mkdir(parents=True)
-    (flow / "SKILL.md").write_text(
-        '---\nname: flow\ndescription: Flow.\nmetadata: {"openclaw": {"emoji": "x"}}\n---\n',
-        encoding="utf-8",
-    )
-    skill(root, "broken", description="")
+    write_skill(root / "flow", description="Flow.", body="", metadata={"openclaw": {"emoji": "x"}})
+    write_skill(root / "broken", description="")
     report = validate_tree([root], "strict")
     by_name = {r.name: r for r in report.results}
     assert by_name["flow"].passes_in == ("openclaw", "mixed", "legacy")
@@ -118,5 +105,5 @@ def test_failing_skills_name_the_modes_that_accept_them(tmp_path: Path) -> None:
 
 def test_validate_many_follows_the_tree(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    skill(repo, "skills/alpha")
+    write_skill(repo / "skills/alpha")
     assert [r.name for r in validate_many([repo], "strict")] == ["alpha"]
