@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import skill_text, write_skill
 from oracle_support import run_batch
 
 from skillbook.discover import DiscoverOptions, Discovery, Limits, discover, resolve_roots
@@ -38,21 +39,6 @@ def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # -- fixtures -----------------------------------------------------------------------------
-
-
-def skill(folder: Path, text: str | bytes) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    (folder / "SKILL.md").write_bytes(data)
-
-
-def fm(name: str | None = None, description: str | None = "desc", extra: str = "") -> str:
-    lines = ["---"]
-    if name is not None:
-        lines.append(f"name: {name}")
-    if description is not None:
-        lines.append(f"description: {description}")
-    return "\n".join(lines) + "\n" + extra + "---\nBody\n"
 
 
 class World:
@@ -171,73 +157,77 @@ def escapes_ours(d: Discovery) -> set[str]:
 def build_tree(w: World) -> tuple[Path, list[str]]:
     b = w.base
     out = w.outside
-    skill(out / "evil", fm("evil"))
-    (out / "real.md").write_text(fm("linked-out"))
+    write_skill(out / "evil", "evil")
+    (out / "real.md").write_text(skill_text("linked-out", "desc"))
 
     # personal, managed, bundled
-    skill(w.home / ".agents" / "skills" / "personal-only", fm())
-    skill(w.home / ".agents" / "skills" / "shared", fm("shared", "from personal"))
+    write_skill(w.home / ".agents" / "skills" / "personal-only", None)
+    write_skill(w.home / ".agents" / "skills" / "shared", "shared", "from personal")
     managed = w.state / "skills"
-    skill(managed / "managed-only", fm())
-    skill(managed / "shared", fm("shared", "from managed"))
-    skill(managed / "Zed", fm(None, "capital"))
-    skill(w.bundled / "bundled-only", fm())
-    skill(w.bundled / "shared", fm("shared", "from bundled"))
+    write_skill(managed / "managed-only", None)
+    write_skill(managed / "shared", "shared", "from managed")
+    write_skill(managed / "Zed", None, "capital")
+    write_skill(w.bundled / "bundled-only", None)
+    write_skill(w.bundled / "shared", "shared", "from bundled")
     (w.bundled / "esc-link").symlink_to(out / "evil")
 
     # extra 1: a zoo of edge cases
     e1 = b / "extra1"
-    skill(e1 / "extra-only", fm())
-    skill(e1 / "shared", fm("shared", "from extra"))
-    skill(e1 / "b-invalid", fm("b-invalid", None))
-    skill(e1 / "b-invalid" / "g2", fm())
-    skill(e1 / "b-invalid" / "G1", fm())
-    skill(e1 / "b-invalid" / ".g0", fm())
+    write_skill(e1 / "extra-only", None)
+    write_skill(e1 / "shared", "shared", "from extra")
+    write_skill(e1 / "b-invalid", "b-invalid", None)
+    write_skill(e1 / "b-invalid" / "g2", None)
+    write_skill(e1 / "b-invalid" / "G1", None)
+    write_skill(e1 / "b-invalid" / ".g0", None)
     (e1 / "sym-md").mkdir(parents=True)
-    (e1 / "sym-md" / "real.md").write_text(fm("sym-md"))
+    (e1 / "sym-md" / "real.md").write_text(skill_text("sym-md", "desc"))
     (e1 / "sym-md" / "SKILL.md").symlink_to(e1 / "sym-md" / "real.md")
-    skill(e1 / "sym-md" / "inner", fm("inner-of-sym-md"))
+    write_skill(e1 / "sym-md" / "inner", "inner-of-sym-md")
     (e1 / "sym-md-out").mkdir()
     (e1 / "sym-md-out" / "SKILL.md").symlink_to(out / "real.md")
     (e1 / "dir-md" / "SKILL.md").mkdir(parents=True)
-    skill(e1 / "dir-md" / "child", fm("child-of-dir-md"))
-    skill(e1 / "empty", b"")
-    skill(e1 / ".hidden", fm())
-    skill(e1 / "node_modules", fm())
-    skill(e1 / "group" / "leaf1", fm())
-    skill(e1 / "big", fm("big", "large", "x: " + "y" * 300_000 + "\n"))
-    skill(e1 / "at-limit-ok", fm("small"))
+    write_skill(e1 / "dir-md" / "child", "child-of-dir-md")
+    write_skill(e1 / "empty", text=b"")
+    write_skill(e1 / ".hidden", None)
+    write_skill(e1 / "node_modules", None)
+    write_skill(e1 / "group" / "leaf1", None)
+    write_skill(e1 / "big", "big", "large", raw="x: " + "y" * 300_000 + "\n")
+    write_skill(e1 / "at-limit-ok", "small")
     (e1 / "broken").symlink_to(b / "missing")
-    skill(e1 / "store" / "real", fm("aliased", "via link"))
+    write_skill(e1 / "store" / "real", "aliased", "via link")
     (e1 / "link-in").symlink_to(e1 / "store" / "real")
-    skill(e1 / "crlf", "---\r\nname: crlf\r\ndescription: windows  \r\n---\r\nbody\r\n")
-    skill(e1 / "quoted", fm("'  spaced  '", '"quoted desc"'))
-    skill(e1 / "block", "---\nname: block\ndescription: |\n  line one\n  line two\n---\n")
-    skill(e1 / "colon", "---\nname: colon\ndescription: Use anime style IMPORTANT: Must\n---\n")
-    skill(e1 / "unterminated", "---\nname: unterminated\ndescription: never closed\n")
-    skill(e1 / "latin1", b"---\nname: latin1\ndescription: caf\xe9 au lait\n---\n")
+    write_skill(e1 / "crlf", text="---\r\nname: crlf\r\ndescription: windows  \r\n---\r\nbody\r\n")
+    write_skill(e1 / "quoted", "'  spaced  '", '"quoted desc"')
+    write_skill(
+        e1 / "block", text="---\nname: block\ndescription: |\n  line one\n  line two\n---\n"
+    )
+    write_skill(
+        e1 / "colon", text="---\nname: colon\ndescription: Use anime style IMPORTANT: Must\n---\n"
+    )
+    write_skill(e1 / "unterminated", text="---\nname: unterminated\ndescription: never closed\n")
+    write_skill(e1 / "latin1", text=b"---\nname: latin1\ndescription: caf\xe9 au lait\n---\n")
 
     # extra 2: the root is a skill; extra 3: nested skills/; extra 5: invalid root
-    skill(b / "extra2", fm("root-skill"))
-    skill(b / "extra2" / "child", fm("hidden-by-root"))
-    skill(b / "extra3" / "skills" / "n1", fm())
-    skill(b / "extra3" / "skills" / "N2", fm())
-    skill(b / "extra3" / "d1", fm())
-    skill(b / "extra5", fm(None, None))
-    skill(b / "extra5" / "c2", fm())
-    skill(b / "extra5" / "C1", fm())
-    skill(w.home / "tilde-extra" / "tilde-skill", fm())
+    write_skill(b / "extra2", "root-skill")
+    write_skill(b / "extra2" / "child", "hidden-by-root")
+    write_skill(b / "extra3" / "skills" / "n1", None)
+    write_skill(b / "extra3" / "skills" / "N2", None)
+    write_skill(b / "extra3" / "d1", None)
+    write_skill(b / "extra5", None, None)
+    write_skill(b / "extra5" / "c2", None)
+    write_skill(b / "extra5" / "C1", None)
+    write_skill(w.home / "tilde-extra" / "tilde-skill", None)
 
     ws = b / "ws"
-    skill(ws / ".agents" / "skills" / "project-only", fm())
-    skill(ws / ".agents" / "skills" / "shared", fm("shared", "from project"))
+    write_skill(ws / ".agents" / "skills" / "project-only", None)
+    write_skill(ws / ".agents" / "skills" / "shared", "shared", "from project")
     wss = ws / "skills"
     for name in ("ws-only", "Upper", "lower", "_under", "10-num", "9-num", "a.b", "a-b", "a_b"):
-        skill(wss / name, fm())
-    skill(wss / "unicode-ünï", fm(None, "accents"))
-    skill(wss / "shared", fm("shared", "from workspace"))
+        write_skill(wss / name, None)
+    write_skill(wss / "unicode-ünï", None, "accents")
+    write_skill(wss / "shared", "shared", "from workspace")
     (wss / "link-out").symlink_to(out / "evil")
-    skill(wss / "store" / "target", fm("target-skill"))
+    write_skill(wss / "store" / "target", "target-skill")
     (wss / "link-inside").symlink_to(wss / "store" / "target")
     extra = [
         str(e1),
@@ -314,8 +304,8 @@ def test_synthetic_tree_matches_openclaw(world: World) -> None:
 @requires_oracle
 def test_bom_is_the_one_deliberate_difference(world: World) -> None:
     ws = world.base / "ws"
-    skill(ws / "skills" / "plain", fm("plain"))
-    skill(ws / "skills" / "bom", "\ufeff" + fm("bom-skill", "has a BOM"))
+    write_skill(ws / "skills" / "plain", "plain")
+    write_skill(ws / "skills" / "bom", text="\ufeff" + skill_text("bom-skill", "has a BOM"))
     [result] = run_oracle([world.request(ws, [])])
     d = world.ours(ws, [])
     assert theirs_rows(result) == [r for r in our_rows(d) if r[0] != "bom-skill"]
@@ -325,7 +315,7 @@ def test_bom_is_the_one_deliberate_difference(world: World) -> None:
 @requires_oracle
 def test_alias_without_name_matches_with_dedupe_off(world: World) -> None:
     ws = world.base / "ws"
-    skill(ws / "skills" / "orig", fm(None, "no name"))
+    write_skill(ws / "skills" / "orig", None, "no name")
     (ws / "skills" / "alias").symlink_to(ws / "skills" / "orig")
     [result] = run_oracle([world.request(ws, [])])
     roots = resolve_roots(ws, world.paths, cwd=world.base)
@@ -339,9 +329,9 @@ def test_alias_without_name_matches_with_dedupe_off(world: World) -> None:
 def test_locale_compare_punctuation_order(world: World) -> None:
     """The grandchild fallback sorts full paths with localeCompare: `a_b` before `a-b`."""
     root = world.base / "extra"
-    skill(root, fm(None, None))
+    write_skill(root, None, None)
     for name in ("a-b", "a_b", "a.b", "a b", "a~b", "a$b", "a1"):
-        skill(root / name, fm())
+        write_skill(root / name, None)
     _compare(world, [("punctuation", world.base / "ws", [str(root)], None)])
 
 
