@@ -9,13 +9,13 @@ fails instead of passing silently.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factories import write_skill
 from oracle_cases import make_stub_bins
 
 OPS = ("prompt", "status", "commands")
@@ -47,23 +47,13 @@ class World:
         self.bin = make_stub_bins(self.base / "bin", ("present-bin", "curl"))
 
     def skill(self, folder: Path, name: str | None, description: str = "desc", **fm: Any) -> Path:
-        """A SKILL.md with ``name``, ``description`` and more frontmatter lines (``fm``;
-        a dict or list value becomes ``metadata``-style JSON on one line)."""
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = ["---"]
-        if name is not None:
-            lines.append(f"name: {name}")
-        lines.append(f"description: {description}")
-        for key, value in fm.items():
-            text = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
-            lines.append(f"{key.replace('_', '-')}: {text}")
-        lines += ["---", "", f"# {name or folder.name} title", "Body"]
-        (folder / "SKILL.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return folder
+        """A skill whose body starts with a ``# <name> title`` heading (OpenClaw 2026.9 shows
+        it as the command's display name); ``fm`` as in :func:`factories.skill_text`."""
+        body = f"\n# {name or folder.name} title\nBody\n"
+        return write_skill(folder, name, description, body=body, **fm)
 
     def raw(self, folder: Path, text: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        write_skill(folder, text=text)
 
     @property
     def skills(self) -> Path:

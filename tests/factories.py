@@ -10,9 +10,9 @@ One home for the few shapes every test area writes, so a change of layout is mad
 
 Frontmatter values: a ``str`` is written verbatim as YAML (``"true"`` stays the YAML
 boolean, ``'"quoted"'`` a quoted scalar), so a test can write exactly the text it means;
-any other value (dict, list, bool, number, ``None``) is written as one line of JSON, the
+any other value (dict, list, bool, number) is written as one line of JSON, the
 form OpenClaw's own ``metadata`` examples use. Keyword names use ``_`` for ``-``
-(``user_invocable=False`` writes ``user-invocable: false``).
+(``user_invocable=False`` writes ``user-invocable: false``); a ``None`` value writes no line.
 """
 
 from __future__ import annotations
@@ -59,15 +59,15 @@ def skill_text(
     raw: str = "",
     **fields: object,
 ) -> str:
-    """A ``SKILL.md``: ``name`` and ``description`` lines (each omitted when ``None``),
-    then ``fields`` in order (``_`` in a key becomes ``-``), then ``raw`` lines, then the body.
+    """A ``SKILL.md``: ``name`` and ``description`` lines, then ``fields`` in order (``_`` in
+    a key becomes ``-``), then ``raw`` lines, then the body. A ``None`` value writes no line.
     """
     head: dict[str, object] = {}
     if name is not None:
         head["name"] = name
     if description is not None:
         head["description"] = description
-    head.update({key.replace("_", "-"): value for key, value in fields.items()})
+    head.update({k.replace("_", "-"): v for k, v in fields.items() if v is not None})
     return frontmatter(head, raw) + body
 
 

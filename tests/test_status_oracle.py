@@ -12,11 +12,11 @@ fix for ``always: true`` skills whose ``os`` excludes the host (see skillbook.ga
 from __future__ import annotations
 
 import json
-import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import stub_bins, write_skill
 
 from skillbook.config import Config
 from skillbook.gate import BinaryLookup, Host, StaticRemote
@@ -152,14 +152,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
 ENV = {"SET_VAR": "1", "BLANK_VAR": ""}
 
 
-def _write_skill(root: Path, name: str, extra: str, metadata: dict[str, Any] | None) -> None:
-    folder = root / name
-    folder.mkdir(parents=True)
-    meta_line = f"metadata: {json.dumps(metadata, ensure_ascii=False)}\n" if metadata else ""
-    text = f"---\nname: {name}\ndescription: The {name} skill.\n{extra}{meta_line}---\n# {name}\n"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-
-
 def _load(root: Path, source: Source) -> list[Skill]:
     skills = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
@@ -182,15 +174,10 @@ def _load(root: Path, source: Source) -> list[Skill]:
 def layout(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = tmp_path_factory.mktemp("status-oracle")
     ws, bundled, bin_dir = base / "ws", base / "bundled", base / "bin"
-    for name, (extra, metadata) in WORKSPACE_SKILLS.items():
-        _write_skill(ws / "skills", name, extra, metadata)
-    for name, (extra, metadata) in BUNDLED_SKILLS.items():
-        _write_skill(bundled, name, extra, metadata)
-    bin_dir.mkdir()
-    for b in PRESENT_BINS:
-        path = bin_dir / b
-        path.write_text("#!/bin/sh\n", encoding="utf-8")
-        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    for root, skills in ((ws / "skills", WORKSPACE_SKILLS), (bundled, BUNDLED_SKILLS)):
+        for name, (extra, metadata) in skills.items():
+            write_skill(root / name, description=f"The {name} skill.", raw=extra, metadata=metadata)
+    stub_bins(bin_dir, PRESENT_BINS, "#!/bin/sh\n")
     # OpenClaw merges by name into a Map: bundled first, a workspace skill with the
     # same name replaces the bundled one in its first-seen position.
     merged: dict[str, Skill] = {}
