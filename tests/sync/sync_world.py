@@ -22,21 +22,6 @@ from skillbook.config import Config
 from skillbook.sync.listing import list_tree
 
 
-def write_skill(
-    folder: Path, name: str | None = None, description: str = "desc", extra: str = ""
-) -> Path:
-    """A skill folder with a SKILL.md (``name`` defaults to the folder name)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = [
-        "---",
-        f"name: {name if name is not None else folder.name}",
-        f"description: {description}",
-    ]
-    text = "\n".join(lines) + "\n" + extra + "---\nBody of " + (name or folder.name) + "\n"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return folder
-
-
 def listing(root: Path) -> list[dict[str, Any]]:
     """``<root>`` as the oracle lists a synced ``skills`` folder."""
     return [e.to_json() for e in list_tree(root)]

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from sync_world import World, write_skill
+from factories import write_skill
+from sync_world import World
 
 from skillbook.errors import SkillNotFound
 from skillbook.model import Source

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from sync_world import World, listing, lock_held_elsewhere, write_skill
+from factories import write_skill
+from sync_world import World, listing, lock_held_elsewhere
 
 from skillbook.book import Loader
 from skillbook.sync import (
@@ -24,14 +25,14 @@ from skillbook.sync import (
 )
 from skillbook.sync.marker import MARKER_FILE
 
-GATED = 'metadata: {"openclaw": {"requires": {"bins": ["not-installed"]}}}\n'
+GATED = {"openclaw": {"requires": {"bins": ["not-installed"]}}}
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     w = World(tmp_path)
     write_skill(w.skills / "alpha")
-    write_skill(w.skills / "gated", extra=GATED)
+    write_skill(w.skills / "gated", metadata=GATED)
     write_skill(w.bundled / "alpha", name="alpha", description="bundled, shadowed")
     write_skill(w.bundled / "tool", name="tool")
     return w
@@ -220,14 +221,16 @@ def test_a_mount_must_be_absolute(world: World) -> None:
 
 
 def test_declared_env_vars_are_listed_for_pass_through(world: World) -> None:
-    meta = (
-        'metadata: {"openclaw": {"primaryEnv": "WEATHER_KEY", '
-        '"requires": {"env": ["WEATHER_KEY", "UNITS", "LD_PRELOAD"]}}}\n'
-    )
-    write_skill(world.skills / "weather", extra=meta)
+    meta = {
+        "openclaw": {
+            "primaryEnv": "WEATHER_KEY",
+            "requires": {"env": ["WEATHER_KEY", "UNITS", "LD_PRELOAD"]},
+        }
+    }
+    write_skill(world.skills / "weather", metadata=meta)
     write_skill(
         world.skills / "maps",
-        extra='metadata: {"openclaw": {"requires": {"env": ["UNITS", "MAPS_TOKEN"]}}}\n',
+        metadata={"openclaw": {"requires": {"env": ["UNITS", "MAPS_TOKEN"]}}},
     )
     config = {"skills": {"entries": {"maps": {"env": {"MAPS_TOKEN": "from-config"}}}}}
     book = world.book(config)

@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from sync_world import World, listing, lock_held_elsewhere, write_skill
+from factories import write_skill
+from sync_world import World, listing, lock_held_elsewhere
 
 from skillbook.cli.app import cli
 
-ENV_META = 'metadata: {"openclaw": {"primaryEnv": "WX_KEY", "requires": {"env": ["WX_KEY"]}}}\n'
+ENV_META = {"openclaw": {"primaryEnv": "WX_KEY", "requires": {"env": ["WX_KEY"]}}}
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     w = World(tmp_path)
     write_skill(w.skills / "alpha")
-    write_skill(w.skills / "weather", extra=ENV_META)
+    write_skill(w.skills / "weather", metadata=ENV_META)
     write_skill(w.bundled / "jq")
     return w
 

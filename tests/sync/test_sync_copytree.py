@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_world import listing, write_skill
+from factories import write_skill
+from sync_world import listing
 
 from skillbook.sync.copytree import CopyError, copy_skill
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_world import World, listing, write_skill
+from factories import write_skill
+from sync_world import World, listing
 
 from skillbook.sync import SyncBusy, sync_book
 from skillbook.sync.marker import MARKER_FILE

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 from oracle_cases import CORPUS, materialise, sources
 from oracle_support import Oracle
-from sync_world import World, listing, make_fifo, oracle_warnings, write_skill
+from sync_world import World, listing, make_fifo, oracle_warnings
 
 from skillbook.book import Loader, SkillBook
 from skillbook.config import Config
@@ -139,16 +140,14 @@ def sources_layout(w: World) -> dict[str, Any]:
         write_skill(root / "dup", name=f"dup-from-{i}")
         write_skill(root / "shared", name="shared", description=f"copy {i}")
     write_skill(w.skills / "dup-2", name="real-dup-2")
-    write_skill(
-        w.skills / "needs-bin", extra='metadata: {"openclaw": {"requires": {"bins": ["nope"]}}}\n'
-    )
+    write_skill(w.skills / "needs-bin", metadata={"openclaw": {"requires": {"bins": ["nope"]}}})
     return {"config": {"skills": {"load": {"extraDirs": [str(e) for e in extras]}}}}
 
 
 def filter_layout(w: World) -> dict[str, Any]:
-    gate = 'metadata: {"openclaw": {"requires": {"bins": ["definitely-missing"]}}}\n'
+    gate = {"openclaw": {"requires": {"bins": ["definitely-missing"]}}}
     write_skill(w.skills / "ready-one", name="ready")
-    write_skill(w.skills / "gated", extra=gate)
+    write_skill(w.skills / "gated", metadata=gate)
     write_skill(w.skills / "not-listed")
     write_skill(w.bundled / "from-bundled", name="bundled-one")
     return {"skill_filter": ["ready", "gated", "bundled-one", "missing-skill"]}
