@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.security import Severity, scan_path
 from skillbook.security.known_names import WELL_KNOWN_NAMES
@@ -53,9 +54,7 @@ def test_skeleton_maps_look_alikes_to_latin() -> None:
 
 
 def test_folder_name_is_checked_when_it_differs(tmp_path: Path) -> None:
-    folder = tmp_path / "githbu"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text("---\nname: my-tool\ndescription: d\n---\n", encoding="utf-8")
+    folder = write_skill(tmp_path / "githbu", "my-tool", body="")
     report = scan_path(folder)
     assert report.skill_name == "my-tool"
     (finding,) = [f for f in report.findings if f.rule == "name-impersonation"]
