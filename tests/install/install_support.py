@@ -87,17 +87,6 @@ def machine_for(
     )
 
 
-def write_skill(root: Path, name: str, metadata: dict[str, Any], body: str = "Use it.\n") -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: Test skill {name}\n"
-        f"metadata: {json.dumps({'openclaw': metadata})}\n---\n{body}",
-        encoding="utf-8",
-    )
-    return folder
-
-
 # --------------------------------------------------------------------------- HTTP
 
 

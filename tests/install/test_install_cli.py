@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from factories import write_skill
 from install_support import (  # noqa: F401 (fixtures)
     Server,
     Standins,
     server_fixture,
     standins_fixture,
-    write_skill,
 )
 
 from skillbook.cli.app import cli
@@ -49,7 +49,7 @@ class Env:
         monkeypatch.delenv("OPENCLAW_CONFIG_PATH", raising=False)
 
     def skill(self, name: str, metadata: dict[str, Any]) -> Path:
-        return write_skill(self.workspace / "skills", name, metadata)
+        return write_skill(self.workspace / "skills" / name, metadata={"openclaw": metadata})
 
     def config(self, data: dict[str, Any]) -> str:
         path = self.tmp / "skillbook.json"

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from archives import Entry, make_zip
+from factories import write_skill
 from install_support import (  # noqa: F401 (fixtures)
     Server,
     Standins,
     machine_for,
     server_fixture,
     standins_fixture,
-    write_skill,
 )
 
 from skillbook.book import Loader, SkillBook
@@ -60,7 +60,7 @@ class World:
 
     def skill(self, name: str, metadata: dict[str, Any], *, where: str = "workspace") -> Path:
         root = self.workspace / "skills" if where == "workspace" else self.tmp / where
-        return write_skill(root, name, metadata)
+        return write_skill(root / name, metadata={"openclaw": metadata})
 
     def book(self, config: dict[str, Any] | None = None) -> SkillBook:
         cfg = Config.from_mapping(config or {})
