@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 import skillbook
 from skillbook.errors import ConfigError
@@ -20,15 +21,6 @@ from skillbook.errors import ConfigError
 pytestmark = pytest.mark.subprocess
 
 pytest.importorskip("mcp")
-
-
-def _skill(root: Path, name: str, description: str) -> None:
-    folder = root / "skills" / name
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody of {name}.\n",
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture
@@ -42,13 +34,17 @@ def setup(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "no-bundled"),
     }
     served = tmp_path / "served"
-    _skill(served, "remote-notes", "Take notes on the remote server.")
+    write_skill(
+        served / "skills" / "remote-notes",
+        description="Take notes on the remote server.",
+        body="# remote-notes\n\nBody of remote-notes.\n",
+    )
     refs = served / "skills" / "remote-notes" / "references"
     refs.mkdir()
     (refs / "more.md").write_text("More detail, fetched on demand.\n", encoding="utf-8")
-    _skill(served, "shared-name", "The remote copy of a shared name.")
+    write_skill(served / "skills" / "shared-name", description="The remote copy of a shared name.")
     local = tmp_path / "local"
-    _skill(local, "shared-name", "The local copy wins.")
+    write_skill(local / "skills" / "shared-name", description="The local copy wins.")
     server_env = {**env, "SKILLBOOK_STATE_DIR": str(tmp_path / "server-state")}
     config = {
         "skills": {

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 import pytest
+from factories import write_skill
 from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from pydantic import BaseModel, ConfigDict
@@ -113,15 +114,6 @@ def raw_bytes(contents: types.TextResourceContents | types.BlobResourceContents)
 # --------------------------------------------------------------------------- workspace
 
 
-def write_skill(root: Path, folder: str, front: str = "", body: str = "") -> Path:
-    name_line = "" if "name:" in front else f"name: {folder}\n"
-    path = root / folder / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = f"---\n{name_line}description: The {folder} skill\n{front}---\n# {folder}\n{body}"
-    path.write_text(text, encoding="utf-8")
-    return path.parent
-
-
 class Workspace:
     """A workspace with an isolated home, no bundled skills and a config file."""
 
@@ -138,15 +130,17 @@ class Workspace:
             json.dumps({"agents": {"list": [{"id": "writer", "skills": ["alpha", "gamma"]}]}})
         )
         alpha = write_skill(
-            self.skills,
-            "alpha",
-            'license: MIT\nmetadata: {"version": "1.0", "nested": {"b": 1, "a": [yes, 010]}}\n',
-            "See references/guide.md\r\n",
+            self.skills / "alpha",
+            description="The alpha skill",
+            body="# alpha\nSee references/guide.md\r\n",
+            license="MIT",
+            # YAML 1.1 scalars (`yes`, `010`) on purpose: the served frontmatter keeps them.
+            raw='metadata: {"version": "1.0", "nested": {"b": 1, "a": [yes, 010]}}',
+            files={
+                "references/guide.md": "# Guide\n",
+                "assets/logo.png": b"\x89PNG\r\n\x1a\n\xff\xfe\x00",
+            },
         )
-        (alpha / "references").mkdir()
-        (alpha / "references" / "guide.md").write_text("# Guide\n")
-        (alpha / "assets").mkdir()
-        (alpha / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
         (alpha / ".env").write_text("TOKEN=secret")
         (alpha / "node_modules" / "x").mkdir(parents=True)
         (alpha / "node_modules" / "x" / "index.js").write_text("leak")
@@ -155,11 +149,9 @@ class Workspace:
         (outside / "secret.txt").write_text("outside secret")
         if os.name != "nt":
             (alpha / "leak.txt").symlink_to(outside / "secret.txt")
-        write_skill(self.skills, "beta", body="Beta body\n")
+        write_skill(self.skills / "beta", body="# beta\nBeta body\n")
         write_skill(
-            self.skills,
-            "gated",
-            f'metadata: {{"openclaw": {{"requires": {{"bins": ["{MISSING_BIN}"]}}}}}}\n',
+            self.skills / "gated", metadata={"openclaw": {"requires": {"bins": [MISSING_BIN]}}}
         )
 
     def env(self) -> dict[str, str]:
@@ -356,7 +348,7 @@ def test_stdio_serve_with_skills_extension_and_list_changed(space: Workspace) ->
                 await check_extension(client, space)
                 await check_escapes(client)
                 await check_fallbacks(client, space, skills={"alpha"})
-                seen = await changes_after(client, lambda: write_skill(space.skills, "gamma"))
+                seen = await changes_after(client, lambda: write_skill(space.skills / "gamma"))
                 assert seen == {"ResourcesListChanged", "PromptsListChanged"}
                 entries = await all_skills(client.session)
                 assert [e["uri"] for e in entries] == [
@@ -410,7 +402,7 @@ def test_stdio_handshake_era_client_gets_fallbacks_only(space: Workspace) -> Non
                 assert prompts == {"alpha", "beta"}
                 tool = await session.call_tool("read_skill", {"name": "beta"})
                 assert "Beta body" in tool.content[0].text  # type: ignore[union-attr]
-                write_skill(space.skills, "gamma")
+                write_skill(space.skills / "gamma")
                 await wait_for(lambda: len(set(seen)) >= 2)
                 assert set(seen) == {
                     "notifications/resources/list_changed",
@@ -471,7 +463,7 @@ def test_agent_filter_applies_to_everything_served(space: Workspace) -> None:
 
 def test_pagination_and_invalid_cursor(space: Workspace) -> None:
     for name in ("delta", "epsilon", "zeta"):
-        write_skill(space.skills, name)
+        write_skill(space.skills / name)
     server = build_server(space.loader(), watch=False, page_size=2)
 
     async def main() -> None:
@@ -509,8 +501,8 @@ def test_a_cursor_on_an_unpaged_list_is_invalid_params(space: Workspace) -> None
 
 def test_limits_over_limit_skill_is_not_listed_but_at_limit_is(space: Workspace) -> None:
     """§1.4 limits: 512 files servable; 513 → not in skills/list, skills/get -32602."""
-    at = write_skill(space.skills, "at-limit")
-    over = write_skill(space.skills, "over-limit")
+    at = write_skill(space.skills / "at-limit")
+    over = write_skill(space.skills / "over-limit")
     for i in range(sf.MAX_RESOURCES_PER_SKILL - 1):
         (at / f"f{i:03}.txt").write_text("x")
         (over / f"f{i:03}.txt").write_text("x")
@@ -537,7 +529,7 @@ def test_limits_over_limit_skill_is_not_listed_but_at_limit_is(space: Workspace)
 def test_skill_without_a_valid_entry_is_served_as_plain_resources(space: Workspace) -> None:
     """A name outside the Agent Skills rules has no entry (the URI's last segment must
     be a valid name) but keeps its resources, prompt and tool access."""
-    write_skill(space.skills, "odd", front="name: Odd Skill\n")
+    write_skill(space.skills / "odd", "Odd Skill")
     server = build_server(space.loader(), watch=False)
 
     async def main() -> None:
@@ -581,7 +573,7 @@ def test_in_process_notification_after_new_skill_folder(space: Workspace) -> Non
 
     async def main() -> None:
         async with Client(server) as client:
-            seen = await changes_after(client, lambda: write_skill(space.skills, "gamma"))
+            seen = await changes_after(client, lambda: write_skill(space.skills / "gamma"))
             assert seen == {"ResourcesListChanged", "PromptsListChanged"}
             uris = [e["uri"] for e in await all_skills(client.session)]
             assert "skill://gamma/SKILL.md" in uris

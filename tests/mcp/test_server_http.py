@@ -16,6 +16,7 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from factories import write_skill
 from mcp import Client
 from serve_process import ServeProcess, free_port
 from test_server import (
@@ -29,7 +30,6 @@ from test_server import (
     check_fallbacks,
     error_of,
     list_skills,
-    write_skill,
 )
 
 pytestmark = pytest.mark.subprocess
@@ -68,7 +68,7 @@ def test_http_serve_with_skills_extension(http_server: tuple[Workspace, HttpServ
             await check_extension(client, space)
             await check_escapes(client)
             await check_fallbacks(client, space, skills={"alpha", "beta"})
-            seen = await changes_after(client, lambda: write_skill(space.skills, "gamma"))
+            seen = await changes_after(client, lambda: write_skill(space.skills / "gamma"))
             assert seen == {"ResourcesListChanged", "PromptsListChanged"}
             uris = [e["uri"] for e in await all_skills(client.session)]
             assert "skill://gamma/SKILL.md" in uris

@@ -14,17 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.mcp import _skillfiles as sf
-
-
-def make_skill(root: Path, name: str = "alpha", body: str = "# Alpha\n") -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: The {name} skill\n---\n{body}", encoding="utf-8"
-    )
-    return folder
 
 
 def scan(folder: Path, **kw: object) -> sf.SkillFiles:
@@ -41,7 +33,7 @@ def test_digest_is_sha256_of_raw_bytes_lowercase() -> None:
 
 
 def test_skill_md_first_and_manifest_complete(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     (folder / "references").mkdir()
     (folder / "references" / "guide.md").write_text("guide\n")
     (folder / "a.txt").write_text("a")
@@ -59,7 +51,7 @@ def test_skill_md_first_and_manifest_complete(tmp_path: Path) -> None:
 
 def test_text_keeps_bom_and_crlf_and_binary_is_blob(tmp_path: Path) -> None:
     """§1.5: no newline normalisation, no BOM stripping; non-UTF-8 is a blob."""
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     (folder / "crlf.md").write_bytes(b"\xef\xbb\xbfline\r\nnext\r\n")
     (folder / "latin1.txt").write_bytes(b"caf\xe9")
     (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
@@ -84,7 +76,7 @@ def test_text_keeps_bom_and_crlf_and_binary_is_blob(tmp_path: Path) -> None:
 
 
 def test_hidden_files_node_modules_and_git_are_not_served(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     for rel in (".env", ".git/config", "node_modules/x/index.js", "sub/.secret"):
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +93,7 @@ def test_symlink_escapes_are_skipped_and_internal_links_served(tmp_path: Path) -
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("secret")
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha")
     (folder / "leak.txt").symlink_to(outside / "secret.txt")
     (folder / "leakdir").symlink_to(outside, target_is_directory=True)
     (folder / "real.md").write_text("real")
@@ -119,7 +111,7 @@ def test_symlink_escapes_are_skipped_and_internal_links_served(tmp_path: Path) -
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_fifo_is_not_read(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     os.mkfifo(folder / "pipe")
     files = scan(folder)
     assert [f.rel for f in files.files] == ["SKILL.md"]
@@ -128,7 +120,7 @@ def test_fifo_is_not_read(tmp_path: Path) -> None:
 
 def test_limits_at_and_over_the_maximum(tmp_path: Path) -> None:
     """§1.4: 512 files / 16 MiB are servable; one more is over (only SKILL.md kept)."""
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     for i in range(sf.MAX_RESOURCES_PER_SKILL - 1):
         (folder / f"f{i:03}.txt").write_text("x")
     at_limit = scan(folder)
@@ -141,7 +133,7 @@ def test_limits_at_and_over_the_maximum(tmp_path: Path) -> None:
 
 
 def test_byte_limit_is_checked_before_reading(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     md_size = (folder / "SKILL.md").stat().st_size
     with open(folder / "big.bin", "wb") as fh:
         fh.truncate(sf.MAX_BYTES_PER_SKILL - md_size)
@@ -156,7 +148,7 @@ def test_byte_limit_is_checked_before_reading(tmp_path: Path) -> None:
 
 def test_standalone_markdown_skill_serves_only_its_file(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    make_skill(root, "other")
+    write_skill(root / "other")
     (root / "note.md").write_text("---\nname: note\ndescription: d\n---\nbody\n")
     files = sf.scan_skill("note", root, root / "note.md")
     assert [(f.rel, f.uri) for f in files.files] == [("SKILL.md", "skill://note/SKILL.md")]
@@ -172,7 +164,7 @@ def test_missing_skill_md_is_unreadable(tmp_path: Path) -> None:
 
 
 def test_children_lists_directories_and_files(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     (folder / "assets" / "icons").mkdir(parents=True)
     (folder / "assets" / "logo.png").write_bytes(b"\x89")
     (folder / "empty").mkdir()
@@ -220,7 +212,7 @@ def test_resolve_in_skill_and_containment() -> None:
 
 
 def test_cache_rereads_only_after_a_change(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path)
+    folder = write_skill(tmp_path / "alpha")
     cache = sf.SkillFilesCache()
     first = cache.get("alpha", folder, folder / "SKILL.md")
     assert cache.get("alpha", folder, folder / "SKILL.md") is first and cache.reads == 1

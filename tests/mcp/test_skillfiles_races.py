@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 import skillbook
@@ -23,17 +24,12 @@ ROUNDS = 300
 IN_PLACE_EVERY = 30
 
 
-def make_skill(root: Path) -> Path:
-    folder = root / "alpha"
-    (folder / "references" / "deep").mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: The alpha skill\n---\n# A\n")
-    (folder / "references" / "guide.md").write_text("# Guide\n")
-    (folder / "references" / "deep" / "notes.md").write_text("notes\n")
-    return folder
+#: The skill under attack: ``alpha`` with a ``references`` folder to swap.
+GUIDE = {"references/guide.md": "# Guide\n", "references/deep/notes.md": "notes\n"}
 
 
 def test_a_swapped_sub_folder_never_serves_outside_bytes(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     outside = tmp_path / "outside" / "references"
     outside_copy(folder / "references", outside)
     cache = sf.SkillFilesCache()
@@ -52,7 +48,7 @@ def test_a_swapped_sub_folder_never_serves_outside_bytes(tmp_path: Path) -> None
 
 
 def test_a_swapped_skill_folder_is_not_served_from_outside(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     outside = tmp_path / "outside" / "alpha"
     outside_copy(folder, outside)
     real = Path(os.path.realpath(folder))
@@ -76,7 +72,7 @@ def test_server_reads_under_a_swap_return_only_skill_bytes(tmp_path: Path) -> No
     from skillbook.runtime.session import SkillSession
 
     ws = tmp_path / "ws"
-    folder = make_skill(ws / "skills")
+    folder = write_skill(ws / "skills" / "alpha", files=GUIDE)
     outside = tmp_path / "outside" / "references"
     outside_copy(folder / "references", outside)
     home = tmp_path / "home"
@@ -115,7 +111,7 @@ def swap_for_link(folder: Path, outside: Path) -> None:
 def test_a_folder_swapped_after_the_walk_is_refused_at_the_read(
     tmp_path: Path, swapped: str
 ) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     target = (folder / swapped).resolve()
     outside = tmp_path / "outside" / target.name
     outside_copy(target, outside)
@@ -133,7 +129,7 @@ def test_a_folder_swapped_after_the_walk_is_refused_at_the_read(
 
 
 def test_a_skill_folder_that_now_resolves_elsewhere_is_not_served(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     real = Path(os.path.realpath(folder))
     outside = tmp_path / "outside" / "alpha"
     outside_copy(folder, outside)
@@ -148,7 +144,7 @@ def test_a_capture_with_a_failed_read_is_not_reused(
 ) -> None:
     """A read that failed mid-swap must not stick: the folder's stat signature is the
     same once the swap is undone, yet the next request reads the file again."""
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     cache = sf.SkillFilesCache()
     real_read = sf._read
     failures = iter(["changed while it was read (a folder on its path became a symlink)"])

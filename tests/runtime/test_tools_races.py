@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 from skillbook.discover import DiscoverOptions, Root, discover
@@ -26,22 +27,18 @@ ROUNDS = 300
 IN_PLACE_EVERY = 30
 
 
+#: The skill under attack: ``alpha`` with a ``references`` folder to swap.
+GUIDE = {"references/guide.md": "# Guide\n"}
+
+
 def load(root: Path) -> tuple[Skill, ...]:
     found = discover([Root(Source.WORKSPACE, root)], options=DiscoverOptions())
     return found.skills
 
 
-def make_skill(root: Path) -> Path:
-    folder = root / "alpha"
-    (folder / "references").mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: The alpha skill\n---\n# A\n")
-    (folder / "references" / "guide.md").write_text("# Guide\n")
-    return folder
-
-
 @pytest.mark.parametrize("swapped", ["references", "."])
 def test_reads_under_a_folder_swap_never_leave_the_skill(tmp_path: Path, swapped: str) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     tool = ReadTool(load(tmp_path / "skills"), home=tmp_path)
     target = (folder / swapped).resolve()
     outside = tmp_path / "outside" / target.name
@@ -60,7 +57,7 @@ def test_reads_under_a_folder_swap_never_leave_the_skill(tmp_path: Path, swapped
 
 
 def test_a_folder_swapped_after_discovery_is_refused(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     tool = ReadTool(load(tmp_path / "skills"), home=tmp_path)
     outside = tmp_path / "outside" / "alpha"
     outside_copy(folder, outside)
@@ -75,7 +72,7 @@ def test_a_folder_swapped_after_discovery_is_refused(tmp_path: Path) -> None:
 def test_a_sub_folder_swapped_between_realpath_and_open_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     tool = ReadTool(load(tmp_path / "skills"), home=tmp_path)
     outside = tmp_path / "outside" / "references"
     outside_copy(folder / "references", outside)
@@ -94,7 +91,7 @@ def test_a_sub_folder_swapped_between_realpath_and_open_is_refused(
 
 
 def test_a_vanishing_file_is_a_tool_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = make_skill(tmp_path / "skills")
+    folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     tool = ReadTool(load(tmp_path / "skills"), home=tmp_path)
 
     def gone(path: object) -> bool:
