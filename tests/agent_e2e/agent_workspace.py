@@ -6,6 +6,8 @@ import os
 import re
 from pathlib import Path
 
+from factories import stub_bins, write_skill
+
 from skillbook.book import SkillBook
 
 CANNED = "Shanghai: ☀️ +21°C"
@@ -23,14 +25,9 @@ Run `{COMMAND}` (city in the URL) with exec, passing skill "weather", and report
 
 def weather_workspace(tmp: Path) -> tuple[dict[str, str], Path]:
     home, bins = tmp / "home", tmp / "bin"
-    skill = home / "ws" / "skills" / "weather" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(WEATHER, encoding="utf-8")
-    bins.mkdir()
+    write_skill(home / "ws" / "skills" / "weather", text=WEATHER)
+    stub_bins(bins, ["curl"], f"#!/bin/sh\necho '{CANNED}'\n")
     (tmp / "bundled").mkdir()
-    curl = bins / "curl"
-    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
-    curl.chmod(0o755)
     env = {
         "HOME": str(home),
         "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -48,9 +49,9 @@ class Sandbox:
         self.ws = root / "ws"
 
     def skill(self, name: str, frontmatter: str) -> None:
-        path = self.ws / "skills" / name / "SKILL.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\nname: {name}\n{frontmatter}\n---\n# {name}\n", encoding="utf-8")
+        write_skill(
+            self.ws / "skills" / name, description=None, raw=frontmatter, body=f"# {name}\n"
+        )
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         self.ws.mkdir(exist_ok=True)

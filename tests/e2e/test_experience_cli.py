@@ -177,7 +177,7 @@ def test_a_successful_run_leaves_a_draft_that_replays_and_updates(box: Box) -> N
 
 def test_a_failed_run_leaves_no_draft(box: Box) -> None:
     missing = box.root / "missing.txt"
-    script = [
+    script: list[fake.Turn] = [
         [fake.Call("exec", {"command": f"wc -w < {missing}", "skill": "wordcount"})],
         "The file does not exist.",
     ]
@@ -194,7 +194,10 @@ def test_reading_a_credential_file_without_approval_is_marked(box: Box) -> None:
     creds = box.root / "home" / ".aws" / "credentials"
     creds.parent.mkdir(parents=True)
     creds.write_text("[default]\naws_access_key_id = AKIAEXAMPLE\n", encoding="utf-8")
-    script = [[fake.Call("exec", {"command": f"grep -c aws_access_key_id {creds}"})], "One key."]
+    script: list[fake.Turn] = [
+        [fake.Call("exec", {"command": f"grep -c aws_access_key_id {creds}"})],
+        "One key.",
+    ]
     with fake.FakeOpenAIServer(script) as server:
         done = box.run(server, "How many AWS keys are configured?")
     assert done.returncode == 0, done.stderr

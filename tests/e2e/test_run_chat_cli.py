@@ -16,6 +16,7 @@ from typing import Any
 
 import fake_openai_server as fake
 import pytest
+from factories import write_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -68,9 +69,7 @@ class Sandbox:
 
     def workspace(self, name: str, skill: str) -> Path:
         ws = Path(self.env["HOME"]) / name
-        path = ws / "skills" / "weather" / "SKILL.md"
-        path.parent.mkdir(parents=True)
-        path.write_text(skill, encoding="utf-8")
+        write_skill(ws / "skills" / "weather", text=skill)
         return ws
 
     def run(self, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:

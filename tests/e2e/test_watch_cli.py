@@ -16,17 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 pytestmark = pytest.mark.e2e
 
 WAIT_S = 30.0
-
-
-def write_skill(root: Path, name: str, description: str) -> Path:
-    path = root / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
-    return path
 
 
 def _default_sigint() -> None:
@@ -62,7 +56,8 @@ class Watch:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -85,7 +80,8 @@ class Watch:
 
     def finish(self) -> int:
         code = self.proc.wait(WAIT_S)
-        time.sleep(0.1)
+        # The reader ends at the end of the output: every line is on the queue then.
+        self._reader.join(WAIT_S)
         while not self.lines.empty():
             self.seen.append(self.lines.get())
         return code
@@ -107,7 +103,7 @@ class Watch:
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     workspace = tmp_path / "ws"
-    write_skill(workspace / "skills", "alpha", "First skill")
+    write_skill(workspace / "skills" / "alpha", description="First skill")
     return workspace
 
 
@@ -117,7 +113,7 @@ def test_watch_once_prints_the_added_skill(tmp_path: Path, ws: Path) -> None:
         header = watch.wait_for("Watching ")
         assert header.startswith("Watching 1 skill")
         assert watch.wait_for("prompt: ").startswith("prompt: 1 skills, ")
-        write_skill(ws / "skills", "gamma", "Third skill")
+        write_skill(ws / "skills" / "gamma", description="Third skill")
         assert watch.wait_for("+ ") == "+ gamma (openclaw-workspace)"
         assert watch.wait_for("prompt: ").startswith("prompt: 2 skills, ")
         assert watch.finish() == 0, watch.stderr()
@@ -129,7 +125,7 @@ def test_watch_prints_changes_and_removals_until_ctrl_c(tmp_path: Path, ws: Path
     watch = Watch(tmp_path, "-w", str(ws), "watch")
     try:
         watch.wait_for("prompt: ")
-        write_skill(ws / "skills", "alpha", "First skill, reworded")
+        write_skill(ws / "skills" / "alpha", description="First skill, reworded")
         assert watch.wait_for("~ ") == "~ alpha"
         watch.wait_for("prompt: ")
         (ws / "skills" / "alpha" / "SKILL.md").unlink()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 import skillbook
 from skillbook.book import SkillBook
@@ -55,10 +56,7 @@ class Workspace:
         return self.root / "state"
 
     def add_skill(self, name: str, text: str) -> Path:
-        path = self.ws / "skills" / name / "SKILL.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
+        return write_skill(self.ws / "skills" / name, text=text) / "SKILL.md"
 
     def data(self, name: str, text: str) -> Path:
         path = self.root / "data" / name
