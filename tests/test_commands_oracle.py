@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 from oracle_support import Oracle, run_batch
 
 from skillbook.commands import (
@@ -46,9 +47,7 @@ def run_oracle(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def write_workspace(root: Path, files: dict[str, str]) -> Path:
     """``files`` maps a skill folder name to the frontmatter lines of its SKILL.md."""
     for folder, frontmatter in files.items():
-        d = root / "skills" / folder
-        d.mkdir(parents=True)
-        (d / "SKILL.md").write_text(f"---\n{frontmatter}---\n\n# {folder}\n", encoding="utf-8")
+        write_skill(root / "skills" / folder, None, None, raw=frontmatter, body=f"\n# {folder}\n")
     return root
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 from oracle_support import Oracle, run_batch
 
 from skillbook._js import utf16_len
@@ -85,17 +86,15 @@ def write_workspace(
     skills: list[Skill] = []
     for i, (name, desc) in enumerate(specs):
         assert desc == desc.strip(), "OpenClaw trims descriptions; keep the fixtures trimmed"
-        d = root / "skills" / f"d{i:03d}"
-        d.mkdir(parents=True)
-        lines = ["---", f"name: {json.dumps(name, ensure_ascii=False)}"]
-        lines.append(f"description: {json.dumps(desc, ensure_ascii=False)}")
-        if name in hidden:
-            lines.append("disable-model-invocation: true")
         meta = metadata.get(name)
-        if meta is not None:
-            lines.append(f"metadata: {meta[0]}")
-        lines += ["---", "", "Body.", ""]
-        (d / "SKILL.md").write_text("\n".join(lines), encoding="utf-8")
+        d = write_skill(
+            root / "skills" / f"d{i:03d}",
+            json.dumps(name, ensure_ascii=False),
+            json.dumps(desc, ensure_ascii=False),
+            body="\nBody.\n",
+            disable_model_invocation=True if name in hidden else None,
+            raw=f"metadata: {meta[0]}" if meta is not None else "",
+        )
         skills.append(
             make_skill(name, desc, d, hidden=name in hidden, metadata=meta[1] if meta else None)
         )

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,13 +35,6 @@ def session(request: str, command: str = "wc -w /tmp/x/a.txt") -> SessionRecord:
         tools=(ToolEntry("c1", "exec", {"command": command}, step=1, result="3\n"),),
         outcome=Outcome("answer", "3 words"),
     )
-
-
-def draft_folder(root: Path, text: str, name: str) -> Path:
-    folder = root / name
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return folder
 
 
 def test_a_learned_draft_has_the_frontmatter_and_body(space: Workspace) -> None:
@@ -131,7 +125,7 @@ def test_strict_drafts_pass_strict_validation_and_skills_ref(request: str) -> No
     draft = build_draft(record, reconstruct(record), mode=Mode.STRICT, now=NOW)
     assert draft_slug(request)  # never empty
     with tempfile.TemporaryDirectory() as tmp:
-        folder = draft_folder(Path(tmp), render_skill(draft), draft.id)
+        folder = write_skill(Path(tmp) / draft.id, text=render_skill(draft))
         result = validate_path(folder, mode=Mode.STRICT)
         assert result.ok, [d.message for d in result.diagnostics]
         assert list(skills_ref.validate(folder)) == []

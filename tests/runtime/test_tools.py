@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 from skillbook.config import Config
 from skillbook.model import (
@@ -43,9 +44,7 @@ BETA = "beta-5ecr3t-value-222"
 def make_skill(
     folder: Path, name: str, *, body: str = "", primary: str | None = None, key: str | None = None
 ) -> Skill:
-    folder.mkdir(parents=True, exist_ok=True)
-    text = f"---\nname: {name}\ndescription: {name} things\n---\n{body}"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    write_skill(folder, name, f"{name} things", body=body)
     meta = SkillMetadata(skill_key=key, primary_env=primary, requires=Requires())
     parsed = ParsedSkillFile(
         frontmatter=Frontmatter(),
