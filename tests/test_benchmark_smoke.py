@@ -53,6 +53,7 @@ def _assert_table(stdout: str) -> None:
         assert column in header, f"column {column!r} missing from {header!r}"
 
 
+@pytest.mark.subprocess
 def test_quick_benchmark_without_oracle_prints_table(tmp_path: Path) -> None:
     proc = _run(["--no-oracle"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
