@@ -7,18 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 import skillbook
 from skillbook.book import Loader
 from skillbook.errors import SkillNotFound
-
-
-def write(root: Path, name: str, frontmatter: str, body: str = "Body.\n") -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "SKILL.md"
-    path.write_text(f"---\n{frontmatter}---\n{body}", encoding="utf-8")
-    return path
 
 
 @pytest.fixture
@@ -39,28 +32,23 @@ def env(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     skills = tmp_path / "ws" / "skills"
-    write(skills, "alpha", "name: alpha\ndescription: First skill.\n")
-    write(
-        skills,
-        "needs-tool",
-        'name: needs-tool\ndescription: Needs a binary.\nmetadata: {"openclaw": '
-        '{"requires": {"bins": ["missing-tool"]}}}\n',
+    write_skill(skills / "alpha", description="First skill.")
+    write_skill(
+        skills / "needs-tool",
+        description="Needs a binary.",
+        metadata={"openclaw": {"requires": {"bins": ["missing-tool"]}}},
     )
-    write(
-        skills,
-        "has-tool",
-        'name: has-tool\ndescription: Has its binary.\nmetadata: {"openclaw": '
-        '{"requires": {"bins": ["have-it"]}}}\n',
+    write_skill(
+        skills / "has-tool",
+        description="Has its binary.",
+        metadata={"openclaw": {"requires": {"bins": ["have-it"]}}},
     )
-    write(
-        skills,
-        "legacy",
-        'name: legacy\ndescription: Legacy gates.\nmetadata: {"clawdbot": '
-        '{"requires": {"bins": ["missing-tool"]}}}\n',
+    write_skill(
+        skills / "legacy",
+        description="Legacy gates.",
+        metadata={"clawdbot": {"requires": {"bins": ["missing-tool"]}}},
     )
-    write(
-        skills, "hidden", "name: hidden\ndescription: Slash only.\ndisable-model-invocation: true\n"
-    )
+    write_skill(skills / "hidden", description="Slash only.", disable_model_invocation=True)
     return tmp_path / "ws"
 
 
@@ -89,10 +77,10 @@ def test_legacy_manifest_keys_can_be_ignored_like_openclaw(ws: Path, env: dict[s
 
 
 def test_find_and_get_by_name_or_skill_key(ws: Path, env: dict[str, str]) -> None:
-    write(
-        ws / "skills",
-        "keyed",
-        'name: keyed\ndescription: Keyed.\nmetadata: {"openclaw": {"skillKey": "the-key"}}\n',
+    write_skill(
+        ws / "skills" / "keyed",
+        description="Keyed.",
+        metadata={"openclaw": {"skillKey": "the-key"}},
     )
     book = skillbook.load(ws, env=env)
     assert book.find("the-key").name == "keyed"
@@ -102,7 +90,7 @@ def test_find_and_get_by_name_or_skill_key(ws: Path, env: dict[str, str]) -> Non
 
 
 def test_strict_mode_excludes_with_diagnostics(ws: Path, env: dict[str, str]) -> None:
-    write(ws / "skills", "Bad_Name", "name: Bad_Name\ndescription: Breaks the name rules.\n")
+    write_skill(ws / "skills" / "Bad_Name", description="Breaks the name rules.")
     book = skillbook.load(ws, env=env, mode="strict")
     assert "Bad_Name" in {s.name for s in book.excluded}
     assert "Bad_Name" not in {e.name for e in book.status.skills}

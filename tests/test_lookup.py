@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 import skillbook
 from skillbook.config import Config
@@ -14,16 +15,13 @@ from skillbook.status import StatusEntry
 
 @pytest.fixture
 def entries(tmp_path: Path) -> tuple[StatusEntry, ...]:
-    specs = {
-        "weather": "name: weather",
-        "notes-folder": "name: notes",
-        "keyed": 'name: keyed\nmetadata: {"openclaw": {"skillKey": "the-key"}}',
-        "release-notes": "name: release-notes",
-    }
-    for folder, front in specs.items():
-        path = tmp_path / "skills" / folder / "SKILL.md"
-        path.parent.mkdir(parents=True)
-        path.write_text(f"---\n{front}\ndescription: D.\n---\n", encoding="utf-8")
+    skills = tmp_path / "skills"
+    write_skill(skills / "weather", description="D.", body="")
+    write_skill(skills / "notes-folder", "notes", "D.", body="")
+    write_skill(
+        skills / "keyed", description="D.", body="", metadata={"openclaw": {"skillKey": "the-key"}}
+    )
+    write_skill(skills / "release-notes", description="D.", body="")
     env = {"HOME": str(tmp_path), "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "none")}
     return skillbook.load(tmp_path, env=env, config=Config.empty()).status.skills
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 from skillbook.errors import ConfigError
 from skillbook.mcp.client import (
@@ -542,17 +543,15 @@ def test_unreachable_servers_are_diagnosed(tmp_path: Path) -> None:
 
 def skillbook_server(tmp_path: Path, name: str = "book") -> tuple[McpServerSpec, Path]:
     ws = tmp_path / "ws"
-    alpha = ws / "skills" / "alpha"
-    (alpha / "references").mkdir(parents=True)
-    (alpha / "SKILL.md").write_bytes(
-        b"---\nname: alpha\ndescription: Alpha skill served by skillbook\n"
-        b'metadata: {"version": "1.0", "nested": {"b": 1, "a": [yes, 010]}}\n---\n'
-        b"See references/guide.md\r\n"
+    write_skill(
+        ws / "skills" / "alpha",
+        description="Alpha skill served by skillbook",
+        body="See references/guide.md\r\n",
+        # YAML 1.1 scalars (`yes`, `010`) on purpose: the frontmatter check compares types.
+        raw='metadata: {"version": "1.0", "nested": {"b": 1, "a": [yes, 010]}}',
+        files={"references/guide.md": "# Guide\n"},
     )
-    (alpha / "references" / "guide.md").write_text("# Guide\n")
-    beta = ws / "skills" / "beta"
-    beta.mkdir(parents=True)
-    (beta / "SKILL.md").write_text("---\nname: beta\ndescription: Beta skill\n---\nbody\n")
+    write_skill(ws / "skills" / "beta", description="Beta skill", body="body\n")
     home, bundled = tmp_path / "home", tmp_path / "bundled"
     home.mkdir()
     bundled.mkdir()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import stub_bins, write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.config import Config
@@ -35,12 +36,8 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh")
 
 def book_with(tmp_path: Path, config: dict[str, Any] | None = None) -> SkillBook:
     ws = tmp_path / "ws"
-    folder = ws / "skills" / "weather"
-    (folder / "scripts").mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text("---\nname: weather\ndescription: Forecasts\n---\nbody\n")
-    script = folder / "scripts" / "forecast.sh"
-    script.write_text('#!/bin/sh\necho "sunny in $1"\n')
-    script.chmod(0o755)
+    folder = write_skill(ws / "skills" / "weather", description="Forecasts", body="body\n")
+    stub_bins(folder / "scripts", ["forecast.sh"], '#!/bin/sh\necho "sunny in $1"\n')
     env = {
         "HOME": os.fspath(tmp_path / "home"),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
