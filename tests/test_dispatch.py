@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 from skillbook.commands import CommandSpec, build_command_specs
 from skillbook.dispatch import (
@@ -213,13 +214,11 @@ def _book(tmp_path: Path, env: Mapping[str, str]) -> Any:
     from skillbook.book import Loader
 
     ws = tmp_path / "ws"
-    folder = ws / "skills" / "echo"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        "---\nname: echo\ndescription: Echo the arguments.\n"
-        'metadata:\n  skillbook:\n    commandExec: printf \'[%s] %s|\' "$1" "$' + ARGS_ENV + '"\n'
-        "---\n# Echo\n",
-        encoding="utf-8",
+    write_skill(
+        ws / "skills" / "echo",
+        description="Echo the arguments.",
+        body="# Echo\n",
+        metadata={"skillbook": {"commandExec": f'printf \'[%s] %s|\' "$1" "${ARGS_ENV}"'}},
     )
     (tmp_path / "bundled").mkdir()
     full = {

@@ -83,8 +83,7 @@ class TestRootSource(SourceConformance):
     @pytest.fixture
     def source(self, tmp_path: Path) -> SkillSource:
         write_skill(tmp_path / "root" / "one")
-        (tmp_path / "root" / "broken").mkdir()
-        (tmp_path / "root" / "broken" / "SKILL.md").write_text("---\nname: broken\n---\n")
+        write_skill(tmp_path / "root" / "broken", description=None, body="")
         scanner, _ = make_scanner(DiscoverOptions())
         return RootSource(Root(Source.EXTRA, tmp_path / "root"), scanner)
 

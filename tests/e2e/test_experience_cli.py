@@ -18,6 +18,7 @@ from typing import Any
 
 import fake_openai_server as fake
 import pytest
+from factories import write_skill
 
 from skillbook.parse import parse_skill_text
 
@@ -38,9 +39,7 @@ class Box:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.ws = root / "home" / "ws"
-        skill = self.ws / "skills" / "wordcount" / "SKILL.md"
-        skill.parent.mkdir(parents=True)
-        skill.write_text(WORDCOUNT, encoding="utf-8")
+        write_skill(self.ws / "skills" / "wordcount", text=WORDCOUNT)
         (root / "bundled").mkdir()
         self.state = root / "state"
         self.env = {
