@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
+from factories import WAIT_S
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
@@ -168,9 +169,16 @@ def test_a_failed_request_and_a_cancelled_one_are_recorded(space: Workspace) -> 
     assert failed.outcome is not None and "boom" in (failed.outcome.error or "")
 
     async def cancel() -> None:
-        slow = Agent(book, ScriptedModel(["x" * 200], delay_s=0.05), recorder=exp.recorder())
+        streaming = asyncio.Event()
+
+        def reply(_request: object) -> str:
+            streaming.set()
+            return "x" * 200
+
+        slow = Agent(book, ScriptedModel([reply], delay_s=0.05), recorder=exp.recorder())
         task = asyncio.create_task(slow.invoke("slow"))
-        await asyncio.sleep(0.1)
+        # Cancel once the model is answering: the session has started by then.
+        await asyncio.wait_for(streaming.wait(), WAIT_S)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
