@@ -6,7 +6,9 @@ One home for the few shapes every test area writes, so a change of layout is mad
   one into a skill folder (plus extra files); :func:`write_skills` fills a root.
 - :func:`write_plugin` writes an OpenClaw plugin folder (``openclaw.plugin.json``).
 - :func:`isolated_env` is the environment that keeps skillbook away from the real home.
-- :func:`wait_until` waits for a condition with a bounded timeout (never a fixed sleep).
+- :func:`wait_until` waits for a condition with a bounded timeout (never a fixed sleep);
+  :func:`process_alive` and :func:`group_alive` are the conditions of the tests that
+  check a process (group) was killed.
 
 Frontmatter values: a ``str`` is written verbatim as YAML (``"true"`` stays the YAML
 boolean, ``'"quoted"'`` a quoted scalar), so a test can write exactly the text it means;
@@ -18,6 +20,7 @@ form OpenClaw's own ``metadata`` examples use. Keyword names use ``_`` for ``-``
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -200,3 +203,26 @@ def notifying(subscribe: Callable[[Callable[[Any], None]], object]) -> threading
 
     subscribe(listener)
     return changed
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs: exists and is not a zombie (a killed orphan stays a zombie
+    until init reaps it, which a test must not wait for)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): kill(0) said it exists
+    return state not in ("Z", "X")
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the process group ``pgid`` exists."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from factories import write_skill
+from factories import process_alive, wait_until, write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.errors import ModelNotConfigured
@@ -275,22 +274,7 @@ def test_cancelling_a_turn_leaves_no_process_behind(
 
     run(main())
     pid = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _alive(pid):
-        time.sleep(0.05)
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state != "Z"
+    assert wait_until(lambda: not process_alive(pid), 5)
 
 
 def test_session_backed_agent_sees_new_skills_on_the_next_turn(

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
+from factories import process_alive, wait_until
 
 from skillbook.config import Config
 from skillbook.model import Skill
@@ -27,30 +27,6 @@ SETTLE_S = 10.0
 def tool(tmp_path: Path, *skills: Skill) -> ExecTool:
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
     return ExecTool(skills, config=Config.empty(), base_env=base, workspace=tmp_path)
-
-
-def running(pid: int) -> bool:
-    """Alive and not a zombie (a killed orphan stays a zombie until init reaps it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists():
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-        except OSError:
-            return False
-    return True
-
-
-def wait_gone(pid: int) -> bool:
-    end = time.monotonic() + SETTLE_S
-    while running(pid):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def skill(tmp_path: Path, *, detach: object) -> Skill:
@@ -72,7 +48,7 @@ def test_background_children_do_not_outlive_the_command(tmp_path: Path, mode: st
     else:
         result = asyncio.run(exec_.arun({"command": command}))
     assert result.text == "started\n" and not result.is_error
-    assert wait_gone(int(pidfile.read_text()))
+    assert wait_until(lambda: not process_alive(int(pidfile.read_text())), SETTLE_S)
 
 
 def test_a_child_that_closed_its_output_is_killed_too(tmp_path: Path) -> None:
@@ -81,7 +57,7 @@ def test_a_child_that_closed_its_output_is_killed_too(tmp_path: Path) -> None:
     command = f"exec >/dev/null 2>&1; sleep 300 & echo $! > {pidfile}; sleep 0.2"
     result = tool(tmp_path).run({"command": command})
     assert result.text == "(no output)"
-    assert wait_gone(int(pidfile.read_text()))
+    assert wait_until(lambda: not process_alive(int(pidfile.read_text())), SETTLE_S)
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -95,7 +71,7 @@ def test_a_detaching_skill_keeps_its_background_process(tmp_path: Path, mode: st
     pid = int(pidfile.read_text())
     try:
         assert result.text == "started\n"
-        assert running(pid)
+        assert process_alive(pid)
     finally:
         os.kill(pid, signal.SIGKILL)
 
@@ -105,10 +81,10 @@ def test_detach_needs_a_literal_true_and_the_skill(tmp_path: Path) -> None:
     pidfile = tmp_path / "bg.pid"
     command = f"sleep 300 >/dev/null 2>&1 & echo $! > {pidfile}"
     tool(tmp_path, loose).run({"command": command, "skill": "daemon"})
-    assert wait_gone(int(pidfile.read_text()))
+    assert wait_until(lambda: not process_alive(int(pidfile.read_text())), SETTLE_S)
     strict = skill(tmp_path, detach=True)
     tool(tmp_path, strict).run({"command": command})  # no `skill`: not the skill's command
-    assert wait_gone(int(pidfile.read_text()))
+    assert wait_until(lambda: not process_alive(int(pidfile.read_text())), SETTLE_S)
 
 
 @pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0])

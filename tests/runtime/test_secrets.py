@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from factories import process_alive, wait_until
 
 from skillbook.config import Config, SecretRef
 from skillbook.errors import SecretError, SkillbookError
@@ -312,23 +313,6 @@ def test_exec_provider_timeout(tmp_path: Path) -> None:
     assert "timed out after 300ms" in str(info.value)
 
 
-def _gone(pid: int) -> bool:
-    """Exited (or a zombie waiting for init), polled for a bounded while."""
-    import os
-
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        stat_file = Path(f"/proc/{pid}/stat")
-        if stat_file.exists() and stat_file.read_text().rsplit(")", 1)[1].split()[0] in "ZX":
-            return True
-        time.sleep(0.02)
-    return False
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
 @pytest.mark.parametrize("outcome", ["timeout", "exit"])
 def test_exec_provider_process_group_is_killed(tmp_path: Path, outcome: str) -> None:
@@ -348,7 +332,8 @@ def test_exec_provider_process_group_is_killed(tmp_path: Path, outcome: str) -> 
             r.resolve(SecretRef("exec", "cmd", "w"), key=KEY)
     else:
         assert r.resolve(SecretRef("exec", "cmd", "w"), key=KEY).reveal() == "the-value"
-    assert _gone(int(pidfile.read_text()))
+    pid = int(pidfile.read_text())
+    assert wait_until(lambda: not process_alive(pid))
 
 
 def test_exec_provider_empty_output_and_missing_program(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import group_alive, wait_until, write_skill
 
 from skillbook.config import Config
 from skillbook.model import (
@@ -278,17 +278,6 @@ def test_exec_killed_by_signal_and_no_output(tmp_path: Path) -> None:
     assert tool.run({"command": "true"}) == ToolResult("(no output)", False)
 
 
-def _group_gone(pgid: int, within: float = 3.0) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_exec_timeout_kills_the_process_group(tmp_path: Path, mode: str) -> None:
     pidfile = tmp_path / "pgid"
@@ -304,7 +293,8 @@ def test_exec_timeout_kills_the_process_group(tmp_path: Path, mode: str) -> None
     assert result.is_error
     assert result.text.startswith("timed out after 0.5 s")
     assert "started" in result.text and "never" not in result.text
-    assert _group_gone(int(pidfile.read_text()))
+    pgid = int(pidfile.read_text())
+    assert wait_until(lambda: not group_alive(pgid), 3.0)
 
 
 def test_exec_timeout_default_comes_from_the_tool(tmp_path: Path) -> None:
