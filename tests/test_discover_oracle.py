@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import skill_text, write_skill
+from factories import skill_text, write_skill, write_skills
 from oracle_support import run_batch
 
 from skillbook.discover import DiscoverOptions, Discovery, Limits, discover, resolve_roots
@@ -222,8 +222,8 @@ def build_tree(w: World) -> tuple[Path, list[str]]:
     write_skill(ws / ".agents" / "skills" / "project-only", None)
     write_skill(ws / ".agents" / "skills" / "shared", "shared", "from project")
     wss = ws / "skills"
-    for name in ("ws-only", "Upper", "lower", "_under", "10-num", "9-num", "a.b", "a-b", "a_b"):
-        write_skill(wss / name, None)
+    names = ("ws-only", "Upper", "lower", "_under", "10-num", "9-num", "a.b", "a-b", "a_b")
+    write_skills(wss, names, name=None)
     write_skill(wss / "unicode-ünï", None, "accents")
     write_skill(wss / "shared", "shared", "from workspace")
     (wss / "link-out").symlink_to(out / "evil")
@@ -330,8 +330,7 @@ def test_locale_compare_punctuation_order(world: World) -> None:
     """The grandchild fallback sorts full paths with localeCompare: `a_b` before `a-b`."""
     root = world.base / "extra"
     write_skill(root, None, None)
-    for name in ("a-b", "a_b", "a.b", "a b", "a~b", "a$b", "a1"):
-        write_skill(root / name, None)
+    write_skills(root, ["a-b", "a_b", "a.b", "a b", "a~b", "a$b", "a1"], name=None)
     _compare(world, [("punctuation", world.base / "ws", [str(root)], None)])
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_plugin, write_skill
+from factories import isolated_env, write_plugin, write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.config import Config
@@ -26,12 +26,7 @@ from skillbook.runtime.watch import watch_roots
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {
-        "HOME": str(tmp_path / "home"),
-        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
-        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "none"),
-        "PATH": "",
-    }
+    return isolated_env(tmp_path)
 
 
 def load(tmp_path: Path, env: dict[str, str], config: dict[str, Any] | None = None) -> SkillBook:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import isolated_env, write_skill
 
 from skillbook import load
 from skillbook._bounded_catalog import Entry, bounded_catalog, shorten_description
@@ -31,16 +31,6 @@ from skillbook.profile import (
 from skillbook.prompt import KeptPaths, PromptLimits, build_prompt, compact_skill_paths
 
 NEW = OPENCLAW_2026_9
-
-
-def book_env(tmp: Path) -> dict[str, str]:
-    (tmp / "no-bundled").mkdir(exist_ok=True)
-    return {
-        "HOME": str(tmp / "home"),
-        "SKILLBOOK_STATE_DIR": str(tmp / "state"),
-        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp / "no-bundled"),
-        "PATH": "",
-    }
 
 
 # ------------------------------------------------------------------ choosing a profile
@@ -69,7 +59,7 @@ def test_argument_beats_config_and_load_takes_it(tmp_path: Path) -> None:
     write_skill(ws / "skills" / "a", "zeta")
     write_skill(ws / "skills" / "b", "alpha")
     cfg = Config.from_mapping({"skills": {"compat": "openclaw-2026.9"}})
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     by_config = Loader(ws, config=cfg, env=env, cwd=tmp_path).load()
     assert by_config.profile is NEW
     assert [s.name for s in by_config.skills] == ["alpha", "zeta"]  # sorted by name
@@ -85,7 +75,7 @@ def test_argument_beats_config_and_load_takes_it(tmp_path: Path) -> None:
 def test_default_budget_and_wording_follow_the_profile(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write_skill(ws / "skills" / "one")
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
     new = Loader(ws, env=env, cwd=tmp_path, compat=NEW).load()
     assert "Use the read tool to load a skill's file when" in old.prompt
@@ -195,7 +185,7 @@ def test_invalid_skill_md_lets_children_load_only_under_2026_4(tmp_path: Path) -
     (ws / "skills" / "parent").mkdir(parents=True)
     (ws / "skills" / "parent" / "SKILL.md").write_text("---\nname: parent\n---\n")
     write_skill(ws / "skills" / "parent" / "child")
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     assert [s.name for s in Loader(ws, env=env, cwd=tmp_path).load().skills] == ["child"]
     assert Loader(ws, env=env, cwd=tmp_path, compat=NEW).load().skills == ()
 
@@ -205,7 +195,7 @@ def test_grouped_and_hardlinked_skills_under_2026_9(tmp_path: Path) -> None:
     write_skill(ws / "skills" / "group" / "inner")
     hard = write_skill(ws / "skills" / "hard")
     os.link(hard / "SKILL.md", tmp_path / "other-name.md")
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
     new = Loader(ws, env=env, cwd=tmp_path, compat=NEW).load()
     assert [s.name for s in old.skills] == ["hard"]
@@ -216,7 +206,7 @@ def test_grouped_and_hardlinked_skills_under_2026_9(tmp_path: Path) -> None:
 def test_blank_env_value_counts_only_under_2026_4(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write_skill(ws / "skills" / "e", metadata={"openclaw": {"requires": {"env": ["V"]}}})
-    env = {**book_env(tmp_path), "V": "  "}
+    env = {**isolated_env(tmp_path), "V": "  "}
     assert Loader(ws, env=env, cwd=tmp_path).load().status.find("e").eligible
     assert not Loader(ws, env=env, cwd=tmp_path, compat=NEW).load().status.find("e").eligible
 
@@ -224,7 +214,7 @@ def test_blank_env_value_counts_only_under_2026_4(tmp_path: Path) -> None:
 def test_status_and_commands_shapes(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write_skill(ws / "skills" / "long", description="x" * 150, body="# long title\n")
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     old = Loader(ws, env=env, cwd=tmp_path).load()
     new = Loader(ws, env=env, cwd=tmp_path, compat=NEW).load()
     assert "modelVisible" not in old.status.to_json()["skills"][0]
@@ -257,7 +247,7 @@ def test_reserved_names_follow_the_profile() -> None:
 def test_clawdbot_gates_are_openclaw_keys_under_2026_9(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write_skill(ws / "skills" / "old", metadata={"clawdbot": {"requires": {"bins": ["absent"]}}})
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     strict_old = Loader(ws, env=env, cwd=tmp_path, legacy_manifest_keys=False).load()
     strict_new = Loader(ws, env=env, cwd=tmp_path, legacy_manifest_keys=False, compat=NEW).load()
     assert strict_old.status.find("old").eligible  # 2026.4 ignores clawdbot
@@ -269,7 +259,7 @@ def test_standalone_markdown_still_loads_in_mixed_mode_under_2026_9(tmp_path: Pa
     ws = tmp_path / "ws"
     write_skill(ws / "skills" / "folder")
     (ws / "skills" / "notes.md").write_text("# Notes\nTakes notes.\n", encoding="utf-8")
-    env = book_env(tmp_path)
+    env = isolated_env(tmp_path)
     book = Loader(ws, env=env, cwd=tmp_path, compat=NEW, mode="mixed").load()
     assert [s.name for s in book.skills] == ["folder", "Notes"]
     assert any(d.code == "discover.standalone-md" for d in book.diagnostics)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.shell_completion import ShellComplete
-from factories import write_skill
+from factories import write_skill, write_skills
 
 from cli.conftest import Shell
 from skillbook.cli.app import cli
@@ -30,8 +30,7 @@ def complete(args: list[str], incomplete: str) -> list[str]:
 
 
 def test_skill_names_complete_for_info(shell: Shell) -> None:
-    for name in ("weather", "web-search", "notes"):
-        write_skill(shell.project / "skills" / name, description=f"{name}.")
+    write_skills(shell.project / "skills", {n: f"{n}." for n in ("weather", "web-search", "notes")})
     assert complete(["info"], "we") == ["weather", "web-search"]
     assert complete(["info"], "") == ["notes", "weather", "web-search"]
     other = shell.project / "other"

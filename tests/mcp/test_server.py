@@ -26,7 +26,7 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 import pytest
-from factories import write_skill
+from factories import write_skill, write_skills
 from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from pydantic import BaseModel, ConfigDict
@@ -462,8 +462,7 @@ def test_agent_filter_applies_to_everything_served(space: Workspace) -> None:
 
 
 def test_pagination_and_invalid_cursor(space: Workspace) -> None:
-    for name in ("delta", "epsilon", "zeta"):
-        write_skill(space.skills / name)
+    write_skills(space.skills, ["delta", "epsilon", "zeta"])
     server = build_server(space.loader(), watch=False, page_size=2)
 
     async def main() -> None:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import write_skills
 
 from skillbook.book import Loader
 from skillbook.runtime.agent import Agent
@@ -18,8 +18,7 @@ from skillbook.runtime.providers import ScriptedModel
 def loader(tmp_path: Path, compat: str | None) -> Loader:
     ws = tmp_path / "ws"
     # `focus` is built in under OpenClaw 2026.4 only, `goal` under 2026.9 only.
-    for name in ("focus", "goal"):
-        write_skill(ws / "skills" / name)
+    write_skills(ws / "skills", ["focus", "goal"])
     env = {
         "HOME": str(tmp_path / "home"),
         "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),

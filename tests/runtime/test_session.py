@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import WAIT_S, notifying, wait_until, write_skill
+from factories import WAIT_S, notifying, wait_until, write_skill, write_skills
 
 from skillbook.book import Loader
 from skillbook.config import Config
@@ -19,8 +19,7 @@ from skillbook.snapshot import SkillSnapshot, SnapshotVersions
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     workspace = tmp_path / "ws"
-    write_skill(workspace / "skills" / "alpha", description="First")
-    write_skill(workspace / "skills" / "beta", description="Second")
+    write_skills(workspace / "skills", {"alpha": "First", "beta": "Second"})
     return workspace
 
 
