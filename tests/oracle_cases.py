@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from factories import stub_bins
 
 #: The public corpus beside the checkout (``<repo>/../shared/corpus``), as in conftest.
 CORPUS = (Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus").resolve()
@@ -182,12 +183,7 @@ def _copy(src: Path, dest: Path) -> None:
 
 
 def make_stub_bins(folder: Path, names: Iterable[str] = STUB_BINS) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        stub = folder / name
-        stub.write_text("#!/bin/sh\nexit 0\n")
-        stub.chmod(stub.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return folder
+    return stub_bins(folder, names)
 
 
 def materialise(source_dir: Path, tmp: Path, layout: Layout | None = None) -> Sandbox:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any
+
+from factories import stub_bins
 
 from skillbook.config import Config
 from skillbook.gate import (
@@ -52,11 +53,7 @@ def no_bins() -> BinaryLookup:
 
 
 def write_exe(folder: Path, name: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("#!/bin/sh\n", encoding="utf-8")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
+    return stub_bins(folder, [name], "#!/bin/sh\n") / name
 
 
 def ev(skill: Skill, config: Config | None = None, **kw: Any) -> Any:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import stub_bins
 
 from skillbook.config import Config
 from skillbook.errors import SkillNotFound
@@ -48,12 +48,7 @@ def make_skill(
 
 
 def bins_with(tmp_path: Path, *names: str) -> BinaryLookup:
-    folder = tmp_path / "bin"
-    folder.mkdir(exist_ok=True)
-    for n in names:
-        p = folder / n
-        p.write_text("#!/bin/sh\n", encoding="utf-8")
-        p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    folder = stub_bins(tmp_path / "bin", names, "#!/bin/sh\n")
     return BinaryLookup({"PATH": str(folder)}, platform="linux")
 
 

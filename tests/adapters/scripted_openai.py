@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from factories import write_skill
+from factories import stub_bins, write_skill
 
 from skillbook.runtime.approval import (
     DECLINED_RESULT,
@@ -216,11 +216,8 @@ def skill_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """
     home = tmp_path / "home"
     bins = tmp_path / "bin"
-    bins.mkdir(parents=True)
     (tmp_path / "bundled").mkdir()
-    curl = bins / "curl"
-    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
-    curl.chmod(0o755)
+    stub_bins(bins, ["curl"], f"#!/bin/sh\necho '{CANNED}'\n")
     env = {
         "HOME": str(home),
         "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import stub_bins, write_skill
 
 import skillbook
 
@@ -41,13 +41,6 @@ COMMANDS = (
     "completion",
 )
 CONSOLE_SCRIPT = Path(sys.executable).parent / "skillbook"
-
-
-def stub_bin(bin_dir: Path, name: str) -> None:
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    stub = bin_dir / name
-    stub.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
-    stub.chmod(0o755)
 
 
 @dataclass
@@ -96,7 +89,7 @@ def sandbox(tmp_path: Path) -> Sandbox:
     home, state, bundled, bin_dir = (tmp_path / n for n in ("home", "state", "bundled", "bin"))
     for folder in (home, state, bundled):
         folder.mkdir()
-    stub_bin(bin_dir, "git")
+    stub_bins(bin_dir, ["git"])
     env = {
         k: v
         for k, v in os.environ.items()
@@ -245,7 +238,7 @@ def test_list_verbose_adds_the_missing_column(sandbox: Sandbox) -> None:
     assert proc.stdout.splitlines()[1].split()[-1] == "Missing"
     assert rows(proc.stdout)["deploy"].endswith("bins: kubectl; env: DEPLOY_TOKEN")
     # Installing the binary and exporting the variable makes it ready.
-    stub_bin(sandbox.bin_dir, "kubectl")
+    stub_bins(sandbox.bin_dir, ["kubectl"])
     proc = sandbox.run("-w", str(sandbox.workspace), "list", "-v", env={"DEPLOY_TOKEN": "t"})
     assert "✓ ready" in rows(proc.stdout)["deploy"]
 
@@ -537,7 +530,7 @@ def test_an_openclaw_json_with_comments_just_works(sandbox: Sandbox) -> None:
         "}\n",
         encoding="utf-8",
     )
-    stub_bin(sandbox.bin_dir, "kubectl")
+    stub_bins(sandbox.bin_dir, ["kubectl"])
     # No --workspace: the workspace comes from agents.defaults.workspace.
     data = sandbox.json("--config", str(cfg), "list", "--json")
     assert data["workspaceDir"] == str(sandbox.workspace)

@@ -16,7 +16,7 @@ from typing import Any
 
 import fake_openai_server as fake
 import pytest
-from factories import write_skill
+from factories import stub_bins, write_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -51,11 +51,8 @@ class Sandbox:
     def __init__(self, root: Path) -> None:
         self.root = root
         home, bins = root / "home", root / "bin"
-        bins.mkdir(parents=True)
         (root / "bundled").mkdir()
-        curl = bins / "curl"
-        curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
-        curl.chmod(0o755)
+        stub_bins(bins, ["curl"], f"#!/bin/sh\necho '{CANNED}'\n")
         self.env = {
             "HOME": str(home),
             "PATH": f"{bins}{os.pathsep}/usr/bin{os.pathsep}/bin",
@@ -136,9 +133,7 @@ esac
 def bundled_weather(box: Sandbox) -> tuple[Path, dict[str, str]]:
     """The package's own bundled skills, an empty workspace and an Open-Meteo curl."""
     bins = box.root / "meteo-bin"
-    bins.mkdir()
-    (bins / "curl").write_text(OPEN_METEO_CURL, encoding="utf-8")
-    (bins / "curl").chmod(0o755)
+    stub_bins(bins, ["curl"], OPEN_METEO_CURL)
     env = {k: v for k, v in box.env.items() if k != "SKILLBOOK_BUNDLED_SKILLS_DIR"}
     env["PATH"] = f"{bins}{os.pathsep}{env['PATH']}"
     env["CURL_LOG"] = str(box.root / "curl.log")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from factories import process_alive, wait_until, write_skill
+from factories import process_alive, stub_bins, wait_until, write_skill
 
 from skillbook.book import Loader, SkillBook
 from skillbook.errors import ModelNotConfigured
@@ -58,11 +58,8 @@ YES = ExecPolicy.allow_all()
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     bins = tmp_path / "bin"
-    bins.mkdir(parents=True)
     (tmp_path / "bundled").mkdir()
-    curl = bins / "curl"
-    curl.write_text(f"#!/bin/sh\necho '{CANNED}'\n", encoding="utf-8")
-    curl.chmod(0o755)
+    stub_bins(bins, ["curl"], f"#!/bin/sh\necho '{CANNED}'\n")
     return {
         "HOME": str(home),
         "PATH": f"{bins}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
