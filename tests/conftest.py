@@ -11,6 +11,9 @@ everything; ``.ci/run`` runs the fast lane, then the rest. Naming test files or 
 ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
 the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
 ``corpus`` by that alone.
+
+What tests write on disk (skill folders, plugins, stand-in executables, isolated homes)
+and how they wait for something asynchronous comes from ``factories.py``.
 """
 
 from __future__ import annotations
