@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from factories import write_skill
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "src" / "skillbook" / "bundled_skills"
@@ -250,10 +251,7 @@ def _guide_example(tmp_path: Path) -> Path:
     text = AUTHORING.read_text(encoding="utf-8")
     section = text.split("## 7. One file for every client", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    folder = tmp_path / "weather"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(block + "\n# Weather\n\nBody.\n", encoding="utf-8")
-    return folder
+    return write_skill(tmp_path / "weather", text=block + "\n# Weather\n\nBody.\n")
 
 
 def test_authoring_guide_example_passes_skills_ref(tmp_path: Path) -> None:
