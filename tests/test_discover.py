@@ -568,13 +568,12 @@ def test_cached_discovery_reparses_nothing(env: tuple[Paths, Path]) -> None:
     The speed-up itself is measured in benchmarks/, never asserted as a time here.
     """
     paths, ws = env
-    body = 'metadata: {"openclaw": {"requires": {"bins": ["a", "b"]}}}\n'
     for i in range(150):
-        folder = ws / "skills" / f"skill-{i:03d}"
-        folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(
-            f"---\nname: skill-{i:03d}\ndescription: Does thing {i}\n{body}---\n"
-            + "Body text.\n" * 50
+        write_skill(
+            ws / "skills" / f"skill-{i:03d}",
+            description=f"Does thing {i}",
+            body="Body text.\n" * 50,
+            metadata={"openclaw": {"requires": {"bins": ["a", "b"]}}},
         )
     roots = resolve_roots(ws, paths)
     cache = ParseCache()
@@ -592,10 +591,7 @@ def test_hidden_skill_folders_one_level_down_are_diagnosed(env: tuple[Paths, Pat
     """A repository root as an extra dir whose skills/ holds only dot-folders (openai/skills)."""
     paths, ws = env
     repo = ws.parent / "repo"
-    (repo / "skills" / ".curated" / "gh-fix-ci").mkdir(parents=True)
-    (repo / "skills" / ".curated" / "gh-fix-ci" / "SKILL.md").write_text(
-        "---\nname: gh-fix-ci\ndescription: Fix CI\n---\n"
-    )
+    write_skill(repo / "skills" / ".curated" / "gh-fix-ci", description="Fix CI", body="")
     roots = resolve_roots(ws, paths, extra_dirs=[str(repo)])
     found = discover(roots)
     assert [s.name for s in found.skills if s.source == "openclaw-extra"] == []

@@ -10,12 +10,12 @@ from cli.conftest import Shell
 
 
 def test_repeated_findings_are_one_line_with_their_line_numbers(shell: Shell) -> None:
-    skill = shell.project / "skills" / "flows"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(
-        "---\nname: flows\ndescription: Flows.\nmetadata:\n"
-        '  one: {"a": "b"}\n  two: {"c": "d"}\n  three: {"e": "f"}\n---\nBody\n',
-        encoding="utf-8",
+    skill = write_skill(
+        shell.project / "skills" / "flows",
+        description="Flows.",
+        body="Body\n",
+        # Three flow mappings on lines 5 to 7: one finding, three line numbers.
+        raw='metadata:\n  one: {"a": "b"}\n  two: {"c": "d"}\n  three: {"e": "f"}',
     )
     result = shell.run("validate", "--mode", "strict", str(skill))
     assert result.exit_code == 1
