@@ -90,6 +90,7 @@ __all__ = [
     "PluginEntryConfig",
     "PluginsConfig",
     "PromptConfig",
+    "RegistryConfig",
     "SecretRef",
     "SelectionConfig",
     "SkillEntryConfig",
@@ -216,6 +217,13 @@ class SelectionConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RegistryConfig:
+    """``skills.registry``: ``url`` of a ClawHub-compatible registry (None = not set)."""
+
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -232,6 +240,8 @@ class SkillsConfig:
     #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
     exec: ExecConfig = ExecConfig()
     selection: SelectionConfig = SelectionConfig()
+    #: ``skills.registry``: the ClawHub-compatible registry ``skillbook install`` uses.
+    registry: RegistryConfig = RegistryConfig()
     #: ``skills.experience``: session recording, learning, review, staleness.
     experience: ExperienceConfig = field(default_factory=ExperienceConfig)
 
@@ -435,6 +445,9 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         read_tool=_opt(s.read_tool),
         exec=_build_exec(s.exec),
         selection=_build_selection(s.selection),
+        registry=RegistryConfig(
+            url=None if isinstance(s.registry, msgspec.UnsetType) else _opt(s.registry.url)
+        ),
         compat=_opt(s.compat),
     )
 

@@ -129,6 +129,27 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook setup jq --yes", "install without asking (CI, containers)"),
         ("skillbook setup jq --yes --fallback apt", "use apt-get where brew is missing"),
     ),
+    "search": (
+        ("skillbook search pdf", "skills on the registry whose name or text matches"),
+        ("skillbook search --limit 5 --json pdf", "the registry's answer as JSON"),
+    ),
+    "install": (
+        ("skillbook install weather", "a skill from ClawHub into <workspace>/skills/weather"),
+        ("skillbook install @steipete/weather --version 1.2.0", "one owner's, one version"),
+        ("skillbook install anthropics/skills/skills/pdf", "a folder of a GitHub repository"),
+        ("skillbook install https://host/repo.git --skill a --skill b", "two skills of a repo"),
+        ("skillbook install ./my-skill --global", "a local folder, into the managed skills"),
+        ("skillbook install skill.zip", "an archive (zip or tar.gz), checked like downloads"),
+    ),
+    "update": (
+        ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
+        ("skillbook update weather --force", "replace it even though you edited it"),
+    ),
+    "remove": (("skillbook remove weather", "delete the skill and its lock entry"),),
+    "verify": (
+        ("skillbook verify", "which installed skills were edited since they were installed"),
+        ("skillbook verify weather --json", "the files added, removed or changed"),
+    ),
 }
 
 
