@@ -1,11 +1,9 @@
 """The multilingual encoder: the library's vectors, computed once per distinct window,
-and its token budget; the embedding index keeps each model's vectors apart."""
+and its token budget."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillbook.selection.embedders import MultilingualEmbedder, unit_rows
-from skillbook.selection.index import EmbeddingIndex
 from skillbook.selection.multilingual import BATCH_TOKENS, MAX_TOKENS, MultilingualEncoder, _windows
 
 #: Variants of one description (shared windows inside a batch), other languages,
@@ -105,38 +102,3 @@ def test_windows_number_each_distinct_window_once(ids: list[int], branch: tuple[
     for t, w in enumerate(windows):
         assert windows[int(first[inverse[t]])] == w
     assert all(windows[first[u]] != windows[first[v]] for u in range(len(first)) for v in range(u))
-
-
-class _Counting:
-    """An embedder of a fixed id that counts the texts it embeds."""
-
-    def __init__(self, model: str, value: float) -> None:
-        self._id, self.value, self.embedded = model, value, 0
-
-    @property
-    def id(self) -> str:
-        return self._id
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        self.embedded += len(texts)
-        return unit_rows([[self.value, 1.0, float(len(t))] for t in texts])
-
-
-def _keys(texts: list[str]) -> list[str]:
-    return [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-
-
-def test_index_keeps_each_model_apart(tmp_path: Path) -> None:
-    texts = ["merge pdf", "weather"]
-    one, other = _Counting("model-a", 1.0), _Counting("model-b/v2", -1.0)
-    a = EmbeddingIndex(one, tmp_path)
-    va = a.vectors(_keys(texts), texts)
-    a.flush()
-    b = EmbeddingIndex(other, tmp_path)  # same directory, same texts, another model
-    vb = b.vectors(_keys(texts), texts)
-    b.flush()
-    assert (b.computed, other.embedded) == (2, 2) and not np.allclose(va, vb)
-    assert a.folder != b.folder and b.folder is not None and b.folder.parent == tmp_path
-    again = EmbeddingIndex(_Counting("model-a", 5.0), tmp_path)  # model-a's vectors, from disk
-    assert np.allclose(again.vectors(_keys(texts), texts), va, atol=1e-3)
-    assert again.reused == 2
