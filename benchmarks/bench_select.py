@@ -33,7 +33,12 @@ from corpus_skills import corpus_skills
 
 from skillbook.model import Skill
 from skillbook.prompt import format_skills_for_prompt
-from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
+from skillbook.selection.embedders import (
+    DocumentEmbedder,
+    Embedder,
+    MultilingualEmbedder,
+    WordLlamaEmbedder,
+)
 from skillbook.selection.evaluate import evaluate, load_queries, metrics
 from skillbook.selection.selector import Selector, SelectorSettings
 
@@ -98,12 +103,19 @@ def many(skills: list[Skill], n: int) -> list[Skill]:
     return out
 
 
+def _embed_documents(embedder: Embedder, texts: list[str]) -> object:
+    """Skill texts as the index embeds them."""
+    if isinstance(embedder, DocumentEmbedder):
+        return embedder.embed_documents(texts)
+    return embedder.embed(texts)
+
+
 def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
     big = many(skills, 10_000)
     print(f"\n## Speed over {len(big)} skills (load average before: {os.getloadavg()[0]:.2f})")
     from skillbook.selection.documents import SkillDocument, document_for
     from skillbook.selection.lexical import LexicalChannels
-    from skillbook.selection.multilingual import MultilingualEncoder
+    from skillbook.selection.multilingual import DOCUMENT_TOKENS, MultilingualEncoder
 
     def timed(what: str, job: Callable[[], object]) -> str:
         t, c = time.perf_counter(), time.process_time()
@@ -115,12 +127,13 @@ def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
         timed("documents", lambda: docs.extend(document_for(s) for s in big)),
         timed("BM25 tokenize + index", lambda: LexicalChannels().update(docs)),
         *(
-            timed(name, lambda e=e: e.embed([d.semantic for d in docs]))
+            timed(name, lambda e=e: _embed_documents(e, [d.semantic for d in docs]))
             for name, e in embedders.items()
         ),
     ]
+    reader = MultilingualEncoder(workers=1)
     tokens = sum(
-        len(t) for t in MultilingualEncoder(workers=1).tokenize([d.semantic for d in docs])
+        len(t) for t in reader.tokenize([d.semantic for d in docs], max_tokens=DOCUMENT_TOKENS)
     )
     print(f"parts of a cold build, each alone: {', '.join(parts)}")
     print(f"  (the multilingual encoder reads {tokens:,} SentencePiece tokens)")
@@ -128,9 +141,9 @@ def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
     # once: the corpus alone (no repeats) gives the cost of a catalog of distinct texts.
     distinct = [document_for(s).semantic for s in skills]
     if "multilingual" in embedders:
-        seen = sum(len(t) for t in MultilingualEncoder(workers=1).tokenize(distinct))
+        seen = sum(len(t) for t in reader.tokenize(distinct, max_tokens=DOCUMENT_TOKENS))
         c = time.process_time()
-        embedders["multilingual"].embed(distinct)
+        _embed_documents(embedders["multilingual"], distinct)
         per_token = (time.process_time() - c) / seen
         print(
             f"  distinct texts ({len(distinct)} corpus skills, {seen:,} tokens): "

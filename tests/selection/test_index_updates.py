@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from skillbook.model import Skill
 from skillbook.selection.embedders import unit_rows
@@ -36,6 +37,13 @@ class _Hashing:
             for t in texts
         ]
         return unit_rows(rows)
+
+
+class _Documents(_Hashing):
+    """Reads skill texts as their first word only."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        return self.embed([t.split(" ")[0] for t in texts])
 
 
 def _keys(texts: list[str]) -> list[str]:
@@ -82,3 +90,19 @@ def test_an_edit_embeds_one_skill_and_ranks_as_a_fresh_build(tmp_path: Path) -> 
         assert np.array_equal(sel.channel_scores(text)["m"], fresh.channel_scores(text)["m"])
     # the edited text itself (this model knows only identical texts) finds it first
     assert sel.select("skill 5: merge and split PDF files").ranked[0].name == "skill-5"
+
+
+def test_index_embeds_skill_texts_with_embed_documents(tmp_path: Path) -> None:
+    model = _Documents("d")
+    index = EmbeddingIndex(model, tmp_path)
+    texts = ["merge pdf files", "weather in lyon"]
+    stored = index.vectors(_keys(texts), texts)
+    assert np.array_equal(stored, model.embed(["merge", "weather"]).astype(np.float16))
+    sel = Selector(
+        _skills(["merge pdf files"]),
+        settings=SelectorSettings(backend="embedding"),
+        embedders={"d": model},
+    )
+    # The skill was read as its first word ("skill 0: ..." -> "skill"); a request whole.
+    assert sel.channel_scores("skill")["d"][0] == pytest.approx(1.0, abs=1e-3)
+    assert sel.channel_scores("skill 0: merge pdf files")["d"][0] < 0.9

@@ -12,7 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillbook.selection.embedders import MultilingualEmbedder, unit_rows
-from skillbook.selection.multilingual import BATCH_TOKENS, MAX_TOKENS, MultilingualEncoder, _windows
+from skillbook.selection.multilingual import (
+    BATCH_TOKENS,
+    DOCUMENT_TOKENS,
+    MultilingualEncoder,
+    _windows,
+)
 
 #: Variants of one description (shared windows inside a batch), other languages,
 #: a text with no pieces, and a text repeated.
@@ -37,8 +42,8 @@ def library() -> Any:
 
 @pytest.fixture(scope="module")
 def whole() -> MultilingualEncoder:
-    """Reads every token, on two threads."""
-    return MultilingualEncoder(workers=2, max_tokens=None)
+    """Two worker threads."""
+    return MultilingualEncoder(workers=2)
 
 
 def _cosines(a: Any, b: Any) -> Any:
@@ -68,20 +73,27 @@ def test_many_batches_on_two_threads_match_the_library(
 def test_the_token_budget_cuts_long_texts_only(library: Any, whole: MultilingualEncoder) -> None:
     head = "Merge, split and rotate PDF files, fill in forms and add signatures. " * 3
     a, b = head + "Then mail them to the team.", head + "Wetter in Lyon morgen?"
-    encoder = MultilingualEncoder(workers=1, max_tokens=24)
-    tokens = encoder.tokenize([a, "pdf"])
+    tokens = whole.tokenize([a, "pdf"], max_tokens=24)
     assert len(tokens[0]) == 24 and tokens[0][-1] == tokens[1][-1]  # cut, EOS kept
-    va, vb, short = encoder.encode([a, b, "merge two PDFs"])
+    va, vb, short = whole.encode([a, b, "merge two PDFs"], max_tokens=24)
     assert float(va @ vb) == pytest.approx(1.0, abs=1e-6)  # only the first 24 tokens count
     assert float(short @ library.encode("merge two PDFs")) >= 0.9999
     full = whole.encode([a, b])
     assert float(full[0] @ full[1]) < 0.99
 
 
-def test_the_embedder_id_names_the_budget() -> None:
-    default = MultilingualEmbedder(workers=1)
-    assert default.id.endswith(f"-max{MAX_TOKENS}")
-    assert "-max" not in MultilingualEmbedder(workers=1, max_tokens=None).id
+def test_the_embedder_cuts_skill_texts_not_requests_and_names_the_budget(
+    library: Any,
+) -> None:
+    embedder = MultilingualEmbedder(workers=1, document_tokens=24)
+    assert embedder.id.endswith("-doc24")
+    long = "Merge, split and rotate PDF files, fill in forms and add signatures. " * 4
+    request = embedder.embed([long])
+    assert float(request[0] @ library.encode(long)) >= 0.9999  # a request is read whole
+    document = embedder.embed_documents([long, long + " And more."])
+    assert float(document[0] @ document[1]) == pytest.approx(1.0, abs=1e-6)
+    assert float(document[0] @ request[0]) < 0.9999
+    assert MultilingualEmbedder(workers=1).id.endswith(f"-doc{DOCUMENT_TOKENS}")
 
 
 def _reference_windows(where: Sequence[int], order: int, left: int) -> list[tuple[int, ...]]:

