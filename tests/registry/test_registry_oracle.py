@@ -29,6 +29,10 @@ from skillbook.registry.workdir import Workdir
 CLI_VERSION = "0.23.3"
 CLI_CACHE = REPO / ".cache" / "clawhub-cli"
 _WHEN = re.compile(r'"installedAt": \d+')
+#: What skillbook records for OpenClaw 2026.9 beside the CLI's fields (compared with
+#: 2026.9 itself in test_registry_oracle9.py).
+OC9_ORIGIN = ("artifact", "skillFile", "fileTreeSha256")
+OC9_LOCK = ("registry", *OC9_ORIGIN, "verification")
 
 DRIVER = """
 import { readdirSync, readFileSync } from "node:fs";
@@ -95,10 +99,10 @@ def test_openclaw_2026_4_and_skillbook_write_the_same_files(
     # OpenClaw 2026.4 writes the CLI's keys minus ownerHandle and fingerprint, same order.
     origin_t = (skill_t / ".clawhub" / "origin.json").read_text()
     origin_m = (skill_m / ".clawhub" / "origin.json").read_text()
-    assert without(origin_t) == without(origin_m, "ownerHandle", "fingerprint")
+    assert without(origin_t) == without(origin_m, "ownerHandle", "fingerprint", *OC9_ORIGIN)
     lock_t = (theirs / ".clawhub" / "lock.json").read_text()
     lock_m = (mine / ".clawhub" / "lock.json").read_text()
-    assert without(lock_t) == without(lock_m, "ownerHandle")
+    assert without(lock_t) == without(lock_m, "ownerHandle", *OC9_LOCK)
 
 
 def test_each_updates_what_the_other_installed(
@@ -203,12 +207,13 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
     ours(hub, mine, tmp_path / "s").install("demo", InstallOptions(state_dir=tmp_path / "s"))
     skill_t, skill_m = theirs / "skills" / "demo", mine / "skills" / "demo"
     assert files(skill_t) == files(skill_m)
-    # Byte for byte, fingerprint and ownerHandle included (only the time differs).
+    # Byte for byte, fingerprint and ownerHandle included (only the time differs), once
+    # OpenClaw 2026.9's fields, which the CLI's schema lets through, are set aside.
     for rel in (".clawhub/origin.json",):
-        assert without((skill_t / rel).read_text()) == without((skill_m / rel).read_text())
-    assert _WHEN.sub("", (theirs / ".clawhub/lock.json").read_text()) == _WHEN.sub(
-        "", (mine / ".clawhub/lock.json").read_text()
-    )
+        origin_m = without((skill_m / rel).read_text(), *OC9_ORIGIN)
+        assert without((skill_t / rel).read_text()) == origin_m
+    lock_m = without((mine / ".clawhub/lock.json").read_text(), *OC9_LOCK)
+    assert without((theirs / ".clawhub/lock.json").read_text()) == lock_m
     # The CLI's update recognises skillbook's install (fingerprint → /resolve) …
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     updated = cli(clawhub_cli, hub, tmp_path / "home", mine, "update", "demo")
