@@ -104,7 +104,9 @@ class InstallOutcome:
         return self.previous_version != self.version
 
     def display_version(self) -> str:
-        return self.version[:12] if self.kind == "git" else self.version
+        """The version as printed: a commit (git, a GitHub hand-off) by its first 12 digits."""
+        commit = len(self.version) == 40 and all(c in "0123456789abcdef" for c in self.version)
+        return self.version[:12] if self.kind == "git" or commit else self.version
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
