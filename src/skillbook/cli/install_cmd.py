@@ -61,6 +61,7 @@ def install_cmd(
     reason: str | None,
     as_json: bool,
     registry: str | None,
+    site: str | None,
     global_: bool,
 ) -> None:
     """Install a skill: SLUG or @owner/slug (registry), a git URL or owner/repo[/path][@ref],
@@ -76,7 +77,9 @@ def install_cmd(
     reason = force_reason(dangerous, reason)
     if version and tag:
         fail("use either --version or --tag", EXIT_ERROR)
-    settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
+    settings, installer = build_installer(
+        obj, registry=registry, site=site, global_=global_, as_json=as_json
+    )
     options = install_options(
         settings,
         version=version,

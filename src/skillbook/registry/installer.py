@@ -16,7 +16,7 @@ fileTreeSha256``); the lock entry carries the CLI's ``version, installedAt,
 ownerHandle?`` and 2026.9's ``registry``, the same four and ``verification?``. The
 tree and its lock entry go in through the workdir's journal (a crash leaves the old or
 the new skill). A target that exists is refused (OpenClaw's ``Skill already exists at
-<dir>. Re-run with force/update.``) unless ``force``.
+<dir>. Re-run with force/update.``) unless ``force``; a pinned one always.
 """
 
 from __future__ import annotations
@@ -219,6 +219,12 @@ class Installer:
                     remove_tree(item.path)
 
     def _refuse_existing(self, name: str, options: InstallOptions) -> None:
+        from skillbook.registry.pins import is_pinned, pinned_error
+
+        for folder in (CLAWHUB_DIR, SKILLBOOK_DIR):
+            entry = self.workdir.lock(folder).skills.get(name)
+            if isinstance(entry, dict) and is_pinned(entry):
+                raise pinned_error(name, entry)
         target = self.workdir.target(name)
         if not options.force and os.path.lexists(target):
             raise RegistryError(

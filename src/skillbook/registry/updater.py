@@ -6,6 +6,8 @@ Input: an :class:`~skillbook.registry.installer.Installer`, a name or ``all``, a
 (``Updated <slug>: <prev or unknown> -> <ver>``, ``<slug> already at <ver>``,
 ``Skill "<slug>" is not tracked as a ClawHub install.``, ``No tracked ClawHub skills to
 update.``). Each skill is updated on its own: a failure is reported and the rest go on.
+A pinned skill (:mod:`skillbook.registry.pins`) is skipped by ``--all`` and refused by
+name, as the ``clawhub`` CLI does.
 
 Beyond OpenClaw (which always re-downloads and overwrites): the folder is compared
 with its recorded fingerprint first. A skill edited since it was installed is not
@@ -25,6 +27,7 @@ from skillbook.registry import api
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.lockfile import CLAWHUB_DIR
+from skillbook.registry.pins import is_pinned, pin_reason, pinned_error
 from skillbook.registry.refs import FolderRef, GitRef, RegistryRef, normalize_owner
 from skillbook.registry.skillfiles import list_skill_files
 from skillbook.registry.staging import Staged, stage_archive, stage_folder, stage_git
@@ -47,6 +50,8 @@ class UpdateResult:
     code: str | None = None
     drift: Drift | None = None
     warnings: tuple[str, ...] = ()
+    #: A pinned skill that ``--all`` left alone.
+    skipped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +67,8 @@ class UpdateResult:
             out["code"] = self.code
         if self.drift is not None:
             out["drift"] = self.drift.to_json()
+        if self.skipped:
+            out["skipped"] = True
         return out
 
 
@@ -83,11 +90,27 @@ def update_skills(
             if isinstance(item, RegistryError):
                 results.append(UpdateResult(name or "", False, item.message, code=item.code))
                 continue
+            if is_pinned(item.entry):
+                results.append(_pinned(item, every=name is None))
+                continue
             try:
                 results.append(_update_one(installer, item, options))
             except RegistryError as exc:
                 results.append(UpdateResult(item.name, False, exc.message, code=exc.code))
         return results
+
+
+def _pinned(item: Tracked, *, every: bool) -> UpdateResult:
+    """``--all`` skips a pinned skill; naming it is refused (the ``clawhub`` CLI's rule)."""
+    if every:
+        why = pin_reason(item.entry)
+        message = f"{item.name} is pinned{f' ({why})' if why else ''}; skipped"
+        version = item.version
+        return UpdateResult(
+            item.name, True, message, version, version, code="registry.pinned", skipped=True
+        )
+    error = pinned_error(item.name, item.entry)
+    return UpdateResult(item.name, False, error.message, item.version, code=error.code)
 
 
 def _refused(item: Tracked, state: Drift) -> UpdateResult:
