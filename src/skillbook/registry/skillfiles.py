@@ -31,7 +31,6 @@ from skillbook.registry.fingerprint import TreeEntry, fingerprint_hashes, sha256
 __all__ = [
     "BUILTIN_IGNORES",
     "SkillFiles",
-    "UndigestableTree",
     "list_skill_files",
     "skill_file",
     "tree_entries",
@@ -106,17 +105,15 @@ def list_skill_files(root: Path) -> SkillFiles:
 _TREE_EXCLUDED: Final = frozenset({".clawhub", ".clawdhub"})
 
 
-class UndigestableTree(ValueError):
-    """The folder holds a link, a special file or a hard-linked file."""
-
-
 def _code_units(name: str) -> bytes:
     # JavaScript's ``<`` on strings compares UTF-16 code units.
     return name.encode("utf-16-be", "surrogatepass")
 
 
 def tree_entries(root: Path, rel: str = "") -> list[TreeEntry]:
-    """OpenClaw 2026.9's digest entries of ``root``; raises :class:`UndigestableTree`."""
+    """OpenClaw 2026.9's digest entries of ``root``; raises ValueError for a link, a
+    special file or a hard-linked file (2026.9 refuses to digest those), OSError when
+    unreadable."""
     folder = root / rel if rel else root
     out: list[TreeEntry] = []
     for name in sorted(os.listdir(folder), key=_code_units):
@@ -130,9 +127,9 @@ def tree_entries(root: Path, rel: str = "") -> list[TreeEntry]:
         elif stat.S_ISREG(info.st_mode) and info.st_nlink <= 1:
             out.append((child, sha256_hex((root / child).read_bytes())))
         elif stat.S_ISREG(info.st_mode):
-            raise UndigestableTree(f"Skill tree contains hard-linked file {child!r}.")
+            raise ValueError(f"Skill tree contains hard-linked file {child!r}.")
         else:
-            raise UndigestableTree(f"Skill tree contains unsupported entry {child!r}.")
+            raise ValueError(f"Skill tree contains unsupported entry {child!r}.")
     return out
 
 
@@ -140,7 +137,7 @@ def tree_sha256(root: Path) -> str | None:
     """``fileTreeSha256`` of ``root``, or None when it cannot be digested."""
     try:
         return tree_digest(tree_entries(root))
-    except (OSError, UndigestableTree):
+    except (OSError, ValueError):
         return None
 
 
