@@ -46,7 +46,7 @@ def test_pin_skips_update_all_and_refuses_update_and_reinstall(sh: Shell, hub: C
     hub.state.publish("other", "1.1.0", DEMO_V2)
     every = sh.run("update", "--all")
     assert every.exit_code == 0, every.output
-    assert every.stdout == ("Updated other: 1.0.0 -> 1.1.0\nSkipped 1 pinned skill(s): demo\n")
+    assert every.stdout == ("Updated other: 1.0.0 -> 1.1.0\nSkipped 1 pinned skill: demo\n")
     assert lock(sh.project)["demo"]["version"] == "1.0.0"
     one = sh.run("update", "demo")
     assert one.exit_code == 1

@@ -227,3 +227,35 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
     assert not refused.ok and refused.code == "registry.local-changes"
     theirs_refused = cli(clawhub_cli, hub, tmp_path / "home", theirs, "update", "demo")
     assert "local changes (no match)" in theirs_refused.stdout + theirs_refused.stderr
+
+
+@pytest.mark.oracle
+def test_pins_hold_across_the_clawhub_cli_and_skillbook(
+    clawhub_cli: Path, hub: ClawHub, tmp_path: Path
+) -> None:
+    from skillbook.registry.pins import set_pin
+
+    other = {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: Other.\n---\n"}
+    hub.state.publish("demo", "1.0.0", DEMO_V1)
+    hub.state.publish("other", "1.0.0", other)
+    root = tmp_path / "ws"
+    installer = ours(hub, root, tmp_path / "s")
+    for slug in ("demo", "other"):
+        installer.install(slug, InstallOptions(state_dir=tmp_path / "s"))
+    set_pin(installer.workdir, "demo", pinned=True, reason="audited")
+    hub.state.publish("demo", "1.1.0", DEMO_V2)
+    hub.state.publish("other", "1.1.0", DEMO_V2)
+    # The CLI skips the skill skillbook pinned …
+    done = cli(clawhub_cli, hub, tmp_path / "home", root, "update", "--all")
+    assert done.returncode == 0, done.stderr
+    assert "Skipped 1 pinned skill: demo" in done.stdout + done.stderr
+    lock = json.loads((root / ".clawhub/lock.json").read_text())["skills"]
+    assert (lock["demo"]["version"], lock["other"]["version"]) == ("1.0.0", "1.1.0")
+    assert lock["demo"]["pinned"] is True and lock["demo"]["pinReason"] == "audited"
+    # … and skillbook honours a pin the CLI set, after the CLI's unpin of the other.
+    assert cli(clawhub_cli, hub, tmp_path / "home", root, "unpin", "demo").returncode == 0
+    assert cli(clawhub_cli, hub, tmp_path / "home", root, "pin", "other").returncode == 0
+    results = update_skills(installer, None, InstallOptions(state_dir=tmp_path / "s"))
+    by_name = {r.name: r for r in results}
+    assert by_name["other"].skipped and by_name["other"].code == "registry.pinned"
+    assert by_name["demo"].message == "Updated demo: 1.0.0 -> 1.1.0"

@@ -2,7 +2,7 @@
 one without ``--force``.
 
 Output: OpenClaw's lines, ``Updated <slug>: <prev or unknown> -> <ver>`` or ``<slug>
-already at <ver>`` on stdout, then ``Skipped N pinned skill(s): …`` (``--all``), failures
+already at <ver>`` on stdout, then ``Skipped N pinned skill[s]: …`` (``--all``), failures
 and refusals on stderr; ``--json`` prints
 ``{"results": [...]}``. Exit codes: 0 every skill updated or current, 1 one failed or
 was refused (the others still ran), 2 bad arguments.
@@ -99,6 +99,8 @@ def update_cmd(
         else:
             say_stderr(result.message)
     if skipped and not as_json:
-        emit_lines([f"Skipped {len(skipped)} pinned skill(s): {', '.join(skipped)}"])
+        # The clawhub CLI's line, word for word.
+        plural = "" if len(skipped) == 1 else "s"
+        emit_lines([f"Skipped {len(skipped)} pinned skill{plural}: {', '.join(skipped)}"])
     if any(not r.ok for r in results):
         sys.exit(EXIT_FINDINGS)
