@@ -132,7 +132,7 @@ def test_existing_target_is_refused_with_openclaws_message(
     assert "/api/v1/download" not in hub.state.routes()
 
 
-def test_force_replaces_the_folder_and_keeps_a_pinned_lock_entry(
+def test_force_replaces_the_folder_but_never_a_pinned_one(
     hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1)
@@ -144,12 +144,24 @@ def test_force_replaces_the_folder_and_keeps_a_pinned_lock_entry(
     lock.write_text(json.dumps(data))
     (workdir.root / "skills" / "demo" / "stray.txt").write_text("x")
     forced = InstallOptions(state_dir=options.state_dir, force=True)
+    # Pinned (by skillbook or `clawhub pin`): refused, as the clawhub CLI refuses it.
+    with pytest.raises(RegistryError, match=r'skill "demo" is pinned \(reviewed\)') as caught:
+        installer.install("demo", forced)
+    assert caught.value.code == "registry.pinned"
+    assert (workdir.root / "skills" / "demo" / "stray.txt").exists()
+    assert json.loads(lock.read_text()) == data
+    # Unpinned, --force replaces the folder and leaves the other entries alone.
+    data["skills"]["demo"].update(pinned=False)
+    lock.write_text(json.dumps(data))
     installer.install("demo", forced)
     assert not (workdir.root / "skills" / "demo" / "stray.txt").exists()
     after = json.loads(lock.read_text())
-    assert after["skills"]["demo"]["pinned"] is True
-    assert after["skills"]["demo"]["pinReason"] == "reviewed"
     assert after["skills"]["other"] == {"version": "9.9.9", "installedAt": 1, "extra": "kept"}
+    # The CLI's pin fields of the old entry are carried over (here: unpinned, a reason).
+    assert (after["skills"]["demo"]["pinned"], after["skills"]["demo"]["pinReason"]) == (
+        False,
+        "reviewed",
+    )
 
 
 def test_version_and_tag(
