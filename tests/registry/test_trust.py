@@ -261,3 +261,29 @@ def test_the_official_flag_rule() -> None:
 
     assert official_flag({"channel": "official"}) and official_flag(None, {"isOfficial": True})
     assert not official_flag({"official": "yes"}, None)
+
+
+def test_updating_a_github_hand_off_follows_the_commit(
+    hub: ClawHub, workdir: Workdir, options: InstallOptions
+) -> None:
+    from registry.conftest import DEMO_V2
+    from skillbook.registry.updater import update_skills
+
+    github_hand_off(hub)
+    env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/gh"}
+    installer = Installer(workdir, Endpoint(hub.url), retry=FAST, env=env)
+    installer.install("demo", options)
+    # The same commit: nothing is downloaded again.
+    hub.state.requests.clear()
+    [same] = update_skills(installer, "demo", options)
+    assert same.ok and same.message == f"demo already at {COMMIT[:12]}"
+    assert not any(r["path"].startswith("/gh/") for r in hub.state.requests)
+    # A new commit: downloaded, swapped in, shown short.
+    new = "f" * 40
+    _, answer = hub.state.install["demo"]
+    answer["github"]["commit"] = new
+    repo = {f"skills/demo/{k}": v for k, v in DEMO_V2.items()}
+    hub.state.static[f"/gh/acme/tools/zip/{new}"] = flat_zip(repo, prefix="tools-y/")
+    [moved] = update_skills(installer, "demo", options)
+    assert moved.message == f"Updated demo: {COMMIT[:12]} -> {new[:12]}"
+    assert (workdir.skills_dir / "demo" / "references" / "b.md").read_bytes() == b"new file\n"

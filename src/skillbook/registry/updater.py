@@ -20,6 +20,7 @@ registry its ``origin.json`` names; ``installedAt`` is kept, as the ``clawhub`` 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,12 +161,16 @@ def _update_registry(
             if resolved is not None and resolved.match is not None:
                 state = Drift("clean", state.fingerprint, state.fingerprint)
         detail = api.fetch_detail(client, slug, owner=owner)
-    latest = options.version or detail.latest_version
+        latest = options.version or detail.latest_version
+        if latest is None and state.state == "clean" and not options.force:
+            # No latest version: /install names what is current (a GitHub hand-off's commit).
+            latest = api.install_target(client, detail.slug, owner=owner).version
     previous = item.version
     if state.state in ("modified", "unknown") and not options.force:
         return _refused(item, state)
     if state.state == "clean" and latest is not None and latest == previous and not options.force:
-        return UpdateResult(item.name, True, f"{item.name} already at {latest}", previous, latest)
+        shown = _short(latest, "clawhub")
+        return UpdateResult(item.name, True, f"{item.name} already at {shown}", previous, latest)
     ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
     staged = installer.stage(ref, options, registry=registry)[0]
     staged.name, staged.key = item.name, item.key
@@ -202,7 +207,9 @@ def _commit(
 
 
 def _short(version: str | None, kind: str) -> str | None:
-    return version[:12] if version and kind == "git" else version
+    """A commit (git sources, GitHub hand-offs) by its first 12 digits."""
+    commit = version is not None and re.fullmatch(r"[0-9a-f]{40}", version) is not None
+    return version[:12] if version and (kind == "git" or commit) else version
 
 
 def _update_source(
