@@ -198,6 +198,7 @@ CODES: dict[str, str] = {
     "registry.trust-blocked": "The registry's security verdict blocks the release; it is never downloaded.",
     "registry.trust-review": "The registry's security verdict needs review; install needs --force.",
     "registry.trust-unavailable": "The registry's security verdict is missing parts or is for another release.",
+    "registry.content-mismatch": "A skills.sh folder does not hash to the contentHash the registry approved.",
     "registry.pinned": "The skill is pinned; update and install --force refuse it until unpin.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }

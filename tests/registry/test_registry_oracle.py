@@ -259,3 +259,23 @@ def test_pins_hold_across_the_clawhub_cli_and_skillbook(
     by_name = {r.name: r for r in results}
     assert by_name["other"].skipped and by_name["other"].code == "registry.pinned"
     assert by_name["demo"].message == "Updated demo: 1.0.0 -> 1.1.0"
+
+
+@pytest.mark.oracle
+def test_the_github_content_hash_is_the_clis(clawhub_cli: Path, tmp_path: Path) -> None:
+    from skillbook.registry.fingerprint import github_content_hash
+
+    rows = [
+        ("SKILL.md", 12, "AB" * 32),
+        ("references/a.md", 3, "cd" * 32),
+        ("_meta.json", 0, "ef" * 32),
+    ]
+    skills = clawhub_cli.parents[1] / "dist" / "skills.js"
+    script = tmp_path / "hash.mjs"
+    files = [{"path": p, "size": n, "sha256": h} for p, n, h in rows]
+    script.write_text(
+        f'const m = await import("{skills}");\n'
+        f"console.log(m.buildGitHubFolderContentHash({json.dumps(files)}));\n"
+    )
+    proc = subprocess.run(["node", str(script)], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == github_content_hash(rows)

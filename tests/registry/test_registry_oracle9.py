@@ -294,3 +294,50 @@ def test_both_follow_a_github_hand_off(latest_oracle: Oracle, hub: ClawHub, tmp_
     assert origin_m["sourceUrl"] == source_url
     # Neither sent a security-verdict request for the hand-off (2026.9 does not).
     assert all(r["method"] == "GET" for r in hub.state.requests)
+
+
+def test_both_install_a_skills_sh_reference_alike(
+    latest_oracle: Oracle, hub: ClawHub, tmp_path: Path
+) -> None:
+    from skillbook.registry.fingerprint import github_content_hash, sha256_hex
+
+    commit = "fedcba9876543210fedcba9876543210fedcba98"
+    hub.state.publish("web", "1.0.0", DEMO_V1)
+    repo = {f"skills/web/{k}": v for k, v in DEMO_V1.items()}
+    hub.state.static[f"/codeload/acme/tools/zip/{commit}"] = flat_zip(repo, prefix="t/")
+    content = github_content_hash((p, len(b), sha256_hex(b)) for p, b in DEMO_V1.items())
+    hub.state.install["web"] = (
+        200,
+        {
+            "ok": True,
+            "slug": "web",
+            "installKind": "github",
+            "github": {"repo": "acme/tools", "path": "skills/web", "commit": commit,
+                       "contentHash": content, "sourceUrl": "https://github.com/acme/tools"},
+            "trust": {"state": "not-scanned-by-clawhub"},
+        },
+    )  # fmt: skip
+    env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/codeload"}
+    ref = "skills-sh:acme/tools/web"
+    theirs, mine = tmp_path / "a", tmp_path / "b"
+    theirs.mkdir()
+    done = openclaw9(
+        latest_oracle, tmp_path, env, op="install", workspaceDir=str(theirs), slug=ref,
+        baseUrl=hub.url,
+    )  # fmt: skip
+    assert done["result"]["ok"] is True, done
+    assert "Not scanned by ClawHub" in done["logs"]
+    [outcome] = ours(hub, mine, env).install(ref, InstallOptions(state_dir=tmp_path / "s"))
+    assert outcome.version == done["result"]["version"] == commit
+    origin_t = read(theirs / "skills/web/.clawhub/origin.json")
+    origin_m = read(mine / "skills/web/.clawhub/origin.json")
+    for key in ("slug", "requestedReference", "trustState", "installedVersion", "sourceUrl"):
+        assert origin_m[key] == origin_t[key], key
+    entry_t = read(theirs / ".clawhub/lock.json")["skills"]["web"]
+    entry_m = read(mine / ".clawhub/lock.json")["skills"]["web"]
+    assert (entry_m["requestedReference"], entry_m["trustState"]) == (
+        entry_t["requestedReference"], entry_t["trustState"],
+    )  # fmt: skip
+    # Both asked /install by reference.
+    asked = [r["query"] for r in hub.state.requests if r["path"] == "/api/v1/skills/web/install"]
+    assert asked == [{"reference": ref}, {"reference": ref}]

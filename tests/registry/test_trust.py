@@ -287,3 +287,81 @@ def test_updating_a_github_hand_off_follows_the_commit(
     [moved] = update_skills(installer, "demo", options)
     assert moved.message == f"Updated demo: {COMMIT[:12]} -> {new[:12]}"
     assert (workdir.skills_dir / "demo" / "references" / "b.md").read_bytes() == b"new file\n"
+
+
+def skills_sh(
+    hub: ClawHub, content_hash: str | None, trust: str | None = "not-scanned-by-clawhub"
+) -> None:
+    github_hand_off(hub)
+    _, answer = hub.state.install["demo"]
+    if content_hash is not None:
+        answer["github"]["contentHash"] = content_hash
+    if trust is not None:
+        answer["trust"] = {"state": trust}
+
+
+def demo_content_hash() -> str:
+    from skillbook.registry.fingerprint import github_content_hash, sha256_hex
+
+    return github_content_hash((p, len(b), sha256_hex(b)) for p, b in DEMO_V1.items())
+
+
+def test_a_skills_sh_reference_installs_the_resolved_commit_unscanned(
+    hub: ClawHub, workdir: Workdir, options: InstallOptions
+) -> None:
+    from skillbook.registry.updater import update_skills
+
+    skills_sh(hub, demo_content_hash().upper())
+    env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/gh"}
+    installer = Installer(workdir, Endpoint(hub.url), retry=FAST, env=env)
+    ref = "skills-sh:acme/tools/demo"
+    [outcome] = installer.install(ref, options)
+    assert outcome.version == COMMIT and outcome.name == "demo"
+    assert outcome.warnings == (f"{ref}: Not scanned by ClawHub",)
+    assert outcome.origin["requestedReference"] == ref
+    assert outcome.origin["trustState"] == "not-scanned-by-clawhub"
+    entry = json.loads((workdir.root / ".clawhub/lock.json").read_text())["skills"]["demo"]
+    assert (entry["requestedReference"], entry["trustState"]) == (ref, "not-scanned-by-clawhub")
+    # Resolved by reference (no detail, no verdict), verified by reference.
+    paths = hub.state.routes()
+    assert "/api/v1/skills/demo" not in paths
+    assert all(r["method"] == "GET" for r in hub.state.requests)
+    [resolve] = [r for r in hub.state.requests if r["path"].endswith("/install")]
+    assert resolve["query"] == {"reference": ref}
+    assert hub.state.requests[-1]["query"] == {"reference": ref}
+    # An update re-resolves the reference; the same commit is current.
+    [same] = update_skills(installer, "demo", options)
+    assert same.message == f"demo already at {COMMIT[:12]}"
+    assert hub.state.requests[-1]["query"] == {"reference": ref}
+
+
+@pytest.mark.parametrize(
+    ("hash_", "trust", "code", "message"),
+    [
+        (
+            "0" * 64,
+            "not-scanned-by-clawhub",
+            "registry.content-mismatch",
+            "does not match the approved ClawHub resolver",
+        ),
+        (
+            None,
+            None,
+            "registry.no-version",
+            "did not resolve to an unscanned, commit-pinned GitHub source",
+        ),
+    ],
+)
+def test_a_skills_sh_reference_must_match_its_resolver(
+    hub: ClawHub, workdir: Workdir, options: InstallOptions, hash_: str | None,
+    trust: str | None, code: str, message: str,
+) -> None:  # fmt: skip
+    skills_sh(hub, hash_, trust)
+    env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/gh"}
+    installer = Installer(workdir, Endpoint(hub.url), retry=FAST, env=env)
+    with pytest.raises(RegistryError, match=message) as caught:
+        installer.install("skills-sh:acme/tools/demo", options)
+    assert caught.value.code == code
+    assert sorted(p.name for p in workdir.skills_dir.iterdir()) == []
+    with pytest.raises(RegistryError, match="--version is not supported for skills-sh"):
+        installer.install("skills-sh:acme/tools/demo", InstallOptions(version="1.0.0"))

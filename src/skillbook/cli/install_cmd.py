@@ -64,8 +64,9 @@ def install_cmd(
     site: str | None,
     global_: bool,
 ) -> None:
-    """Install a skill: SLUG or @owner/slug (registry), a git URL or owner/repo[/path][@ref],
-    a folder (./path), or a .zip/.tar.gz archive (file or URL).
+    """Install a skill: SLUG, @owner/slug or skills-sh:owner/repo/slug (registry), a git
+    URL or owner/repo[/path][@ref], a folder (./path), or a .zip/.tar.gz archive (file or
+    URL).
 
     Every skill is scanned first; critical findings block the install unless
     --dangerously-force --reason TEXT is given (the reason is recorded). Installed

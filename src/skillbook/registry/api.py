@@ -203,6 +203,8 @@ class GitHubSource:
     path: str
     commit: str
     source_url: str | None = None
+    #: The resolver's hash of the folder (clawhub-api.md §4.4), checked for skills.sh refs.
+    content_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +216,8 @@ class InstallTarget:
     download_url: str | None
     github: GitHubSource | None = None
     official: bool = False
+    #: ``trust.state`` (``not-scanned-by-clawhub`` for skills.sh references).
+    trust_state: str | None = None
 
 
 _STRUCTURED_BLOCK: Final = frozenset({403, 409, 410, 423})
@@ -221,12 +225,15 @@ _COMMIT: Final = re.compile(r"^[0-9a-fA-F]{40}$")
 _REPO_PART: Final = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
-def install_target(client: RegistryClient, slug: str, *, owner: str | None = None) -> InstallTarget:
-    """What ``/install`` resolves ``slug`` to; a refusal (``ok: false``, also sent with
-    403/409/410/423) is an error with the server's message, OpenClaw 2026.9's for an
-    ambiguous slug, and a GitHub hand-off must name a full commit."""
+def install_target(
+    client: RegistryClient, slug: str, *, owner: str | None = None, reference: str | None = None
+) -> InstallTarget:
+    """What ``/install`` resolves ``slug`` (or a skills.sh ``reference``) to; a refusal
+    (``ok: false``, also sent with 403/409/410/423) is an error with the server's message,
+    OpenClaw 2026.9's for an ambiguous slug, and a GitHub hand-off must name a full commit."""
     route = f"/api/v1/skills/{quote(slug, safe='')}/install"
-    raw = _dict(client.get_json(route, _owner_params(owner), also=_STRUCTURED_BLOCK))
+    params = {**_owner_params(owner), **({"reference": reference} if reference else {})}
+    raw = _dict(client.get_json(route, params, also=_STRUCTURED_BLOCK))
     if raw.get("ok") is not True:
         if raw.get("reason") == "ambiguous_slug":
             message = (
@@ -237,8 +244,10 @@ def install_target(client: RegistryClient, slug: str, *, owner: str | None = Non
             message = _str(raw.get("message")) or f'Skill "{slug}" is not installable.'
         raise RegistryError("registry.no-version", message)
     official = official_flag(raw, raw.get("archive"))
+    trust = _str(_dict(raw.get("trust")).get("state"))
     if raw.get("installKind") == "github":
-        return InstallTarget(*_github(slug, _dict(raw.get("github"))), official=official)
+        found = _github(slug, _dict(raw.get("github")))
+        return InstallTarget(*found, official=official, trust_state=trust)
     archive = _dict(raw.get("archive"))
     version, url = _str(archive.get("version")), _str(archive.get("downloadUrl"))
     if raw.get("installKind") != "archive" or version is None or url is None:
@@ -247,7 +256,7 @@ def install_target(client: RegistryClient, slug: str, *, owner: str | None = Non
             f'Skill "{slug}" resolved to an install kind skillbook does not know: '
             f"{raw.get('installKind')!s}",
         )
-    return InstallTarget(version, url, official=official)
+    return InstallTarget(version, url, official=official, trust_state=trust)
 
 
 def _github(slug: str, raw: dict[str, Any]) -> tuple[str, None, GitHubSource]:
@@ -269,7 +278,10 @@ def _github(slug: str, raw: dict[str, Any]) -> tuple[str, None, GitHubSource]:
         raise RegistryError(
             "registry.no-version", f"Invalid GitHub skill source path: {raw.get('path')}"
         )
-    source = GitHubSource(repo, path, commit.lower(), _str(raw.get("sourceUrl")))
+    content = _str(raw.get("contentHash"))
+    source = GitHubSource(
+        repo, path, commit.lower(), _str(raw.get("sourceUrl")), content.lower() if content else None
+    )
     return commit.lower(), None, source
 
 

@@ -24,6 +24,11 @@ The steps (clawhub-api.md §3, OpenClaw 2026.9's ``performClawHubSkillInstall`` 
    overrides the host), fetched without the token, and its folder ``path`` is the skill;
 5. ``GET …/verify`` for the snapshot OpenClaw 2026.9 keeps in the lock entry (a failure
    is a warning, a registry without the route records none).
+
+A ``skills-sh:<owner>/<repo>/<slug>`` reference skips 1-3: ``/install?reference=…`` must
+give a GitHub commit in trust state ``not-scanned-by-clawhub`` (a warning says so), the
+folder must hash to the resolver's ``contentHash`` (the ``clawhub`` CLI's check, which
+OpenClaw 2026.9 does not make), and ``requestedReference``/``trustState`` are recorded.
 """
 
 from __future__ import annotations
@@ -39,16 +44,25 @@ from skillbook.registry.archive_root import ROOT_MARKERS, find_marker, find_skil
 from skillbook.registry.client import Downloaded, RegistryClient
 from skillbook.registry.endpoint import DEFAULT_REGISTRY
 from skillbook.registry.errors import RegistryError, RegistryNotFound
-from skillbook.registry.fingerprint import integrity
+from skillbook.registry.fingerprint import github_content_hash, integrity
 from skillbook.registry.lockfile import CLAWHUB_DIR
 from skillbook.registry.refs import RegistryRef
 from skillbook.registry.staging import StageContext, Staged, adopt, scratch, unpack
 from skillbook.registry.trust import TrustVerdict, check_release, fetch_verification
 from skillbook.registry.trust import verification_snapshot as snapshot
 
-__all__ = ["CODELOAD_VARS", "DEFAULT_CODELOAD", "stage_registry"]
+__all__ = [
+    "CODELOAD_VARS",
+    "DEFAULT_CODELOAD",
+    "SKILLS_SH_LABEL",
+    "SKILLS_SH_TRUST",
+    "stage_registry",
+]
 
 DEFAULT_CODELOAD: Final = "https://codeload.github.com"
+#: OpenClaw 2026.9's trust state and label of a skills.sh install.
+SKILLS_SH_TRUST: Final = "not-scanned-by-clawhub"
+SKILLS_SH_LABEL: Final = "Not scanned by ClawHub"
 #: Where GitHub hand-offs are downloaded from (OpenClaw 2026.9 and the CLI; the CLI also
 #: reads the second).
 CODELOAD_VARS: Final = (
@@ -69,37 +83,41 @@ def stage_registry(
     """Download ``ref`` from the registry (``registry``: a tracked skill's recorded one)."""
     warnings: list[str] = []
     with ctx.client(registry) as client:
-        detail = api.fetch_detail(client, ref.slug, owner=ref.owner)
-        _moderation(detail, ref.slug, allow_suspicious)
-        owner = ref.owner or detail.owner
-        remote = ref.slug if ref.owner else detail.slug
-        chosen = version
-        if chosen is None and tag is not None:
-            chosen = detail.tags.get(tag)
-            if chosen is None:
-                raise RegistryError(
-                    "registry.no-version", f'Skill "{ref.slug}" has no tag "{tag}".'
+        if ref.reference is not None:
+            owner, remote, target = None, ref.slug, _skills_sh(client, ref, version, tag)
+            warnings.append(f"{ref.reference}: {SKILLS_SH_LABEL}")
+        else:
+            detail = api.fetch_detail(client, ref.slug, owner=ref.owner)
+            _moderation(detail, ref.slug, allow_suspicious)
+            owner = ref.owner or detail.owner
+            remote = ref.slug if ref.owner else detail.slug
+            target = _target(client, detail, remote, owner, version, tag)
+            if target.github is None:
+                official = client.endpoint.base_url == DEFAULT_REGISTRY and (
+                    detail.official or target.official
                 )
-        chosen = chosen or detail.latest_version
-        target = api.InstallTarget(chosen, None) if chosen else None
-        if target is None:
-            target = api.install_target(client, remote, owner=owner)
-        official = client.endpoint.base_url == DEFAULT_REGISTRY and (
-            detail.official or target.official
-        )
-        if target.github is None:
-            verdict = check_release(client, remote, target.version, owner=owner, official=official)
-            warnings += _judge(verdict, ref.slug, target.version, allow_suspicious)
+                verdict = check_release(
+                    client, remote, target.version, owner=owner, official=official
+                )
+                warnings += _judge(verdict, ref.slug, target.version, allow_suspicious)
         with scratch(ctx, ref.slug) as work:
             archive = work / f"{ref.slug}.zip"
             got = _download(ctx, client, ref.slug, remote, owner, target, archive)
             unpack(archive, work / "x", "zip", ctx.limits)
             root = _github_root(work / "x", target.github) if target.github else None
             staged = adopt(ctx, ref.slug, root or find_skill_root(work / "x"))
-        verification = _verification(client, remote, owner, target, warnings)
+        if ref.reference is not None and target.github is not None:
+            _check_content_hash(staged, target.github, warnings)
+        verification = _verification(client, remote, owner, ref.reference, target, warnings)
     head: dict[str, Any] = {"version": 1, "registry": client.endpoint.base_url, "slug": remote}
+    tail: dict[str, Any] = {}
     if owner:
-        head["ownerHandle"] = owner
+        head["ownerHandle"] = tail["ownerHandle"] = owner
+    if ref.reference is not None:
+        # OpenClaw 2026.9's record of a skills.sh install (its update re-resolves it).
+        tracked = {"requestedReference": ref.reference, "trustState": SKILLS_SH_TRUST}
+        head.update(tracked)
+        tail.update(tracked)
     extra: dict[str, Any] = {}
     source_url = target.github.source_url if target.github else None
     source_url = source_url or _verified_source_url(verification)
@@ -118,11 +136,68 @@ def stage_registry(
         version=target.version,
         kind="clawhub",
         origin_head=head,
-        lock_tail={"ownerHandle": owner} if owner else {},
+        lock_tail=tail,
         warnings=warnings,
         origin_extra=extra,
         verification=verification,
     )
+
+
+def _target(
+    client: RegistryClient,
+    detail: api.SkillDetail,
+    remote: str,
+    owner: str | None,
+    version: str | None,
+    tag: str | None,
+) -> api.InstallTarget:
+    """``--version``, else the ``--tag``'s, else the latest, else what ``/install`` says."""
+    chosen = version
+    if chosen is None and tag is not None:
+        chosen = detail.tags.get(tag)
+        if chosen is None:
+            raise RegistryError("registry.no-version", f'Skill "{remote}" has no tag "{tag}".')
+    chosen = chosen or detail.latest_version
+    if chosen:
+        return api.InstallTarget(chosen, None)
+    return api.install_target(client, remote, owner=owner)
+
+
+def _skills_sh(
+    client: RegistryClient, ref: RegistryRef, version: str | None, tag: str | None
+) -> api.InstallTarget:
+    """A skills.sh reference: ``/install?reference=…`` must give an unscanned GitHub commit
+    (OpenClaw 2026.9's rule); there is no version to choose."""
+    if version or tag:
+        raise RegistryError(
+            "registry.invalid-ref", "--version is not supported for skills-sh references."
+        )
+    target = api.install_target(client, ref.slug, reference=ref.reference)
+    if target.github is None or target.trust_state != SKILLS_SH_TRUST:
+        raise RegistryError(
+            "registry.no-version",
+            f'Skill "{ref.slug}" did not resolve to an unscanned, commit-pinned GitHub source.',
+        )
+    return target
+
+
+def _check_content_hash(staged: Path, github: api.GitHubSource, warnings: list[str]) -> None:
+    """The ``clawhub`` CLI's check of a skills.sh folder against the resolver's hash."""
+    from skillbook.registry.skillfiles import list_skill_files
+
+    if github.content_hash is None:
+        warnings.append("the registry sent no contentHash for this skills.sh folder")
+        return
+    files = list_skill_files(staged).hashes
+    rows = [(path, (staged / path).stat().st_size, digest) for path, digest in files.items()]
+    if github_content_hash(rows) != github.content_hash:
+        from skillbook.sync.swap import remove_tree
+
+        remove_tree(staged)
+        raise RegistryError(
+            "registry.content-mismatch",
+            "Downloaded skills.sh folder hash does not match the approved ClawHub resolver",
+        )
 
 
 def _moderation(detail: api.SkillDetail, slug: str, allow_suspicious: bool) -> None:
@@ -255,12 +330,16 @@ def _verification(
     client: RegistryClient,
     slug: str,
     owner: str | None,
+    reference: str | None,
     target: api.InstallTarget,
     warnings: list[str],
 ) -> dict[str, Any] | None:
     version = None if target.github else target.version
     try:
-        return snapshot(fetch_verification(client, slug, version=version, owner=owner))
+        envelope = fetch_verification(
+            client, slug, version=version, owner=owner, reference=reference
+        )
+        return snapshot(envelope)
     except RegistryNotFound:
         return None
     except RegistryError as exc:

@@ -38,6 +38,7 @@ __all__ = [
     "TreeEntry",
     "fingerprint_files",
     "fingerprint_hashes",
+    "github_content_hash",
     "integrity",
     "sha256_hex",
     "tree_digest",
@@ -85,6 +86,16 @@ def tree_digest(entries: Iterable[TreeEntry]) -> str:
             items.append({"path": path, "type": "file", "sha256": digest})
     text = json.dumps(items, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+def github_content_hash(files: Iterable[tuple[str, int, str]]) -> str:
+    """The ``clawhub`` CLI's hash of a GitHub folder (clawhub-api.md §4.4): one
+    ``<path>\\0<size>\\0<sha256>`` line per ``(path, size, sha256 hex)``, sorted by path as
+    ``localeCompare`` sorts, joined with ``\\n``, hashed. A skills.sh install must match
+    the ``contentHash`` the registry's resolver approved."""
+    rows = sorted(files, key=lambda row: locale_compare_key(row[0]))
+    payload = "\n".join(f"{path}\0{size}\0{digest.lower()}" for path, size, digest in rows)
+    return sha256_hex(payload.encode("utf-8", "surrogatepass"))
 
 
 def integrity(sha256: str) -> str:

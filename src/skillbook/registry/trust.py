@@ -232,6 +232,7 @@ def fetch_verification(
     version: str | None = None,
     tag: str | None = None,
     owner: str | None = None,
+    reference: str | None = None,
 ) -> dict[str, Any]:
     """``GET /api/v1/skills/<slug>/verify``: the verification envelope, as sent."""
     params: dict[str, str] = {}
@@ -241,6 +242,8 @@ def fetch_verification(
         params["tag"] = tag
     if owner:
         params["ownerHandle"] = owner
+    if reference:
+        params["reference"] = reference
     raw = client.get_json(f"/api/v1/skills/{quote(slug, safe='')}/verify", params)
     if not isinstance(raw, dict):
         raise RegistryError("registry.bad-response", f"ClawHub verification of {slug} is not JSON")

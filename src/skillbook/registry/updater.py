@@ -29,7 +29,13 @@ from skillbook.registry.errors import RegistryError
 from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.lockfile import CLAWHUB_DIR
 from skillbook.registry.pins import is_pinned, pin_reason, pinned_error
-from skillbook.registry.refs import FolderRef, GitRef, RegistryRef, normalize_owner
+from skillbook.registry.refs import (
+    SKILLS_SH_PREFIX,
+    FolderRef,
+    GitRef,
+    RegistryRef,
+    normalize_owner,
+)
 from skillbook.registry.skillfiles import list_skill_files
 from skillbook.registry.staging import Staged, stage_archive, stage_folder, stage_git
 from skillbook.registry.tracked import Drift, Tracked, drift, find_tracked, list_tracked
@@ -147,6 +153,13 @@ def _owner(item: Tracked) -> str | None:
         return None
 
 
+def _reference(item: Tracked) -> str | None:
+    """The skills.sh reference a skill was installed from (OpenClaw 2026.9's record)."""
+    raw = item.origin.raw.get("requestedReference") if item.origin is not None else None
+    raw = raw or (item.entry or {}).get("requestedReference")
+    return raw if isinstance(raw, str) and raw.startswith(SKILLS_SH_PREFIX) else None
+
+
 def _update_registry(
     installer: Installer, item: Tracked, state: Drift, options: InstallOptions
 ) -> UpdateResult:
@@ -155,23 +168,30 @@ def _update_registry(
     owner = _owner(item)
     if state.state == "modified" and not options.force:
         return _refused(item, state)
+    reference = _reference(item)
     with installer.client(registry) as client:
-        if state.state == "unknown" and state.fingerprint is not None:
+        if state.state == "unknown" and state.fingerprint is not None and reference is None:
             resolved = api.resolve_fingerprint(client, slug, state.fingerprint, owner=owner)
             if resolved is not None and resolved.match is not None:
                 state = Drift("clean", state.fingerprint, state.fingerprint)
-        detail = api.fetch_detail(client, slug, owner=owner)
-        latest = options.version or detail.latest_version
+        if reference is not None:
+            latest = None
+        else:
+            detail = api.fetch_detail(client, slug, owner=owner)
+            latest = options.version or detail.latest_version
         if latest is None and state.state == "clean" and not options.force:
             # No latest version: /install names what is current (a GitHub hand-off's commit).
-            latest = api.install_target(client, detail.slug, owner=owner).version
+            latest = api.install_target(client, slug, owner=owner, reference=reference).version
     previous = item.version
     if state.state in ("modified", "unknown") and not options.force:
         return _refused(item, state)
     if state.state == "clean" and latest is not None and latest == previous and not options.force:
         shown = _short(latest, "clawhub")
         return UpdateResult(item.name, True, f"{item.name} already at {shown}", previous, latest)
-    ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
+    if reference is not None:
+        ref = RegistryRef(slug, reference=reference)
+    else:
+        ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
     staged = installer.stage(ref, options, registry=registry)[0]
     staged.name, staged.key = item.name, item.key
     return _commit(installer, item, staged, options, previous)
