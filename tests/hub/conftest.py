@@ -9,14 +9,14 @@ import pytest
 
 pytest.importorskip("sqlalchemy", reason="the registry extra is not installed")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from skillbook.hub.app import create_app  # noqa: E402
-from skillbook.hub.http import Hub  # noqa: E402
-from skillbook.hub.settings import HubSettings, RateLimits  # noqa: E402
-from skillbook.hub.tokens import create_token  # noqa: E402
+from skillbook.hub.app import create_app
+from skillbook.hub.http import Hub
+from skillbook.hub.settings import HubSettings, RateLimits
+from skillbook.hub.tokens import create_token
 
-from .helpers import BASE, make_skill  # noqa: E402
+from .helpers import BASE, make_skill
 
 #: Limits no ordinary test reaches; the rate-limit tests set their own.
 GENEROUS = RateLimits(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
-
-from skillbook.hub.client import PublishOptions, PublishOutcome, publish_path
+from skillbook.hub.client import HttpClient, PublishOptions, PublishOutcome, publish_path
 
 BASE = "http://hub.test"
 
@@ -32,5 +30,5 @@ def make_skill(
     return folder
 
 
-def publish(client: httpx.Client, token: str, folder: Path, **options: object) -> PublishOutcome:
+def publish(client: HttpClient, token: str, folder: Path, **options: object) -> PublishOutcome:
     return publish_path(client, BASE, token, folder, PublishOptions(**options))  # type: ignore[arg-type]

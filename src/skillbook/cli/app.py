@@ -74,6 +74,8 @@ class Group(click.Group):
         "scan": "skillbook.cli.scan_cmd:scan_cmd",
         "sync": "skillbook.cli.sync_cmd:sync_cmd",
         "load": "skillbook.cli.load_cmd:load_cmd",
+        "registry": "skillbook.cli.registry_cmd:registry_cmd",
+        "publish": "skillbook.cli.publish_cmd:publish_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import httpx
 
@@ -49,6 +49,14 @@ _PLUGIN_MARKERS: Final = (
     ".claude-plugin/plugin.json",
     ".cursor-plugin/plugin.json",
 )
+
+
+class HttpClient(Protocol):
+    """What publishing needs of an HTTP client (``httpx.Client``, or a test client)."""
+
+    def get(self, url: str, *, params: Any = ..., headers: Any = ...) -> Any: ...
+
+    def post(self, url: str, *, content: Any = ..., json: Any = ..., headers: Any = ...) -> Any: ...
 
 
 class PublishFailed(Exception):
@@ -187,7 +195,7 @@ def unpacked(path: Path) -> Iterator[Path]:
         yield stage
 
 
-def _check(response: httpx.Response, what: str) -> Any:
+def _check(response: Any, what: str) -> Any:
     if response.status_code >= 400:
         body = response.text.strip() or f"HTTP {response.status_code}"
         raise PublishFailed(f"{what} failed ({response.status_code}): {body}")
@@ -195,7 +203,7 @@ def _check(response: httpx.Response, what: str) -> Any:
 
 
 def publish_path(
-    client: httpx.Client, base_url: str, token: str, path: Path, options: PublishOptions
+    client: HttpClient, base_url: str, token: str, path: Path, options: PublishOptions
 ) -> PublishOutcome:
     """Publish the skill at ``path`` to the registry at ``base_url``."""
     base = base_url.rstrip("/")
@@ -245,7 +253,6 @@ def publish_path(
                     ticket["uploadUrl"],
                     content=f.data,
                     headers={**auth, "Content-Type": f.content_type},
-                    timeout=120,
                 ),
                 f"upload of {f.path}",
             )

@@ -1,0 +1,132 @@
+"""``skillbook publish PATH``: publish a skill folder (or archive) to a ClawHub-compatible registry.
+
+The same wire sequence as ``clawhub publish`` (0.23.3), so it works against
+``skillbook registry serve`` and any registry that accepts the CLI. Exit codes: 0
+published (or already published), 1 held for review by the registry's scan, 2
+could not publish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, emit_lines, fail
+
+EXAMPLES = """\b
+Examples:
+  SKILLBOOK_REGISTRY_TOKEN=clh_… skillbook publish skills/weather --registry http://127.0.0.1:8787
+      publish as 1.0.0 (or the next patch), tag latest
+  skillbook publish weather.zip --version 2.0.0 --tags latest,stable --changelog "New API"
+      an archive, with its version, tags and changelog"""
+
+#: Where the registry URL comes from when --registry is not given, in order.
+REGISTRY_ENVS = (
+    "SKILLBOOK_REGISTRY_URL",
+    "CLAWHUB_REGISTRY",
+    "OPENCLAW_CLAWHUB_URL",
+    "CLAWHUB_URL",
+)
+#: Where the token comes from, in order (then the clawhub CLI's config file).
+TOKEN_ENVS = ("SKILLBOOK_REGISTRY_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
+
+
+def _clawhub_config_token(registry: str) -> str | None:
+    """The token ``clawhub login`` stored, if it was stored for this registry."""
+    explicit = os.environ.get("CLAWHUB_CONFIG_PATH") or os.environ.get("CLAWDHUB_CONFIG_PATH")
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    path = Path(explicit) if explicit else Path(base) / "clawhub" / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or str(data.get("registry", "")).rstrip("/") != registry:
+        return None
+    token = data.get("token")
+    return token if isinstance(token, str) and token else None
+
+
+@click.command("publish", epilog=EXAMPLES)
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--registry",
+    metavar="URL",
+    help="Registry base URL (else $SKILLBOOK_REGISTRY_URL, $CLAWHUB_REGISTRY, "
+    "$OPENCLAW_CLAWHUB_URL, $CLAWHUB_URL; never a default).",
+)
+@click.option("--slug", help="The skill's slug (default: the folder name, lowercased).")
+@click.option("--name", help="Display name (default: the folder name, title-cased).")
+@click.option("--version", "version", help="Semver version (default 1.0.0, or the next patch).")
+@click.option("--changelog", default="", help="What changed in this version.")
+@click.option(
+    "--tags",
+    default="latest",
+    show_default=True,
+    help="Comma-separated tags to move to this version.",
+)
+@click.option("--owner", help="Publish as this handle (default: the token's, from whoami).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def publish_cmd(
+    obj: Context,
+    path: Path,
+    registry: str | None,
+    slug: str | None,
+    name: str | None,
+    version: str | None,
+    changelog: str,
+    tags: str,
+    owner: str | None,
+    as_json: bool,
+) -> None:
+    """Publish the skill at PATH (a folder, .zip or .tar.gz) to a registry.
+
+    The token comes from $SKILLBOOK_REGISTRY_TOKEN, $CLAWHUB_TOKEN or
+    $CLAWHUB_AUTH_TOKEN, else from `clawhub login`'s config file for that registry.
+    """
+    import httpx
+
+    from skillbook.hub.client import PublishFailed, PublishOptions, publish_path
+
+    base = (
+        registry or next((os.environ[e] for e in REGISTRY_ENVS if os.environ.get(e)), "")
+    ).rstrip("/")
+    if not base:
+        fail("no registry: pass --registry URL or set $SKILLBOOK_REGISTRY_URL")
+    token = next((os.environ[e] for e in TOKEN_ENVS if os.environ.get(e)), None)
+    token = token or _clawhub_config_token(base)
+    if not token:
+        fail("no token: set $SKILLBOOK_REGISTRY_TOKEN (see `skillbook registry token create`)")
+    options = PublishOptions(
+        slug=slug,
+        name=name,
+        version=version,
+        changelog=changelog,
+        tags=tuple(t.strip() for t in tags.split(",") if t.strip()),
+        owner=owner,
+    )
+    try:
+        with httpx.Client(timeout=120, follow_redirects=True) as client:
+            outcome = publish_path(client, base, token, path, options)
+    except PublishFailed as exc:
+        fail(str(exc), error="publish-failed")
+    if as_json:
+        emit_json(outcome.to_json())
+    elif outcome.status == "already-published":
+        emit_lines([f"{outcome.slug}@{outcome.version} is already published (same files)."])
+    elif outcome.status == "pending":
+        emit_lines(
+            [
+                f"{outcome.slug}@{outcome.version}: held for review — the registry's scan "
+                "found critical patterns; an admin must release it."
+            ]
+        )
+    else:
+        emit_lines(
+            [f"Published {outcome.slug}@{outcome.version} ({outcome.files} files) to {base}"]
+        )
+    if outcome.status == "pending":
+        raise SystemExit(EXIT_FINDINGS)
