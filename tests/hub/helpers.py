@@ -32,3 +32,39 @@ def make_skill(
 
 def publish(client: HttpClient, token: str, folder: Path, **options: object) -> PublishOutcome:
     return publish_path(client, BASE, token, folder, PublishOptions(**options))  # type: ignore[arg-type]
+
+
+class LiveServer:
+    """A real uvicorn serving ``app`` on 127.0.0.1 in a thread of this process."""
+
+    def __init__(self, app: object) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
+
+    def __enter__(self) -> LiveServer:
+        import time
+
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+        self._sock.close()
