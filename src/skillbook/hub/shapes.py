@@ -211,7 +211,7 @@ def overview(version: Version) -> str:
     if version.status == HELD:
         return line + " Held: critical findings; not downloadable until an admin releases it."
     if version.released_by:
-        return line + f" Released despite critical findings by @{version.released_by}."
+        return line + f" Released despite critical findings by {version.released_by}."
     return line
 
 
