@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from skillbook.hub.models import (
@@ -82,7 +82,8 @@ def find_skill(session: Session, slug: str, owner: str | None = None) -> Skill |
     """The live skill ``slug`` (case-insensitive); with ``owner``, only if it owns it."""
     row = session.execute(
         select(Skill)
-        .where(func.lower(Skill.slug) == slug.strip().lower(), Skill.deleted_at.is_(None))
+        # Slugs are stored lowercase (publish enforces it): the unique index serves this.
+        .where(Skill.slug == slug.strip().lower(), Skill.deleted_at.is_(None))
         .options(selectinload(Skill.versions), selectinload(Skill.tags))
     ).scalar_one_or_none()
     if row is None:
@@ -216,6 +217,30 @@ def delete_skill(
     names = [r.version for r in rows]
     audit(session, actor, "delete", slug=skill.slug, version=version, reason=reason, versions=names)
     return names
+
+
+def exact_download(
+    session: Session, slug: str, version: str, owner: str | None
+) -> tuple[int, str, str, str] | None:
+    """``(skill id, slug, status, archive key)`` of one named version, in one query.
+
+    The hot path of every client install (they all name the version); anything else
+    goes through :func:`find_skill` and :func:`resolve_version`.
+    """
+    query = (
+        select(Skill.id, Skill.slug, Version.status, Version.archive_sha256)
+        .join(Version, Version.skill_id == Skill.id)
+        .where(Skill.slug == slug.strip().lower(), Skill.deleted_at.is_(None))
+        .where(Version.version == version)
+    )
+    if owner:
+        query = query.where(Skill.owner_handle == owner.strip().lstrip("@").lower())
+    row = session.execute(query).first()
+    return None if row is None else (int(row[0]), str(row[1]), str(row[2]), str(row[3]))
+
+
+def count_download(session: Session, skill_id: int) -> None:
+    session.execute(update(Skill).where(Skill.id == skill_id).values(downloads=Skill.downloads + 1))
 
 
 def held_versions(session: Session) -> list[tuple[Skill, Version]]:

@@ -177,13 +177,18 @@ def moderation(ctx: Ctx) -> Response:
 
 def download(ctx: Ctx) -> Response:
     slug = ctx.query.get("slug") or ""
+    owner, version = ctx.query.get("ownerHandle"), ctx.query.get("version")
     with ctx.hub.db.session() as session:
-        skill = catalog.find_skill(session, slug, ctx.query.get("ownerHandle"))
-        if skill is None:
-            raise HttpError(404, NOT_FOUND)
-        row = _requested(ctx, skill)
-        key, name, version = row.archive_sha256, skill.slug, row.version
-        skill.downloads += 1
+        found = catalog.exact_download(session, slug, version, owner) if version else None
+        if found is not None and found[2] == PUBLISHED:
+            skill_id, name, _, key = found
+        else:
+            skill = catalog.find_skill(session, slug, owner)
+            if skill is None:
+                raise HttpError(404, NOT_FOUND)
+            row = _requested(ctx, skill)
+            skill_id, name, key, version = skill.id, skill.slug, row.archive_sha256, row.version
+        catalog.count_download(session, skill_id)
     data = ctx.hub.blobs.get(key)
     disposition = f'attachment; filename="{name}-{version}.zip"'
     return Response(
