@@ -39,7 +39,38 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-WORDS = ["pdf", "merge", "split", "weather", "forecast", "git", "branch", "deploy", "docker", "image", "resize", "translate", "invoice", "email", "calendar", "slack", "notes", "search", "database", "backup", "csv", "chart", "markdown", "lint", "test", "coverage", "release", "audit", "secrets", "kubernetes"]
+WORDS = [
+    "pdf",
+    "merge",
+    "split",
+    "weather",
+    "forecast",
+    "git",
+    "branch",
+    "deploy",
+    "docker",
+    "image",
+    "resize",
+    "translate",
+    "invoice",
+    "email",
+    "calendar",
+    "slack",
+    "notes",
+    "search",
+    "database",
+    "backup",
+    "csv",
+    "chart",
+    "markdown",
+    "lint",
+    "test",
+    "coverage",
+    "release",
+    "audit",
+    "secrets",
+    "kubernetes",
+]
 
 FLOOR_APP = """
 import sys, uvicorn
