@@ -38,7 +38,7 @@ def _clawhub_config_token(registry: str) -> str | None:
     """The token ``clawhub login`` stored, if it was stored for this registry."""
     explicit = os.environ.get("CLAWHUB_CONFIG_PATH") or os.environ.get("CLAWDHUB_CONFIG_PATH")
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    path = Path(explicit) if explicit else Path(base) / "clawhub" / "config.json"
+    path = Path(explicit) if explicit else Path(base) / "clawhub/config.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
