@@ -44,6 +44,8 @@ _EXPORTS: dict[str, str] = {
     "SecretError": "skillbook.errors",
     "ModelNotConfigured": "skillbook.errors",
     "ModelError": "skillbook.errors",
+    "ExperienceError": "skillbook.errors",
+    "ExperienceNotFound": "skillbook.errors",
     # sources
     "SkillSource": "skillbook.sources",
     "SourceLoad": "skillbook.sources",
@@ -87,6 +89,8 @@ __all__ = [
     "DiscoverOptions",
     "Discovery",
     "Eligibility",
+    "ExperienceError",
+    "ExperienceNotFound",
     "Frontmatter",
     "Host",
     "InstallSpec",
@@ -160,6 +164,8 @@ if _typing.TYPE_CHECKING:
     )
     from skillbook.errors import (
         ConfigError,
+        ExperienceError,
+        ExperienceNotFound,
         ModelError,
         ModelNotConfigured,
         SecretError,

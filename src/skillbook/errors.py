@@ -15,7 +15,10 @@ degraded reading, such as a configuration file that does not validate::
           │                          answering nonsense); ``.code`` is its diagnostic code
           ├── SecretError            a SecretRef could not be resolved (never holds the value)
           ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
-          └── ModelError             the model endpoint failed (runtime.providers)
+          ├── ModelError             the model endpoint failed (runtime.providers)
+          └── ExperienceError        a session or draft operation refused (``.code``,
+               │                     ``.diagnostics``: a promotion's failed checks)
+               └── ExperienceNotFound  (also a LookupError) no session or draft by that id
 
 All of them are importable from ``skillbook`` without loading any edge package.
 Plain ``ValueError``/``TypeError`` are raised only for programming mistakes (an
@@ -25,6 +28,7 @@ unknown mode passed in code, an unregistered diagnostic code).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class SkillbookError(Exception):
@@ -106,3 +110,24 @@ class ModelNotConfigured(SkillbookError):
 
 class ModelError(SkillbookError):
     """A model request failed (connection, HTTP status, malformed stream); one-line message."""
+
+
+class ExperienceError(SkillbookError):
+    """A session or draft operation of :mod:`skillbook.experience` was refused.
+
+    ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
+    ``not-pending``, ``invalid-reason``); ``.diagnostics`` holds the failed checks of a
+    refused promotion, each with a stable code, so they can be shown one by one.
+    """
+
+    def __init__(self, message: str, *, code: str, diagnostics: tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+class ExperienceNotFound(ExperienceError, LookupError):
+    """No recorded session or draft matches the id (or id prefix) asked for."""
+
+    def __init__(self, message: str, *, code: str = "not-found") -> None:
+        super().__init__(message, code=code)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,3 +41,11 @@ def test_the_order_of_the_input_never_matters(paths: list[str]) -> None:
     pairs = [(p, H) for p in paths]
     assert fingerprint_digests(pairs) == fingerprint_digests(list(reversed(pairs)))
     assert fingerprint_bytes_order(pairs) == fingerprint_bytes_order(list(reversed(pairs)))
+
+
+def test_the_server_and_the_client_compute_one_fingerprint(tmp_path: Path) -> None:
+    from skillbook.registry.fingerprint import fingerprint_files
+
+    files = [("SKILL.md", b"---\nname: a\n---\n"), ("references/a.md", b"x"), ("_meta.json", b"{}")]
+    pairs = [(p, hashlib.sha256(d).hexdigest()) for p, d in files]
+    assert fingerprint_digests(pairs) == fingerprint_files(files)
