@@ -171,3 +171,37 @@ def test_rate_limits_are_counted_across_replicas(deployment: Deployment) -> None
     # 40 reads per minute per address in all, whichever replica answered (the earlier
     # tests of this module count too, so the limit may be reached a little sooner).
     assert statuses.count(429) >= 5 and 429 in statuses[:41]
+
+
+def test_uvicorn_workers_of_one_server_share_its_database(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+    env.update(HOME=str(tmp_path), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+    proc, url = serve_registry(tmp_path, env, "--workers", "2", "--search", "bm25")
+    try:
+        token = skillbook("registry", "token", "create", "w", env=env).stdout.strip()
+        folder = make_skill(tmp_path / "workers", "workers", "Served by two workers.")
+        published = skillbook(
+            "publish",
+            str(folder),
+            "--registry",
+            url,
+            "--json",
+            env={**env, "SKILLBOOK_REGISTRY_TOKEN": token},
+        )
+        assert json.loads(published.stdout)["status"] == "published"
+        with httpx.Client() as client:  # new connections spread over the workers
+            found = {
+                tuple(
+                    r["slug"]
+                    for r in httpx.get(url + "/api/v1/search", params={"q": "two workers"}).json()[
+                        "results"
+                    ]
+                )
+                for _ in range(10)
+            }
+            assert client.get(url + "/healthz").json()["ok"] is True
+        assert found == {("workers",)}
+        # One parent, two worker processes, each building the app from the shared settings.
+        assert proc.output().count("Started server process") == 2
+    finally:
+        proc.stop()

@@ -224,3 +224,39 @@ def test_openclaw_2026_9_warns_about_a_released_critical_version(
     logs = "\n".join(text for _, text in answer["logs"])  # type: ignore[attr-defined]
     assert "Outcome: Review" in logs and "Released despite critical" in logs, logs
     assert (workspace / "skills" / "risky" / "SKILL.md").is_file()
+
+
+def test_skillbook_installs_updates_and_verifies_from_the_registry(
+    registry: Registry, tmp_path: Path
+) -> None:
+    token = registry.token("team-sb")
+    folder = make_skill(
+        tmp_path / "sb-demo",
+        "sb-demo",
+        "Installed by skillbook itself.",
+        extra={"references/a.md": "one\n"},
+    )
+    assert registry.publish(folder, token).returncode == 0
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = {**registry.env, "CLAWHUB_URL": registry.url, "SKILLBOOK_STATE_DIR": str(tmp_path / "st")}
+
+    def sb(*args: str) -> subprocess.CompletedProcess[str]:
+        return skillbook("-w", str(workspace), *args, env=env, check=False)
+
+    assert sb("search", "installed by skillbook").stdout.startswith("sb-demo v1.0.0")
+    installed = sb("install", "sb-demo")
+    assert installed.returncode == 0, installed.stderr
+    origin = json.loads((workspace / "skills" / "sb-demo" / ".clawhub" / "origin.json").read_text())
+    served = registry.get("/api/v1/skills/sb-demo/versions/1.0.0").json()["version"]
+    assert origin["fingerprint"] == served["fingerprint"]
+    assert "unchanged" in sb("verify").stdout
+    (folder / "references" / "a.md").write_text("two\n")
+    assert registry.publish(folder, token).returncode == 0
+    updated = sb("update", "sb-demo")
+    assert updated.returncode == 0 and "1.0.0 -> 1.0.1" in updated.stdout
+    (workspace / "skills" / "sb-demo" / "references" / "a.md").write_text("mine\n")
+    drift = sb("verify")
+    assert drift.returncode == 1 and "modified" in drift.stdout
+    refused = sb("update", "sb-demo")
+    assert refused.returncode == 1 and "local changes" in refused.stderr
