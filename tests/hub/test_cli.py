@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 
@@ -91,6 +92,11 @@ def test_publish_hold_release_delete_and_the_audit_log(
     released = run("registry", "release", "tool", "1.1.0", "--reason", "reviewed")
     assert released.output == "released tool@1.1.0\n"
     assert run("registry", "held").output == "No held versions.\n"
+    rolled = run("registry", "tag", "tool", "1.0.0", "latest", "--reason", "roll back")
+    assert rolled.output == "tool: latest -> 1.0.0\n"
+    detail = httpx.get(live.url + "/api/v1/skills/tool").json()
+    assert detail["skill"]["tags"] == {"latest": "1.0.0"}
+    assert run("registry", "tag", "tool", "1.0.0", "1.0", "--reason", "x").exit_code == 2
     assert run("registry", "hold", "tool", "1.1.0", "--reason", "again").exit_code == 0
     missing = run("registry", "release", "tool", "9.9.9", "--reason", "x")
     assert missing.exit_code == 2 and "no version" in missing.output
@@ -100,13 +106,14 @@ def test_publish_hold_release_delete_and_the_audit_log(
     assert [e["action"] for e in entries] == [
         "delete",
         "hold",
+        "tag",
         "release",
         "publish",
         "publish",
         "token-create",
     ]
-    assert entries[2]["detail"]["reason"] == "reviewed" and entries[2]["actor"].startswith("cli")
-    assert "release" in run("registry", "audit", "-n", "3").output
+    assert entries[3]["detail"]["reason"] == "reviewed" and entries[3]["actor"].startswith("cli")
+    assert "release" in run("registry", "audit", "-n", "4").output
 
 
 def test_publish_needs_a_registry_and_a_token(state: Path, tmp_path: Path) -> None:

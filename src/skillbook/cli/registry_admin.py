@@ -201,6 +201,23 @@ def hold_cmd(
     emit_lines([f"held {slug}@{version}"])
 
 
+@registry_cmd.command("tag")
+@store_options
+@click.argument("slug")
+@click.argument("version")
+@click.argument("tag")
+@REASON
+@click.pass_obj
+def tag_cmd(
+    obj: Context, db: str | None, blobs: str | None, slug: str, version: str, tag: str, reason: str
+) -> None:
+    """Move TAG of SLUG to VERSION (e.g. roll `latest` back to an earlier version)."""
+    from skillbook.hub.catalog import set_tag
+
+    _admin_change(obj, db, blobs, set_tag, slug, version, tag, reason=reason)
+    emit_lines([f"{slug}: {tag} -> {version}"])
+
+
 @registry_cmd.command("delete")
 @store_options
 @click.argument("slug")

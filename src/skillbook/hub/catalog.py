@@ -41,6 +41,7 @@ __all__ = [
     "published",
     "release_version",
     "resolve_version",
+    "set_tag",
     "tag_map",
 ]
 
@@ -179,6 +180,23 @@ def release_version(
         reason=reason,
         scanWorst=row.scan_worst,
     )
+    return row
+
+
+def set_tag(
+    session: Session, slug: str, version: str, tag: str, *, actor: str, reason: str
+) -> Version:
+    """Point ``tag`` of ``slug`` at a published ``version`` (``latest`` included)."""
+    from skillbook.hub.semver_tags import valid_tag
+
+    if not valid_tag(tag):
+        raise CatalogError(f"invalid tag {tag!r}")
+    skill, row = _version_of(session, slug, version)
+    if row.status != PUBLISHED:
+        raise CatalogError(f"{slug}@{version} is {row.status}, not published")
+    move_tags(session, skill, row, [tag])
+    bump_generation(session)
+    audit(session, actor, "tag", slug=skill.slug, version=version, tag=tag, reason=reason)
     return row
 
 
