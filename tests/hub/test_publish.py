@@ -267,3 +267,22 @@ def test_the_publish_client_follows_the_cli_file_rules(
     (bare / "README.md").write_text("no skill file")
     with pytest.raises(PublishFailed, match=r"SKILL\.md required"):
         publish(client, token, bare)
+
+
+def test_stale_upload_tickets_are_refused_and_swept(
+    client: TestClient, hub: Hub, token: str
+) -> None:
+    from sqlalchemy import select, update
+
+    from skillbook.hub.models import Upload
+
+    files = [_upload(client, token, "SKILL.md", SKILL_MD)]
+    old = 1_000  # epoch ms: far past the ticket's hour
+    with hub.db.session() as session:
+        session.execute(update(Upload).values(created_at=old))
+    stale = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
+    assert stale.status_code == 400 and "upload it again" in stale.text
+    _upload(client, token, "other.md", b"x")  # a new ticket sweeps the old ones
+    with hub.db.session() as session:
+        left = session.execute(select(Upload.created_at)).scalars().all()
+    assert old not in left and len(left) == 1

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from skillbook.cli.context import ERR_USAGE, EXIT_FINDINGS, Context, emit_json, emit_lines, fail
-from skillbook.cli.registry_cmd import _actor, _settings, registry_cmd, store_options
+from skillbook.cli.registry_cmd import actor_name, hub_settings, registry_cmd, store_options
 
 
 @registry_cmd.group("token")
@@ -41,13 +41,13 @@ def token_create(
     from skillbook.hub.server import database
     from skillbook.hub.tokens import TokenError, create_token
 
-    store = database(_settings(obj, db, blobs))
+    store = database(hub_settings(obj, db, blobs))
     try:
         with store.session() as session:
             token = create_token(session, handle, admin=admin, label=label)
             from skillbook.hub.catalog import audit
 
-            audit(session, _actor(), "token-create", handle=handle.lower(), admin=admin)
+            audit(session, actor_name(), "token-create", handle=handle.lower(), admin=admin)
     except TokenError as exc:
         fail(str(exc), error=ERR_USAGE)
     if as_json:
@@ -65,7 +65,7 @@ def token_list(obj: Context, db: str | None, blobs: str | None, as_json: bool) -
     from skillbook.hub.server import database
     from skillbook.hub.tokens import list_tokens
 
-    with database(_settings(obj, db, blobs)).session() as session:
+    with database(hub_settings(obj, db, blobs)).session() as session:
         rows = [
             {
                 "id": t.id,
@@ -102,9 +102,9 @@ def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str)
     from skillbook.hub.tokens import TokenError, revoke_token
 
     try:
-        with database(_settings(obj, db, blobs)).session() as session:
+        with database(hub_settings(obj, db, blobs)).session() as session:
             row = revoke_token(session, token_id)
-            audit(session, _actor(), "token-revoke", handle=row.handle, id=row.id)
+            audit(session, actor_name(), "token-revoke", handle=row.handle, id=row.id)
     except TokenError as exc:
         fail(str(exc), error=ERR_USAGE)
     emit_lines([f"revoked token {row.id} ({row.prefix}…) of @{row.handle}"])
@@ -119,7 +119,7 @@ def held_cmd(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> 
     from skillbook.hub.catalog import held_versions
     from skillbook.hub.server import database
 
-    with database(_settings(obj, db, blobs)).session() as session:
+    with database(hub_settings(obj, db, blobs)).session() as session:
         rows: list[dict[str, Any]] = []
         for skill, version in held_versions(session):
             scan = json.loads(version.scan_json or "{}")
@@ -160,8 +160,8 @@ def _admin_change(
     from skillbook.hub.server import database
 
     try:
-        with database(_settings(obj, db, blobs)).session() as session:
-            return change(session, *args, actor=_actor(), reason=reason)
+        with database(hub_settings(obj, db, blobs)).session() as session:
+            return change(session, *args, actor=actor_name(), reason=reason)
     except CatalogError as exc:
         fail(str(exc.args[0]), error="not-found")
 
@@ -251,7 +251,7 @@ def audit_cmd(obj: Context, db: str | None, blobs: str | None, limit: int, as_js
     from skillbook.hub.catalog import list_audit
     from skillbook.hub.server import database
 
-    with database(_settings(obj, db, blobs)).session() as session:
+    with database(hub_settings(obj, db, blobs)).session() as session:
         rows = [
             {
                 "at": e.at,

@@ -51,7 +51,7 @@ def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, s
     return db or default_database_url(state), blobs or str(state / "registry" / "blobs")
 
 
-def _settings(obj: Context, db: str | None, blobs: str | None, **more: Any) -> Any:
+def hub_settings(obj: Context, db: str | None, blobs: str | None, **more: Any) -> Any:
     _need_extra()
     from skillbook.hub.settings import HubSettings
 
@@ -79,7 +79,7 @@ def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
-def _actor() -> str:
+def actor_name() -> str:
     try:
         return f"cli:{getpass.getuser()}"
     except (KeyError, OSError):
@@ -160,7 +160,7 @@ def serve_cmd(
         if not value.isdigit() or field not in RateLimits.__dataclass_fields__:
             fail(f"--limit {item!r}: expected KIND.SCOPE=N like read.ip=600", error=ERR_USAGE)
         rates = dataclasses.replace(rates, **{field: int(value)})
-    settings = _settings(
+    settings = hub_settings(
         obj,
         db,
         blobs,
@@ -186,7 +186,7 @@ def migrate_cmd(obj: Context, db: str | None, blobs: str | None) -> None:
     """Create or upgrade the registry's database schema."""
     from skillbook.hub.server import prepare
 
-    revision = prepare(_settings(obj, db, blobs))
+    revision = prepare(hub_settings(obj, db, blobs))
     emit_lines([f"schema at revision {revision}"])
 
 

@@ -8,6 +8,7 @@ work runs in the thread pool: the handlers are plain functions.
 
 from __future__ import annotations
 
+import json as jsonlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ async def _form(request: Request, settings: HubSettings) -> dict[str, Any]:
             files[value.filename or ""] = await value.read()
     await form.close()
     try:
-        data = __import__("json").loads(payload)
+        data = jsonlib.loads(payload)
     except ValueError:
         raise HttpError(400, "payload is not JSON") from None
     return {"payload": data, "files": files}

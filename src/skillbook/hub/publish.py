@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -98,6 +98,9 @@ def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSe
     if req.sha256 is not None and not _SHA256.match(req.sha256.lower()):
         raise PublishError(400, f"Invalid sha256 for {req.path}")
     ticket = secrets.token_urlsafe(24)
+    # Tickets nobody finished are worthless after their time: sweep them as we go.
+    stale = now_ms() - 2 * settings.upload_ttl_seconds * 1000
+    session.execute(delete(Upload).where(Upload.created_at < stale))
     session.add(
         Upload(
             ticket=ticket,
