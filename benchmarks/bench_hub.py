@@ -204,7 +204,7 @@ def main() -> None:
         args.skills, args.seconds = 50, 1.5
     rng = random.Random(20261126)
     root = Path(tempfile.mkdtemp(prefix="bench-hub-"))
-    db_url = args.db or f"sqlite:///{root / 'registry.sqlite3'}"
+    db_url = args.db or f"sqlite:///{root / 'metadata.sqlite3'}"
     blobs = str(root / "blobs")
     began = time.monotonic()
     slugs = seed(db_url, blobs, args.skills, rng)

@@ -32,7 +32,7 @@ GENEROUS = RateLimits(
 @pytest.fixture
 def hub_settings(tmp_path: Path) -> HubSettings:
     return HubSettings(
-        database_url=f"sqlite:///{tmp_path / 'db' / 'registry.sqlite3'}",
+        database_url=f"sqlite:///{tmp_path / 'db' / 'metadata.sqlite3'}",
         blob_url=str(tmp_path / "blobs"),
         search_backend="bm25",
         rate_limits=GENEROUS,

@@ -38,7 +38,7 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def live(state: Path) -> Iterator[LiveServer]:
     settings = HubSettings(
-        database_url=f"sqlite:///{state / 'registry' / 'registry.sqlite3'}",
+        database_url=f"sqlite:///{state / 'registry' / 'metadata.sqlite3'}",
         blob_url=str(state / "registry" / "blobs"),
         search_backend="bm25",
         rate_limits=GENEROUS,
@@ -51,7 +51,7 @@ def live(state: Path) -> Iterator[LiveServer]:
 
 def test_migrate_and_tokens_default_to_the_state_dir(state: Path) -> None:
     assert run("registry", "migrate").output == "schema at revision 0001\n"
-    assert (state / "registry" / "registry.sqlite3").is_file()
+    assert (state / "registry" / "metadata.sqlite3").is_file()
     created = run("registry", "token", "create", "@Alice", "--label", "laptop", "--json")
     token = json.loads(created.output)
     assert token["handle"] == "alice" and token["token"].startswith("clh_")

@@ -49,7 +49,7 @@ def test_the_quick_start_runs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Published weather@1.0.0 (1 files)" in proc.stdout
-    assert (tmp_path / "state" / "registry" / "registry.sqlite3").is_file()
+    assert (tmp_path / "state" / "registry" / "metadata.sqlite3").is_file()
 
 
 def test_the_compose_deployment_runs_real_commands() -> None:

@@ -26,7 +26,7 @@ __all__ = [
 
 MIB: Final = 1024 * 1024
 #: The SQLite file under ``<state dir>/registry/`` when no database URL is given.
-DEFAULT_DB_NAME: Final = "registry.sqlite3"
+DEFAULT_DB_NAME: Final = "metadata.sqlite3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,5 +100,5 @@ class HubSettings:
 
 
 def default_database_url(state_dir: Path) -> str:
-    """``sqlite:///<state dir>/registry/registry.sqlite3``: works on a fresh machine."""
+    """``sqlite:///<state dir>/registry/metadata.sqlite3``: works on a fresh machine."""
     return f"sqlite:///{state_dir / 'registry' / DEFAULT_DB_NAME}"
