@@ -215,7 +215,13 @@ def main() -> None:
         return f"/api/v1/download?slug={r.choice(slugs)}&version=1.0.0"
 
     def search(r: random.Random) -> str:
-        return "/api/v1/search?q=" + "+".join(r.sample(WORDS, 2))
+        # A number makes every query new: this measures ranking, not the answer cache.
+        return "/api/v1/search?q=" + "+".join(r.sample(WORDS, 2)) + f"+{r.randrange(10**9)}"
+
+    popular = [" ".join(rng.sample(WORDS, 2)) for _ in range(20)]
+
+    def search_again(r: random.Random) -> str:
+        return "/api/v1/search?q=" + r.choice(popular).replace(" ", "+")
 
     rows: list[dict[str, Any]] = []
     procs: list[subprocess.Popen[bytes]] = []
@@ -273,7 +279,11 @@ def main() -> None:
                 wait(url + "/healthz", proc)
                 httpx.get(url + "/api/v1/search?q=warm", timeout=120)  # build the index once
                 urls.append(url)
-            for name, path in (("download", download), ("search", search)):
+            for name, path in (
+                ("download", download),
+                ("search", search),
+                ("search-20", search_again),
+            ):
                 rows.append(
                     {
                         "replicas": replicas,

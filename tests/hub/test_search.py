@@ -73,3 +73,25 @@ def test_hybrid_search_uses_the_embedding_models(
     assert [h.entry.slug for h in hybrid.search("prévisions météo", limit=3)][:1] == ["weather"]
     selector = hybrid._selector
     assert selector is not None and {"wordllama", "multilingual"} <= set(selector.channels)
+
+
+def test_answers_are_cached_per_catalog_generation(
+    hub: Hub, client: TestClient, token: str, tmp_path: Path
+) -> None:
+    _publish_all(client, token, tmp_path)
+    search = HubSearch(hub.db, backend="bm25")
+    first = search.search("merge pdf")
+    selector = search._selector
+    assert selector is not None
+    calls = []
+    original = selector.select
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    selector.select = counting  # type: ignore[method-assign,assignment]
+    assert search.search("merge pdf") is first and calls == []
+    publish(client, token, make_skill(tmp_path / "pdf-ocr", "pdf-ocr", "OCR for PDF scans."))
+    again = search.search("merge pdf")
+    assert len(calls) == 1 and {h.entry.slug for h in again} >= {"pdf-tools", "pdf-ocr"}

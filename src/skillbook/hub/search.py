@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from skillbook.hub import catalog
 from skillbook.hub.db import Database
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["Entry", "Hit", "HubSearch"]
 
 log = logging.getLogger("skillbook.hub.search")
+
+#: How many recent answers a process keeps (per catalog generation).
+ANSWER_CACHE: Final = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +78,14 @@ class HubSearch:
         self._index_dir = index_dir
         self._make_embedders = embedders or self._default_embedders
         self._lock = threading.Lock()
+        self._rank_lock = threading.Lock()
         self._generation = -1
         self._entries: tuple[Entry, ...] = ()
         self._cache: dict[tuple[int, int], Entry] = {}
         self._selector: Selector | None = None
+        self._exact: dict[str, list[Entry]] = {}
+        #: Answers by (generation, query, limit, exact): a new generation misses them all.
+        self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
         self.rebuilds = 0
 
     def _default_embedders(self) -> dict[str, Any]:
@@ -130,6 +138,11 @@ class HubSearch:
                 )
         self._entries = tuple(entries)
         self._cache = {(e.skill_id, e.version_id): e for e in entries}
+        exact: dict[str, list[Entry]] = {}
+        for e in entries:
+            for name in dict.fromkeys((e.slug.casefold(), e.display_name.casefold())):
+                exact.setdefault(name, []).append(e)
+        self._exact = exact
         skills = [e.book_skill for e in entries]
         if self._selector is None and skills:
             from skillbook.selection.selector import Selector, SelectorSettings
@@ -141,7 +154,8 @@ class HubSearch:
                 index_dir=self._index_dir,
             )
         elif self._selector is not None:
-            self._selector.update(skills)
+            with self._rank_lock:
+                self._selector.update(skills)
         self._generation = generation
         self.rebuilds += 1
 
@@ -150,18 +164,32 @@ class HubSearch:
         entries = self.entries()
         text = query.strip()
         limit = max(1, min(limit, 200))
+        key = (self._generation, text, limit, exact)
+        with self._lock:
+            cached = self._answers.get(key)
+            if cached is not None:
+                self._answers.move_to_end(key)
+                return cached
+        hits = self._search(entries, text, limit, exact)
+        with self._lock:
+            self._answers[key] = hits
+            while len(self._answers) > ANSWER_CACHE:
+                self._answers.popitem(last=False)
+        return hits
+
+    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
             return [Hit(e, 1.0) for e in ordered[:limit]]
-        folded = text.casefold()
-        same = [e for e in entries if folded in (e.slug.casefold(), e.display_name.casefold())]
+        same = self._exact.get(text.casefold(), [])
         if exact:
             return [Hit(e, 1.0) for e in same[:limit]]
-        with self._lock:
-            selector = self._selector
-            if selector is None or not entries:
+        # One ranking at a time: a reload updates the selector under the same lock, and
+        # the work is CPU-bound anyway (the interpreter lock).
+        with self._rank_lock:
+            if self._selector is None or not entries:
                 return []
-            selection = selector.select(text, top_k=limit, depth=limit)
+            selection = self._selector.select(text, top_k=limit, depth=limit)
         by_skill = {id(e.book_skill): e for e in entries}
         # An exact slug or name match ranks first, whatever the fused scores say.
         top = max((c.score for c in selection.ranked), default=1.0)
