@@ -258,3 +258,13 @@ def test_an_archive_url_goes_through_the_download_guard(
         assert source["url"] == f"{hub.url}/demo.zip"
     finally:
         hub.close()
+
+
+def test_a_token_in_a_git_url_never_reaches_messages_or_records(
+    local: Installer, said: Said, options: InstallOptions
+) -> None:
+    with pytest.raises(RegistryError) as info:
+        local.install("https://bob:ghp_secret@127.0.0.1:9/r.git", options)
+    assert info.value.code == "registry.git-failed"
+    assert "ghp_secret" not in info.value.message
+    assert said == ["Fetching https://127.0.0.1:9/r.git…"]

@@ -60,6 +60,12 @@ def test_bad_references(raw: str) -> None:
     assert info.value.code == "registry.invalid-ref"
 
 
+def test_credentials_in_a_git_url_are_never_shown() -> None:
+    ref = parse_ref("https://bob:ghp_secret@git.example/r.git")
+    assert isinstance(ref, GitRef) and "ghp_secret" in ref.url
+    assert str(ref) == ref.public_url == "https://git.example/r.git"
+
+
 def test_invalid_slug_message_is_openclaws() -> None:
     with pytest.raises(RegistryError, match=r"^Invalid skill slug: gіthub$"):
         parse_ref("gіthub")

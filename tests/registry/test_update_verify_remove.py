@@ -214,3 +214,22 @@ def test_remove_cleans_the_lockfile(
         remove_skill(workdir, "mine")
     assert info.value.code == "registry.not-tracked"
     assert mine.exists()
+
+
+def test_an_owner_folder_of_the_clawhub_cli(
+    hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions, installed: Path
+) -> None:
+    # `clawhub install @alice/demo` keeps the skill in skills/@alice/demo, key "@alice/demo".
+    owner_dir = workdir.root / "skills" / "@bar-owner"
+    owner_dir.mkdir()
+    installed.rename(owner_dir / "demo")
+    lock = json.loads((workdir.root / ".clawhub" / "lock.json").read_text())
+    lock["skills"] = {"@bar-owner/demo": lock["skills"]["demo"]}
+    (workdir.root / ".clawhub" / "lock.json").write_text(json.dumps(lock))
+    hub.state.publish("demo", "1.1.0", DEMO_V2)
+    [result] = update_skills(installer, None, options)
+    assert result.ok and result.message == "Updated @bar-owner/demo: 1.0.0 -> 1.1.0"
+    assert visible(owner_dir / "demo") == DEMO_V2
+    assert lock_of(workdir)["@bar-owner/demo"]["version"] == "1.1.0"
+    assert sorted(p.name for p in owner_dir.iterdir()) == ["demo"]
+    assert [v.drift.state for v in verify_skills(workdir)] == ["clean"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, Context, emit_json, fail
+from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, Context, fail
 from skillbook.cli.progress import terminal_progress
 from skillbook.cli.render import clean
 
@@ -171,8 +171,3 @@ def scan_hint(code: str) -> None:
             "skillbook: to install anyway, add --dangerously-force --reason TEXT (recorded)",
             err=True,
         )
-
-
-def emit_results(as_json: bool, value: Any) -> None:
-    if as_json:
-        emit_json(value)

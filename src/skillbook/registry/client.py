@@ -121,6 +121,18 @@ def rate_note(headers: httpx.Headers) -> str:
     return ", ".join(bits)
 
 
+def new_http(transport: httpx.BaseTransport | None = None) -> httpx.Client:
+    """The HTTP client registry requests go through (redirects followed, skillbook's
+    User-Agent); proxies come from the environment as usual for httpx."""
+    import httpx
+
+    return httpx.Client(
+        follow_redirects=True,
+        headers={"User-Agent": f"skillbook/{__version__}"},
+        transport=transport,
+    )
+
+
 class RegistryClient:
     """One registry's HTTP client; use as a context manager or call :meth:`close`."""
 
@@ -132,19 +144,16 @@ class RegistryClient:
         on_wait: Callable[[str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         transport: httpx.BaseTransport | None = None,
+        http: httpx.Client | None = None,
     ) -> None:
-        import httpx
-
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
         self._on_wait = on_wait
         self._sleep = sleep
-        self._http = httpx.Client(
-            follow_redirects=True,
-            timeout=httpx.Timeout(self.retry.timeout),
-            headers={"User-Agent": f"skillbook/{__version__}"},
-            transport=transport,
-        )
+        #: ``http``: a connection pool shared by the caller (and closed by it); making
+        #: an ``httpx.Client`` costs about 30 ms (its TLS context).
+        self._owned = http is None
+        self._http = http if http is not None else new_http(transport)
 
     def __enter__(self) -> RegistryClient:
         return self
@@ -153,7 +162,8 @@ class RegistryClient:
         self.close()
 
     def close(self) -> None:
-        self._http.close()
+        if self._owned:
+            self._http.close()
 
     def url(self, route: str) -> str:
         """The base with its path prefix kept, as OpenClaw 2026.9 and the CLI join them."""
@@ -250,6 +260,7 @@ class RegistryClient:
                     url,
                     params=dict(params) if params else None,
                     headers=self._headers(url, accept),
+                    timeout=self.retry.timeout,
                 )
                 response = self._http.send(request, stream=True)
             except (httpx.TimeoutException, httpx.TransportError) as exc:

@@ -22,7 +22,7 @@ from typing import Final
 
 from skillbook.registry.archive_root import find_marker
 from skillbook.registry.errors import RegistryError, RegistryUnavailable
-from skillbook.registry.refs import GitRef
+from skillbook.registry.refs import GitRef, redact_url
 
 __all__ = ["DEFAULT_GIT_TIMEOUT", "RepoSkill", "fetch_checkout", "list_skills"]
 
@@ -32,7 +32,15 @@ MAX_DEPTH: Final = 6
 _SKIP_DIRS: Final = frozenset({"node_modules", "__pycache__"})
 
 
-def _git(args: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float, git: str) -> str:
+def _git(
+    args: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    git: str,
+    secrets: tuple[str, ...] = (),
+) -> str:
     full = [git, "-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", *args]
     run_env = {**env, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
     try:
@@ -47,9 +55,7 @@ def _git(args: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float, 
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
-        raise RegistryError(
-            "registry.git-missing", f"git not found on PATH (needed for {args[-1]})"
-        ) from None
+        raise RegistryError("registry.git-missing", f"git not found on PATH ({git})") from None
     except subprocess.TimeoutExpired:
         raise RegistryUnavailable(
             "registry.git-failed", f"git {args[0]} timed out after {timeout:g} s"
@@ -57,6 +63,8 @@ def _git(args: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float, 
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         last = detail[-1] if detail else f"exit {proc.returncode}"
+        for secret in secrets:
+            last = last.replace(secret, redact_url(secret))
         raise RegistryError("registry.git-failed", f"git {args[0]} failed: {last}")
     return proc.stdout.strip()
 
@@ -75,7 +83,8 @@ def fetch_checkout(
     environ = dict(os.environ if env is None else env)
     run = functools.partial(_git, env=environ, timeout=timeout, git=exe)
     run(["init", "-q", str(dest)], cwd=dest.parent)
-    run(["fetch", "-q", "--depth", "1", "--no-tags", ref.url, ref.ref or "HEAD"], cwd=dest)
+    fetch = ["fetch", "-q", "--depth", "1", "--no-tags", ref.url, ref.ref or "HEAD"]
+    run(fetch, cwd=dest, secrets=(ref.url,))
     run(["checkout", "-q", "--detach", "FETCH_HEAD"], cwd=dest)
     return run(["rev-parse", "HEAD^{commit}"], cwd=dest)
 

@@ -18,12 +18,13 @@ the new skill). A target that exists is refused (OpenClaw's ``Skill already exis
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import getpass
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,22 @@ class Installer:
         self._retry = retry
         self._env = dict(os.environ if env is None else env)
         self._scanner = scanner
+        self._http: Any = None
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """Share one connection pool among the requests of one operation."""
+        if self._http is not None:
+            yield
+            return
+        from skillbook.registry.client import new_http
+
+        self._http = new_http()
+        try:
+            yield
+        finally:
+            self._http.close()
+            self._http = None
 
     def client(self, registry: str | None = None) -> RegistryClient:
         """A client for ``registry`` (a tracked skill's recorded one) or the endpoint's.
@@ -156,7 +173,7 @@ class Installer:
         endpoint = self.endpoint
         if registry is not None and registry.rstrip("/") != endpoint.base_url:
             endpoint = Endpoint(registry.rstrip("/"), "origin.json")
-        return RegistryClient(endpoint, retry=self._retry, on_wait=self._say)
+        return RegistryClient(endpoint, retry=self._retry, on_wait=self._say, http=self._http)
 
     def context(self, options: InstallOptions) -> StageContext:
         return StageContext(
@@ -171,7 +188,7 @@ class Installer:
 
     def install(self, what: str | SourceRef, options: InstallOptions) -> list[InstallOutcome]:
         ref = parse_ref(what, git_base=options.git_base) if isinstance(what, str) else what
-        with self.workdir.locked():
+        with self.workdir.locked(), self.session():
             if isinstance(ref, RegistryRef):
                 self._refuse_existing(ref.slug, options)
             staged = self.stage(ref, options)

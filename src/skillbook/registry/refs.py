@@ -40,6 +40,7 @@ __all__ = [
     "normalize_owner",
     "normalize_tracked_slug",
     "parse_ref",
+    "redact_url",
     "validate_requested_slug",
 ]
 
@@ -73,9 +74,14 @@ class GitRef:
     #: A branch, tag or commit; None for the remote's default branch.
     ref: str | None = None
 
+    @property
+    def public_url(self) -> str:
+        """The URL without a user name or password (what is printed and recorded)."""
+        return redact_url(self.url)
+
     def __str__(self) -> str:
         sub = f" {self.subpath}" if self.subpath else ""
-        return f"{self.url}{sub}" + (f"@{self.ref}" if self.ref else "")
+        return f"{self.public_url}{sub}" + (f"@{self.ref}" if self.ref else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,15 @@ class ArchiveRef:
 
 
 SourceRef = RegistryRef | GitRef | FolderRef | ArchiveRef
+
+
+def redact_url(url: str) -> str:
+    """``url`` without the ``user:password@`` of an http(s) URL (tokens are often put
+    there); other forms (``git@host:path``, ``ssh://git@host``) name no secret."""
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and "@" in parts.netloc:
+        return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+    return url
 
 
 def _invalid(raw: str) -> RegistryError:

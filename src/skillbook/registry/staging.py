@@ -194,9 +194,7 @@ def _check_elsewhere(client: RegistryClient, url: str, network: NetworkPolicy) -
         raise RegistryError(exc.code, f"{exc.message} ({url})") from None
 
 
-def _source_records(
-    name: str, source: dict[str, Any], version: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def _source_records(name: str, source: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     head = {"version": 1, "source": source, "slug": name}
     return head, {"source": source}
 
@@ -224,7 +222,7 @@ def stage_tree(
     except BaseException:
         remove_tree(staged)
         raise
-    head, tail = _source_records(name, source, version)
+    head, tail = _source_records(name, source)
     return Staged(name, staged, SKILLBOOK_DIR, name, version, kind, head, tail)
 
 
@@ -271,7 +269,7 @@ def stage_archive(ctx: StageContext, ref: ArchiveRef, *, name: str | None) -> St
         _unpack(archive, work / "x", kind, ctx.limits)
         root = find_skill_root(work / "x", missing="archive is missing SKILL.md")
         staged = _adopt(ctx, label, root)
-    head, tail = _source_records(label, source, digest)
+    head, tail = _source_records(label, source)
     return Staged(label, staged, SKILLBOOK_DIR, label, digest[:12], "archive", head, tail)
 
 
@@ -286,7 +284,9 @@ def stage_git(
     """Fetch the repository and stage the skills named (all with ``all_skills``)."""
     from skillbook.registry.gitsource import fetch_checkout, list_skills
 
-    repo_name = ref.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    repo_name = (
+        ref.public_url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    )
     fallback = (ref.subpath or "").rsplit("/", 1)[-1] or repo_name
     with scratch(ctx, f"git-{check_folder_name(fallback)}") as work:
         checkout = work / "checkout"
@@ -303,7 +303,7 @@ def stage_git(
         try:
             for skill in chosen:
                 sub = "/".join(p for p in (ref.subpath, skill.path) if p) or None
-                source = {"kind": "git", "url": ref.url, "commit": commit}
+                source = {"kind": "git", "url": ref.public_url, "commit": commit}
                 if ref.ref:
                     source["ref"] = ref.ref
                 if sub:

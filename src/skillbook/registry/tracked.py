@@ -50,6 +50,9 @@ class Tracked:
 
 def _tracked(workdir: Workdir, folder: str, key: str, entry: Any) -> Tracked:
     name = key.rsplit("/", 1)[-1] if folder == CLAWHUB_DIR else key
+    if folder == CLAWHUB_DIR and key.startswith("@") and workdir.target(key).is_dir():
+        # The clawhub CLI installs ``@owner/slug`` into skills/@owner/slug.
+        name = key
     origin = read_origin(workdir.target(name), folder=folder)
     return Tracked(name, folder, key, entry if isinstance(entry, dict) else None, origin)
 

@@ -70,7 +70,7 @@ def update_skills(
 ) -> list[UpdateResult]:
     """Update ``name`` (None: every tracked skill); see the module docstring."""
     workdir = installer.workdir
-    with workdir.locked():
+    with workdir.locked(), installer.session():
         if name is None:
             targets: list[Tracked | RegistryError] = list(list_tracked(workdir))
         else:

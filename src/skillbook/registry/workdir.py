@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import quote, unquote
 
 from skillbook.registry.lockfile import (
     CLAWHUB_DIR,
@@ -63,7 +64,8 @@ class Workdir:
         return read_lock(self.root, folder=folder, strict=strict)
 
     def _journal(self, name: str) -> Path:
-        return self.skills_dir / f".{name}.journal.json"
+        # ``@owner/slug`` (the clawhub CLI's owner folders) is one file name here.
+        return self.skills_dir / f".{quote(name, safe='@')}.journal.json"
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -81,7 +83,7 @@ class Workdir:
         for entry in sorted(names):
             match = _JOURNAL.match(entry)
             if match is not None:
-                self._replay(match.group("name"))
+                self._replay(unquote(match.group("name")))
         for entry in sorted(os.listdir(self.skills_dir)):
             match = _LEFTOVER.match(entry)
             if match is not None:
@@ -152,13 +154,6 @@ class Workdir:
         self._apply(record)
         self._journal(name).unlink(missing_ok=True)
         recover(target)
-
-    def tracked(self) -> list[tuple[str, str]]:
-        """Every ``(lock folder, key)`` of both lock files, registry first."""
-        out: list[tuple[str, str]] = []
-        for folder in (CLAWHUB_DIR, SKILLBOOK_DIR):
-            out += [(folder, key) for key in self.lock(folder, strict=False).skills]
-        return out
 
 
 def _transaction_of(target: Path) -> Any:
