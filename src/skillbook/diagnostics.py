@@ -115,6 +115,8 @@ CODES: dict[str, str] = {
     "mcp.not-served": "A skill or file is not served over MCP (escaping symlink, over the limits, no valid entry).",
     # mcp client: skills from remote MCP servers (skillbook.mcp.remote_source)
     "mcp.server-unreachable": "A configured MCP server could not be started, reached or did not answer in time.",
+    "mcp.token-missing": "An HTTP MCP server's `tokenEnv` names an environment variable that is unset or empty.",
+    "mcp.unauthorized": "An HTTP MCP server refused the connection for want of a (valid) bearer token.",
     "mcp.no-skills-capability": "A configured MCP server does not declare the Skills extension.",
     "mcp.invalid-response": "An MCP server sent a malformed or failing answer to a skills or read request.",
     "mcp.invalid-entry": "A skills/list entry breaks the extension's rules; that skill is not loaded.",

@@ -3,17 +3,19 @@
 Every file is written to a temporary sibling and renamed over the target; folders are
 built under a temporary name and renamed into place. Read-modify-write of shared files
 (the usage counters) holds an advisory lock, so two chats do not lose each other's counts.
+The steps themselves are skillbook's shared ones (:mod:`skillbook._atomic`,
+:mod:`skillbook._locks`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from skillbook import _atomic
+from skillbook._locks import locked
 
 __all__ = ["locked", "move_dir", "read_json", "write_atomic", "write_json"]
 
@@ -21,17 +23,7 @@ __all__ = ["locked", "move_dir", "read_json", "write_atomic", "write_json"]
 def write_atomic(path: Path, data: str | bytes, *, executable: bool = False) -> None:
     """Replace ``path`` with ``data`` in one rename (parents are created)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-        os.chmod(tmp, 0o755 if executable else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    _atomic.write_atomic(path, data, mode=0o755 if executable else 0o644)
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -52,20 +44,3 @@ def move_dir(source: Path, target: Path) -> None:
     if target.exists():
         raise FileExistsError(target)
     os.rename(source, target)
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``path`` (a lock file) while the block runs."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no advisory locks; writes stay atomic
-        yield
-        return
-    with open(path, "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from skillbook import invocation as slash
-from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
+from skillbook.commands import CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
@@ -223,7 +223,7 @@ class Agent:
         read_tool_name: str = "read",
         on_event: EventHandler | None = None,
         env: Mapping[str, str] | None = None,
-        reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
+        reserved_commands: Iterable[str] | None = None,
         approve: Approver | None = None,
         exec_policy: ExecPolicy | None = None,
         recorder: TurnRecorder | None = None,
@@ -242,7 +242,8 @@ class Agent:
         self.read_tool_name = read_tool_name
         self.on_event = on_event
         self.env = env
-        self.reserved_commands = frozenset(reserved_commands)
+        #: None: the book's profile's built-in command names (followed across reloads).
+        self.reserved_commands = None if reserved_commands is None else frozenset(reserved_commands)
         self.approve = approve
         #: None: the book's config (``skills.exec``) decides, asking ``approve``.
         self.exec_policy = exec_policy
