@@ -29,6 +29,10 @@ INTERNAL = {
     "skillbook.sync.swap.FolderBusy",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill
     "skillbook.sync.copytree.CopyError",
+    # the registry server's routes answer it as a plain-text HTTP error
+    "skillbook.hub.http.HttpError",
+    # the registry server turns a rejected upload path into a 400 HubError
+    "skillbook.hub.archive.PathRejected",
 }
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from skillbook.hub.blobs import BlobNotFound, FolderBlobStore, S3BlobStore, open_blob_store
+from skillbook.errors import HubNotFound
+from skillbook.hub.blobs import FolderBlobStore, S3BlobStore, open_blob_store
 from skillbook.hub.db import Database, migrate
 from skillbook.hub.models import Base
 
@@ -20,9 +21,9 @@ def test_folder_store_is_content_addressed_and_leaves_no_temp_files(tmp_path: Pa
     assert store.put(b"hello") == key and store.get(key) == b"hello" and store.exists(key)
     files = [p for p in (tmp_path / "blobs").rglob("*") if p.is_file()]
     assert [p.name for p in files] == [key]
-    with pytest.raises(BlobNotFound):
+    with pytest.raises(HubNotFound):
         store.get("0" * 64)
-    with pytest.raises(BlobNotFound):
+    with pytest.raises(HubNotFound):
         store.get("../../etc/passwd")
     assert not store.exists("nothex")
 
@@ -46,7 +47,7 @@ def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch)
         names = [o["Key"] for o in client.list_objects_v2(Bucket="skills")["Contents"]]
         assert names == [f"registry/{key}"]
         assert not store.exists("1" * 64)
-        with pytest.raises(BlobNotFound):
+        with pytest.raises(HubNotFound):
             store.get("1" * 64)
         assert store.describe() == "s3://skills/registry"
 

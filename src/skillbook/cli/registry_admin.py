@@ -38,8 +38,9 @@ def token_create(
     as_json: bool,
 ) -> None:
     """Create a token for HANDLE; it is printed once and stored only as a hash."""
+    from skillbook.errors import HubError
     from skillbook.hub.server import database
-    from skillbook.hub.tokens import TokenError, create_token
+    from skillbook.hub.tokens import create_token
 
     store = database(hub_settings(obj, db, blobs))
     try:
@@ -48,7 +49,7 @@ def token_create(
             from skillbook.hub.catalog import audit
 
             audit(session, actor_name(), "token-create", handle=handle.lower(), admin=admin)
-    except TokenError as exc:
+    except HubError as exc:
         fail(str(exc), error=ERR_USAGE)
     if as_json:
         emit_json({"token": token, "handle": handle.lower().lstrip("@"), "admin": admin})
@@ -97,15 +98,16 @@ def token_list(obj: Context, db: str | None, blobs: str | None, as_json: bool) -
 @click.pass_obj
 def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str) -> None:
     """Revoke a token by its id or its shown prefix; it stops working at once."""
+    from skillbook.errors import HubError
     from skillbook.hub.catalog import audit
     from skillbook.hub.server import database
-    from skillbook.hub.tokens import TokenError, revoke_token
+    from skillbook.hub.tokens import revoke_token
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
             row = revoke_token(session, token_id)
             audit(session, actor_name(), "token-revoke", handle=row.handle, id=row.id)
-    except TokenError as exc:
+    except HubError as exc:
         fail(str(exc), error=ERR_USAGE)
     emit_lines([f"revoked token {row.id} ({row.prefix}…) of @{row.handle}"])
 
@@ -156,13 +158,13 @@ def _admin_change(
     *args: Any,
     reason: str,
 ) -> Any:
-    from skillbook.hub.catalog import CatalogError
+    from skillbook.errors import HubError
     from skillbook.hub.server import database
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
             return change(session, *args, actor=actor_name(), reason=reason)
-    except CatalogError as exc:
+    except HubError as exc:
         fail(str(exc.args[0]), error="not-found")
 
 

@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["BlobNotFound", "BlobStore", "FolderBlobStore", "S3BlobStore", "open_blob_store"]
+from skillbook.errors import HubNotFound
+
+__all__ = ["BlobStore", "FolderBlobStore", "S3BlobStore", "open_blob_store"]
 
 _KEY: Final = re.compile(r"^[0-9a-f]{64}$")
-
-
-class BlobNotFound(LookupError):
-    """No blob has that key (a database row points at content the store lost)."""
 
 
 class BlobStore(Protocol):
@@ -32,7 +30,7 @@ class BlobStore(Protocol):
         """Store ``data``; returns its key (the sha256 hex)."""
 
     def get(self, key: str) -> bytes:
-        """The bytes under ``key``; raises :class:`BlobNotFound`."""
+        """The bytes under ``key``; raises :class:`~skillbook.errors.HubNotFound`."""
 
     def exists(self, key: str) -> bool: ...
 
@@ -46,7 +44,7 @@ def blob_key(data: bytes) -> str:
 
 def _checked(key: str) -> str:
     if not _KEY.match(key):
-        raise BlobNotFound(key)
+        raise HubNotFound(f"no blob {key}")
     return key
 
 
@@ -83,12 +81,12 @@ class FolderBlobStore:
         try:
             return self._path(key).read_bytes()
         except FileNotFoundError:
-            raise BlobNotFound(key) from None
+            raise HubNotFound(f"no blob {key}") from None
 
     def exists(self, key: str) -> bool:
         try:
             return self._path(key).is_file()
-        except BlobNotFound:
+        except HubNotFound:
             return False
 
     def describe(self) -> str:
@@ -137,7 +135,7 @@ class S3BlobStore:
             answer = self._client.get_object(Bucket=self.bucket, Key=self._name(key))
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                raise BlobNotFound(key) from None
+                raise HubNotFound(f"no blob {key}") from None
             raise
         body: bytes = answer["Body"].read()
         return body

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, selectinload
 
+from skillbook.errors import HubError, HubNotFound
 from skillbook.hub.models import (
     DELETED,
     HELD,
@@ -29,7 +30,6 @@ from skillbook.hub.semver_tags import is_semver, semver_key
 from skillbook.hub.tokens import now_ms
 
 __all__ = [
-    "CatalogError",
     "audit",
     "bump_generation",
     "delete_skill",
@@ -44,10 +44,6 @@ __all__ = [
     "set_tag",
     "tag_map",
 ]
-
-
-class CatalogError(LookupError):
-    """An admin action names a skill or version that does not exist (or is in another state)."""
 
 
 def bump_generation(session: Session) -> None:
@@ -150,10 +146,10 @@ def move_tags(session: Session, skill: Skill, version: Version, tags: Iterable[s
 def _version_of(session: Session, slug: str, version: str) -> tuple[Skill, Version]:
     skill = find_skill(session, slug)
     if skill is None:
-        raise CatalogError(f"skill {slug!r} not found")
+        raise HubNotFound(f"skill {slug!r} not found")
     row = next((v for v in skill.versions if v.version == version), None)
     if row is None:
-        raise CatalogError(f"{slug} has no version {version!r}")
+        raise HubNotFound(f"{slug} has no version {version!r}")
     return skill, row
 
 
@@ -163,7 +159,7 @@ def release_version(
     """Make a held version visible and move the tags its publish asked for."""
     skill, row = _version_of(session, slug, version)
     if row.status != HELD:
-        raise CatalogError(f"{slug}@{version} is {row.status}, not held")
+        raise HubError(409, f"{slug}@{version} is {row.status}, not held")
     row.status = PUBLISHED
     row.released_by = actor
     row.released_at = now_ms()
@@ -190,10 +186,10 @@ def set_tag(
     from skillbook.hub.semver_tags import valid_tag
 
     if not valid_tag(tag):
-        raise CatalogError(f"invalid tag {tag!r}")
+        raise HubError(400, f"invalid tag {tag!r}")
     skill, row = _version_of(session, slug, version)
     if row.status != PUBLISHED:
-        raise CatalogError(f"{slug}@{version} is {row.status}, not published")
+        raise HubError(409, f"{slug}@{version} is {row.status}, not published")
     move_tags(session, skill, row, [tag])
     bump_generation(session)
     audit(session, actor, "tag", slug=skill.slug, version=version, tag=tag, reason=reason)
@@ -204,7 +200,7 @@ def hold_version(session: Session, slug: str, version: str, *, actor: str, reaso
     """Take a published version out of search and downloads (an admin's second look)."""
     skill, row = _version_of(session, slug, version)
     if row.status != PUBLISHED:
-        raise CatalogError(f"{slug}@{version} is {row.status}, not published")
+        raise HubError(409, f"{slug}@{version} is {row.status}, not published")
     row.status = HELD
     held_tags = [t.tag for t in skill.tags if t.version_id == row.id]
     row.pending_tags = json.dumps(held_tags)
@@ -224,7 +220,7 @@ def delete_skill(
     else:
         found = find_skill(session, slug)
         if found is None:
-            raise CatalogError(f"skill {slug!r} not found")
+            raise HubNotFound(f"skill {slug!r} not found")
         skill, rows = found, list(found.versions)
         skill.deleted_at = now_ms()
     ids = [r.id for r in rows]

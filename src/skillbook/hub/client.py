@@ -25,6 +25,7 @@ from typing import Any, Final, Protocol
 
 import httpx
 
+from skillbook.errors import PublishFailed
 from skillbook.hub.archive import skill_file_of
 from skillbook.hub.fingerprint import fingerprint_digests
 from skillbook.hub.semver_tags import is_semver, semver_key
@@ -57,10 +58,6 @@ class HttpClient(Protocol):
     def get(self, url: str, *, params: Any = ..., headers: Any = ...) -> Any: ...
 
     def post(self, url: str, *, content: Any = ..., json: Any = ..., headers: Any = ...) -> Any: ...
-
-
-class PublishFailed(Exception):
-    """Publishing stopped: a bad folder, a refused request, an unreachable registry."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +195,9 @@ def unpacked(path: Path) -> Iterator[Path]:
 def _check(response: Any, what: str) -> Any:
     if response.status_code >= 400:
         body = response.text.strip() or f"HTTP {response.status_code}"
-        raise PublishFailed(f"{what} failed ({response.status_code}): {body}")
+        raise PublishFailed(
+            f"{what} failed ({response.status_code}): {body}", status=response.status_code
+        )
     return response.json()
 
 

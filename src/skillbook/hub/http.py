@@ -21,9 +21,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from skillbook.errors import HubError
 from skillbook.hub.blobs import BlobStore, open_blob_store
 from skillbook.hub.db import Database
-from skillbook.hub.publish import PublishError
 from skillbook.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.hub.search import HubSearch
 from skillbook.hub.settings import HubSettings
@@ -201,7 +201,7 @@ def route(
         except HttpError as exc:
             response = text(str(exc), exc.status)
             response.headers.update(exc.headers)
-        except PublishError as exc:
+        except HubError as exc:
             response = text(str(exc), exc.status)
         if decision is not None and "RateLimit-Limit" not in response.headers:
             response.headers.update(decision.headers())

@@ -4,7 +4,7 @@ Input: a :class:`~skillbook.hub.tokens.Caller`, the request bodies the ``clawhub
 CLI 0.23.3 sends (spec §3.14: ``upload-url``, the raw upload, then ``POST
 /api/v1/skills``), or the multipart form of other clients. Output: the publish
 answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
-:class:`PublishError` with the HTTP status and a short plain-text message.
+:class:`~skillbook.errors.HubError` with the HTTP status and a short plain-text message.
 
 Every version is validated (the registry's mode; errors refuse it) and scanned
 (critical findings hold it: ``publicationStatus: "pending"`` until an admin
@@ -26,9 +26,10 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from skillbook.errors import HubError, HubNotFound
 from skillbook.hub import catalog
 from skillbook.hub.archive import PathRejected, build_zip, check_publish_path, skill_file_of
-from skillbook.hub.blobs import BlobNotFound, BlobStore
+from skillbook.hub.blobs import BlobStore
 from skillbook.hub.checks import check_files
 from skillbook.hub.db import Database
 from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
@@ -37,19 +38,11 @@ from skillbook.hub.semver_tags import is_semver, valid_tag
 from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import Caller, now_ms
 
-__all__ = ["SLUG_RE", "PublishError", "create_upload", "publish_version", "receive_upload"]
+__all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]
 
 #: OpenClaw's rule for requested slugs (spec §5.3), lowercase only on our side.
 SLUG_RE: Final = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
-
-
-class PublishError(Exception):
-    """A publish step refused: ``status`` is the HTTP status, the message its plain body."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class UploadRequest(msgspec.Struct):
@@ -84,7 +77,7 @@ def _decode(kind: type[Any], body: bytes | Mapping[str, Any]) -> Any:
             return msgspec.json.decode(body, type=kind)
         return msgspec.convert(body, kind)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise PublishError(400, f"Invalid request: {exc}") from None
+        raise HubError(400, f"Invalid request: {exc}") from None
 
 
 def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSettings) -> str:
@@ -92,11 +85,11 @@ def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSe
     req: UploadRequest = _decode(UploadRequest, body)
     _check_path(req.path)
     if req.size < 0 or req.size > settings.sizes.max_file_bytes:
-        raise PublishError(
+        raise HubError(
             413, f'File "{req.path}" exceeds {_mib(settings.sizes.max_file_bytes)} limit'
         )
     if req.sha256 is not None and not _SHA256.match(req.sha256.lower()):
-        raise PublishError(400, f"Invalid sha256 for {req.path}")
+        raise HubError(400, f"Invalid sha256 for {req.path}")
     ticket = secrets.token_urlsafe(24)
     # Tickets nobody finished are worthless after their time: sweep them as we go.
     stale = now_ms() - 2 * settings.upload_ttl_seconds * 1000
@@ -121,12 +114,12 @@ def receive_upload(
     """Store the bytes of an upload ticket; returns the storage id (their sha256)."""
     row = session.get(Upload, ticket)
     if row is None or row.token_id != caller.token_id:
-        raise PublishError(404, "Upload not found")
+        raise HubNotFound("Upload not found")
     digest = hashlib.sha256(data).hexdigest()
     if row.sha256 is not None and digest != row.sha256:
-        raise PublishError(400, f"Upload of {row.path} does not match its sha256")
+        raise HubError(400, f"Upload of {row.path} does not match its sha256")
     if len(data) != row.size:
-        raise PublishError(400, f"Upload of {row.path} is {len(data)} bytes, not {row.size}")
+        raise HubError(400, f"Upload of {row.path} is {len(data)} bytes, not {row.size}")
     key = blobs.put(data)
     row.storage_id = key
     return key
@@ -140,7 +133,7 @@ def _check_path(path: str) -> None:
     try:
         check_publish_path(path)
     except PathRejected as exc:
-        raise PublishError(400, str(exc)) from None
+        raise HubError(400, str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,35 +176,35 @@ def _gather(
                 or upload.storage_id != ref.storageId
                 or upload.created_at < oldest
             ):
-                raise PublishError(400, f"No finished upload for {ref.path} (upload it again)")
+                raise HubError(400, f"No finished upload for {ref.path} (upload it again)")
             try:
                 data = blobs.get(ref.storageId)
-            except BlobNotFound:
-                raise PublishError(400, f"Uploaded content of {ref.path} is missing") from None
+            except HubNotFound:
+                raise HubError(400, f"Uploaded content of {ref.path} is missing") from None
             if hashlib.sha256(data).hexdigest() != ref.sha256.lower() or len(data) != ref.size:
-                raise PublishError(400, f"{ref.path}: sha256 or size differs from the upload")
+                raise HubError(400, f"{ref.path}: sha256 or size differs from the upload")
             entries.append((ref.path, data, ref.contentType[:128]))
     if not entries:
-        raise PublishError(400, "SKILL.md required")
+        raise HubError(400, "SKILL.md required")
     if len(entries) > sizes.max_files:
-        raise PublishError(413, f"Too many files ({len(entries)} > {sizes.max_files})")
+        raise HubError(413, f"Too many files ({len(entries)} > {sizes.max_files})")
     seen: set[str] = set()
     total = 0
     for path, data, _ in entries:
         if path in seen:
-            raise PublishError(400, f"Duplicate file path {path}")
+            raise HubError(400, f"Duplicate file path {path}")
         seen.add(path)
         if len(data) > sizes.max_file_bytes:
-            raise PublishError(413, f'File "{path}" exceeds {_mib(sizes.max_file_bytes)} limit')
+            raise HubError(413, f'File "{path}" exceeds {_mib(sizes.max_file_bytes)} limit')
         total += len(data)
     if total > sizes.max_version_bytes:
-        raise PublishError(413, f"Skill bundle exceeds {_mib(sizes.max_version_bytes)} limit")
+        raise HubError(413, f"Skill bundle exceeds {_mib(sizes.max_version_bytes)} limit")
     folded = {p.casefold() for p in seen}
     if len(folded) != len(seen):
         # Two paths that differ only in case collide on macOS and Windows installs.
-        raise PublishError(400, "Two file paths differ only in case")
+        raise HubError(400, "Two file paths differ only in case")
     if skill_file_of(seen) is None:
-        raise PublishError(400, "SKILL.md required")
+        raise HubError(400, "SKILL.md required")
     return _Files(entries)
 
 
@@ -243,21 +236,21 @@ def publish_version(
     *,
     direct: Mapping[str, bytes] | None = None,
 ) -> dict[str, Any]:
-    """Check, store and record one version; the publish answer or :class:`PublishError`."""
+    """Check, store and record one version; the publish answer or :class:`HubError`."""
     req: PublishRequest = _decode(PublishRequest, body)
     slug = req.slug.strip()
     if not SLUG_RE.match(slug):
-        raise PublishError(400, f"Invalid slug {req.slug!r}: use lowercase a-z, 0-9 and '-'")
+        raise HubError(400, f"Invalid slug {req.slug!r}: use lowercase a-z, 0-9 and '-'")
     req.slug = slug
     if not is_semver(req.version):
-        raise PublishError(400, f"Version {req.version!r} is not valid semver")
+        raise HubError(400, f"Version {req.version!r} is not valid semver")
     tags = [t.strip() for t in req.tags if t.strip()] or ["latest"]
     bad = [t for t in tags if not valid_tag(t)]
     if bad:
-        raise PublishError(400, f"Invalid tag {bad[0]!r}")
+        raise HubError(400, f"Invalid tag {bad[0]!r}")
     owner = (req.ownerHandle or caller.handle).strip().lstrip("@").lower()
     if owner != caller.handle and not caller.admin:
-        raise PublishError(403, f"Token of @{caller.handle} cannot publish as @{owner}")
+        raise HubError(403, f"Token of @{caller.handle} cannot publish as @{owner}")
     with db.session() as session:
         files = _gather(session, blobs, caller, req, settings, direct)
     key = _publish_key(req, files)
@@ -265,18 +258,18 @@ def publish_version(
         skill = catalog.find_skill(session, slug)
         if skill is not None:
             if skill.owner_handle != owner and not caller.admin:
-                raise PublishError(403, f"Skill {slug} belongs to @{skill.owner_handle}")
+                raise HubError(403, f"Skill {slug} belongs to @{skill.owner_handle}")
             existing = next((v for v in skill.versions if v.version == req.version), None)
             if existing is not None:
                 if existing.publish_key == key and existing.status != "deleted":
                     return _answer(skill, existing)
-                raise PublishError(409, f"Version {req.version} of {slug} already exists")
+                raise HubError(409, f"Version {req.version} of {slug} already exists")
     pairs = [(p, d) for p, d, _ in files.entries]
     checks = check_files(pairs, slug=slug, mode=settings.validate_mode)
     if not checks.valid:
         errors = [d for d in checks.validation if d.severity == "error"]
         detail = "; ".join(f"[{d.code}] {d.message}" for d in errors[:5])
-        raise PublishError(422, f"Validation failed ({settings.validate_mode} mode): {detail}")
+        raise HubError(422, f"Validation failed ({settings.validate_mode} mode): {detail}")
     for _, data, _ in files.entries:
         blobs.put(data)  # multipart content arrives here first; uploads are stored already
     archive = build_zip(pairs)
@@ -359,4 +352,4 @@ def publish_version(
             return _answer(skill, version)
     except IntegrityError:
         # Another replica published the same slug or version at the same moment.
-        raise PublishError(409, f"Version {req.version} of {slug} already exists") from None
+        raise HubError(409, f"Version {req.version} of {slug} already exists") from None

@@ -17,12 +17,12 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from skillbook.errors import HubError, HubNotFound
 from skillbook.hub.models import Token
 
 __all__ = [
     "HANDLE_RE",
     "Caller",
-    "TokenError",
     "authenticate",
     "create_token",
     "hash_token",
@@ -33,10 +33,6 @@ __all__ = [
 TOKEN_PREFIX: Final = "clh_"
 #: OpenClaw 2026.9's rule for owner handles (origin.json), so every client accepts ours.
 HANDLE_RE: Final = re.compile(r"^[a-z0-9](?:[a-z0-9._-]{0,38}[a-z0-9])?$")
-
-
-class TokenError(ValueError):
-    """A token request that cannot be met (a bad handle, an unknown token)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +57,10 @@ def create_token(session: Session, handle: str, *, admin: bool = False, label: s
     """A new token for ``handle``; the only time the token itself exists."""
     handle = handle.strip().lstrip("@").lower()
     if not HANDLE_RE.match(handle):
-        raise TokenError(
+        raise HubError(
+            400,
             f"invalid handle {handle!r}: use 1-40 of a-z, 0-9, '.', '_', '-' "
-            "(starting and ending with a letter or digit)"
+            "(starting and ending with a letter or digit)",
         )
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     session.add(
@@ -106,6 +103,6 @@ def revoke_token(session: Session, prefix_or_id: str) -> Token:
         query = query.where(Token.prefix == prefix_or_id[:10])
     rows = list(session.execute(query).scalars())
     if len(rows) != 1:
-        raise TokenError(f"no single active token matches {prefix_or_id!r}")
+        raise HubNotFound(f"no single active token matches {prefix_or_id!r}")
     rows[0].revoked_at = now_ms()
     return rows[0]
