@@ -1,7 +1,7 @@
-// Runs OpenClaw's own ClawHub install/update code (from the oracle's openclaw
+// Runs OpenClaw's own ClawHub install/update/search code (from the oracle's openclaw
 // package) against a registry, for tests/hub/test_real_clients.py.
-// stdin: {"dist": "<openclaw>/dist", "op": "install"|"update", "workspaceDir", "slug",
-//         "baseUrl", "version"?, "force"?}
+// stdin: {"dist": "<openclaw>/dist", "op": "install"|"update"|"search", "workspaceDir",
+//         "slug", "baseUrl", "version"?, "force"?, "query"? (search; "" = trending)}
 // stdout: {"ok": true, "result": <what OpenClaw returned>} or {"ok": false, "error"}.
 // The function is found by its export name in the bundle's chunks (their file names
 // are hashed), as the oracle harness does.
@@ -31,7 +31,11 @@ for (const [name, impl] of Object.entries(setMethods)) {
 }
 
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
-const wanted = input.op === "update" ? "updateSkillsFromClawHub" : "installSkillFromClawHub";
+const wanted = {
+  install: "installSkillFromClawHub",
+  update: "updateSkillsFromClawHub",
+  search: "searchClawHubSkills", // 2026.9 only: the function that drops rows it cannot install
+}[input.op];
 
 function findExport(dist, name) {
   const pattern = new RegExp(`\\b${name} as (\\w+)\\b`);
@@ -56,7 +60,7 @@ try {
   const found = findExport(input.dist, wanted);
   const mod = await import(pathToFileURL(found.file).href);
   const fn = mod[found.alias];
-  const params = {
+  const params = input.op === "search" ? { baseUrl: input.baseUrl, query: input.query, limit: 20 } : {
     workspaceDir: input.workspaceDir,
     slug: input.slug,
     baseUrl: input.baseUrl,

@@ -30,6 +30,7 @@ from .processes import (
     proxy,
     serve_registry,
     skillbook,
+    unavailable,
 )
 
 pytestmark = pytest.mark.subprocess
@@ -49,7 +50,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     try:
         pg = Postgres()
     except FileNotFoundError as exc:
-        pytest.skip(str(exc))
+        unavailable(str(exc))
     started: list[Process] = []
     try:
         s3, s3_url = moto_server(root)
@@ -105,7 +106,7 @@ def test_published_through_one_replica_installs_through_the_other(
     assert [r["slug"] for r in rows] == ["deploy-demo"]
     found = clawhub_cli()
     if isinstance(found, str):
-        pytest.skip(found)
+        unavailable(found)
     home = tmp_path / "home"
     home.mkdir()
     cli_env = {

@@ -15,7 +15,7 @@ import pytest
 from oracle_support import Oracle
 
 from .helpers import CRITICAL_LINE, make_skill
-from .processes import Process, clawhub_cli, serve_registry, skillbook
+from .processes import Process, clawhub_cli, serve_registry, skillbook, unavailable
 
 pytestmark = pytest.mark.subprocess
 
@@ -79,7 +79,7 @@ def test_clawhub_cli_publishes_searches_installs_and_updates(
 ) -> None:
     found = clawhub_cli()
     if isinstance(found, str):
-        pytest.skip(found)
+        unavailable(found)
     home = tmp_path / "home"
     home.mkdir()
     token = registry.token("carol")
@@ -207,6 +207,24 @@ def test_openclaw_installs_and_updates_with_its_own_code(
         result = again["result"]
         assert isinstance(result, dict) and result["version"] == "1.0.1"
     assert (target / "scripts" / "run.sh").read_text() == "echo v2\n"
+
+
+def test_openclaw_2026_9_search_keeps_the_registrys_rows(
+    registry: Registry, tmp_path: Path, latest_oracle: Oracle
+) -> None:
+    """2026.9.6 drops a search row without ``source: "clawhub"`` and an owner; ours stay."""
+    token = registry.token("finders")
+    folder = make_skill(
+        tmp_path / "tide-tables", "tide-tables", "Predict tide tables for a harbour."
+    )
+    assert registry.publish(folder, token).returncode == 0
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for query in ("tide tables harbour", ""):  # a query, and none (the trending route)
+        answer = _openclaw(latest_oracle, "latest", registry, workspace, "search", "", query=query)
+        rows = {r["slug"]: r for r in answer["result"]}  # type: ignore[attr-defined]
+        assert rows["tide-tables"]["installRef"] == "@finders/tide-tables", (query, rows)
+        assert rows["tide-tables"]["registry"] == registry.url
 
 
 def test_openclaw_2026_9_warns_about_a_released_critical_version(
