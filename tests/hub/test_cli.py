@@ -91,6 +91,8 @@ def test_publish_hold_release_delete_and_the_audit_log(
     assert run("registry", "release", "tool", "1.1.0").exit_code == 2  # --reason is required
     released = run("registry", "release", "tool", "1.1.0", "--reason", "reviewed")
     assert released.output == "released tool@1.1.0\n"
+    again = run("registry", "release", "tool", "1.1.0", "--reason", "twice")
+    assert again.exit_code == 2 and "tool@1.1.0 is published, not held" in again.output
     assert run("registry", "held").output == "No held versions.\n"
     rolled = run("registry", "tag", "tool", "1.0.0", "latest", "--reason", "roll back")
     assert rolled.output == "tool: latest -> 1.0.0\n"
@@ -122,6 +124,16 @@ def test_publish_needs_a_registry_and_a_token(state: Path, tmp_path: Path) -> No
     assert no_registry.exit_code == 2 and "no registry" in no_registry.output
     no_token = run("publish", str(folder), "--registry", "http://127.0.0.1:9")
     assert no_token.exit_code == 2 and "no token" in no_token.output
+    # A `clawhub login` to the public registry chooses neither the registry nor the token.
+    config = tmp_path / "xdg" / "clawhub" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"registry": "https://clawhub.ai", "token": "clh_public"}))
+    assert "no registry" in run("publish", str(folder)).output
+    elsewhere = run("publish", str(folder), "--registry", "http://127.0.0.1:9", "--json")
+    assert json.loads(elsewhere.output) == {
+        "error": "no token: set $SKILLBOOK_REGISTRY_TOKEN (see `skillbook registry token create`)",
+        "code": "bad-argument",
+    }
 
 
 def test_publish_reads_clawhub_login_and_takes_archives(live: LiveServer, tmp_path: Path) -> None:

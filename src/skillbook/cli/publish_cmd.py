@@ -8,13 +8,13 @@ could not publish.
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 from pathlib import Path
 
 import click
 
-from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, emit_lines, fail
+from skillbook.cli.context import ERR_USAGE, EXIT_FINDINGS, Context, emit_json, emit_lines, fail
 
 EXAMPLES = """\b
 Examples:
@@ -23,30 +23,9 @@ Examples:
   skillbook publish weather.zip --version 2.0.0 --tags latest,stable --changelog "New API"
       an archive, with its version, tags and changelog"""
 
-#: Where the registry URL comes from when --registry is not given, in order.
-REGISTRY_ENVS = (
-    "SKILLBOOK_REGISTRY_URL",
-    "CLAWHUB_REGISTRY",
-    "OPENCLAW_CLAWHUB_URL",
-    "CLAWHUB_URL",
-)
-#: Where the token comes from, in order (then the clawhub CLI's config file).
-TOKEN_ENVS = ("SKILLBOOK_REGISTRY_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
-
-
-def _clawhub_config_token(registry: str) -> str | None:
-    """The token ``clawhub login`` stored, if it was stored for this registry."""
-    explicit = os.environ.get("CLAWHUB_CONFIG_PATH") or os.environ.get("CLAWDHUB_CONFIG_PATH")
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    path = Path(explicit) if explicit else Path(base) / "clawhub/config.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or str(data.get("registry", "")).rstrip("/") != registry:
-        return None
-    token = data.get("token")
-    return token if isinstance(token, str) and token else None
+#: Tried first for the registry URL and the token (then the clawhub clients' variables).
+REGISTRY_ENV = "SKILLBOOK_REGISTRY_URL"
+TOKEN_ENV = "SKILLBOOK_REGISTRY_TOKEN"
 
 
 @click.command("publish", epilog=EXAMPLES)
@@ -54,8 +33,8 @@ def _clawhub_config_token(registry: str) -> str | None:
 @click.option(
     "--registry",
     metavar="URL",
-    help="Registry base URL (else $SKILLBOOK_REGISTRY_URL, $CLAWHUB_REGISTRY, "
-    "$OPENCLAW_CLAWHUB_URL, $CLAWHUB_URL; never a default).",
+    help="Registry base URL (else $SKILLBOOK_REGISTRY_URL, $OPENCLAW_CLAWHUB_URL, "
+    "$CLAWHUB_URL, $CLAWHUB_REGISTRY, $CLAWDHUB_REGISTRY; never a default).",
 )
 @click.option("--slug", help="The skill's slug (default: the folder name, lowercased).")
 @click.option("--name", help="Display name (default: the folder name, title-cased).")
@@ -84,22 +63,37 @@ def publish_cmd(
 ) -> None:
     """Publish the skill at PATH (a folder, .zip or .tar.gz) to a registry.
 
-    The token comes from $SKILLBOOK_REGISTRY_TOKEN, $CLAWHUB_TOKEN or
-    $CLAWHUB_AUTH_TOKEN, else from `clawhub login`'s config file for that registry.
+    The token comes from $SKILLBOOK_REGISTRY_TOKEN, $OPENCLAW_CLAWHUB_TOKEN,
+    $CLAWHUB_TOKEN or $CLAWHUB_AUTH_TOKEN, else from `clawhub login`'s config file
+    when it was saved for that registry.
     """
     import httpx
 
-    from skillbook.hub.client import PublishFailed, PublishOptions, publish_path
+    from skillbook.errors import PublishFailed, RegistryError
+    from skillbook.hub.client import PublishOptions, publish_path
+    from skillbook.registry.endpoint import resolve_endpoint
 
-    base = (
-        registry or next((os.environ[e] for e in REGISTRY_ENVS if os.environ.get(e)), "")
-    ).rstrip("/")
-    if not base:
-        fail("no registry: pass --registry URL or set $SKILLBOOK_REGISTRY_URL")
-    token = next((os.environ[e] for e in TOKEN_ENVS if os.environ.get(e)), None)
-    token = token or _clawhub_config_token(base)
+    try:
+        # The registry's own lookup (the clawhub config files included), minus its
+        # fallbacks: a registry cached by `clawhub login` or clawhub.ai is never chosen
+        # here, so nothing is published to a public registry by mistake.
+        endpoint = resolve_endpoint(
+            os.environ,
+            home=Path.home(),
+            platform=sys.platform,
+            explicit=registry or os.environ.get(REGISTRY_ENV),
+        )
+    except RegistryError as exc:
+        fail(str(exc), error=exc.code)
+    if endpoint.base_reason == "the default" or endpoint.base_reason.startswith("registry in "):
+        fail(f"no registry: pass --registry URL or set ${REGISTRY_ENV}", error=ERR_USAGE)
+    base = endpoint.base_url
+    token = os.environ.get(TOKEN_ENV, "").strip() or endpoint.token
     if not token:
-        fail("no token: set $SKILLBOOK_REGISTRY_TOKEN (see `skillbook registry token create`)")
+        fail(
+            "no token: set $SKILLBOOK_REGISTRY_TOKEN (see `skillbook registry token create`)",
+            error=ERR_USAGE,
+        )
     options = PublishOptions(
         slug=slug,
         name=name,
@@ -112,7 +106,7 @@ def publish_cmd(
         with httpx.Client(timeout=120, follow_redirects=True) as client:
             outcome = publish_path(client, base, token, path, options)
     except PublishFailed as exc:
-        fail(str(exc), error="publish-failed")
+        fail(str(exc), error=exc.code)
     if as_json:
         emit_json(outcome.to_json())
     elif outcome.status == "already-published":

@@ -158,14 +158,14 @@ def _admin_change(
     *args: Any,
     reason: str,
 ) -> Any:
-    from skillbook.errors import HubError
+    from skillbook.errors import HubError, HubNotFound
     from skillbook.hub.server import database
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
             return change(session, *args, actor=actor_name(), reason=reason)
     except HubError as exc:
-        fail(str(exc.args[0]), error="not-found")
+        fail(str(exc), error="not-found" if isinstance(exc, HubNotFound) else ERR_USAGE)
 
 
 REASON = click.option("--reason", required=True, help="Why (kept in the audit log).")

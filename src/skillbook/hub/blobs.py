@@ -11,13 +11,12 @@ never disagree about what a key holds.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from skillbook._atomic import write_atomic
 from skillbook.errors import HubNotFound
 
 __all__ = ["BlobStore", "FolderBlobStore", "S3BlobStore", "open_blob_store"]
@@ -65,16 +64,7 @@ class FolderBlobStore:
         if path.exists():
             return key
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, data, mode=0o600, prefix=".tmp-", fsync=True)
         return key
 
     def get(self, key: str) -> bytes:
