@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -60,6 +63,11 @@ def test_migrate_and_tokens_default_to_the_state_dir(state: Path) -> None:
         ("alice", "laptop", None)
     ]
     assert token["token"] not in run("registry", "token", "list").output
+    # The database holds the token's sha256 and its shown prefix, never the token.
+    with closing(sqlite3.connect(state / "registry" / "metadata.sqlite3")) as conn:
+        dump = "\n".join(conn.iterdump())
+    assert token["token"] not in dump
+    assert hashlib.sha256(token["token"].encode()).hexdigest() in dump
     assert run("registry", "token", "revoke", token["token"][:10]).exit_code == 0
     listed = json.loads(run("registry", "token", "list", "--json").output)["tokens"]
     assert listed[0]["revokedAt"] is not None
