@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "discover.duplicate-realpath": "The same skill folder was reached twice (symlink); loaded once.",
     "discover.nested-root": "A `skills/` folder inside the root was used as the root.",
     "discover.grouped-layout": "A folder without SKILL.md holds skill folders one level down.",
+    "discover.learned-hidden": "skills/auto/SKILL.md hides the learned skills below it.",
     "discover.hidden-dir": "Skill folders under a dot-directory are not discovered.",
     "discover.root-missing": "A configured skills folder does not exist.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
