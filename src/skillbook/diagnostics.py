@@ -195,6 +195,7 @@ CODES: dict[str, str] = {
     "registry.lock-malformed": "A lock file exists but is not a version-1 lock; nothing was written.",
     "registry.not-tracked": "The skill is not tracked by a lock file or origin.json.",
     "registry.local-changes": "The skill was edited since it was installed (or has no fingerprint); update needs --force.",
+    "registry.publish-failed": "skillbook publish stopped: not a skill, not semver, unreachable, or refused.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }
 
