@@ -87,6 +87,8 @@ class Group(click.Group):
         "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
         "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
         "usage": "skillbook.cli.usage_cmd:usage_cmd",
+        "registry": "skillbook.cli.registry_cmd:registry_cmd",
+        "publish": "skillbook.cli.publish_cmd:publish_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
