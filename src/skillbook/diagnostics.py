@@ -195,6 +195,12 @@ CODES: dict[str, str] = {
     "registry.lock-malformed": "A lock file exists but is not a version-1 lock; nothing was written.",
     "registry.not-tracked": "The skill is not tracked by a lock file or origin.json.",
     "registry.local-changes": "The skill was edited since it was installed (or has no fingerprint); update needs --force.",
+    "registry.trust-blocked": "The registry's security verdict blocks the release; it is never downloaded.",
+    "registry.trust-review": "The registry's security verdict needs review; install needs --force.",
+    "registry.trust-unavailable": "The registry's security verdict is missing parts or is for another release.",
+    "registry.content-mismatch": "A skills.sh folder does not hash to the contentHash the registry approved.",
+    "registry.pinned": "The skill is pinned; update and install --force refuse it until unpin.",
+    "registry.publish-failed": "skillbook publish stopped: not a skill, not semver, unreachable, or refused.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }
 
