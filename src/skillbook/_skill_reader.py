@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillbook import _fs
 from skillbook._js import js_trim
@@ -21,6 +21,9 @@ from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
 from skillbook.profile import DEFAULT_PROFILE, Profile
+
+if TYPE_CHECKING:
+    from skillbook.parse_store import ParseStore
 
 SKILL_FILE = "SKILL.md"
 
@@ -30,28 +33,50 @@ class ParseCache:
 
     An entry is used only while the file's (device, inode, size, mtime_ns, ctime_ns)
     are unchanged, so a cached discovery is always as correct as a fresh one; an
-    unchanged tree costs only directory listings and ``stat`` calls.
+    unchanged tree costs only directory listings and ``stat`` calls. Given a
+    :class:`~skillbook.parse_store.ParseStore`, misses are looked up on disk too
+    (files parsed by an earlier process) and new entries are kept there by
+    :meth:`flush`.
     """
 
-    __slots__ = ("_built", "_entries", "hits", "misses")
+    __slots__ = ("_built", "_entries", "disk", "hits", "misses", "store_hits")
 
-    def __init__(self) -> None:
+    def __init__(self, store: ParseStore | None = None) -> None:
         self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
         self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
+        #: The on-disk store behind the memory, or None.
+        self.disk = store
         #: Parse lookups answered from the cache / that had to read and parse.
         self.hits = 0
         self.misses = 0
+        #: Of the hits, those answered from the on-disk store.
+        self.store_hits = 0
 
     def lookup(self, path: str, identity: tuple[int, ...]) -> object | None:
         entry = self._entries.get(path)
         if entry is not None and entry[0] == identity:
             self.hits += 1
             return entry[1]
+        disk = self.disk
+        if disk is not None:
+            found = disk.lookup(path, identity)
+            if found is not None:
+                self._entries[path] = (identity, found)
+                self.hits += 1
+                self.store_hits += 1
+                return found
         self.misses += 1
         return None
 
     def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
         self._entries[path] = (identity, value)
+        if self.disk is not None and isinstance(value, ParsedSkillFile):
+            self.disk.store(path, identity, value)
+
+    def flush(self) -> None:
+        """Write new entries to the on-disk store (a no-op without one)."""
+        if self.disk is not None:
+            self.disk.flush()
 
     def lookup_built(self, key: tuple[str, ...], identity: tuple[int, ...]) -> Any:
         """The skill built from a file at ``key`` (path, folder, source, real folder)."""

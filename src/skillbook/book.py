@@ -36,6 +36,7 @@ from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
+from skillbook.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
 from skillbook.profile import Profile, profile_of
@@ -147,6 +148,10 @@ class Loader:
     """Builds :class:`SkillBook` values for one workspace and keeps the caches.
 
     Nothing is read from ``os.environ`` unless ``env`` is omitted; tests pass it.
+    Parsed files persist on disk between processes (:mod:`skillbook.parse_store`):
+    ``cache=False``, ``SKILLBOOK_CACHE=0`` or ``skills.cache: false`` keeps them in
+    memory only; ``cache=<folder>`` or ``SKILLBOOK_CACHE_DIR`` moves them, and a
+    :class:`~skillbook.parse_store.ParseStore` is used as given.
     """
 
     def __init__(
@@ -165,6 +170,7 @@ class Loader:
         sources: Iterable[SkillSource] = (),
         source_factories: Mapping[str, SourceFactory] | None = None,
         compat: Profile | str | None = None,
+        cache: bool | str | os.PathLike[str] | ParseStore | None = None,
     ) -> None:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
@@ -190,7 +196,17 @@ class Loader:
         self.source_factories = source_factories
         self.host = Host.with_env(self.env)
         self.bins = BinaryLookup.for_host(self.host)
-        self.cache = ParseCache()
+        #: Where parsed files persist between processes (None: memory only) and why.
+        given = cache if isinstance(cache, ParseStore) else None
+        self.cache_dir, self.cache_reason = cache_folder(
+            cache if not isinstance(cache, ParseStore) else None,
+            env=self.env,
+            configured=self.config.skills.cache,
+            state_dir=self.paths.state_dir,
+        )
+        if given is not None:
+            self.cache_dir, self.cache_reason = Path(given.folder), "a ParseStore"
+        self.cache = ParseCache(given if given is not None else self._parse_store())
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
         self._catalog_memo = CatalogMemo()
@@ -202,12 +218,18 @@ class Loader:
         with _gc_paused():
             return self._load()
 
+    def _parse_store(self) -> ParseStore | None:
+        if self.cache_dir is None:
+            return None
+        return ParseStore(self.cache_dir, namespace=store_namespace(self.profile, self.mode))
+
     def _load(self) -> SkillBook:
         cfg = self.config
         profile = self.profile
         limits = Limits.from_config(cfg.skills.limits, profile)
         plugins = self.plugins()
         found = self.discover(limits, plugins=plugins)
+        self.cache.flush()
         commands, command_diags = load_bundle_commands(plugins, cfg)
         diagnostics: list[Diagnostic] = [*found.diagnostics, *command_diags]
 
@@ -339,11 +361,13 @@ def load(
     env: Mapping[str, str] | None = None,
     remote: RemoteEligibility | None = None,
     compat: Profile | str | None = None,
+    cache: bool | str | os.PathLike[str] | None = None,
 ) -> SkillBook:
     """Discover, gate and render the skills of ``workspace`` in one call.
 
     ``compat`` names the OpenClaw release to reproduce (``"openclaw-2026.4"``, the
-    default, or ``"openclaw-2026.9"``); it overrides ``skills.compat`` of the config."""
+    default, or ``"openclaw-2026.9"``); it overrides ``skills.compat`` of the config.
+    ``cache`` False keeps parsed files in memory only (see :class:`Loader`)."""
     return Loader(
         workspace,
         config=config,
@@ -353,6 +377,7 @@ def load(
         env=env,
         remote=remote,
         compat=compat,
+        cache=cache,
     ).load()
 
 
@@ -392,6 +417,12 @@ def _gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            # The objects of the build (and every other object alive now) move to the
+            # oldest generation without a scan: re-enabling the collector would
+            # otherwise make its next young collection walk the whole new book. They
+            # are still collected by the next full collection, so nothing leaks.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 

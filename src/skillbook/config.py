@@ -230,6 +230,8 @@ class SkillsConfig:
     #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
     exec: ExecConfig = ExecConfig()
     selection: SelectionConfig = SelectionConfig()
+    #: ``skills.cache``: keep parsed skills on disk between processes (None = default, on).
+    cache: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +431,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         exec=_build_exec(s.exec),
         selection=_build_selection(s.selection),
         compat=_opt(s.compat),
+        cache=_opt(s.cache),
     )
 
 
