@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from skillbook import _fs
 from skillbook._js import js_sorted, locale_compare_key
+from skillbook._root_memo import RootRecord, file_identity, folder_state
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.model import Skill, Source
@@ -70,6 +72,15 @@ class RootScanner:
         self.rules = rules
         # Findings go where the reader's go, so one root's diagnostics stay in order.
         self._diag = reader.add
+        #: What a remembered root's result also depends on (see _root_memo).
+        self._options = (
+            self.limits,
+            grouped,
+            standalone,
+            allowed,
+            rules,
+            reader.profile,
+        )
 
     def scan(
         self, source: Source, path: str | os.PathLike[str]
@@ -193,16 +204,41 @@ class RootScanner:
         if os.path.lexists(root_md):
             self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
 
+        cache = self.reader.cache
+        memo_key = (label, base_dir, base_real, self._options)
+        record = cache.roots.get((label, base_dir)) if cache is not None else None
+        folder = folder_state(base_dir) if cache is not None else None
+        scanned_at = time.time_ns()
+        if (
+            record is not None
+            and record.listing_unchanged(memo_key, folder)
+            and record.still_valid(memo_key, None)
+        ):
+            return self._replay(record)
         listing = _fs.list_child_dirs(base_dir)
         if listing.error is not None:
             self._diag(error, "discover.unreadable", f"cannot list: {listing.error}", base_dir)
             return []
         self._report_listing(base_dir, listing)
+        if record is not None and record.still_valid(memo_key, listing):
+            return self._replay(record)
+        first_diag = len(self.reader.diagnostics)
+        # Plain roots (see _root_memo) are remembered whole: (SKILL.md, lstat) per skill.
+        seen: list[tuple[str, os.stat_result]] | None = (
+            []
+            if cache is not None
+            and not (listing.linked or listing.hidden_dirs or listing.broken_links)
+            and not listing.looped_links
+            and NESTED_ROOT_NAME not in listing.dirs
+            and not (self.standalone and listing.md_files)
+            else None
+        )
         lim = self.limits
         max_loaded = lim.max_skills_loaded_per_source
         ordered = js_sorted(listing.dirs)
         candidates = ordered[: max(0, max_loaded)]
         if len(ordered) > len(candidates):
+            seen = None
             over = len(ordered) > lim.max_candidates_per_root
             note = (
                 f" (also over `{_CANDIDATES_KEY}` = {lim.max_candidates_per_root})" if over else ""
@@ -233,7 +269,14 @@ class RootScanner:
             inside = real is not None and self._inside(base_real, real)
             if not inside and self.contained(skill_dir, real=real, **where) is None:
                 continue
-            result = self._load_candidate(skill_dir, label, where)
+            result = self._load_candidate(skill_dir, label, where, seen)
+            if seen is not None and (
+                result is None
+                or len(result) != 1
+                or os.fspath(result[0].base_dir) != skill_dir
+                or len(seen) != len(loaded) + 1
+            ):
+                seen = None
             if result is None:
                 leaves = self._group_leaves(skill_dir)
                 if leaves:
@@ -246,6 +289,7 @@ class RootScanner:
             if len(loaded) >= max_loaded:
                 rest = candidates[index + 1 :]
                 if rest:
+                    seen = None
                     self._diag(
                         warning,
                         "discover.over-limit",
@@ -258,6 +302,17 @@ class RootScanner:
         self._groups(groups, loaded, label, where)
         if self.standalone:
             self._standalone(base_dir, base_real, listing.md_files, loaded, label)
+        if seen is not None and cache is not None and not groups and len(seen) == len(loaded):
+            cache.roots[label, base_dir] = RootRecord(
+                memo_key,
+                listing,
+                tuple(path for path, _ in seen),
+                tuple(file_identity(info) for _, info in seen),
+                tuple(loaded),
+                tuple(self.reader.diagnostics[first_diag:]),
+                folder,
+                scanned_at,
+            )
         if len(loaded) > max_loaded:
             ranked = sorted(loaded, key=lambda s: locale_compare_key(s.name))
             dropped = ranked[max(0, max_loaded) :]
@@ -270,6 +325,13 @@ class RootScanner:
             )
             return ranked[: max(0, max_loaded)]
         return loaded
+
+    def _replay(self, record: RootRecord) -> list[Skill]:
+        """A remembered root's result: every file counts as a parse-cache hit."""
+        self.reader.diagnostics.extend(record.diagnostics)
+        if self.reader.cache is not None:
+            self.reader.cache.hits += len(record.files)
+        return list(record.skills)
 
     def _nested_root(self, root_dir: str) -> str:
         """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
@@ -342,9 +404,14 @@ class RootScanner:
                 )
 
     def _load_candidate(
-        self, skill_dir: str, label: str, where: dict[str, str]
+        self,
+        skill_dir: str,
+        label: str,
+        where: dict[str, str],
+        seen: list[tuple[str, os.stat_result]] | None = None,
     ) -> list[Skill] | None:
-        """One child folder; None when it has no SKILL.md at all."""
+        """One child folder; None when it has no SKILL.md at all. A regular SKILL.md
+        within the size limit is added to ``seen`` with its ``lstat``."""
         md = _fs.join(skill_dir, SKILL_FILE)
         try:
             md_stat = os.lstat(md)
@@ -372,6 +439,8 @@ class RootScanner:
         if size > self.limits.max_skill_file_bytes:
             self.reader.report_too_large(md, size, root_level=False)
             return []
+        if seen is not None and known is not None:
+            seen.append((md, known))
         return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:

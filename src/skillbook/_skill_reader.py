@@ -23,6 +23,7 @@ from skillbook.model import ParsedSkillFile, Skill
 from skillbook.profile import DEFAULT_PROFILE, Profile
 
 if TYPE_CHECKING:
+    from skillbook._root_memo import RootRecord
     from skillbook.parse_store import ParseStore
 
 SKILL_FILE = "SKILL.md"
@@ -39,13 +40,15 @@ class ParseCache:
     :meth:`flush`.
     """
 
-    __slots__ = ("_built", "_entries", "disk", "hits", "misses", "store_hits")
+    __slots__ = ("_built", "_entries", "disk", "hits", "misses", "roots", "store_hits")
 
     def __init__(self, store: ParseStore | None = None) -> None:
         self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
         self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
         #: The on-disk store behind the memory, or None.
         self.disk = store
+        #: Whole plain roots as last scanned, by (source label, folder): see _root_memo.
+        self.roots: dict[tuple[str, str], RootRecord] = {}
         #: Parse lookups answered from the cache / that had to read and parse.
         self.hits = 0
         self.misses = 0
@@ -88,12 +91,14 @@ class ParseCache:
 
     def discard(self, path: str) -> None:
         self._entries.pop(path, None)
+        self.roots.clear()
         for key in [k for k in self._built if k[0] == path]:
             del self._built[key]
 
     def clear(self) -> None:
         self._entries.clear()
         self._built.clear()
+        self.roots.clear()
         self.hits = 0
         self.misses = 0
 
