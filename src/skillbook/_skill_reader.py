@@ -71,6 +71,13 @@ class ParseCache:
         self.misses += 1
         return None
 
+    def peek(self, path: str, identity: tuple[int, ...]) -> ParsedSkillFile | None:
+        """The parsed file held in memory for exactly ``identity`` (no counting, no disk)."""
+        entry = self._entries.get(path)
+        if entry is not None and entry[0] == identity and isinstance(entry[1], ParsedSkillFile):
+            return entry[1]
+        return None
+
     def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
         self._entries[path] = (identity, value)
         if self.disk is not None and isinstance(value, ParsedSkillFile):

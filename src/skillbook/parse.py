@@ -25,11 +25,13 @@ from skillbook import diagnostics as dg
 from skillbook._frontmatter_rules import recovered, split_frontmatter_exact
 from skillbook._js import (
     JS_WHITESPACE,
+    OBJECT_PROTOTYPE_KEYS,
     js_key_order,
     js_string,
     js_trim,
     json_stringify,
 )
+from skillbook._yaml_simple import simple_mapping
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import resolve_metadata
 from skillbook.model import (
@@ -49,13 +51,8 @@ _log = logging.getLogger("skillbook.parse")
 _LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u2029]*)\Z")
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
-# `key in merged` test is true for them, and assigning `__proto__` is swallowed.
-_PROTO_WORDS = (
-    "__proto__ constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toString valueOf "
-    "toLocaleString __defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__"
-)
-_PROTO_KEYS = frozenset(_PROTO_WORDS.split())
+# OpenClaw's `key in merged` test is true for these before any assignment.
+_PROTO_KEYS = OBJECT_PROTOTYPE_KEYS
 
 
 def parse_bool(value: str | None, default: bool) -> bool:
@@ -191,6 +188,9 @@ def parse_frontmatter_block(
                 **where,
             )
         )
+    simple = simple_mapping(block) if control is None else None
+    if simple is not None:
+        return _simple_frontmatter(simple, block_line), tuple(diags)
     line_parsed = _line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -252,6 +252,25 @@ def parse_frontmatter_block(
             lines=MappingProxyType(lines),
         ),
         tuple(diags),
+    )
+
+
+def _simple_frontmatter(
+    simple: tuple[dict[str, Any], dict[str, int]], block_line: int
+) -> Frontmatter:
+    """A block of plain ``key: scalar`` lines (:mod:`skillbook._yaml_simple`): YAML
+    gives every key a value, so OpenClaw's line parser, which finds the same keys in
+    the same order, adds nothing to the merge and is not run."""
+    data, key_lines = simple
+    merged: dict[str, str] = {}
+    for key, value in data.items():
+        merged[key] = js_trim(value) if type(value) is str else js_string(value)
+    lines = {key: block_line + line - 1 for key, line in key_lines.items()}
+    return Frontmatter(
+        values=MappingProxyType(js_key_order(merged)),
+        data=MappingProxyType(data),
+        yaml_ok=True,
+        lines=MappingProxyType(lines),
     )
 
 

@@ -29,6 +29,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -153,6 +154,13 @@ def _prompts(state: ServedState) -> list[types.Prompt]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Views:
+    state: ServedState
+    resources: list[types.Resource]
+    prompts: list[types.Prompt]
+
+
 class SkillServer(Server[dict[str, Any]]):
     """The low-level ``mcp`` server with skillbook's handlers (see the module docstring)."""
 
@@ -177,6 +185,11 @@ class SkillServer(Server[dict[str, Any]]):
         self._selection: Any = None
         self._wake: anyio.Event | None = None
         self._notifying = False
+        #: The notifier also rescans the skill folders (requests then never do).
+        self._refreshing = False
+        #: A request arrived since the notifier's last walk.
+        self._asked = False
+        self._view_cache: _Views | None = None
         super().__init__(
             name,
             version=__version__,
@@ -209,10 +222,32 @@ class SkillServer(Server[dict[str, Any]]):
         return super().create_initialization_options(notify, experimental_capabilities, extensions)
 
     async def state(self) -> ServedState:
-        state = await anyio.to_thread.run_sync(self.catalog.current)
+        """The state a request answers from. While the change notifier runs, it also
+        walks the skill folders every rescan interval, so a request takes the held
+        state without leaving the event loop and only rebuilds (in a worker thread)
+        when the skills changed or the notifier fell behind."""
+        interval = self.catalog.rescan_interval_s
+        self._asked = True
+        if self._refreshing and interval > 0:
+            held = self.catalog.fresh(2 * interval)
+            if held is not None:
+                return held
+            state = await anyio.to_thread.run_sync(
+                lambda: self.catalog.current(max_age_s=2 * interval)
+            )
+        else:
+            state = await anyio.to_thread.run_sync(self.catalog.current)
         # Read by server/discover and initialize: new sessions see the current catalog.
         self.instructions = state.instructions or None
         return state
+
+    def _views(self, state: ServedState) -> _Views:
+        """The wire objects of one state, built once (resources, prompts)."""
+        views = self._view_cache
+        if views is None or views.state is not state:
+            views = _Views(state, _resources(state), _prompts(state))
+            self._view_cache = views
+        return views
 
     # ------------------------------------------------------------------ resources
 
@@ -220,7 +255,7 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         _no_cursor(params)
-        return types.ListResourcesResult(resources=_resources(await self.state()))
+        return types.ListResourcesResult(resources=self._views(await self.state()).resources)
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
@@ -261,9 +296,9 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams
     ) -> dict[str, Any]:
         self._require_modern(ctx)
-        listed = (await self.state()).listed
-        items, after = _page(listed, params.cursor, self.page_size)
-        out: dict[str, Any] = {"skills": [s.entry() for s in items]}
+        entries = (await self.state()).entries
+        items, after = _page(entries, params.cursor, self.page_size)
+        out: dict[str, Any] = {"skills": items}
         if after is not None:
             out["nextCursor"] = after
         return self._envelope(ctx, out)
@@ -303,7 +338,7 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         _no_cursor(params)
-        return types.ListPromptsResult(prompts=_prompts(await self.state()))
+        return types.ListPromptsResult(prompts=self._views(await self.state()).prompts)
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -402,10 +437,10 @@ class SkillServer(Server[dict[str, Any]]):
         """Publish what differs between two states (list changes, updated files)."""
         events: list[ServerEvent] = []
         legacy: list[str] = []
-        if _resources(old) != _resources(new):
+        if self._views(old).resources != self._views(new).resources:
             events.append(ResourcesListChanged())
             legacy.append("resources")
-        if _prompts(old) != _prompts(new):
+        if self._views(old).prompts != self._views(new).prompts:
             events.append(PromptsListChanged())
             legacy.append("prompts")
         before, after = old.digests(), new.digests()
@@ -423,12 +458,23 @@ class SkillServer(Server[dict[str, Any]]):
                 self._legacy.remove(session)
 
     async def _notify_loop(self, baseline: ServedState) -> None:
+        interval = self.catalog.rescan_interval_s
         while True:
             assert self._wake is not None
-            await self._wake.wait()
+            # Woken by the watcher, or every rescan interval: the walk of the skill
+            # folders runs here, off the request path (supporting-file edits too).
+            woken = False
+            with anyio.move_on_after(interval if interval > 0 else None):
+                await self._wake.wait()
+                woken = True
             self._wake = anyio.Event()
-            state = await self.state()
-            await self.notify_changes(baseline, state)
+            if not woken and not self._asked:
+                continue  # idle: nobody asked since the last walk, so do not walk
+            self._asked = False
+            state = await anyio.to_thread.run_sync(self.catalog.current)
+            self.instructions = state.instructions or None
+            if state is not baseline:
+                await self.notify_changes(baseline, state)
             baseline = state
 
     @asynccontextmanager
@@ -450,12 +496,14 @@ class SkillServer(Server[dict[str, Any]]):
                 await anyio.to_thread.run_sync(watcher.wait_ready, WATCH_READY_TIMEOUT_S)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._notify_loop, baseline)
+                self._refreshing = True
                 yield {}
                 tg.cancel_scope.cancel()
         finally:
             unsubscribe()
             self._wake = None
             self._notifying = False
+            self._refreshing = False
             if self._owns_session:
                 self.catalog.session.close()
 

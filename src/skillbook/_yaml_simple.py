@@ -1,0 +1,114 @@
+"""The commonest frontmatter, read without running a YAML parser.
+
+Input: the text of a frontmatter block. Output: the mapping and key lines that
+:func:`skillbook._yaml.load_core_with_lines` would return, or None when the block is
+anything but the plainest YAML, and then the caller runs the real parser.
+
+"Plainest" is deliberately narrow: every line is empty, a ``#`` comment at column 0,
+or ``key: value`` at column 0, where the key is a plain word that stays a string
+and the value is one of
+
+- a plain scalar on one line that cannot be mistaken for anything else: no
+  indicator first (``- ? : , [ ] { } # & * ! | > ' " % @ `` and backquote), no ``: ``,
+  no ``:`` at the end, no `` #``, no tab, nothing unprintable, no trailing blank;
+- a single-quoted scalar alone on the rest of the line (``''`` is a quote);
+- a double-quoted scalar alone on the rest of the line, without backslashes.
+
+For these the core schema's answer is fixed (the same resolver decides plain
+scalars), and OpenClaw's line parser finds exactly the same keys in the same order,
+which is why :mod:`skillbook.parse` may skip it for such a block (an empty quoted
+value is the one case where it would not, and is left to the full path). A
+differential property test holds this module to the real parser.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from skillbook._js import OBJECT_PROTOTYPE_KEYS
+
+__all__ = ["resolve_plain", "simple_mapping"]
+
+# The regexes of the JS package's core schema (yaml/dist/schema/core).
+_NULL = re.compile(r"(?:~|[Nn]ull|NULL)?\Z")
+_BOOL = re.compile(r"(?:[Tt]rue|TRUE|[Ff]alse|FALSE)\Z")
+_INT_OCT = re.compile(r"0o[0-7]+\Z")
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_INT_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT_SPECIAL = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+
+
+# A key that the core schema keeps a string (no true/null/number words: see below).
+_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}): +(.*)")
+_FIRST_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+
+
+def simple_mapping(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """``(mapping, 1-based line of each key)`` for the plainest blocks, else None."""
+    if "\r" in text or "\t" in text:
+        return None
+    values: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line[0] == "#":
+            continue
+        match = _LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, raw = match.group(1), match.group(2)
+        if key in values or key in OBJECT_PROTOTYPE_KEYS or resolve_plain(key) != key:
+            return None
+        value = _scalar(raw)
+        if value is None:
+            return None
+        values[key] = value
+        lines[key] = number
+    return (values, lines) if values else None
+
+
+def _scalar(raw: str) -> Any:
+    """The value of one simple scalar, or None when it is not simple (or empty)."""
+    if not raw or not raw.isprintable() or raw[-1] == " ":
+        return None
+    first = raw[0]
+    if first == "'":
+        inner = raw[1:-1]
+        if len(raw) < 3 or raw[-1] != "'" or inner.replace("''", "").count("'"):
+            return None
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = raw[1:-1]
+        if len(raw) < 3 or raw[-1] != '"' or '"' in inner or "\\" in inner:
+            return None
+        return inner
+    if first in _FIRST_INDICATORS or ": " in raw or raw[-1] == ":" or " #" in raw:
+        return None
+    return resolve_plain(raw)
+
+
+def resolve_plain(value: str) -> Any:
+    """A plain scalar as the core schema reads it (null, bool, int, float or string)."""
+    if not value:
+        return None
+    if value[0] not in "0123456789+-.~nNtTfF":
+        return value
+    if _NULL.match(value):
+        return None
+    if _BOOL.match(value):
+        return value[0] in "tT"
+    if _INT.match(value):
+        return int(value)
+    if _INT_HEX.match(value):
+        return int(value[2:], 16)
+    if _INT_OCT.match(value):
+        return int(value[2:], 8)
+    if _FLOAT_SPECIAL.match(value):
+        if value[-3:].lower() == "nan":
+            return math.nan
+        return -math.inf if value[0] == "-" else math.inf
+    if _FLOAT.match(value):
+        return float(value)
+    return value

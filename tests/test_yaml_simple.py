@@ -1,0 +1,186 @@
+"""The YAML fast path (skillbook._yaml_simple) answers exactly as the full parser does.
+
+Differential: random blocks built from the characters that make YAML tricky; wherever
+the fast path answers, the full event-stream path must give the same mapping, the
+same types and the same key lines, and parse_frontmatter_block must give the same
+Frontmatter with and without it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from skillbook import _yaml, parse
+from skillbook._yaml import YamlError, _load_full
+from skillbook._yaml_simple import simple_mapping
+
+KEYS = st.sampled_from(
+    [
+        "name",
+        "description",
+        "version",
+        "homepage",
+        "user-invocable",
+        "disable-model-invocation",
+        "_x",
+        "true",
+        "null",
+        "nan",
+        "Yes",
+        "on",
+        "__proto__",
+        "toString",
+        "a-b_c9",
+        "metadata",
+    ]
+)
+PIECES = st.sampled_from(
+    [
+        *list("abcXYZ019 .,:;#-?[]{}&*!|>'\"%@`~+=/\\()<>^$\t"),
+        "é",
+        "😀",
+        "\xa0",
+        "\u2028",
+        "\x85",
+        "\ufeff",
+        "\x07",
+        ": ",
+        " #",
+        "''",
+        "---",
+        "...",
+    ]
+)
+VALUES = st.one_of(
+    st.lists(PIECES, max_size=10).map("".join),
+    st.sampled_from(
+        [
+            "true",
+            "False",
+            "null",
+            "~",
+            "12",
+            "-7",
+            "+3",
+            "0x1F",
+            "0o17",
+            "1.5",
+            ".5",
+            "1e3",
+            "-.inf",
+            ".NaN",
+            "0.0",
+            "-0.0",
+            "'it''s'",
+            "'",
+            "''",
+            '""',
+            '"plain"',
+            '"a\\nb"',
+            "https://example.com/a#b",
+            "a: b",
+            "a:",
+            "C#",
+            "x #y",
+            "[1, 2]",
+            "{a: 1}",
+            "|",
+            ">-",
+            "&anchor x",
+            "*alias",
+            "!tag x",
+        ]
+    ),
+)
+LINES = st.one_of(
+    st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", ": \t", " : "]), VALUES).map("".join),
+    st.sampled_from(["", "# comment", "  indented: x", "- item", "---", "\t", " "]),
+)
+
+
+def canon(value: Any) -> Any:
+    """A comparable form with exact types (NaN equal to NaN, -0.0 apart from 0.0)."""
+    if isinstance(value, float):
+        return ("f", "nan" if math.isnan(value) else repr(value))
+    if isinstance(value, dict):
+        return ("d", [(k, canon(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("l", [canon(v) for v in value])
+    return (type(value).__name__, value)
+
+
+def full(text: str) -> tuple[Any, dict[str, int]] | str:
+    try:
+        return _load_full(text, max_alias_count=100, max_depth=100)
+    except YamlError as exc:
+        return f"error: {exc.kind}"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
+@example("name: x\ndescription: 'it''s fine'\nversion: 1.0")
+@example('name: x\ndescription: "quoted"\nurl: https://a.b/c?d=e#f')
+@example("name: x\ndescription: ...")
+@example("name: x\ndescription: a [b] {c}, d")
+@example("name: x\ndescription: 😀 é")
+def test_fast_path_agrees_with_the_parser(text: str) -> None:
+    fast = simple_mapping(text)
+    if fast is None:
+        return
+    slow = full(text)
+    assert not isinstance(slow, str), f"the parser refuses {text!r} ({slow})"
+    assert canon(fast[0]) == canon(slow[0])
+    assert fast[1] == slow[1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
+def test_frontmatter_is_the_same_with_and_without_the_fast_path(text: str) -> None:
+    fast = parse.parse_frontmatter_block(text, block_line=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parse, "simple_mapping", lambda _text: None)
+        mp.setattr(_yaml, "simple_mapping", lambda _text: None)
+        slow = parse.parse_frontmatter_block(text, block_line=2)
+    assert repr(fast) == repr(slow)
+    assert list(fast[0].lines) == list(slow[0].lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: x\ndescription: ''",  # the line parser skips an empty value
+        "name: x\ndescription: null",
+        "name: x\nname: y",
+        "name: x\n  more",
+        "name: x\ndescription: a: b",
+        "true: x",
+        "__proto__: x",
+        "name: x\r\ndescription: y",
+        "# only a comment",
+        "",
+    ],
+)
+def test_blocks_left_to_the_parser(text: str) -> None:
+    assert simple_mapping(text) is None
+
+
+def test_common_blocks_take_the_fast_path() -> None:
+    got = simple_mapping(
+        "name: pdf-tools\ndescription: 'Reads PDFs: text, tables & forms.'\n"
+        "homepage: https://example.com\nuser-invocable: false\nversion: 2.1\n# note\n"
+    )
+    assert got is not None
+    values, lines = got
+    assert values == {
+        "name": "pdf-tools",
+        "description": "Reads PDFs: text, tables & forms.",
+        "homepage": "https://example.com",
+        "user-invocable": False,
+        "version": 2.1,
+    }
+    assert lines == {"name": 1, "description": 2, "homepage": 3, "user-invocable": 4, "version": 5}
