@@ -102,9 +102,13 @@ def load_core_with_lines(
     *,
     max_alias_count: int = DEFAULT_MAX_ALIAS_COUNT,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    fast: bool = True,
 ) -> tuple[Any, dict[str, int]]:
-    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key."""
-    simple = simple_mapping(text)
+    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key.
+
+    ``fast``: answer the plainest blocks without the parser (:mod:`._yaml_simple`);
+    False when the caller already tried that."""
+    simple = simple_mapping(text) if fast else None
     if simple is not None:
         return simple
     return _load_full(text, max_alias_count=max_alias_count, max_depth=max_depth)

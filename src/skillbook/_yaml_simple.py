@@ -12,7 +12,12 @@ and the value is one of
   indicator first (``- ? : , [ ] { } # & * ! | > ' " % @ `` and backquote), no ``: ``,
   no ``:`` at the end, no `` #``, no tab, nothing unprintable, no trailing blank;
 - a single-quoted scalar alone on the rest of the line (``''`` is a quote);
-- a double-quoted scalar alone on the rest of the line, without backslashes.
+- a double-quoted scalar alone on the rest of the line, without backslashes;
+- a folded or literal block scalar (``>``, ``>-``, ``|``, ``|-``) whose lines all
+  sit at one indentation, with no blank line inside and no trailing blanks;
+- a flow mapping or sequence on one line that is strict JSON without escapes,
+  duplicate keys or ``NaN`` (JSON's and YAML's readings agree there; object keys
+  take JavaScript's order, as the loader gives them).
 
 For these the core schema's answer is fixed (the same resolver decides plain
 scalars), and OpenClaw's line parser finds exactly the same keys in the same order,
@@ -23,13 +28,14 @@ differential property test holds this module to the real parser.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
 
-from skillbook._js import OBJECT_PROTOTYPE_KEYS
+from skillbook._js import OBJECT_PROTOTYPE_KEYS, js_key_order
 
-__all__ = ["resolve_plain", "simple_mapping"]
+__all__ = ["resolve_plain", "simple_block", "simple_mapping"]
 
 # The regexes of the JS package's core schema (yaml/dist/schema/core).
 _NULL = re.compile(r"(?:~|[Nn]ull|NULL)?\Z")
@@ -48,11 +54,25 @@ _FIRST_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 def simple_mapping(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     """``(mapping, 1-based line of each key)`` for the plainest blocks, else None."""
+    got = simple_block(text)
+    return None if got is None else (got[0], got[1])
+
+
+def simple_block(
+    text: str,
+) -> tuple[dict[str, Any], dict[str, int], dict[str, str]] | None:
+    """:func:`simple_mapping` plus the text of each one-line flow value, by key."""
     if "\r" in text or "\t" in text:
         return None
     values: dict[str, Any] = {}
     lines: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), 1):
+    flows: dict[str, str] = {}
+    rows = text.split("\n")
+    count = len(rows)
+    i = 0
+    while i < count:
+        line = rows[i]
+        i += 1
         if not line or line[0] == "#":
             continue
         match = _LINE.fullmatch(line)
@@ -61,12 +81,87 @@ def simple_mapping(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
         key, raw = match.group(1), match.group(2)
         if key in values or key in OBJECT_PROTOTYPE_KEYS or resolve_plain(key) != key:
             return None
-        value = _scalar(raw)
+        number = i
+        if raw in _BLOCK_HEADS:
+            value, i = _block_scalar(rows, i, raw)
+        elif raw[:1] in ("{", "["):
+            value = _json_flow(raw)
+            flows[key] = raw
+        else:
+            value = _scalar(raw)
         if value is None:
             return None
         values[key] = value
         lines[key] = number
-    return (values, lines) if values else None
+    return (values, lines, flows) if values else None
+
+
+#: Block scalar headers taken: folded or literal, clipped or stripped.
+_BLOCK_HEADS = frozenset({">", ">-", "|", "|-"})
+
+
+def _block_scalar(rows: list[str], start: int, head: str) -> tuple[str | None, int]:
+    """A block scalar whose lines all sit at one indentation, with no blank line inside
+    and no trailing blank on any line; (value or None, index of the next row)."""
+    i, count = start, len(rows)
+    indent = 0
+    parts: list[str] = []
+    while i < count:
+        line = rows[i]
+        if not line:
+            break
+        if line[0] != " ":
+            break
+        body = line.lstrip(" ")
+        if not indent:
+            indent = len(line) - len(body)
+        if not body or len(line) - len(body) != indent or line[-1] == " ":
+            return None, i
+        if not body.isprintable():
+            return None, i
+        parts.append(body)
+        i += 1
+    if not parts:
+        return None, i
+    # Blank lines may end the block (clipping ignores them) but not sit inside it.
+    j = i
+    while j < count and not rows[j]:
+        j += 1
+    if j < count and rows[j][:1] == " ":
+        return None, i
+    value = (" " if head[0] == ">" else "\n").join(parts)
+    return (value if head.endswith("-") else value + "\n"), i
+
+
+def _json_flow(raw: str) -> Any:
+    """A one-line flow collection written as strict JSON without escapes, as the YAML
+    core schema reads it (key order as JavaScript's); None for anything else."""
+    if (
+        raw[-1] != ("}" if raw[0] == "{" else "]")
+        or "\\" in raw
+        or not raw.isprintable()
+        or raw.count("{") + raw.count("[") > _MAX_FLOW_DEPTH
+    ):
+        return None
+    try:
+        return json.loads(raw, object_pairs_hook=_js_object, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+
+
+#: Below the YAML loader's nesting bound, counted generously (brackets in strings too).
+_MAX_FLOW_DEPTH = 90
+
+
+def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate key")  # YAML refuses what JSON lets pass
+    return js_key_order(obj)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # Python's json would read NaN, Infinity
 
 
 def _scalar(raw: str) -> Any:

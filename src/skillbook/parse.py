@@ -31,7 +31,7 @@ from skillbook._js import (
     js_trim,
     json_stringify,
 )
-from skillbook._yaml_simple import simple_mapping
+from skillbook._yaml_simple import simple_block
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import resolve_metadata
 from skillbook.model import (
@@ -188,9 +188,9 @@ def parse_frontmatter_block(
                 **where,
             )
         )
-    simple = simple_mapping(block) if control is None else None
+    simple = simple_block(block) if control is None else None
     if simple is not None:
-        return _simple_frontmatter(simple, block_line), tuple(diags)
+        return _simple_frontmatter(*simple, block_line=block_line), tuple(diags)
     line_parsed = _line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -256,15 +256,21 @@ def parse_frontmatter_block(
 
 
 def _simple_frontmatter(
-    simple: tuple[dict[str, Any], dict[str, int]], block_line: int
+    data: dict[str, Any], key_lines: dict[str, int], flows: dict[str, str], *, block_line: int
 ) -> Frontmatter:
-    """A block of plain ``key: scalar`` lines (:mod:`skillbook._yaml_simple`): YAML
-    gives every key a value, so OpenClaw's line parser, which finds the same keys in
-    the same order, adds nothing to the merge and is not run."""
-    data, key_lines = simple
+    """A block of plain ``key: value`` lines (:mod:`skillbook._yaml_simple`): YAML gives
+    every key a value, and OpenClaw's line parser finds the same keys in the same order
+    (its only say is the inline text of a one-line flow value that holds a ``:``), so
+    the line parser is not run."""
     merged: dict[str, str] = {}
     for key, value in data.items():
-        merged[key] = js_trim(value) if type(value) is str else js_string(value)
+        if type(value) is str:
+            merged[key] = js_trim(value)
+        elif isinstance(value, (dict, list)):
+            raw = flows[key]
+            merged[key] = raw if ":" in raw else json_stringify(value)
+        else:
+            merged[key] = js_string(value)
     lines = {key: block_line + line - 1 for key, line in key_lines.items()}
     return Frontmatter(
         values=MappingProxyType(js_key_order(merged)),
@@ -280,7 +286,7 @@ def _load_yaml(
     from skillbook._yaml import YamlError, load_core_with_lines
 
     try:
-        parsed, key_lines = load_core_with_lines(block)
+        parsed, key_lines = load_core_with_lines(block, fast=False)
     except YamlError as exc:
         line = block_line + exc.line - 1 if exc.line is not None else None
         code, severity, advice = {
