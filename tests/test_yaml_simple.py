@@ -8,6 +8,7 @@ Frontmatter with and without it.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -119,8 +120,6 @@ JSON_VALUES = st.recursive(
 
 
 def _json_line(value: object, separators: tuple[str, str]) -> str:
-    import json
-
     return json.dumps(value, separators=separators, ensure_ascii=False)
 
 
@@ -145,10 +144,100 @@ BLOCKS = st.builds(
     st.sampled_from([1, 2, 4]),
     BLOCK_BODY,
 )
+SCALAR_TEXT = st.sampled_from(
+    ["x", "'q'", '"dq"', "two words", "1.5", "null", "a: b", "", "- x", "{}", "[1, 2]", "é", "#c"]
+)
+
+
+def _block_yaml(value: object, indent: int, step: int, compact: bool) -> list[str]:
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                out.append(f"{pad}{k}:")
+                out.extend(
+                    _block_yaml(
+                        v,
+                        indent if compact and isinstance(v, list) else indent + step,
+                        step,
+                        compact,
+                    )
+                )
+            else:
+                out.append(f"{pad}{k}: {v if isinstance(v, str) else json.dumps(v)}")
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict) and item:
+                lines = _block_yaml(item, indent + 2, step, compact)
+                out.append(f"{pad}- {lines[0][indent + 2 :]}")
+                out.extend(lines[1:])
+            else:
+                out.append(f"{pad}- {item if isinstance(item, str) else json.dumps(item)}")
+    return out
+
+
+NESTED_VALUES = st.recursive(
+    st.one_of(SCALAR_TEXT, st.integers(-5, 5), st.booleans()),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["a", "bins", "id", "k-2", "true", "__proto__"]),
+            inner,
+            min_size=1,
+            max_size=3,
+        ),
+    ),
+    max_leaves=8,
+)
+NESTED = st.builds(
+    lambda key, value, step, compact, noise: "\n".join(
+        [f"{key}:", *_block_yaml(value, step, step, compact)]
+        + ([noise] if noise is not None else [])
+    ),
+    KEYS,
+    st.one_of(
+        st.lists(NESTED_VALUES, min_size=1, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["openclaw", "x", "b"]), NESTED_VALUES, min_size=1, max_size=3
+        ),
+    ),
+    st.sampled_from([1, 2, 4]),
+    st.booleans(),
+    st.sampled_from([None, "", "# note", "   ", "  stray: 1", " - item"]),
+)
+
+
+def _flow_rows(value: object, indent: int, closing_out: bool, trailing: bool) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    if trailing:
+        text = text.replace("\n}", ",\n}").replace("\n]", ",\n]")
+    rows = text.split("\n")
+    pad = " " * indent
+    body = [pad + r for r in rows]
+    if closing_out:
+        body[-1] = rows[-1]
+    return "\n".join(body)
+
+
+FLOW_BLOCKS = st.builds(
+    lambda key, value, indent, closing_out, trailing: (
+        f"{key}:\n" + _flow_rows(value, indent, closing_out, trailing)
+    ),
+    KEYS,
+    st.one_of(
+        st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=3), st.lists(JSON_VALUES, max_size=3)
+    ),
+    st.sampled_from([0, 1, 2]),
+    st.booleans(),
+    st.booleans(),
+)
 LINES = st.one_of(
     st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", ": \t", " : "]), VALUES).map("".join),
     st.tuples(KEYS, st.just(": "), FLOWS).map("".join),
     BLOCKS,
+    NESTED,
+    FLOW_BLOCKS,
     st.sampled_from(["", "# comment", "  indented: x", "- item", "---", "\t", " "]),
 )
 
@@ -182,6 +271,13 @@ def full(text: str) -> tuple[Any, dict[str, int]] | str:
 @example('metadata: {"10": 1, "2": 2, "b": {"1": 0}}')
 @example("description: |\n  line one\n  line two\n\nname: x")
 @example('tags: ["a", "b"]\nmore: []\nempty: {}')
+@example(
+    "metadata:\n  openclaw:\n    requires:\n      bins:\n        - git\n    install:\n      - id: a\n        kind: brew"
+)
+@example(
+    'metadata:\n  {\n    "openclaw":\n      {\n        "emoji": "x",\n        "requires": { "bins": ["curl"] },\n      },\n  }'
+)
+@example("list:\n  [,]")
 def test_fast_path_agrees_with_the_parser(text: str) -> None:
     fast = simple_mapping(text)
     if fast is None:

@@ -47,8 +47,9 @@ _FLOAT_SPECIAL = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 
 
-# A key that the core schema keeps a string (no true/null/number words: see below).
-_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}): +(.*)")
+# A key that the core schema keeps a string (no true/null/number words: see below),
+# then its value on the line (empty: the value is the indented lines below).
+_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +(.*))?")
 _FIRST_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 
@@ -78,11 +79,13 @@ def simple_block(
         match = _LINE.fullmatch(line)
         if match is None:
             return None
-        key, raw = match.group(1), match.group(2)
-        if key in values or key in OBJECT_PROTOTYPE_KEYS or resolve_plain(key) != key:
+        key, raw = match.group(1), match.group(2) or ""
+        if key in values or not _plain_key(key):
             return None
         number = i
-        if raw in _BLOCK_HEADS:
+        if not raw:
+            value, i = _nested(rows, i, 0)
+        elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
         elif raw[:1] in ("{", "["):
             value = _json_flow(raw)
@@ -94,6 +97,127 @@ def simple_block(
         values[key] = value
         lines[key] = number
     return (values, lines, flows) if values else None
+
+
+def _plain_key(key: str) -> bool:
+    return key not in OBJECT_PROTOTYPE_KEYS and resolve_plain(key) == key
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _skip_blank(rows: list[str], i: int) -> int:
+    """The next row holding content (blank rows and column-0 comments skipped)."""
+    while i < len(rows) and (not rows[i] or rows[i][0] == "#"):
+        i += 1
+    return i
+
+
+def _nested(rows: list[str], i: int, parent: int) -> tuple[Any, int]:
+    """The block collection, or multi-line flow collection, indented below a key."""
+    j = _skip_blank(rows, i)
+    if j >= len(rows):
+        return None, i
+    indent = _indent(rows[j])
+    if indent <= parent:
+        return None, i  # no value (null), or a sequence at the key's own column
+    content = rows[j][indent:]
+    if not content:
+        return None, i  # a row of blanks: left to the parser
+    if content[0] in "{[":
+        return _flow_lines(rows, j, parent)
+    if content[0] == "-":
+        return _sequence(rows, j, indent)
+    return _mapping(rows, j, indent, {})
+
+
+def _mapping(rows: list[str], i: int, indent: int, out: dict[str, Any]) -> tuple[Any, int]:
+    """``key: value`` rows at exactly ``indent`` (added to ``out``)."""
+    while True:
+        i = _skip_blank(rows, i)
+        if i >= len(rows) or _indent(rows[i]) < indent:
+            return js_key_order(out), i
+        line = rows[i]
+        match = _LINE.fullmatch(line, indent) if _indent(line) == indent else None
+        if match is None:
+            return None, i
+        key, raw = match.group(1), match.group(2) or ""
+        if key in out or not _plain_key(key):
+            return None, i
+        value, i = _value(rows, i + 1, raw, indent)
+        if value is None:
+            return None, i
+        out[key] = value
+
+
+def _sequence(rows: list[str], i: int, indent: int) -> tuple[Any, int]:
+    """``- item`` rows at exactly ``indent``; an item may be a compact mapping."""
+    items: list[Any] = []
+    while True:
+        i = _skip_blank(rows, i)
+        if i >= len(rows) or _indent(rows[i]) < indent:
+            return items, i
+        line = rows[i]
+        rest = line[indent + 2 :]
+        if _indent(line) != indent or line[indent : indent + 2] != "- " or rest[:1] in ("", " "):
+            return None, i
+        match = _LINE.fullmatch(rest)
+        if match is not None and match.group(2):
+            key, raw = match.group(1), match.group(2)
+            if not _plain_key(key) or raw in _BLOCK_HEADS:
+                return None, i
+            first = _scalar(raw) if raw[0] not in "{[" else _json_flow(raw)
+            if first is None:
+                return None, i
+            item, i = _mapping(rows, i + 1, indent + 2, {key: first})
+        elif match is not None or rest[0] in "{[" or rest in _BLOCK_HEADS:
+            return None, i
+        else:
+            item, i = _scalar(rest), i + 1
+        if item is None:
+            return None, i
+        items.append(item)
+
+
+def _value(rows: list[str], i: int, raw: str, indent: int) -> tuple[Any, int]:
+    """The value after ``key:`` in a nested mapping, and the next row."""
+    if not raw:
+        return _nested(rows, i, indent)
+    if raw in _BLOCK_HEADS:
+        return None, i
+    return (_json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
+
+
+def _flow_lines(rows: list[str], i: int, parent: int) -> tuple[Any, int]:
+    """A flow collection over several rows, each indented past its key, written as
+    JSON without escapes (trailing commas allowed, as YAML allows them)."""
+    j = i
+    while j < len(rows) and (not rows[j] or _indent(rows[j]) > parent):
+        j += 1
+    while j > i and not rows[j - 1]:
+        j -= 1
+    text = "\n".join(rows[i:j])
+    if "\\" in text or "#" in text or not all(r.isprintable() for r in rows[i:j]):
+        return None, i
+    pieces = text.split('"')
+    if len(pieces) % 2 == 0 or any("\n" in p for p in pieces[1::2]):
+        return None, i  # an odd quote, or a string over two lines
+    outside = pieces[0::2]
+    if any(_COLON_FIRST.search(p) or _EMPTY_ENTRY.search(p) for p in outside):
+        return None, i  # a key apart from its `:`, or an empty entry (`[,`, `,,`)
+    pieces[0::2] = [_TRAILING_COMMA.sub(r"\1", p) for p in outside]
+    value = _json_flow(" ".join("".join(_quoted(pieces)).split("\n")).strip())
+    return value, j
+
+
+_COLON_FIRST = re.compile(r"\n *:")
+_EMPTY_ENTRY = re.compile(r"[\[{,]\s*,")
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _quoted(pieces: list[str]) -> list[str]:
+    return [p if n % 2 == 0 else f'"{p}"' for n, p in enumerate(pieces)]
 
 
 #: Block scalar headers taken: folded or literal, clipped or stripped.

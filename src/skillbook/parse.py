@@ -267,8 +267,10 @@ def _simple_frontmatter(
         if type(value) is str:
             merged[key] = js_trim(value)
         elif isinstance(value, (dict, list)):
-            raw = flows[key]
-            merged[key] = raw if ":" in raw else json_stringify(value)
+            # A one-line flow value's own text wins when it holds a `:` (see above);
+            # the line parser reads a nested block as multi-line text, which never wins.
+            raw = flows.get(key)
+            merged[key] = raw if raw is not None and ":" in raw else json_stringify(value)
         else:
             merged[key] = js_string(value)
     lines = {key: block_line + line - 1 for key, line in key_lines.items()}
