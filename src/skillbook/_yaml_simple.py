@@ -28,6 +28,7 @@ differential property test holds this module to the real parser.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -69,6 +70,7 @@ def simple_block(
     lines: dict[str, int] = {}
     flows: dict[str, str] = {}
     rows = text.split("\n")
+    ind = [len(row) - len(row.lstrip(" ")) for row in rows]
     count = len(rows)
     i = 0
     while i < count:
@@ -84,7 +86,7 @@ def simple_block(
             return None
         number = i
         if not raw:
-            value, i = _nested(rows, i, 0)
+            value, i = _nested(rows, ind, i, 0)
         elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
         elif raw[:1] in ("{", "["):
@@ -99,12 +101,9 @@ def simple_block(
     return (values, lines, flows) if values else None
 
 
+@functools.lru_cache(maxsize=1024)
 def _plain_key(key: str) -> bool:
     return key not in OBJECT_PROTOTYPE_KEYS and resolve_plain(key) == key
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 def _skip_blank(rows: list[str], i: int) -> int:
@@ -114,53 +113,55 @@ def _skip_blank(rows: list[str], i: int) -> int:
     return i
 
 
-def _nested(rows: list[str], i: int, parent: int) -> tuple[Any, int]:
-    """The block collection, or multi-line flow collection, indented below a key."""
+def _nested(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, int]:
+    """The block collection, or multi-line flow collection, indented below a key
+    (``ind``: the indentation of every row)."""
     j = _skip_blank(rows, i)
     if j >= len(rows):
         return None, i
-    indent = _indent(rows[j])
+    indent = ind[j]
     if indent <= parent:
         return None, i  # no value (null), or a sequence at the key's own column
     content = rows[j][indent:]
     if not content:
         return None, i  # a row of blanks: left to the parser
     if content[0] in "{[":
-        return _flow_lines(rows, j, parent)
+        return _flow_lines(rows, ind, j, parent)
     if content[0] == "-":
-        return _sequence(rows, j, indent)
-    return _mapping(rows, j, indent, {})
+        return _sequence(rows, ind, j, indent)
+    return _mapping(rows, ind, j, indent, {})
 
 
-def _mapping(rows: list[str], i: int, indent: int, out: dict[str, Any]) -> tuple[Any, int]:
+def _mapping(
+    rows: list[str], ind: list[int], i: int, indent: int, out: dict[str, Any]
+) -> tuple[Any, int]:
     """``key: value`` rows at exactly ``indent`` (added to ``out``)."""
     while True:
         i = _skip_blank(rows, i)
-        if i >= len(rows) or _indent(rows[i]) < indent:
+        if i >= len(rows) or ind[i] < indent:
             return js_key_order(out), i
-        line = rows[i]
-        match = _LINE.fullmatch(line, indent) if _indent(line) == indent else None
+        match = _LINE.fullmatch(rows[i], indent) if ind[i] == indent else None
         if match is None:
             return None, i
         key, raw = match.group(1), match.group(2) or ""
         if key in out or not _plain_key(key):
             return None, i
-        value, i = _value(rows, i + 1, raw, indent)
+        value, i = _value(rows, ind, i + 1, raw, indent)
         if value is None:
             return None, i
         out[key] = value
 
 
-def _sequence(rows: list[str], i: int, indent: int) -> tuple[Any, int]:
+def _sequence(rows: list[str], ind: list[int], i: int, indent: int) -> tuple[Any, int]:
     """``- item`` rows at exactly ``indent``; an item may be a compact mapping."""
     items: list[Any] = []
     while True:
         i = _skip_blank(rows, i)
-        if i >= len(rows) or _indent(rows[i]) < indent:
+        if i >= len(rows) or ind[i] < indent:
             return items, i
         line = rows[i]
         rest = line[indent + 2 :]
-        if _indent(line) != indent or line[indent : indent + 2] != "- " or rest[:1] in ("", " "):
+        if ind[i] != indent or line[indent : indent + 2] != "- " or rest[:1] in ("", " "):
             return None, i
         match = _LINE.fullmatch(rest)
         if match is not None and match.group(2):
@@ -170,7 +171,7 @@ def _sequence(rows: list[str], i: int, indent: int) -> tuple[Any, int]:
             first = _scalar(raw) if raw[0] not in "{[" else _json_flow(raw)
             if first is None:
                 return None, i
-            item, i = _mapping(rows, i + 1, indent + 2, {key: first})
+            item, i = _mapping(rows, ind, i + 1, indent + 2, {key: first})
         elif match is not None or rest[0] in "{[" or rest in _BLOCK_HEADS:
             return None, i
         else:
@@ -180,20 +181,20 @@ def _sequence(rows: list[str], i: int, indent: int) -> tuple[Any, int]:
         items.append(item)
 
 
-def _value(rows: list[str], i: int, raw: str, indent: int) -> tuple[Any, int]:
+def _value(rows: list[str], ind: list[int], i: int, raw: str, indent: int) -> tuple[Any, int]:
     """The value after ``key:`` in a nested mapping, and the next row."""
     if not raw:
-        return _nested(rows, i, indent)
+        return _nested(rows, ind, i, indent)
     if raw in _BLOCK_HEADS:
         return None, i
     return (_json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
 
 
-def _flow_lines(rows: list[str], i: int, parent: int) -> tuple[Any, int]:
+def _flow_lines(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, int]:
     """A flow collection over several rows, each indented past its key, written as
     JSON without escapes (trailing commas allowed, as YAML allows them)."""
     j = i
-    while j < len(rows) and (not rows[j] or _indent(rows[j]) > parent):
+    while j < len(rows) and (not rows[j] or ind[j] > parent):
         j += 1
     while j > i and not rows[j - 1]:
         j -= 1
