@@ -1,7 +1,7 @@
 """``skillbook serve``: publish the workspace's skills over MCP (see ``docs/mcp.md``).
 
 Input: the global ``--workspace/--config/--agent/--mode`` options (``ctx.obj``) and
-``--transport/--host/--port/--token-env/--no-auth``. Output: an MCP server on stdio
+``--transport/--host/--port/--token-env/--no-auth/--stateless``. Output: an MCP server on stdio
 (the default; stdout carries only the protocol) or on streamable HTTP at
 ``http://HOST:PORT/mcp``. Status lines and skill diagnostics go to stderr. Ctrl-C or
 the client closing stdin ends it. In HTTP mode the port is bound before the status
@@ -68,9 +68,21 @@ def _count(n: int, noun: str) -> str:
     is_flag=True,
     help="Allow --host beyond loopback without --token-env (only on a network you trust).",
 )
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="With --transport http: keep no session between requests, so several `serve` "
+    "processes behind one load balancer can answer any request.",
+)
 @click.pass_obj
 def serve_cmd(
-    obj: object, transport: str, host: str, port: int, token_env: str | None, no_auth: bool
+    obj: object,
+    transport: str,
+    host: str,
+    port: int,
+    token_env: str | None,
+    no_auth: bool,
+    stateless: bool,
 ) -> None:
     """Serve the skills over MCP (the Skills extension, plus resources, prompts and a
     read_skill tool for hosts without it). Reloads when skill folders change."""
@@ -116,6 +128,8 @@ def serve_cmd(
         if sock is None:
             anyio.run(server.run_stdio)
         else:
-            anyio.run(lambda: server.run_http(host=host, token=token, sock=sock))
+            anyio.run(
+                lambda: server.run_http(host=host, token=token, sock=sock, stateless=stateless)
+            )
     except KeyboardInterrupt:
         pass

@@ -524,10 +524,12 @@ class SkillServer(Server[dict[str, Any]]):
         token: str | None = None,
         sock: socket.socket | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        stateless: bool = False,
     ) -> None:
         """Serve streamable HTTP on ``sock`` (from :func:`bind_http`) or a new bind.
 
         ``token``: requests must carry ``Authorization: Bearer <token>`` (401 otherwise).
+        ``stateless``: no session state, for several replicas behind a load balancer.
         """
         import uvicorn
 
@@ -536,7 +538,12 @@ class SkillServer(Server[dict[str, Any]]):
         listening = sock if sock is not None else bind(host, port)
         bound = int(listening.getsockname()[1])
         app = self.http_app(
-            host=host, port=bound, path=path, token=token, max_sessions=max_sessions
+            host=host,
+            port=bound,
+            path=path,
+            token=token,
+            max_sessions=max_sessions,
+            stateless=stateless,
         )
         config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
         await uvicorn.Server(config).serve(sockets=[listening])
@@ -549,6 +556,7 @@ class SkillServer(Server[dict[str, Any]]):
         path: str = DEFAULT_HTTP_PATH,
         token: str | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        stateless: bool = False,
     ) -> Any:
         """The ASGI application :meth:`run_http` serves, for mounting elsewhere: the
         ``Origin`` port check, the optional bearer token and the session bound included
@@ -556,7 +564,13 @@ class SkillServer(Server[dict[str, Any]]):
         from skillbook.mcp._http import build_app
 
         return build_app(
-            self, host=host, port=port, path=path, token=token, max_sessions=max_sessions
+            self,
+            host=host,
+            port=port,
+            path=path,
+            token=token,
+            max_sessions=max_sessions,
+            stateless=stateless,
         )
 
 
@@ -621,8 +635,12 @@ def serve(
     watch: bool = True,
     token: str | None = None,
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
 ) -> None:
-    """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
+    """Serve until the client disconnects (stdio) or the process is interrupted (http).
+
+    ``stateless`` (http): keep no session, so replicas behind a load balancer can
+    answer any request."""
     if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
     sock = None
@@ -632,4 +650,8 @@ def serve(
     if sock is None:
         anyio.run(server.run_stdio)
     else:
-        anyio.run(lambda: server.run_http(host=host, path=path, token=token, sock=sock))
+        anyio.run(
+            lambda: server.run_http(
+                host=host, path=path, token=token, sock=sock, stateless=stateless
+            )
+        )
