@@ -291,6 +291,13 @@ class SkillCatalog:
             served.append(ServedSkill(skill, files, frontmatter, problem))
             diags.extend(_diagnostics(skill, files, problem))
         self.files.retain(keys)
+        if (
+            old is not None
+            and old.book is book
+            and len(old.skills) == len(served)
+            and all(a.files is b.files for a, b in zip(old.skills, served, strict=True))
+        ):
+            return old  # the walk found every folder as it was: same state, nothing to say
         live = {(s.skill.name, s.files.skill_md.digest) for s in served if s.files.skill_md}
         for key in [k for k in self._entry_memo if k not in live]:
             del self._entry_memo[key]
