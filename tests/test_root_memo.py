@@ -128,3 +128,23 @@ def test_diagnostics_are_replayed(root: Path, tmp_path: Path) -> None:
     assert any(d.code == "parse.missing-name" for d in first.diagnostics)
     assert cache.roots
     assert view(scan(root, cache)) == view(first)
+
+
+def test_one_edit_reloads_one_file_and_keeps_the_other_skill_objects(root: Path) -> None:
+    cache = ParseCache()
+    first = scan(root, cache)
+    write(root, "s3", "Edited once.")
+    second = scan(root, cache)
+    assert cache.misses == 7  # six at first, then only the edited file
+    assert view(second) == view(scan(root, None))
+    kept = [a is b for a, b in zip(first.skills, second.skills, strict=True)]
+    assert kept == [True, True, True, False, True, True]
+    assert scan(root, cache).skills == second.skills  # the patched record is remembered
+
+
+def test_an_edit_that_breaks_a_skill_falls_back_to_a_full_scan(root: Path) -> None:
+    cache = ParseCache()
+    scan(root, cache)
+    (root / "s2" / "SKILL.md").write_text("---\nname: s2\n---\nno description now\n")
+    assert view(scan(root, cache)) == view(scan(root, None))
+    assert cache.roots == {}  # no longer plain: not remembered

@@ -62,7 +62,8 @@ class RootRecord:
     files: tuple[str, ...]
     identities: tuple[Identity, ...]
     skills: tuple[Skill, ...]
-    diagnostics: tuple[Diagnostic, ...]
+    #: What loading each file reported, aligned with ``files``.
+    diagnostics: tuple[tuple[Diagnostic, ...], ...]
     #: The folder's state before it was listed, and when that was (time.time_ns()).
     folder: FolderState = None
     scanned_at: int = 0
@@ -76,14 +77,16 @@ class RootRecord:
             and folder[3] < self.scanned_at - RACY_NS
         )
 
-    def still_valid(self, key: tuple[object, ...], listing: Listing | None) -> bool:
-        """Whether a scan now would read exactly what this one read (``listing`` None:
-        the caller knows it is unchanged)."""
+    def changed(self, key: tuple[object, ...], listing: Listing | None) -> list[int] | None:
+        """The positions of the SKILL.md files whose ``lstat`` changed, or None when the
+        record does not apply at all (other options, another listing, a file gone).
+        ``listing`` None: the caller knows the folder's entries are unchanged."""
         if key != self.key or (listing is not None and listing != self.listing):
-            return False
+            return None
         lstat = os.lstat
+        out: list[int] = []
         try:
-            for path, known in zip(self.files, self.identities, strict=True):
+            for index, (path, known) in enumerate(zip(self.files, self.identities, strict=True)):
                 s = lstat(path)
                 if (
                     s.st_ino != known[2]
@@ -94,7 +97,11 @@ class RootRecord:
                     or s.st_dev != known[1]
                     or s.st_nlink != known[6]
                 ):
-                    return False
+                    out.append(index)
         except OSError:
-            return False
-        return True
+            return None
+        return out
+
+    def still_valid(self, key: tuple[object, ...], listing: Listing | None) -> bool:
+        """Whether a scan now would read exactly what this one read."""
+        return self.changed(key, listing) == []

@@ -14,17 +14,20 @@ import os
 import stat
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from skillbook import _fs
 from skillbook._js import js_sorted, locale_compare_key
-from skillbook._root_memo import RootRecord, file_identity, folder_state
+from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
 NESTED_ROOT_NAME = "skills"
+#: A remembered root with at most this many changed SKILL.md files is patched, not rescanned.
+MAX_PATCHED = 64
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 
@@ -209,19 +212,22 @@ class RootScanner:
         record = cache.roots.get((label, base_dir)) if cache is not None else None
         folder = folder_state(base_dir) if cache is not None else None
         scanned_at = time.time_ns()
-        if (
-            record is not None
-            and record.listing_unchanged(memo_key, folder)
-            and record.still_valid(memo_key, None)
-        ):
-            return self._replay(record)
+        if record is not None and record.listing_unchanged(memo_key, folder):
+            changed = record.changed(memo_key, None)
+            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
+            if reused is not None:
+                return reused
         listing = _fs.list_child_dirs(base_dir)
         if listing.error is not None:
             self._diag(error, "discover.unreadable", f"cannot list: {listing.error}", base_dir)
             return []
         self._report_listing(base_dir, listing)
-        if record is not None and record.still_valid(memo_key, listing):
-            return self._replay(record)
+        if record is not None:
+            changed = record.changed(memo_key, listing)
+            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
+            if reused is not None:
+                return reused
+        per_file: list[tuple[Diagnostic, ...]] = []
         first_diag = len(self.reader.diagnostics)
         # Plain roots (see _root_memo) are remembered whole: (SKILL.md, lstat) per skill.
         seen: list[tuple[str, os.stat_result]] | None = (
@@ -269,7 +275,10 @@ class RootScanner:
             inside = real is not None and self._inside(base_real, real)
             if not inside and self.contained(skill_dir, real=real, **where) is None:
                 continue
+            before = len(self.reader.diagnostics)
             result = self._load_candidate(skill_dir, label, where, seen)
+            if seen is not None:
+                per_file.append(tuple(self.reader.diagnostics[before:]))
             if seen is not None and (
                 result is None
                 or len(result) != 1
@@ -302,17 +311,25 @@ class RootScanner:
         self._groups(groups, loaded, label, where)
         if self.standalone:
             self._standalone(base_dir, base_real, listing.md_files, loaded, label)
-        if seen is not None and cache is not None and not groups and len(seen) == len(loaded):
+        if (
+            seen is not None
+            and cache is not None
+            and not groups
+            and len(seen) == len(loaded)
+            and sum(map(len, per_file)) == len(self.reader.diagnostics) - first_diag
+        ):
             cache.roots[label, base_dir] = RootRecord(
                 memo_key,
                 listing,
                 tuple(path for path, _ in seen),
                 tuple(file_identity(info) for _, info in seen),
                 tuple(loaded),
-                tuple(self.reader.diagnostics[first_diag:]),
+                tuple(per_file),
                 folder,
                 scanned_at,
             )
+        elif cache is not None:
+            cache.roots.pop((label, base_dir), None)
         if len(loaded) > max_loaded:
             ranked = sorted(loaded, key=lambda s: locale_compare_key(s.name))
             dropped = ranked[max(0, max_loaded) :]
@@ -326,12 +343,56 @@ class RootScanner:
             return ranked[: max(0, max_loaded)]
         return loaded
 
-    def _replay(self, record: RootRecord) -> list[Skill]:
-        """A remembered root's result: every file counts as a parse-cache hit."""
-        self.reader.diagnostics.extend(record.diagnostics)
-        if self.reader.cache is not None:
-            self.reader.cache.hits += len(record.files)
-        return list(record.skills)
+    def _reuse(
+        self,
+        record: RootRecord,
+        changed: list[int] | None,
+        slot: tuple[str, str],
+        where: dict[str, str],
+        folder: FolderState,
+        scanned_at: int,
+    ) -> list[Skill] | None:
+        """A remembered root's result, with the few changed files loaded again (they must
+        still load as one skill each); None when the root has to be scanned in full.
+        Files taken from the record count as parse-cache hits."""
+        cache = self.reader.cache
+        if changed is None or cache is None or len(changed) > MAX_PATCHED:
+            return None
+        diags = self.reader.diagnostics
+        start = len(diags)
+        skills, identities = list(record.skills), list(record.identities)
+        per_file = list(record.diagnostics)
+        label = slot[0]
+        for index in changed:
+            md = record.files[index]
+            skill_dir = os.path.dirname(md)
+            seen: list[tuple[str, os.stat_result]] = []
+            before = len(diags)
+            result = self._load_candidate(skill_dir, label, where, seen)
+            if (
+                result is None
+                or len(result) != 1
+                or os.fspath(result[0].base_dir) != skill_dir
+                or len(seen) != 1
+            ):
+                del diags[start:]  # not plain any more: the full scan reports it
+                return None
+            skills[index], identities[index] = result[0], file_identity(seen[0][1])
+            per_file[index] = tuple(diags[before:])
+        del diags[start:]
+        for found in per_file:
+            diags.extend(found)
+        if changed:
+            cache.roots[slot] = replace(
+                record,
+                identities=tuple(identities),
+                skills=tuple(skills),
+                diagnostics=tuple(per_file),
+                folder=folder,
+                scanned_at=scanned_at,
+            )
+        cache.hits += len(record.files) - len(changed)
+        return skills
 
     def _nested_root(self, root_dir: str) -> str:
         """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
