@@ -92,7 +92,7 @@ def serve_cmd(
 
     try:
         from skillbook.mcp._http import ServeError
-        from skillbook.mcp.server import bind_http, build_server
+        from skillbook.mcp.server import bind_http, build_server, run_event_loop
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
     token = None
@@ -122,13 +122,11 @@ def serve_cmd(
         f"{_count(len(state.commands.commands), 'prompt')}) on {where}",
         err=True,
     )
-    import anyio
-
     try:
         if sock is None:
-            anyio.run(server.run_stdio)
+            run_event_loop(server.run_stdio)
         else:
-            anyio.run(
+            run_event_loop(
                 lambda: server.run_http(host=host, token=token, sock=sock, stateless=stateless)
             )
     except KeyboardInterrupt:

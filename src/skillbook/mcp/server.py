@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -73,6 +73,7 @@ __all__ = [
     "SkillServer",
     "bind_http",
     "build_server",
+    "run_event_loop",
     "serve",
 ]
 
@@ -599,6 +600,17 @@ def build_server(
     return SkillServer(catalog, name=name, owns_session=owns, ttl_ms=ttl_ms, page_size=page_size)
 
 
+def run_event_loop(main: Callable[[], Awaitable[None]]) -> None:
+    """Run ``main`` on asyncio, with uvloop's faster event loop when it is installed
+    (``pip install 'skillbook[mcp]'`` brings it, with httptools for uvicorn's parser)."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        anyio.run(main)
+    else:
+        anyio.run(main, backend_options={"use_uvloop": True})
+
+
 def bind_http(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
@@ -648,9 +660,9 @@ def serve(
         sock = bind_http(host, port, token=token, allow_unauthenticated=allow_unauthenticated)
     server = build_server(loader_or_session, name=name, watch=watch)
     if sock is None:
-        anyio.run(server.run_stdio)
+        run_event_loop(server.run_stdio)
     else:
-        anyio.run(
+        run_event_loop(
             lambda: server.run_http(
                 host=host, path=path, token=token, sock=sock, stateless=stateless
             )
