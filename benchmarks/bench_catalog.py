@@ -72,6 +72,8 @@ ORACLE_TIMEOUT_S = 900.0
 TABLE_TITLE = catalog_report.TABLE_TITLE
 #: The text OpenClaw's truncation note names; needed for byte-identical prompts.
 OPENCLAW_CHECK_COMMAND = "openclaw skills check"
+#: Start-up figures are a few ms: more rounds than the loads get.
+STARTUP_ROUNDS = 15
 #: A little over the parse cache's racy window (skillbook.parse_store.RACY_NS).
 RACY_WAIT_S = 2.1
 #: Run from a checkout without an installed skillbook: use ``src/`` (here and in children).
@@ -454,30 +456,30 @@ def settle(paths: Sequence[Path]) -> None:
     time.sleep(max(0.0, newest + RACY_WAIT_S - time.time()))
 
 
-def bench_skillbook(w: Workload, sb: Sandbox, repeat: int) -> str:
-    """In-process: cold (no cache at all), warm (same Loader), one edit (same Loader,
-    one SKILL.md changed), disk (a new Loader on the on-disk cache, as a new process
-    starts); returns the cold prompt."""
-    prompt = ""
-    loader: Any = None
-    for _ in range(repeat):
-        # Cold includes the Loader itself (config file, paths); medians drop the first
-        # run's one-off lazy imports when repeat >= 3.
-        seconds, cpu, (loader, book) = _timed_both(lambda: _load_new(w.workspace, sb))
-        w.add("sb_cold", seconds)
-        w.add("sb_cold_cpu", cpu)
-        prompt = book.prompt
-        w.loaded, w.in_prompt, w.prompt_chars = len(book.skills), len(book.eligible), len(prompt)
-    same = True
-    for _ in range(repeat):
-        seconds, cpu, book = _timed_both(loader.load)
-        w.add("sb_warm", seconds)
-        w.add("sb_warm_cpu", cpu)
-        same = same and book.prompt == prompt
-    w.warm_matches = same
+def bench_cold_warm(w: Workload, sb: Sandbox) -> str:
+    """One round in-process: cold (a new Loader, no cache at all) then warm (the same
+    Loader again, nothing changed); returns the cold prompt."""
+    seconds, cpu, (loader, book) = _timed_both(lambda: _load_new(w.workspace, sb))
+    w.add("sb_cold", seconds)
+    w.add("sb_cold_cpu", cpu)
+    prompt: str = book.prompt
+    w.loaded, w.in_prompt, w.prompt_chars = len(book.skills), len(book.eligible), len(prompt)
+    seconds, cpu, again = _timed_both(loader.load)
+    w.add("sb_warm", seconds)
+    w.add("sb_warm_cpu", cpu)
+    w.warm_matches = (w.warm_matches is not False) and again.prompt == prompt
+    return prompt
+
+
+def bench_edits(w: Workload, sb: Sandbox, repeat: int) -> None:
+    """The same (warm) Loader after one SKILL.md changed, a different file each round;
+    the files are restored afterwards."""
+    loader, _ = _load_new(w.workspace, sb)
+    loader.load()
     files = skill_files(w.workspace)
-    originals = {}
+    originals: dict[Path, bytes] = {}
     rng = random.Random(7)
+    book: Any = None
     try:
         for n in range(repeat):
             target = files[rng.randrange(len(files))]
@@ -490,15 +492,22 @@ def bench_skillbook(w: Workload, sb: Sandbox, repeat: int) -> str:
     finally:
         for path, data in originals.items():
             path.write_bytes(data)
-    settle(files)
-    _load_new(w.workspace, sb, cache=True)  # writes the on-disk cache, as a first run does
+
+
+def prime_disk_cache(w: Workload, sb: Sandbox) -> None:
+    """Write the on-disk parse cache as a first run does, once no file is racy."""
+    settle(skill_files(w.workspace))
+    _load_new(w.workspace, sb, cache=True)
+
+
+def bench_disk(w: Workload, sb: Sandbox, repeat: int, prompt: str) -> None:
+    """New Loaders on the primed on-disk cache: a new process's work after imports."""
     same = True
     for _ in range(repeat):
-        seconds, cpu, (_, book) = _timed_both(lambda: _load_new(w.workspace, sb, cache=True))
+        seconds, _cpu, (_, book) = _timed_both(lambda: _load_new(w.workspace, sb, cache=True))
         w.add("sb_disk", seconds)
         same = same and book.prompt == prompt
     w.disk_matches = same
-    return prompt
 
 
 def _process_env(sb: Sandbox) -> dict[str, str]:
@@ -509,7 +518,9 @@ def _process_env(sb: Sandbox) -> dict[str, str]:
 
 
 def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
-    """``skillbook prompt`` as a process on the primed on-disk cache and with
+    """``skillbook prompt`` as a process on the primed on-disk cache (see
+    :func:`prime_disk_cache`; the CLI uses skillbook's defaults, so its entries are
+    its own: the first call writes them) and with
     ``--no-cache``, and a Python process that stats every SKILL.md (the floor of any
     process that notices a change). The output is checked against the same Loader
     in-process with the CLI's defaults (skillbook's check command, legacy keys)."""
@@ -520,8 +531,7 @@ def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
     cmd = [sys.executable, "-m", "skillbook", "--workspace", str(w.workspace)]
     cmd += ["--config", str(sb.config_path), "prompt"]
     stat_cmd = [sys.executable, "-c", STAT_FLOOR_SCRIPT, str(w.workspace / "skills")]
-    matches = True
-    subprocess.run(cmd, env=env, cwd=sb.root, capture_output=True, check=False)  # primes
+    matches = w.cli_matches is not False
     for _ in range(repeat):
         for key, argv in (
             ("sb_process", cmd),
@@ -681,7 +691,7 @@ def bench_import(repeat: int) -> dict[str, Any]:
     wall_pass: list[float] = []
     wall_version: list[float] = []
     heavy: set[str] = set()
-    for _ in range(max(repeat, 5)):
+    for _ in range(max(repeat, STARTUP_ROUNDS)):
         proc = subprocess.run(
             [py, "-X", "importtime", "-c", "import skillbook"],
             env=env,
@@ -812,7 +822,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             pi_entry = got
 
-    # Other processes skew every figure; the load average is saved with the results.
+    # Other processes skew every figure: rounds pair the figures each ratio divides, and
+    # the load average is saved with the results.
     load_start = os.getloadavg()
     root = Path(tempfile.mkdtemp(prefix="skillbook-bench-", dir=args.workdir))
     results: list[Workload] = []
@@ -836,19 +847,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             if bench_openclaw(empty, sb, repeat, oracle) is not None:
                 baseline_cpu = empty.median("oc_cpu")
         for w in workloads:
-            print(f"[{w.label}] {w.files} skills: skillbook in-process ...", flush=True)
-            prompt = bench_skillbook(w, sb, repeat)
+            print(f"[{w.label}] {w.files} skills: {repeat} paired rounds ...", flush=True)
+            _load_new(w.workspace, sb)  # one-off lazy imports (YAML, JSON5) out of the rounds
+            prime_disk_cache(w, sb)
             if not args.no_cli:
-                print(f"[{w.label}] skillbook as a process ...", flush=True)
-                bench_cli(w, sb, repeat)
-            print(f"[{w.label}] floors (stat and read every SKILL.md) ...", flush=True)
-            bench_floors(w, repeat)
-            if pi_entry is not None:
-                print(f"[{w.label}] pi (loadSkills + formatSkillsForPrompt) ...", flush=True)
-                bench_pi(w, repeat, pi_entry, root / "pi-scratch")
+                bench_cli(w, sb, 1)  # the CLI's own entries (skillbook's check command)
+            theirs: str | None = None
+            prompt = ""
+            for n in range(repeat):
+                # One of everything per round, so each ratio pairs figures taken together.
+                print(f"[{w.label}]   round {n + 1}/{repeat}", flush=True)
+                prompt = bench_cold_warm(w, sb)
+                bench_floors(w, 1)
+                if not args.no_cli:
+                    bench_cli(w, sb, 1)
+                if pi_entry is not None:
+                    bench_pi(w, 1, pi_entry, root / "pi-scratch")
+                if oracle is not None:
+                    theirs = bench_openclaw(w, sb, 1, oracle)
+            print(f"[{w.label}] one edit, and the on-disk cache in-process ...", flush=True)
+            bench_edits(w, sb, repeat)
+            prime_disk_cache(w, sb)
+            bench_disk(w, sb, repeat, prompt)
             if oracle is not None:
-                print(f"[{w.label}] OpenClaw (oracle) ...", flush=True)
-                theirs = bench_openclaw(w, sb, repeat, oracle)
                 cpu = w.median("oc_cpu")
                 if cpu is not None and baseline_cpu is not None:
                     w.openclaw_op_cpu_ms = max(0.0, cpu - baseline_cpu)
