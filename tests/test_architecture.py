@@ -115,3 +115,12 @@ def test_core_modules_import_no_circle() -> None:
     # The package's own __init__ lists every public name lazily; it is not a stage.
     circles = [c for c in circles if "__init__" not in c]
     assert circles == [], " ; ".join(" -> ".join(c) for c in circles)
+
+
+RUNTIME = sorted((SRC / "runtime").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: p.name)
+def test_the_runtime_knows_only_the_recorder_protocol_not_the_experience_engine(path: Path) -> None:
+    found = sorted(m for m in imported(path) if edge_of(m) == "experience")
+    assert found == [], f"runtime/{path.name} imports the experience engine: {found}"

@@ -111,10 +111,13 @@ def test_resolve_roots_order_and_extra_dir_expansion(env: tuple[Paths, Path]) ->
         Source.PERSONAL,
         Source.PROJECT,
         Source.WORKSPACE,
+        Source.WORKSPACE,
     ]
+    # skillbook's learned skills, just before the workspace's own (skillbook.learned).
+    assert [r.path.relative_to(ws) for r in roots[-2:]] == [Path("skills/auto"), Path("skills")]
     assert roots[0].path == paths.home / "x"
     assert roots[1].path == ws / "rel"
-    assert roots[-2].path == ws / ".agents" / "skills"
+    assert roots[-3].path == ws / ".agents" / "skills"
     assert roots[-1].path == ws / "skills"
     no_bundled = dataclasses.replace(paths, bundled_dir=None)
     assert Source.BUNDLED not in [r.source for r in resolve_roots(None, no_bundled)]

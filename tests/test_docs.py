@@ -32,6 +32,7 @@ USER_DOCS = (
     "configuration.md",
     "diagnostics.md",
     "migration.md",
+    "experience.md",
 )
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")

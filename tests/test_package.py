@@ -69,7 +69,7 @@ def test_source_emits_only_registered_codes() -> None:
     import re
 
     pattern = re.compile(
-        r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp|install)\.[a-z0-9-]+)["']"""
+        r"""["']((?:parse|discover|validate|gate|prompt|config|command|runtime|secret|mcp|install|registry)\.[a-z0-9-]+)["']"""
     )
     used: set[str] = set()
     for path in (REPO / "src" / "skillbook").rglob("*.py"):

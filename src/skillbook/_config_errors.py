@@ -20,7 +20,9 @@ from skillbook.errors import ConfigError
 
 _GOT_MAX_CHARS: Final = 60
 #: Keys whose values may be secrets: an error under them names the type, not the value.
-_SECRET_KEYS: Final = frozenset({"apiKey", "env"})
+#: (``tokenEnv`` holds a variable's name, but a token pasted there by mistake must not
+#: be echoed either.)
+_SECRET_KEYS: Final = frozenset({"apiKey", "env", "tokenEnv"})
 
 
 class _Missing:

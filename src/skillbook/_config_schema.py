@@ -110,6 +110,10 @@ class _SelectionS(_Strict):
     index_dir: str | _U = _UNSET
 
 
+class _RegistryS(_Strict):
+    url: str | _U = _UNSET
+
+
 class _SkillsS(_Strict):
     compat: Literal["openclaw-2026.4", "openclaw-2026.9"] | _U = _UNSET
     cache: bool | _U = _UNSET
@@ -123,6 +127,9 @@ class _SkillsS(_Strict):
     # Validated on their own (skillbook._config_sources), as are the entries below.
     mcp: dict[str, Any] | _U = _UNSET
     selection: _SelectionS | _U = _UNSET
+    registry: _RegistryS | _U = _UNSET
+    # skillbook._config_experience
+    experience: dict[str, Any] | _U = _UNSET
     # Entries are validated one by one (see _convert_entries) so that an error can
     # name the entry: msgspec reports dict values only as ``[...]``.
     entries: dict[str, Any] | _U = _UNSET

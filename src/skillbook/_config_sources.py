@@ -39,14 +39,23 @@ _Label = Annotated[
     ),
 ]
 _Arg = Annotated[str, msgspec.Meta(min_length=1)]
+_EnvName = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        extra={"label": "the name of an environment variable (letters, digits, '_')"},
+    ),
+]
 _Seconds = Annotated[float, msgspec.Meta(gt=0, extra={"label": "a number of seconds > 0"})]
 
 
-class _McpServerS(msgspec.Struct, forbid_unknown_fields=True):
+class _McpServerS(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
     name: _Label
     command: Annotated[list[_Arg], msgspec.Meta(min_length=1)] | _U = _UNSET
     env: dict[str, str] | _U = _UNSET
     url: str | _U = _UNSET
+    # The *name* of the variable holding the bearer token, never the token.
+    token_env: _EnvName | _U = _UNSET
     cwd: str | _U = _UNSET
     timeout: _Seconds | _U = _UNSET
 
@@ -92,6 +101,9 @@ class McpServerConfig:
     url: str | None = None
     cwd: str | None = None
     timeout_s: float | None = None
+    #: ``tokenEnv`` (HTTP only): the environment variable whose value is sent as
+    #: ``Authorization: Bearer <value>``; the value is read when connecting, never stored.
+    token_env: str | None = None
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -166,6 +178,14 @@ def mcp_servers(raw: Any, where: str, file: Path | None) -> tuple[McpServerConfi
             for key in ("env", "cwd"):
                 if getattr(s, key) is not msgspec.UNSET:
                     raise _error(where, file, f"{at}.{key}", "only a stdio server has env and cwd")
+        elif s.token_env is not msgspec.UNSET:
+            raise _error(
+                where,
+                file,
+                f"{at}.tokenEnv",
+                "only an HTTP server (`url`) takes a bearer token; give a stdio server its "
+                "secrets in `env`",
+            )
         if isinstance(s.env, dict):
             check_env(s.env, ["skills", "mcp", "servers", i, "env"], where, file)
         if isinstance(s.timeout, float) and not math.isfinite(s.timeout):
@@ -183,6 +203,7 @@ def mcp_servers(raw: Any, where: str, file: Path | None) -> tuple[McpServerConfi
                 url=_opt(s.url),
                 cwd=_opt(s.cwd),
                 timeout_s=_opt(s.timeout),
+                token_env=_opt(s.token_env),
             )
         )
     return tuple(specs)

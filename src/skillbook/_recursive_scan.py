@@ -28,6 +28,7 @@ from skillbook import _fs
 from skillbook._js import js_sorted, js_trim, locale_compare_key
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.diagnostics import warning
+from skillbook.learned import is_learned_subdir
 from skillbook.limits import Limits
 from skillbook.model import Skill, SkillMetadata, Source
 from skillbook.profile import DiscoveryRules
@@ -167,6 +168,10 @@ def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: st
     queue: list[tuple[str, str, int]] = []
     for name in limited:
         path = os.path.join(base_dir, name)
+        if is_learned_subdir(source, root_dir, path) and not has_skill_file(path):
+            # A candidate as in OpenClaw, but the skills below skills/auto are the learned
+            # skills' own source (skillbook.learned): searching it here loads them twice.
+            continue
         top = name == NESTED_ROOT_NAME and not has_skill_file(path)
         queue.append((path, name, 0 if top else 1))
     found: list[tuple[str, str, str]] = []

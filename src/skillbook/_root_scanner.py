@@ -22,6 +22,7 @@ from skillbook._js import js_sorted, locale_compare_key
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
+from skillbook.learned import is_learned_subdir
 from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
@@ -535,6 +536,8 @@ class RootScanner:
         max_loaded = self.limits.max_skills_loaded_per_source
         for group_dir, leaves in groups:
             group = os.path.basename(group_dir)
+            if is_learned_subdir(label, where["root_dir"], group_dir):
+                continue  # learned skills: a source of their own (skillbook.learned)
             if not self.grouped:
                 self._diag(
                     warning,

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from skillbook._config_errors import MISSING, convert, render
+from skillbook._config_experience import ExperienceConfig, experience_config
 from skillbook._config_schema import (
     _AgentDefaultsS,
     _AgentsS,
@@ -80,6 +81,7 @@ __all__ = [
     "ConfigError",
     "EmbeddingConfig",
     "ExecConfig",
+    "ExperienceConfig",
     "InstallConfig",
     "InstallPolicyConfig",
     "LimitsConfig",
@@ -88,6 +90,7 @@ __all__ = [
     "PluginEntryConfig",
     "PluginsConfig",
     "PromptConfig",
+    "RegistryConfig",
     "SecretRef",
     "SelectionConfig",
     "SkillEntryConfig",
@@ -214,6 +217,13 @@ class SelectionConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RegistryConfig:
+    """``skills.registry``: ``url`` of a ClawHub-compatible registry (None = not set)."""
+
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SkillsConfig:
     #: ``None`` = key absent; the gate normalises (trims, drops blanks, empty = no limit).
     allow_bundled: tuple[str, ...] | None = None
@@ -232,6 +242,10 @@ class SkillsConfig:
     selection: SelectionConfig = SelectionConfig()
     #: ``skills.cache``: keep parsed skills on disk between processes (None = default, on).
     cache: bool | None = None
+    #: ``skills.registry``: the ClawHub-compatible registry ``skillbook install`` uses.
+    registry: RegistryConfig = RegistryConfig()
+    #: ``skills.experience``: session recording, learning, review, staleness.
+    experience: ExperienceConfig = field(default_factory=ExperienceConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +305,9 @@ class Config:
             if "mcp" in obj["skills"]:
                 servers = mcp_servers(obj["skills"]["mcp"], where, file)
                 skills = replace(skills, mcp_servers=servers)
+            if "experience" in obj["skills"]:
+                learned = experience_config(obj["skills"]["experience"], where, file)
+                skills = replace(skills, experience=learned)
         if "agents" in obj:
             agents = _build_agents(convert(obj["agents"], _AgentsS, ("agents",), where, file))
         if "secrets" in obj:
@@ -430,6 +447,9 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
         read_tool=_opt(s.read_tool),
         exec=_build_exec(s.exec),
         selection=_build_selection(s.selection),
+        registry=RegistryConfig(
+            url=None if isinstance(s.registry, msgspec.UnsetType) else _opt(s.registry.url)
+        ),
         compat=_opt(s.compat),
         cache=_opt(s.cache),
     )

@@ -34,6 +34,7 @@ from skillbook._js import locale_compare_key
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
 from skillbook._skill_reader import ParseCache, SkillReader
 from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.learned import is_learned_root, learned_precedence, learned_skills_dir
 from skillbook.limits import (
     DEFAULT_MAX_CANDIDATES_PER_ROOT,
     DEFAULT_MAX_SKILL_FILE_BYTES,
@@ -176,8 +177,10 @@ def resolve_roots(
     """OpenClaw's roots in load (= precedence) order (spec §3.1-3.2).
 
     extra → bundled → managed → personal → project (``<ws>/.agents/skills``) →
-    workspace (``<ws>/skills``). Extra dirs are trimmed, blanks dropped, ``~``
-    expanded with the effective home and resolved against ``cwd``. Plugin skill
+    workspace (``<ws>/skills``), with skillbook's learned skills (``<ws>/skills/auto``,
+    :mod:`skillbook.learned`) just before the workspace's own. Extra dirs are trimmed,
+    blanks dropped, ``~`` expanded with the effective home and resolved against
+    ``cwd``. Plugin skill
     folders, which OpenClaw appends to the extra dirs, are a source of their own
     (:class:`skillbook.plugins.PluginSkillSource`). Under a profile whose discovery
     reads ``~/.agents/skills`` only with the default state dir (2026.9's
@@ -197,6 +200,8 @@ def resolve_roots(
     if workspace is not None:
         ws = Path(_fs.abspath(base / workspace))
         roots.append(Root(Source.PROJECT, ws / ".agents" / "skills"))
+        # Learned skills (skillbook.learned): their own root, just below the workspace's.
+        roots.append(Root(Source.WORKSPACE, learned_skills_dir(ws)))
         roots.append(Root(Source.WORKSPACE, ws / "skills"))
     return roots
 
@@ -220,7 +225,18 @@ def openclaw_sources(
 ) -> list[SkillSource]:
     """OpenClaw's filesystem roots (§3.1) as sources, each at its label's precedence."""
     roots = resolve_roots(workspace, paths, extra_dirs=extra_dirs, cwd=cwd, profile=profile)
-    return [RootSource(root, scanner, local_precedence(root.source)) for root in roots]
+    return [
+        RootSource(
+            root,
+            scanner,
+            learned_precedence() if _learned(root) else local_precedence(root.source),
+        )
+        for root in roots
+    ]
+
+
+def _learned(root: Root) -> bool:
+    return root.source is Source.WORKSPACE and is_learned_root(root.path)
 
 
 def discover(

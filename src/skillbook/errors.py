@@ -15,9 +15,40 @@ degraded reading, such as a configuration file that does not validate::
           │                          answering nonsense); ``.code`` is its diagnostic code
           ├── SecretError            a SecretRef could not be resolved (never holds the value)
           ├── ModelNotConfigured     ``run``/``chat`` have no model to talk to (one-line how-to)
-          └── ModelError             the model endpoint failed (runtime.providers)
+          ├── ModelError             the model endpoint failed (runtime.providers)
+          ├── ServeError             ``serve`` could not start (mcp.server)
+          │    └── PortInUse         (also an OSError) the address is taken
+          ├── InstallError           an install step stopped; ``.code`` is its ``install.*`` reason
+          ├── ScanTargetError        (also a FileNotFoundError) the path to scan does not exist
+          ├── SyncError              a sync or load could not run; ``.code`` for ``--json``
+          │    ├── SyncBusy          another process is syncing into the same target
+          │    └── TargetNotSynced   ``<target>/skills`` holds files no sync made
+          ├── SelectionUnavailable   (also an ImportError) a selection backend's package is missing
+          ├── EmbeddingError         an embedding endpoint failed or answered nonsense
+          ├── QueryFileError         (also a ValueError) a labelled query file is malformed
+          ├── ExperienceError        a session or draft operation refused (``.code``,
+          │    │                     ``.diagnostics``: a promotion's failed checks)
+          │    └── ExperienceNotFound  (also a LookupError) no session or draft by that id
+          └── RegistryError          a search/install/update/remove/verify step stopped;
+               │                     ``.code`` (``registry.*``), ``.status`` (HTTP, if any)
+               ├── RegistryNotFound  (also a LookupError) no such skill, version or route
+               └── RegistryUnavailable  unreachable or kept failing; ``.retry_after``
 
 All of them are importable from ``skillbook`` without loading any edge package.
+
+Where the edges' exceptions live, and why here: an exception is part of the API a
+caller writes ``except`` clauses against, so it must be importable without what it
+reports on. ``skillbook.PortInUse`` resolved lazily from ``skillbook.mcp`` would load
+the MCP SDK, starlette and uvicorn just to name the class, and a module path of an
+edge in ``skillbook/__init__`` breaks the rule that the core never imports an edge
+(``tests/test_architecture.py`` counts lazy module strings too). So the classes are
+defined here, in the core, and each edge re-exports the ones it raises from the module
+that raises them (``skillbook.mcp.server.PortInUse``, ``skillbook.sync.SyncError``,
+``skillbook.install.InstallError``, ``skillbook.registry.errors.RegistryError`` …): the same class object under both names.
+Exceptions that never leave their package (a copy step's failure that becomes a
+diagnostic, a transport's cut-off answer) stay private there; those that a public
+function of an edge can raise still derive from :class:`SkillbookError`.
+
 Plain ``ValueError``/``TypeError`` are raised only for programming mistakes (an
 unknown mode passed in code, an unregistered diagnostic code).
 """
@@ -25,6 +56,7 @@ unknown mode passed in code, an unregistered diagnostic code).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class SkillbookError(Exception):
@@ -106,3 +138,115 @@ class ModelNotConfigured(SkillbookError):
 
 class ModelError(SkillbookError):
     """A model request failed (connection, HTTP status, malformed stream); one-line message."""
+
+
+class ServeError(SkillbookError):
+    """``serve`` could not start: the address is taken, or the bind needs a token."""
+
+
+class PortInUse(ServeError, OSError):
+    """Another process listens on the address ``serve`` was asked to bind."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class InstallError(SkillbookError):
+    """An install step stopped: ``code`` is the ``install.*`` reason, the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class ScanTargetError(SkillbookError, FileNotFoundError):
+    """The path to scan does not exist (a caller mistake, not a finding)."""
+
+
+class SyncError(SkillbookError):
+    """A sync or load could not run: a bad target, an unreadable folder, a failed swap."""
+
+    #: The ``code`` of the CLI's ``--json`` error object.
+    code = "sync-failed"
+
+
+class SyncBusy(SyncError):
+    """Another process holds the target's lock and the caller chose not to wait."""
+
+    code = "sync-busy"
+
+
+class TargetNotSynced(SyncError):
+    """The folder to replace was not made by a sync, so replacing it could lose files."""
+
+    code = "target-not-synced"
+
+
+class SelectionUnavailable(SkillbookError, ImportError):
+    """A package that a selection backend needs is not installed."""
+
+
+class EmbeddingError(SkillbookError):
+    """An embedding endpoint could not be reached or gave an unusable answer."""
+
+
+class QueryFileError(SkillbookError, ValueError):
+    """A labelled query file is malformed; the message names the line."""
+
+
+class ExperienceError(SkillbookError):
+    """A session or draft operation of :mod:`skillbook.experience` was refused.
+
+    ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
+    ``not-pending``, ``invalid-reason``); ``.diagnostics`` holds the failed checks of a
+    refused promotion, each with a stable code, so they can be shown one by one.
+    """
+
+    def __init__(self, message: str, *, code: str, diagnostics: tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+class ExperienceNotFound(ExperienceError, LookupError):
+    """No recorded session or draft matches the id (or id prefix) asked for."""
+
+    def __init__(self, message: str, *, code: str = "not-found") -> None:
+        super().__init__(message, code=code)
+
+
+class RegistryError(SkillbookError):
+    """A registry, source or install step of :mod:`skillbook.registry` refused or failed.
+
+    ``code`` is stable (``registry.*``, listed in docs/diagnostics.md) so the CLI's
+    ``--json`` and Python callers branch without parsing messages; messages are
+    OpenClaw's where it has one (``Skill "x" not found on ClawHub.``).
+    """
+
+    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        #: The HTTP status when a registry answered.
+        self.status = status
+
+
+class RegistryNotFound(RegistryError, LookupError):
+    """The registry answered 404: no such skill, version or route."""
+
+
+class RegistryUnavailable(RegistryError):
+    """Catch to tell "try again later" from "this will never work"."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(code, message, status=status)
+        #: Seconds the server asked to wait (``Retry-After``/``RateLimit-Reset``), if it said.
+        self.retry_after = retry_after

@@ -118,7 +118,9 @@ def test_doctor_json_and_problems(shell: Shell) -> None:
         "agents-skills-personal",
         "agents-skills-project",
         "openclaw-workspace",
+        "openclaw-workspace",
     ]
+    assert data["roots"][-2]["origin"].startswith("<workspace>/skills/auto")
     assert set(data) >= {"home", "osHome", "agent", "workspace", "mode", "bundledDir"}
     text = shell.run("doctor", "--config", str(bad)).stdout
     assert "Problems:" in text and "skills.policy" in text

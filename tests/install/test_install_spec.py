@@ -13,10 +13,12 @@ def test_sha256_is_kept_trimmed_but_not_in_openclaws_shape() -> None:
     spec = parse_install_spec(
         {"kind": "download", "url": "https://e.com/t.zip", "sha256": " AB12 "}
     )
-    assert spec is not None and spec.sha256 == "AB12"
+    # The 2026.4 profile's OpenClaw ignores sha256: kept as skillbook's declared digest.
+    assert spec is not None and spec.sha256 is None
+    assert spec.declared_sha256 == spec.expected_sha256 == "AB12"
     assert "sha256" not in spec.to_json()
     other = parse_install_spec({"kind": "download", "url": "https://e.com/t.zip", "sha256": 12})
-    assert other is not None and other.sha256 is None
+    assert other is not None and other.expected_sha256 is None
 
 
 def test_raw_apt_and_pip_entries_with_safe_names_only() -> None:

@@ -9,6 +9,7 @@ a test never hangs on a model that wants more turns than were scripted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -18,6 +19,14 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from skillbook.runtime.approval import (
+    DECLINED_RESULT,
+    REFUSED_ALLOWLIST_RESULT,
+    REFUSED_NO_APPROVER_RESULT,
+    ExecPolicy,
+)
+from skillbook.runtime.providers import ToolCall
 
 MODEL = "scripted-model"
 
@@ -313,3 +322,80 @@ def run_docs_example(name: str, tmp_path: Path, server: ScriptedOpenAI) -> str:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return proc.stdout
+
+
+# --------------------------------------------------------------------------- approving exec
+# The adapters hand their framework a gated `exec`: these cases are run by each adapter.
+
+
+class Approvals:
+    """An ``approve`` callback that records each call and gives ``answer``; ``.async_``
+    is the same as a coroutine function."""
+
+    def __init__(self, answer: bool = True) -> None:
+        self.answer = answer
+        self.calls: list[ToolCall] = []
+
+    def __call__(self, call: ToolCall) -> bool:
+        self.calls.append(call)
+        return self.answer
+
+    async def async_(self, call: ToolCall) -> bool:
+        await asyncio.sleep(0)
+        return self(call)
+
+
+@dataclass(frozen=True, slots=True)
+class GateCase:
+    """One way of calling an adapter and what a model's ``touch`` command must meet."""
+
+    id: str
+    #: ``skillbook_tools``-style keyword arguments, given the case's approver.
+    kwargs: Callable[[Approvals], dict[str, Any]]
+    ran: bool
+    #: The tool text the model gets when the command did not run.
+    message: str = ""
+    asked: int = 0
+    answer: bool = True
+    #: ``skills.exec`` of the book's config.
+    exec_config: dict[str, Any] | None = None
+
+
+GATE_CASES = (
+    GateCase("no-approver", lambda a: {}, False, REFUSED_NO_APPROVER_RESULT),
+    GateCase("declined", lambda a: {"approve": a}, False, DECLINED_RESULT, 1, answer=False),
+    GateCase("approved-async", lambda a: {"approve": a.async_}, True, asked=1),
+    GateCase("approved-sync", lambda a: {"approve": a}, True, asked=1),
+    GateCase(
+        "allowlisted", lambda a: {"exec_policy": ExecPolicy(allow=("touch",)), "approve": a}, True
+    ),
+    GateCase(
+        "allowlist-only",
+        lambda a: {"exec_policy": ExecPolicy(mode="allowlist"), "approve": a},
+        False,
+        REFUSED_ALLOWLIST_RESULT,
+    ),
+    GateCase("config-allow", lambda a: {}, True, exec_config={"allow": ["touch"]}),
+    GateCase("allow-all", lambda a: {"exec_policy": ExecPolicy.allow_all()}, True),
+)
+
+
+def gate_book(ws: Path, env: dict[str, str], case: GateCase) -> Any:
+    from skillbook.book import Loader
+    from skillbook.config import Config
+
+    skills: dict[str, Any] = {"exec": case.exec_config} if case.exec_config else {}
+    config = Config.from_mapping({"skills": skills} if skills else {})
+    return Loader(ws, env=env, cwd=ws, config=config).load()
+
+
+def check_gate(case: GateCase, approvals: Approvals, marker: Path, tool_text: str) -> None:
+    """The command ran or not as the case says, and the model was told why not."""
+    assert marker.exists() == case.ran, (case.id, tool_text)
+    if case.ran:
+        assert tool_text.strip() == "(no output)"
+    else:
+        assert tool_text.strip() == case.message
+    assert len(approvals.calls) == case.asked
+    for asked in approvals.calls:
+        assert asked.name == "exec" and asked.arguments["command"] == f"touch {marker}"

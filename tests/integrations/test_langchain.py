@@ -29,10 +29,15 @@ from langchain_core.tools import BaseTool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from scripted_openai import (
     CANNED,
+    GATE_CASES,
     GREETING,
+    Approvals,
+    GateCase,
     Reply,
     ScriptedOpenAI,
     call,
+    check_gate,
+    gate_book,
     greet_script,
     location,
     messages_of,
@@ -52,6 +57,7 @@ from skillbook.integrations.langchain import (
     skillbook_tools,
 )
 from skillbook.runtime.agent import Agent as SkillbookAgent
+from skillbook.runtime.approval import DECLINED_RESULT
 from skillbook.runtime.tools import ExecTool, ReadTool
 
 
@@ -122,11 +128,12 @@ def test_create_agent_full_exchange(setup: tuple[Path, dict[str, str]]) -> None:
     ws, env = setup
     book = load(setup)
     model = exchange(book)
-    agent = create_agent(
-        model, tools=skillbook_tools(book, env=env), system_prompt=skillbook_system_prompt(book)
-    )
+    approvals = Approvals()
+    tools = skillbook_tools(book, env=env, approve=approvals)
+    agent = create_agent(model, tools=tools, system_prompt=skillbook_system_prompt(book))
     out = agent.invoke({"messages": [{"role": "user", "content": "Weather in Paris?"}]})
     check_exchange(ws, book, out["messages"])
+    assert [c.arguments["skill"] for c in approvals.calls] == ["weather"]
     system = model.seen[0][0]
     assert isinstance(system, SystemMessage)
     section = book.system_prompt_section(read_tool="read")
@@ -142,11 +149,12 @@ def test_middleware_adds_tools_and_section_async(setup: tuple[Path, dict[str, st
     ws, env = setup
     book = load(setup)
     model = exchange(book)
-    agent = create_agent(
-        model, middleware=[skillbook_middleware(book, env=env)], system_prompt="Be brief."
-    )
+    approvals = Approvals()
+    middleware = skillbook_middleware(book, env=env, approve=approvals.async_)
+    agent = create_agent(model, middleware=[middleware], system_prompt="Be brief.")
     out = asyncio.run(agent.ainvoke({"messages": [{"role": "user", "content": "Weather?"}]}))
     check_exchange(ws, book, out["messages"])
+    assert [c.arguments["skill"] for c in approvals.calls] == ["weather"]
     section = book.system_prompt_section(read_tool="read")
     for sent in model.seen:
         assert sent[0].text == "Be brief.\n" + section
@@ -178,6 +186,55 @@ def test_chat_openai_over_scripted_server(setup: tuple[Path, dict[str, str]]) ->
     assert text_of(messages_of(first, "system")[0]) == skillbook_system_prompt(book)
     declared = {t["function"]["name"]: t["function"]["parameters"] for t in first["tools"]}
     assert declared == {"read": ReadTool([]).schema, "exec": ExecTool([]).schema}
+
+
+@pytest.mark.parametrize("how", ["invoke", "ainvoke"])
+@pytest.mark.parametrize("case", GATE_CASES, ids=lambda c: c.id)
+def test_the_models_commands_need_approval_or_a_policy(
+    setup: tuple[Path, dict[str, str]], tmp_path: Path, case: GateCase, how: str
+) -> None:
+    """Safe by default, through the sync and the async tool call alike."""
+    ws, env = setup
+    book = gate_book(ws, env, case)
+    marker = tmp_path / "ran"
+    approvals = Approvals(case.answer)
+    tools = skillbook_tools(book, env=env, **case.kwargs(approvals))
+    model = fake(calls(("c1", "exec", {"command": f"touch {marker}"})), AIMessage("done"))
+    agent = create_agent(model, tools=tools)
+    request: Any = {"messages": [{"role": "user", "content": "go"}]}
+    out = agent.invoke(request) if how == "invoke" else asyncio.run(agent.ainvoke(request))
+    (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    check_gate(case, approvals, marker, str(result.content))
+    assert result.status == ("success" if case.ran else "error")
+    # A command the user typed is not the model's: it runs unasked.
+    typed = tmp_path / "typed"
+    outcome = handle_slash_command_sync(book, f"/sh touch {typed}", tools)
+    assert outcome is not None and not outcome.is_error and typed.exists()
+
+
+def test_an_async_approver_inside_a_running_loop_declines_a_sync_call(
+    setup: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A sync call made from async code cannot wait for an async approver: declined."""
+    _, env = setup
+    book = load(setup)
+    approvals = Approvals()
+    (_, exec_tool) = skillbook_tools(book, env=env, approve=approvals.async_)
+    marker = tmp_path / "ran"
+
+    async def main() -> Any:
+        return exec_tool.invoke(
+            {
+                "name": "exec",
+                "args": {"command": f"touch {marker}"},
+                "id": "c1",
+                "type": "tool_call",
+            }
+        )
+
+    result = asyncio.run(main())
+    assert isinstance(result, ToolMessage) and result.status == "error"
+    assert result.content == DECLINED_RESULT and not marker.exists()
 
 
 def test_slash_command_dispatches_exec_without_the_model(

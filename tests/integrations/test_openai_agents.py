@@ -24,11 +24,16 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 from scripted_openai import (
     CANNED,
+    GATE_CASES,
     GREETING,
+    Approvals,
+    GateCase,
     Reply,
     ScriptedOpenAI,
     Step,
     call,
+    check_gate,
+    gate_book,
     greet_script,
     location,
     messages_of,
@@ -64,13 +69,15 @@ def load(setup: tuple[Path, dict[str, str]]) -> SkillBook:
     return Loader(ws, env=env, cwd=ws).load()
 
 
-async def run_agent(server: ScriptedOpenAI, book: SkillBook, env: dict[str, str], text: str) -> Any:
+async def run_agent(
+    server: ScriptedOpenAI, book: SkillBook, env: dict[str, str], text: str, **tools: Any
+) -> Any:
     client = AsyncOpenAI(base_url=server.base_url, api_key="test-key", max_retries=0)
     try:
         agent = Agent(
             name="assistant",
             instructions=skillbook_instructions(book),
-            tools=skillbook_tools(book, env=env),
+            tools=skillbook_tools(book, env=env, **tools),
             model=OpenAIChatCompletionsModel(model="scripted-model", openai_client=client),
         )
         return await Runner.run(agent, text, run_config=RunConfig(tracing_disabled=True))
@@ -98,10 +105,16 @@ def test_full_exchange_reads_weather_skill_then_execs(
         return say("It is " + text_of(messages_of(body, "tool")[-1]).strip())
 
     script: list[Step] = [call("read", {"path": skill_md}, id="call_read"), after_read, after_exec]
+    approvals = Approvals()
     with ScriptedOpenAI(script) as server:
-        result = asyncio.run(run_agent(server, book, env, "Weather in Paris?"))
+        result = asyncio.run(
+            run_agent(server, book, env, "Weather in Paris?", approve=approvals.async_)
+        )
 
     assert result.final_output == f"It is {CANNED}"
+    # The user was asked about the one command, with the model's call id.
+    (asked,) = approvals.calls
+    assert asked.id == "call_1" and asked.arguments["skill"] == "weather"
     assert len(server.requests) == 3
     first = server.requests[0]
     system = text_of(messages_of(first, "system")[0])
@@ -130,6 +143,33 @@ def test_refused_read_goes_back_to_the_model_as_text(setup: tuple[Path, dict[str
         result = asyncio.run(run_agent(server, book, env, "read passwd"))
     assert result.final_output == "cannot"
     assert seen[0].startswith("read: /etc/passwd: not inside a skill folder")
+
+
+@pytest.mark.parametrize("case", GATE_CASES, ids=lambda c: c.id)
+def test_the_models_commands_need_approval_or_a_policy(
+    setup: tuple[Path, dict[str, str]], tmp_path: Path, case: GateCase
+) -> None:
+    """Safe by default: without an approver or a policy that allows it, exec refuses."""
+    ws, env = setup
+    book = gate_book(ws, env, case)
+    marker = tmp_path / "ran"
+    approvals = Approvals(case.answer)
+    seen: list[str] = []
+
+    def answer(body: dict[str, Any]) -> Reply:
+        seen.append(text_of(messages_of(body, "tool")[-1]))
+        return say("done")
+
+    script: list[Step] = [call("exec", {"command": f"touch {marker}"}), answer]
+    with ScriptedOpenAI(script) as server:
+        result = asyncio.run(run_agent(server, book, env, "go", **case.kwargs(approvals)))
+    assert result.final_output == "done"
+    check_gate(case, approvals, marker, seen[0])
+    # A command the user typed is not the model's: it runs unasked.
+    typed = tmp_path / "typed"
+    tools = skillbook_tools(book, env=env, **case.kwargs(Approvals(False)))
+    outcome = asyncio.run(handle_slash_command(book, f"/sh touch {typed}", tools))
+    assert outcome is not None and not outcome.is_error and typed.exists()
 
 
 def test_slash_command_dispatches_exec_without_the_model(

@@ -31,8 +31,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 from scripted_openai import (
     CANNED,
+    GATE_CASES,
     GREETING,
+    Approvals,
+    GateCase,
     ScriptedOpenAI,
+    check_gate,
+    gate_book,
     greet_script,
     location,
     run_docs_example,
@@ -111,17 +116,20 @@ def test_full_exchange_reads_weather_skill_then_execs(
         return ModelResponse(parts=[TextPart(f"It is {str(part.content).strip()}")])
 
     script = Script(tool_call("read", {"path": skill_md}), after_read, after_exec)
+    approvals = Approvals()
     if style == "capability":
-        agent = Agent(FunctionModel(script), capabilities=[skillbook_capability(book, env=env)])
+        capability = skillbook_capability(book, env=env, approve=approvals.async_)
+        agent = Agent(FunctionModel(script), capabilities=[capability])
     else:
         agent = Agent(
             FunctionModel(script),
             instructions=skillbook_instructions(book),
-            toolsets=[skillbook_toolset(book, env=env)],
+            toolsets=[skillbook_toolset(book, env=env, approve=approvals)],
         )
     result = asyncio.run(agent.run("Weather in Paris?"))
 
     assert result.output == f"It is {CANNED}"
+    assert [c.arguments["skill"] for c in approvals.calls] == ["weather"]
     assert results["read"].content == wanted and results["read"].outcome != "failed"
     assert results["exec"].content == CANNED + "\n"
     info = script.seen[0][1]
@@ -149,6 +157,46 @@ def test_failed_tool_call_is_a_failed_result(setup: tuple[Path, dict[str, str]])
     assert asyncio.run(agent.run("read passwd")).output == "cannot"
     assert seen[0].outcome == "failed"
     assert str(seen[0].content).startswith("read: /etc/passwd: not inside a skill folder")
+
+
+@pytest.mark.parametrize("case", GATE_CASES, ids=lambda c: c.id)
+def test_the_models_commands_need_approval_or_a_policy(
+    setup: tuple[Path, dict[str, str]], tmp_path: Path, case: GateCase
+) -> None:
+    """Safe by default: without an approver or a policy that allows it, exec refuses."""
+    ws, env = setup
+    book = gate_book(ws, env, case)
+    marker = tmp_path / "ran"
+    approvals = Approvals(case.answer)
+    seen: list[ToolReturnPart] = []
+
+    def answer(messages: list[ModelMessage]) -> ModelResponse:
+        seen.extend(returns(messages))
+        return ModelResponse(parts=[TextPart("done")])
+
+    script = Script(tool_call("exec", {"command": f"touch {marker}"}), answer)
+    capability = skillbook_capability(book, env=env, **case.kwargs(approvals))
+    agent = Agent(FunctionModel(script), capabilities=[capability])
+    assert asyncio.run(agent.run("go")).output == "done"
+    check_gate(case, approvals, marker, str(seen[0].content))
+    assert (seen[0].outcome == "failed") == (not case.ran)
+    # A command the user typed is not the model's: it runs unasked.
+    typed = tmp_path / "typed"
+    outcome = handle_slash_command_sync(book, f"/sh touch {typed}", capability)
+    assert outcome is not None and not outcome.is_error and typed.exists()
+
+
+def test_a_toolset_of_runtime_tools_gates_exec(setup: tuple[Path, dict[str, str]]) -> None:
+    """``SkillbookToolset`` built from bare runtime tools still gates their exec."""
+    _, env = setup
+    book = load(setup)
+    exec_tool = ExecTool(book.eligible, config=book.config, base_env=env)
+    toolset = SkillbookToolset([exec_tool])
+    (gated,) = toolset.runtime_tools
+    refused = asyncio.run(gated.arun({"command": "echo hi"}))
+    assert refused.is_error and refused.text.startswith("exec: not run:")
+    allowed = SkillbookToolset([exec_tool], approve=lambda call: True).runtime_tools[0]
+    assert asyncio.run(allowed.arun({"command": "echo hi"})).text == "hi\n"
 
 
 def test_slash_command_dispatches_exec_without_the_model(

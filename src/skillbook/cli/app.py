@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
@@ -33,6 +33,9 @@ from skillbook.cli.context import (
 from skillbook.cli.examples import epilog
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
+
+if TYPE_CHECKING:
+    from skillbook.registry.lockfile import Origin
 
 __all__ = [
     "EXIT_ERROR",
@@ -74,6 +77,14 @@ class Group(click.Group):
         "scan": "skillbook.cli.scan_cmd:scan_cmd",
         "sync": "skillbook.cli.sync_cmd:sync_cmd",
         "load": "skillbook.cli.load_cmd:load_cmd",
+        "search": "skillbook.cli.search_cmd:search_cmd",
+        "install": "skillbook.cli.install_cmd:install_cmd",
+        "update": "skillbook.cli.update_cmd:update_cmd",
+        "remove": "skillbook.cli.remove_cmd:remove_cmd",
+        "verify": "skillbook.cli.verify_cmd:verify_cmd",
+        "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
+        "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
+        "usage": "skillbook.cli.usage_cmd:usage_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -168,11 +179,14 @@ def cli(
 @click.pass_obj
 def list_cmd(obj: Context, as_json: bool, eligible: bool, verbose: bool) -> None:
     """List skills with their status, source and what they are missing."""
+    from skillbook.registry.origins import installed_origins
+
     book = obj.book()
     entries = [e for e in book.status.skills if e.eligible or not eligible]
+    origins = installed_origins(e.base_dir for e in entries)
     if as_json:
         report = book.status.to_json()
-        report["skills"] = [_list_json(e.to_json()) for e in entries]
+        report["skills"] = [_list_json(e.to_json(), origins.get(e.base_dir)) for e in entries]
         report["diagnostics"] = [d.to_dict() for d in book.diagnostics]
         emit_json(report)
         return
@@ -186,7 +200,12 @@ def list_cmd(obj: Context, as_json: bool, eligible: bool, verbose: bool) -> None
 
     ready = sum(e.eligible for e in book.status.skills)
     header = f"Skills ({ready}/{len(book.status.skills)} ready)"
-    table = skills_table(entries, verbose=verbose, ascii=obj.style.ascii)
+    table = skills_table(
+        entries,
+        verbose=verbose,
+        ascii=obj.style.ascii,
+        installed={d: o.kind for d, o in origins.items()},
+    )
     emit_lines([header, *table, *render.footer(book)])
 
 
@@ -206,8 +225,11 @@ _LIST_KEYS = (
 )
 
 
-def _list_json(entry: dict[str, Any]) -> dict[str, Any]:
-    return {k: entry[k] for k in _LIST_KEYS if k in entry}
+def _list_json(entry: dict[str, Any], installed: Origin | None = None) -> dict[str, Any]:
+    out = {k: entry[k] for k in _LIST_KEYS if k in entry}
+    if installed is not None:
+        out["installed"] = installed.to_json()
+    return out
 
 
 @cli.command("info")
@@ -220,12 +242,27 @@ def info_cmd(obj: Context, name: str, as_json: bool) -> None:
     entry = find_skill(book, name)
     if as_json:
         data = entry.to_json()
+        from skillbook.registry.origins import installed_origins
+
+        installed = installed_origins([entry.base_dir]).get(entry.base_dir)
+        if installed is not None:
+            data["installed"] = installed.to_json()
         data["diagnostics"] = [
             d.to_dict() for d in book.diagnostics if d.path in (entry.file_path, entry.base_dir)
         ]
         emit_json(data)
         return
-    emit_lines(render.info_lines(book, entry))
+    from skillbook.registry.origins import installed_origins
+
+    installed = installed_origins([entry.base_dir]).get(entry.base_dir)
+    lines = render.info_lines(book, entry)
+    if installed is not None:
+        # After "Path:" in the Details block.
+        at = next(
+            (i + 1 for i, line in enumerate(lines) if line.startswith("  Path: ")), len(lines)
+        )
+        lines.insert(at, f"  Installed: {installed.describe()}")
+    emit_lines(lines)
 
 
 FAIL_ON = ("warning", "error")
@@ -245,13 +282,18 @@ FAIL_ON = ("warning", "error")
 def check_cmd(obj: Context, as_json: bool, fail_on: str | None) -> None:
     """Audit what is ready, what is missing, and every skill not loaded or cut, with why."""
     from skillbook.cli.scan_cmd import check_section
+    from skillbook.cli.usage_cmd import stale_section
 
     book = obj.book()
+    stale, stale_lines = stale_section(book)
     scan_lines, scan_json = check_section(book)
     if as_json:
-        emit_json({**render.check_json(book), "security": scan_json})
+        report = render.check_json(book)
+        report["stale"] = [s.to_json() for s in stale]
+        report["diagnostics"] += [s.diagnostic().to_dict() for s in stale]
+        emit_json({**report, "security": scan_json})
     else:
-        emit_lines([*render.check_lines(book), *scan_lines])
+        emit_lines([*render.check_lines(book), *stale_lines, *scan_lines])
     if fail_on is not None and render.count_at_least(book.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
 

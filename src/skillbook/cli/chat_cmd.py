@@ -17,6 +17,7 @@ import click
 
 from skillbook.cli.app import Context
 from skillbook.cli.confirm import CONFIRM_QUESTION, exec_policy, exec_request_text, is_yes
+from skillbook.cli.learning import Learning, learn_options
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
 from skillbook.cli.render import STATUS_TEXT, clean
@@ -32,12 +33,15 @@ if TYPE_CHECKING:
 CHAT_COMMANDS: Final = {
     "/skills": "list the skills and their status",
     "/reload": "rescan the skill folders",
+    "/good": "mark the last task good and learn from it now",
+    "/bad": "mark the last task bad: nothing is learned from it",
     "/exit": "leave (also Ctrl-D)",
 }
 
 
 @click.command("chat")
 @model_options
+@learn_options
 @click.pass_obj
 def chat_cmd(
     obj: Context,
@@ -48,16 +52,27 @@ def chat_cmd(
     max_steps: int,
     yes: bool,
     confirm: bool | None,
+    learn: bool | None,
+    refine: bool,
 ) -> None:
     """Talk with a model that uses the workspace's skills, in the terminal.
 
     Tab completes slash commands. /skills lists the skills, /reload rescans them,
-    /exit (or Ctrl-D) leaves; Ctrl-C cancels the running answer.
+    /exit (or Ctrl-D) leaves; Ctrl-C cancels the running answer. /good and /bad
+    mark the last task; a successful task becomes a draft skill unless --no-learn.
     """
     book = obj.book()
     chat_model, problem = build_model(provider, model, base_url, api_key_env)
     policy = exec_policy(book.config, confirm=confirm, yes=yes)
-    chat = Chat(book, chat_model, hint=str(problem or ""), max_steps=max_steps, policy=policy)
+    learning = Learning(book, learn=learn, refine=refine, model=chat_model, conversation=True)
+    chat = Chat(
+        book,
+        chat_model,
+        hint=str(problem or ""),
+        max_steps=max_steps,
+        policy=policy,
+        learning=learning,
+    )
     try:
         asyncio.run(chat.run())
     except KeyboardInterrupt:  # Ctrl-C outside a turn leaves, like Ctrl-D
@@ -75,6 +90,7 @@ class Chat:
         hint: str,
         max_steps: int,
         policy: ExecPolicy | None = None,
+        learning: Learning | None = None,
     ) -> None:
         from skillbook.book import Loader
         from skillbook.runtime.session import SkillSession
@@ -103,8 +119,10 @@ class Chat:
             # Piped requests are no answers: without a terminal, no one is asked.
             approve=self.confirm if self.terminal_input else None,
             exec_policy=policy,
+            recorder=learning.recorder if learning is not None else None,
         )
         self.history: list[Message] = []
+        self.learning = learning
 
     def say(self, text: str = "") -> None:
         self.printer.end_line()
@@ -136,7 +154,7 @@ class Chat:
         name = self.agent.model.name if self.agent.model is not None else "none"
         self.say(f"skillbook chat · model {name} · {ready}/{len(book.status.skills)} skills ready")
         self.say(
-            "Type a request or a slash command (/skills, /reload, /exit). "
+            "Type a request or a slash command (/skills, /reload, /good, /bad, /exit). "
             "Ctrl-C cancels an answer, Ctrl-D leaves."
         )
         if self.agent.model is None:
@@ -158,10 +176,21 @@ class Chat:
                 if text:
                     await self.handle(text)
         finally:
+            await self.settle()
             self.session.close()
 
+    async def settle(self) -> None:
+        """Learn from the last task unless the user marked it bad (learning.settle)."""
+        if self.learning is not None:
+            for line in await self.learning.settle():
+                self.say(clean(line))
+
     async def handle(self, text: str) -> None:
-        if text == "/skills":
+        if text in ("/good", "/bad") and self.learning is not None:
+            mark = self.learning.good if text == "/good" else self.learning.bad
+            for line in await mark():
+                self.say(clean(line))
+        elif text == "/skills":
             self.say("\n".join(skills_lines(self.agent)))
         elif text == "/reload":
             report = self.session.reload()
@@ -179,7 +208,10 @@ class Chat:
                 "Reloaded skills" + (f" ({'; '.join(changes)})" if changes else ", no changes")
             )
         else:
+            await self.settle()
             result = await self.request(text)
+            if self.learning is not None:
+                self.learning.after_request()
             if result is None:
                 return
             if result.turn is None:

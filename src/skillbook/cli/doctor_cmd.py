@@ -31,6 +31,7 @@ from skillbook.cli.context import EXIT_FINDINGS, EXIT_OK, Context, emit_json, em
 from skillbook.config import Config, read_config
 from skillbook.discover import resolve_roots
 from skillbook.errors import SkillbookError
+from skillbook.learned import is_learned_root
 from skillbook.model import Source
 from skillbook.paths import COMPAT_ENV_PREFIX, ENV_PREFIX, Paths
 from skillbook.profile import profile_of
@@ -46,6 +47,7 @@ WATCHED_VARIABLES = (
     PROFILE_ENV,
 )
 
+LEARNED_ORIGIN = "<workspace>/skills/auto (learned skills, skillbook drafts)"
 _ROOT_ORIGIN = {
     Source.MANAGED: "<state dir>/skills",
     Source.PERSONAL: "<OS home>/.agents/skills",
@@ -121,7 +123,8 @@ def doctor_report(obj: Context, env: Mapping[str, str], cwd: Path) -> dict[str, 
         elif root.source is Source.BUNDLED:
             origin = paths.origins.get("bundled_dir", "")
         else:
-            origin = _ROOT_ORIGIN.get(root.source, "")
+            learned = root.source is Source.WORKSPACE and is_learned_root(root.path)
+            origin = LEARNED_ORIGIN if learned else _ROOT_ORIGIN.get(root.source, "")
         row: dict[str, Any] = {
             "source": root.source.value,
             "path": str(root.path),

@@ -47,6 +47,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "run": (
         ('skillbook run "What is the weather in Paris?"', "one request, answered by a model"),
         ('skillbook run "/weather Paris"', "a slash command (no model if it dispatches)"),
+        ('skillbook run --no-learn "Clean up /tmp/build"', "record it, but draft no skill"),
     ),
     "chat": (
         ("skillbook chat", "a conversation that uses the skills"),
@@ -76,6 +77,49 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook new release-notes", "skills/release-notes/SKILL.md in the workspace"),
         ('skillbook new deploy --mode strict --description "Deploy the app."', "strict"),
     ),
+    "sessions": (
+        ("skillbook sessions list", "recorded runs and chat turns, newest first"),
+        ("skillbook sessions show last", "what the last run did, step by step"),
+    ),
+    "sessions list": (
+        ("skillbook sessions list -n 5", "the five newest sessions"),
+        ("skillbook sessions list --json | jq -r '.sessions[].id'", "their ids"),
+    ),
+    "sessions show": (
+        ("skillbook sessions show last", "the newest session"),
+        ("skillbook sessions show 20260105-1430 --json", "one session (by id prefix) as JSON"),
+    ),
+    "drafts": (
+        ("skillbook drafts list", "skills learned from runs, waiting for review"),
+        ("skillbook drafts promote 20260105-143000-count-words", "into skills/auto"),
+    ),
+    "drafts list": (
+        ("skillbook drafts list", "drafts waiting for review"),
+        ("skillbook drafts list --all --json", "also promoted and rejected ones, as JSON"),
+    ),
+    "drafts show": (
+        ("skillbook drafts show 20260105-1430", "the draft's SKILL.md and its gate check"),
+        ("skillbook drafts show 20260105-1430 --replay", "its replay helper"),
+    ),
+    "drafts diff": (
+        ("skillbook drafts diff 20260105-1430", "what its last update changed"),
+        ("skillbook drafts diff 20260105-1430 --with wordcount", "against a similar skill"),
+    ),
+    "drafts promote": (
+        ("skillbook drafts promote 20260105-1430", "gate, then skills/auto and scripts/auto"),
+        ("skillbook drafts promote 20260105-1430 --accept-risk", "acknowledge its risk marker"),
+    ),
+    "drafts reject": (
+        ('skillbook drafts reject 20260105-1430 -r "duplicate of wordcount"', "archive it"),
+    ),
+    "drafts learn": (
+        ("skillbook drafts learn last", "draft a skill from the newest session"),
+        ("skillbook drafts learn 20260105-1430 --json", "what it did, as JSON"),
+    ),
+    "usage": (
+        ("skillbook usage", "reads and runs per skill, pins, stale skills"),
+        ("skillbook usage --pin deploy", "never report deploy as stale"),
+    ),
     "completion": (
         ('eval "$(skillbook completion bash)"', "enable completion in this bash"),
         ("skillbook completion fish > ~/.config/fish/completions/skillbook.fish", "fish"),
@@ -84,6 +128,27 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook setup jq --dry-run", "the scan and the exact commands, nothing run"),
         ("skillbook setup jq --yes", "install without asking (CI, containers)"),
         ("skillbook setup jq --yes --fallback apt", "use apt-get where brew is missing"),
+    ),
+    "search": (
+        ("skillbook search pdf", "skills on the registry whose name or text matches"),
+        ("skillbook search --limit 5 --json pdf", "the registry's answer as JSON"),
+    ),
+    "install": (
+        ("skillbook install weather", "a skill from ClawHub into <workspace>/skills/weather"),
+        ("skillbook install @steipete/weather --version 1.2.0", "one owner's, one version"),
+        ("skillbook install anthropics/skills/skills/pdf", "a folder of a GitHub repository"),
+        ("skillbook install https://host/repo.git --skill a --skill b", "two skills of a repo"),
+        ("skillbook install ./my-skill --global", "a local folder, into the managed skills"),
+        ("skillbook install skill.zip", "an archive (zip or tar.gz), checked like downloads"),
+    ),
+    "update": (
+        ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
+        ("skillbook update weather --force", "replace it even though you edited it"),
+    ),
+    "remove": (("skillbook remove weather", "delete the skill and its lock entry"),),
+    "verify": (
+        ("skillbook verify", "which installed skills were edited since they were installed"),
+        ("skillbook verify weather --json", "the files added, removed or changed"),
     ),
 }
 

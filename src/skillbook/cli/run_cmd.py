@@ -11,6 +11,9 @@ Commands the model asks ``exec`` to run are asked about on a terminal (with the
 command shown, invisible characters escaped) and refused without one, unless the
 config's ``skills.exec`` allows them or ``--yes`` is given (:mod:`skillbook.cli.confirm`);
 slash commands the user typed are not asked about.
+
+Each request is recorded as a session, and a successful one is drafted as a skill for
+review (:mod:`skillbook.cli.learning`; ``--no-learn``, ``--refine``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import click
 
 from skillbook.cli.app import EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.confirm import TerminalConfirm, exec_policy
+from skillbook.cli.learning import Learning, learn_options, lines_of
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
 from skillbook.cli.render import clean
@@ -31,6 +35,7 @@ from skillbook.runtime.agent import Agent
 @click.command("run")
 @click.argument("text")
 @model_options
+@learn_options
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and tool calls as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not show tool calls on stderr.")
 @click.pass_obj
@@ -44,6 +49,8 @@ def run_cmd(
     max_steps: int,
     yes: bool,
     confirm: bool | None,
+    learn: bool | None,
+    refine: bool,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -52,6 +59,8 @@ def run_cmd(
     TEXT is a question, or a slash command like "/weather Shanghai". Commands of skills
     with `command-dispatch: tool` run their tool, and skills with
     `metadata.skillbook.commandExec` run their command, directly, with no model.
+    The run is recorded (`skillbook sessions`); a successful one becomes a draft skill
+    waiting for review (`skillbook drafts`) unless --no-learn.
     """
     from skillbook.errors import ModelNotConfigured
     from skillbook.runtime.providers import ModelError
@@ -63,6 +72,7 @@ def run_cmd(
     printer = Printer(sys.stdout, tools_out, stream_text=stream, color=sys.stderr.isatty())
     policy = exec_policy(book.config, confirm=confirm, yes=yes)
     approve = TerminalConfirm(printer) if sys.stdin.isatty() else None
+    learning = Learning(book, learn=learn, refine=refine, model=chat_model)
     agent = Agent(
         book,
         chat_model,
@@ -70,6 +80,7 @@ def run_cmd(
         on_event=printer,
         approve=approve,
         exec_policy=policy,
+        recorder=learning.recorder,
     )
     try:
         result = asyncio.run(agent.invoke(text))
@@ -78,6 +89,7 @@ def run_cmd(
     except ModelError as exc:
         fail(f"model request failed: {exc}", error="model-error")
     turn = result.turn
+    learned = asyncio.run(learning.learn())
     if as_json:
         inv = result.invocation
         emit_json(
@@ -93,6 +105,8 @@ def run_cmd(
                 "toolCalls": [r.to_json() for r in turn.tool_calls]
                 if turn
                 else ([result.tool_run.to_json()] if result.tool_run else []),
+                "session": session.id if (session := learning.finished()) else None,
+                "learned": learned.to_json() if learned is not None else None,
             }
         )
     elif stream and turn is not None:
@@ -101,5 +115,8 @@ def run_cmd(
             printer.write(f"\n{turn.note}\n")
     else:
         click.echo(clean(result.text))
+    if not as_json and not quiet:
+        for line in lines_of(learned):
+            click.echo(clean(line), err=True)
     if result.is_error:
         sys.exit(EXIT_FINDINGS)

@@ -6,15 +6,14 @@ Exit codes: 0 nothing at or above ``--fail-on``; 1 findings at or above it;
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillbook._atomic import write_atomic
 from skillbook.cli.context import (
     ERR_PATH,
     EXIT_ERROR,
@@ -126,14 +125,9 @@ def _write_sarif(reports: tuple[ScanReport, ...], target: str, version: str) -> 
     if target == "-":
         click.echo(text, nl=False)
         return
-    tmp = f"{target}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
+        write_atomic(target, text, prefix=f"{Path(target).name}.tmp-", suffix="")
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         fail(f"cannot write SARIF file {target}: {exc.strerror or exc}", EXIT_ERROR, error=ERR_PATH)
 
 

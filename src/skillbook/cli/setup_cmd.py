@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from skillbook.cli.app import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines
+from skillbook.cli.progress import terminal_progress as _progress
 from skillbook.cli.render import STATUS_TEXT, clean
 
 if TYPE_CHECKING:
-    from rich.progress import Progress as RichProgressBar
-
     from skillbook.install.plan import Refusal
     from skillbook.install.result import InstallResult
     from skillbook.install.run import SetupResult
@@ -236,47 +235,3 @@ def result_lines(outcome: SetupResult) -> list[str]:
     if outcome.audit_file is not None:
         lines.append(f"Recorded in {outcome.audit_file}")
     return lines
-
-
-class _RichProgress:
-    """A spinner for commands, a byte bar for downloads, an entry count for extraction."""
-
-    def __init__(self) -> None:
-        self._bar: RichProgressBar | None = None
-
-    def start(self, task: str, total: int | None = None) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            DownloadColumn,
-            MofNCompleteColumn,
-            Progress,
-            SpinnerColumn,
-            TextColumn,
-            TransferSpeedColumn,
-        )
-
-        self.finish()
-        columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
-        if task.startswith("Downloading"):
-            columns += [BarColumn(), DownloadColumn(), TransferSpeedColumn()]
-        elif total is not None:
-            columns += [BarColumn(), MofNCompleteColumn()]
-        self._bar = Progress(*columns, console=Console(stderr=True), transient=True)
-        # The task first, so the first (synchronous) refresh already shows it.
-        self._bar.add_task(task, total=total)
-        self._bar.start()
-
-    def advance(self, amount: int = 1) -> None:
-        if self._bar is not None:
-            self._bar.advance(self._bar.task_ids[0], amount)
-
-    def finish(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-
-def _progress() -> _RichProgress | None:
-    """Progress on a terminal only (never in pipes, logs or CI output)."""
-    return _RichProgress() if sys.stderr.isatty() else None

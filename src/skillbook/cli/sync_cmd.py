@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
+from skillbook._atomic import write_atomic
 from skillbook.cli.context import (
     ERR_PATH,
     ERR_USAGE,
@@ -161,10 +161,4 @@ def _skills(count: int) -> str:
 
 def _write_text(path: Path, text: str) -> None:
     """Write through a temporary file and a rename, so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_atomic(path, text, prefix=f".{path.name}.tmp-", suffix="")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import shutil
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from rich.cells import cell_len
 
@@ -70,12 +71,20 @@ def _one_line(text: str) -> str:
     return _SPACES.sub(" ", render.clean(text)).strip()
 
 
+def _source_cell(entry: StatusEntry, installed: Mapping[Path, str] | None) -> str:
+    """The source, and for an installed skill where it came from (``workspace (clawhub)``)."""
+    short = SOURCE_SHORT.get(entry.source, entry.source)
+    kind = installed.get(entry.base_dir) if installed else None
+    return f"{short} ({kind})" if kind else short
+
+
 def skills_table(
     entries: Sequence[StatusEntry],
     *,
     verbose: bool,
     width: int | None = None,
     ascii: bool = False,
+    installed: Mapping[Path, str] | None = None,
 ) -> list[str]:
     """The table's lines (header, rule, one or more lines per skill), no trailing spaces.
 
@@ -94,7 +103,7 @@ def skills_table(
                     render.STATUS_TEXT[e.eligibility.status],
                     f"{render.emoji(e)} {_one_line(e.name)}",
                     _one_line(e.description),
-                    SOURCE_SHORT.get(e.source, e.source),
+                    _source_cell(e, installed),
                     render.missing_summary(e.eligibility.missing),
                 )
             )

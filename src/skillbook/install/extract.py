@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
+from skillbook._atomic import atomic_writer
 from skillbook.install.archive_paths import (
     BLOCKED_TYPES,
     ByteBudget,
@@ -91,17 +92,14 @@ def _write(staging: Path, rel: str, source: IO[bytes], budget: ByteBudget, mode:
     out = _make_parent(staging, rel)
     if out.is_dir():
         raise _rejected(f"archive entry conflicts with an existing folder: {rel}")
-    tmp = out.with_name(f".{out.name}.sb-part")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags, 0o600)
-    with os.fdopen(fd, "wb") as sink:
+    # A later entry with the same name wins, as it would on disk.
+    with atomic_writer(
+        out, mode=(mode & 0o777) or 0o644, prefix=f".{out.name}.sb-part-", suffix=""
+    ) as sink:
         budget.start_entry()
         while chunk := source.read(_CHUNK):
             budget.add(len(chunk))
             sink.write(chunk)
-    os.chmod(tmp, (mode & 0o777) or 0o644)
-    # A later entry with the same name wins, as it would on disk.
-    os.replace(tmp, out)
 
 
 def extract_zip(

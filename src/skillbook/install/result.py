@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from skillbook._js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
+from skillbook.errors import InstallError
 
 __all__ = [
     "MAX_SUMMARY_CHARS",
@@ -30,15 +31,6 @@ MAX_SUMMARY_CHARS: Final = 200
 _ERROR_FIRST: Final = re.compile(r"^error\b", re.I | re.A)
 _ERROR_ANY: Final = re.compile(r"\b(err!|error:|failed)\b", re.I | re.A)
 _JS_SPACES: Final = re.compile(f"[{JS_WHITESPACE}]+")
-
-
-class InstallError(Exception):
-    """An install step stopped: ``code`` is the ``install.*`` reason, the message says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,62 +16,34 @@ same folder at once would otherwise each swap in a tree without the other's file
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import shutil
 import stat
-import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from skillbook._atomic import exchange as swap_paths
+from skillbook._locks import locked
 from skillbook.install.progress import NoProgress, Progress
 from skillbook.install.result import InstallError
 
 __all__ = ["StagedTarget", "exchange", "locked", "recover"]
 
 _MARK: Final = ".sb-"
-_AT_FDCWD: Final = -100
-_RENAME_EXCHANGE: Final = 2  # linux/fs.h
-_RENAME_SWAP: Final = 2  # macOS stdio.h
 
 
 def _rejected(message: str) -> InstallError:
     return InstallError("install.archive-rejected", message)
 
 
-@contextlib.contextmanager
-def locked(lock_file: Path) -> Iterator[None]:
-    """An exclusive advisory lock (POSIX ``flock``) held for the block."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; single-user tools dir
-        yield
-        return
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def exchange(a: Path, b: Path) -> bool:
-    """Swap two paths atomically; False when the platform or file system cannot."""
+    """Swap two paths atomically; False when the platform, the file system or the call
+    cannot (the two-rename fallback then reports what is wrong)."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
+        return swap_paths(a, b)
     except OSError:
         return False
-    if sys.platform.startswith("linux") and hasattr(libc, "renameat2"):
-        rc = libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    elif sys.platform == "darwin" and hasattr(libc, "renamex_np"):
-        rc = libc.renamex_np(os.fsencode(a), os.fsencode(b), _RENAME_SWAP)
-    else:
-        return False
-    return int(rc) == 0
 
 
 def _siblings(target: Path) -> list[Path]:

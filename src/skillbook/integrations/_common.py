@@ -6,7 +6,11 @@ sends (:meth:`~skillbook.runtime.agent.Agent.system_prompt`), the tools are the 
 :mod:`skillbook.runtime.tools` objects, and a slash command resolves and dispatches
 as in :meth:`~skillbook.runtime.agent.Agent.invoke` (OpenClaw's tool dispatch, then a
 skill's own ``commandExec`` run through ``exec``, else the model rewrite), so a skill
-behaves the same whichever framework runs the model. Nothing here imports a framework.
+behaves the same whichever framework runs the model. ``exec`` reaches the framework
+gated (:mod:`skillbook.runtime.exec_gate`): a model's command runs only when the policy
+(``exec_policy``, default the book's ``skills.exec``) or the ``approve`` callback allows
+it, as in skillbook's own agent; a slash command the user typed runs unasked. Nothing
+here imports a framework.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.invocation import (
     Invocation,
@@ -31,6 +34,8 @@ from skillbook.runtime.agent import (
     command_call_id,
     default_tools,
 )
+from skillbook.runtime.approval import Approver, ExecPolicy
+from skillbook.runtime.exec_gate import gate_exec, ungated
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -41,6 +46,7 @@ __all__ = [
     "ERROR_MARK",
     "SlashOutcome",
     "Target",
+    "adapter_tools",
     "adispatch",
     "build_instructions",
     "call_id",
@@ -93,6 +99,27 @@ def runtime_tools(book: SkillBook, *, env: Mapping[str, str] | None = None) -> t
     return (*tools, plan.find_tool()) if plan is not None else tools
 
 
+def adapter_tools(
+    book: SkillBook,
+    *,
+    env: Mapping[str, str] | None = None,
+    tools: Iterable[Tool] | None = None,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
+) -> tuple[Tool, ...]:
+    """The runtime tools an adapter hands its framework: ``tools`` (default:
+    :func:`runtime_tools`), each ``exec`` among them gated by ``exec_policy`` (default:
+    the book's ``skills.exec``) and ``approve``, as :class:`~skillbook.runtime.agent.Agent`
+    gates its own."""
+    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    return tuple(
+        gate_exec(
+            t, exec_policy=exec_policy, approve=approve, config=book.config, skills=book.eligible
+        )
+        for t in chosen
+    )
+
+
 def _selection_plan(book: SkillBook, env: Mapping[str, str] | None = None) -> Any:
     if book.config.skills.selection.mode == "off":
         return None
@@ -139,7 +166,9 @@ class Target:
 
 
 def runtime_target(tool: Tool) -> Target:
-    """A :class:`Target` that runs a skillbook runtime tool directly."""
+    """A :class:`Target` that runs a skillbook runtime tool directly; a gated ``exec``
+    runs unasked here, since a slash command is the user's own request."""
+    tool = ungated(tool)
     return Target(tool.name, tool.schema, tool.arun, tool.run, runtime=tool)
 
 
@@ -149,7 +178,7 @@ dispatch_args = dispatch_arguments
 
 
 def _resolve(
-    book: SkillBook, text: str, reserved: Iterable[str]
+    book: SkillBook, text: str, reserved: Iterable[str] | None
 ) -> tuple[Invocation, CommandDispatch | ExecDispatch | None] | None:
     commands = book.commands(reserved=reserved)
     invocation = resolve_invocation(text, commands)
@@ -206,7 +235,12 @@ class _Pending:
 
 
 def _plan(
-    book: SkillBook, text: str, targets: Iterable[Target], reserved: Iterable[str], *, sync: bool
+    book: SkillBook,
+    text: str,
+    targets: Iterable[Target],
+    reserved: Iterable[str] | None,
+    *,
+    sync: bool,
 ) -> SlashOutcome | _Pending | None:
     """Everything :func:`dispatch` and :func:`adispatch` share: resolve, pick the tool."""
     resolved = _resolve(book, text, reserved)
@@ -248,11 +282,13 @@ async def adispatch(
     text: str,
     targets: Iterable[Target],
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Resolve ``text`` as a slash command of ``book`` and act on it (§6.4–6.5).
 
     None: not a command of this book (send ``text`` to the model unchanged).
+    ``reserved``: the names skill commands avoid; default the book's profile's
+    (``book.profile.commands.reserved_names``), as ``skillbook commands`` shows them.
     """
     step = _plan(book, text, targets, reserved, sync=False)
     if not isinstance(step, _Pending):
@@ -269,7 +305,7 @@ def dispatch(
     text: str,
     targets: Iterable[Target],
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`adispatch` without an event loop; targets need ``call_sync``."""
     step = _plan(book, text, targets, reserved, sync=True)

@@ -13,6 +13,9 @@ the ``## Skills (mandatory)`` catalog section), a middleware for
 
 A failing call (a refused path, a non-zero exit) raises ``ToolException`` inside the
 tool, which the tool turns into a ``ToolMessage`` with ``status="error"`` for the model.
+So does a command that may not run: ``exec`` runs the model's commands only when
+``exec_policy`` (default: the book's ``skills.exec``) or ``approve`` allows them (a
+plain function for ``invoke``; a plain or async one for ``ainvoke``).
 """
 
 from __future__ import annotations
@@ -20,18 +23,20 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
     Target,
+    adapter_tools,
     adispatch,
     build_instructions,
     call_id,
     dispatch,
     missing_extra,
-    runtime_tools,
+    runtime_target,
 )
+from skillbook.runtime.approval import Approver, ExecPolicy
+from skillbook.runtime.exec_gate import GatedTool, gate_exec
 from skillbook.runtime.tools import ReadTool, Tool, ToolResult
 
 try:
@@ -67,8 +72,15 @@ def skillbook_system_prompt(
 _RUNTIME_KEY = "skillbook_runtime_tool"
 
 
-def structured_tool(tool: Tool) -> StructuredTool:
-    """A skillbook runtime tool as a LangChain :class:`StructuredTool` (sync and async)."""
+def structured_tool(
+    tool: Tool, *, exec_policy: ExecPolicy | None = None, approve: Approver | None = None
+) -> StructuredTool:
+    """A skillbook runtime tool as a LangChain :class:`StructuredTool` (sync and async).
+
+    An ``exec`` tool is gated: ``exec_policy`` (default: its config's ``skills.exec``)
+    and ``approve`` decide each command the model asks for.
+    """
+    tool = gate_exec(tool, exec_policy=exec_policy, approve=approve)
 
     def run(**kwargs: Any) -> str:
         return _text(tool.run(kwargs))
@@ -99,13 +111,18 @@ def skillbook_tools(
     *,
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
 ) -> list[BaseTool]:
     """``read`` and ``exec`` over the book's eligible skills, as LangChain tools.
 
     ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
-    ``tools`` replaces the default runtime tools.
+    ``tools`` replaces the default runtime tools. A command the model asks ``exec`` to
+    run runs only when ``exec_policy`` (default: the book's ``skills.exec``) allows it
+    or ``approve(call)`` returns True (a plain function; with ``ainvoke`` also an async
+    one); otherwise the model gets an error ``ToolMessage`` and nothing runs.
     """
-    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    chosen = adapter_tools(book, env=env, tools=tools, exec_policy=exec_policy, approve=approve)
     return [structured_tool(t) for t in chosen]
 
 
@@ -115,18 +132,21 @@ def skillbook_middleware(
     base: str | None = DEFAULT_INSTRUCTIONS,
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
 ) -> AgentMiddleware[Any, Any, Any]:
     """A ``create_agent`` middleware that registers the tools and adds the skills section.
 
     The section goes after the agent's own system prompt; an agent without one gets
-    ``base`` first. ``langchain`` (not only ``langchain-core``) must be installed.
+    ``base`` first. ``exec_policy`` and ``approve`` as in :func:`skillbook_tools`.
+    ``langchain`` (not only ``langchain-core``) must be installed.
     """
     try:
         from langchain.agents.middleware import AgentMiddleware
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise missing_extra("LangChain", "langchain") from exc
 
-    lc_tools = skillbook_tools(book, env=env, tools=tools)
+    lc_tools = skillbook_tools(book, env=env, tools=tools, exec_policy=exec_policy, approve=approve)
     read_name = next((t.name for t in (tools or ()) if isinstance(t, ReadTool)), ReadTool.name)
 
     def system_for(request: ModelRequest[Any]) -> SystemMessage:
@@ -184,6 +204,9 @@ def _target(tool: BaseTool) -> Target:
         return _result(tool.invoke(as_call(args)))
 
     runtime = (tool.metadata or {}).get(_RUNTIME_KEY)
+    if isinstance(runtime, GatedTool):
+        # The user typed the command: it runs unasked, past the model's gate.
+        return runtime_target(runtime)
     return Target(tool.name, _schema_of(tool), call, call_sync, runtime=runtime)
 
 
@@ -196,7 +219,7 @@ async def handle_slash_command(
     text: str,
     tools: Iterable[BaseTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -214,7 +237,7 @@ def handle_slash_command_sync(
     text: str,
     tools: Iterable[BaseTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code without an event loop (tools run with ``invoke``)."""
     return dispatch(book, text, _targets(book, tools), reserved=reserved)

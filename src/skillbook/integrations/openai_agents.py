@@ -12,7 +12,9 @@ model or rewrites any other command into the message to pass to ``Runner.run``.
 ...               tools=skillbook_tools(book))
 
 A failing tool call (a refused path, a non-zero exit) is returned to the model as
-the tool's text output, as the SDK expects of function tools; it never raises.
+the tool's text output, as the SDK expects of function tools; it never raises. So is
+a command that did not run: ``exec`` runs the model's commands only when ``exec_policy``
+(default: the book's ``skills.exec``) or ``approve`` (sync or async) allows them.
 """
 
 from __future__ import annotations
@@ -21,19 +23,20 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
     Target,
+    adapter_tools,
     adispatch,
     build_instructions,
     call_id,
     dispatch,
     missing_extra,
     runtime_target,
-    runtime_tools,
 )
+from skillbook.runtime.approval import Approver, ExecPolicy
+from skillbook.runtime.exec_gate import GatedTool, gate_exec
 from skillbook.runtime.tools import ReadTool, Tool, ToolResult
 
 try:
@@ -78,16 +81,24 @@ class _Invoker:
             args = json.loads(arguments) if arguments.strip() else {}
         except ValueError as exc:
             return f"{self.tool.name}: arguments are not valid JSON ({exc})"
-        result = await self.tool.arun(args)
+        if isinstance(self.tool, GatedTool):
+            result = await self.tool.arun(args, call_id=getattr(ctx, "tool_call_id", None))
+        else:
+            result = await self.tool.arun(args)
         return result.text
 
 
-def as_function_tool(tool: Tool) -> FunctionTool:
+def as_function_tool(
+    tool: Tool, *, exec_policy: ExecPolicy | None = None, approve: Approver | None = None
+) -> FunctionTool:
     """A skillbook runtime tool as an Agents SDK :class:`FunctionTool`.
 
     The JSON schema is passed as it is; ``strict_json_schema`` is off because the
-    schemas have optional parameters, which strict mode cannot express.
+    schemas have optional parameters, which strict mode cannot express. An ``exec``
+    tool is gated: ``exec_policy`` (default: its config's ``skills.exec``) and
+    ``approve`` decide each command the model asks for.
     """
+    tool = gate_exec(tool, exec_policy=exec_policy, approve=approve)
     return FunctionTool(
         name=tool.name,
         description=tool.description,
@@ -102,13 +113,18 @@ def skillbook_tools(
     *,
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
 ) -> list[AgentsTool]:
     """``read`` and ``exec`` over the book's eligible skills, as :class:`FunctionTool` values.
 
     ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
     ``tools`` replaces the default runtime tools (e.g. a ``ReadTool`` with a smaller cap).
+    A command the model asks ``exec`` to run runs only when ``exec_policy`` (default:
+    the book's ``skills.exec``) allows it or ``approve(call)`` (a plain or async
+    function) returns True; otherwise the model gets a tool error and nothing runs.
     """
-    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    chosen = adapter_tools(book, env=env, tools=tools, exec_policy=exec_policy, approve=approve)
     return [as_function_tool(t) for t in chosen]
 
 
@@ -133,7 +149,7 @@ async def handle_slash_command(
     text: str,
     tools: Iterable[AgentsTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -154,7 +170,7 @@ def handle_slash_command_sync(
     text: str,
     tools: Iterable[AgentsTool] | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code without an event loop (``Runner.run_sync``).
 

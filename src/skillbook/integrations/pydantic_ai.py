@@ -9,7 +9,10 @@ catalog section), both bundled as one capability, and :func:`handle_slash_comman
 >>> agent = Agent("openai:gpt-4.1", capabilities=[skillbook_capability(book)])
 
 A failing call (a refused path, a non-zero exit) raises ``ToolFailed``: PydanticAI
-sends the model a failed tool result it can adapt to, without spending retries.
+sends the model a failed tool result it can adapt to, without spending retries. So
+does a command that may not run: ``exec`` runs the model's commands only when
+``exec_policy`` (default: the book's ``skills.exec``) or ``approve`` (sync or async)
+allows them.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillbook.commands import DEFAULT_RESERVED_NAMES
 from skillbook.integrations._common import (
     DEFAULT_INSTRUCTIONS,
     SlashOutcome,
     Target,
+    adapter_tools,
     adispatch,
     build_instructions,
     dispatch,
@@ -30,6 +33,8 @@ from skillbook.integrations._common import (
     runtime_target,
     runtime_tools,
 )
+from skillbook.runtime.approval import Approver, ExecPolicy
+from skillbook.runtime.exec_gate import gate_exec
 from skillbook.runtime.tools import ReadTool, Tool, ToolResult
 
 try:
@@ -83,10 +88,23 @@ class _Call:
 
 
 class SkillbookToolset(FunctionToolset[Any]):
-    """``read`` and ``exec`` (or the given runtime tools) as a PydanticAI toolset."""
+    """``read`` and ``exec`` (or the given runtime tools) as a PydanticAI toolset.
 
-    def __init__(self, tools: Sequence[Tool], *, id: str | None = DEFAULT_ID) -> None:
-        self.runtime_tools = tuple(tools)
+    An ``exec`` among ``tools`` is gated: ``exec_policy`` (default: its config's
+    ``skills.exec``) and ``approve`` decide each command the model asks for.
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        id: str | None = DEFAULT_ID,
+        exec_policy: ExecPolicy | None = None,
+        approve: Approver | None = None,
+    ) -> None:
+        self.runtime_tools = tuple(
+            gate_exec(t, exec_policy=exec_policy, approve=approve) for t in tools
+        )
         super().__init__(
             [
                 PydanticTool.from_schema(_Call(t), t.name, t.description, t.schema)
@@ -102,13 +120,18 @@ def skillbook_toolset(
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
     id: str | None = DEFAULT_ID,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
 ) -> SkillbookToolset:
     """``read`` and ``exec`` over the book's eligible skills, for ``Agent(toolsets=[...])``.
 
     ``env`` is the base environment of ``exec`` (default: ``os.environ`` at each call);
-    ``tools`` replaces the default runtime tools.
+    ``tools`` replaces the default runtime tools. A command the model asks ``exec`` to
+    run runs only when ``exec_policy`` (default: the book's ``skills.exec``) allows it
+    or ``approve(call)`` (a plain or async function) returns True; otherwise the model
+    gets a failed tool result and nothing runs.
     """
-    chosen = tuple(tools) if tools is not None else runtime_tools(book, env=env)
+    chosen = adapter_tools(book, env=env, tools=tools, exec_policy=exec_policy, approve=approve)
     return SkillbookToolset(chosen, id=id)
 
 
@@ -119,9 +142,14 @@ def skillbook_capability(
     env: Mapping[str, str] | None = None,
     tools: Sequence[Tool] | None = None,
     id: str = DEFAULT_ID,
+    exec_policy: ExecPolicy | None = None,
+    approve: Approver | None = None,
 ) -> Capability[Any]:
-    """The instructions and the toolset as one capability, for ``Agent(capabilities=[...])``."""
-    toolset = skillbook_toolset(book, env=env, tools=tools, id=None)
+    """The instructions and the toolset as one capability, for ``Agent(capabilities=[...])``;
+    ``exec_policy`` and ``approve`` as in :func:`skillbook_toolset`."""
+    toolset = skillbook_toolset(
+        book, env=env, tools=tools, id=None, exec_policy=exec_policy, approve=approve
+    )
     read_name = next((t.name for t in toolset.runtime_tools if isinstance(t, ReadTool)), None)
     instructions = build_instructions(book, base, read_tool=read_name or ReadTool.name)
     return Capability(instructions=instructions, toolsets=[toolset], id=id)
@@ -182,7 +210,7 @@ async def handle_slash_command(
     text: str,
     tools: SlashTools | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """Act on a user message that may be a slash command of ``book`` (§6.4–6.5).
 
@@ -201,7 +229,7 @@ def handle_slash_command_sync(
     text: str,
     tools: SlashTools | None = None,
     *,
-    reserved: Iterable[str] = DEFAULT_RESERVED_NAMES,
+    reserved: Iterable[str] | None = None,
 ) -> SlashOutcome | None:
     """:func:`handle_slash_command` for code that uses ``agent.run_sync``; async function
     tools other than skillbook's own count as missing here."""

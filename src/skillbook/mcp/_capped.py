@@ -64,6 +64,9 @@ class ResponseCaps:
         self._pending: dict[Any, tuple[int, str | None]] = {}
         #: URI (or method) -> bytes seen when the answer was cut off.
         self.tripped: dict[str, int] = {}
+        #: 401 or 403 when the HTTP server refused a request for want of authorization
+        #: (the SDK keeps only a generic error), so the client can say what to set.
+        self.auth_refused: int | None = None
 
     def expect(self, uri: str, size: int) -> None:
         """The next ``resources/read`` of ``uri`` is for a file of ``size`` bytes."""
@@ -148,6 +151,8 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
             if isinstance(message, Mapping):
                 cap, uri = self.caps.for_request(message)
         response = await self.inner.handle_async_request(request)
+        if response.status_code in (401, 403):
+            self.caps.auth_refused = response.status_code
         refuse = ""
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
@@ -164,13 +169,16 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def capped_http_client(caps: ResponseCaps) -> httpx2.AsyncClient:
-    """An HTTP client with the SDK's MCP timeouts and every response body counted."""
+def capped_http_client(
+    caps: ResponseCaps, *, headers: Mapping[str, str] | None = None
+) -> httpx2.AsyncClient:
+    """An HTTP client with the SDK's MCP timeouts and every response body counted;
+    ``headers`` go with every request (``Authorization`` for a token-protected server)."""
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
     return httpx2.AsyncClient(
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-        headers={"Accept-Encoding": "identity"},
+        headers={**(headers or {}), "Accept-Encoding": "identity"},
         transport=_CappedTransport(httpx2.AsyncHTTPTransport(), caps),
     )
 

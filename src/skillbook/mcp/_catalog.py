@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook import diagnostics as dg
-from skillbook.commands import CommandSet, build_command_specs
+from skillbook.commands import CommandSet
 from skillbook.mcp import _skillfiles as sf
 from skillbook.profile import DEFAULT_PROFILE
 
@@ -304,7 +304,8 @@ class SkillCatalog:
         state = ServedState(
             book=book,
             skills=tuple(served),
-            commands=build_command_specs(book.eligible),
+            # The CLI's commands: the profile's reserved names, then the bundles'.
+            commands=book.commands(),
             instructions=_instructions(book),
             diagnostics=tuple(diags),
         )

@@ -36,7 +36,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from skillbook.errors import SkillbookError
+from skillbook.errors import PortInUse as PortInUse  # raised here; the class lives in errors
+from skillbook.errors import ServeError as ServeError
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -51,17 +52,6 @@ DEFAULT_MAX_SESSIONS: Final = 100
 DEFAULT_SESSION_IDLE_S: Final = 30 * 60
 _LOOPBACK_NAMES: Final = frozenset({"localhost"})
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
-
-
-class ServeError(SkillbookError):
-    """``serve`` could not start: the address is taken, or the bind needs a token."""
-
-
-class PortInUse(ServeError, OSError):
-    """Another process listens on the address ``serve`` was asked to bind."""
-
-    def __str__(self) -> str:
-        return str(self.strerror)
 
 
 def is_loopback(host: str) -> bool:

@@ -407,12 +407,34 @@ class SkillsClient:
         return result
 
 
+def auth_headers(spec: McpServerSpec, env: Mapping[str, str] | None) -> dict[str, str]:
+    """``Authorization: Bearer <token>`` for a server with ``tokenEnv`` (read from ``env``,
+    None: ``os.environ``), else nothing; raises :class:`ClientError` (``mcp.token-missing``)
+    when the variable is unset or empty, rather than connecting without the token."""
+    if spec.token_env is None:
+        return {}
+    import os
+
+    token = (os.environ if env is None else env).get(spec.token_env, "").strip()
+    if not token:
+        raise ClientError(
+            "mcp.token-missing",
+            f"MCP server {spec.name!r} at {spec.target}: its tokenEnv names "
+            f"${spec.token_env}, which is not set or empty; not connecting without its token",
+        )
+    return {"Authorization": f"Bearer {token}"}
+
+
 @asynccontextmanager
 async def open_client(
-    spec: McpServerSpec, *, timeout_s: float = DEFAULT_TIMEOUT_S
+    spec: McpServerSpec,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
 ) -> AsyncIterator[SkillsClient]:
     """Connect (``server/discover``, falling back to ``initialize``) and check the
-    server declared the extension; raises :class:`ClientError` otherwise."""
+    server declared the extension; raises :class:`ClientError` otherwise. A server with
+    ``tokenEnv`` gets that variable of ``env`` (None: ``os.environ``) as a bearer token."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
@@ -423,7 +445,7 @@ async def open_client(
         server: Any
         http = None
         if spec.url is not None:
-            http = capped_http_client(caps)
+            http = capped_http_client(caps, headers=auth_headers(spec, env))
             server = streamable_http_client(spec.url, http_client=http)
         else:
             server = capped_stdio_client(
@@ -435,6 +457,12 @@ async def open_client(
         except Exception as exc:
             if http is not None:
                 await http.aclose()
+            if not _only(exc, _connect_errors()):
+                raise  # not the server's doing: the caller logs it with its traceback
+            if caps.auth_refused is not None:
+                raise ClientError(
+                    "mcp.unauthorized", _unauthorized(spec, caps.auth_refused)
+                ) from None
             raise ClientError(
                 "mcp.server-unreachable", _unreachable(spec, exc, _tail(errlog))
             ) from None
@@ -456,6 +484,46 @@ async def open_client(
                     await http.aclose()
 
 
+def _connect_errors() -> tuple[type[BaseException], ...]:
+    """What the SDK and its transports raise when a server cannot be started or reached,
+    refuses the handshake or hangs up during it (imported here: ``mcp`` loads lazily)."""
+    import anyio
+    import httpx2
+    from mcp import MCPError
+
+    return (
+        OSError,  # a stdio command that cannot start; sockets
+        TimeoutError,
+        httpx2.HTTPError,  # connect, read and protocol errors, HTTP status errors
+        httpx2.StreamError,  # includes an answer cut off at its cap
+        MCPError,  # an error answer, or the SDK's "Connection closed"
+        anyio.BrokenResourceError,
+        anyio.ClosedResourceError,
+        anyio.EndOfStream,
+    )
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+def _only(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
+    """Whether ``exc`` (or every exception in its groups) is one of ``kinds``."""
+    return all(isinstance(leaf, kinds) for leaf in _leaves(exc))
+
+
+def _unauthorized(spec: McpServerSpec, status: int) -> str:
+    head = f"MCP server {spec.name!r} at {spec.target} refused the connection (HTTP {status})"
+    if spec.token_env is None:
+        return (
+            f"{head}: it wants a bearer token; set `tokenEnv` on this server to the name of "
+            "the environment variable that holds it"
+        )
+    return f"{head}: the bearer token in ${spec.token_env} was not accepted"
+
+
 def _tail(errlog: Any) -> str:
     try:
         errlog.seek(0)
@@ -466,16 +534,7 @@ def _tail(errlog: Any) -> str:
 
 
 def _unreachable(spec: McpServerSpec, exc: BaseException, stderr: str) -> str:
-    leaves: list[BaseException] = []
-
-    def walk(e: BaseException) -> None:
-        if isinstance(e, BaseExceptionGroup):
-            for sub in e.exceptions:
-                walk(sub)
-        else:
-            leaves.append(e)
-
-    walk(exc)
+    leaves = _leaves(exc)
     why = "; ".join(dict.fromkeys(f"{type(e).__name__}: {e}".rstrip(": ") for e in leaves))
     text = f"cannot reach MCP server {spec.name!r} at {spec.target}: {why}"
     return f"{text} (server stderr: {stderr})" if stderr else text

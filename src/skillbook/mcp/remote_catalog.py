@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skillbook import diagnostics as dg
@@ -40,9 +40,12 @@ def load_remote_skills(
     timeout_s: float | None = None,
     prefetch: bool = True,
     max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
     """Load every server concurrently; names made unique (see :func:`qualify_names`)."""
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills)
+    load = load_all(
+        specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills, env=env
+    )
     return load.skills, load.diagnostics
 
 
@@ -53,11 +56,18 @@ def load_all(
     timeout_s: float | None = None,
     prefetch: bool = True,
     max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    env: Mapping[str, str] | None = None,
 ) -> RemoteLoad:
-    """Every server's load; ``max_skills`` caps each server as one source."""
+    """Every server's load; ``max_skills`` caps each server as one source; ``env`` is
+    where ``tokenEnv`` is read (None: ``os.environ``)."""
     sources = [
         RemoteSkillSource(
-            s, cache_dir=cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills
+            s,
+            cache_dir=cache_dir,
+            timeout_s=timeout_s,
+            prefetch=prefetch,
+            max_skills=max_skills,
+            env=env,
         )
         for s in specs
     ]
@@ -146,12 +156,15 @@ def add_remote_skills(
     timeout_s: float | None = None,
     prefetch: bool = True,
     max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    env: Mapping[str, str] | None = None,
 ) -> Discovery:
     """``found`` with the remote skills added at the lowest precedence (the hook for
     :meth:`skillbook.book.Loader.load`)."""
     if not specs:
         return found
-    load = load_all(specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills)
+    load = load_all(
+        specs, cache_dir, timeout_s=timeout_s, prefetch=prefetch, max_skills=max_skills, env=env
+    )
     skills, shadowed, diags = merge_remote(found.skills, load.skills)
     return dataclasses.replace(
         found,
@@ -163,12 +176,12 @@ def add_remote_skills(
 
 
 def remote_fetcher(
-    specs: Sequence[McpServerSpec], *, cache_dir: Path
+    specs: Sequence[McpServerSpec], *, cache_dir: Path, env: Mapping[str, str] | None = None
 ) -> Callable[[Skill, str], Path | Diagnostic]:
     """A ``fetch_missing`` hook for :class:`skillbook.runtime.tools.ReadTool`."""
 
     def fetch(skill: Skill, relative: str) -> Path | Diagnostic:
-        return fetch_remote_file(skill, relative, specs, cache_dir=cache_dir)
+        return fetch_remote_file(skill, relative, specs, cache_dir=cache_dir, env=env)
 
     return fetch
 
@@ -179,6 +192,7 @@ def fetch_remote_file(
     specs: Sequence[McpServerSpec],
     *,
     cache_dir: Path,
+    env: Mapping[str, str] | None = None,
 ) -> Path | Diagnostic:
     """The hook for a ``read`` tool: materialise ``ref`` of a remote ``skill`` from the
     server it came from (matched by ``origin``), or say why not."""
@@ -189,4 +203,4 @@ def fetch_remote_file(
             f"{skill.name!r} is not a skill of a configured MCP server",
             skill=skill.name,
         )
-    return RemoteSkillSource(spec, cache_dir=cache_dir).fetch(skill, ref)
+    return RemoteSkillSource(spec, cache_dir=cache_dir, env=env).fetch(skill, ref)

@@ -33,14 +33,14 @@ import logging
 import os
 import shutil
 import stat
-import tempfile
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
+from skillbook._atomic import write_atomic
 from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
@@ -95,15 +95,7 @@ class RemoteLoad:
 def _write_atomic(path: Path, data: bytes) -> None:
     """temp file in the same folder + rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(Path(tmp))
-        raise
+    write_atomic(path, data, mode=FILE_MODE, prefix=_TMP_PREFIX, suffix="")
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -167,8 +159,11 @@ class RemoteSkillSource:
         max_pages: int = DEFAULT_MAX_PAGES,
         prefetch: bool = True,
         max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.spec = spec
+        #: Where the server's ``tokenEnv`` is read when connecting (None: ``os.environ``).
+        self.env = env
         #: ``skills.limits.maxSkillsLoadedPerSource``: a server is one source.
         self.max_skills = max_skills
         #: Fetch each listed SKILL.md while loading (the parsed file feeds the catalog).
@@ -197,7 +192,7 @@ class RemoteSkillSource:
         state = _State()
         try:
             with anyio.fail_after(self.timeout_s):
-                async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                async with open_client(self.spec, timeout_s=self.timeout_s, env=self.env) as client:
                     await self._load(client, state)
         except ClientError as exc:
             severity = dg.warning if exc.code == "mcp.no-skills-capability" else dg.error
@@ -507,7 +502,9 @@ class RemoteSkillSource:
         if data is None:
             try:
                 with anyio.fail_after(self.timeout_s):
-                    async with open_client(self.spec, timeout_s=self.timeout_s) as client:
+                    async with open_client(
+                        self.spec, timeout_s=self.timeout_s, env=self.env
+                    ) as client:
                         data = await self._verified(client, entry, uri, state)
             except ClientError as exc:
                 return dg.error(exc.code, exc.message, skill=skill.name)

@@ -9,8 +9,8 @@ colliding names qualified) and rank below every local source (the remote tier).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbook.diagnostics import Diagnostic
@@ -34,6 +34,9 @@ class McpSkillSource:
     prefetch: bool = True
     #: ``skills.limits.maxSkillsLoadedPerSource``, applied to each server.
     max_skills: int = DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
+    #: The loader's environment, where ``tokenEnv`` is read (None: ``os.environ``); kept
+    #: out of ``repr``, since it holds secrets.
+    env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -50,12 +53,15 @@ class McpSkillSource:
             timeout_s=self.timeout_s,
             prefetch=self.prefetch,
             max_skills=self.max_skills,
+            env=self.env,
         )
         return SourceLoad(got.skills, got.diagnostics)
 
     def fetch(self, skill: Skill, relative: str) -> Path | Diagnostic:
         """The ``read`` tool's hook: materialise a listed file from the skill's server."""
-        return fetch_remote_file(skill, relative, self.specs, cache_dir=self.cache_dir)
+        return fetch_remote_file(
+            skill, relative, self.specs, cache_dir=self.cache_dir, env=self.env
+        )
 
 
 def mcp_sources(context: SourceContext) -> Sequence[SkillSource]:
@@ -65,4 +71,8 @@ def mcp_sources(context: SourceContext) -> Sequence[SkillSource]:
         return ()
     limits = Limits.from_config(context.config.skills.limits)
     cache_dir = context.paths.state_dir / DEFAULT_CACHE_DIRNAME
-    return (McpSkillSource(specs, cache_dir, max_skills=limits.max_skills_loaded_per_source),)
+    return (
+        McpSkillSource(
+            specs, cache_dir, max_skills=limits.max_skills_loaded_per_source, env=context.env
+        ),
+    )

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from skillbook.runtime.secrets import REDACTED
+from skillbook.runtime.secrets import redact
 
 #: After the shell exits, how long background children may keep the pipe open.
 DEFAULT_DRAIN_GRACE_S: Final = 0.5
@@ -65,8 +65,7 @@ def render_output(col: Collector, max_output: int, secrets: tuple[str, ...]) -> 
     truncated = col.total > max_output
     # An incomplete UTF-8 sequence at the cut is held back rather than shown as U+FFFD.
     text = codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(col.head), not truncated)
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
+    text = redact(text, secrets)
     if truncated:
         text = cut_utf8(text, max_output)
         text += ("" if text.endswith("\n") else "\n") + (

@@ -36,10 +36,10 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from skillbook import invocation as slash
-from skillbook.commands import DEFAULT_RESERVED_NAMES, CommandSet
+from skillbook.commands import CommandSet
 from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
 from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
@@ -51,6 +51,7 @@ from skillbook.runtime.providers.base import (
     ToolCall,
     ToolCallReady,
 )
+from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger("skillbook.agent")
+_T = TypeVar("_T")
 
 DEFAULT_MAX_STEPS: Final = 12
 DEFAULT_INSTRUCTIONS: Final = (
@@ -221,9 +223,10 @@ class Agent:
         read_tool_name: str = "read",
         on_event: EventHandler | None = None,
         env: Mapping[str, str] | None = None,
-        reserved_commands: Iterable[str] = DEFAULT_RESERVED_NAMES,
+        reserved_commands: Iterable[str] | None = None,
         approve: Approver | None = None,
         exec_policy: ExecPolicy | None = None,
+        recorder: TurnRecorder | None = None,
     ) -> None:
         from skillbook.book import SkillBook
 
@@ -239,10 +242,18 @@ class Agent:
         self.read_tool_name = read_tool_name
         self.on_event = on_event
         self.env = env
-        self.reserved_commands = frozenset(reserved_commands)
+        #: None: the book's profile's built-in command names (followed across reloads).
+        self.reserved_commands = None if reserved_commands is None else frozenset(reserved_commands)
         self.approve = approve
         #: None: the book's config (``skills.exec``) decides, asking ``approve``.
         self.exec_policy = exec_policy
+        #: Told about each request (``skillbook.runtime.recording``), e.g. to record it;
+        #: the answers ``approve`` gives reach it too (commands a policy let run unasked
+        #: have no approval step).
+        self.recorder = recorder
+        if recorder is not None and approve is not None:
+            self.approve = recording_approver(approve, recorder)
+        self._recording = False
         self._fixed_tools = tuple(tools) if tools is not None else None
         #: ``skills.selection`` (when not off): stable system section, per-turn block,
         #: ``find_skills``. None keeps OpenClaw's catalog exactly.
@@ -297,6 +308,29 @@ class Agent:
 
     async def invoke(self, text: str, history: Sequence[Message] = ()) -> InvokeResult:
         """One user message: a dispatched slash command, or an agent turn (§6.4–6.5)."""
+        return await self._recorded(text, self._invoke, text, history)
+
+    async def run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
+        """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
+        return await self._recorded(user_text, self._run_turn, history, user_text)
+
+    async def _recorded(self, text: str, run: Callable[..., Awaitable[_T]], *args: Any) -> _T:
+        """``run(*args)`` between the recorder's ``begin`` and ``end`` (once per request)."""
+        if self.recorder is None or self._recording:
+            return await run(*args)
+        self._recording = True
+        notify(self.recorder, "begin", text, self)
+        try:
+            result = await run(*args)
+        except BaseException as exc:
+            notify(self.recorder, "end", None, exc)
+            raise
+        finally:
+            self._recording = False
+        notify(self.recorder, "end", result, None)
+        return result
+
+    async def _invoke(self, text: str, history: Sequence[Message]) -> InvokeResult:
         self.refresh()
         invocation = resolve_invocation(text, self.commands())
         if invocation is None:
@@ -336,8 +370,7 @@ class Agent:
             return InvokeResult(f"❌ {text}", invocation, True, True, tool_run=run)
         return InvokeResult(text or DONE_TEXT, invocation, True, tool_run=run)
 
-    async def run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
-        """Send ``user_text`` after ``history`` and loop through tool calls to an answer."""
+    async def _run_turn(self, history: Sequence[Message], user_text: str) -> TurnResult:
         if self.model is None:
             raise ModelNotConfigured("no model configured for this agent")
         if self.session is not None:
@@ -458,6 +491,7 @@ class Agent:
         return None, json.dumps(dict(args), ensure_ascii=False)
 
     async def _emit(self, event: AgentEvent) -> None:
+        notify(self.recorder, "event", event)
         if self.on_event is None:
             return
         outcome = self.on_event(event)

@@ -17,7 +17,8 @@ The order (``ask`` is the default policy):
    approver (no terminal, an ``Agent`` without ``approve``) it is refused.
 
 ``ask_everything`` (``--confirm``) skips 1 and 2: the user sees every command.
-Commands the user typed (slash commands) never come here.
+Commands the user typed (slash commands) never come here. :func:`decide` is for async
+code; :func:`decide_sync` gives the same answer to a framework's synchronous tool call.
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ __all__ = [
     "DECLINED_RESULT",
     "POLICIES",
     "REFUSED_ALLOWLIST_RESULT",
+    "REFUSED_NO_APPROVER_RESULT",
     "REFUSED_NO_ONE_RESULT",
     "Approver",
     "Decision",
     "ExecPolicy",
     "decide",
+    "decide_sync",
     "show_command",
 ]
 
@@ -63,6 +66,12 @@ REFUSED_NO_ONE_RESULT: Final = (
     "exec: not run: commands need the user's approval and no one could be asked (no "
     "terminal). The user can allow them with --yes, or allow this one with a command "
     "prefix in skills.exec.allow or skills.entries.<skill>.exec.allow."
+)
+#: What the model gets when its framework's tools were given no approver (no person to ask).
+REFUSED_NO_APPROVER_RESULT: Final = (
+    "exec: not run: commands need the user's approval and this agent has no way to ask "
+    "(no approve callback). The user can allow this one with a command prefix in "
+    "skills.exec.allow or skills.entries.<skill>.exec.allow."
 )
 REFUSED_ALLOWLIST_RESULT: Final = (
     'exec: not run: skills.exec.policy is "allowlist" and no allowlist entry starts this '
@@ -144,13 +153,14 @@ def _find(name: object, skills: Iterable[Skill]) -> Skill | None:
     return by_name or next((s for s in listed if s.skill_key == name), None)
 
 
-async def decide(
+def _settled(
     policy: ExecPolicy,
     call: ToolCall,
     skills: Iterable[Skill],
     approve: Approver | None,
-) -> Decision:
-    """Whether ``call`` (a model's ``exec`` call) runs; see the module docstring."""
+    unasked: str,
+) -> Decision | None:
+    """The decision when no one needs asking (steps 1-3, or no approver), else None."""
     if not policy.ask_everything:
         if policy.mode == ALLOW:
             return Decision(True, "policy")
@@ -160,17 +170,92 @@ async def decide(
         if policy.mode == ALLOWLIST:
             return Decision(False, "refused", REFUSED_ALLOWLIST_RESULT)
     if approve is None:
-        return Decision(False, "refused", REFUSED_NO_ONE_RESULT)
+        return Decision(False, "refused", unasked)
+    return None
+
+
+def _answered(outcome: object) -> Decision:
+    if outcome is True:
+        return Decision(True, "user")
+    return Decision(False, "declined", DECLINED_RESULT)
+
+
+def _failed(exc: Exception) -> Decision:
+    # A broken prompt must not let the command run.
+    _log.warning("the approve callback failed; the command is declined", exc_info=exc)
+    return Decision(False, "declined", DECLINED_RESULT)
+
+
+async def decide(
+    policy: ExecPolicy,
+    call: ToolCall,
+    skills: Iterable[Skill],
+    approve: Approver | None,
+    *,
+    unasked: str = REFUSED_NO_ONE_RESULT,
+) -> Decision:
+    """Whether ``call`` (a model's ``exec`` call) runs; see the module docstring.
+
+    ``unasked`` is the message the model gets when no approver could be asked.
+    """
+    settled = _settled(policy, call, skills, approve, unasked)
+    if settled is not None:
+        return settled
+    assert approve is not None
     try:
         outcome = approve(call)
         if inspect.isawaitable(outcome):
             outcome = await outcome
-    except Exception as exc:  # a broken prompt must not let the command run
-        _log.warning("the approve callback failed; the command is declined", exc_info=exc)
-        return Decision(False, "declined", DECLINED_RESULT)
-    if outcome is True:
-        return Decision(True, "user")
-    return Decision(False, "declined", DECLINED_RESULT)
+    except Exception as exc:
+        return _failed(exc)
+    return _answered(outcome)
+
+
+def decide_sync(
+    policy: ExecPolicy,
+    call: ToolCall,
+    skills: Iterable[Skill],
+    approve: Approver | None,
+    *,
+    unasked: str = REFUSED_NO_ONE_RESULT,
+) -> Decision:
+    """:func:`decide` for synchronous code (a framework's sync tool call).
+
+    An async approver is run to its end on a private event loop when this thread runs
+    none; inside a running loop it cannot be waited for, so the command is declined
+    (use the framework's async call there).
+    """
+    settled = _settled(policy, call, skills, approve, unasked)
+    if settled is not None:
+        return settled
+    assert approve is not None
+    try:
+        outcome = approve(call)
+        if inspect.isawaitable(outcome):
+            outcome = _wait(outcome)
+    except Exception as exc:
+        return _failed(exc)
+    return _answered(outcome)
+
+
+def _wait(awaitable: Awaitable[bool]) -> bool:
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+
+        async def answer() -> bool:
+            return await awaitable
+
+        return asyncio.run(answer())
+    close = getattr(awaitable, "close", None)
+    if close is not None:
+        close()  # never awaited: no "coroutine was never awaited" warning
+    raise RuntimeError(
+        "an async approve callback cannot be awaited from synchronous code inside a "
+        "running event loop; call the tool asynchronously"
+    )
 
 
 # --------------------------------------------------------------------------- showing a command

@@ -50,7 +50,7 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -66,6 +66,7 @@ __all__ = [
     "SecretError",
     "SecretLookup",
     "SecretResolver",
+    "redact",
     "ref_label",
     "template_ref",
 ]
@@ -76,6 +77,15 @@ DEFAULT_FILE_MAX_BYTES: Final = 1024 * 1024
 DEFAULT_EXEC_TIMEOUT_MS: Final = 5000
 DEFAULT_EXEC_MAX_OUTPUT_BYTES: Final = 1024 * 1024
 _TEMPLATE_RE: Final = re.compile(r"^\$\{([A-Z][A-Z0-9_]{0,127})\}$")
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret value replaced by :data:`REDACTED` (longest first, so a
+    secret that contains another is replaced whole); used for ``exec`` output and for
+    recorded sessions alike."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 class Secret:

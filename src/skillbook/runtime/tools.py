@@ -390,6 +390,11 @@ class ExecTool:
         plan = await asyncio.to_thread(self._plan, args)  # may run an exec secret provider
         return await self._arun_plan(plan)
 
+    def plan(self, args: Mapping[str, Any]) -> Plan | ToolResult:
+        """What ``run(args)`` would start (argv, folder, environment and the secret values
+        its output is redacted of), or the tool error it would give; runs nothing."""
+        return self._plan(args)
+
     def run_dispatch(self, command: str, *, skill: str, args: str | None = None) -> ToolResult:
         """Run a skill's own slash command (``commandExec``) as ``skill``.
 

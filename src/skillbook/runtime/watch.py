@@ -101,6 +101,7 @@ def watch_roots(
     folders of the enabled plugins (§7.3). ``env`` (default ``os.environ``) names the
     bundled-plugins folder."""
     from skillbook.discover import resolve_roots
+    from skillbook.learned import is_learned_root
     from skillbook.plugins import load_registry, plugin_skill_dirs
 
     text = os.fspath(workspace).strip() if workspace is not None else ""
@@ -108,11 +109,15 @@ def watch_roots(
     base = cwd if cwd is not None else Path.cwd()
     roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=base)
     # resolve_roots lists sources in load order; OpenClaw lists workspace roots first.
-    out = [r.path for r in reversed(roots) if r.source != Source.BUNDLED]
+    learned = [r.path for r in roots if r.source == Source.WORKSPACE and is_learned_root(r.path)]
+    out = [r.path for r in reversed(roots) if r.source != Source.BUNDLED and r.path not in learned]
     if ws is not None:
         environ = os.environ if env is None else env
         registry = load_registry(ws, paths, config, env=environ, cwd=base)
         out += [Path(d) for d in plugin_skill_dirs(registry, config)[0]]
+        # Learned skills (skillbook.learned) are a root of their own, so their standalone
+        # .md files are seen too; after OpenClaw's roots.
+        out += learned
     return out
 
 

@@ -11,17 +11,15 @@ A cache that cannot be written never fails a scan: the miss is just counted.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillbook._atomic import write_atomic
 from skillbook.security.findings import Severity
 
 #: Folder under the state dir that holds the cache.
@@ -128,15 +126,7 @@ class ScanCache:
         data = json.dumps([f.to_json() for f in findings], ensure_ascii=False).encode("utf-8")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_atomic(path, data, mode=0o600, prefix=".tmp-", suffix="")
         except OSError:
             self.write_errors += 1
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook.errors import SkillbookError
+from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
 from skillbook.security import rules_exec, rules_exfil, rules_persist, rules_sources, rules_text
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
@@ -61,10 +61,6 @@ INDEX = KeywordIndex(
     (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
      *rules_sources.KEYWORDS, *rules_text.KEYWORDS)
 )  # fmt: skip
-
-
-class ScanTargetError(SkillbookError, FileNotFoundError):
-    """The path to scan does not exist (a caller mistake, not a finding)."""
 
 
 @dataclass(frozen=True, slots=True)

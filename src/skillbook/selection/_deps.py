@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from skillbook.errors import SkillbookError
+from skillbook.errors import SelectionUnavailable
 
 __all__ = ["SelectionUnavailable", "require"]
-
-
-class SelectionUnavailable(SkillbookError, ImportError):
-    """A package that a selection backend needs is not installed."""
 
 
 def require(module: str, what: str, extra: str = "selection") -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook.errors import SkillbookError
+from skillbook.errors import QueryFileError
 from skillbook.selection.selector import Selection, Selector
 
 __all__ = [
@@ -37,10 +37,6 @@ __all__ = [
 ]
 
 RECALL_AT: Final = (1, 3, 5)
-
-
-class QueryFileError(SkillbookError, ValueError):
-    """A labelled query file is malformed; the message names the line."""
 
 
 @dataclass(frozen=True, slots=True)

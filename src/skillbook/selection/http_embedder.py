@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.errors import SkillbookError
+from skillbook.errors import EmbeddingError
 from skillbook.selection._deps import require
 from skillbook.selection.embedders import unit_rows
 
@@ -23,10 +23,6 @@ __all__ = ["DEFAULT_BATCH", "EmbeddingError", "HttpEmbedder"]
 
 DEFAULT_BATCH: Final = 128
 DEFAULT_TIMEOUT_S: Final = 30.0
-
-
-class EmbeddingError(SkillbookError):
-    """An embedding endpoint could not be reached or gave an unusable answer."""
 
 
 def embeddings_url(url: str) -> str:

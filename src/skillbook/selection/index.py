@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook import diagnostics as diag
+from skillbook._atomic import atomic_writer
 from skillbook.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -218,13 +218,5 @@ class EmbeddingIndex:
 
     def _write(self, path: Path, keys: Any, vectors: Any) -> None:
         np = self._np
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=keys, vectors=np.asarray(vectors, dtype=np.float16))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_writer(path, mode=0o600, prefix=".tmp-", suffix=".npz", fsync=True) as fh:
+            np.savez(fh, keys=keys, vectors=np.asarray(vectors, dtype=np.float16))

@@ -31,6 +31,8 @@ import shutil
 import stat as st
 from dataclasses import dataclass, field
 
+from skillbook.errors import SyncError
+
 #: Entry names skipped at any depth (OpenClaw's filter).
 EXCLUDED_NAMES = frozenset({".git", "node_modules"})
 #: Link policies: OpenClaw's (Node ``fs.cp``) and the sandbox-friendly one.
@@ -42,7 +44,7 @@ _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOF
 _CHUNK = 1 << 20
 
 
-class CopyError(Exception):
+class CopyError(SyncError):
     """The copy of one skill failed; ``str()`` is the message after ``…to sandbox: ``."""
 
 

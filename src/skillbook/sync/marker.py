@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillbook.sync import swap
+from skillbook._atomic import write_atomic
 
 #: Beside ``<target>/skills``: which trees earlier syncs put there.
 MARKER_FILE = ".skills.sync.json"
@@ -48,8 +48,5 @@ def read_trees(path: Path) -> list[tuple[int, int]]:
 
 def write_trees(path: Path, trees: Sequence[tuple[int, int]], source: Path | None) -> None:
     data = {"version": 1, "source": str(source), "trees": [list(t) for t in trees]}
-    tmp = swap.staging_name(path, "tmp", swap.new_token())
-    with open(tmp, "x", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-        fh.write("\n")
-    os.replace(tmp, path)
+    # The temporary keeps sync's staging name, .<name>.tmp-XXXXXXXX.
+    write_atomic(path, json.dumps(data, indent=2) + "\n", prefix=f".{path.name}.tmp-", suffix="")

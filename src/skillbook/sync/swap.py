@@ -21,28 +21,25 @@ known to be dead.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import re
-import secrets
 import shutil
 import stat as st
-import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-# Errors that mean "this kernel or file system cannot exchange", not "this failed".
-_NO_EXCHANGE = frozenset({errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP})
+from skillbook._atomic import exchange as swap_paths
+from skillbook._atomic import new_token
+from skillbook.errors import SyncBusy
+
 _KINDS = ("tmp", "old", "new")
 _SUFFIX = re.compile(r"\.(tmp|old|new)-([a-z0-9]{8})\Z")
 
 
-class FolderBusy(Exception):
+class FolderBusy(SyncBusy):
     """Another process holds the lock on the folder (only with ``wait=False``)."""
 
 
@@ -113,7 +110,7 @@ def replace_tree(
     if not os.path.lexists(dest):
         os.rename(staging, dest)
         return "rename"
-    if exchange and _exchange(staging, dest):
+    if exchange and swap_paths(staging, dest):
         how, old = "exchange", staging
     else:
         token = _SUFFIX.search(staging.name)
@@ -213,32 +210,3 @@ def _make_owner_writable(fd: int) -> None:
             _make_owner_writable(sub)
         finally:
             os.close(sub)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths; ``False`` where this system cannot."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:  # glibc before 2.28, musl before 1.2.?
-        return False
-    renameat2.argtypes = [
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    ]
-    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    if result == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in _NO_EXCHANGE:
-        return False
-    raise OSError(code, os.strerror(code), str(a), None, str(b))
-
-
-def new_token() -> str:
-    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-    return "".join(secrets.choice(alphabet) for _ in range(8))

@@ -1,0 +1,229 @@
+"""``skillbook drafts``: the review queue of skills learned from successful runs.
+
+``list``, ``show`` and ``diff`` read the queue; ``promote`` runs the gate (validation in
+``skills.experience.promoteMode``, strict by default, plus the quality checks) and
+writes the draft to ``skills/auto`` and its helper to ``scripts/auto`` in the
+workspace; ``reject`` archives a draft with a reason; ``learn`` builds a draft from a
+recorded session. Exit codes: 0 done, 1 the gate refused (each failure is listed),
+2 could not run (unknown draft, no workspace).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, emit_lines, fail
+from skillbook.cli.groups import SubcommandGroup
+from skillbook.cli.render import clean
+from skillbook.cli.validate_cmd import finding_lines
+from skillbook.errors import ExperienceError, SkillNotFound
+from skillbook.experience.draft import Draft
+from skillbook.experience.engine import Experience
+from skillbook.experience.replay import render_replay
+from skillbook.experience.skill_file import render_skill
+
+
+@click.group("drafts", cls=SubcommandGroup)
+def drafts_cmd() -> None:
+    """Review skills learned from successful runs: list, show, diff, promote, reject."""
+
+
+def _experience(obj: Context) -> Experience:
+    return Experience(obj.book())
+
+
+def _fail(exc: ExperienceError | SkillNotFound) -> None:
+    code = getattr(exc, "code", "skill-not-found")
+    fail(str(exc), error=code if isinstance(code, str) else "error")
+
+
+@drafts_cmd.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the drafts as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="Also promoted and rejected drafts.")
+@click.pass_obj
+def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
+    """List drafts waiting for review (newest first)."""
+    exp = _experience(obj)
+    drafts = exp.queue.drafts(None if show_all else "pending")
+    problems = exp.queue.problems
+    if as_json:
+        emit_json(
+            {
+                "dir": str(exp.queue.root),
+                "drafts": [d.to_json() for d in drafts],
+                "diagnostics": [d.to_dict() for d in problems],
+            }
+        )
+        return
+    for line in finding_lines(problems):
+        click.echo(clean(f"skillbook: {line}"), err=True)
+    if not drafts:
+        emit_lines([f"No drafts{'' if show_all else ' waiting for review'} ({exp.queue.root})."])
+        return
+    lines = []
+    for d in drafts:
+        flags = []
+        if d.risks:
+            flags.append("⚠ risk")
+        if d.near_duplicates:
+            flags.append(f"resembles {d.near_duplicates[0].of}")
+        if show_all:
+            flags.insert(0, d.status)
+        extra = f"  [{'; '.join(flags)}]" if flags else ""
+        lines.append(clean(f"{d.id}  runs {d.run_count}  {d.fingerprint}{extra}"))
+        lines.append(clean(f"    {d.title}"))
+    emit_lines(lines)
+
+
+@drafts_cmd.command("show")
+@click.argument("draft_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the draft and its gate check as JSON.")
+@click.option("--replay", is_flag=True, help="Print the replay helper instead of the skill file.")
+@click.pass_obj
+def show_cmd(obj: Context, draft_id: str, as_json: bool, replay: bool) -> None:
+    """Show a draft: its skill file (or replay helper) and what the gate says."""
+    exp = _experience(obj)
+    try:
+        draft = exp.queue.get(draft_id)
+        report = exp.check(draft.id) if draft.status == "pending" else None
+    except ExperienceError as exc:
+        _fail(exc)
+    if as_json:
+        emit_json(
+            {
+                **draft.to_json(),
+                "skillFile": str(exp.queue.skill_file(draft)),
+                "replayFile": str(exp.queue.replay_file(draft)),
+                "skill": render_skill(draft),
+                "replay": render_replay(draft),
+                "gate": report.to_json() if report is not None else None,
+            }
+        )
+        return
+    text = render_replay(draft) if replay else render_skill(draft)
+    lines = [f"# {exp.queue.replay_file(draft) if replay else exp.queue.skill_file(draft)}", text]
+    lines += _status_lines(draft)
+    if report is not None:
+        lines.append(
+            f"Gate ({report.mode}): "
+            + ("passes" if report.ok else f"{len(report.diagnostics)} problem(s)")
+        )
+        lines += [f"  {line}" for line in finding_lines(report.diagnostics)]
+    emit_lines(lines)
+
+
+@drafts_cmd.command("diff")
+@click.argument("draft_id", metavar="ID")
+@click.option(
+    "--with",
+    "with_skill",
+    metavar="SKILL",
+    help="Compare with this skill's SKILL.md (e.g. the one it resembles).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print {id, against, diff} as JSON.")
+@click.pass_obj
+def diff_cmd(obj: Context, draft_id: str, with_skill: str | None, as_json: bool) -> None:
+    """Show what a draft changes: against a skill, its last version, or nothing."""
+    exp = _experience(obj)
+    try:
+        text = exp.diff(draft_id, with_skill=with_skill)
+        draft = exp.queue.get(draft_id)
+    except (ExperienceError, SkillNotFound) as exc:
+        _fail(exc)
+    if as_json:
+        emit_json({"id": draft.id, "against": with_skill, "diff": text})
+        return
+    click.echo(clean(text), nl=False)
+
+
+@drafts_cmd.command("promote")
+@click.argument("draft_id", metavar="ID")
+@click.option(
+    "--accept-risk",
+    is_flag=True,
+    help="Acknowledge the risk marker (the run touched user data without approval).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the promotion or the gate's findings as JSON."
+)
+@click.pass_obj
+def promote_cmd(obj: Context, draft_id: str, accept_risk: bool, as_json: bool) -> None:
+    """Promote a draft into skills/auto (and scripts/auto) after the gate passes."""
+    exp = _experience(obj)
+    try:
+        done = exp.promote(draft_id, accept_risk=accept_risk)
+    except ExperienceError as exc:
+        if exc.code != "promotion-refused":
+            _fail(exc)
+        if as_json:
+            emit_json(
+                {
+                    "error": str(exc),
+                    "code": exc.code,
+                    "diagnostics": [d.to_dict() for d in exc.diagnostics],
+                }
+            )
+        else:
+            emit_lines([f"✗ {exc}", *(f"  {line}" for line in finding_lines(exc.diagnostics))])
+        sys.exit(EXIT_FINDINGS)
+    if as_json:
+        emit_json(done.to_json())
+        return
+    emit_lines(
+        [
+            f"✓ promoted {done.draft.id}",
+            f"  skill:  {done.skill_path}",
+            f"  replay: {done.replay_path}",
+        ]
+    )
+
+
+@drafts_cmd.command("reject")
+@click.argument("draft_id", metavar="ID")
+@click.option("--reason", "-r", required=True, help="Why (kept in the archive).")
+@click.option("--json", "as_json", is_flag=True, help="Print the archived draft as JSON.")
+@click.pass_obj
+def reject_cmd(obj: Context, draft_id: str, reason: str, as_json: bool) -> None:
+    """Archive a draft with a reason; the same procedure is not drafted again."""
+    exp = _experience(obj)
+    try:
+        done = exp.reject(draft_id, reason)
+    except ExperienceError as exc:
+        _fail(exc)
+    if as_json:
+        emit_json(done.to_json())
+        return
+    emit_lines([f"✓ rejected {done.id}: {done.rejected_reason}"])
+
+
+@drafts_cmd.command("learn")
+@click.argument("session_id", metavar="SESSION")
+@click.option("--json", "as_json", is_flag=True, help="Print what was learned as JSON.")
+@click.pass_obj
+def learn_cmd(obj: Context, session_id: str, as_json: bool) -> None:
+    """Build (or update) a draft from a recorded session, e.g. after marking it good."""
+    exp = _experience(obj)
+    try:
+        record = exp.sessions.load(session_id)
+    except ExperienceError as exc:
+        _fail(exc)
+    learned = exp.learner().learn(record)
+    if as_json:
+        emit_json(learned.to_json())
+        return
+    emit_lines([learned.message(), *(f"  {line}" for line in finding_lines(learned.diagnostics))])
+
+
+def _status_lines(draft: Draft) -> list[str]:
+    lines = [f"Status: {draft.status}, {draft.run_count} run(s), fingerprint {draft.fingerprint}"]
+    if draft.rejected_reason:
+        lines.append(f"Rejected: {draft.rejected_reason}")
+    if draft.promoted_to:
+        lines.append(f"Promoted to: {draft.promoted_to}")
+    if draft.refine_error:
+        lines.append(f"Not refined: {draft.refine_error}")
+    for near in draft.near_duplicates:
+        lines.append(f"Resembles {near.of} ({near.kind}, {near.similarity:.2f})")
+    return lines

@@ -1,0 +1,106 @@
+"""``skillbook install SOURCE``: get a skill from a registry, a git repository, a folder
+or an archive, scanned before it is installed.
+
+Output: ``Installed <slug>@<version> -> <dir>`` per skill (OpenClaw's line; git
+versions are the commit's first 12 characters), warnings on stderr; ``--json`` prints
+``{"installed": [...]}``. Exit codes: 0 installed, 1 refused or failed (exists, scan
+blocked, not found, registry error), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import click
+
+from skillbook.cli.context import EXIT_ERROR, Context, emit_json, emit_lines, fail
+from skillbook.cli.registry_support import (
+    build_installer,
+    dangerous_options,
+    force_reason,
+    global_option,
+    install_options,
+    registry_error,
+    registry_option,
+    say_stderr,
+    scan_hint,
+)
+
+
+@click.command("install")
+@click.argument("source")
+@click.option("--version", "version", help="Install this version (registry skills).")
+@click.option("--tag", help="Install the version this tag points at (registry skills).")
+@click.option(
+    "--force", is_flag=True, help="Replace an installed folder; allow registry-flagged skills."
+)
+@click.option(
+    "--skill",
+    "skills",
+    multiple=True,
+    metavar="NAME",
+    help="From a repository holding several skills: install this one (repeatable).",
+)
+@click.option("--all", "all_skills", is_flag=True, help="Install every skill of the repository.")
+@click.option(
+    "--name", help="Install under this folder name (one skill from git, folder, archive)."
+)
+@dangerous_options
+@click.option("--json", "as_json", is_flag=True, help="Print what was installed as JSON.")
+@registry_option
+@global_option
+@click.pass_obj
+def install_cmd(
+    obj: Context,
+    source: str,
+    version: str | None,
+    tag: str | None,
+    force: bool,
+    skills: tuple[str, ...],
+    all_skills: bool,
+    name: str | None,
+    dangerous: bool,
+    reason: str | None,
+    as_json: bool,
+    registry: str | None,
+    global_: bool,
+) -> None:
+    """Install a skill: SLUG or @owner/slug (registry), a git URL or owner/repo[/path][@ref],
+    a folder (./path), or a .zip/.tar.gz archive (file or URL).
+
+    Every skill is scanned first; critical findings block the install unless
+    --dangerously-force --reason TEXT is given (the reason is recorded). Installed
+    skills go to <workspace>/skills/<name> (with --global: the managed folder) and are
+    recorded in .clawhub/lock.json (registry) or .skillbook/lock.json (other sources).
+    """
+    from skillbook.registry.errors import RegistryError
+
+    reason = force_reason(dangerous, reason)
+    if version and tag:
+        fail("use either --version or --tag", EXIT_ERROR)
+    settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
+    options = install_options(
+        settings,
+        version=version,
+        tag=tag,
+        force=force,
+        force_reason=reason,
+        skills=skills,
+        all_skills=all_skills,
+        name=name,
+    )
+    try:
+        outcomes = installer.install(source, options)
+    except RegistryError as exc:
+        if not as_json:
+            scan_hint(exc.code)
+        registry_error(exc)
+    if as_json:
+        emit_json({"installed": [o.to_json() for o in outcomes]})
+        return
+    lines = []
+    for outcome in outcomes:
+        for warning in outcome.warnings:
+            say_stderr(warning)
+        lines.append(f"Installed {outcome.name}@{outcome.display_version()} -> {outcome.target}")
+        if outcome.audit_file is not None:
+            lines.append(f"Recorded in {outcome.audit_file}")
+    emit_lines(lines)

@@ -1,0 +1,173 @@
+"""What ``search``, ``install``, ``update``, ``remove`` and ``verify`` share.
+
+Input: the global options (``ctx.obj``) and the commands' common ones (``--registry``,
+``--global``, ``--json``). Output: the :class:`~skillbook.registry.workdir.Workdir`
+(the workspace, or the state dir with ``--global``: its ``skills/`` is the managed
+folder the loader reads), the :class:`~skillbook.registry.installer.Installer` with
+its endpoint, progress bars on a terminal and retry notices on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, Context, fail
+from skillbook.cli.progress import terminal_progress
+from skillbook.cli.render import clean
+
+if TYPE_CHECKING:
+    from skillbook.registry.errors import RegistryError
+    from skillbook.registry.installer import Installer, InstallOptions
+    from skillbook.registry.workdir import Workdir
+    from skillbook.settings import Settings
+
+__all__ = [
+    "build_installer",
+    "global_option",
+    "install_options",
+    "registry_error",
+    "registry_option",
+    "say_stderr",
+    "workdir_of",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Environment variable that points ``owner/repo`` shorthands at another git host.
+GIT_BASE_VAR = "SKILLBOOK_GIT_BASE_URL"
+
+
+def registry_option(func: F) -> F:
+    return click.option(
+        "--registry",
+        metavar="URL",
+        help="Registry base URL (default: OPENCLAW_CLAWHUB_URL, CLAWHUB_URL, "
+        "CLAWHUB_REGISTRY, skills.registry.url, the clawhub CLI's config, https://clawhub.ai).",
+    )(func)
+
+
+def global_option(func: F) -> F:
+    return click.option(
+        "--global",
+        "global_",
+        is_flag=True,
+        help="Use the managed skills folder (<state dir>/skills) instead of the workspace.",
+    )(func)
+
+
+def dangerous_options(func: F) -> F:
+    """``--dangerously-force`` and ``--reason`` (install and update)."""
+    func = click.option("--reason", help="Why; recorded in <state dir>/install-audit.jsonl.")(func)
+    return click.option(
+        "--dangerously-force",
+        "dangerous",
+        is_flag=True,
+        help="Go ahead despite critical security-scan findings. Needs --reason.",
+    )(func)
+
+
+def force_reason(dangerous: bool, reason: str | None) -> str | None:
+    """The recorded reason of ``--dangerously-force``; exits 2 on a bad combination."""
+    if dangerous and not (reason or "").strip():
+        fail("--dangerously-force needs --reason TEXT (it is recorded in the install audit log)")
+    if reason is not None and not dangerous:
+        fail("--reason only goes with --dangerously-force", EXIT_ERROR)
+    return reason.strip() if dangerous and reason else None
+
+
+def say_stderr(line: str) -> None:
+    click.echo(clean(f"skillbook: {line}"), err=True)
+
+
+def workdir_of(settings: Settings, global_: bool) -> Workdir:
+    from skillbook.registry.workdir import Workdir
+
+    if global_:
+        return Workdir(settings.paths.state_dir)
+    chosen = settings.workspace
+    if chosen.configured and not chosen.path.is_dir():
+        fail(f"workspace folder {chosen.path} does not exist", error="workspace-missing")
+    return Workdir(chosen.path)
+
+
+def endpoint_of(settings: Settings, registry: str | None) -> Any:
+    from skillbook.registry.endpoint import resolve_endpoint
+
+    config_url = settings.config.skills.registry.url
+    reason = f"skills.registry.url in {settings.config.file}"
+    try:
+        return resolve_endpoint(
+            settings.env,
+            home=settings.paths.os_home,
+            platform=sys.platform,
+            explicit=registry,
+            config_url=config_url,
+            config_url_reason=reason,
+        )
+    except Exception as exc:  # RegistryError: a malformed URL or token
+        registry_error(exc)
+
+
+def build_installer(
+    obj: Context, *, registry: str | None, global_: bool, as_json: bool
+) -> tuple[Settings, Installer]:
+    from skillbook.registry.installer import Installer
+
+    settings = obj.settings()
+    workdir = workdir_of(settings, global_)
+
+    def installed() -> set[str]:
+        names: set[str] = set()
+        for root in (workdir.skills_dir, settings.paths.managed_dir):
+            try:
+                names.update(n for n in os.listdir(root) if not n.startswith("."))
+            except OSError:
+                continue
+        return names
+
+    installer = Installer(
+        workdir,
+        endpoint_of(settings, registry),
+        installed_names=installed,
+        progress=None if as_json else terminal_progress(),
+        say=say_stderr,
+        env=dict(settings.env),
+    )
+    return settings, installer
+
+
+def install_options(settings: Settings, **values: Any) -> InstallOptions:
+    from skillbook.install.policy import InstallPolicy
+    from skillbook.registry.installer import InstallOptions
+    from skillbook.registry.refs import DEFAULT_GIT_BASE
+
+    network = InstallPolicy.from_config(settings.config).network()
+    git_base = settings.env.get(GIT_BASE_VAR, "").strip() or DEFAULT_GIT_BASE
+    return InstallOptions(
+        state_dir=settings.paths.state_dir, network=network, git_base=git_base, **values
+    )
+
+
+def registry_error(exc: BaseException, *, code: int = EXIT_FINDINGS) -> NoReturn:
+    """Report a :class:`RegistryError` (exit 1: refused or failed) or re-raise others."""
+    from skillbook.registry.errors import RegistryError
+
+    if not isinstance(exc, RegistryError):
+        raise exc
+    error: RegistryError = exc
+    if error.code in ("registry.invalid-ref", "registry.invalid-url", "registry.invalid-token"):
+        code = EXIT_ERROR
+    fail(error.message, code, error=error.code)
+
+
+def scan_hint(code: str) -> None:
+    if code == "install.scan-blocked":
+        click.echo(
+            "skillbook: to install anyway, add --dangerously-force --reason TEXT (recorded)",
+            err=True,
+        )

@@ -1,0 +1,95 @@
+"""``skillbook update [SLUG | --all]``: update installed skills, never a locally edited
+one without ``--force``.
+
+Output: OpenClaw's lines, ``Updated <slug>: <prev or unknown> -> <ver>`` or ``<slug>
+already at <ver>`` on stdout, failures and refusals on stderr; ``--json`` prints
+``{"results": [...]}``. Exit codes: 0 every skill updated or current, 1 one failed or
+was refused (the others still ran), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, Context, emit_json, emit_lines, fail
+from skillbook.cli.registry_support import (
+    build_installer,
+    dangerous_options,
+    force_reason,
+    global_option,
+    install_options,
+    registry_option,
+    say_stderr,
+)
+
+
+@click.command("update")
+@click.argument("slug", required=False)
+@click.option("--all", "all_", is_flag=True, help="Update every tracked skill.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace skills with local changes (or no recorded fingerprint) and reinstall current ones.",
+)
+@click.option("--version", "version", help="Update one registry skill to this version.")
+@dangerous_options
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@registry_option
+@global_option
+@click.pass_obj
+def update_cmd(
+    obj: Context,
+    slug: str | None,
+    all_: bool,
+    force: bool,
+    version: str | None,
+    dangerous: bool,
+    reason: str | None,
+    as_json: bool,
+    registry: str | None,
+    global_: bool,
+) -> None:
+    """Update a tracked skill (or all) from where it was installed from.
+
+    A skill whose files changed since it was installed is left alone unless --force is
+    given (see `skillbook verify`); each new version is scanned before it replaces the old.
+    """
+    from skillbook.registry.updater import NOTHING_TRACKED, update_skills
+
+    if not slug and not all_:
+        fail("Provide a skill slug or use --all.", EXIT_ERROR)
+    if slug and all_:
+        fail("Use either a skill slug or --all.", EXIT_ERROR)
+    if version and not slug:
+        fail("--version requires a single skill slug", EXIT_ERROR)
+    reason = force_reason(dangerous, reason)
+    settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
+    options = install_options(
+        settings,
+        version=version,
+        force=force,
+        force_reason=reason,
+    )
+    from skillbook.registry.errors import RegistryError
+
+    try:
+        results = update_skills(installer, slug, options)
+    except RegistryError as exc:
+        from skillbook.cli.registry_support import registry_error
+
+        registry_error(exc)
+    if as_json:
+        emit_json({"results": [r.to_json() for r in results]})
+    elif not results:
+        emit_lines([NOTHING_TRACKED])
+    for result in results if not as_json else ():
+        for warning in result.warnings:
+            say_stderr(warning)
+        if result.ok:
+            emit_lines([result.message])
+        else:
+            say_stderr(result.message)
+    if any(not r.ok for r in results):
+        sys.exit(EXIT_FINDINGS)

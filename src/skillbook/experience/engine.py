@@ -1,0 +1,145 @@
+"""The experience engine of one skill book: its sessions, drafts, usage and settings.
+
+Input: a :class:`~skillbook.book.SkillBook` (its state dir, workspace, mode and
+``skills.experience`` config). Output: the pieces wired together — a recorder for an
+:class:`~skillbook.runtime.agent.Agent`, a learner, the review queue, usage and stale
+skills — so the CLI and Python code do the same thing::
+
+    exp = Experience(book)
+    agent = Agent(book, model, recorder=exp.recorder())
+    result = asyncio.run(agent.invoke("count the words in notes.txt"))
+    learned = exp.learner().learn(exp.last_session())
+    exp.promote(learned.draft.id)
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbook.errors import ExperienceError, SkillNotFound
+from skillbook.experience.learner import Learner
+from skillbook.experience.promotion import GateReport, Promotion, check_draft, promote, reject
+from skillbook.experience.queue import PREVIOUS_FILE, ReviewQueue
+from skillbook.experience.record import SessionRecord
+from skillbook.experience.recorder import SessionRecorder
+from skillbook.experience.skill_file import render_skill
+from skillbook.experience.store import SessionStore
+from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
+from skillbook.lookup import find_entry
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+    from skillbook.config import ExperienceConfig
+    from skillbook.experience.draft import Draft
+
+__all__ = ["Experience"]
+
+
+class Experience:
+    """Sessions, drafts and usage of one book's state dir (see the module docstring)."""
+
+    def __init__(self, book: SkillBook) -> None:
+        self.book = book
+        state = book.paths.state_dir
+        self.sessions = SessionStore(state)
+        self.queue = ReviewQueue(state)
+        self.usage = UsageStore(state)
+        self._recorder: SessionRecorder | None = None
+
+    @property
+    def config(self) -> ExperienceConfig:
+        return self.book.config.skills.experience
+
+    # ------------------------------------------------------------------ recording
+
+    def recorder(self, *, conversation: str | None = None) -> SessionRecorder | None:
+        """A recorder for an Agent, or None when ``skills.experience.record`` is off."""
+        if not self.config.record:
+            return None
+        self._recorder = SessionRecorder(
+            self.sessions,
+            conversation=conversation,
+            keep=self.config.keep_sessions,
+            max_age_days=self.config.max_age_days,
+            on_end=self.usage.record,
+        )
+        return self._recorder
+
+    def last_session(self) -> SessionRecord | None:
+        """The session the last :meth:`recorder` finished, if any."""
+        return self._recorder.last if self._recorder is not None else None
+
+    def learner(self, **options: Any) -> Learner:
+        return Learner.for_book(self.book, **options)
+
+    # ------------------------------------------------------------------ review
+
+    def check(self, ref: str, *, accept_risk: bool = False) -> GateReport:
+        draft = self.queue.get(ref)
+        return check_draft(
+            draft,
+            mode=self.config.promote_mode,
+            accept_risk=accept_risk,
+            path=self.queue.skill_file(draft),
+        )
+
+    def promote(self, ref: str, *, accept_risk: bool = False) -> Promotion:
+        """Promote a draft into the book's workspace (``skills/auto``, ``scripts/auto``)."""
+        workspace = self.book.workspace
+        if workspace is None:
+            raise ExperienceError(
+                "promotion needs a workspace (pass one to skillbook.load or --workspace)",
+                code="no-workspace",
+            )
+        return promote(
+            self.queue,
+            ref,
+            workspace=workspace,
+            mode=self.config.promote_mode,
+            accept_risk=accept_risk,
+        )
+
+    def reject(self, ref: str, reason: str) -> Draft:
+        return reject(self.queue, ref, reason)
+
+    def diff(self, ref: str, *, with_skill: str | None = None) -> str:
+        """A unified diff of a draft's skill file against ``with_skill``'s SKILL.md, else
+        against the draft before its last update or refinement, else against nothing."""
+        draft = self.queue.get(ref)
+        current = render_skill(draft)
+        label = "/dev/null"
+        before = ""
+        if with_skill is not None:
+            entry = find_entry(self.book.status.skills, with_skill)
+            if entry is None:
+                raise SkillNotFound(with_skill)
+            path = Path(entry.file_path)
+            before, label = path.read_text(encoding="utf-8", errors="replace"), str(path)
+        else:
+            previous = self.queue.text(draft, PREVIOUS_FILE)
+            unrefined = self.queue.unrefined(draft)
+            if previous is not None:
+                before, label = previous, f"{draft.id} (before the last update)"
+            elif unrefined is not None:
+                before, label = render_skill(unrefined), f"{draft.id} (unrefined)"
+        return "".join(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                current.splitlines(keepends=True),
+                fromfile=label,
+                tofile=f"{draft.id}/{draft.skill_filename}",
+            )
+        )
+
+    # ------------------------------------------------------------------ usage
+
+    def stale(self) -> list[StaleSkill]:
+        """The book's skills unused for ``staleAfterDays`` days, pins left out."""
+        return stale_skills(
+            self.book.skills,
+            self.usage.load(),
+            after_days=self.config.stale_after_days,
+            pinned=self.config.pinned,
+        )

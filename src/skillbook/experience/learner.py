@@ -1,0 +1,223 @@
+"""From a finished session to a draft in the review queue: the experience engine's loop.
+
+Input: a :class:`~skillbook.experience.record.SessionRecord`. Output: :class:`Learned`,
+saying what happened and why. The steps:
+
+1. the success rule (:mod:`skillbook.experience.success`, replaceable) judges the run;
+   a failed run leaves no draft;
+2. the procedure is reconstructed and fingerprinted; a run that only read files has
+   nothing to repeat and leaves no draft;
+3. a draft with the same fingerprint is updated (run count, last seen, the new
+   parameter values) instead of a new one being written; a promoted or rejected one
+   with that fingerprint is reported and left alone;
+4. otherwise a new draft is built in the active mode's layout, with the risk marker
+   and the near-duplicates it resembles, optionally refined by a model, and saved in
+   the review queue;
+5. with ``skills.experience.review: false`` a new draft that passes the gate, with no
+   risk marker, is promoted at once (OpenPocket's behaviour); others wait for review.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.errors import ExperienceError
+from skillbook.experience._files import write_json
+from skillbook.experience.draft import Draft, build_draft
+from skillbook.experience.procedure import reconstruct
+from skillbook.experience.promotion import Promotion, check_draft, promote
+from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
+from skillbook.experience.record import Clock, SessionRecord, utc_now
+from skillbook.experience.refine import refine_draft
+from skillbook.experience.risk import find_risks
+from skillbook.experience.similarity import find_near_duplicates
+from skillbook.experience.success import SuccessRule, Verdict, default_success
+from skillbook.mode import Mode
+
+if TYPE_CHECKING:
+    from skillbook.book import SkillBook
+    from skillbook.runtime.providers.base import ChatModel
+
+__all__ = ["Learned", "Learner"]
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """What learning from one session did.
+
+    ``action``: ``created`` (a new draft), ``updated`` (same fingerprint: run count and
+    examples), ``promoted`` (created and promoted at once, review off), ``known`` (the
+    procedure was promoted or rejected before), ``skipped`` (no draft; ``verdict`` or the
+    diagnostics say why).
+    """
+
+    session: str
+    action: str
+    verdict: Verdict
+    draft: Draft | None = None
+    promotion: Promotion | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    #: Nothing was there to learn (no tool call, or a slash command without the model):
+    #: front ends need not mention it.
+    quiet: bool = False
+
+    def message(self) -> str:
+        """One line for people."""
+        d = self.draft
+        if d is None:
+            return f"nothing learned from session {self.session}: {self._why()}"
+        if self.action == "created":
+            return f"learned draft {d.id} (review: skillbook drafts show {d.id})"
+        if self.action == "updated":
+            return f"updated draft {d.id}: same procedure, {d.run_count} runs"
+        if self.action == "promoted":
+            return f"learned and promoted {d.id} (review is off)"
+        return f"already learned as {d.id} ({d.status}); nothing new"
+
+    def _why(self) -> str:
+        if not self.verdict:
+            return self.verdict.reason
+        return next((d.message for d in self.diagnostics), "nothing to learn")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "action": self.action,
+            "success": self.verdict.success,
+            "reason": self.verdict.reason,
+            "draft": self.draft.id if self.draft is not None else None,
+            "status": self.draft.status if self.draft is not None else None,
+            "promotion": self.promotion.to_json() if self.promotion is not None else None,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+class Learner:
+    """Turns successful sessions into drafts in a state dir's review queue."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        mode: Mode | str = Mode.OPENCLAW,
+        workspace: Path | None = None,
+        review: bool = True,
+        promote_mode: Mode | str = Mode.STRICT,
+        success: SuccessRule = default_success,
+        skills: Sequence[tuple[str, str, str]] = (),
+        home: str | None = None,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.queue = ReviewQueue(state_dir)
+        self.mode = Mode.of(mode)
+        self.workspace = workspace
+        self.review = review
+        self.promote_mode = Mode.of(promote_mode)
+        self.success = success
+        #: ``(name, description, path)`` of the loaded skills, for near-duplicates.
+        self.skills = tuple(skills)
+        self.home = home
+        self.clock = clock
+
+    @classmethod
+    def for_book(cls, book: SkillBook, **options: Any) -> Learner:
+        """A learner with the book's state dir, mode, workspace, skills and settings."""
+        exp = book.config.skills.experience
+        defaults: dict[str, Any] = {
+            "mode": book.mode,
+            "workspace": book.workspace,
+            "review": exp.review,
+            "promote_mode": exp.promote_mode,
+            "skills": tuple((s.name, s.description, str(s.file_path)) for s in book.skills),
+            "home": str(book.paths.home),
+        }
+        return cls(book.paths.state_dir, **{**defaults, **options})
+
+    def learn(self, record: SessionRecord, *, refine_with: ChatModel | None = None) -> Learned:
+        """:meth:`alearn` for code that is not async."""
+        return asyncio.run(self.alearn(record, refine_with=refine_with))
+
+    async def alearn(
+        self, record: SessionRecord, *, refine_with: ChatModel | None = None
+    ) -> Learned:
+        verdict = self.success(record)
+        if not verdict:
+            quiet = not record.tools or record.stop == "dispatched"
+            why = (_not_learned(verdict.reason),)
+            return Learned(record.id, "skipped", verdict, diagnostics=why, quiet=quiet)
+        procedure = reconstruct(record, home=self.home, tmpdir=os.environ.get("TMPDIR"))
+        if not any(s.tool != "read" for s in procedure.steps):
+            why = (_not_learned("the run ran no command or tool besides reading files"),)
+            return Learned(record.id, "skipped", verdict, diagnostics=why, quiet=True)
+        known = self.queue.by_fingerprint(procedure.fingerprint)
+        if known is not None and known.status == "pending":
+            updated = known.seen_again(record, procedure)
+            self.queue.save(updated, keep_previous=True)
+            return Learned(record.id, "updated", verdict, updated)
+        if known is not None:
+            again = known.seen_again(record, procedure)
+            write_json(self.queue.folder(known.id, known.status) / DRAFT_FILE, again.to_json())
+            return Learned(record.id, "known", verdict, again)
+        draft = build_draft(
+            record, procedure, mode=self.mode, now=self.clock(), risks=find_risks(record.tools)
+        )
+        diagnostics: list[Diagnostic] = []
+        if refine_with is not None:
+            refined = await refine_draft(draft, refine_with)
+            unrefined = draft
+            if refined.error is not None:
+                draft = replace(draft, refine_error=refined.error)
+                diagnostics.append(
+                    warning(
+                        "experience.refine-failed",
+                        f"{refined.error}; the unrefined draft is kept",
+                        skill=draft.id,
+                    )
+                )
+            else:
+                draft = refined.draft
+        else:
+            unrefined = draft
+        draft = replace(draft, id=self.queue.unique_id(draft.id))
+        near = find_near_duplicates(draft, self.queue.drafts(None), self.skills)
+        draft = replace(draft, near_duplicates=near)
+        diagnostics += [
+            warning(
+                "experience.near-duplicate",
+                f"resembles {d.of} ({d.kind}, similarity {d.similarity:.2f}); compare with "
+                f"`skillbook drafts diff {draft.id} --with {d.of}`",
+                skill=draft.id,
+            )
+            for d in near
+        ]
+        self.queue.save(draft)
+        if draft.refined:
+            self.queue.save_unrefined(replace(unrefined, id=draft.id))
+        if self.review or self.workspace is None or draft.risks:
+            return Learned(record.id, "created", verdict, draft, diagnostics=tuple(diagnostics))
+        report = check_draft(draft, mode=self.promote_mode)
+        if not report.ok:
+            return Learned(
+                record.id,
+                "created",
+                verdict,
+                draft,
+                diagnostics=(*diagnostics, *report.diagnostics),
+            )
+        try:
+            done = promote(self.queue, draft.id, workspace=self.workspace, mode=self.promote_mode)
+        except ExperienceError as exc:
+            return Learned(
+                record.id, "created", verdict, draft, diagnostics=(*diagnostics, *exc.diagnostics)
+            )
+        return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
+
+
+def _not_learned(reason: str) -> Diagnostic:
+    return info("experience.not-learned", reason)

@@ -1,0 +1,239 @@
+"""The promotion gate, promotion into the workspace, and rejection.
+
+Input: a pending draft of the :class:`~skillbook.experience.queue.ReviewQueue`. Output:
+the gate's :class:`GateReport`, or the promoted draft's files in the workspace:
+``skills/auto/<id>/SKILL.md`` (``skills/auto/<id>.md`` in mixed/legacy mode) and
+``scripts/auto/<id>.sh``, where discovery and the watchers find them
+(:mod:`skillbook.learned`); or the rejected draft in the archive, with the reason.
+
+The gate (:func:`check_draft`) passes a draft when:
+
+* it validates in the promotion mode (``skills.experience.promoteMode``, strict by
+  default: the Agent Skills rules); a standalone ``.md`` draft is also validated in its
+  own mode, as the loader will read it;
+* its description says when to use it (``experience.no-when``);
+* it has at least one step (``experience.no-steps``);
+* its replay helper parses with ``bash -n`` (``experience.replay-invalid``);
+* a run that touched user data unapproved is acknowledged (``experience.risk-unacknowledged``).
+
+Every failure is a :class:`~skillbook.diagnostics.Diagnostic`; a refused promotion
+raises :class:`~skillbook.errors.ExperienceError` holding them.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from skillbook.diagnostics import Diagnostic, error, has_errors
+from skillbook.errors import ExperienceError
+from skillbook.experience._files import move_dir, write_atomic, write_json
+from skillbook.experience.draft import Draft
+from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
+from skillbook.experience.record import iso, utc_now
+from skillbook.experience.replay import check_syntax, render_replay
+from skillbook.experience.skill_file import render_skill
+from skillbook.learned import learned_scripts_dir, learned_skills_dir
+from skillbook.mode import Mode
+from skillbook.validate import validate_path
+
+__all__ = ["GateReport", "Promotion", "check_draft", "promote", "reject"]
+
+#: A description "says when to use it" when it holds one of these.
+_WHEN: Final = re.compile(
+    r"\b(?:use (?:it |this )?(?:when|for|to|if)|when (?:the user|asked|you))\b", re.I
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GateReport:
+    ok: bool
+    mode: Mode
+    diagnostics: tuple[Diagnostic, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "mode": str(self.mode),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    draft: Draft
+    skill_path: Path
+    replay_path: Path
+    report: GateReport
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.draft.id,
+            "skill": str(self.skill_path),
+            "replay": str(self.replay_path),
+            "gate": self.report.to_json(),
+        }
+
+
+def check_draft(
+    draft: Draft,
+    *,
+    mode: Mode | str = Mode.STRICT,
+    accept_risk: bool = False,
+    path: Path | None = None,
+) -> GateReport:
+    """Run the gate (module docstring) on a draft; never raises for a bad draft.
+
+    ``path`` is the draft's file that diagnostics name (the queue's copy).
+    """
+    gate_mode = Mode.of(mode)
+    found: list[Diagnostic] = []
+    skill_text = render_skill(draft)
+    with tempfile.TemporaryDirectory(prefix="skillbook-gate-") as tmp:
+        folder = Path(tmp) / draft.id
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(skill_text, encoding="utf-8")
+        found += _located(validate_path(folder, mode=gate_mode).diagnostics, draft, path)
+        if draft.standalone:
+            standalone = Path(tmp) / draft.skill_filename
+            standalone.write_text(skill_text, encoding="utf-8")
+            own = validate_path(standalone, mode=Mode.of(draft.mode)).diagnostics
+            found += _located(own, draft, path)
+    if not _WHEN.search(draft.description):
+        found.append(
+            error(
+                "experience.no-when",
+                'the description does not say when to use the skill (add e.g. "Use when …")',
+                skill=draft.id,
+                path=path,
+            )
+        )
+    if not draft.steps:
+        found.append(
+            error(
+                "experience.no-steps", "the draft has no procedure step", skill=draft.id, path=path
+            )
+        )
+    problem = check_syntax(render_replay(draft))
+    if problem is not None:
+        found.append(
+            error(
+                "experience.replay-invalid",
+                f"the replay helper does not parse: {problem}",
+                skill=draft.id,
+                path=path,
+            )
+        )
+    if draft.risks and not accept_risk:
+        what = "; ".join(r.describe() for r in draft.risks)
+        found.append(
+            error(
+                "experience.risk-unacknowledged",
+                f"the run {what} without an approval step; review the steps and promote with "
+                "--accept-risk (acknowledge_risk=True) if that is intended",
+                skill=draft.id,
+                path=path,
+            )
+        )
+    return GateReport(not has_errors(found), gate_mode, tuple(found))
+
+
+def promote(
+    queue: ReviewQueue,
+    ref: str,
+    *,
+    workspace: Path,
+    mode: Mode | str = Mode.STRICT,
+    accept_risk: bool = False,
+    now: datetime | None = None,
+) -> Promotion:
+    """Promote the pending draft ``ref`` into ``workspace``; raises ExperienceError."""
+    draft = queue.get(ref)
+    if draft.status != "pending":
+        raise ExperienceError(
+            f"draft {draft.id} is {draft.status}, not pending", code="not-pending"
+        )
+    report = check_draft(draft, mode=mode, accept_risk=accept_risk, path=queue.skill_file(draft))
+    if not report.ok:
+        failed = sum(1 for d in report.diagnostics if d.severity == "error")
+        raise ExperienceError(
+            f"draft {draft.id} did not pass the promotion gate ({failed} problem(s))",
+            code="promotion-refused",
+            diagnostics=report.diagnostics,
+        )
+    moment = now if now is not None else utc_now()
+    skills_dir, scripts_dir = learned_skills_dir(workspace), learned_scripts_dir(workspace)
+    text, replay = render_skill(draft), render_replay(draft)
+    skill_path = (
+        skills_dir / draft.skill_filename
+        if draft.standalone
+        else skills_dir / draft.id / "SKILL.md"
+    )
+    replay_path = scripts_dir / draft.replay_filename
+    _claim(skill_path, text)
+    write_atomic(replay_path, replay, executable=True)
+    if not skill_path.exists():
+        if draft.standalone:
+            write_atomic(skill_path, text)
+        else:
+            _write_skill_folder(skill_path.parent, text)
+    done = replace(draft, status="promoted", decided=iso(moment), promoted_to=str(skill_path))
+    target = queue.move(draft, "promoted")
+    write_json(target / DRAFT_FILE, done.to_json())
+    return Promotion(done, skill_path, replay_path, report)
+
+
+def reject(queue: ReviewQueue, ref: str, reason: str, *, now: datetime | None = None) -> Draft:
+    """Archive the pending draft ``ref`` with ``reason``; its fingerprint stays known, so
+    the same procedure is not drafted again."""
+    if not reason.strip():
+        raise ExperienceError("a rejection needs a reason", code="invalid-reason")
+    draft = queue.get(ref)
+    if draft.status != "pending":
+        raise ExperienceError(
+            f"draft {draft.id} is {draft.status}, not pending", code="not-pending"
+        )
+    moment = now if now is not None else utc_now()
+    done = replace(draft, status="rejected", decided=iso(moment), rejected_reason=reason.strip())
+    target = queue.move(draft, "rejected")
+    write_json(target / DRAFT_FILE, done.to_json())
+    return done
+
+
+def _claim(skill_path: Path, text: str) -> None:
+    """Refuse to overwrite a skill that is not this draft (a crash after writing it is fine)."""
+    if not skill_path.exists():
+        return
+    try:
+        same = skill_path.read_text(encoding="utf-8") == text
+    except OSError:
+        same = False
+    if not same:
+        raise ExperienceError(
+            f"{skill_path} already exists; move it away or reject the draft",
+            code="target-exists",
+        )
+
+
+def _write_skill_folder(folder: Path, text: str) -> None:
+    """``folder/SKILL.md``, appearing at once: built beside it, then renamed."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = folder.parent / f".new-{folder.name}-{secrets.token_hex(4)}"
+    staging.mkdir()
+    try:
+        write_atomic(staging / "SKILL.md", text)
+        move_dir(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _located(found: tuple[Diagnostic, ...], draft: Draft, path: Path | None) -> list[Diagnostic]:
+    # The gate validated a temporary copy: name the draft's own file, not the copy.
+    return [replace(d, path=path, skill=d.skill or draft.id) for d in found]

@@ -1,0 +1,142 @@
+"""A draft's skill file: the frontmatter and the Markdown body a person reviews.
+
+Input: a :class:`~skillbook.experience.draft.Draft`. Output: the text of its
+``SKILL.md`` (or ``<id>.md``), with frontmatter that passes strict validation and
+skills-ref (the six standard keys; the rest under ``metadata`` as strings) and a body
+with the parameters, the procedure, the checks, what the run touched, the pitfalls and
+the tools' hints, and the risk warning when there is one. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+from skillbook.experience.draft import Draft, yaml_safe
+from skillbook.experience.hints import describe_hint
+from skillbook.experience.procedure import ProcedureStep
+from skillbook.experience.risk import RiskFinding
+
+__all__ = ["render_skill"]
+
+
+def render_skill(draft: Draft) -> str:
+    """The skill file: frontmatter (strict- and skills-ref-valid) and the body."""
+    meta = {
+        "source_session": draft.source_session,
+        "behavior_fingerprint": draft.fingerprint,
+        "created": draft.created,
+        "skills_used": ", ".join(draft.skills_used),
+        "run_count": str(draft.run_count),
+        "generated_by": "skillbook",
+    }
+    if draft.risks:
+        meta["risk"] = ", ".join(dict.fromkeys(r.capability for r in draft.risks))
+    lines = [
+        "---",
+        f"name: {draft.id}",
+        f"description: {_quote(draft.description)}",
+        "metadata:",
+        *(f"  {key}: {_quote(value)}" for key, value in meta.items()),
+        "---",
+        "",
+        f"# {draft.title}",
+        "",
+    ]
+    if draft.risks:
+        lines += [_risk_warning(draft.risks), ""]
+    runs = f"{draft.run_count} successful runs" if draft.run_count > 1 else "a successful run"
+    lines += [
+        f"Learned by skillbook from {runs} (session `{draft.source_session}`). The replay "
+        f"helper `scripts/auto/{draft.replay_filename}` runs the same commands.",
+        "",
+        f"Original request: {_inline(draft.request)}",
+        "",
+    ]
+    if draft.params:
+        lines += ["## Parameters", ""]
+        for p in draft.params:
+            seen = ", ".join(dict.fromkeys(f"`{e[p.name]}`" for e in draft.examples if p.name in e))
+            lines.append(f"- `{p.name}` ({p.kind}): values seen {seen or f'`{p.value}`'}")
+        lines.append("")
+    lines += ["## Procedure", ""]
+    for number, step in enumerate(draft.steps, 1):
+        lines += _render_step(number, step)
+    lines.append("")
+    if draft.checks:
+        lines += ["## Checks", "", *(f"- {c}" for c in draft.checks), ""]
+    touched = _touched(draft.steps)
+    if touched:
+        lines += ["## What the run touched", "", *touched, ""]
+    if draft.pitfalls:
+        lines += ["## Pitfalls", ""]
+        for pit in draft.pitfalls:
+            fix = f"; what worked: `{pit.fixed_by}`" if pit.fixed_by else ""
+            lines.append(f"- `{pit.attempt}` failed ({_inline(pit.error)}){fix}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _render_step(number: int, step: ProcedureStep) -> list[str]:
+    out: list[str] = []
+    note = f" {step.note}" if step.note else ""
+    if step.tool == "read":
+        owner = f" of the `{step.skill}` skill" if step.skill else ""
+        name = (step.path or "").rsplit("/", 1)[-1]
+        out.append(f"{number}. Read `{name}`{owner}: `{step.path}`.{note}")
+    elif step.tool == "exec" and step.command is not None:
+        where = f" as skill `{step.skill}` (in its folder)" if step.skill else ""
+        out += [f"{number}. Run{where}:{note}", "", "   ```sh", f"   {step.command}", "   ```", ""]
+        if step.secret_env:
+            names = ", ".join(f"`{n}`" for n in step.secret_env)
+            out.append(f"   Needs {names} in the environment (the skill's configured secret).")
+    else:
+        args = json.dumps(dict(step.arguments), ensure_ascii=False, sort_keys=True)
+        out.append(f"{number}. Call `{step.tool}` with `{args}`.{note}")
+    for hint in step.hints:
+        if hint.get("kind") not in _BUILTIN_HINTS:  # those are the step itself
+            out.append(f"   - Hint: {describe_hint(hint)}")
+    return out
+
+
+#: Hints of the built-in tools: summed up in "What the run touched", not per step.
+_BUILTIN_HINTS: Final = frozenset({"file_read", "command"})
+
+
+def _touched(steps: Sequence[ProcedureStep]) -> list[str]:
+    """The built-in tools' hints: the files read and the commands run, once each."""
+    files = dict.fromkeys(
+        str(h.get("path")) for s in steps for h in s.hints if h.get("kind") == "file_read"
+    )
+    programs = dict.fromkeys(
+        str(h.get("command") or "").split(" ", 1)[0]
+        for s in steps
+        for h in s.hints
+        if h.get("kind") == "command"
+    )
+    out: list[str] = []
+    if files:
+        out.append("- Files read: " + ", ".join(f"`{f}`" for f in files))
+    if any(programs):
+        out.append("- Programs run: " + ", ".join(f"`{p}`" for p in programs if p))
+    return out
+
+
+def _risk_warning(risks: Sequence[RiskFinding]) -> str:
+    what = "; ".join(r.describe() for r in risks)
+    return (
+        f"> ⚠️ **Warning:** the run this was learned from {what}, and no approval step took "
+        "place. Review every step before using or promoting it "
+        "(`skillbook drafts promote --accept-risk`)."
+    )
+
+
+def _quote(value: str) -> str:
+    # A JSON string is a YAML double-quoted scalar that strictyaml reads back as is.
+    return json.dumps(yaml_safe(value), ensure_ascii=False)
+
+
+def _inline(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat.replace("`", "'")

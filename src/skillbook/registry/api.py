@@ -1,0 +1,221 @@
+"""The registry's routes as skillbook uses them (clawhub-api.md §3), read defensively.
+
+Input: a :class:`~skillbook.registry.client.RegistryClient` and what to ask. Output:
+small frozen values (:class:`SearchHit`, :class:`SkillDetail`, :class:`Resolution`,
+:class:`InstallTarget`) built from whatever fields the server sent: like OpenClaw, a
+missing field counts as absent, a field of the wrong type too. OpenClaw's messages
+for the user-facing failures (``Skill "x" not found on ClawHub.``, ``Skill "x" has no
+installable version.``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+from urllib.parse import quote
+
+from skillbook.install.progress import Progress
+from skillbook.registry.client import Downloaded, RegistryClient
+from skillbook.registry.errors import RegistryError, RegistryNotFound
+
+__all__ = [
+    "InstallTarget",
+    "Resolution",
+    "SearchHit",
+    "SkillDetail",
+    "download_archive",
+    "fetch_detail",
+    "fetch_version",
+    "install_target",
+    "resolve_fingerprint",
+    "search",
+]
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _owner_params(owner: str | None) -> dict[str, str]:
+    return {"ownerHandle": owner} if owner else {}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    slug: str
+    version: str | None
+    display_name: str | None
+    summary: str | None
+    owner: str | None
+
+    def line(self) -> str:
+        """OpenClaw's line: ``<slug>[ v<version>]  <displayName>[  <summary>]``."""
+        head = self.slug + (f" v{self.version}" if self.version else "")
+        name = self.display_name or self.slug
+        return f"{head}  {name}" + (f"  {self.summary}" if self.summary else "")
+
+
+def search(
+    client: RegistryClient, query: str, *, limit: int | None = None
+) -> tuple[dict[str, Any], list[SearchHit]]:
+    """``GET /api/v1/search``; an empty query is OpenClaw's ``*``. Returns the raw
+    ``{results}`` (what ``--json`` prints, as OpenClaw does) and the parsed hits."""
+    params = {"q": query.strip() or "*"}
+    if limit is not None:
+        params["limit"] = str(limit)
+    raw = client.get_json("/api/v1/search", params)
+    results = raw.get("results") if isinstance(raw, dict) else None
+    hits = []
+    for item in results if isinstance(results, list) else []:
+        row = _dict(item)
+        owner = _str(_dict(row.get("publisher")).get("handle")) or _str(row.get("ownerHandle"))
+        owner = owner or _str(_dict(row.get("owner")).get("handle"))
+        hits.append(
+            SearchHit(
+                slug=_str(row.get("slug")) or "unknown",
+                version=_str(row.get("version")),
+                display_name=_str(row.get("displayName")),
+                summary=_str(row.get("summary")),
+                owner=owner,
+            )
+        )
+    return {"results": results if isinstance(results, list) else []}, hits
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDetail:
+    slug: str
+    latest_version: str | None
+    #: ``owner.handle``, lowercased without ``@`` (what the CLI records).
+    owner: str | None
+    tags: dict[str, str] = field(default_factory=dict)
+    malware_blocked: bool = False
+    suspicious: bool = False
+    display_name: str | None = None
+
+
+def _owner_handle(raw: Any) -> str | None:
+    handle = _str(_dict(raw).get("handle"))
+    if handle is None:
+        return None
+    handle = handle.strip().lstrip("@").lower()
+    return (
+        handle
+        if handle and "/" not in handle and "\\" not in handle and ".." not in handle
+        else None
+    )
+
+
+def fetch_detail(client: RegistryClient, slug: str, *, owner: str | None = None) -> SkillDetail:
+    """``GET /api/v1/skills/<slug>``; a 404 or no ``skill`` is OpenClaw's not-found error."""
+    route = f"/api/v1/skills/{quote(slug, safe='')}"
+    try:
+        raw = client.get_json(route, _owner_params(owner))
+    except RegistryNotFound:
+        raw = None
+    data = _dict(raw)
+    skill = _dict(data.get("skill"))
+    if not skill:
+        raise RegistryNotFound("registry.not-found", f'Skill "{slug}" not found on ClawHub.')
+    moderation = _dict(data.get("moderation"))
+    tags = {k: v for k, v in _dict(skill.get("tags")).items() if isinstance(v, str)}
+    remote = _str(skill.get("slug"))
+    safe_remote = (
+        remote if remote and not ({"/", "\\"} & set(remote)) and ".." not in remote else None
+    )
+    return SkillDetail(
+        slug=safe_remote or slug,
+        latest_version=_str(_dict(data.get("latestVersion")).get("version")),
+        owner=_owner_handle(data.get("owner")),
+        tags=tags,
+        malware_blocked=moderation.get("isMalwareBlocked") is True,
+        suspicious=moderation.get("isSuspicious") is True,
+        display_name=_str(skill.get("displayName")),
+    )
+
+
+def fetch_version(
+    client: RegistryClient, slug: str, version: str, *, owner: str | None = None
+) -> dict[str, Any]:
+    """``GET /api/v1/skills/<slug>/versions/<v>``: the version exists (404 otherwise)."""
+    route = f"/api/v1/skills/{quote(slug, safe='')}/versions/{quote(version, safe='')}"
+    try:
+        return _dict(client.get_json(route, _owner_params(owner)))
+    except RegistryNotFound:
+        raise RegistryNotFound(
+            "registry.not-found", f'Version "{version}" of skill "{slug}" not found on ClawHub.'
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What ``/api/v1/resolve`` says of a fingerprint: the version it is, and the latest."""
+
+    match: str | None
+    latest: str | None
+
+
+def resolve_fingerprint(
+    client: RegistryClient, slug: str, fingerprint: str, *, owner: str | None = None
+) -> Resolution | None:
+    """``GET /api/v1/resolve``; None when the registry does not serve the route (OpenClaw
+    2026.4's minimum registry) or does not know the slug."""
+    params = {"slug": slug, "hash": fingerprint, **_owner_params(owner)}
+    try:
+        raw = _dict(client.get_json("/api/v1/resolve", params))
+    except RegistryNotFound:
+        return None
+    return Resolution(
+        match=_str(_dict(raw.get("match")).get("version")),
+        latest=_str(_dict(raw.get("latestVersion")).get("version")),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class InstallTarget:
+    """``/api/v1/skills/<slug>/install``: an archive to download (version, URL)."""
+
+    version: str
+    download_url: str
+
+
+def install_target(client: RegistryClient, slug: str, *, owner: str | None = None) -> InstallTarget:
+    """The latest installable archive when the detail names no latest version (the CLI's
+    fallback); a GitHub hand-off or a refusal is an error with the server's message."""
+    route = f"/api/v1/skills/{quote(slug, safe='')}/install"
+    raw = _dict(client.get_json(route, _owner_params(owner)))
+    if raw.get("ok") is not True:
+        message = _str(raw.get("message")) or f'Skill "{slug}" has no installable version.'
+        raise RegistryError("registry.no-version", message)
+    archive = _dict(raw.get("archive"))
+    version, url = _str(archive.get("version")), _str(archive.get("downloadUrl"))
+    if raw.get("installKind") != "archive" or version is None or url is None:
+        raise RegistryError(
+            "registry.no-version",
+            f'Skill "{slug}" is served as a {raw.get("installKind")!s} hand-off, which skillbook '
+            "installs with `skillbook install <git url>` instead",
+        )
+    return InstallTarget(version, url)
+
+
+def download_archive(
+    client: RegistryClient,
+    slug: str,
+    version: str,
+    sink: BinaryIO,
+    *,
+    owner: str | None = None,
+    url: str | None = None,
+    progress: Progress | None = None,
+) -> Downloaded:
+    """``GET /api/v1/download?slug&version[&ownerHandle]`` (or a resolved ``downloadUrl``)."""
+    label = f"{slug}@{version}"
+    if url is not None:
+        absolute = url if "://" in url else client.url(url)
+        return client.download(absolute, None, sink, label=label, progress=progress)
+    params = {"slug": slug, **_owner_params(owner), "version": version}
+    return client.download("/api/v1/download", params, sink, label=label, progress=progress)

@@ -1,0 +1,61 @@
+"""What ``skillbook serve`` offers as prompts: the same slash commands as the CLI
+(``book.commands()``): Claude-bundle commands included, the profile's reserved names."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client
+
+from skillbook.book import Loader
+from skillbook.mcp.server import build_server
+
+
+def write_skill(root: Path, name: str) -> None:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nB\n")
+
+
+def loader(tmp_path: Path, **kw: object) -> Loader:
+    ws = tmp_path / "ws"
+    write_skill(ws / "skills", "alpha")
+    # `focus` is a built-in chat command of OpenClaw 2026.4 and not of 2026.9.
+    write_skill(ws / "skills", "focus")
+    commands = tmp_path / "state" / "extensions" / "cb" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "ship.md").write_text(
+        "---\ndescription: Ship a release\n---\nShip $ARGUMENTS now\n"
+    )
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
+        "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "none"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+    return Loader(ws, env=env, cwd=tmp_path, **kw)  # type: ignore[arg-type]
+
+
+async def served(source: Loader) -> tuple[dict[str, str | None], str]:
+    async with Client(build_server(source, watch=False)) as client:
+        prompts = {p.name: p.description for p in (await client.list_prompts()).prompts}
+        got = await client.get_prompt("ship", {"args": "v2"})
+        content = got.messages[0].content
+        return prompts, getattr(content, "text", "")
+
+
+@pytest.mark.parametrize(("compat", "focus"), [(None, "focus_2"), ("openclaw-2026.9", "focus")])
+def test_prompts_are_the_cli_commands(tmp_path: Path, compat: str | None, focus: str) -> None:
+    source = loader(tmp_path, compat=compat)
+    cli = source.load().commands()
+    prompts, text = anyio.run(served, source)
+    assert list(prompts) == [c.name for c in cli.commands]
+    assert set(prompts) == {"alpha", focus, "ship"}
+    assert prompts["ship"] == "Ship a release"
+    assert text == "Ship v2 now"

@@ -1,0 +1,62 @@
+"""Fixtures of the registry tests: a ClawHub-compatible server, a workspace, an installer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from registry.clawhub_server import ClawHub
+from skillbook.registry.client import RetryPolicy
+from skillbook.registry.endpoint import Endpoint
+from skillbook.registry.installer import Installer, InstallOptions
+from skillbook.registry.workdir import Workdir
+
+DEMO_V1 = {
+    "SKILL.md": b"---\nname: demo\ndescription: A demo skill.\n---\n# Demo\nSay hello.\n",
+    "references/a.md": b"reference one\n",
+}
+DEMO_V2 = {
+    "SKILL.md": b"---\nname: demo\ndescription: A demo skill, second version.\n---\n# Demo\n",
+    "references/a.md": b"reference two\n",
+    "references/b.md": b"new file\n",
+}
+#: Short waits so that retry tests stay quick (the server's Retry-After still applies).
+FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=5.0)
+
+
+@pytest.fixture
+def hub() -> Iterator[ClawHub]:
+    server = ClawHub()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Workdir:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return Workdir(root)
+
+
+class Said(list[str]):
+    def __call__(self, line: str) -> None:
+        self.append(line)
+
+
+@pytest.fixture
+def said() -> Said:
+    return Said()
+
+
+@pytest.fixture
+def installer(hub: ClawHub, workdir: Workdir, said: Said) -> Installer:
+    return Installer(workdir, Endpoint(hub.url), say=said, retry=FAST)
+
+
+@pytest.fixture
+def options(tmp_path: Path) -> InstallOptions:
+    return InstallOptions(state_dir=tmp_path / "state")
