@@ -12,6 +12,7 @@ The facade has no logic of its own: each step is a call into one stage module.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,10 +32,11 @@ from skillbook.discover import (
     openclaw_sources,
 )
 from skillbook.errors import SkillNotFound
-from skillbook.gate import BinaryLookup, Host, RemoteEligibility
+from skillbook.gate import BinaryLookup, Eligibility, Host, RemoteEligibility
 from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
+from skillbook._once import Once
 from skillbook.model import Skill, Source
 from skillbook.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.paths import Paths, resolve_user_path
@@ -57,7 +59,14 @@ from skillbook.sources import (
     configured_sources,
     fetcher_for,
 )
-from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
+from skillbook.status import (
+    SkillMemo,
+    StatusEntry,
+    StatusMemo,
+    StatusReport,
+    build_status,
+    evaluate_all,
+)
 
 #: What the truncation note tells the reader to run.
 CHECK_COMMAND = "skillbook check"
@@ -80,7 +89,9 @@ class SkillBook:
     profile: Profile
     #: Skills excluded by the spec mode (``strict``) before gating.
     excluded: tuple[Skill, ...]
-    status: StatusReport
+    #: The status report, made on first use of :attr:`status` (a prompt needs only
+    #: the gates' verdicts, a third of its cost).
+    status_report: Once[StatusReport]
     #: Gated and filtered: what the prompt, commands and snapshot use.
     eligible: tuple[Skill, ...]
     skill_filter: tuple[str, ...] | None
@@ -93,6 +104,12 @@ class SkillBook:
     def skills(self) -> tuple[Skill, ...]:
         """Every loaded skill after precedence, ready or not."""
         return self.discovery.skills
+
+    @property
+    def status(self) -> StatusReport:
+        """Every loaded skill (after the strict-mode exclusions) with its gates,
+        requirements and install options: OpenClaw's status report."""
+        return self.status_report.get()
 
     @property
     def prompt(self) -> str:
@@ -209,6 +226,7 @@ class Loader:
         self.cache = ParseCache(given if given is not None else self._parse_store())
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
+        self._gate_memo = SkillMemo[Eligibility]()
         self._catalog_memo = CatalogMemo()
 
     def load(self) -> SkillBook:
@@ -244,22 +262,38 @@ class Loader:
             candidates, excluded, problems = split_strict(candidates)
             diagnostics.extend(problems)
 
-        status = build_status(
+        verdicts = evaluate_all(
             candidates,
             config=cfg,
             host=self.host,
             bins=self.bins,
             remote=self.remote,
-            workspace_dir=self.workspace or self.cwd,
-            managed_dir=self.paths.managed_dir,
-            bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
-            memo=self._status_memo,
             profile=profile,
-            agent=self.agent,
+            memo=self._gate_memo,
         )
+        self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
+        status = Once(
+            functools.partial(
+                build_status,
+                candidates,
+                config=cfg,
+                host=self.host,
+                bins=self.bins,
+                remote=self.remote,
+                workspace_dir=self.workspace or self.cwd,
+                managed_dir=self.paths.managed_dir,
+                bundled_names=frozenset(
+                    s.name for s in found.loaded if s.source == Source.BUNDLED
+                ),
+                memo=self._status_memo,
+                profile=profile,
+                agent=self.agent,
+                eligibility=verdicts,
+            )
+        )
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
-        ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.ready]
+        ready = [s for s, e in zip(candidates, verdicts, strict=True) if e.ready]
         eligible = tuple(apply_filter(ready, skill_filter))
         max_chars = limits.max_skills_prompt_chars
         if profile.catalog.agent_limits:
@@ -287,7 +321,7 @@ class Loader:
             discovery=found,
             profile=profile,
             excluded=tuple(excluded),
-            status=status,
+            status_report=status,
             eligible=eligible,
             skill_filter=tuple(skill_filter) if skill_filter is not None else None,
             catalog=catalog,
