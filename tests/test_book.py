@@ -157,9 +157,9 @@ def test_the_status_report_is_built_on_first_use_only(
     ws: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import skillbook.book as book_module
+    from skillbook.status import build_status as real
 
     calls: list[int] = []
-    real = book_module.build_status
 
     def counting(*args: object, **kwargs: object) -> object:
         calls.append(1)

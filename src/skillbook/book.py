@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbook._once import Once
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
 from skillbook.commands import CommandSet, build_command_specs
 from skillbook.config import Config, read_config
@@ -36,7 +37,6 @@ from skillbook.gate import BinaryLookup, Eligibility, Host, RemoteEligibility
 from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
-from skillbook._once import Once
 from skillbook.model import Skill, Source
 from skillbook.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.paths import Paths, resolve_user_path
@@ -283,9 +283,7 @@ class Loader:
                 remote=self.remote,
                 workspace_dir=self.workspace or self.cwd,
                 managed_dir=self.paths.managed_dir,
-                bundled_names=frozenset(
-                    s.name for s in found.loaded if s.source == Source.BUNDLED
-                ),
+                bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
                 memo=self._status_memo,
                 profile=profile,
                 agent=self.agent,
