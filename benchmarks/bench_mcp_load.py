@@ -246,14 +246,17 @@ def render(result: dict[str, Any]) -> str:
         f"start-up to the first skills/list answer: {s['wall_s'] * 1000:,.0f} ms wall, "
         + (f"{cpu:.2f} s CPU of the server" if cpu is not None else "CPU not measurable here"),
         "",
-        "kind              clients  requests   req/s   p50 ms   p90 ms   p99 ms   max ms  errors",
-        "-" * 88,
+        "kind              clients  requests   req/s   p50 ms   p90 ms   p99 ms   max ms  errors"
+        "  cpu ms  per core/s",
+        "-" * 108,
     ]
     for row in result["phases"]:
+        cpu_ms = row.get("server_cpu_ms")
+        per_core = f"{cpu_ms:>6.2f}  {1000 / cpu_ms:>10,.0f}" if cpu_ms else f"{'-':>6}  {'-':>10}"
         lines.append(
             f"{row['kind']:<16}  {row['clients']:>7}  {row['requests']:>8}  {row['per_s']:>6,.0f}"
             f"  {row['p50_ms']:>7.1f}  {row['p90_ms']:>7.1f}  {row['p99_ms']:>7.1f}"
-            f"  {row['max_ms']:>7.1f}  {row['errors']:>6}"
+            f"  {row['max_ms']:>7.1f}  {row['errors']:>6}  {per_core}"
         )
     lines += ["", "targets (issue 11 §3):"]
     if cpu is not None:
@@ -268,6 +271,13 @@ def render(result: dict[str, Any]) -> str:
         if one is not None:
             ok = "ok" if one["per_s"] >= target else "MISSED"
             lines.append(f"  {kind} >= {target:.0f}/s for one client: {one['per_s']:,.0f}/s: {ok}")
+            if one.get("server_cpu_ms"):
+                core = 1000 / one["server_cpu_ms"]
+                verdict = "ok" if core >= target else "MISSED"
+                lines.append(
+                    f"    the server's CPU per answer allows {core:,.0f}/s on one free core: "
+                    f"{verdict}"
+                )
         if len(rows) > 1:
             low, high = rows[0], rows[-1]
             growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
@@ -329,7 +339,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             phases = []
             for kind in ("skills/list", "resources/read"):
                 for count in clients:
-                    phases.append(run_load(url, kind, uris, count, args.seconds, args.max_requests))
+                    before = process_cpu_s(proc.pid)
+                    row = run_load(url, kind, uris, count, args.seconds, args.max_requests)
+                    after = process_cpu_s(proc.pid)
+                    # CPU per answer: what the load of other processes does not move.
+                    row["server_cpu_ms"] = (
+                        (after - before) * 1000 / row["requests"]
+                        if before is not None and after is not None and row["requests"]
+                        else None
+                    )
+                    phases.append(row)
         finally:
             proc.terminate()
             try:

@@ -125,6 +125,10 @@ def test_quick_mcp_load_benchmark_prints_its_report(tmp_path: Path) -> None:
         ("resources/read", 2),
     }
     assert all(p["requests"] > 0 and p["errors"] == 0 for p in data["phases"])
+    # The server's CPU per answer (load-robust), from /proc where there is one.
+    assert "per core/s" in proc.stdout
+    if Path("/proc/self/stat").is_file():
+        assert all(p["server_cpu_ms"] is not None for p in data["phases"])
 
 
 def test_quick_reload_benchmark_prints_its_report(tmp_path: Path) -> None:
