@@ -426,10 +426,15 @@ class SkillMemo(Generic[V]):
         return value
 
     def prune(self, keep: Iterable[Skill]) -> None:
-        """Forget skills that are gone (so the memo does not grow with every edit)."""
+        """Forget skills that are gone (so the memo does not grow with every edit).
+
+        A book's status report is made on first use, maybe in another thread while
+        a new build prunes: the keys are copied in one step, and a value stored for
+        a skill that is gone is only a value nobody asks for until the next prune."""
         alive = {id(s) for s in keep}
-        for k in [k for k in self._entries if k not in alive]:
-            del self._entries[k]
+        for k in list(self._entries):
+            if k not in alive:
+                self._entries.pop(k, None)
 
 
 #: Status entries of unchanged skills (see :class:`SkillMemo`).
