@@ -316,3 +316,17 @@ def test_verdicts_are_reused_for_the_same_skill_objects_only(tmp_path: Path) -> 
     other = Config.from_mapping({"skills": {"entries": {"ready": {"enabled": False}}}})
     (changed,) = evaluate_all([skill], config=other, host=host, bins=bins, memo=memo)
     assert changed.disabled and not first.disabled
+
+
+def test_a_memo_stays_within_twice_the_skills_through_many_edits(tmp_path: Path) -> None:
+    memo = SkillMemo[Eligibility]()
+    bins = bins_with(tmp_path)
+    host = Host(platform="linux", env={})
+    skills = [make_skill(f"s{i}") for i in range(10)]
+    for edit in range(50):
+        skills[edit % 10] = make_skill(f"s{edit % 10}")  # a new object for the edited file
+        evaluate_all(skills, config=Config.empty(), host=host, bins=bins, memo=memo)
+        memo.prune(skills)
+        assert len(skills) <= len(memo) <= 2 * len(skills)
+    memo.prune(skills[:3])
+    assert len(memo) == 3

@@ -14,7 +14,7 @@ there. Config checks report ``{path, satisfied}`` only, never the value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
@@ -425,12 +425,18 @@ class SkillMemo(Generic[V]):
         self._entries[id(skill)] = (skill, value)
         return value
 
-    def prune(self, keep: Iterable[Skill]) -> None:
-        """Forget skills that are gone (so the memo does not grow with every edit).
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def prune(self, keep: Collection[Skill]) -> None:
+        """Forget skills that are gone once they could double the memo (so it does not
+        grow with every edit, and an unchanged rebuild does not walk it).
 
         A book's status report is made on first use, maybe in another thread while
         a new build prunes: the keys are copied in one step, and a value stored for
         a skill that is gone is only a value nobody asks for until the next prune."""
+        if len(self._entries) <= len(keep):
+            return
         alive = {id(s) for s in keep}
         for k in list(self._entries):
             if k not in alive:
