@@ -10,8 +10,9 @@ network costs little and what is measured is the client. Rows:
 
 - ``floor``: per skill, the bare minimum: ``GET /api/v1/download`` and unzipping into a
   folder (httpx + zipfile), no checks, no scan, no records;
-- ``sb install``: per skill, ``Installer.install`` (detail, download, the archive rules,
-  the security scan, fingerprint and manifest, journal, atomic swap, lock);
+- ``sb install``: per skill, ``Installer.install`` (detail, the registry's security
+  verdict, download, ``/verify``, the archive rules, the security scan, fingerprint,
+  tree digest and manifest, journal, atomic swap, lock);
 - ``sb update (current)``: ``update --all`` when nothing changed: the drift check and one
   detail request per skill, no download;
 - ``sb verify``: ``verify`` of every installed skill (hashing their files);

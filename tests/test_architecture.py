@@ -24,6 +24,7 @@ EDGES = (
     "security",
     "sync",
     "registry",
+    "hub",
     "selection",
     "experience",
 )

@@ -618,3 +618,26 @@ def test_hidden_skill_folders_one_level_down_are_diagnosed(env: tuple[Paths, Pat
     assert [s.name for s in found.skills if s.source == "openclaw-extra"] == []
     hidden = [d for d in found.diagnostics if d.code == "discover.hidden-dir"]
     assert hidden and ".curated/gh-fix-ci" in hidden[0].message
+
+
+def test_a_hand_written_auto_skill_hiding_learned_skills_is_reported(
+    tmp_path: Path,
+) -> None:
+    """``skills/auto/SKILL.md`` makes ``auto/`` one skill (as OpenClaw reads it); the
+    learned skills promoted below it are then not loaded, and a warning says which."""
+    import skillbook
+
+    env = {"HOME": str(tmp_path / "home"), "SKILLBOOK_STATE_DIR": str(tmp_path / "state")}
+    auto = tmp_path / "ws" / "skills" / "auto"
+    write_skill(auto / "20260101-0900-fetch-report", name="fetch-report")
+    book = skillbook.load(tmp_path / "ws", env=env)
+    assert "fetch-report" in {s.name for s in book.skills}
+    assert not [d for d in book.diagnostics if d.code == "discover.learned-hidden"]
+
+    write_skill(auto, name="auto")
+    book = skillbook.load(tmp_path / "ws", env=env)
+    names = {s.name for s in book.skills}
+    assert "auto" in names and "fetch-report" not in names
+    [diag] = [d for d in book.diagnostics if d.code == "discover.learned-hidden"]
+    assert diag.path == auto / "SKILL.md"
+    assert "20260101-0900-fetch-report" in diag.message

@@ -29,6 +29,10 @@ INTERNAL = {
     "skillbook.sync.swap.FolderBusy",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill
     "skillbook.sync.copytree.CopyError",
+    # the registry server's routes answer it as a plain-text HTTP error
+    "skillbook.hub.http.HttpError",
+    # the registry server turns a rejected upload path into a 400 HubError
+    "skillbook.hub.archive.PathRejected",
 }
 
 
@@ -65,6 +69,8 @@ def test_every_exception_is_in_the_tree_and_exported() -> None:
 
 
 def test_edges_re_export_the_same_classes() -> None:
+    from skillbook.hub.client import PublishFailed
+    from skillbook.hub.publish import HubError
     from skillbook.install import InstallError
     from skillbook.mcp.server import PortInUse, ServeError
     from skillbook.security import ScanTargetError
@@ -74,6 +80,8 @@ def test_edges_re_export_the_same_classes() -> None:
     from skillbook.sync import SyncBusy, SyncError, TargetNotSynced
 
     for cls in (
+        HubError,
+        PublishFailed,
         InstallError,
         PortInUse,
         ServeError,
@@ -95,10 +103,11 @@ def test_naming_an_edge_exception_loads_no_edge_package() -> None:
     code = (
         "import sys, skillbook\n"
         "for n in ('PortInUse', 'SyncBusy', 'InstallError', 'ScanTargetError',"
-        " 'SelectionUnavailable', 'EmbeddingError', 'QueryFileError'):\n"
+        " 'SelectionUnavailable', 'EmbeddingError', 'QueryFileError', 'HubError',"
+        " 'PublishFailed'):\n"
         "    getattr(skillbook, n)\n"
         "edges = ('mcp', 'runtime', 'integrations', 'cli', 'install', 'security', 'sync',"
-        " 'selection')\n"
+        " 'selection', 'hub', 'registry')\n"
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.split('.')[:2] in"
         " [['skillbook', e] for e in edges]))\n"
     )

@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "discover.duplicate-realpath": "The same skill folder was reached twice (symlink); loaded once.",
     "discover.nested-root": "A `skills/` folder inside the root was used as the root.",
     "discover.grouped-layout": "A folder without SKILL.md holds skill folders one level down.",
+    "discover.learned-hidden": "skills/auto/SKILL.md hides the learned skills below it.",
     "discover.hidden-dir": "Skill folders under a dot-directory are not discovered.",
     "discover.root-missing": "A configured skills folder does not exist.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
@@ -194,6 +195,12 @@ CODES: dict[str, str] = {
     "registry.lock-malformed": "A lock file exists but is not a version-1 lock; nothing was written.",
     "registry.not-tracked": "The skill is not tracked by a lock file or origin.json.",
     "registry.local-changes": "The skill was edited since it was installed (or has no fingerprint); update needs --force.",
+    "registry.trust-blocked": "The registry's security verdict blocks the release; it is never downloaded.",
+    "registry.trust-review": "The registry's security verdict needs review; install needs --force.",
+    "registry.trust-unavailable": "The registry's security verdict is missing parts or is for another release.",
+    "registry.content-mismatch": "A skills.sh folder does not hash to the contentHash the registry approved.",
+    "registry.pinned": "The skill is pinned; update and install --force refuse it until unpin.",
+    "registry.publish-failed": "skillbook publish stopped: not a skill, not semver, unreachable, or refused.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }
 

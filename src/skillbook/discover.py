@@ -30,11 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbook import _fs
-from skillbook._js import locale_compare_key
+from skillbook._js import js_sorted, locale_compare_key
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
-from skillbook._skill_reader import ParseCache, SkillReader
+from skillbook._skill_reader import SKILL_FILE, ParseCache, SkillReader, limit_list
 from skillbook.diagnostics import Diagnostic, info, warning
-from skillbook.learned import is_learned_root, learned_precedence, learned_skills_dir
+from skillbook.learned import (
+    LEARNED_DIRNAME,
+    is_learned_root,
+    learned_precedence,
+    learned_skills_dir,
+)
 from skillbook.limits import (
     DEFAULT_MAX_CANDIDATES_PER_ROOT,
     DEFAULT_MAX_SKILL_FILE_BYTES,
@@ -147,7 +152,34 @@ class RootSource:
 
     def load(self) -> SourceLoad:
         skills, diags = self.scanner.scan(self.root.source, self.root.path)
+        if _learned(self.root):
+            diags = [*diags, *_hidden_learned(self.root.path)]
         return SourceLoad(tuple(skills), tuple(diags))
+
+
+def _hidden_learned(root: Path) -> list[Diagnostic]:
+    """A hand-written ``skills/auto/SKILL.md`` makes the learned root one skill (OpenClaw
+    reads ``auto/`` as a workspace skill), so the drafts promoted below it are not
+    loaded: say so rather than drop them silently."""
+    top = os.path.join(root, SKILL_FILE)
+    if not _fs.has_file(top):
+        return []
+    hidden = [
+        name
+        for name in js_sorted(_fs.list_child_dirs(os.fspath(root)).dirs)
+        if _fs.has_file(os.path.join(root, name, SKILL_FILE))
+    ]
+    if not hidden:
+        return []
+    return [
+        warning(
+            "discover.learned-hidden",
+            f"{LEARNED_DIRNAME}/{SKILL_FILE} makes {LEARNED_DIRNAME}/ one skill, so the "
+            f"learned skills below it are not loaded ({limit_list(hidden)}): move the "
+            f"hand-written skill to a folder of its own",
+            path=Path(top),
+        )
+    ]
 
 
 def make_scanner(

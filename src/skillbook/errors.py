@@ -29,10 +29,14 @@ degraded reading, such as a configuration file that does not validate::
           ├── ExperienceError        a session or draft operation refused (``.code``,
           │    │                     ``.diagnostics``: a promotion's failed checks)
           │    └── ExperienceNotFound  (also a LookupError) no session or draft by that id
-          └── RegistryError          a search/install/update/remove/verify step stopped;
-               │                     ``.code`` (``registry.*``), ``.status`` (HTTP, if any)
-               ├── RegistryNotFound  (also a LookupError) no such skill, version or route
-               └── RegistryUnavailable  unreachable or kept failing; ``.retry_after``
+          ├── RegistryError          a search/install/update/remove/verify step stopped;
+          │    │                     ``.code`` (``registry.*``), ``.status`` (HTTP, if any)
+          │    ├── RegistryNotFound  (also a LookupError) no such skill, version or route
+          │    ├── RegistryUnavailable  unreachable or kept failing; ``.retry_after``
+          │    └── PublishFailed     ``skillbook publish`` stopped (``registry.publish-failed``)
+          └── HubError               the registry server (``skillbook.hub``) refused a request or
+               │                     an admin action; ``.status`` is the HTTP status it answers
+               └── HubNotFound       (also a LookupError) no such skill, version, token or blob
 
 All of them are importable from ``skillbook`` without loading any edge package.
 
@@ -250,3 +254,32 @@ class RegistryUnavailable(RegistryError):
         super().__init__(code, message, status=status)
         #: Seconds the server asked to wait (``Retry-After``/``RateLimit-Reset``), if it said.
         self.retry_after = retry_after
+
+
+class PublishFailed(RegistryError):
+    """``skillbook publish`` stopped: a bad folder, a refused request, an unreachable registry.
+
+    ``.status`` is the registry's HTTP status when it answered; the message holds its text.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__("registry.publish-failed", message, status=status)
+
+
+class HubError(SkillbookError):
+    """The registry server (:mod:`skillbook.hub`) refused a request or an admin action.
+
+    ``status`` is the HTTP status the server answers with; the message is the short
+    plain-text body the ``clawhub`` CLI prints (``Version already exists``).
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class HubNotFound(HubError, LookupError):
+    """No such skill, version, upload, token or blob on the registry server (404)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(404, message)

@@ -1,8 +1,11 @@
 """A ClawHub-compatible registry for the tests, on 127.0.0.1 (clawhub-api.md §9).
 
-It serves what the real clients call: search, skill detail, version detail, versioned
-downloads (flat ZIPs built from files given in the test, usually a corpus skill),
-``/resolve`` with the fingerprint of every stored version, and ``/install``. Tests
+It serves what the real clients call: search, ``/trending``, skill detail, version
+detail, versioned downloads (flat ZIPs built from files given in the test, usually a
+corpus skill), ``/resolve`` with the fingerprint of every stored version, ``/install``
+(an archive, a GitHub hand-off or a structured refusal set by the test), the
+security-verdicts POST and ``/verify`` of OpenClaw 2026.9 (a clean pass unless the test
+sets a verdict), and ``/.well-known/clawhub.json`` when the test sets one. Tests
 script failures per route (a status with headers and body, served before the normal
 answer: 404, 429 with ``Retry-After``, 5xx), slow answers, hostile archives served as
 a version's bytes, and read the requests it got (paths, queries, headers).
@@ -30,7 +33,8 @@ def flat_zip(files: dict[str, bytes], *, prefix: str = "") -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in files.items():
-            zf.writestr(prefix + path, data)
+            # A fixed time: the same files give the same bytes (and artifact sha256).
+            zf.writestr(zipfile.ZipInfo(prefix + path, (1980, 1, 1, 0, 0, 0)), data)
     return buf.getvalue()
 
 
@@ -84,6 +88,12 @@ class ClawHubState:
         self.download_base = ""
         #: Other files served as they are (``/demo.zip`` for archive URLs).
         self.static: dict[str, bytes] = {}
+        #: Serve the 2026.9 trust routes (False: an older registry, 404 for both).
+        self.trust_routes = True
+        #: Verdict fields per ``(slug, version)`` that replace the clean pass.
+        self.verdicts: dict[tuple[str, str], dict[str, Any]] = {}
+        #: ``/install`` answers per slug: ``(status, JSON)`` (a GitHub hand-off, a refusal).
+        self.install: dict[str, tuple[int, Any]] = {}
         self.lock = threading.Lock()
 
     def publish(
@@ -136,14 +146,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _json(self, value: Any, status: int = 200) -> None:
         self._send(status, json.dumps(value).encode(), {"Content-Type": "application/json"})
 
+    def do_POST(self) -> None:
+        self.do_GET()
+
     def do_GET(self) -> None:
         state = self.server.state
         parts = urlsplit(self.path)
         path = unquote(parts.path)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        body = None
+        if self.command == "POST":
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         with state.lock:
             state.requests.append(
-                {"path": path, "query": query, "headers": dict(self.headers.items())}
+                {
+                    "path": path,
+                    "query": query,
+                    "headers": dict(self.headers.items()),
+                    "method": self.command,
+                    "body": body,
+                }
             )
             pending = state.failures.get(path)
             failure = pending.pop(0) if pending else None
@@ -153,11 +175,82 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if failure is not None:
             self._send(failure.status, failure.body, failure.headers)
             return
-        self._route(state, path, query)
+        if body is not None:
+            self._post(state, path, body)
+        else:
+            self._route(state, path, query)
+
+    def _post(self, state: ClawHubState, path: str, body: Any) -> None:
+        if path != "/api/v1/skills/-/security-verdicts" or not state.trust_routes:
+            self._send(404, b"Not found")
+            return
+        items = []
+        for item in body.get("items", []):
+            slug, version = item["slug"], item["version"]
+            skill = state.find(slug, item.get("ownerHandle"))
+            verdict: dict[str, Any] = {
+                "requestedSlug": slug,
+                "requestedVersion": version,
+                **({"requestedOwnerHandle": item["ownerHandle"]} if "ownerHandle" in item else {}),
+                "slug": slug,
+                "version": version if skill and version in skill.versions else None,
+                "publisherHandle": skill.owner if skill else None,
+                "ok": True,
+                "decision": "pass",
+                "reasons": [],
+                "security": {"status": "clean", "passed": True},
+                "overview": "No findings.",
+                "securityAuditUrl": f"https://hub.test/skills/{slug}/security-audit",
+            }
+            verdict.update(state.verdicts.get((slug, version), {}))
+            items.append(verdict)
+        self._json({"items": items})
+
+    def _verify(self, skill: Skill, query: dict[str, str]) -> None:
+        version = query.get("version") or skill.tags.get(query.get("tag", "")) or skill.latest
+        if version not in skill.versions:
+            self._send(404, b"Version not found")
+            return
+        self._json(
+            {
+                "schema": "clawhub.skill.verify.v1",
+                "ok": True,
+                "decision": "pass",
+                "reasons": [],
+                "slug": skill.slug,
+                "displayName": skill.display_name or skill.slug.title(),
+                "pageUrl": f"https://hub.test/{skill.owner}/skills/{skill.slug}",
+                "publisherHandle": skill.owner,
+                "publisherDisplayName": None,
+                "publisherProfileUrl": None,
+                "version": version,
+                "resolvedFrom": "version" if query.get("version") else "latest",
+                "tag": None,
+                "createdAt": 1,
+                "card": None,
+                "artifact": None,
+                "provenance": None,
+                "security": {"status": "clean"},
+                "signature": None,
+            }
+        )
 
     def _route(self, state: ClawHubState, path: str, query: dict[str, str]) -> None:
         if path in state.static:
             self._send(200, state.static[path])
+            return
+        if path == "/api/v1/trending":
+            items = [
+                {
+                    "slug": s.slug,
+                    "displayName": s.display_name or s.slug.title(),
+                    "summary": s.summary or None,
+                    "source": "clawhub",
+                    "publisher": {"handle": s.owner},
+                }
+                for s in state.skills.values()
+            ]
+            self._json({"items": items[: int(query.get("limit", "20"))]})
             return
         if path == "/api/v1/search":
             q = query.get("q", "")
@@ -234,8 +327,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                         "skill": {"slug": skill.slug, "displayName": skill.slug},
                     }
                 )
+            elif rest == ["verify"] and state.trust_routes:
+                self._verify(skill, query)
+            elif rest == ["install"] and skill.slug in state.install:
+                status, answer = state.install[skill.slug]
+                self._json(answer, status)
             elif rest == ["install"] and skill.versions:
-                version = sorted(skill.versions)[-1]
+                version = skill.latest or sorted(skill.versions)[-1]
                 self._json(
                     {
                         "ok": True,

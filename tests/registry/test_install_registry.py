@@ -4,6 +4,7 @@ archives, the scan, moderation, versions and tags."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import zipfile
@@ -15,8 +16,9 @@ import pytest
 from registry.clawhub_server import ClawHub, flat_zip, folder_files
 from registry.conftest import DEMO_V1, Said
 from skillbook.registry.errors import RegistryError, RegistryNotFound
-from skillbook.registry.fingerprint import fingerprint_files
+from skillbook.registry.fingerprint import fingerprint_files, sha256_hex
 from skillbook.registry.installer import Installer, InstallOptions
+from skillbook.registry.skillfiles import tree_sha256
 from skillbook.registry.workdir import Workdir
 
 
@@ -41,7 +43,25 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
     when = outcome.origin["installedAt"]
     assert isinstance(when, int) and when > 1_700_000_000_000
     fingerprint = fingerprint_files(DEMO_V1.items())
-    # clawhub-api.md §5.2: the CLI's keys, in its order, JSON.stringify(v, null, 2) + "\n".
+    artifact = sha256_hex(flat_zip(DEMO_V1))
+    sri = "sha256-" + base64.b64encode(bytes.fromhex(artifact)).decode()
+    skill_sha = sha256_hex(DEMO_V1["SKILL.md"])
+    digest = tree_sha256(target)
+    assert digest is not None and digest.startswith("sha256:")
+    # clawhub-api.md §5.2: the CLI's keys, in its order, then OpenClaw 2026.9's;
+    # JSON.stringify(v, null, 2) + "\n".
+    tracked = (
+        '  "artifact": {\n'
+        '    "kind": "archive",\n'
+        f'    "sha256": "{artifact}",\n'
+        f'    "integrity": "{sri}"\n'
+        "  },\n"
+        '  "skillFile": {\n'
+        '    "path": "SKILL.md",\n'
+        f'    "sha256": "{skill_sha}"\n'
+        "  },\n"
+        f'  "fileTreeSha256": "{digest}"'
+    )
     assert files[".clawhub/origin.json"].decode() == (
         "{\n"
         '  "version": 1,\n'
@@ -50,22 +70,33 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
         '  "ownerHandle": "bar-owner",\n'
         '  "installedVersion": "1.0.0",\n'
         f'  "installedAt": {when},\n'
-        f'  "fingerprint": "{fingerprint}"\n'
-        "}\n"
+        f'  "fingerprint": "{fingerprint}",\n' + tracked + "\n}\n"
     )
-    # §5.1: the lock entry {version, installedAt, ownerHandle}.
-    assert (workdir.root / ".clawhub" / "lock.json").read_text() == (
-        "{\n"
-        '  "version": 1,\n'
-        '  "skills": {\n'
-        '    "demo": {\n'
-        '      "version": "1.0.0",\n'
-        f'      "installedAt": {when},\n'
-        '      "ownerHandle": "bar-owner"\n'
-        "    }\n"
-        "  }\n"
-        "}\n"
-    )
+    # §5.1: the CLI's entry {version, installedAt, ownerHandle}, then 2026.9's fields.
+    lock = json.loads((workdir.root / ".clawhub" / "lock.json").read_text())
+    assert list(lock["skills"]["demo"]) == [
+        "version",
+        "installedAt",
+        "ownerHandle",
+        "registry",
+        "artifact",
+        "skillFile",
+        "fileTreeSha256",
+        "verification",
+    ]
+    entry = lock["skills"]["demo"]
+    assert entry["registry"] == hub.url and entry["fileTreeSha256"] == digest
+    assert entry["verification"] == {
+        "schema": "clawhub.skill.verify.v1",
+        "ok": True,
+        "decision": "pass",
+        "reasons": [],
+        "card": None,
+        "artifact": None,
+        "provenance": None,
+        "security": {"status": "clean"},
+        "signature": None,
+    }
     manifest = json.loads(files[".skillbook/manifest.json"])
     assert manifest["fingerprint"] == fingerprint
     assert set(manifest["files"]) == set(DEMO_V1)
@@ -101,7 +132,7 @@ def test_existing_target_is_refused_with_openclaws_message(
     assert "/api/v1/download" not in hub.state.routes()
 
 
-def test_force_replaces_the_folder_and_keeps_a_pinned_lock_entry(
+def test_force_replaces_the_folder_but_never_a_pinned_one(
     hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
     hub.state.publish("demo", "1.0.0", DEMO_V1)
@@ -113,12 +144,24 @@ def test_force_replaces_the_folder_and_keeps_a_pinned_lock_entry(
     lock.write_text(json.dumps(data))
     (workdir.root / "skills" / "demo" / "stray.txt").write_text("x")
     forced = InstallOptions(state_dir=options.state_dir, force=True)
+    # Pinned (by skillbook or `clawhub pin`): refused, as the clawhub CLI refuses it.
+    with pytest.raises(RegistryError, match=r'skill "demo" is pinned \(reviewed\)') as caught:
+        installer.install("demo", forced)
+    assert caught.value.code == "registry.pinned"
+    assert (workdir.root / "skills" / "demo" / "stray.txt").exists()
+    assert json.loads(lock.read_text()) == data
+    # Unpinned, --force replaces the folder and leaves the other entries alone.
+    data["skills"]["demo"].update(pinned=False)
+    lock.write_text(json.dumps(data))
     installer.install("demo", forced)
     assert not (workdir.root / "skills" / "demo" / "stray.txt").exists()
     after = json.loads(lock.read_text())
-    assert after["skills"]["demo"]["pinned"] is True
-    assert after["skills"]["demo"]["pinReason"] == "reviewed"
     assert after["skills"]["other"] == {"version": "9.9.9", "installedAt": 1, "extra": "kept"}
+    # The CLI's pin fields of the old entry are carried over (here: unpinned, a reason).
+    assert (after["skills"]["demo"]["pinned"], after["skills"]["demo"]["pinReason"]) == (
+        False,
+        "reviewed",
+    )
 
 
 def test_version_and_tag(
@@ -130,7 +173,8 @@ def test_version_and_tag(
     )
     [beta] = installer.install("demo", InstallOptions(state_dir=options.state_dir, tag="beta"))
     assert beta.version == "2.0.0-beta"
-    assert hub.state.requests[-1]["query"]["version"] == "2.0.0-beta"
+    [download] = [r for r in hub.state.requests if r["path"] == "/api/v1/download"]
+    assert download["query"]["version"] == "2.0.0-beta"
     [one] = installer.install(
         "demo", InstallOptions(state_dir=options.state_dir, version="1.0.0", force=True)
     )

@@ -143,3 +143,39 @@ def test_install_from_a_folder_shows_its_origin(sh: Shell, tmp_path: Path) -> No
     result = sh.run("install", str(source))
     assert result.stdout == f"Installed mine@local -> {sh.project}/skills/mine\n"
     assert f"  Installed: folder {source} (local)" in sh.run("info", "mine").stdout
+
+
+def test_verify_remote_asks_each_skills_registry(sh: Shell, hub: ClawHub) -> None:
+    assert sh.run("install", "demo").exit_code == 0
+    result = sh.run("verify", "--remote")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "✓ demo (clawhub 1.0.0): unchanged\n  ClawHub verify: pass\n",
+    )
+    asked = hub.state.requests[-1]
+    assert asked["path"] == "/api/v1/skills/demo/verify"
+    assert asked["query"] == {"version": "1.0.0", "ownerHandle": "bar-owner"}
+    as_json = json.loads(sh.run("verify", "--remote", "--json").stdout)["skills"][0]
+    assert as_json["remote"]["schema"] == "clawhub.skill.verify.v1" and as_json["ok"] is True
+    # A failing decision fails the run, as `openclaw skills verify` does.
+    hub.state.fail(
+        "/api/v1/skills/demo/verify",
+        Failure(
+            200,
+            {"Content-Type": "application/json"},
+            json.dumps(
+                {"ok": False, "decision": "fail", "reasons": ["signature.missing"]}
+            ).encode(),
+        ),
+    )
+    failed = sh.run("verify", "--remote")
+    assert failed.exit_code == 1
+    assert failed.stdout.endswith("  ClawHub verify: fail (signature.missing)\n")
+    # An unreachable answer is shown too, and fails it.
+    hub.state.trust_routes = False
+    gone = sh.run("verify", "--remote")
+    assert gone.exit_code == 1
+    assert "ClawHub verify: ClawHub /api/v1/skills/demo/verify failed (404)" in gone.stdout
+    # Without --remote nothing is asked.
+    before = len(hub.state.requests)
+    assert sh.run("verify").exit_code == 0 and len(hub.state.requests) == before

@@ -29,6 +29,10 @@ from skillbook.registry.workdir import Workdir
 CLI_VERSION = "0.23.3"
 CLI_CACHE = REPO / ".cache" / "clawhub-cli"
 _WHEN = re.compile(r'"installedAt": \d+')
+#: What skillbook records for OpenClaw 2026.9 beside the CLI's fields (compared with
+#: 2026.9 itself in test_registry_oracle9.py).
+OC9_ORIGIN = ("artifact", "skillFile", "fileTreeSha256")
+OC9_LOCK = ("registry", *OC9_ORIGIN, "verification")
 
 DRIVER = """
 import { readdirSync, readFileSync } from "node:fs";
@@ -95,10 +99,10 @@ def test_openclaw_2026_4_and_skillbook_write_the_same_files(
     # OpenClaw 2026.4 writes the CLI's keys minus ownerHandle and fingerprint, same order.
     origin_t = (skill_t / ".clawhub" / "origin.json").read_text()
     origin_m = (skill_m / ".clawhub" / "origin.json").read_text()
-    assert without(origin_t) == without(origin_m, "ownerHandle", "fingerprint")
+    assert without(origin_t) == without(origin_m, "ownerHandle", "fingerprint", *OC9_ORIGIN)
     lock_t = (theirs / ".clawhub" / "lock.json").read_text()
     lock_m = (mine / ".clawhub" / "lock.json").read_text()
-    assert without(lock_t) == without(lock_m, "ownerHandle")
+    assert without(lock_t) == without(lock_m, "ownerHandle", *OC9_LOCK)
 
 
 def test_each_updates_what_the_other_installed(
@@ -203,12 +207,13 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
     ours(hub, mine, tmp_path / "s").install("demo", InstallOptions(state_dir=tmp_path / "s"))
     skill_t, skill_m = theirs / "skills" / "demo", mine / "skills" / "demo"
     assert files(skill_t) == files(skill_m)
-    # Byte for byte, fingerprint and ownerHandle included (only the time differs).
+    # Byte for byte, fingerprint and ownerHandle included (only the time differs), once
+    # OpenClaw 2026.9's fields, which the CLI's schema lets through, are set aside.
     for rel in (".clawhub/origin.json",):
-        assert without((skill_t / rel).read_text()) == without((skill_m / rel).read_text())
-    assert _WHEN.sub("", (theirs / ".clawhub/lock.json").read_text()) == _WHEN.sub(
-        "", (mine / ".clawhub/lock.json").read_text()
-    )
+        origin_m = without((skill_m / rel).read_text(), *OC9_ORIGIN)
+        assert without((skill_t / rel).read_text()) == origin_m
+    lock_m = without((mine / ".clawhub/lock.json").read_text(), *OC9_LOCK)
+    assert without((theirs / ".clawhub/lock.json").read_text()) == lock_m
     # The CLI's update recognises skillbook's install (fingerprint → /resolve) …
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     updated = cli(clawhub_cli, hub, tmp_path / "home", mine, "update", "demo")
@@ -222,3 +227,55 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
     assert not refused.ok and refused.code == "registry.local-changes"
     theirs_refused = cli(clawhub_cli, hub, tmp_path / "home", theirs, "update", "demo")
     assert "local changes (no match)" in theirs_refused.stdout + theirs_refused.stderr
+
+
+@pytest.mark.oracle
+def test_pins_hold_across_the_clawhub_cli_and_skillbook(
+    clawhub_cli: Path, hub: ClawHub, tmp_path: Path
+) -> None:
+    from skillbook.registry.pins import set_pin
+
+    other = {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: Other.\n---\n"}
+    hub.state.publish("demo", "1.0.0", DEMO_V1)
+    hub.state.publish("other", "1.0.0", other)
+    root = tmp_path / "ws"
+    installer = ours(hub, root, tmp_path / "s")
+    for slug in ("demo", "other"):
+        installer.install(slug, InstallOptions(state_dir=tmp_path / "s"))
+    set_pin(installer.workdir, "demo", pinned=True, reason="audited")
+    hub.state.publish("demo", "1.1.0", DEMO_V2)
+    hub.state.publish("other", "1.1.0", DEMO_V2)
+    # The CLI skips the skill skillbook pinned …
+    done = cli(clawhub_cli, hub, tmp_path / "home", root, "update", "--all")
+    assert done.returncode == 0, done.stderr
+    assert "Skipped 1 pinned skill: demo" in done.stdout + done.stderr
+    lock = json.loads((root / ".clawhub/lock.json").read_text())["skills"]
+    assert (lock["demo"]["version"], lock["other"]["version"]) == ("1.0.0", "1.1.0")
+    assert lock["demo"]["pinned"] is True and lock["demo"]["pinReason"] == "audited"
+    # … and skillbook honours a pin the CLI set, after the CLI's unpin of the other.
+    assert cli(clawhub_cli, hub, tmp_path / "home", root, "unpin", "demo").returncode == 0
+    assert cli(clawhub_cli, hub, tmp_path / "home", root, "pin", "other").returncode == 0
+    results = update_skills(installer, None, InstallOptions(state_dir=tmp_path / "s"))
+    by_name = {r.name: r for r in results}
+    assert by_name["other"].skipped and by_name["other"].code == "registry.pinned"
+    assert by_name["demo"].message == "Updated demo: 1.0.0 -> 1.1.0"
+
+
+@pytest.mark.oracle
+def test_the_github_content_hash_is_the_clis(clawhub_cli: Path, tmp_path: Path) -> None:
+    from skillbook.registry.fingerprint import github_content_hash
+
+    rows = [
+        ("SKILL.md", 12, "AB" * 32),
+        ("references/a.md", 3, "cd" * 32),
+        ("_meta.json", 0, "ef" * 32),
+    ]
+    skills = clawhub_cli.parents[1] / "dist" / "skills.js"
+    script = tmp_path / "hash.mjs"
+    files = [{"path": p, "size": n, "sha256": h} for p, n, h in rows]
+    script.write_text(
+        f'const m = await import("{skills}");\n'
+        f"console.log(m.buildGitHubFolderContentHash({json.dumps(files)}));\n"
+    )
+    proc = subprocess.run(["node", str(script)], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == github_content_hash(rows)

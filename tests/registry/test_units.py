@@ -243,3 +243,17 @@ def test_archive_roots(tmp_path: Path) -> None:
     linked = make("real/SKILL.md")
     os.symlink(linked / "real", linked / "alias")
     assert find_skill_root(linked) == linked / "real"
+
+
+def test_skills_sh_references() -> None:
+    from skillbook.registry.refs import RegistryRef, parse_ref
+
+    ref = parse_ref("skills-sh:vercel-labs/agent-skills/web-design")
+    assert ref == RegistryRef(
+        "web-design", reference="skills-sh:vercel-labs/agent-skills/web-design"
+    )
+    assert str(ref) == "skills-sh:vercel-labs/agent-skills/web-design"
+    for bad in ("skills-sh/a/b/c", "skills-sh:a/b", "skills-sh:a/../c", "skills-sh:-a/b/c",
+                "skills-sh:a/b/c/d", "skills-sh:a/b/Bad_Slug"):  # fmt: skip
+        with pytest.raises(RegistryError):
+            parse_ref(bad)

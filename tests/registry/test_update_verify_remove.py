@@ -123,15 +123,25 @@ def test_update_all_and_the_messages_of_openclaw(
     assert failed.message == 'Skill "other" not found on ClawHub.'
 
 
+def as_openclaw_2026_4(workdir: Workdir, installed: Path, *drop: str) -> None:
+    """Strip skillbook's records to what OpenClaw 2026.4 writes (no fingerprint of any
+    kind: neither the CLI's nor 2026.9's tree digest, no manifest)."""
+    tracked = ("fingerprint", "artifact", "skillFile", "fileTreeSha256", *drop)
+    origin = installed / ".clawhub" / "origin.json"
+    data = json.loads(origin.read_text())
+    origin.write_text(json.dumps({k: v for k, v in data.items() if k not in tracked}, indent=2))
+    lock = workdir.root / ".clawhub" / "lock.json"
+    data = json.loads(lock.read_text())
+    data["skills"]["demo"] = {k: data["skills"]["demo"][k] for k in ("version", "installedAt")}
+    lock.write_text(json.dumps(data, indent=2))
+    (installed / ".skillbook" / "manifest.json").unlink()
+
+
 def test_a_skill_installed_by_openclaw_without_fingerprint(
     hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions, installed: Path
 ) -> None:
     # What OpenClaw 2026.4 writes: no fingerprint, no manifest, lock {version, installedAt}.
-    origin = installed / ".clawhub" / "origin.json"
-    data = json.loads(origin.read_text())
-    del data["fingerprint"], data["ownerHandle"]
-    origin.write_text(json.dumps(data, indent=2) + "\n")
-    (installed / ".skillbook" / "manifest.json").unlink()
+    as_openclaw_2026_4(workdir, installed, "ownerHandle")
     [verified] = verify_skills(workdir)
     assert verified.drift.state == "unknown"
     hub.state.publish("demo", "1.1.0", DEMO_V2)
@@ -144,11 +154,7 @@ def test_a_skill_installed_by_openclaw_without_fingerprint(
 def test_no_fingerprint_and_no_resolve_route_needs_force(
     hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions, installed: Path
 ) -> None:
-    origin = installed / ".clawhub" / "origin.json"
-    data = json.loads(origin.read_text())
-    del data["fingerprint"]
-    origin.write_text(json.dumps(data))
-    (installed / ".skillbook" / "manifest.json").unlink()
+    as_openclaw_2026_4(workdir, installed)
     hub.state.resolve_route = False
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     [result] = update_skills(installer, "demo", options)

@@ -520,3 +520,28 @@ def test_debouncer_keeps_each_path_once_with_merged_kinds() -> None:
         debouncer.close()
     # Created then written is still "added"; deleted then created is "modified".
     assert batches == [[("b", "modified"), ("c", "modified"), ("a", "added")]]
+
+
+def test_watch_roots_follow_the_compat_profile_like_discovery(tmp_path: Path) -> None:
+    """2026.9 reads ``~/.agents/skills`` only with the default state dir; the watcher
+    watches exactly the roots the loader reads, under either profile."""
+    from skillbook.discover import resolve_roots
+    from skillbook.profile import profile_of
+
+    env = {"HOME": str(tmp_path / "home"), "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    paths = Paths.from_env(env, cwd=tmp_path)
+    personal = tmp_path / "home" / ".agents" / "skills"
+    ws = tmp_path / "ws"
+    for compat in ("openclaw-2026.4", "openclaw-2026.9"):
+        cfg = Config.from_mapping({"skills": {"compat": compat}})
+        watched = watch_roots(ws, paths, cfg, cwd=tmp_path, env=env)
+        read = {r.path for r in resolve_roots(ws, paths, cwd=tmp_path, profile=profile_of(compat))}
+        assert (personal in watched) == (personal in read), compat
+    assert personal not in watch_roots(
+        ws,
+        paths,
+        Config.from_mapping({"skills": {"compat": "openclaw-2026.9"}}),
+        cwd=tmp_path,
+        env=env,
+    )
+    assert personal in watch_roots(ws, paths, Config.empty(), cwd=tmp_path, env=env)

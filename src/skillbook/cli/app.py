@@ -82,9 +82,13 @@ class Group(click.Group):
         "update": "skillbook.cli.update_cmd:update_cmd",
         "remove": "skillbook.cli.remove_cmd:remove_cmd",
         "verify": "skillbook.cli.verify_cmd:verify_cmd",
+        "pin": "skillbook.cli.pin_cmd:pin_cmd",
+        "unpin": "skillbook.cli.unpin_cmd:unpin_cmd",
         "sessions": "skillbook.cli.sessions_cmd:sessions_cmd",
         "drafts": "skillbook.cli.drafts_cmd:drafts_cmd",
         "usage": "skillbook.cli.usage_cmd:usage_cmd",
+        "registry": "skillbook.cli.registry_cmd:registry_cmd",
+        "publish": "skillbook.cli.publish_cmd:publish_cmd",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

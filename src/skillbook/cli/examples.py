@@ -140,6 +140,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook install https://host/repo.git --skill a --skill b", "two skills of a repo"),
         ("skillbook install ./my-skill --global", "a local folder, into the managed skills"),
         ("skillbook install skill.zip", "an archive (zip or tar.gz), checked like downloads"),
+        ("skillbook install weather --site https://hub.example", "the registry the site names"),
     ),
     "update": (
         ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
@@ -149,7 +150,10 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "verify": (
         ("skillbook verify", "which installed skills were edited since they were installed"),
         ("skillbook verify weather --json", "the files added, removed or changed"),
+        ("skillbook verify --remote", "also ask each skill's registry to verify its version"),
     ),
+    "pin": (("skillbook pin weather --reason 'audited 1.2.0'", "update --all leaves it at 1.2.0"),),
+    "unpin": (("skillbook unpin weather", "let update change it again"),),
 }
 
 

@@ -61,10 +61,12 @@ def install_cmd(
     reason: str | None,
     as_json: bool,
     registry: str | None,
+    site: str | None,
     global_: bool,
 ) -> None:
-    """Install a skill: SLUG or @owner/slug (registry), a git URL or owner/repo[/path][@ref],
-    a folder (./path), or a .zip/.tar.gz archive (file or URL).
+    """Install a skill: SLUG, @owner/slug or skills-sh:owner/repo/slug (registry), a git
+    URL or owner/repo[/path][@ref], a folder (./path), or a .zip/.tar.gz archive (file or
+    URL).
 
     Every skill is scanned first; critical findings block the install unless
     --dangerously-force --reason TEXT is given (the reason is recorded). Installed
@@ -76,7 +78,9 @@ def install_cmd(
     reason = force_reason(dangerous, reason)
     if version and tag:
         fail("use either --version or --tag", EXIT_ERROR)
-    settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
+    settings, installer = build_installer(
+        obj, registry=registry, site=site, global_=global_, as_json=as_json
+    )
     options = install_options(
         settings,
         version=version,

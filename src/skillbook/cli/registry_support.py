@@ -43,11 +43,19 @@ GIT_BASE_VAR = "SKILLBOOK_GIT_BASE_URL"
 
 
 def registry_option(func: F) -> F:
+    """``--registry URL`` and ``--site URL`` (the command gets ``registry`` and ``site``)."""
+    func = click.option(
+        "--site",
+        metavar="URL",
+        help="Site whose /.well-known/clawhub.json names the registry, when no registry "
+        "is set (default: CLAWHUB_SITE).",
+    )(func)
     return click.option(
         "--registry",
         metavar="URL",
         help="Registry base URL (default: OPENCLAW_CLAWHUB_URL, CLAWHUB_URL, "
-        "CLAWHUB_REGISTRY, skills.registry.url, the clawhub CLI's config, https://clawhub.ai).",
+        "CLAWHUB_REGISTRY, skills.registry.url, --site's discovery document, the clawhub "
+        "CLI's config, https://clawhub.ai).",
     )(func)
 
 
@@ -95,7 +103,16 @@ def workdir_of(settings: Settings, global_: bool) -> Workdir:
     return Workdir(chosen.path)
 
 
-def endpoint_of(settings: Settings, registry: str | None) -> Any:
+def _discover(site: str) -> tuple[str, str] | None:
+    from skillbook.registry.client import new_http
+    from skillbook.registry.discovery import discover
+
+    with new_http() as http:
+        found = discover(site, http)
+    return (found.api_base, found.url) if found is not None else None
+
+
+def endpoint_of(settings: Settings, registry: str | None, site: str | None = None) -> Any:
     from skillbook.registry.endpoint import resolve_endpoint
 
     config_url = settings.config.skills.registry.url
@@ -108,13 +125,15 @@ def endpoint_of(settings: Settings, registry: str | None) -> Any:
             explicit=registry,
             config_url=config_url,
             config_url_reason=reason,
+            site=site,
+            discover=_discover,
         )
     except Exception as exc:  # RegistryError: a malformed URL or token
         registry_error(exc)
 
 
 def build_installer(
-    obj: Context, *, registry: str | None, global_: bool, as_json: bool
+    obj: Context, *, registry: str | None, site: str | None, global_: bool, as_json: bool
 ) -> tuple[Settings, Installer]:
     from skillbook.registry.installer import Installer
 
@@ -132,7 +151,7 @@ def build_installer(
 
     installer = Installer(
         workdir,
-        endpoint_of(settings, registry),
+        endpoint_of(settings, registry, site),
         installed_names=installed,
         progress=None if as_json else terminal_progress(),
         say=say_stderr,

@@ -20,7 +20,12 @@ from skillbook.cli.registry_support import endpoint_of, registry_error, registry
 @registry_option
 @click.pass_obj
 def search_cmd(
-    obj: Context, query: tuple[str, ...], limit: int | None, as_json: bool, registry: str | None
+    obj: Context,
+    query: tuple[str, ...],
+    limit: int | None,
+    as_json: bool,
+    registry: str | None,
+    site: str | None,
 ) -> None:
     """Search a ClawHub-compatible registry (an empty query lists everything)."""
     from skillbook.registry.api import search
@@ -28,7 +33,7 @@ def search_cmd(
     from skillbook.registry.errors import RegistryError
 
     settings = obj.settings()
-    endpoint = endpoint_of(settings, registry)
+    endpoint = endpoint_of(settings, registry, site)
     try:
         with RegistryClient(endpoint, on_wait=say_stderr) as client:
             raw, hits = search(client, " ".join(query), limit=limit)

@@ -2,7 +2,8 @@
 one without ``--force``.
 
 Output: OpenClaw's lines, ``Updated <slug>: <prev or unknown> -> <ver>`` or ``<slug>
-already at <ver>`` on stdout, failures and refusals on stderr; ``--json`` prints
+already at <ver>`` on stdout, then ``Skipped N pinned skill[s]: …`` (``--all``), failures
+and refusals on stderr; ``--json`` prints
 ``{"results": [...]}``. Exit codes: 0 every skill updated or current, 1 one failed or
 was refused (the others still ran), 2 bad arguments.
 """
@@ -49,12 +50,14 @@ def update_cmd(
     reason: str | None,
     as_json: bool,
     registry: str | None,
+    site: str | None,
     global_: bool,
 ) -> None:
     """Update a tracked skill (or all) from where it was installed from.
 
     A skill whose files changed since it was installed is left alone unless --force is
     given (see `skillbook verify`); each new version is scanned before it replaces the old.
+    Pinned skills (`skillbook pin`) are skipped by --all and refused by name.
     """
     from skillbook.registry.updater import NOTHING_TRACKED, update_skills
 
@@ -65,7 +68,9 @@ def update_cmd(
     if version and not slug:
         fail("--version requires a single skill slug", EXIT_ERROR)
     reason = force_reason(dangerous, reason)
-    settings, installer = build_installer(obj, registry=registry, global_=global_, as_json=as_json)
+    settings, installer = build_installer(
+        obj, registry=registry, site=site, global_=global_, as_json=as_json
+    )
     options = install_options(
         settings,
         version=version,
@@ -84,6 +89,8 @@ def update_cmd(
         emit_json({"results": [r.to_json() for r in results]})
     elif not results:
         emit_lines([NOTHING_TRACKED])
+    skipped = [r.name for r in results if r.skipped]
+    results = [r for r in results if not r.skipped]
     for result in results if not as_json else ():
         for warning in result.warnings:
             say_stderr(warning)
@@ -91,5 +98,9 @@ def update_cmd(
             emit_lines([result.message])
         else:
             say_stderr(result.message)
+    if skipped and not as_json:
+        # The clawhub CLI's line, word for word.
+        plural = "" if len(skipped) == 1 else "s"
+        emit_lines([f"Skipped {len(skipped)} pinned skill{plural}: {', '.join(skipped)}"])
     if any(not r.ok for r in results):
         sys.exit(EXIT_FINDINGS)

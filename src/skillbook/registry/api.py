@@ -10,8 +10,9 @@ installable version.``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 from urllib.parse import quote
 
 from skillbook.install.progress import Progress
@@ -19,6 +20,7 @@ from skillbook.registry.client import Downloaded, RegistryClient
 from skillbook.registry.errors import RegistryError, RegistryNotFound
 
 __all__ = [
+    "GitHubSource",
     "InstallTarget",
     "Resolution",
     "SearchHit",
@@ -27,6 +29,7 @@ __all__ = [
     "fetch_detail",
     "fetch_version",
     "install_target",
+    "official_flag",
     "resolve_fingerprint",
     "search",
 ]
@@ -96,6 +99,22 @@ class SkillDetail:
     malware_blocked: bool = False
     suspicious: bool = False
     display_name: str | None = None
+    #: ``official``/``isOfficial``/``channel: "official"`` on the skill or its owner
+    #: (OpenClaw 2026.9 trusts these on https://clawhub.ai only).
+    official: bool = False
+
+
+def official_flag(*values: Any) -> bool:
+    """OpenClaw 2026.9's ``hasOfficialClawHubFlag`` on any of ``values``."""
+    return any(
+        isinstance(v, dict)
+        and (
+            v.get("channel") == "official"
+            or v.get("official") is True
+            or v.get("isOfficial") is True
+        )
+        for v in values
+    )
 
 
 def _owner_handle(raw: Any) -> str | None:
@@ -135,6 +154,7 @@ def fetch_detail(client: RegistryClient, slug: str, *, owner: str | None = None)
         malware_blocked=moderation.get("isMalwareBlocked") is True,
         suspicious=moderation.get("isSuspicious") is True,
         display_name=_str(skill.get("displayName")),
+        official=official_flag(skill, data.get("owner")),
     )
 
 
@@ -176,30 +196,93 @@ def resolve_fingerprint(
 
 
 @dataclass(frozen=True, slots=True)
+class GitHubSource:
+    """A GitHub hand-off: the skill is the folder ``path`` of ``repo`` at ``commit``."""
+
+    repo: str
+    path: str
+    commit: str
+    source_url: str | None = None
+    #: The resolver's hash of the folder (clawhub-api.md §4.4), checked for skills.sh refs.
+    content_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InstallTarget:
-    """``/api/v1/skills/<slug>/install``: an archive to download (version, URL)."""
+    """``/api/v1/skills/<slug>/install``: an archive to download (version, URL), or a
+    GitHub hand-off (the version is the commit)."""
 
     version: str
-    download_url: str
+    download_url: str | None
+    github: GitHubSource | None = None
+    official: bool = False
+    #: ``trust.state`` (``not-scanned-by-clawhub`` for skills.sh references).
+    trust_state: str | None = None
 
 
-def install_target(client: RegistryClient, slug: str, *, owner: str | None = None) -> InstallTarget:
-    """The latest installable archive when the detail names no latest version (the CLI's
-    fallback); a GitHub hand-off or a refusal is an error with the server's message."""
+_STRUCTURED_BLOCK: Final = frozenset({403, 409, 410, 423})
+_COMMIT: Final = re.compile(r"^[0-9a-fA-F]{40}$")
+_REPO_PART: Final = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def install_target(
+    client: RegistryClient, slug: str, *, owner: str | None = None, reference: str | None = None
+) -> InstallTarget:
+    """What ``/install`` resolves ``slug`` (or a skills.sh ``reference``) to; a refusal
+    (``ok: false``, also sent with 403/409/410/423) is an error with the server's message,
+    OpenClaw 2026.9's for an ambiguous slug, and a GitHub hand-off must name a full commit."""
     route = f"/api/v1/skills/{quote(slug, safe='')}/install"
-    raw = _dict(client.get_json(route, _owner_params(owner)))
+    params = {**_owner_params(owner), **({"reference": reference} if reference else {})}
+    raw = _dict(client.get_json(route, params, also=_STRUCTURED_BLOCK))
     if raw.get("ok") is not True:
-        message = _str(raw.get("message")) or f'Skill "{slug}" has no installable version.'
+        if raw.get("reason") == "ambiguous_slug":
+            message = (
+                f'Skill "{slug}" is ambiguous on ClawHub. Install an owner-qualified skill, '
+                f"for example: skillbook install @owner/{slug}."
+            )
+        else:
+            message = _str(raw.get("message")) or f'Skill "{slug}" is not installable.'
         raise RegistryError("registry.no-version", message)
+    official = official_flag(raw, raw.get("archive"))
+    trust = _str(_dict(raw.get("trust")).get("state"))
+    if raw.get("installKind") == "github":
+        found = _github(slug, _dict(raw.get("github")))
+        return InstallTarget(*found, official=official, trust_state=trust)
     archive = _dict(raw.get("archive"))
     version, url = _str(archive.get("version")), _str(archive.get("downloadUrl"))
     if raw.get("installKind") != "archive" or version is None or url is None:
         raise RegistryError(
             "registry.no-version",
-            f'Skill "{slug}" is served as a {raw.get("installKind")!s} hand-off, which skillbook '
-            "installs with `skillbook install <git url>` instead",
+            f'Skill "{slug}" resolved to an install kind skillbook does not know: '
+            f"{raw.get('installKind')!s}",
         )
-    return InstallTarget(version, url)
+    return InstallTarget(version, url, official=official, trust_state=trust)
+
+
+def _github(slug: str, raw: dict[str, Any]) -> tuple[str, None, GitHubSource]:
+    commit, repo = _str(raw.get("commit")) or "", _str(raw.get("repo")) or ""
+    if not _COMMIT.match(commit):
+        raise RegistryError(
+            "registry.no-version",
+            f'Skill "{slug}" resolved to a mutable or invalid GitHub source ref; '
+            "expected a full 40-character commit SHA.",
+        )
+    parts = repo.split("/")
+    if len(parts) != 2 or not all(_REPO_PART.match(p) and p not in (".", "..") for p in parts):
+        raise RegistryError(
+            "registry.no-version",
+            f'Skill "{slug}" resolved to an invalid GitHub repository: {repo}',
+        )
+    path = "/".join(p for p in (_str(raw.get("path")) or "").replace("\\", "/").split("/") if p)
+    if any(p in (".", "..") for p in path.split("/")):
+        raise RegistryError(
+            "registry.no-version", f"Invalid GitHub skill source path: {raw.get('path')}"
+        )
+    content = _str(raw.get("contentHash"))
+    source = GitHubSource(
+        repo, path, commit.lower(), _str(raw.get("sourceUrl")), content.lower() if content else None
+    )
+    return commit.lower(), None, source
 
 
 def download_archive(

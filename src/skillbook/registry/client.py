@@ -6,7 +6,7 @@ report); errors are :class:`~skillbook.registry.errors.RegistryError` values wit
 OpenClaw's wording (``ClawHub /api/v1/search failed (500): boom``).
 
 Retries (clawhub-api.md §7, the ``clawhub`` CLI's rules, which are kinder to a busy
-server than OpenClaw's): 429, any 5xx, timeouts and connection errors are retried;
+server than OpenClaw's): 429, any 5xx but 501, timeouts and connection errors are retried;
 other 4xx fail at once. The wait is the server's ``Retry-After`` (seconds or an HTTP
 date; a number beyond a year is read as epoch seconds), else on a 429 its
 ``RateLimit-Reset``/``X-RateLimit-Reset``, else an exponential backoff (0.3 s doubling,
@@ -169,16 +169,35 @@ class RegistryClient:
         """The base with its path prefix kept, as OpenClaw 2026.9 and the CLI join them."""
         return f"{self.endpoint.base_url}/{route.lstrip('/')}"
 
-    def _headers(self, url: str, accept: str | None) -> dict[str, str]:
+    def _headers(self, url: str, accept: str | None, *, auth: bool = True) -> dict[str, str]:
         headers = {"Accept": accept} if accept else {}
         same = _origin(url) == _origin(self.endpoint.base_url)
-        if self.endpoint.token and same:
+        if self.endpoint.token and same and auth:
             headers["Authorization"] = f"Bearer {self.endpoint.token}"
         return headers
 
-    def get_json(self, route: str, params: Mapping[str, str] | None = None) -> Any:
+    def get_json(
+        self,
+        route: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        also: frozenset[int] = frozenset(),
+    ) -> Any:
+        """GET JSON; ``also``: error statuses whose JSON body is the answer (``/install``'s
+        structured refusals)."""
+        return self._json(route, params, None, also)
+
+    def post_json(self, route: str, body: Any) -> Any:
+        """POST a JSON body (retried like a GET: the routes skillbook posts to are reads)."""
+        return self._json(route, None, body, frozenset())
+
+    def _json(
+        self, route: str, params: Mapping[str, str] | None, payload: Any, also: frozenset[int]
+    ) -> Any:
         url = self.url(route)
-        response = self._send(url, route, params, accept="application/json")
+        response = self._send(
+            url, route, params, accept="application/json", payload=payload, also=also
+        )
         try:
             body = response.read()
             if len(body) > MAX_JSON_BYTES:
@@ -200,8 +219,10 @@ class RegistryClient:
         label: str,
         max_bytes: int = MAX_DOWNLOAD_BYTES,
         progress: Progress | None = None,
+        auth: bool = True,
     ) -> Downloaded:
-        """Stream a body into ``sink`` (retried from the start on a retryable failure)."""
+        """Stream a body into ``sink`` (retried from the start on a retryable failure);
+        ``auth=False``: never send the token (GitHub hand-offs)."""
         import httpx
 
         absolute = "://" in url_or_route
@@ -209,7 +230,7 @@ class RegistryClient:
         route = urlsplit(url).path
         report = progress or NoProgress()
         for attempt in range(1, self.retry.attempts + 1):
-            response = self._send(url, route, params, accept=None)
+            response = self._send(url, route, params, accept=None, auth=auth)
             try:
                 announced = _header_float(response.headers, "content-length")
                 if announced is not None and announced > max_bytes:
@@ -248,7 +269,15 @@ class RegistryClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _send(
-        self, url: str, route: str, params: Mapping[str, str] | None, *, accept: str | None
+        self,
+        url: str,
+        route: str,
+        params: Mapping[str, str] | None,
+        *,
+        accept: str | None,
+        payload: Any = None,
+        also: frozenset[int] = frozenset(),
+        auth: bool = True,
     ) -> httpx.Response:
         import httpx
 
@@ -256,10 +285,11 @@ class RegistryClient:
         for attempt in range(1, attempts + 1):
             try:
                 request = self._http.build_request(
-                    "GET",
+                    "GET" if payload is None else "POST",
                     url,
                     params=dict(params) if params else None,
-                    headers=self._headers(url, accept),
+                    headers=self._headers(url, accept, auth=auth),
+                    json=payload,
                     timeout=self.retry.timeout,
                 )
                 response = self._http.send(request, stream=True)
@@ -271,11 +301,12 @@ class RegistryClient:
                 self._wait(self._backoff(attempt), _reason(exc), attempt)
                 continue
             status = response.status_code
-            if response.is_success:
+            if response.is_success or status in also:
                 return response
             body = _snippet(response)
             response.close()
-            retryable = status == 429 or status >= 500
+            # 501: the server does not serve the route; asking again will not change that.
+            retryable = status == 429 or (status >= 500 and status != 501)
             wait = retry_after(response.headers)
             if wait is None and status == 429:
                 wait = rate_reset(response.headers)

@@ -7,9 +7,14 @@ each with the reason it was chosen (``skillbook doctor``-style). Reads at most t
 
 Base URL, first found (OpenClaw's order, then the CLI's, clawhub-api.md §1):
 ``--registry``, ``OPENCLAW_CLAWHUB_URL``, ``CLAWHUB_URL``, ``CLAWHUB_REGISTRY``,
-``CLAWDHUB_REGISTRY``, ``skills.registry.url``, the ``registry`` cached in the CLI's
-config file (unless it is one of the CLI's legacy hosts), ``https://clawhub.ai``.
-Values are trimmed and lose trailing ``/``.
+``CLAWDHUB_REGISTRY``, ``skills.registry.url``, the ``apiBase`` of the site's
+``/.well-known/clawhub.json`` (the CLI's discovery, when a site is given: ``--site``,
+``CLAWHUB_SITE``, ``CLAWDHUB_SITE``; the caller passes the fetch as ``discover``), the
+``registry`` cached in the CLI's config file (unless it is one of the CLI's legacy
+hosts), ``https://clawhub.ai``. Values are trimmed and lose trailing ``/``. Unlike the
+CLI, no site means no discovery: the default site's document names the default
+registry, so asking it would only hide a cached self-hosted registry, and would need
+the network before anything was asked for.
 
 Token, first found (§2): ``OPENCLAW_CLAWHUB_TOKEN``, ``CLAWHUB_TOKEN``,
 ``CLAWHUB_AUTH_TOKEN``, then the config files OpenClaw and the CLI read
@@ -25,7 +30,7 @@ always sent). Tokens holding CR or LF are refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -42,6 +47,7 @@ LEGACY_HOSTS: Final = frozenset(
     {"auth.clawdhub.com", "auth.clawhub.com", "auth.clawhub.ai", "registry.clawhub.ai"}
 )
 _URL_VARS: Final = ("OPENCLAW_CLAWHUB_URL", "CLAWHUB_URL", "CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY")
+_SITE_VARS: Final = ("CLAWHUB_SITE", "CLAWDHUB_SITE")
 _TOKEN_VARS: Final = ("OPENCLAW_CLAWHUB_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
 _CONFIG_VARS: Final = (
     "OPENCLAW_CLAWHUB_CONFIG_PATH",
@@ -60,11 +66,14 @@ class Endpoint:
     base_reason: str = "the default"
     token: str | None = field(default=None, repr=False)
     token_reason: str | None = None
+    #: The site (``--site``, ``CLAWHUB_SITE``) discovery asked, if any.
+    site: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "registry": self.base_url,
             "registryReason": self.base_reason,
+            "site": self.site,
             "token": self.token is not None,
             "tokenReason": self.token_reason,
         }
@@ -138,21 +147,51 @@ def resolve_endpoint(
     explicit: str | None = None,
     config_url: str | None = None,
     config_url_reason: str = "skills.registry.url",
+    site: str | None = None,
+    discover: Callable[[str], tuple[str, str] | None] | None = None,
 ) -> Endpoint:
-    """The registry and token (see the module docstring); raises ``registry.invalid-url``."""
+    """The registry and token (see the module docstring); raises ``registry.invalid-url``.
+
+    ``discover(site)`` returns ``(api base, document URL)`` or None."""
     configs = _read_configs(config_files(env, home, platform))
     base, reason = DEFAULT_REGISTRY, "the default"
     candidates: list[tuple[str | None, str]] = [(explicit, "--registry")]
     candidates += [(env.get(n), n) for n in _URL_VARS]
     candidates.append((config_url, config_url_reason))
-    for path, raw in configs:
-        cached = raw.get("registry")
-        if isinstance(cached, str) and urlsplit(cached.strip()).hostname not in LEGACY_HOSTS:
-            candidates.append((cached, f"registry in {path}"))
+    chosen_site = _site(env, site)
     for value, why in candidates:
         if value is not None and value.strip():
             base, reason = normalize_base_url(value), why
             break
+    else:
+        found = discover(chosen_site) if chosen_site and discover else None
+        cached = [
+            (raw["registry"], f"registry in {path}")
+            for path, raw in configs
+            if isinstance(raw.get("registry"), str)
+            and raw["registry"].strip()
+            and urlsplit(raw["registry"].strip()).hostname not in LEGACY_HOSTS
+        ]
+        if found is not None:
+            base, reason = normalize_base_url(found[0]), f"apiBase in {found[1]}"
+        elif cached:
+            base, reason = normalize_base_url(cached[0][0]), cached[0][1]
+    endpoint = _with_token(env, configs, base, reason)
+    return Endpoint(
+        endpoint.base_url, endpoint.base_reason, endpoint.token, endpoint.token_reason, chosen_site
+    )
+
+
+def _site(env: Mapping[str, str], explicit: str | None) -> str | None:
+    for value in (explicit, *(env.get(n) for n in _SITE_VARS)):
+        if value is not None and value.strip():
+            return normalize_base_url(value)
+    return None
+
+
+def _with_token(
+    env: Mapping[str, str], configs: list[tuple[Path, dict[str, Any]]], base: str, reason: str
+) -> Endpoint:
     for name in _TOKEN_VARS:
         token = env.get(name, "").strip()
         if token:

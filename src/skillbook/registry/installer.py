@@ -8,12 +8,15 @@ Input: what to install (any :mod:`skillbook.registry.refs` form), an
 Every skill is scanned (:func:`skillbook.install.scan_gate.scan_for_install`, the
 scanner of ``skillbook setup``) in its staged tree, before it is swapped in: critical
 findings block unless ``force_reason`` is given, and then a line goes to
-``<state dir>/install-audit.jsonl`` first. Then ``origin.json`` (the ``clawhub`` CLI's
-fields and order: ``version, registry, slug, ownerHandle?, installedVersion,
-installedAt, fingerprint?``) and a per-file manifest are written into the tree, and the
+``<state dir>/install-audit.jsonl`` first. Then a per-file manifest and ``origin.json``
+are written into the tree: the ``clawhub`` CLI's fields in its order (``version,
+registry, slug, ownerHandle?, installedVersion, installedAt, fingerprint?``), then, for
+registry installs, OpenClaw 2026.9's (``sourceUrl?, artifact, skillFile,
+fileTreeSha256``); the lock entry carries the CLI's ``version, installedAt,
+ownerHandle?`` and 2026.9's ``registry``, the same four and ``verification?``. The
 tree and its lock entry go in through the workdir's journal (a crash leaves the old or
 the new skill). A target that exists is refused (OpenClaw's ``Skill already exists at
-<dir>. Re-run with force/update.``) unless ``force``.
+<dir>. Re-run with force/update.``) unless ``force``; a pinned one always.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ from typing import Any
 from skillbook.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.install.netguard import NetworkPolicy
 from skillbook.install.progress import Progress
+from skillbook.registry.clawhub_stage import stage_registry
 from skillbook.registry.client import RegistryClient, RetryPolicy
 from skillbook.registry.endpoint import Endpoint
 from skillbook.registry.errors import RegistryError
-from skillbook.registry.lockfile import SKILLBOOK_DIR, write_json_atomic, write_origin
+from skillbook.registry.lockfile import CLAWHUB_DIR, SKILLBOOK_DIR, write_json_atomic, write_origin
 from skillbook.registry.lookalike import lookalike_warnings
 from skillbook.registry.refs import (
     DEFAULT_GIT_BASE,
@@ -46,14 +50,13 @@ from skillbook.registry.refs import (
     SourceRef,
     parse_ref,
 )
-from skillbook.registry.skillfiles import list_skill_files
+from skillbook.registry.skillfiles import list_skill_files, skill_file, tree_sha256
 from skillbook.registry.staging import (
     StageContext,
     Staged,
     stage_archive,
     stage_folder,
     stage_git,
-    stage_registry,
 )
 from skillbook.registry.workdir import MANIFEST_NAME, Workdir
 from skillbook.sync.swap import remove_tree
@@ -101,7 +104,9 @@ class InstallOutcome:
         return self.previous_version != self.version
 
     def display_version(self) -> str:
-        return self.version[:12] if self.kind == "git" else self.version
+        """The version as printed: a commit (git, a GitHub hand-off) by its first 12 digits."""
+        commit = len(self.version) == 40 and all(c in "0123456789abcdef" for c in self.version)
+        return self.version[:12] if self.kind == "git" or commit else self.version
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -124,6 +129,19 @@ class InstallOutcome:
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def _tree_record(root: Path) -> dict[str, Any]:
+    """OpenClaw 2026.9's ``skillFile`` and ``fileTreeSha256``, so that its ``update``
+    can tell a skillbook install is unedited."""
+    out: dict[str, Any] = {}
+    marker = skill_file(root)
+    if marker is not None:
+        out["skillFile"] = marker
+    digest = tree_sha256(root)
+    if digest is not None:
+        out["fileTreeSha256"] = digest
+    return out
 
 
 class Installer:
@@ -201,6 +219,12 @@ class Installer:
                     remove_tree(item.path)
 
     def _refuse_existing(self, name: str, options: InstallOptions) -> None:
+        from skillbook.registry.pins import is_pinned, pinned_error
+
+        for folder in (CLAWHUB_DIR, SKILLBOOK_DIR):
+            entry = self.workdir.lock(folder).skills.get(name)
+            if isinstance(entry, dict) and is_pinned(entry):
+                raise pinned_error(name, entry)
         target = self.workdir.target(name)
         if not options.force and os.path.lexists(target):
             raise RegistryError(
@@ -264,11 +288,6 @@ class Installer:
             audit_file = self._audit(staged, options, verdict)
         files = list_skill_files(staged.path)
         fingerprint = files.fingerprint
-        when = installed_at if installed_at is not None else _now_ms()
-        origin = {**staged.origin_head, "installedVersion": staged.version, "installedAt": when}
-        if fingerprint is not None:
-            origin["fingerprint"] = fingerprint
-        write_origin(staged.path, origin, folder=staged.folder)
         transaction = uuid.uuid4().hex
         manifest = {
             "version": 1,
@@ -276,8 +295,20 @@ class Installer:
             "fingerprint": fingerprint,
             "files": files.hashes,
         }
+        # Before the tree digest: OpenClaw 2026.9 digests everything but .clawhub.
         write_json_atomic(staged.path / SKILLBOOK_DIR / MANIFEST_NAME, manifest)
+        when = installed_at if installed_at is not None else _now_ms()
+        origin = {**staged.origin_head, "installedVersion": staged.version, "installedAt": when}
+        if fingerprint is not None:
+            origin["fingerprint"] = fingerprint
         entry = {"version": staged.version, "installedAt": when, **staged.lock_tail}
+        if staged.folder == CLAWHUB_DIR:
+            tracked = {**staged.origin_extra, **_tree_record(staged.path)}
+            origin.update(tracked)
+            entry.update(registry=origin["registry"], **tracked)
+            if staged.verification is not None:
+                entry["verification"] = staged.verification
+        write_origin(staged.path, origin, folder=staged.folder)
         self.workdir.put(
             staged.name,
             staged.path,

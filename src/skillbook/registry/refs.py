@@ -9,6 +9,7 @@ bad slug, OpenClaw's message). Pure: nothing here touches disk or network.
 The forms, tried in this order:
 
 - ``@owner/slug``: a registry skill of one owner (OpenClaw 2026.9's owner-qualified form);
+- ``skills-sh:owner/repo/slug``: a skills.sh skill resolved by the registry (2026.9);
 - a URL: ``http(s)://…/x.zip`` (``.tar.gz``, ``.tgz``) is an archive to download; other
   ``https://``, ``http://``, ``ssh://``, ``git://``, ``file://`` URLs and ``git@host:path``
   are git repositories (``https://github.com/o/r/tree/<ref>/<path>`` gives the ref and path);
@@ -31,6 +32,7 @@ from skillbook.registry.errors import RegistryError
 __all__ = [
     "ARCHIVE_SUFFIXES",
     "DEFAULT_GIT_BASE",
+    "SKILLS_SH_PREFIX",
     "ArchiveRef",
     "FolderRef",
     "GitRef",
@@ -40,11 +42,13 @@ __all__ = [
     "normalize_owner",
     "normalize_tracked_slug",
     "parse_ref",
+    "parse_skills_sh",
     "redact_url",
     "validate_requested_slug",
 ]
 
 ARCHIVE_SUFFIXES: Final = (".zip", ".tar.gz", ".tgz")
+SKILLS_SH_PREFIX: Final = "skills-sh:"
 #: Where ``owner/repo`` shorthands point (``SKILLBOOK_GIT_BASE_URL`` overrides it).
 DEFAULT_GIT_BASE: Final = "https://github.com"
 _SLUG: Final = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", re.I)
@@ -61,8 +65,13 @@ class RegistryRef:
     slug: str
     #: Lowercased, without ``@``; None for a bare slug.
     owner: str | None = None
+    #: ``skills-sh:<owner>/<repo>/<slug>``: a skills.sh skill the registry resolves to a
+    #: GitHub commit it never scanned (OpenClaw 2026.9's ``requestedReference``).
+    reference: str | None = None
 
     def __str__(self) -> str:
+        if self.reference:
+            return self.reference
         return f"@{self.owner}/{self.slug}" if self.owner else self.slug
 
 
@@ -183,6 +192,21 @@ def _shorthand(raw: str, git_base: str) -> GitRef:
     return GitRef(url, _clean_subpath("/".join(parts[2:]), raw), ref.strip() or None)
 
 
+def parse_skills_sh(raw: str) -> RegistryRef:
+    """``skills-sh:<owner>/<repo>/<slug>`` as OpenClaw 2026.9 checks it (the legacy
+    ``skills-sh/…`` form is refused)."""
+    bad = RegistryError("registry.invalid-ref", f"Invalid skills.sh skill reference: {raw}")
+    if not raw.startswith(SKILLS_SH_PREFIX):
+        raise bad
+    parts = raw[len(SKILLS_SH_PREFIX) :].split("/")
+    if len(parts) != 3:
+        raise bad
+    owner, repo, slug = parts
+    if not _GH_OWNER.match(owner) or not _GH_REPO.match(repo) or repo in (".", ".."):
+        raise bad
+    return RegistryRef(validate_requested_slug(slug), reference=raw)
+
+
 def _is_path(raw: str) -> bool:
     return raw.startswith(("/", "./", "../", "~")) or raw in (".", "..")
 
@@ -192,6 +216,8 @@ def parse_ref(raw: str, *, git_base: str = DEFAULT_GIT_BASE) -> SourceRef:
     text = raw.strip()
     if not text:
         raise _invalid(raw)
+    if text.startswith((SKILLS_SH_PREFIX, "skills-sh/")):
+        return parse_skills_sh(text)
     if text.startswith("@"):
         owner, sep, slug = text[1:].partition("/")
         if not sep or not owner or not slug or "/" in slug:

@@ -10,6 +10,11 @@ root-level ``.gitignore``, ``.clawhubignore`` and ``.clawdhubignore``), and drop
 path with a segment starting with ``.``. So the files a registry records at publish
 and those on disk after an install give the same fingerprint, and the
 ``.clawhub``/``.skillbook`` records inside the folder never count.
+
+:func:`tree_entries` walks a folder the way OpenClaw 2026.9 does for its tree digest
+(every entry but the top-level ``.clawhub``/``.clawdhub``; a link, a special file or
+a hard-linked file makes the tree undigestable), and :func:`skill_file` names the
+``SKILL.md`` it records beside that digest.
 """
 
 from __future__ import annotations
@@ -21,9 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from skillbook.registry.fingerprint import fingerprint_hashes, sha256_hex
+from skillbook.registry.fingerprint import TreeEntry, fingerprint_hashes, sha256_hex, tree_digest
 
-__all__ = ["BUILTIN_IGNORES", "SkillFiles", "list_skill_files"]
+__all__ = [
+    "BUILTIN_IGNORES",
+    "SkillFiles",
+    "list_skill_files",
+    "skill_file",
+    "tree_entries",
+    "tree_sha256",
+]
 
 BUILTIN_IGNORES: Final = (".git/", "node_modules/", ".clawhub/", ".clawdhub/")
 IGNORE_FILES: Final = (".gitignore", ".clawhubignore", ".clawdhubignore")
@@ -88,3 +100,56 @@ def list_skill_files(root: Path) -> SkillFiles:
             continue
         hashes[rel] = sha256_hex((root / rel).read_bytes())
     return SkillFiles(hashes)
+
+
+_TREE_EXCLUDED: Final = frozenset({".clawhub", ".clawdhub"})
+
+
+def _code_units(name: str) -> bytes:
+    # JavaScript's ``<`` on strings compares UTF-16 code units.
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def tree_entries(root: Path, rel: str = "") -> list[TreeEntry]:
+    """OpenClaw 2026.9's digest entries of ``root``; raises ValueError for a link, a
+    special file or a hard-linked file (2026.9 refuses to digest those), OSError when
+    unreadable."""
+    folder = root / rel if rel else root
+    out: list[TreeEntry] = []
+    for name in sorted(os.listdir(folder), key=_code_units):
+        if not rel and name in _TREE_EXCLUDED:
+            continue
+        child = f"{rel}/{name}" if rel else name
+        info = os.lstat(root / child)
+        if stat.S_ISDIR(info.st_mode):
+            out.append((child, None))
+            out += tree_entries(root, child)
+        elif stat.S_ISREG(info.st_mode) and info.st_nlink <= 1:
+            out.append((child, sha256_hex((root / child).read_bytes())))
+        elif stat.S_ISREG(info.st_mode):
+            raise ValueError(f"Skill tree contains hard-linked file {child!r}.")
+        else:
+            raise ValueError(f"Skill tree contains unsupported entry {child!r}.")
+    return out
+
+
+def tree_sha256(root: Path) -> str | None:
+    """``fileTreeSha256`` of ``root``, or None when it cannot be digested."""
+    try:
+        return tree_digest(tree_entries(root))
+    except (OSError, ValueError):
+        return None
+
+
+def skill_file(root: Path) -> dict[str, str] | None:
+    """``{"path", "sha256"}`` of the first root marker present (OpenClaw's ``skillFile``)."""
+    from skillbook.registry.archive_root import ROOT_MARKERS
+
+    for marker in ROOT_MARKERS:
+        try:
+            info = os.lstat(root / marker)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            return {"path": marker, "sha256": sha256_hex((root / marker).read_bytes())}
+    return None

@@ -1,6 +1,7 @@
 """Fetch what was asked for into staged skill trees beside their targets.
 
-Input: a :class:`~skillbook.registry.refs.SourceRef` and a :class:`StageContext`
+Input: a git, folder or archive :class:`~skillbook.registry.refs.SourceRef` (registry
+skills: :mod:`skillbook.registry.clawhub_stage`) and a :class:`StageContext`
 (workdir, registry client factory, limits, progress). Output: one :class:`Staged`
 per skill: a complete tree at ``skills/.<name>.tmp-XXXXXXXX`` plus what its origin and
 lock entry will say. Nothing is swapped in here and nothing is scanned yet
@@ -28,16 +29,24 @@ from skillbook.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.install.netguard import NetworkPolicy
 from skillbook.install.progress import Progress
 from skillbook.install.result import InstallError
-from skillbook.registry import api
 from skillbook.registry.archive_root import find_skill_root
 from skillbook.registry.client import RegistryClient
-from skillbook.registry.errors import RegistryError, RegistryNotFound
+from skillbook.registry.errors import RegistryError
 from skillbook.registry.lockfile import CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR
-from skillbook.registry.refs import ArchiveRef, FolderRef, GitRef, RegistryRef, check_folder_name
+from skillbook.registry.refs import ArchiveRef, FolderRef, GitRef, check_folder_name
 from skillbook.registry.workdir import Workdir
 from skillbook.sync.swap import make_staging, remove_tree
 
-__all__ = ["StageContext", "Staged", "stage_archive", "stage_folder", "stage_git", "stage_registry"]
+__all__ = [
+    "StageContext",
+    "Staged",
+    "adopt",
+    "scratch",
+    "stage_archive",
+    "stage_folder",
+    "stage_git",
+    "unpack",
+]
 
 _TRACKING: Final = (CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR)
 
@@ -59,6 +68,11 @@ class Staged:
     #: Lock-entry fields after ``version``/``installedAt`` (``ownerHandle``, ``source``).
     lock_tail: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: Registry installs: ``origin.json`` fields after the fingerprint (``sourceUrl``,
+    #: ``artifact``); the tree digest follows them (OpenClaw 2026.9's records).
+    origin_extra: dict[str, Any] = field(default_factory=dict)
+    #: Registry installs: the ``/verify`` snapshot kept in the lock entry.
+    verification: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -84,7 +98,7 @@ def scratch(ctx: StageContext, name: str) -> Iterator[Path]:
         remove_tree(path)
 
 
-def _adopt(ctx: StageContext, name: str, root: Path) -> Path:
+def adopt(ctx: StageContext, name: str, root: Path) -> Path:
     """Move ``root`` (inside a scratch folder) to its own staging name, minus tracking files."""
     staged = make_staging(ctx.workdir.target(name))
     os.rename(root, staged)
@@ -95,7 +109,7 @@ def _adopt(ctx: StageContext, name: str, root: Path) -> Path:
     return staged
 
 
-def _unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None:
+def unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None:
     from skillbook.install.extract import extract_tar, extract_zip
 
     into.mkdir()
@@ -106,92 +120,6 @@ def _unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None
             extract_tar(archive, into, strip=0, limits=limits)
     except InstallError as exc:
         raise RegistryError(exc.code, f"failed to extract archive: {exc.message}") from None
-
-
-def stage_registry(
-    ctx: StageContext,
-    ref: RegistryRef,
-    *,
-    version: str | None,
-    tag: str | None,
-    registry: str | None = None,
-    allow_suspicious: bool = False,
-) -> Staged:
-    """Download ``ref`` from the registry (``registry``: a tracked skill's recorded one)."""
-    with ctx.client(registry) as client:
-        detail = api.fetch_detail(client, ref.slug, owner=ref.owner)
-        if detail.malware_blocked:
-            raise RegistryError(
-                "registry.moderation-blocked",
-                "This skill has been flagged as malware and cannot be installed.",
-            )
-        if detail.suspicious and not allow_suspicious:
-            raise RegistryError(
-                "registry.moderation-suspicious",
-                f'"{ref.slug}" is flagged for ClawHub security review; '
-                "use --force to install it anyway",
-            )
-        owner = ref.owner or detail.owner
-        remote = ref.slug if ref.owner else detail.slug
-        chosen, url = version, None
-        if chosen is None and tag is not None:
-            chosen = detail.tags.get(tag)
-            if chosen is None:
-                raise RegistryError(
-                    "registry.no-version", f'Skill "{ref.slug}" has no tag "{tag}".'
-                )
-        chosen = chosen or detail.latest_version
-        if chosen is None:
-            target = api.install_target(client, remote, owner=owner)
-            chosen, url = target.version, target.download_url
-            _check_elsewhere(client, url, ctx.network)
-        ctx.say(f"Downloading {ref.slug}@{chosen} from ClawHub…")
-        with scratch(ctx, ref.slug) as work:
-            archive = work / f"{ref.slug}.zip"
-            with archive.open("wb") as sink:
-                try:
-                    api.download_archive(
-                        client, remote, chosen, sink, owner=owner, url=url, progress=ctx.progress
-                    )
-                except RegistryNotFound:
-                    raise RegistryNotFound(
-                        "registry.not-found",
-                        f'Version "{chosen}" of skill "{ref.slug}" not found on ClawHub.',
-                    ) from None
-            _unpack(archive, work / "x", "zip", ctx.limits)
-            staged = _adopt(ctx, ref.slug, find_skill_root(work / "x"))
-    head: dict[str, Any] = {"version": 1, "registry": client.endpoint.base_url, "slug": remote}
-    if owner:
-        head["ownerHandle"] = owner
-    return Staged(
-        name=ref.slug,
-        path=staged,
-        folder=CLAWHUB_DIR,
-        key=ref.slug,
-        version=chosen,
-        kind="clawhub",
-        origin_head=head,
-        lock_tail={"ownerHandle": owner} if owner else {},
-    )
-
-
-def _check_elsewhere(client: RegistryClient, url: str, network: NetworkPolicy) -> None:
-    """A ``downloadUrl`` on another host than the registry passes the download guard
-    (``skills.install.policy``), as any URL a server hands out would."""
-    from urllib.parse import urlsplit
-
-    from skillbook.install.netguard import resolve_pinned
-
-    target, base = urlsplit(client.url(url) if "://" not in url else url), urlsplit(client.url(""))
-    if (target.scheme, target.netloc) == (base.scheme, base.netloc):
-        return
-    if target.scheme not in ("http", "https") or not target.hostname:
-        raise RegistryError("install.download-failed", f"Invalid download URL: {url}")
-    port = target.port or (443 if target.scheme == "https" else 80)
-    try:
-        resolve_pinned(target.hostname, port, network)
-    except InstallError as exc:
-        raise RegistryError(exc.code, f"{exc.message} ({url})") from None
 
 
 def _source_records(name: str, source: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -266,9 +194,9 @@ def stage_archive(ctx: StageContext, ref: ArchiveRef, *, name: str | None) -> St
                 raise RegistryError("registry.not-found", f"No such archive: {location}")
             digest = sha256_file(archive)
             source = {"kind": "archive", "path": str(archive), "sha256": digest}
-        _unpack(archive, work / "x", kind, ctx.limits)
+        unpack(archive, work / "x", kind, ctx.limits)
         root = find_skill_root(work / "x", missing="archive is missing SKILL.md")
-        staged = _adopt(ctx, label, root)
+        staged = adopt(ctx, label, root)
     head, tail = _source_records(label, source)
     return Staged(label, staged, SKILLBOOK_DIR, label, digest[:12], "archive", head, tail)
 

@@ -4,7 +4,8 @@ Input: a :class:`~skillbook.registry.workdir.Workdir`. Output: :class:`Tracked` 
 (name, which lock, the lock entry, the folder's ``origin.json``) and
 :func:`drift`: how the folder compares with what was installed, from the recorded
 fingerprint (``origin.json``'s, which the ``clawhub`` CLI also writes) and, where
-skillbook installed it, the per-file manifest that names the files changed.
+skillbook installed it, the per-file manifest that names the files changed; a skill
+OpenClaw 2026.9 installed (no CLI fingerprint) is compared by its ``fileTreeSha256``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.lockfile import CLAWHUB_DIR, SKILLBOOK_DIR, Origin, read_json, read_origin
 from skillbook.registry.refs import normalize_tracked_slug
-from skillbook.registry.skillfiles import list_skill_files
+from skillbook.registry.skillfiles import list_skill_files, tree_sha256
 from skillbook.registry.workdir import MANIFEST_NAME, Workdir
 
 __all__ = ["Drift", "Tracked", "drift", "find_tracked", "list_tracked"]
@@ -125,6 +126,17 @@ def _manifest(target: Any) -> dict[str, Any] | None:
     return raw if isinstance(raw, dict) else None
 
 
+def _tree_drift(target: Any, item: Tracked, current: str | None) -> Drift:
+    """No CLI fingerprint: OpenClaw 2026.9's tree digest, when it recorded one."""
+    recorded = item.origin.raw.get("fileTreeSha256") if item.origin is not None else None
+    if not isinstance(recorded, str):
+        recorded = (item.entry or {}).get("fileTreeSha256")
+    if not isinstance(recorded, str) or not recorded:
+        return Drift("unknown", current)
+    digest = tree_sha256(target)
+    return Drift("clean" if digest == recorded else "modified", digest, recorded)
+
+
 def drift(workdir: Workdir, item: Tracked) -> Drift:
     target = workdir.target(item.name)
     if not os.path.isdir(target):
@@ -136,7 +148,7 @@ def drift(workdir: Workdir, item: Tracked) -> Drift:
     if recorded is None and manifest is not None and isinstance(manifest.get("fingerprint"), str):
         recorded = manifest["fingerprint"]
     if recorded is None:
-        return Drift("unknown", current)
+        return _tree_drift(target, item, current)
     if current == recorded:
         return Drift("clean", current, recorded)
     hashes = manifest.get("files") if manifest is not None else None

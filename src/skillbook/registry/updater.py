@@ -6,6 +6,8 @@ Input: an :class:`~skillbook.registry.installer.Installer`, a name or ``all``, a
 (``Updated <slug>: <prev or unknown> -> <ver>``, ``<slug> already at <ver>``,
 ``Skill "<slug>" is not tracked as a ClawHub install.``, ``No tracked ClawHub skills to
 update.``). Each skill is updated on its own: a failure is reported and the rest go on.
+A pinned skill (:mod:`skillbook.registry.pins`) is skipped by ``--all`` and refused by
+name, as the ``clawhub`` CLI does.
 
 Beyond OpenClaw (which always re-downloads and overwrites): the folder is compared
 with its recorded fingerprint first. A skill edited since it was installed is not
@@ -18,6 +20,7 @@ registry its ``origin.json`` names; ``installedAt`` is kept, as the ``clawhub`` 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +28,14 @@ from skillbook.registry import api
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.lockfile import CLAWHUB_DIR
-from skillbook.registry.refs import FolderRef, GitRef, RegistryRef, normalize_owner
+from skillbook.registry.pins import is_pinned, pin_reason, pinned_error
+from skillbook.registry.refs import (
+    SKILLS_SH_PREFIX,
+    FolderRef,
+    GitRef,
+    RegistryRef,
+    normalize_owner,
+)
 from skillbook.registry.skillfiles import list_skill_files
 from skillbook.registry.staging import Staged, stage_archive, stage_folder, stage_git
 from skillbook.registry.tracked import Drift, Tracked, drift, find_tracked, list_tracked
@@ -47,6 +57,8 @@ class UpdateResult:
     code: str | None = None
     drift: Drift | None = None
     warnings: tuple[str, ...] = ()
+    #: A pinned skill that ``--all`` left alone.
+    skipped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +74,8 @@ class UpdateResult:
             out["code"] = self.code
         if self.drift is not None:
             out["drift"] = self.drift.to_json()
+        if self.skipped:
+            out["skipped"] = True
         return out
 
 
@@ -83,11 +97,27 @@ def update_skills(
             if isinstance(item, RegistryError):
                 results.append(UpdateResult(name or "", False, item.message, code=item.code))
                 continue
+            if is_pinned(item.entry):
+                results.append(_pinned(item, every=name is None))
+                continue
             try:
                 results.append(_update_one(installer, item, options))
             except RegistryError as exc:
                 results.append(UpdateResult(item.name, False, exc.message, code=exc.code))
         return results
+
+
+def _pinned(item: Tracked, *, every: bool) -> UpdateResult:
+    """``--all`` skips a pinned skill; naming it is refused (the ``clawhub`` CLI's rule)."""
+    if every:
+        why = pin_reason(item.entry)
+        message = f"{item.name} is pinned{f' ({why})' if why else ''}; skipped"
+        version = item.version
+        return UpdateResult(
+            item.name, True, message, version, version, code="registry.pinned", skipped=True
+        )
+    error = pinned_error(item.name, item.entry)
+    return UpdateResult(item.name, False, error.message, item.version, code=error.code)
 
 
 def _refused(item: Tracked, state: Drift) -> UpdateResult:
@@ -123,6 +153,13 @@ def _owner(item: Tracked) -> str | None:
         return None
 
 
+def _reference(item: Tracked) -> str | None:
+    """The skills.sh reference a skill was installed from (OpenClaw 2026.9's record)."""
+    raw = item.origin.raw.get("requestedReference") if item.origin is not None else None
+    raw = raw or (item.entry or {}).get("requestedReference")
+    return raw if isinstance(raw, str) and raw.startswith(SKILLS_SH_PREFIX) else None
+
+
 def _update_registry(
     installer: Installer, item: Tracked, state: Drift, options: InstallOptions
 ) -> UpdateResult:
@@ -131,19 +168,30 @@ def _update_registry(
     owner = _owner(item)
     if state.state == "modified" and not options.force:
         return _refused(item, state)
+    reference = _reference(item)
     with installer.client(registry) as client:
-        if state.state == "unknown" and state.fingerprint is not None:
+        if state.state == "unknown" and state.fingerprint is not None and reference is None:
             resolved = api.resolve_fingerprint(client, slug, state.fingerprint, owner=owner)
             if resolved is not None and resolved.match is not None:
                 state = Drift("clean", state.fingerprint, state.fingerprint)
-        detail = api.fetch_detail(client, slug, owner=owner)
-    latest = options.version or detail.latest_version
+        if reference is not None:
+            latest = None
+        else:
+            detail = api.fetch_detail(client, slug, owner=owner)
+            latest = options.version or detail.latest_version
+        if latest is None and state.state == "clean" and not options.force:
+            # No latest version: /install names what is current (a GitHub hand-off's commit).
+            latest = api.install_target(client, slug, owner=owner, reference=reference).version
     previous = item.version
     if state.state in ("modified", "unknown") and not options.force:
         return _refused(item, state)
     if state.state == "clean" and latest is not None and latest == previous and not options.force:
-        return UpdateResult(item.name, True, f"{item.name} already at {latest}", previous, latest)
-    ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
+        shown = _short(latest, "clawhub")
+        return UpdateResult(item.name, True, f"{item.name} already at {shown}", previous, latest)
+    if reference is not None:
+        ref = RegistryRef(slug, reference=reference)
+    else:
+        ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
     staged = installer.stage(ref, options, registry=registry)[0]
     staged.name, staged.key = item.name, item.key
     return _commit(installer, item, staged, options, previous)
@@ -179,7 +227,9 @@ def _commit(
 
 
 def _short(version: str | None, kind: str) -> str | None:
-    return version[:12] if version and kind == "git" else version
+    """A commit (git sources, GitHub hand-offs) by its first 12 digits."""
+    commit = version is not None and re.fullmatch(r"[0-9a-f]{40}", version) is not None
+    return version[:12] if version and (kind == "git" or commit) else version
 
 
 def _update_source(

@@ -184,7 +184,14 @@ class SkillSession:
         cfg = loader.config
         self._watchers.ensure(
             loader.workspace,
-            watch_roots(loader.workspace, loader.paths, cfg, cwd=loader.cwd, env=loader.env),
+            watch_roots(
+                loader.workspace,
+                loader.paths,
+                cfg,
+                cwd=loader.cwd,
+                env=loader.env,
+                profile=loader.profile,
+            ),
             enabled=cfg.skills.load.watch is not False,
             debounce_ms=debounce_ms_of(cfg),
             standalone_md=loader.mode.loads_standalone,

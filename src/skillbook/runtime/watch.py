@@ -50,6 +50,7 @@ from skillbook.runtime._watch_parts import (
 if TYPE_CHECKING:
     from skillbook.config import Config
     from skillbook.paths import Paths
+    from skillbook.profile import Profile
     from skillbook.snapshot import SnapshotVersions
 
 __all__ = [
@@ -96,18 +97,28 @@ def watch_roots(
     *,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    profile: Profile | None = None,
 ) -> list[Path]:
     """The folders to watch: every discovery root except the bundled one, and the skill
     folders of the enabled plugins (§7.3). ``env`` (default ``os.environ``) names the
-    bundled-plugins folder."""
+    bundled-plugins folder; ``profile`` (default: the config's ``skills.compat``) decides
+    the roots exactly as discovery does, so a watcher never misses or adds a root the
+    loader reads (2026.9 leaves ``~/.agents/skills`` out under a non-default state dir)."""
     from skillbook.discover import resolve_roots
     from skillbook.learned import is_learned_root
     from skillbook.plugins import load_registry, plugin_skill_dirs
+    from skillbook.profile import profile_of
 
     text = os.fspath(workspace).strip() if workspace is not None else ""
     ws = Path(text) if text else None
     base = cwd if cwd is not None else Path.cwd()
-    roots = resolve_roots(ws, paths, extra_dirs=config.skills.load.extra_dirs, cwd=base)
+    roots = resolve_roots(
+        ws,
+        paths,
+        extra_dirs=config.skills.load.extra_dirs,
+        cwd=base,
+        profile=profile if profile is not None else profile_of(config.skills.compat),
+    )
     # resolve_roots lists sources in load order; OpenClaw lists workspace roots first.
     learned = [r.path for r in roots if r.source == Source.WORKSPACE and is_learned_root(r.path)]
     out = [r.path for r in reversed(roots) if r.source != Source.BUNDLED and r.path not in learned]

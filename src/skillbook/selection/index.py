@@ -3,7 +3,8 @@
 Input: an :class:`~skillbook.selection.embedders.Embedder` and the texts to rank
 (keyed by :attr:`SkillDocument.key <skillbook.selection.documents.SkillDocument.key>`,
 the sha256 of the text). Output: the matrix of their vectors, in the order asked,
-computing only the vectors of texts never seen before.
+computing only the vectors of texts never seen before (with the embedder's
+``embed_documents`` when it reads skill texts differently from requests).
 
 On disk (``<dir>/<embedder id>/``) the index is a base file plus small segment
 files, each an uncompressed ``.npz`` of ``keys`` (raw 32-byte digests) and
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from skillbook import diagnostics as diag
 from skillbook._atomic import atomic_writer
 from skillbook.diagnostics import Diagnostic
+from skillbook.selection.embedders import DocumentEmbedder
 
 if TYPE_CHECKING:
     from skillbook.selection.embedders import Embedder, Vectors
@@ -150,7 +152,12 @@ class EmbeddingIndex:
         self.computed, self.reused = len(missing), len(digests) - len(missing)
         if missing:
             # Rounded as stored, so a fresh run ranks exactly as a cached one.
-            new = self.embedder.embed(list(missing.values())).astype(np.float16)
+            embed = (
+                self.embedder.embed_documents
+                if isinstance(self.embedder, DocumentEmbedder)
+                else self.embedder.embed
+            )
+            new = embed(list(missing.values())).astype(np.float16)
             new_keys = np.frombuffer(b"".join(missing), dtype=np.uint8).reshape(-1, 32)
             self._add(new_keys, new)
             self._persist(new_keys, new)

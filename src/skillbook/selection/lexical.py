@@ -34,6 +34,8 @@ __all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
 #: Up to this many documents a BM25 rebuild runs inline; above, in the background.
 SYNC_LIMIT: Final = 2000
 
+#: Distinct words whose stems are remembered (about 150 bytes each).
+MEMO_LIMIT: Final = 200_000
 _TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
 #: Words of a request that say nothing about which skill fits it.
 CHAT_WORDS: Final = frozenset(
@@ -101,17 +103,34 @@ def _stemmer() -> Callable[[list[str]], list[str]] | None:
 
 
 class Tokenizer:
-    """Lower-case words, stop words and chat filler dropped, stemmed when PyStemmer is there."""
+    """Lower-case words, stop words and chat filler dropped, stemmed when PyStemmer is there.
+
+    Each distinct word is stemmed once and remembered (``None``: a stop word): a
+    catalog repeats its words, and stemming every occurrence was most of the time of
+    a 10,000-skill index. Lookups read a local reference, so a full memo replaced by
+    another thread never loses a word mid-call.
+    """
 
     def __init__(self) -> None:
         from bm25s.stopwords import STOPWORDS_EN
 
         self.stop = frozenset(STOPWORDS_EN) | CHAT_WORDS
         self.stem = _stemmer()
+        self._memo: dict[str, str | None] = {}
 
     def __call__(self, text: str) -> list[str]:
-        tokens = [t for t in _TOKEN_RE.findall(text.casefold()) if t not in self.stop]
-        return self.stem(tokens) if self.stem is not None and tokens else tokens
+        found = _TOKEN_RE.findall(text.casefold())
+        memo = self._memo
+        new = [w for w in set(found) if w not in memo]
+        if new:
+            if len(memo) + len(new) > MEMO_LIMIT:
+                memo = self._memo = {}
+                new = list(set(found))
+            kept = [w for w in new if w not in self.stop]
+            fresh: dict[str, str | None] = dict.fromkeys(new)
+            fresh.update(zip(kept, self.stem(kept) if self.stem is not None else kept, strict=True))
+            memo.update(fresh)  # one step: another thread sees a word whole or not at all
+        return [s for w in found if (s := memo[w]) is not None]
 
 
 class Bm25Index:

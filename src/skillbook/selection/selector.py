@@ -14,13 +14,16 @@ watcher reports one changed skill only that skill is embedded again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
+from skillbook.selection._blas import one_blas_thread
 from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
@@ -42,6 +45,8 @@ __all__ = [
 DEFAULT_TOP_K: Final = 5
 #: How many skills a :class:`Selection` ranks in full (the rest are not materialised).
 DEFAULT_DEPTH: Final = 20
+#: Skills above which a full build tokenizes for BM25 while the embeddings compute.
+OVERLAP_MIN: Final = 1000
 #: How much the recent turns count next to the current message.
 RECENT_WEIGHT: Final = 0.35
 #: Added to the fused score of a skill whose ``any``/``all`` trigger hint matched.
@@ -194,6 +199,7 @@ class Selector:
         self._vectors: dict[str, Any] = {}
         self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
+        self._one_blas_thread = one_blas_thread()
         self.last_update = self.update(skills)
 
     @property
@@ -242,22 +248,33 @@ class Selector:
             changed = [i for i, (a, b) in enumerate(zip(old_keys, keys, strict=True)) if a != b]
             if len(changed) > len(keys) // 4:
                 changed = None  # many changes: gathering all rows again is as cheap
+        # A full build: BM25 tokenizing (Python, holding the interpreter lock) runs
+        # beside the embedding models (numpy kernels, releasing it) instead of after.
+        lexical = self._lexical
+        beside = (
+            _start(lexical.update, self.documents)
+            if lexical is not None and changed is None and len(keys) > OVERLAP_MIN
+            else None
+        )
         for name, index in self._indexes.items():
             if changed is None:
                 self._vectors[name] = index.vectors(keys, texts)
                 computed += index.computed
                 reused += index.reused
                 continue
-            if changed:  # copy on write: a request being ranked keeps its matrix
+            if changed:
+                # Rows are replaced in place: copying a 10,000-skill matrix per edit
+                # cost more than the rest of the update (first-touch page faults). A
+                # request ranked meanwhile may see the edited skill's old or new vector.
                 fresh = index.vectors([keys[i] for i in changed], [texts[i] for i in changed])
-                matrix = self._vectors[name].copy()
-                matrix[changed] = fresh
-                self._vectors[name] = matrix
+                self._vectors[name][changed] = fresh
             computed += index.computed if changed else 0
             reused += len(keys) - (len(changed) if changed else 0)
-        if self._lexical is not None:
+        if beside is not None:
+            beside.result()
+        elif lexical is not None:
             # Last: a background rebuild competes for the interpreter lock.
-            self._lexical.update(self.documents)
+            lexical.update(self.documents)
         return UpdateReport(len(self.skills), rebuilt, computed, reused)
 
     # ------------------------------------------------------------------ ranking
@@ -267,10 +284,11 @@ class Selector:
         out: dict[str, Any] = {}
         if self._lexical is not None:
             out.update(self._lexical.scores(text))
-        for name, index in self._indexes.items():
-            matrix = self._vectors[name]
-            query = index.embedder.embed([text])[0]
-            out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
+        with self._one_blas_thread():
+            for name, index in self._indexes.items():
+                matrix = self._vectors[name]
+                query = index.embedder.embed([text])[0]
+                out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
         return out
 
     def select(
@@ -366,6 +384,22 @@ class Selector:
             parts=parts,
             triggers=m.reasons if m is not None else (),
         )
+
+
+def _start(job: Callable[[Any], None], arg: Any) -> Future[None]:
+    """Run ``job(arg)`` on a thread of its own; the future re-raises what it raised."""
+    done: Future[None] = Future()
+
+    def run() -> None:
+        try:
+            job(arg)
+        except BaseException as exc:
+            done.set_exception(exc)
+        else:
+            done.set_result(None)
+
+    threading.Thread(target=run, name="skillbook-bm25-build", daemon=True).start()
+    return done
 
 
 def _top(scores: Any, n: int) -> list[int]:

@@ -1,0 +1,322 @@
+#!/usr/bin/env python
+"""Load benchmark of ``skillbook registry serve``: downloads and searches per second, 1 and 2 replicas.
+
+Input: command-line options. Output: a table on stdout (requests per second,
+median and 95th-percentile latency, errors) and the raw numbers as JSON in
+``benchmarks/out/bench_hub-<date>-<time>.json``.
+
+Everything is on 127.0.0.1 and bounded: each measurement runs for ``--seconds``
+(at most ``--max-requests`` requests) from ``--concurrency`` client threads. The
+registry holds ``--skills`` generated skills (published through the library's
+publish pipeline: validated, scanned, zipped). Replicas are separate ``skillbook
+registry serve`` processes on one database (SQLite by default, or ``--db URL``)
+and one blob folder; the client spreads requests over them round-robin, as a load
+balancer would. The floor is uvicorn answering a fixed response with no database:
+what the ASGI stack costs on this machine. Rate limits are off (``--limit KIND.ip=0``).
+
+Usage: ``python benchmarks/bench_hub.py [--skills 300] [--seconds 5] [--concurrency 8]
+[--search bm25|hybrid] [--db URL] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+WORDS = [
+    "pdf",
+    "merge",
+    "split",
+    "weather",
+    "forecast",
+    "git",
+    "branch",
+    "deploy",
+    "docker",
+    "image",
+    "resize",
+    "translate",
+    "invoice",
+    "email",
+    "calendar",
+    "slack",
+    "notes",
+    "search",
+    "database",
+    "backup",
+    "csv",
+    "chart",
+    "markdown",
+    "lint",
+    "test",
+    "coverage",
+    "release",
+    "audit",
+    "secrets",
+    "kubernetes",
+]
+
+FLOOR_APP = """
+import sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+BODY = b"x" * int(sys.argv[2])
+async def fixed(request):
+    return Response(BODY, media_type="application/zip")
+uvicorn.run(Starlette(routes=[Route("/{p:path}", fixed)]), host="127.0.0.1",
+            port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait(url: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: process exited")
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not start")
+
+
+def seed(db_url: str, blobs: str, count: int, rng: random.Random) -> list[str]:
+    """Publish ``count`` generated skills through the library's pipeline; returns slugs."""
+    from skillbook.hub.blobs import open_blob_store
+    from skillbook.hub.db import Database
+    from skillbook.hub.publish import publish_version
+    from skillbook.hub.settings import HubSettings
+    from skillbook.hub.tokens import authenticate, create_token
+
+    settings = HubSettings(database_url=db_url, blob_url=blobs, search_backend="bm25")
+    db = Database.open(db_url)
+    store = open_blob_store(blobs)
+    with db.session() as session:
+        token = create_token(session, "bench")
+    with db.session() as session:
+        caller = authenticate(session, token)
+    assert caller is not None
+    slugs = []
+    for i in range(count):
+        words = rng.sample(WORDS, 4)
+        slug = f"{words[0]}-{words[1]}-{i}"
+        text = (
+            f"---\nname: {slug}\ndescription: {' '.join(words)} helper number {i}.\n---\n"
+            f"# {slug}\n\n" + " ".join(rng.choices(WORDS, k=200)) + "\n"
+        )
+        files = {"SKILL.md": text.encode(), "references/notes.md": os.urandom(2048).hex().encode()}
+        publish_version(
+            db, store, settings, caller, {"slug": slug, "version": "1.0.0"}, direct=files
+        )
+        slugs.append(slug)
+    db.close()
+    return slugs
+
+
+def load(
+    urls: list[str], make_path: Any, seconds: float, concurrency: int, max_requests: int
+) -> dict[str, Any]:
+    """Requests from ``concurrency`` threads for ``seconds``; throughput and latencies."""
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+    budget = [max_requests]
+
+    def worker(seed_value: int) -> None:
+        nonlocal errors
+        rng = random.Random(seed_value)
+        mine: list[float] = []
+        bad = 0
+        turn = seed_value
+        with httpx.Client(timeout=30) as client:
+            while time.monotonic() < stop_at:
+                with lock:
+                    if budget[0] <= 0:
+                        break
+                    budget[0] -= 1
+                turn += 1
+                url = urls[turn % len(urls)] + make_path(rng)
+                started = time.perf_counter()
+                try:
+                    ok = client.get(url).status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                mine.append(time.perf_counter() - started)
+                bad += not ok
+        with lock:
+            latencies.extend(mine)
+            errors += bad
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - began
+    latencies.sort()
+    return {
+        "requests": len(latencies),
+        "rps": len(latencies) / elapsed if elapsed else 0.0,
+        "p50_ms": 1000 * statistics.median(latencies) if latencies else 0.0,
+        "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))] if latencies else 0.0,
+        "errors": errors,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--skills", type=int, default=300)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--max-requests", type=int, default=50_000)
+    parser.add_argument("--search", choices=["bm25", "hybrid"], default="bm25")
+    parser.add_argument("--db", help="database URL (default: a SQLite file in a temp folder)")
+    parser.add_argument("--quick", action="store_true", help="50 skills, 1.5 s per measurement")
+    parser.add_argument("--out", type=Path, default=HERE / "out")
+    args = parser.parse_args()
+    if args.quick:
+        args.skills, args.seconds = 50, 1.5
+    rng = random.Random(20261126)
+    root = Path(tempfile.mkdtemp(prefix="bench-hub-"))
+    db_url = args.db or f"sqlite:///{root / 'metadata.sqlite3'}"
+    blobs = str(root / "blobs")
+    began = time.monotonic()
+    slugs = seed(db_url, blobs, args.skills, rng)
+    print(f"seeded {len(slugs)} skills in {time.monotonic() - began:.1f} s", file=sys.stderr)
+    env = {**os.environ, "SKILLBOOK_STATE_DIR": str(root / "state"), "HOME": str(root)}
+
+    def download(r: random.Random) -> str:
+        return f"/api/v1/download?slug={r.choice(slugs)}&version=1.0.0"
+
+    def search(r: random.Random) -> str:
+        # A number makes every query new: this measures ranking, not the answer cache.
+        return "/api/v1/search?q=" + "+".join(r.sample(WORDS, 2)) + f"+{r.randrange(10**9)}"
+
+    popular = [" ".join(rng.sample(WORDS, 2)) for _ in range(20)]
+
+    def search_again(r: random.Random) -> str:
+        return "/api/v1/search?q=" + r.choice(popular).replace(" ", "+")
+
+    rows: list[dict[str, Any]] = []
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        port = free_port()
+        floor = subprocess.Popen(
+            [sys.executable, "-c", FLOOR_APP, str(port), "700"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.append(floor)
+        wait(f"http://127.0.0.1:{port}/", floor)
+        floor_row = {
+            "replicas": 1,
+            "workload": "floor",
+            **load(
+                [f"http://127.0.0.1:{port}"],
+                download,
+                args.seconds,
+                args.concurrency,
+                args.max_requests,
+            ),
+        }
+        rows.append(floor_row)
+        floor.terminate()
+        floor.wait(10)
+        urls: list[str] = []
+        for replicas in (1, 2):
+            while len(urls) < replicas:
+                port = free_port()
+                argv = [
+                    sys.executable,
+                    "-m",
+                    "skillbook",
+                    "registry",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--db",
+                    db_url,
+                    "--blobs",
+                    blobs,
+                    "--search",
+                    args.search,
+                    "--limit",
+                    "read.ip=0",
+                    "--limit",
+                    "download.ip=0",
+                ]
+                proc = subprocess.Popen(
+                    argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
+                procs.append(proc)
+                url = f"http://127.0.0.1:{port}"
+                wait(url + "/healthz", proc)
+                httpx.get(url + "/api/v1/search?q=warm", timeout=120)  # build the index once
+                urls.append(url)
+            for name, path in (
+                ("download", download),
+                ("search", search),
+                ("search-20", search_again),
+            ):
+                rows.append(
+                    {
+                        "replicas": replicas,
+                        "workload": name,
+                        **load(urls, path, args.seconds, args.concurrency, args.max_requests),
+                    }
+                )
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(15)
+    floor_rps = rows[0]["rps"] or 1.0
+    print(
+        f"\nskillbook registry load ({args.skills} skills, {args.concurrency} clients, "
+        f"{args.seconds:g} s each, search={args.search}, db={db_url.split(':')[0]})"
+    )
+    print(
+        f"{'workload':<10}{'replicas':>9}{'req/s':>10}{'p50 ms':>9}{'p95 ms':>9}"
+        f"{'errors':>8}{'vs floor':>10}"
+    )
+    for r in rows:
+        print(
+            f"{r['workload']:<10}{r['replicas']:>9}{r['rps']:>10.0f}{r['p50_ms']:>9.1f}"
+            f"{r['p95_ms']:>9.1f}{r['errors']:>8}{r['rps'] / floor_rps:>10.2f}"
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    suffix = "-quick" if args.quick else ""
+    (args.out / f"bench_hub-{stamp}{suffix}.json").write_text(
+        json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}, indent=2)
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""``skillbook registry``: run a ClawHub-compatible registry and administer it.
+
+``serve`` starts the server; ``token`` creates, lists and revokes bearer tokens;
+``held``, ``release`` and ``hold`` handle versions the scan kept back; ``delete``
+removes skills or versions; ``audit`` shows who published, released and deleted
+what; ``migrate`` brings the schema up to date. Every command works on the
+database and blob store named by ``--db``/``--blobs`` (or their environment
+variables), by default a SQLite file and a folder under ``<state dir>/registry``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from skillbook.cli.context import ERR_USAGE, Context, emit_lines, fail
+
+EXAMPLES = """\b
+Examples:
+  skillbook registry serve
+      a registry on 127.0.0.1:8787 (SQLite and a blob folder under the state dir)
+  skillbook registry token create alice
+      a publish token for @alice (shown once, stored hashed)
+  skillbook registry held
+      versions the scan kept out of search and downloads
+  skillbook registry release weather 1.2.0 --reason "reviewed: false positive"
+      make a held version visible"""
+
+DB_ENV = "SKILLBOOK_REGISTRY_DB"
+BLOBS_ENV = "SKILLBOOK_REGISTRY_BLOBS"
+
+
+def _need_extra() -> None:
+    try:
+        import sqlalchemy  # noqa: F401
+        import starlette  # noqa: F401
+    except ImportError:
+        fail('the registry needs its extra: pip install "skillbook[registry]"')
+
+
+def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, str]:
+    from skillbook.hub.settings import default_database_url
+
+    if db and blobs:
+        return db, blobs
+    state = obj.settings().paths.state_dir
+    return db or default_database_url(state), blobs or str(state / "registry" / "blobs")
+
+
+def hub_settings(obj: Context, db: str | None, blobs: str | None, **more: Any) -> Any:
+    _need_extra()
+    from skillbook.hub.settings import HubSettings
+
+    database_url, blob_url = _store_urls(obj, db, blobs)
+    try:
+        return HubSettings(database_url=database_url, blob_url=blob_url, **more)
+    except ValueError as exc:
+        fail(str(exc), error=ERR_USAGE)
+
+
+def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option(
+        "--blobs",
+        envvar=BLOBS_ENV,
+        metavar="URL",
+        help=f"Blob store: a folder, file:///path or s3://bucket/prefix?endpoint_url=… "
+        f"(${BLOBS_ENV}; default <state dir>/registry/blobs).",
+    )(fn)
+    return click.option(
+        "--db",
+        envvar=DB_ENV,
+        metavar="URL",
+        help=f"Database URL: sqlite:///path or postgresql+psycopg://user@host/db "
+        f"(${DB_ENV}; default a SQLite file under <state dir>/registry).",
+    )(fn)
+
+
+def actor_name() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
+@click.group("registry", epilog=EXAMPLES)
+def registry_cmd() -> None:
+    """Run a ClawHub-compatible skill registry and administer it."""
+
+
+@registry_cmd.command("serve")
+@store_options
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8787, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="uvicorn worker processes (all stateless; several share one database).",
+)
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="The URL clients use (behind a proxy); default: each request's Host.",
+)
+@click.option(
+    "--validate-mode",
+    type=click.Choice(["openclaw", "mixed", "legacy", "strict"]),
+    default="openclaw",
+    show_default=True,
+    help="The `skillbook validate` mode every published version must pass.",
+)
+@click.option(
+    "--search",
+    "search_backend",
+    type=click.Choice(["hybrid", "bm25"]),
+    default="hybrid",
+    show_default=True,
+    help="hybrid: BM25 and embeddings (the selector); bm25: words only.",
+)
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="KIND.SCOPE=N",
+    help="A rate limit per minute, e.g. read.ip=600 or write.token=120 "
+    "(kinds read, download, write; scopes ip, token; 0 = unlimited). Repeatable.",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default="127.0.0.1",
+    show_default=True,
+    help="Proxies whose X-Forwarded-For is trusted for the client address.",
+)
+@click.pass_obj
+def serve_cmd(
+    obj: Context,
+    db: str | None,
+    blobs: str | None,
+    host: str,
+    port: int,
+    workers: int,
+    public_url: str | None,
+    validate_mode: str,
+    search_backend: str,
+    limits: tuple[str, ...],
+    forwarded_allow_ips: str,
+) -> None:
+    """Serve the registry (the ClawHub HTTP API) until interrupted."""
+    from skillbook.hub.settings import RateLimits
+
+    rates = RateLimits()
+    for item in limits:
+        key, _, value = item.partition("=")
+        field = key.replace(".", "_per_")
+        if not value.isdigit() or field not in RateLimits.__dataclass_fields__:
+            fail(f"--limit {item!r}: expected KIND.SCOPE=N like read.ip=600", error=ERR_USAGE)
+        rates = dataclasses.replace(rates, **{field: int(value)})
+    settings = hub_settings(
+        obj,
+        db,
+        blobs,
+        public_url=public_url,
+        validate_mode=validate_mode,
+        search_backend=search_backend,
+        rate_limits=rates,
+        index_dir=str(obj.settings().paths.state_dir / "registry" / "index"),
+    )
+    from skillbook.hub.server import Listen, serve
+
+    click.echo(f"skillbook registry: http://{host}:{port} (workers: {workers})", err=True)
+    serve(
+        settings,
+        Listen(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips),
+    )
+
+
+@registry_cmd.command("migrate")
+@store_options
+@click.pass_obj
+def migrate_cmd(obj: Context, db: str | None, blobs: str | None) -> None:
+    """Create or upgrade the registry's database schema."""
+    from skillbook.hub.server import prepare
+
+    revision = prepare(hub_settings(obj, db, blobs))
+    emit_lines([f"schema at revision {revision}"])
+
+
+# The admin commands register themselves on the group.
+from skillbook.cli import registry_admin  # noqa: E402, F401

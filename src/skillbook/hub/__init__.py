@@ -1,0 +1,26 @@
+"""skillbook's own registry: a ClawHub-compatible server (``skillbook registry serve``).
+
+The clients are unchanged: ``openclaw skills install`` (2026.4 and 2026.9), the
+``clawhub`` CLI (``install``, ``update``, ``search``, ``publish``) and ``skillbook
+install`` read and write it through the HTTP API of ``docs/clawhub-api`` (spec
+``clawhub-api.md``). The package is an edge: the core never imports it, and nothing
+here is imported by ``import skillbook``. Its heavy dependencies (SQLAlchemy, Alembic,
+Starlette, uvicorn, boto3, psycopg) come with ``pip install "skillbook[registry]"``.
+
+Modules, one concept each:
+
+* ``settings`` — :class:`HubSettings`, every knob of a server (passed in, never read
+  from the environment here);
+* ``models``, ``db``, ``migrations/`` — the metadata schema, engines and Alembic;
+* ``blobs`` — the content-addressed store of files and archives (folder or S3);
+* ``tokens`` — bearer tokens, stored as hashes;
+* ``ratelimit`` — fixed-window counters in the database, shared by every replica;
+* ``fingerprint``, ``semver_tags``, ``archive`` — the pure parts of a version;
+* ``checks`` — the scan and validation every published version goes through;
+* ``catalog`` — queries and state changes (tags, release, delete, audit);
+* ``publish`` — the publish pipeline (uploads, checks, storage);
+* ``search`` — the selector over the visible skills, refreshed by generation;
+* ``shapes`` — the JSON the clients read;
+* ``app``, ``routes_read``, ``routes_write``, ``http`` — the ASGI application;
+* ``server`` — running it under uvicorn; ``client`` — ``skillbook publish``.
+"""

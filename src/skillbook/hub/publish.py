@@ -1,0 +1,355 @@
+"""The publish pipeline: upload tickets, received bytes, and the JSON publish call.
+
+Input: a :class:`~skillbook.hub.tokens.Caller`, the request bodies the ``clawhub``
+CLI 0.23.3 sends (spec §3.14: ``upload-url``, the raw upload, then ``POST
+/api/v1/skills``), or the multipart form of other clients. Output: the publish
+answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
+:class:`~skillbook.errors.HubError` with the HTTP status and a short plain-text message.
+
+Every version is validated (the registry's mode; errors refuse it) and scanned
+(critical findings hold it: ``publicationStatus: "pending"`` until an admin
+releases it). A retried publish of the same files answers as the first did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from skillbook.errors import HubError, HubNotFound
+from skillbook.hub import catalog
+from skillbook.hub.archive import PathRejected, build_zip, check_publish_path, skill_file_of
+from skillbook.hub.blobs import BlobStore
+from skillbook.hub.checks import check_files
+from skillbook.hub.db import Database
+from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
+from skillbook.hub.models import HELD, PUBLISHED, Skill, Upload, Version, VersionFile
+from skillbook.hub.semver_tags import is_semver, valid_tag
+from skillbook.hub.settings import HubSettings
+from skillbook.hub.tokens import Caller, now_ms
+
+__all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]
+
+#: OpenClaw's rule for requested slugs (spec §5.3), lowercase only on our side.
+SLUG_RE: Final = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+_SHA256: Final = re.compile(r"^[0-9a-f]{64}$")
+
+
+class UploadRequest(msgspec.Struct):
+    path: str
+    size: int
+    sha256: str | None = None
+    contentType: str = "application/octet-stream"
+
+
+class FileRef(msgspec.Struct):
+    path: str
+    size: int
+    storageId: str
+    sha256: str
+    contentType: str = "application/octet-stream"
+    uploadTicket: str | None = None
+
+
+class PublishRequest(msgspec.Struct):
+    slug: str
+    version: str
+    displayName: str | None = None
+    ownerHandle: str | None = None
+    changelog: str = ""
+    tags: list[str] = msgspec.field(default_factory=lambda: ["latest"])
+    files: list[FileRef] = msgspec.field(default_factory=list)
+
+
+def _decode(kind: type[Any], body: bytes | Mapping[str, Any]) -> Any:
+    try:
+        if isinstance(body, bytes):
+            return msgspec.json.decode(body, type=kind)
+        return msgspec.convert(body, kind)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise HubError(400, f"Invalid request: {exc}") from None
+
+
+def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSettings) -> str:
+    """Record an upload ticket for one file; returns the ticket."""
+    req: UploadRequest = _decode(UploadRequest, body)
+    _check_path(req.path)
+    if req.size < 0 or req.size > settings.sizes.max_file_bytes:
+        raise HubError(
+            413, f'File "{req.path}" exceeds {_mib(settings.sizes.max_file_bytes)} limit'
+        )
+    if req.sha256 is not None and not _SHA256.match(req.sha256.lower()):
+        raise HubError(400, f"Invalid sha256 for {req.path}")
+    ticket = secrets.token_urlsafe(24)
+    # Tickets nobody finished are worthless after their time: sweep them as we go.
+    stale = now_ms() - 2 * settings.upload_ttl_seconds * 1000
+    session.execute(delete(Upload).where(Upload.created_at < stale))
+    session.add(
+        Upload(
+            ticket=ticket,
+            token_id=caller.token_id,
+            path=req.path,
+            size=req.size,
+            sha256=req.sha256.lower() if req.sha256 else None,
+            content_type=req.contentType[:128],
+            created_at=now_ms(),
+        )
+    )
+    return ticket
+
+
+def receive_upload(
+    session: Session, blobs: BlobStore, caller: Caller, ticket: str, data: bytes
+) -> str:
+    """Store the bytes of an upload ticket; returns the storage id (their sha256)."""
+    row = session.get(Upload, ticket)
+    if row is None or row.token_id != caller.token_id:
+        raise HubNotFound("Upload not found")
+    digest = hashlib.sha256(data).hexdigest()
+    if row.sha256 is not None and digest != row.sha256:
+        raise HubError(400, f"Upload of {row.path} does not match its sha256")
+    if len(data) != row.size:
+        raise HubError(400, f"Upload of {row.path} is {len(data)} bytes, not {row.size}")
+    key = blobs.put(data)
+    row.storage_id = key
+    return key
+
+
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)}MB"
+
+
+def _check_path(path: str) -> None:
+    try:
+        check_publish_path(path)
+    except PathRejected as exc:
+        raise HubError(400, str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Files:
+    entries: list[tuple[str, bytes, str]]  # path, bytes, content type
+
+
+def _gather(
+    session: Session,
+    blobs: BlobStore,
+    caller: Caller,
+    req: PublishRequest,
+    settings: HubSettings,
+    direct: Mapping[str, bytes] | None,
+) -> _Files:
+    sizes = settings.sizes
+    entries: list[tuple[str, bytes, str]] = []
+    if direct is not None:
+        for path, data in direct.items():
+            _check_path(path)
+            entries.append((path, data, "application/octet-stream"))
+    else:
+        oldest = now_ms() - settings.upload_ttl_seconds * 1000
+        for ref in req.files:
+            _check_path(ref.path)
+            upload = session.get(Upload, ref.uploadTicket) if ref.uploadTicket else None
+            if upload is None:
+                upload = (
+                    session.execute(
+                        select(Upload).where(
+                            Upload.storage_id == ref.storageId, Upload.token_id == caller.token_id
+                        )
+                    )
+                    .scalars()
+                    .first()
+                )
+            if (
+                upload is None
+                or upload.token_id != caller.token_id
+                or upload.storage_id != ref.storageId
+                or upload.created_at < oldest
+            ):
+                raise HubError(400, f"No finished upload for {ref.path} (upload it again)")
+            try:
+                data = blobs.get(ref.storageId)
+            except HubNotFound:
+                raise HubError(400, f"Uploaded content of {ref.path} is missing") from None
+            if hashlib.sha256(data).hexdigest() != ref.sha256.lower() or len(data) != ref.size:
+                raise HubError(400, f"{ref.path}: sha256 or size differs from the upload")
+            entries.append((ref.path, data, ref.contentType[:128]))
+    if not entries:
+        raise HubError(400, "SKILL.md required")
+    if len(entries) > sizes.max_files:
+        raise HubError(413, f"Too many files ({len(entries)} > {sizes.max_files})")
+    seen: set[str] = set()
+    total = 0
+    for path, data, _ in entries:
+        if path in seen:
+            raise HubError(400, f"Duplicate file path {path}")
+        seen.add(path)
+        if len(data) > sizes.max_file_bytes:
+            raise HubError(413, f'File "{path}" exceeds {_mib(sizes.max_file_bytes)} limit')
+        total += len(data)
+    if total > sizes.max_version_bytes:
+        raise HubError(413, f"Skill bundle exceeds {_mib(sizes.max_version_bytes)} limit")
+    folded = {p.casefold() for p in seen}
+    if len(folded) != len(seen):
+        # Two paths that differ only in case collide on macOS and Windows installs.
+        raise HubError(400, "Two file paths differ only in case")
+    if skill_file_of(seen) is None:
+        raise HubError(400, "SKILL.md required")
+    return _Files(entries)
+
+
+def _publish_key(req: PublishRequest, files: _Files) -> str:
+    lines = sorted(f"{p}:{hashlib.sha256(d).hexdigest()}" for p, d, _ in files.entries)
+    material = json.dumps([req.slug, req.version, lines])
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _answer(skill: Skill, version: Version) -> dict[str, Any]:
+    status = "published" if version.status == PUBLISHED else "pending"
+    return {
+        "ok": True,
+        "skillId": str(skill.id),
+        "versionId": str(version.id),
+        "status": status,
+        "slug": skill.slug,
+        "version": version.version,
+        "publicationStatus": status,
+    }
+
+
+def publish_version(
+    db: Database,
+    blobs: BlobStore,
+    settings: HubSettings,
+    caller: Caller,
+    body: bytes | Mapping[str, Any],
+    *,
+    direct: Mapping[str, bytes] | None = None,
+) -> dict[str, Any]:
+    """Check, store and record one version; the publish answer or :class:`HubError`."""
+    req: PublishRequest = _decode(PublishRequest, body)
+    slug = req.slug.strip()
+    if not SLUG_RE.match(slug):
+        raise HubError(400, f"Invalid slug {req.slug!r}: use lowercase a-z, 0-9 and '-'")
+    req.slug = slug
+    if not is_semver(req.version):
+        raise HubError(400, f"Version {req.version!r} is not valid semver")
+    tags = [t.strip() for t in req.tags if t.strip()] or ["latest"]
+    bad = [t for t in tags if not valid_tag(t)]
+    if bad:
+        raise HubError(400, f"Invalid tag {bad[0]!r}")
+    owner = (req.ownerHandle or caller.handle).strip().lstrip("@").lower()
+    if owner != caller.handle and not caller.admin:
+        raise HubError(403, f"Token of @{caller.handle} cannot publish as @{owner}")
+    with db.session() as session:
+        files = _gather(session, blobs, caller, req, settings, direct)
+    key = _publish_key(req, files)
+    with db.session() as session:
+        skill = catalog.find_skill(session, slug)
+        if skill is not None:
+            if skill.owner_handle != owner and not caller.admin:
+                raise HubError(403, f"Skill {slug} belongs to @{skill.owner_handle}")
+            existing = next((v for v in skill.versions if v.version == req.version), None)
+            if existing is not None:
+                if existing.publish_key == key and existing.status != "deleted":
+                    return _answer(skill, existing)
+                raise HubError(409, f"Version {req.version} of {slug} already exists")
+    pairs = [(p, d) for p, d, _ in files.entries]
+    checks = check_files(pairs, slug=slug, mode=settings.validate_mode)
+    if not checks.valid:
+        errors = [d for d in checks.validation if d.severity == "error"]
+        detail = "; ".join(f"[{d.code}] {d.message}" for d in errors[:5])
+        raise HubError(422, f"Validation failed ({settings.validate_mode} mode): {detail}")
+    for _, data, _ in files.entries:
+        blobs.put(data)  # multipart content arrives here first; uploads are stored already
+    archive = build_zip(pairs)
+    archive_key = blobs.put(archive)
+    digests = [(p, hashlib.sha256(d).hexdigest()) for p, d in pairs]
+    skill_md_path = skill_file_of(p for p, _ in pairs) or "SKILL.md"
+    skill_md = dict(pairs)[skill_md_path].decode("utf-8", "replace")
+    from skillbook.parse import parse_skill_text
+
+    parsed = parse_skill_text(skill_md)
+    held = checks.held
+    now = now_ms()
+    try:
+        with db.session() as session:
+            skill = catalog.find_skill(session, slug)
+            display = (req.displayName or "").strip() or parsed.name or slug
+            if skill is None:
+                skill = Skill(
+                    slug=slug,
+                    owner_handle=owner,
+                    display_name=display,
+                    summary=parsed.description or None,
+                    created_at=now,
+                    updated_at=now,
+                    downloads=0,
+                )
+                session.add(skill)
+                session.flush()
+            else:
+                skill.display_name = display
+                skill.summary = parsed.description or skill.summary
+                skill.updated_at = now
+            version = Version(
+                skill_id=skill.id,
+                version=req.version,
+                created_at=now,
+                changelog=req.changelog,
+                status=HELD if held else PUBLISHED,
+                publisher=caller.handle,
+                fingerprint=fingerprint_digests(digests),
+                fingerprint_bytes=fingerprint_bytes_order(digests),
+                archive_sha256=archive_key,
+                archive_size=len(archive),
+                skill_md=skill_md,
+                scan_json=json.dumps(checks.scan),
+                scan_worst=checks.worst,
+                validation_json=json.dumps(checks.validation_json()),
+                pending_tags=json.dumps(tags if held else []),
+                publish_key=key,
+            )
+            session.add(version)
+            session.flush()
+            for (path, data, ctype), (_, digest) in zip(files.entries, digests, strict=True):
+                session.add(
+                    VersionFile(
+                        version_id=version.id,
+                        path=path,
+                        size=len(data),
+                        sha256=digest,
+                        content_type=ctype,
+                    )
+                )
+            if not held:
+                session.refresh(skill, ["tags"])
+                catalog.move_tags(session, skill, version, tags)
+            catalog.bump_generation(session)
+            catalog.audit(
+                session,
+                caller.handle,
+                "publish",
+                slug=slug,
+                version=req.version,
+                held=held,
+                scanWorst=checks.worst,
+                blocking=checks.scan["blocking"],
+                fingerprint=version.fingerprint,
+                tags=tags,
+            )
+            session.flush()
+            return _answer(skill, version)
+    except IntegrityError:
+        # Another replica published the same slug or version at the same moment.
+        raise HubError(409, f"Version {req.version} of {slug} already exists") from None

@@ -1,0 +1,45 @@
+"""Smoke test of the registry load benchmark: it runs end to end; no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .processes import REPO
+
+pytestmark = pytest.mark.subprocess
+
+
+def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_hub.py"),
+            "--skills",
+            "8",
+            "--seconds",
+            "0.4",
+            "--concurrency",
+            "2",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "skillbook registry load" in proc.stdout
+    (result,) = tmp_path.glob("bench_hub-*.json")
+    rows = json.loads(result.read_text())["rows"]
+    seen = {(r["workload"], r["replicas"]) for r in rows}
+    assert seen == {
+        ("floor", 1),
+        *((w, n) for w in ("download", "search", "search-20") for n in (1, 2)),
+    }
+    assert all(r["requests"] > 0 and r["errors"] == 0 for r in rows)

@@ -1,0 +1,208 @@
+"""The team deployment: PostgreSQL + an S3-compatible store + two replicas behind a proxy.
+
+Everything runs as real processes on 127.0.0.1: a throwaway PostgreSQL cluster
+(initdb in a temp folder), moto's S3 server, two ``skillbook registry serve``
+processes sharing them, and a round-robin proxy. A skill published through one
+replica installs through the other; uploads and rate limits work across replicas.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .helpers import make_skill
+from .processes import (
+    S3_ENV,
+    Postgres,
+    Process,
+    clawhub_cli,
+    moto_server,
+    proxy,
+    serve_registry,
+    skillbook,
+    unavailable,
+)
+
+pytestmark = pytest.mark.subprocess
+
+
+@dataclass
+class Deployment:
+    replicas: list[str]
+    proxy: str
+    env: dict[str, str]
+    store_args: list[str]
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    root = tmp_path_factory.mktemp("deploy")
+    try:
+        pg = Postgres()
+    except FileNotFoundError as exc:
+        unavailable(str(exc))
+    started: list[Process] = []
+    try:
+        s3, s3_url = moto_server(root)
+        started.append(s3)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+        env.update(S3_ENV, HOME=str(root / "home"), SKILLBOOK_STATE_DIR=str(root / "state"))
+        store = ["--db", pg.url, "--blobs", f"s3://skills/registry?endpoint_url={s3_url}"]
+        urls = []
+        for _ in range(2):
+            proc, url = serve_registry(
+                root, env, *store, "--search", "bm25", "--limit", "read.ip=40"
+            )
+            started.append(proc)
+            urls.append(url)
+        front, front_url = proxy(root, urls)
+        started.append(front)
+        yield Deployment(urls, front_url, env, store)
+    finally:
+        for proc in reversed(started):
+            proc.stop()
+        pg.stop()
+
+
+def test_published_through_one_replica_installs_through_the_other(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    env = deployment.env
+    token = skillbook(
+        "registry", "token", "create", "ops", *deployment.store_args, env=env
+    ).stdout.strip()
+    folder = make_skill(
+        tmp_path / "deploy-demo",
+        "deploy-demo",
+        "Shared by two replicas.",
+        extra={"references/guide.md": "guide\n"},
+    )
+    first, second = deployment.replicas
+    published = skillbook(
+        "publish",
+        str(folder),
+        "--registry",
+        first,
+        "--json",
+        env={**env, "SKILLBOOK_REGISTRY_TOKEN": token},
+    )
+    assert json.loads(published.stdout)["status"] == "published"
+    zipped = httpx.get(second + "/api/v1/download", params={"slug": "deploy-demo"})
+    assert zipped.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as zf:
+        assert sorted(zf.namelist()) == ["SKILL.md", "references/guide.md"]
+    # Search on the other replica sees the new skill (its index follows the database).
+    rows = httpx.get(second + "/api/v1/search", params={"q": "shared replicas"}).json()["results"]
+    assert [r["slug"] for r in rows] == ["deploy-demo"]
+    found = clawhub_cli()
+    if isinstance(found, str):
+        unavailable(found)
+    home = tmp_path / "home"
+    home.mkdir()
+    cli_env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "CLAWHUB_REGISTRY": second,
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "CLAWHUB_DISABLE_TELEMETRY": "1",
+    }
+    proc = subprocess.run(
+        [str(found), "install", "deploy-demo", "--no-input"],
+        env=cli_env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (home / "skills" / "deploy-demo" / "references" / "guide.md").read_text() == "guide\n"
+
+
+def test_uploads_land_on_either_replica_behind_the_proxy(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    env = deployment.env
+    token = skillbook(
+        "registry", "token", "create", "lb", *deployment.store_args, env=env
+    ).stdout.strip()
+    folder = make_skill(
+        tmp_path / "lb-demo",
+        "lb-demo",
+        "Published through a load balancer.",
+        extra={"a.md": "a", "b.md": "b", "c.md": "c"},
+    )
+    # Four uploads and the publish alternate between the replicas: tickets and bytes are shared.
+    published = skillbook(
+        "publish",
+        str(folder),
+        "--registry",
+        deployment.proxy,
+        "--json",
+        env={**env, "SKILLBOOK_REGISTRY_TOKEN": token},
+    )
+    assert json.loads(published.stdout)["files"] == 4
+    served_by: set[str] = set()
+    for _ in range(4):
+        answer = httpx.get(deployment.proxy + "/api/v1/skills/lb-demo")
+        assert answer.json()["latestVersion"]["version"] == "1.0.0"
+        # Links point at the proxy (the Host the client used), not at a replica.
+        known = httpx.get(deployment.proxy + "/.well-known/clawhub.json")
+        assert known.json()["apiBase"] == deployment.proxy
+        served_by |= {answer.headers["x-upstream"], known.headers["x-upstream"]}
+    assert served_by == set(deployment.replicas)
+
+
+def test_rate_limits_are_counted_across_replicas(deployment: Deployment) -> None:
+    first, second = deployment.replicas
+    statuses = []
+    for i in range(45):
+        url = (first, second)[i % 2] + "/api/v1/skills"
+        statuses.append(httpx.get(url, headers={"X-Forwarded-For": "198.51.100.7"}).status_code)
+    # 40 reads per minute per address in all, whichever replica answered (the earlier
+    # tests of this module count too, so the limit may be reached a little sooner).
+    assert statuses.count(429) >= 5 and 429 in statuses[:41]
+
+
+def test_uvicorn_workers_of_one_server_share_its_database(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+    env.update(HOME=str(tmp_path), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+    proc, url = serve_registry(tmp_path, env, "--workers", "2", "--search", "bm25")
+    try:
+        token = skillbook("registry", "token", "create", "w", env=env).stdout.strip()
+        folder = make_skill(tmp_path / "workers", "workers", "Served by two workers.")
+        published = skillbook(
+            "publish",
+            str(folder),
+            "--registry",
+            url,
+            "--json",
+            env={**env, "SKILLBOOK_REGISTRY_TOKEN": token},
+        )
+        assert json.loads(published.stdout)["status"] == "published"
+        with httpx.Client() as client:  # new connections spread over the workers
+            found = {
+                tuple(
+                    r["slug"]
+                    for r in httpx.get(url + "/api/v1/search", params={"q": "two workers"}).json()[
+                        "results"
+                    ]
+                )
+                for _ in range(10)
+            }
+            assert client.get(url + "/healthz").json()["ok"] is True
+        assert found == {("workers",)}
+        # One parent, two worker processes, each building the app from the shared settings.
+        assert proc.output().count("Started server process") == 2
+    finally:
+        proc.stop()

@@ -1,0 +1,288 @@
+"""Publishing: the clawhub CLI's sequence, validation, the scan hold, tags, limits, retries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from skillbook.hub import catalog
+from skillbook.hub.client import PublishFailed
+from skillbook.hub.http import Hub
+from skillbook.hub.tokens import create_token
+
+from .helpers import CRITICAL_LINE, make_skill, publish
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _upload(client: TestClient, token: str, path: str, data: bytes) -> dict[str, object]:
+    digest = hashlib.sha256(data).hexdigest()
+    meta = {"path": path, "size": len(data), "sha256": digest, "contentType": "text/markdown"}
+    ticket = client.post("/api/v1/skills/-/upload-url", json=meta, headers=_auth(token)).json()
+    assert ticket["uploadUrl"].startswith("http://hub.test/api/v1/uploads/")
+    stored = client.post(ticket["uploadUrl"], content=data, headers=_auth(token)).json()
+    return {**meta, "storageId": stored["storageId"], "uploadTicket": ticket["uploadTicket"]}
+
+
+SKILL_MD = b"---\nname: notes\ndescription: Keep notes.\n---\n# Notes\n"
+
+
+def _body(files: list[dict[str, object]], **more: object) -> dict[str, object]:
+    return {
+        "slug": "notes",
+        "displayName": "Notes",
+        "version": "1.0.0",
+        "changelog": "",
+        "acceptLicenseTerms": True,
+        "tags": ["latest"],
+        "files": files,
+        **more,
+    }
+
+
+def test_the_clawhub_wire_sequence_publishes_and_a_retry_answers_the_same(
+    client: TestClient, token: str
+) -> None:
+    files = [_upload(client, token, "SKILL.md", SKILL_MD)]
+    first = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
+    assert first.status_code == 200
+    answer = first.json()
+    assert answer["ok"] is True and answer["publicationStatus"] == "published"
+    assert isinstance(answer["skillId"], str) and isinstance(answer["versionId"], str)
+    # The CLI retries POSTs on 5xx/429: the same request must not fail the second time.
+    again = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
+    assert again.json() == answer
+    changed = [_upload(client, token, "SKILL.md", SKILL_MD + b"more\n")]
+    clash = client.post("/api/v1/skills", json=_body(changed), headers=_auth(token))
+    assert (clash.status_code, clash.text) == (409, "Version 1.0.0 of notes already exists")
+
+
+def test_publishing_needs_a_token_and_the_owners_handle(
+    client: TestClient, hub: Hub, token: str
+) -> None:
+    files = [_upload(client, token, "SKILL.md", SKILL_MD)]
+    assert client.post("/api/v1/skills", json=_body(files)).status_code == 401
+    as_bob = client.post(
+        "/api/v1/skills", json=_body(files, ownerHandle="bob"), headers=_auth(token)
+    )
+    assert as_bob.status_code == 403
+    assert client.post("/api/v1/skills", json=_body(files), headers=_auth(token)).status_code == 200
+    with hub.db.session() as session:
+        bob = create_token(session, "bob")
+    bob_files = [_upload(client, bob, "SKILL.md", SKILL_MD + b"x\n")]
+    taken = client.post(
+        "/api/v1/skills", json=_body(bob_files, version="2.0.0"), headers=_auth(bob)
+    )
+    assert (taken.status_code, taken.text) == (403, "Skill notes belongs to @alice")
+    # Another token's upload cannot be used.
+    stolen = client.post("/api/v1/skills", json=_body(files, slug="mine"), headers=_auth(bob))
+    assert stolen.status_code == 400 and "No finished upload" in stolen.text
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "text"),
+    [
+        ({"slug": "Bad Slug"}, 400, "Invalid slug"),
+        ({"version": "1.0"}, 400, "not valid semver"),
+        ({"tags": ["1.0.0"]}, 400, "Invalid tag"),
+        ({"files": []}, 400, "SKILL.md required"),
+    ],
+)
+def test_bad_publish_requests_are_refused_with_a_short_text(
+    client: TestClient, token: str, change: dict[str, object], status: int, text: str
+) -> None:
+    files = [_upload(client, token, "SKILL.md", SKILL_MD)]
+    answer = client.post("/api/v1/skills", json={**_body(files), **change}, headers=_auth(token))
+    assert answer.status_code == status and text in answer.text
+
+
+@pytest.mark.parametrize("path", ["../escape.md", "/abs.md", "a/../b.md", "a\\b.md", "C:/x.md", ""])
+def test_unsafe_paths_are_refused_at_the_upload_ticket(
+    client: TestClient, token: str, path: str
+) -> None:
+    meta = {"path": path, "size": 1, "sha256": "0" * 64}
+    answer = client.post("/api/v1/skills/-/upload-url", json=meta, headers=_auth(token))
+    assert answer.status_code == 400
+
+
+def test_upload_bytes_must_match_the_ticket(client: TestClient, token: str) -> None:
+    meta = {"path": "SKILL.md", "size": len(SKILL_MD), "sha256": "0" * 64}
+    ticket = client.post("/api/v1/skills/-/upload-url", json=meta, headers=_auth(token)).json()
+    sent = client.post(ticket["uploadUrl"], content=SKILL_MD, headers=_auth(token))
+    assert sent.status_code == 400 and "does not match its sha256" in sent.text
+
+
+def test_size_limits_are_enforced_on_the_body_and_the_ticket(
+    client: TestClient, token: str, hub: Hub
+) -> None:
+    too_big = hub.settings.sizes.max_file_bytes + 1
+    meta = {"path": "big.bin", "size": too_big}
+    refused = client.post("/api/v1/skills/-/upload-url", json=meta, headers=_auth(token))
+    assert refused.status_code == 413 and "exceeds 10MB limit" in refused.text
+    ok = client.post(
+        "/api/v1/skills/-/upload-url", json={"path": "big.bin", "size": 3}, headers=_auth(token)
+    ).json()
+    body = b"x" * too_big
+    sent = client.post(ok["uploadUrl"], content=body, headers=_auth(token))
+    assert sent.status_code == 413
+    huge_json = b'{"path": "' + b"a" * (hub.settings.sizes.max_json_bytes + 10) + b'"}'
+    answer = client.post(
+        "/api/v1/skills/-/upload-url",
+        content=huge_json,
+        headers={**_auth(token), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 413
+
+
+def test_validation_in_the_registry_mode_refuses_broken_skills(
+    client: TestClient, token: str
+) -> None:
+    broken = b"---\nname: notes\n---\nNo description.\n"
+    files = [_upload(client, token, "SKILL.md", broken)]
+    answer = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
+    assert answer.status_code == 422
+    assert "Validation failed (openclaw mode)" in answer.text and "description" in answer.text
+
+
+def test_a_critical_finding_holds_the_version_until_an_admin_releases_it(
+    client: TestClient, hub: Hub, token: str, admin_token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(tmp_path / "tool", "tool", "A helpful tool.")
+    publish(client, token, folder)
+    make_skill(folder, "tool", "A helpful tool.", body=f"```sh\n{CRITICAL_LINE}```")
+    outcome = publish(client, token, folder, version="1.1.0")
+    assert outcome.status == "pending"
+    # Held: not the latest, not searchable as 1.1.0, not downloadable, not resolvable.
+    detail = client.get("/api/v1/skills/tool").json()
+    assert detail["latestVersion"]["version"] == "1.0.0"
+    assert detail["skill"]["tags"] == {"latest": "1.0.0"}
+    held = client.get("/api/v1/download", params={"slug": "tool", "version": "1.1.0"})
+    assert (held.status_code, held.text) == (423, "Version held for security review")
+    assert client.get("/api/v1/skills/tool/versions/1.1.0").status_code == 404
+    own = client.get("/api/v1/skills/tool/versions/1.1.0", headers=_auth(token)).json()
+    assert own["version"]["security"]["status"] == "malicious"
+    assert own["version"]["scan"]["findings"][0]["rule"] == "remote-fetch-exec"
+    assert own["version"]["scan"]["findings"][0]["file"] == "SKILL.md"
+    verdict = client.post(
+        "/api/v1/skills/-/security-verdicts", json={"items": [{"slug": "tool", "version": "1.1.0"}]}
+    ).json()["items"][0]
+    assert (verdict["ok"], verdict["decision"]) == (False, "blocked")
+    scan = client.get("/api/v1/skills/tool/versions/1.1.0/scan").json()
+    assert scan["status"] == "held" and scan["scan"]["blocking"] == 1
+    versions = client.get("/api/v1/skills/tool/versions").json()["items"]
+    assert [v["version"] for v in versions] == ["1.0.0"]
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "1.1.0", actor="root", reason="reviewed")
+    detail = client.get("/api/v1/skills/tool").json()
+    assert detail["latestVersion"]["version"] == "1.1.0"
+    assert detail["moderation"]["isSuspicious"] is True  # released despite criticals
+    assert (
+        client.get("/api/v1/download", params={"slug": "tool", "version": "1.1.0"}).status_code
+        == 200
+    )
+    verdict = client.post(
+        "/api/v1/skills/-/security-verdicts", json={"items": [{"slug": "tool", "version": "1.1.0"}]}
+    ).json()["items"][0]
+    assert (verdict["ok"], verdict["decision"], verdict["security"]["status"]) == (
+        True,
+        "pass",
+        "suspicious",
+    )
+    with hub.db.session() as session:
+        actions = [(e.action, e.version) for e in catalog.list_audit(session)]
+        detail_of_release = json.loads(catalog.list_audit(session, 1)[0].detail)
+    assert actions[:3] == [("release", "1.1.0"), ("publish", "1.1.0"), ("publish", "1.0.0")]
+    assert detail_of_release["reason"] == "reviewed"
+
+
+def test_hold_and_delete_take_versions_out_and_keep_latest_sane(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(tmp_path / "tool", "tool", "A helpful tool.")
+    publish(client, token, folder)
+    make_skill(folder, "tool", "A helpful tool, v2.")
+    publish(client, token, folder, version="2.0.0")
+    with hub.db.session() as session:
+        catalog.hold_version(session, "tool", "2.0.0", actor="root", reason="second look")
+    assert client.get("/api/v1/skills/tool").json()["latestVersion"]["version"] == "1.0.0"
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "2.0.0", actor="root", reason="fine")
+    assert client.get("/api/v1/skills/tool").json()["skill"]["tags"] == {"latest": "2.0.0"}
+    with hub.db.session() as session:
+        catalog.delete_skill(session, "tool", "2.0.0", actor="root", reason="broken")
+    gone = client.get("/api/v1/download", params={"slug": "tool", "version": "2.0.0"})
+    assert (gone.status_code, gone.text) == (410, "Version deleted")
+    assert client.get("/api/v1/skills/tool").json()["latestVersion"]["version"] == "1.0.0"
+    with hub.db.session() as session:
+        catalog.delete_skill(session, "tool", None, actor="root", reason="retired")
+    assert client.get("/api/v1/skills/tool").status_code == 404
+    assert client.get("/api/v1/search", params={"q": "helpful tool"}).json()["results"] == []
+
+
+def test_multipart_publish_with_payload_and_files(client: TestClient, token: str) -> None:
+    payload = {"slug": "notes", "displayName": "Notes", "version": "1.0.0", "tags": ["latest"]}
+    files = [
+        ("files", ("SKILL.md", SKILL_MD, "text/markdown")),
+        ("files", ("refs/a.md", b"a\n", "text/markdown")),
+    ]
+    answer = client.post(
+        "/api/v1/skills", data={"payload": json.dumps(payload)}, files=files, headers=_auth(token)
+    )
+    assert answer.status_code == 200, answer.text
+    detail = client.get("/api/v1/skills/notes/versions/1.0.0").json()
+    assert sorted(f["path"] for f in detail["version"]["files"]) == ["SKILL.md", "refs/a.md"]
+
+
+def test_the_publish_client_follows_the_cli_file_rules(
+    client: TestClient, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(
+        tmp_path / "My_Skill",
+        "my-skill",
+        "Does things.",
+        extra={
+            ".env": "SECRET=1",
+            "node_modules/x/index.js": "x",
+            "skill-card.md": "card",
+            "build/out.txt": "o",
+            ".gitignore": "build/\n",
+            "docs/guide.md": "g",
+        },
+    )
+    outcome = publish(client, token, folder)
+    assert (outcome.slug, outcome.version, outcome.files) == ("my-skill", "1.0.0", 2)
+    detail = client.get("/api/v1/skills/my-skill/versions/1.0.0").json()
+    assert sorted(f["path"] for f in detail["version"]["files"]) == ["SKILL.md", "docs/guide.md"]
+    assert client.get("/api/v1/skills/my-skill").json()["skill"]["displayName"] == "My Skill"
+    (folder / "docs" / "guide.md").write_text("g2")
+    assert publish(client, token, folder).version == "1.0.1"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "README.md").write_text("no skill file")
+    with pytest.raises(PublishFailed, match=r"SKILL\.md required"):
+        publish(client, token, bare)
+
+
+def test_stale_upload_tickets_are_refused_and_swept(
+    client: TestClient, hub: Hub, token: str
+) -> None:
+    from sqlalchemy import select, update
+
+    from skillbook.hub.models import Upload
+
+    files = [_upload(client, token, "SKILL.md", SKILL_MD)]
+    old = 1_000  # epoch ms: far past the ticket's hour
+    with hub.db.session() as session:
+        session.execute(update(Upload).values(created_at=old))
+    stale = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
+    assert stale.status_code == 400 and "upload it again" in stale.text
+    _upload(client, token, "other.md", b"x")  # a new ticket sweeps the old ones
+    with hub.db.session() as session:
+        left = session.execute(select(Upload.created_at)).scalars().all()
+    assert old not in left and len(left) == 1

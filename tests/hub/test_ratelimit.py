@@ -1,0 +1,79 @@
+"""Rate limits per client address and per token, shared through the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from skillbook.hub.app import create_app
+from skillbook.hub.db import Database
+from skillbook.hub.http import Hub
+from skillbook.hub.ratelimit import RateLimiter
+from skillbook.hub.settings import HubSettings, RateLimits
+
+from .helpers import BASE
+
+
+def _client(hub_settings: HubSettings, limits: RateLimits) -> tuple[TestClient, Hub]:
+    settings = HubSettings(
+        database_url=hub_settings.database_url,
+        blob_url=hub_settings.blob_url,
+        search_backend="bm25",
+        rate_limits=limits,
+    )
+    hub = Hub.open(settings)
+    return TestClient(create_app(settings, hub=hub), base_url=BASE), hub
+
+
+def test_headers_count_down_and_429_says_when_to_retry(hub_settings: HubSettings) -> None:
+    client, hub = _client(hub_settings, RateLimits(read_per_ip=3))
+    with client:
+        answers = [client.get("/api/v1/search", params={"q": "x"}) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert [a.headers["RateLimit-Remaining"] for a in answers] == ["2", "1", "0", "0"]
+    limited = answers[-1]
+    assert limited.headers["RateLimit-Limit"] == limited.headers["X-RateLimit-Limit"] == "3"
+    retry = int(limited.headers["Retry-After"])
+    assert 1 <= retry <= 60 and limited.headers["RateLimit-Reset"] == str(retry)
+    assert int(limited.headers["X-RateLimit-Reset"]) > 1_700_000_000
+    assert limited.text == "Rate limit exceeded for this address"
+    hub.db.close()
+
+
+def test_a_token_has_its_own_budget_and_kinds_count_apart(
+    hub_settings: HubSettings, token: str
+) -> None:
+    client, hub = _client(
+        hub_settings, RateLimits(read_per_ip=1, read_per_token=2, download_per_ip=1)
+    )
+    auth = {"Authorization": f"Bearer {token}"}
+    with client:
+        assert client.get("/api/v1/search", params={"q": "x"}).status_code == 200
+        assert client.get("/api/v1/search", params={"q": "x"}).status_code == 429
+        with_token = [
+            client.get("/api/v1/search", params={"q": "x"}, headers=auth) for _ in range(3)
+        ]
+        assert [a.status_code for a in with_token] == [200, 200, 429]
+        assert with_token[-1].text == "Rate limit exceeded for this token"
+        # Downloads have their own counter (a 404 still counts, and still gets headers).
+        missing = client.get("/api/v1/download", params={"slug": "nope"})
+        assert missing.status_code == 404 and missing.headers["RateLimit-Limit"] == "1"
+    hub.db.close()
+
+
+def test_two_limiters_on_one_database_share_the_count(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'rl.sqlite3'}"
+    one, two = Database.open(url), Database.open(url)
+    limits = RateLimits(write_per_ip=3, window_seconds=60)
+    a, b = RateLimiter(one, limits), RateLimiter(two, limits)
+    now = 1_800_000_000.0
+    seen = [x.hit("write", "10.0.0.1", token=False, now=now) for x in (a, b, a, b)]
+    assert [d.allowed if d else None for d in seen] == [True, True, True, False]
+    # A new window starts from zero and sweeps the old one.
+    fresh = a.hit("write", "10.0.0.1", token=False, now=now + 120)
+    assert fresh is not None and fresh.allowed and fresh.remaining == 2
+    assert a.hit("write", "x", token=True, now=now) is not None
+    assert RateLimiter(one, RateLimits(write_per_ip=0)).hit("write", "y", token=False) is None
+    one.close()
+    two.close()

