@@ -8,24 +8,31 @@ Output: a plain-text table of medians and ratios on stdout, and the same figures
 For every workload (generated workspaces of N skills, and the public corpus copied
 into one workspace) it times, in one run:
 
-1. skillbook in-process, cold: a new ``Loader`` (discover + parse + gate + prompt);
-2. skillbook in-process, warm: the same ``Loader`` again with nothing changed;
-3. ``python -m skillbook prompt`` as a process;
+1. skillbook in-process: cold (a new ``Loader`` with no cache: discover + parse +
+   gate + prompt), warm (the same ``Loader`` again, nothing changed), edit1 (the same
+   ``Loader`` after one SKILL.md changed) and disk (a new ``Loader`` on the on-disk
+   parse cache, as a new process starts);
+2. ``python -m skillbook prompt`` as a process, on the on-disk cache and with
+   ``--no-cache``, and a Python process that only stats every SKILL.md;
+3. the floors: listing the skills folder and stat-ing, or reading, every SKILL.md;
 4. OpenClaw through the oracle: its in-process ``opMs`` and the process wall time;
-5. the bare cost of reading the same SKILL.md files (``os.walk`` + read bytes);
+5. pi's loader (``@mariozechner/pi-coding-agent``: ``loadSkills`` +
+   ``formatSkillsForPrompt``, installed with npm on first use): its ``opMs`` and wall;
 
-and once, the time of ``import skillbook``. It also checks that skillbook's prompt
-is byte-identical to OpenClaw's. Everything runs in an isolated environment (its
-own HOME, state dir, empty bundled dir, and a PATH holding only stub binaries), so
-nothing of the machine leaks into either side.
+and once, ``import skillbook`` and ``skillbook --version`` against ``python -c pass``.
+It checks that skillbook's prompt is byte-identical to OpenClaw's, and that every
+skillbook path (warm, disk, edit, process) gives the cold prompt. Everything runs in
+an isolated environment (its own HOME, state dir, empty bundled dir, and a PATH
+holding only stub binaries), so nothing of the machine leaks into either side.
 
 Usage: ``python benchmarks/bench_catalog.py [--sizes 100,1000,10000] [--repeat N]
-[--quick] [--no-oracle] [--no-corpus] [--profile] [--keep]``.
+[--quick] [--no-oracle] [--no-pi] [--no-corpus] [--profile] [--keep]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib.util
 import json
@@ -44,6 +51,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import catalog_report  # noqa: E402
+
 SHARED = (REPO / ".." / "shared").resolve()
 CORPUS = SHARED / "corpus"
 OUT_DIR = REPO / "benchmarks" / "out"
@@ -59,14 +69,13 @@ BIG_LIMIT = 20000
 BIG_PROMPT_CHARS = 1_000_000_000
 ORACLE_TIMEOUT_S = 900.0
 #: The title line the smoke test looks for; keep it stable.
-TABLE_TITLE = "skillbook catalog benchmark"
+TABLE_TITLE = catalog_report.TABLE_TITLE
 #: The text OpenClaw's truncation note names; needed for byte-identical prompts.
 OPENCLAW_CHECK_COMMAND = "openclaw skills check"
-#: Targets from the brief: cold/opMs on 1,000+ skills, warm/cold, import time.
-TARGET_COLD_VS_OPENCLAW = 0.5
-TARGET_WARM_VS_COLD = 0.1
-TARGET_IMPORT_MS = 100.0
-TARGET_MIN_SIZE_FOR_OPENCLAW_RATIO = 1000
+#: Start-up figures are a few ms: more rounds than the loads get.
+STARTUP_ROUNDS = 15
+#: A little over the parse cache's racy window (skillbook.parse_store.RACY_NS).
+RACY_WAIT_S = 2.1
 #: Run from a checkout without an installed skillbook: use ``src/`` (here and in children).
 SRC_ON_PATH = importlib.util.find_spec("skillbook") is None
 
@@ -398,10 +407,14 @@ class Workload:
     identical: bool | None = None
     cli_matches: bool | None = None
     warm_matches: bool | None = None
+    #: The on-disk cache and the one-edit rebuild give the prompt a cold build gives.
+    disk_matches: bool | None = None
+    edit_matches: bool | None = None
     first_difference: str | None = None
     openclaw_meta: dict[str, Any] = field(default_factory=dict)
     #: OpenClaw's op in CPU ms, estimated: oracle process CPU minus an empty workspace's.
     openclaw_op_cpu_ms: float | None = None
+    pi_skills: int | None = None
     notes: list[str] = field(default_factory=list)
 
     def median(self, key: str) -> float | None:
@@ -411,7 +424,9 @@ class Workload:
         self.samples.setdefault(key, []).append(seconds)
 
 
-def _loader(ws: Path, sb: Sandbox) -> Any:
+def _loader(ws: Path, sb: Sandbox, *, cache: bool = False) -> Any:
+    """A Loader as OpenClaw is compared with; ``cache`` keeps parsed files on disk (in
+    the sandbox's state dir), as every process does by default."""
     from skillbook.book import Loader
 
     return Loader(
@@ -421,59 +436,162 @@ def _loader(ws: Path, sb: Sandbox) -> Any:
         cwd=sb.root,
         check_command=OPENCLAW_CHECK_COMMAND,
         legacy_manifest_keys=False,
+        cache=cache,
     )
 
 
-def _load_new(ws: Path, sb: Sandbox) -> tuple[Any, Any]:
-    loader = _loader(ws, sb)
+def _load_new(ws: Path, sb: Sandbox, *, cache: bool = False) -> tuple[Any, Any]:
+    loader = _loader(ws, sb, cache=cache)
     return loader, loader.load()
 
 
-def bench_skillbook(w: Workload, sb: Sandbox, repeat: int) -> str:
-    """Cold and warm in-process loads; returns the prompt."""
-    prompt = ""
-    loader: Any = None
-    for _ in range(repeat):
-        # Cold includes the Loader itself (config file, paths); medians drop the first
-        # run's one-off lazy imports when repeat >= 3.
-        seconds, cpu, (loader, book) = _timed_both(lambda: _load_new(w.workspace, sb))
-        w.add("sb_cold", seconds)
-        w.add("sb_cold_cpu", cpu)
-        prompt = book.prompt
-        w.loaded, w.in_prompt, w.prompt_chars = len(book.skills), len(book.eligible), len(prompt)
-    same = True
-    for _ in range(repeat):
-        seconds, cpu, book = _timed_both(loader.load)
-        w.add("sb_warm", seconds)
-        w.add("sb_warm_cpu", cpu)
-        same = same and book.prompt == prompt
-    w.warm_matches = same
+def skill_files(ws: Path) -> list[Path]:
+    return sorted(p for p in (ws / "skills").glob("*/SKILL.md"))
+
+
+def settle(paths: Sequence[Path]) -> None:
+    """Wait until every file is older than the parse cache's racy window (a file
+    changed within 2 s of being cached is read again, see skillbook.parse_store)."""
+    newest = max((p.stat().st_ctime for p in paths), default=0.0)
+    time.sleep(max(0.0, newest + RACY_WAIT_S - time.time()))
+
+
+def bench_cold_warm(w: Workload, sb: Sandbox) -> str:
+    """One round in-process: cold (a new Loader, no cache at all) then warm (the same
+    Loader again, nothing changed); returns the cold prompt."""
+    seconds, cpu, (loader, book) = _timed_both(lambda: _load_new(w.workspace, sb))
+    w.add("sb_cold", seconds)
+    w.add("sb_cold_cpu", cpu)
+    prompt: str = book.prompt
+    w.loaded, w.in_prompt, w.prompt_chars = len(book.skills), len(book.eligible), len(prompt)
+    seconds, cpu, again = _timed_both(loader.load)
+    w.add("sb_warm", seconds)
+    w.add("sb_warm_cpu", cpu)
+    w.warm_matches = (w.warm_matches is not False) and again.prompt == prompt
     return prompt
 
 
-def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
-    """``skillbook prompt`` as a process; its output is checked against the same
-    Loader in-process with the CLI's defaults (skillbook's check command, legacy keys).
-    """
-    from skillbook.book import Loader
+def bench_edits(w: Workload, sb: Sandbox, repeat: int) -> None:
+    """The same (warm) Loader after one SKILL.md changed, a different file each round;
+    the files are restored afterwards."""
+    loader, _ = _load_new(w.workspace, sb)
+    loader.load()
+    files = skill_files(w.workspace)
+    originals: dict[Path, bytes] = {}
+    rng = random.Random(7)
+    book: Any = None
+    try:
+        for n in range(repeat):
+            target = files[rng.randrange(len(files))]
+            originals.setdefault(target, target.read_bytes())
+            text = target.read_text(encoding="utf-8")
+            target.write_text(text.replace("\ndescription: ", f"\ndescription: Edit {n}. ", 1))
+            seconds, book = _timed(loader.load)
+            w.add("sb_edit1", seconds)
+        w.edit_matches = book.prompt == _load_new(w.workspace, sb)[1].prompt
+    finally:
+        for path, data in originals.items():
+            path.write_bytes(data)
 
-    prompt = Loader(w.workspace, config=sb.config_path, env=sb.env, cwd=sb.root).load().prompt
+
+def prime_disk_cache(w: Workload, sb: Sandbox) -> None:
+    """Write the on-disk parse cache as a first run does, once no file is racy."""
+    settle(skill_files(w.workspace))
+    _load_new(w.workspace, sb, cache=True)
+
+
+def bench_disk(w: Workload, sb: Sandbox, repeat: int, prompt: str) -> None:
+    """New Loaders on the primed on-disk cache: a new process's work after imports."""
+    same = True
+    for _ in range(repeat):
+        seconds, _cpu, (_, book) = _timed_both(lambda: _load_new(w.workspace, sb, cache=True))
+        w.add("sb_disk", seconds)
+        same = same and book.prompt == prompt
+    w.disk_matches = same
+
+
+def _process_env(sb: Sandbox) -> dict[str, str]:
     env = dict(sb.env)
     if SRC_ON_PATH:
         env["PYTHONPATH"] = str(REPO / "src")
+    return env
+
+
+def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
+    """``skillbook prompt`` as a process on the primed on-disk cache (see
+    :func:`prime_disk_cache`; the CLI uses skillbook's defaults, so its entries are
+    its own: the first call writes them) and with
+    ``--no-cache``, and a Python process that stats every SKILL.md (the floor of any
+    process that notices a change). The output is checked against the same Loader
+    in-process with the CLI's defaults (skillbook's check command, legacy keys)."""
+    from skillbook.book import Loader
+
+    prompt = Loader(w.workspace, config=sb.config_path, env=sb.env, cwd=sb.root).load().prompt
+    env = _process_env(sb)
     cmd = [sys.executable, "-m", "skillbook", "--workspace", str(w.workspace)]
     cmd += ["--config", str(sb.config_path), "prompt"]
-    matches = True
+    stat_cmd = [sys.executable, "-c", STAT_FLOOR_SCRIPT, str(w.workspace / "skills")]
+    matches = w.cli_matches is not False
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, cwd=sb.root, capture_output=True, check=False)
-        w.add("sb_process", time.perf_counter() - t0)
-        if proc.returncode != 0:
-            w.notes.append(f"skillbook prompt exited {proc.returncode}: {proc.stderr[-300:]!r}")
-            matches = False
-            break
-        matches = matches and proc.stdout.decode("utf-8") == prompt + ("\n" if prompt else "")
+        for key, argv in (
+            ("sb_process", cmd),
+            ("sb_process_nocache", [*cmd[:-1], "--no-cache", "prompt"]),
+            ("stat_process", stat_cmd),
+        ):
+            t0 = time.perf_counter()
+            proc = subprocess.run(argv, env=env, cwd=sb.root, capture_output=True, check=False)
+            w.add(key, time.perf_counter() - t0)
+            if proc.returncode != 0:
+                w.notes.append(f"{key} exited {proc.returncode}: {proc.stderr[-300:]!r}")
+                matches = False
+            elif key != "stat_process":
+                out = proc.stdout.decode("utf-8")
+                matches = matches and out == prompt + ("\n" if prompt else "")
     w.cli_matches = matches
+
+
+#: A Python process that lists the skills folder and stats every SKILL.md.
+STAT_FLOOR_SCRIPT = (
+    "import os, sys\n"
+    "for e in os.scandir(sys.argv[1]):\n"
+    "    try: os.stat(e.path + '/SKILL.md')\n"
+    "    except OSError: pass\n"
+)
+
+
+def bench_floors(w: Workload, repeat: int) -> None:
+    """In-process floors: list the skills folder and stat, or read, every SKILL.md
+    (discovery does not look inside a skill folder, so neither do these)."""
+    root = str(w.workspace / "skills")
+
+    def stat_all() -> None:
+        for entry in os.scandir(root):
+            with contextlib.suppress(OSError):
+                os.stat(entry.path + "/SKILL.md")
+
+    def read_all() -> None:
+        for entry in os.scandir(root):
+            try:
+                with open(entry.path + "/SKILL.md", "rb") as fh:
+                    fh.read()
+            except OSError:
+                pass
+
+    for _ in range(repeat):
+        w.add("stat_floor", _timed(stat_all)[0])
+        w.add("read_floor", _timed(read_all)[0])
+
+
+def bench_pi(w: Workload, repeat: int, entry: Path, scratch: Path) -> None:
+    import pi_peer
+
+    got = pi_peer.run(entry, w.workspace, scratch, repeat)
+    if got.error is not None:
+        w.notes.append(got.error)
+        return
+    w.samples["pi_op"] = got.op_s
+    w.samples["pi_wall"] = got.wall_s
+    w.pi_skills = got.skills
 
 
 def oracle_request(w: Workload, sb: Sandbox) -> dict[str, Any]:
@@ -553,37 +671,27 @@ def bench_second_openclaw_call(w: Workload, sb: Sandbox, oracle: Path) -> None:
         w.notes.append("oracle batch (second call) failed")
 
 
-def bench_bare_read(w: Workload, repeat: int) -> None:
-    def read_all() -> int:
-        total = 0
-        for dirpath, dirnames, filenames in os.walk(w.workspace):
-            if "SKILL.md" in filenames:
-                with open(os.path.join(dirpath, "SKILL.md"), "rb") as fh:
-                    total += len(fh.read())
-                dirnames[:] = []  # discovery does not look inside a skill folder either
-        return total
-
-    for _ in range(repeat):
-        seconds, _total = _timed(read_all)
-        w.add("bare_read", seconds)
-
-
 def _first_difference(a: str, b: str) -> str:
     i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return f"at char {i}: skillbook {a[max(0, i - 60) : i + 60]!r} vs OpenClaw {b[max(0, i - 60) : i + 60]!r}"
 
 
 def bench_import(repeat: int) -> dict[str, Any]:
-    """``import skillbook``: -X importtime's cumulative figure and a wall-time difference."""
+    """``import skillbook`` (-X importtime's cumulative figure and a wall-time difference)
+    and the start-up of ``skillbook --version`` against a bare ``python -c pass``."""
     env = dict(os.environ)
     if SRC_ON_PATH:
         env["PYTHONPATH"] = str(REPO / "src")
     py = sys.executable
+    script = Path(py).with_name("skillbook")
+    version_cmd = [str(script)] if script.is_file() else [py, "-m", "skillbook"]
+    version_cmd.append("--version")
     cumulative: list[float] = []
     wall_import: list[float] = []
     wall_pass: list[float] = []
+    wall_version: list[float] = []
     heavy: set[str] = set()
-    for _ in range(max(repeat, 5)):
+    for _ in range(max(repeat, STARTUP_ROUNDS)):
         proc = subprocess.run(
             [py, "-X", "importtime", "-c", "import skillbook"],
             env=env,
@@ -603,6 +711,7 @@ def bench_import(repeat: int) -> dict[str, Any]:
         for argv, bucket in (
             ([py, "-c", "import skillbook"], wall_import),
             ([py, "-c", "pass"], wall_pass),
+            (version_cmd, wall_version),
         ):
             t0 = time.perf_counter()
             subprocess.run(argv, env=env, capture_output=True, check=False)
@@ -611,6 +720,10 @@ def bench_import(repeat: int) -> dict[str, Any]:
         "importtime_ms": _median_ms(cumulative),
         "wall_diff_ms": (statistics.median(wall_import) - statistics.median(wall_pass)) * 1000,
         "python_startup_ms": _median_ms(wall_pass),
+        "version_ms": _median_ms(wall_version),
+        "version_command": " ".join(
+            Path(a).name if i == 0 else a for i, a in enumerate(version_cmd)
+        ),
         "heavy_modules_imported": sorted(heavy),
     }
 
@@ -635,151 +748,6 @@ def profile_loads(w: Workload, sb: Sandbox, top: int = 25) -> str:
     return buf.getvalue()
 
 
-# --------------------------------------------------------------------------- report
-
-
-def _fmt(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def _ratio(a: float | None, b: float | None) -> float | None:
-    return a / b if a is not None and b else None
-
-
-def summary(w: Workload) -> dict[str, Any]:
-    cold, warm, op = w.median("sb_cold"), w.median("sb_warm"), w.median("oc_op")
-    return {
-        "label": w.label,
-        "files": w.files,
-        "loaded": w.loaded,
-        "in_prompt": w.in_prompt,
-        "prompt_chars": w.prompt_chars,
-        "medians_ms": {k: w.median(k) for k in w.samples},
-        "cold_vs_openclaw": _ratio(cold, op),
-        "warm_vs_cold": _ratio(warm, cold),
-        "cold_vs_bare_read": _ratio(cold, w.median("bare_read")),
-        "process_vs_openclaw_wall": _ratio(w.median("sb_process"), w.median("oc_wall")),
-        "openclaw_op_cpu_ms_estimate": w.openclaw_op_cpu_ms,
-        "cold_cpu_vs_openclaw_cpu": _ratio(w.median("sb_cold_cpu"), w.openclaw_op_cpu_ms),
-        "identical": w.identical,
-        "cli_matches": w.cli_matches,
-        "warm_matches": w.warm_matches,
-        "first_difference": w.first_difference,
-        "openclaw": w.openclaw_meta,
-        "notes": w.notes,
-    }
-
-
-COLUMNS = (
-    ("workload", 9),
-    ("files", 6),
-    ("prompt", 6),
-    ("sb cold", 9),
-    ("sb warm", 8),
-    ("warm/cold", 9),
-    ("sb proc", 8),
-    ("oc opMs", 9),
-    ("oc 2nd", 8),
-    ("oc wall", 8),
-    ("cold/oc", 7),
-    ("bare rd", 8),
-    ("cold/bare", 9),
-    ("identical", 9),
-)
-
-
-def render_table(results: Sequence[Workload], imports: Mapping[str, Any]) -> str:
-    def row(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.rjust(width) if i else c.ljust(width)
-            for i, (c, (_, width)) in enumerate(zip(cells, COLUMNS, strict=True))
-        )
-
-    lines = [
-        TABLE_TITLE + " (medians in ms; ratios are medians divided)",
-        row([c for c, _ in COLUMNS]),
-    ]
-    lines.append("-" * len(lines[-1]))
-    for w in results:
-        s = summary(w)
-        ident = "-" if w.identical is None else ("yes" if w.identical else "NO")
-        lines.append(
-            row(
-                [
-                    w.label,
-                    str(w.files),
-                    str(w.in_prompt),
-                    _fmt(w.median("sb_cold")),
-                    _fmt(w.median("sb_warm"), 2),
-                    _fmt(s["warm_vs_cold"], 3),
-                    _fmt(w.median("sb_process")),
-                    _fmt(w.median("oc_op")),
-                    _fmt(w.median("oc_op_second")),
-                    _fmt(w.median("oc_wall")),
-                    _fmt(s["cold_vs_openclaw"], 2),
-                    _fmt(w.median("bare_read")),
-                    _fmt(s["cold_vs_bare_read"], 1),
-                    ident,
-                ]
-            )
-        )
-    lines.append("")
-    lines.append(
-        f"import skillbook: {_fmt(imports.get('importtime_ms'))} ms (-X importtime cumulative), "
-        f"{_fmt(imports.get('wall_diff_ms'))} ms (wall, minus a bare `python -c pass` of "
-        f"{_fmt(imports.get('python_startup_ms'))} ms); heavy modules pulled in: "
-        f"{', '.join(imports.get('heavy_modules_imported') or []) or 'none'}"
-    )
-    lines.extend(_verdicts(results, imports))
-    for w in results:
-        for note in w.notes:
-            lines.append(f"note [{w.label}]: {note}")
-        if w.first_difference:
-            lines.append(f"first difference [{w.label}]: {w.first_difference}")
-        if w.cli_matches is False:
-            lines.append(
-                f"note [{w.label}]: `skillbook prompt` output differs from Loader(...).load().prompt"
-            )
-        if w.loaded != w.files and w.label != "corpus":
-            lines.append(f"note [{w.label}]: {w.loaded} skills loaded of {w.files} files")
-    return "\n".join(lines)
-
-
-def _verdicts(results: Sequence[Workload], imports: Mapping[str, Any]) -> list[str]:
-    out = ["", "targets:"]
-    for w in results:
-        s = summary(w)
-        cold_cpu, warm_cpu = w.median("sb_cold_cpu"), w.median("sb_warm_cpu")
-        if cold_cpu is not None and warm_cpu is not None:
-            line = (
-                f"  [{w.label}] CPU time (load-robust): skillbook cold {cold_cpu:,.1f} ms, "
-                f"warm {warm_cpu:,.1f} ms, warm/cold {_fmt(_ratio(warm_cpu, cold_cpu), 3)}"
-            )
-            if w.openclaw_op_cpu_ms is not None:
-                line += (
-                    f"; OpenClaw op ~{w.openclaw_op_cpu_ms:,.0f} ms, cold/OpenClaw "
-                    f"{_fmt(_ratio(cold_cpu, w.openclaw_op_cpu_ms), 2)}"
-                )
-            out.append(line)
-        wc = s["warm_vs_cold"]
-        if wc is not None:
-            ok = "ok" if wc <= TARGET_WARM_VS_COLD else "MISSED"
-            out.append(
-                f"  [{w.label}] warm/cold {wc:.3f} (target <= {TARGET_WARM_VS_COLD}, {1 / wc:.0f}x faster): {ok}"
-            )
-        co = s["cold_vs_openclaw"]
-        if co is not None and w.files >= TARGET_MIN_SIZE_FOR_OPENCLAW_RATIO:
-            ok = "ok" if co <= TARGET_COLD_VS_OPENCLAW else "MISSED"
-            out.append(
-                f"  [{w.label}] skillbook cold / OpenClaw opMs {co:.2f} (target <= {TARGET_COLD_VS_OPENCLAW}): {ok}"
-            )
-    imp = imports.get("importtime_ms")
-    if imp is not None:
-        ok = "ok" if imp < TARGET_IMPORT_MS else "MISSED"
-        out.append(f"  import skillbook {imp:.1f} ms (target < {TARGET_IMPORT_MS:.0f} ms): {ok}")
-    return out
-
-
 # --------------------------------------------------------------------------- main
 
 
@@ -801,6 +769,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--no-install", action="store_true", help="never install the oracle (use it if found)"
     )
     p.add_argument("--no-corpus", action="store_true", help="skip the public corpus workload")
+    p.add_argument("--no-pi", action="store_true", help="skip pi's loader (the npm peer)")
     p.add_argument(
         "--no-cli", action="store_true", help="skip timing `skillbook prompt` as a process"
     )
@@ -824,6 +793,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat, args.no_corpus = ",".join(map(str, QUICK_SIZES)), 1, True
+        args.no_pi = True
     return args
 
 
@@ -842,7 +812,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             oracle = found
 
-    # Other processes skew every figure; the load average is saved with the results.
+    pi_entry: Path | None = None
+    if not args.no_pi:
+        import pi_peer
+
+        got = pi_peer.find_or_install(allow_install=not args.no_install)
+        if isinstance(got, str):
+            print(f"pi unavailable, skipping it: {got}", flush=True)
+        else:
+            pi_entry = got
+
+    # Other processes skew every figure: rounds pair the figures each ratio divides, and
+    # the load average is saved with the results.
     load_start = os.getloadavg()
     root = Path(tempfile.mkdtemp(prefix="skillbook-bench-", dir=args.workdir))
     results: list[Workload] = []
@@ -866,16 +847,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             if bench_openclaw(empty, sb, repeat, oracle) is not None:
                 baseline_cpu = empty.median("oc_cpu")
         for w in workloads:
-            print(f"[{w.label}] {w.files} skills: skillbook in-process ...", flush=True)
-            prompt = bench_skillbook(w, sb, repeat)
+            print(f"[{w.label}] {w.files} skills: {repeat} paired rounds ...", flush=True)
+            _load_new(w.workspace, sb)  # one-off lazy imports (YAML, JSON5) out of the rounds
+            prime_disk_cache(w, sb)
             if not args.no_cli:
-                print(f"[{w.label}] skillbook as a process ...", flush=True)
-                bench_cli(w, sb, repeat)
-            print(f"[{w.label}] bare read ...", flush=True)
-            bench_bare_read(w, repeat)
+                bench_cli(w, sb, 1)  # the CLI's own entries (skillbook's check command)
+            theirs: str | None = None
+            prompt = ""
+            for n in range(repeat):
+                # One of everything per round, so each ratio pairs figures taken together.
+                print(f"[{w.label}]   round {n + 1}/{repeat}", flush=True)
+                prompt = bench_cold_warm(w, sb)
+                bench_floors(w, 1)
+                if not args.no_cli:
+                    bench_cli(w, sb, 1)
+                if pi_entry is not None:
+                    bench_pi(w, 1, pi_entry, root / "pi-scratch")
+                if oracle is not None:
+                    theirs = bench_openclaw(w, sb, 1, oracle)
+            print(f"[{w.label}] one edit, and the on-disk cache in-process ...", flush=True)
+            bench_edits(w, sb, repeat)
+            prime_disk_cache(w, sb)
+            bench_disk(w, sb, repeat, prompt)
             if oracle is not None:
-                print(f"[{w.label}] OpenClaw (oracle) ...", flush=True)
-                theirs = bench_openclaw(w, sb, repeat, oracle)
                 cpu = w.median("oc_cpu")
                 if cpu is not None and baseline_cpu is not None:
                     w.openclaw_op_cpu_ms = max(0.0, cpu - baseline_cpu)
@@ -894,10 +888,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             shutil.rmtree(root, ignore_errors=True)
 
-    print("measuring import time ...", flush=True)
+    print("measuring start-up ...", flush=True)
     imports = bench_import(repeat)
     print()
-    print(render_table(results, imports))
+    print(catalog_report.render(results, imports))
     busy = max(load_start[0], os.getloadavg()[0]) > (os.cpu_count() or 1)
     print(
         f"\nmachine: {os.cpu_count()} CPUs, load average {load_start[0]:.1f} at start, "
@@ -919,11 +913,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "platform": platform.platform(),
             "cpus": os.cpu_count(),
             "oracle": str(oracle) if oracle else None,
+            "pi": str(pi_entry) if pi_entry else None,
             "loadavg_start": load_start,
             "loadavg_end": os.getloadavg(),
         },
         "import": imports,
-        "workloads": [summary(w) | {"samples_s": w.samples} for w in results],
+        "workloads": [catalog_report.summary(w) | {"samples_s": w.samples} for w in results],
     }
     out_file.write_text(json.dumps(payload, indent=2, default=str))
     print(

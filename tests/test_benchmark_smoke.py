@@ -1,8 +1,8 @@
-"""Smoke test of the speed benchmark (``benchmarks/bench_catalog.py --quick``).
+"""Smoke tests of the speed benchmarks (``benchmarks/*.py --quick``).
 
-It checks that the script runs end to end and prints its table; it asserts no
-timings, which depend on the machine. With the oracle it also checks the
-benchmark's own byte-identity verdict (spec §12: the prompt is byte-identical to
+They check that each script runs end to end and prints its tables; they assert no
+timings, which depend on the machine. With the oracle the catalog benchmark's own
+byte-identity verdict is checked too (spec §12: the prompt is byte-identical to
 OpenClaw's) on its generated 100-skill workspace.
 """
 
@@ -20,7 +20,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "bench_catalog.py"
 TABLE_TITLE = "skillbook catalog benchmark"
-TABLE_HEADER = ("workload", "sb cold", "sb warm", "warm/cold", "oc opMs", "identical")
+#: The three tables (in-process, ratios, processes) and columns each must have.
+TABLE_HEADERS = (
+    ("workload", "sb cold", "sb warm", "sb edit1", "sb disk", "stat fl", "oc opMs", "pi opMs"),
+    ("workload", "cold/oc", "cold/pi", "cold/read", "warm/stat", "edit1/cold"),
+    ("workload", "sb proc", "sb nocache", "stat proc", "oc wall", "proc/stat"),
+)
 TIMEOUT_S = 600
 
 
@@ -48,9 +53,13 @@ def _results(out: Path) -> dict[str, Any]:
 
 def _assert_table(stdout: str) -> None:
     assert TABLE_TITLE in stdout
-    header = next((line for line in stdout.splitlines() if line.startswith("workload")), "")
-    for column in TABLE_HEADER:
-        assert column in header, f"column {column!r} missing from {header!r}"
+    headers = [line for line in stdout.splitlines() if line.startswith("workload")]
+    assert len(headers) == len(TABLE_HEADERS), headers
+    for header, columns in zip(headers, TABLE_HEADERS, strict=True):
+        for column in columns:
+            assert column in header, f"column {column!r} missing from {header!r}"
+    assert "start-up: `skillbook --version`" in stdout
+    assert "targets (issue 11):" in stdout
 
 
 @pytest.mark.subprocess
@@ -64,7 +73,14 @@ def test_quick_benchmark_without_oracle_prints_table(tmp_path: Path) -> None:
     assert workload["loaded"] == 100, "all generated skills load (limits raised in the config)"
     assert workload["warm_matches"] is True
     assert workload["cli_matches"] is True
+    assert workload["disk_matches"] is True
+    assert workload["edit_matches"] is True
     assert workload["identical"] is None
+    medians = workload["medians_ms"]
+    for key in ("sb_cold", "sb_warm", "sb_edit1", "sb_disk", "stat_floor", "read_floor"):
+        assert medians[key] is not None, key
+    for key in ("sb_process", "sb_process_nocache", "stat_process"):
+        assert medians[key] is not None, key
 
 
 @pytest.mark.oracle
@@ -78,3 +94,62 @@ def test_quick_benchmark_with_oracle_prompt_byte_identical(tmp_path: Path, oracl
     (workload,) = _results(tmp_path)["workloads"]
     assert workload["identical"] is True, workload.get("first_difference")
     assert workload["medians_ms"]["oc_op"] is not None
+
+
+@pytest.mark.subprocess
+def test_quick_mcp_load_benchmark_prints_its_report(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    out = tmp_path / "mcp.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_mcp_load.py"),
+            "--quick",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "skillbook MCP load benchmark" in proc.stdout
+    assert "start-up to the first skills/list answer" in proc.stdout
+    data = json.loads(out.read_text())
+    kinds = {(p["kind"], p["clients"]) for p in data["phases"]}
+    assert kinds == {
+        ("skills/list", 1),
+        ("skills/list", 2),
+        ("resources/read", 1),
+        ("resources/read", 2),
+    }
+    assert all(p["requests"] > 0 and p["errors"] == 0 for p in data["phases"])
+    # The server's CPU per answer (load-robust), from /proc where there is one.
+    assert "per core/s" in proc.stdout
+    if Path("/proc/self/stat").is_file():
+        assert all(p["server_cpu_ms"] is not None for p in data["phases"])
+
+
+def test_quick_reload_benchmark_prints_its_report(tmp_path: Path) -> None:
+    out = tmp_path / "reload.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_reload.py"),
+            "--quick",
+            "--no-watch",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "skillbook reload benchmark" in proc.stdout
+    samples = json.loads(out.read_text())["samples"]
+    assert {"cold", "refresh", "unchanged", "rebuild_edit1"} <= set(samples)

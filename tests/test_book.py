@@ -139,3 +139,25 @@ def test_a_new_config_is_never_answered_from_the_memo(ws: Path, env: dict[str, s
         {"skills": {"entries": {"alpha": {"enabled": False}}}}
     )
     assert loader.load().find("alpha").eligibility.disabled
+
+
+def test_the_status_report_is_built_on_first_use_only(
+    ws: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillbook.book as book_module
+    from skillbook.status import build_status as real
+
+    calls: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(book_module, "build_status", counting)
+    book = Loader(ws, env=env).load()
+    assert "has-tool" in book.prompt and "needs-tool" not in book.prompt
+    assert calls == []  # the prompt took the gates' verdicts only
+    report = book.status
+    assert calls == [1] and book.status is report
+    assert [e.name for e in report.skills if e.ready] == [s.name for s in book.eligible]
+    assert not book.find("needs-tool").ready

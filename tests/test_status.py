@@ -10,7 +10,7 @@ from factories import stub_bins
 
 from skillbook.config import Config
 from skillbook.errors import SkillNotFound
-from skillbook.gate import BinaryLookup, Host, StaticRemote
+from skillbook.gate import BinaryLookup, Eligibility, Host, StaticRemote
 from skillbook.model import (
     InstallSpec,
     Requires,
@@ -20,7 +20,9 @@ from skillbook.model import (
 )
 from skillbook.status import (
     InstallPreferences,
+    SkillMemo,
     build_status,
+    evaluate_all,
     normalize_install_options,
     resolve_install_preferences,
 )
@@ -279,3 +281,47 @@ def test_remote_eligibility_in_status() -> None:
     assert entry.eligible
     # Install options follow the local platform only (as in OpenClaw).
     assert entry.install == ()
+
+
+def test_given_verdicts_are_used_as_they_are(tmp_path: Path) -> None:
+    skills = [
+        make_skill("ready"),
+        make_skill("blocked", metadata=SkillMetadata(requires=Requires(bins=("nope",)))),
+    ]
+    bins = bins_with(tmp_path, "tool")
+    host = Host(platform="linux", env={})
+    verdicts = evaluate_all(skills, config=Config.empty(), host=host, bins=bins)
+    report = status(skills, host=host, bins=bins, eligibility=verdicts)
+    assert [e.eligibility for e in report.skills] == list(verdicts)
+    assert all(e.eligibility is v for e, v in zip(report.skills, verdicts, strict=True))
+    assert report.to_json() == status(skills, host=host, bins=bins).to_json()
+    with pytest.raises(ValueError, match="evaluate_all"):
+        status(skills, host=host, bins=bins, eligibility=verdicts[:1])
+
+
+def test_verdicts_are_reused_for_the_same_skill_objects_only(tmp_path: Path) -> None:
+    skill = make_skill("ready")
+    memo = SkillMemo[Eligibility]()
+    bins = bins_with(tmp_path, "tool")
+    host = Host(platform="linux", env={})
+    config = Config.empty()
+    (first,) = evaluate_all([skill], config=config, host=host, bins=bins, memo=memo)
+    (again,) = evaluate_all([skill], config=config, host=host, bins=bins, memo=memo)
+    assert again is first
+    other = Config.from_mapping({"skills": {"entries": {"ready": {"enabled": False}}}})
+    (changed,) = evaluate_all([skill], config=other, host=host, bins=bins, memo=memo)
+    assert changed.disabled and not first.disabled
+
+
+def test_a_memo_stays_within_twice_the_skills_through_many_edits(tmp_path: Path) -> None:
+    memo = SkillMemo[Eligibility]()
+    bins = bins_with(tmp_path)
+    host = Host(platform="linux", env={})
+    skills = [make_skill(f"s{i}") for i in range(10)]
+    for edit in range(50):
+        skills[edit % 10] = make_skill(f"s{edit % 10}")  # a new object for the edited file
+        evaluate_all(skills, config=Config.empty(), host=host, bins=bins, memo=memo)
+        memo.prune(skills)
+        assert len(skills) <= len(memo) <= 2 * len(skills)
+    memo.prune(skills[:3])
+    assert len(memo) == 3

@@ -12,8 +12,9 @@ Each stage is importable on its own: ``skillbook.parse``, ``skillbook.discover``
 ``skillbook.gate``, ``skillbook.status``, ``skillbook.prompt``, ``skillbook.validate``.
 """
 
-import importlib as _importlib
-import typing as _typing
+# Not `typing`: importing it costs more than the rest of this module, and
+# `skillbook --version` pays for every import made here (mypy reads the name).
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -169,11 +170,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> _typing.Any:
+def __getattr__(name: str) -> "Any":
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'skillbook' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
@@ -182,7 +185,9 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
 
 
-if _typing.TYPE_CHECKING:
+if TYPE_CHECKING:
+    from typing import Any
+
     from skillbook.book import Loader, SkillBook, load
     from skillbook.config import Config, load_config
     from skillbook.diagnostics import Diagnostic, Severity
@@ -247,3 +252,5 @@ if _typing.TYPE_CHECKING:
     from skillbook.snapshot import SkillSnapshot, SnapshotVersions
     from skillbook.status import StatusReport, build_status
     from skillbook.validate import validate_path
+
+del TYPE_CHECKING

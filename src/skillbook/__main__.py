@@ -1,3 +1,3 @@
-from skillbook.cli.app import main
+from skillbook.cli.entry import main
 
 main()

@@ -116,6 +116,7 @@ class _RegistryS(_Strict):
 
 class _SkillsS(_Strict):
     compat: Literal["openclaw-2026.4", "openclaw-2026.9"] | _U = _UNSET
+    cache: bool | _U = _UNSET
     allow_bundled: list[str] | _U = _UNSET
     exec: _ExecS | _U = _UNSET
     load: _LoadS | _U = _UNSET

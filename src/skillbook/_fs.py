@@ -20,6 +20,7 @@ descriptor with the real path that was checked, which covers the folders above.
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import stat as st
 import sys
@@ -184,12 +185,21 @@ class Listing:
     looped_links: tuple[str, ...] = ()
 
 
+_NAME = operator.attrgetter("name")
+
+
 def list_child_dirs(directory: str) -> Listing:
     try:
         with os.scandir(directory) as it:
-            entries = sorted(it, key=_entry_order_key)
+            entries = list(it)
     except OSError as exc:
         return Listing(error=exc.strerror or str(exc))
+    # UTF-8 keeps code-point order, so names sort as their bytes do, except names
+    # holding undecodable bytes (surrogate escapes): only those need the byte key.
+    if all(e.name.isascii() for e in entries):
+        entries.sort(key=_NAME)
+    else:
+        entries.sort(key=_entry_order_key)
     dirs: list[str] = []
     linked: set[str] = set()
     hidden: list[str] = []

@@ -25,6 +25,26 @@ _JS_TRIM = "\t\n\x0b\x0c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B
 _JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
+#: Keys a plain JS object already "has" (``Object.prototype``): ``key in obj`` is true
+#: for them before any assignment, and assigning ``__proto__`` is swallowed.
+OBJECT_PROTOTYPE_KEYS = frozenset(
+    [
+        "__proto__",
+        "constructor",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toString",
+        "valueOf",
+        "toLocaleString",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+    ]
+)
+
+
 def js_trim(s: str) -> str:
     """``String.prototype.trim``: unlike ``str.strip()`` it keeps U+001C-U+001F and U+0085."""
     return s.strip(_JS_TRIM)

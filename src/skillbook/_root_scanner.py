@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from skillbook import _fs
 from skillbook._js import js_sorted, locale_compare_key
+from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.learned import is_learned_subdir
@@ -24,6 +27,8 @@ from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
 NESTED_ROOT_NAME = "skills"
+#: A remembered root with at most this many changed SKILL.md files is patched, not rescanned.
+MAX_PATCHED = 64
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 
@@ -71,6 +76,15 @@ class RootScanner:
         self.rules = rules
         # Findings go where the reader's go, so one root's diagnostics stay in order.
         self._diag = reader.add
+        #: What a remembered root's result also depends on (see _root_memo).
+        self._options = (
+            self.limits,
+            grouped,
+            standalone,
+            allowed,
+            rules,
+            reader.profile,
+        )
 
     def scan(
         self, source: Source, path: str | os.PathLike[str]
@@ -194,16 +208,44 @@ class RootScanner:
         if os.path.lexists(root_md):
             self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
 
+        cache = self.reader.cache
+        memo_key = (label, base_dir, base_real, self._options)
+        record = cache.roots.get((label, base_dir)) if cache is not None else None
+        folder = folder_state(base_dir) if cache is not None else None
+        scanned_at = time.time_ns()
+        if record is not None and record.listing_unchanged(memo_key, folder):
+            changed = record.changed(memo_key, None)
+            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
+            if reused is not None:
+                return reused
         listing = _fs.list_child_dirs(base_dir)
         if listing.error is not None:
             self._diag(error, "discover.unreadable", f"cannot list: {listing.error}", base_dir)
             return []
         self._report_listing(base_dir, listing)
+        if record is not None:
+            changed = record.changed(memo_key, listing)
+            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
+            if reused is not None:
+                return reused
+        per_file: list[tuple[Diagnostic, ...]] = []
+        first_diag = len(self.reader.diagnostics)
+        # Plain roots (see _root_memo) are remembered whole: (SKILL.md, lstat) per skill.
+        seen: list[tuple[str, os.stat_result]] | None = (
+            []
+            if cache is not None
+            and not (listing.linked or listing.hidden_dirs or listing.broken_links)
+            and not listing.looped_links
+            and NESTED_ROOT_NAME not in listing.dirs
+            and not (self.standalone and listing.md_files)
+            else None
+        )
         lim = self.limits
         max_loaded = lim.max_skills_loaded_per_source
         ordered = js_sorted(listing.dirs)
         candidates = ordered[: max(0, max_loaded)]
         if len(ordered) > len(candidates):
+            seen = None
             over = len(ordered) > lim.max_candidates_per_root
             note = (
                 f" (also over `{_CANDIDATES_KEY}` = {lim.max_candidates_per_root})" if over else ""
@@ -234,7 +276,17 @@ class RootScanner:
             inside = real is not None and self._inside(base_real, real)
             if not inside and self.contained(skill_dir, real=real, **where) is None:
                 continue
-            result = self._load_candidate(skill_dir, label, where)
+            before = len(self.reader.diagnostics)
+            result = self._load_candidate(skill_dir, label, where, seen)
+            if seen is not None:
+                per_file.append(tuple(self.reader.diagnostics[before:]))
+            if seen is not None and (
+                result is None
+                or len(result) != 1
+                or os.fspath(result[0].base_dir) != skill_dir
+                or len(seen) != len(loaded) + 1
+            ):
+                seen = None
             if result is None:
                 leaves = self._group_leaves(skill_dir)
                 if leaves:
@@ -247,6 +299,7 @@ class RootScanner:
             if len(loaded) >= max_loaded:
                 rest = candidates[index + 1 :]
                 if rest:
+                    seen = None
                     self._diag(
                         warning,
                         "discover.over-limit",
@@ -259,6 +312,25 @@ class RootScanner:
         self._groups(groups, loaded, label, where)
         if self.standalone:
             self._standalone(base_dir, base_real, listing.md_files, loaded, label)
+        if (
+            seen is not None
+            and cache is not None
+            and not groups
+            and len(seen) == len(loaded)
+            and sum(map(len, per_file)) == len(self.reader.diagnostics) - first_diag
+        ):
+            cache.roots[label, base_dir] = RootRecord(
+                memo_key,
+                listing,
+                tuple(path for path, _ in seen),
+                tuple(file_identity(info) for _, info in seen),
+                tuple(loaded),
+                tuple(per_file),
+                folder,
+                scanned_at,
+            )
+        elif cache is not None:
+            cache.roots.pop((label, base_dir), None)
         if len(loaded) > max_loaded:
             ranked = sorted(loaded, key=lambda s: locale_compare_key(s.name))
             dropped = ranked[max(0, max_loaded) :]
@@ -271,6 +343,57 @@ class RootScanner:
             )
             return ranked[: max(0, max_loaded)]
         return loaded
+
+    def _reuse(
+        self,
+        record: RootRecord,
+        changed: list[int] | None,
+        slot: tuple[str, str],
+        where: dict[str, str],
+        folder: FolderState,
+        scanned_at: int,
+    ) -> list[Skill] | None:
+        """A remembered root's result, with the few changed files loaded again (they must
+        still load as one skill each); None when the root has to be scanned in full.
+        Files taken from the record count as parse-cache hits."""
+        cache = self.reader.cache
+        if changed is None or cache is None or len(changed) > MAX_PATCHED:
+            return None
+        diags = self.reader.diagnostics
+        start = len(diags)
+        skills, identities = list(record.skills), list(record.identities)
+        per_file = list(record.diagnostics)
+        label = slot[0]
+        for index in changed:
+            md = record.files[index]
+            skill_dir = os.path.dirname(md)
+            seen: list[tuple[str, os.stat_result]] = []
+            before = len(diags)
+            result = self._load_candidate(skill_dir, label, where, seen)
+            if (
+                result is None
+                or len(result) != 1
+                or os.fspath(result[0].base_dir) != skill_dir
+                or len(seen) != 1
+            ):
+                del diags[start:]  # not plain any more: the full scan reports it
+                return None
+            skills[index], identities[index] = result[0], file_identity(seen[0][1])
+            per_file[index] = tuple(diags[before:])
+        del diags[start:]
+        for found in per_file:
+            diags.extend(found)
+        if changed:
+            cache.roots[slot] = replace(
+                record,
+                identities=tuple(identities),
+                skills=tuple(skills),
+                diagnostics=tuple(per_file),
+                folder=folder,
+                scanned_at=scanned_at,
+            )
+        cache.hits += len(record.files) - len(changed)
+        return skills
 
     def _nested_root(self, root_dir: str) -> str:
         """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
@@ -343,9 +466,14 @@ class RootScanner:
                 )
 
     def _load_candidate(
-        self, skill_dir: str, label: str, where: dict[str, str]
+        self,
+        skill_dir: str,
+        label: str,
+        where: dict[str, str],
+        seen: list[tuple[str, os.stat_result]] | None = None,
     ) -> list[Skill] | None:
-        """One child folder; None when it has no SKILL.md at all."""
+        """One child folder; None when it has no SKILL.md at all. A regular SKILL.md
+        within the size limit is added to ``seen`` with its ``lstat``."""
         md = _fs.join(skill_dir, SKILL_FILE)
         try:
             md_stat = os.lstat(md)
@@ -373,6 +501,8 @@ class RootScanner:
         if size > self.limits.max_skill_file_bytes:
             self.reader.report_too_large(md, size, root_level=False)
             return []
+        if seen is not None and known is not None:
+            seen.append((md, known))
         return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:

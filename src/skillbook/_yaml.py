@@ -33,6 +33,8 @@ import yaml
 from yaml import events as ev
 
 from skillbook._js import js_key_order, js_string
+from skillbook._yaml_simple import resolve_plain as _resolve_plain
+from skillbook._yaml_simple import simple_mapping
 
 #: The JS package's default ``maxAliasCount``.
 DEFAULT_MAX_ALIAS_COUNT = 100
@@ -41,14 +43,6 @@ DEFAULT_MAX_DEPTH = 100
 
 _CORE_TAG = "tag:yaml.org,2002:"
 
-# The regexes of the JS package's core schema (yaml/dist/schema/core).
-_NULL = re.compile(r"(?:~|[Nn]ull|NULL)?\Z")
-_BOOL = re.compile(r"(?:[Tt]rue|TRUE|[Ff]alse|FALSE)\Z")
-_INT_OCT = re.compile(r"0o[0-7]+\Z")
-_INT = re.compile(r"[-+]?[0-9]+\Z")
-_INT_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT_SPECIAL = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)\Z")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 
 # Characters libyaml refuses or treats as line breaks while YAML 1.2 (and the JS
 # package) reads them as plain content: C0/C1 controls, DEL, NEL, LS, PS, surrogates
@@ -108,8 +102,20 @@ def load_core_with_lines(
     *,
     max_alias_count: int = DEFAULT_MAX_ALIAS_COUNT,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    fast: bool = True,
 ) -> tuple[Any, dict[str, int]]:
-    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key."""
+    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key.
+
+    ``fast``: answer the plainest blocks without the parser (:mod:`._yaml_simple`);
+    False when the caller already tried that."""
+    simple = simple_mapping(text) if fast else None
+    if simple is not None:
+        return simple
+    return _load_full(text, max_alias_count=max_alias_count, max_depth=max_depth)
+
+
+def _load_full(text: str, *, max_alias_count: int, max_depth: int) -> tuple[Any, dict[str, int]]:
+    """The event-stream path of :func:`load_core_with_lines` (every block it accepts)."""
     restore: dict[int, int] = {}
     # The JS package ends a block scalar at end of input with a line break, as if the
     # text had one; libyaml keeps none. A final newline is otherwise neutral.
@@ -486,30 +492,6 @@ def _alias_weight(shape: Any) -> int:
             else:
                 todo.append(item)
     return best
-
-
-def _resolve_plain(value: str) -> Any:
-    if not value:
-        return None
-    if value[0] not in "0123456789+-.~nNtTfF":
-        return value
-    if _NULL.match(value):
-        return None
-    if _BOOL.match(value):
-        return value[0] in "tT"
-    if _INT.match(value):
-        return int(value)
-    if _INT_HEX.match(value):
-        return int(value[2:], 16)
-    if _INT_OCT.match(value):
-        return int(value[2:], 8)
-    if _FLOAT_SPECIAL.match(value):
-        if value[-3:].lower() == "nan":
-            return math.nan
-        return -math.inf if value[0] == "-" else math.inf
-    if _FLOAT.match(value):
-        return float(value)
-    return value
 
 
 def _resolve_tagged(value: str, name: str) -> Any:

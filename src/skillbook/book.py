@@ -12,12 +12,14 @@ The facade has no logic of its own: each step is a call into one stage module.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbook._once import Once
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
 from skillbook.commands import CommandSet, build_command_specs
 from skillbook.config import Config, read_config
@@ -31,11 +33,12 @@ from skillbook.discover import (
     openclaw_sources,
 )
 from skillbook.errors import SkillNotFound
-from skillbook.gate import BinaryLookup, Host, RemoteEligibility
+from skillbook.gate import BinaryLookup, Eligibility, Host, RemoteEligibility
 from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
 from skillbook.mode import DEFAULT_MODE, Mode
 from skillbook.model import Skill, Source
+from skillbook.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.plugins import PluginRegistry, PluginSkillSource, load_registry
 from skillbook.profile import Profile, profile_of
@@ -56,7 +59,14 @@ from skillbook.sources import (
     configured_sources,
     fetcher_for,
 )
-from skillbook.status import StatusEntry, StatusMemo, StatusReport, build_status
+from skillbook.status import (
+    SkillMemo,
+    StatusEntry,
+    StatusMemo,
+    StatusReport,
+    build_status,
+    evaluate_all,
+)
 
 #: What the truncation note tells the reader to run.
 CHECK_COMMAND = "skillbook check"
@@ -79,7 +89,9 @@ class SkillBook:
     profile: Profile
     #: Skills excluded by the spec mode (``strict``) before gating.
     excluded: tuple[Skill, ...]
-    status: StatusReport
+    #: The status report, made on first use of :attr:`status` (a prompt needs only
+    #: the gates' verdicts, a third of its cost).
+    status_report: Once[StatusReport]
     #: Gated and filtered: what the prompt, commands and snapshot use.
     eligible: tuple[Skill, ...]
     skill_filter: tuple[str, ...] | None
@@ -92,6 +104,12 @@ class SkillBook:
     def skills(self) -> tuple[Skill, ...]:
         """Every loaded skill after precedence, ready or not."""
         return self.discovery.skills
+
+    @property
+    def status(self) -> StatusReport:
+        """Every loaded skill (after the strict-mode exclusions) with its gates,
+        requirements and install options: OpenClaw's status report."""
+        return self.status_report.get()
 
     @property
     def prompt(self) -> str:
@@ -147,6 +165,10 @@ class Loader:
     """Builds :class:`SkillBook` values for one workspace and keeps the caches.
 
     Nothing is read from ``os.environ`` unless ``env`` is omitted; tests pass it.
+    Parsed files persist on disk between processes (:mod:`skillbook.parse_store`):
+    ``cache=False``, ``SKILLBOOK_CACHE=0`` or ``skills.cache: false`` keeps them in
+    memory only; ``cache=<folder>`` or ``SKILLBOOK_CACHE_DIR`` moves them, and a
+    :class:`~skillbook.parse_store.ParseStore` is used as given.
     """
 
     def __init__(
@@ -165,6 +187,7 @@ class Loader:
         sources: Iterable[SkillSource] = (),
         source_factories: Mapping[str, SourceFactory] | None = None,
         compat: Profile | str | None = None,
+        cache: bool | str | os.PathLike[str] | ParseStore | None = None,
     ) -> None:
         #: The environment skills are gated against (PATH, env requirements, homes).
         self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
@@ -190,9 +213,20 @@ class Loader:
         self.source_factories = source_factories
         self.host = Host.with_env(self.env)
         self.bins = BinaryLookup.for_host(self.host)
-        self.cache = ParseCache()
+        #: Where parsed files persist between processes (None: memory only) and why.
+        given = cache if isinstance(cache, ParseStore) else None
+        self.cache_dir, self.cache_reason = cache_folder(
+            cache if not isinstance(cache, ParseStore) else None,
+            env=self.env,
+            configured=self.config.skills.cache,
+            state_dir=self.paths.state_dir,
+        )
+        if given is not None:
+            self.cache_dir, self.cache_reason = Path(given.folder), "a ParseStore"
+        self.cache = ParseCache(given if given is not None else self._parse_store())
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
+        self._gate_memo = SkillMemo[Eligibility]()
         self._catalog_memo = CatalogMemo()
 
     def load(self) -> SkillBook:
@@ -202,12 +236,18 @@ class Loader:
         with _gc_paused():
             return self._load()
 
+    def _parse_store(self) -> ParseStore | None:
+        if self.cache_dir is None:
+            return None
+        return ParseStore(self.cache_dir, namespace=store_namespace(self.profile, self.mode))
+
     def _load(self) -> SkillBook:
         cfg = self.config
         profile = self.profile
         limits = Limits.from_config(cfg.skills.limits, profile)
         plugins = self.plugins()
         found = self.discover(limits, plugins=plugins)
+        self.cache.flush()
         commands, command_diags = load_bundle_commands(plugins, cfg)
         diagnostics: list[Diagnostic] = [*found.diagnostics, *command_diags]
 
@@ -222,22 +262,36 @@ class Loader:
             candidates, excluded, problems = split_strict(candidates)
             diagnostics.extend(problems)
 
-        status = build_status(
+        verdicts = evaluate_all(
             candidates,
             config=cfg,
             host=self.host,
             bins=self.bins,
             remote=self.remote,
-            workspace_dir=self.workspace or self.cwd,
-            managed_dir=self.paths.managed_dir,
-            bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
-            memo=self._status_memo,
             profile=profile,
-            agent=self.agent,
+            memo=self._gate_memo,
         )
+        self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
+        status = Once(
+            functools.partial(
+                build_status,
+                candidates,
+                config=cfg,
+                host=self.host,
+                bins=self.bins,
+                remote=self.remote,
+                workspace_dir=self.workspace or self.cwd,
+                managed_dir=self.paths.managed_dir,
+                bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
+                memo=self._status_memo,
+                profile=profile,
+                agent=self.agent,
+                eligibility=verdicts,
+            )
+        )
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
-        ready = [s for s, e in zip(candidates, status.skills, strict=True) if e.ready]
+        ready = [s for s, e in zip(candidates, verdicts, strict=True) if e.ready]
         eligible = tuple(apply_filter(ready, skill_filter))
         max_chars = limits.max_skills_prompt_chars
         if profile.catalog.agent_limits:
@@ -265,7 +319,7 @@ class Loader:
             discovery=found,
             profile=profile,
             excluded=tuple(excluded),
-            status=status,
+            status_report=status,
             eligible=eligible,
             skill_filter=tuple(skill_filter) if skill_filter is not None else None,
             catalog=catalog,
@@ -339,11 +393,13 @@ def load(
     env: Mapping[str, str] | None = None,
     remote: RemoteEligibility | None = None,
     compat: Profile | str | None = None,
+    cache: bool | str | os.PathLike[str] | None = None,
 ) -> SkillBook:
     """Discover, gate and render the skills of ``workspace`` in one call.
 
     ``compat`` names the OpenClaw release to reproduce (``"openclaw-2026.4"``, the
-    default, or ``"openclaw-2026.9"``); it overrides ``skills.compat`` of the config."""
+    default, or ``"openclaw-2026.9"``); it overrides ``skills.compat`` of the config.
+    ``cache`` False keeps parsed files in memory only (see :class:`Loader`)."""
     return Loader(
         workspace,
         config=config,
@@ -353,6 +409,7 @@ def load(
         env=env,
         remote=remote,
         compat=compat,
+        cache=cache,
     ).load()
 
 
@@ -392,6 +449,12 @@ def _gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            # The objects of the build (and every other object alive now) move to the
+            # oldest generation without a scan: re-enabling the collector would
+            # otherwise make its next young collection walk the whole new book. They
+            # are still collected by the next full collection, so nothing leaks.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 

@@ -28,7 +28,6 @@ from skillbook._plugin_manifest import CLAUDE_MANIFEST, claude_command_roots, re
 from skillbook.config import Config
 from skillbook.diagnostics import Diagnostic
 from skillbook.limits import DEFAULT_MAX_SKILL_FILE_BYTES
-from skillbook.parse import decode_text, parse_frontmatter_block, split_frontmatter
 from skillbook.plugins import PluginPolicy, PluginRegistry, activation
 
 __all__ = ["BundleCommand", "load_bundle_commands"]
@@ -116,6 +115,10 @@ def _load_folder(
     commands: list[BundleCommand],
     diags: list[Diagnostic],
 ) -> None:
+    # Imported here: a workspace without bundle commands never needs the parser (the
+    # parse cache answers for skills), and `skillbook prompt` should not load it.
+    from skillbook.parse import decode_text, parse_frontmatter_block, split_frontmatter
+
     for file in _markdown_files(folder):
         data = _fs.read_contained(file, root_real=real, max_bytes=DEFAULT_MAX_SKILL_FILE_BYTES)
         if isinstance(data, _fs.ReadFailure):

@@ -240,6 +240,8 @@ class SkillsConfig:
     #: ``skills.exec``: who approves the commands a model runs (skillbook extension).
     exec: ExecConfig = ExecConfig()
     selection: SelectionConfig = SelectionConfig()
+    #: ``skills.cache``: keep parsed skills on disk between processes (None = default, on).
+    cache: bool | None = None
     #: ``skills.registry``: the ClawHub-compatible registry ``skillbook install`` uses.
     registry: RegistryConfig = RegistryConfig()
     #: ``skills.experience``: session recording, learning, review, staleness.
@@ -449,6 +451,7 @@ def _build_skills(s: _SkillsS) -> SkillsConfig:
             url=None if isinstance(s.registry, msgspec.UnsetType) else _opt(s.registry.url)
         ),
         compat=_opt(s.compat),
+        cache=_opt(s.cache),
     )
 
 

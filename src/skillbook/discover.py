@@ -377,7 +377,8 @@ def _merge(
     for skill in loaded:
         merged[skill.name] = skill
     shadowed: list[Shadowing] = []
-    for skill in loaded:
+    # Names are nearly always unique: only then is there anyone to report as hidden.
+    for skill in loaded if len(merged) != len(loaded) else ():
         winner = merged[skill.name]
         if winner is skill:
             continue
@@ -407,12 +408,17 @@ def _merge(
         return winners, shadowed
     # Keep the copy reached without a symlink (else the first seen) of each real folder.
     keeper: dict[Path, Skill] = {}
+    with_real = 0
     for skill in winners:
         real = skill.real_dir
         if real is None:
             continue
-        if real not in keeper or (keeper[real].base_dir != real and skill.base_dir == real):
+        with_real += 1
+        held = keeper.get(real)
+        if held is None or (held.base_dir != real and skill.base_dir == real):
             keeper[real] = skill
+    if len(keeper) == with_real:
+        return winners, shadowed  # every real folder once: nothing to drop
     kept: list[Skill] = []
     for skill in winners:
         first = keeper.get(skill.real_dir) if skill.real_dir is not None else None

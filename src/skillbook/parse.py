@@ -25,11 +25,13 @@ from skillbook import diagnostics as dg
 from skillbook._frontmatter_rules import recovered, split_frontmatter_exact
 from skillbook._js import (
     JS_WHITESPACE,
+    OBJECT_PROTOTYPE_KEYS,
     js_key_order,
     js_string,
     js_trim,
     json_stringify,
 )
+from skillbook._yaml_simple import simple_block
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import resolve_metadata
 from skillbook.model import (
@@ -49,13 +51,8 @@ _log = logging.getLogger("skillbook.parse")
 _LINE_ENTRY = re.compile(rf"([A-Za-z0-9_-]+):[{JS_WHITESPACE}]*([^\n\r\u2028\u2029]*)\Z")
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?(?:[0-9]+)?[+-]?\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# Keys that a plain JS object already "has" (Object.prototype): OpenClaw's
-# `key in merged` test is true for them, and assigning `__proto__` is swallowed.
-_PROTO_WORDS = (
-    "__proto__ constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toString valueOf "
-    "toLocaleString __defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__"
-)
-_PROTO_KEYS = frozenset(_PROTO_WORDS.split())
+# OpenClaw's `key in merged` test is true for these before any assignment.
+_PROTO_KEYS = OBJECT_PROTOTYPE_KEYS
 
 
 def parse_bool(value: str | None, default: bool) -> bool:
@@ -191,6 +188,9 @@ def parse_frontmatter_block(
                 **where,
             )
         )
+    simple = simple_block(block) if control is None else None
+    if simple is not None:
+        return _simple_frontmatter(*simple, block_line=block_line), tuple(diags)
     line_parsed = _line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -255,13 +255,40 @@ def parse_frontmatter_block(
     )
 
 
+def _simple_frontmatter(
+    data: dict[str, Any], key_lines: dict[str, int], flows: dict[str, str], *, block_line: int
+) -> Frontmatter:
+    """A block of plain ``key: value`` lines (:mod:`skillbook._yaml_simple`): YAML gives
+    every key a value, and OpenClaw's line parser finds the same keys in the same order
+    (its only say is the inline text of a one-line flow value that holds a ``:``), so
+    the line parser is not run."""
+    merged: dict[str, str] = {}
+    for key, value in data.items():
+        if type(value) is str:
+            merged[key] = js_trim(value)
+        elif isinstance(value, (dict, list)):
+            # A one-line flow value's own text wins when it holds a `:` (see above);
+            # the line parser reads a nested block as multi-line text, which never wins.
+            raw = flows.get(key)
+            merged[key] = raw if raw is not None and ":" in raw else json_stringify(value)
+        else:
+            merged[key] = js_string(value)
+    lines = {key: block_line + line - 1 for key, line in key_lines.items()}
+    return Frontmatter(
+        values=MappingProxyType(js_key_order(merged)),
+        data=MappingProxyType(data),
+        yaml_ok=True,
+        lines=MappingProxyType(lines),
+    )
+
+
 def _load_yaml(
     block: str, block_line: int, diags: list[Diagnostic], where: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, dict[str, int]]:
     from skillbook._yaml import YamlError, load_core_with_lines
 
     try:
-        parsed, key_lines = load_core_with_lines(block)
+        parsed, key_lines = load_core_with_lines(block, fast=False)
     except YamlError as exc:
         line = block_line + exc.line - 1 if exc.line is not None else None
         code, severity, advice = {

@@ -28,6 +28,7 @@ from skillbook._bounded_catalog import (
     largest_fitting_prefix,
 )
 from skillbook._bounded_catalog import escape_xml as escape_xml
+from skillbook._catalog_parts import CatalogParts, full_entry
 from skillbook._home_paths import KeptPaths as KeptPaths
 from skillbook._home_paths import PromptSkill as PromptSkill
 from skillbook._home_paths import compact_skill_paths as compact_skill_paths
@@ -86,20 +87,18 @@ class PromptCatalog:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-def format_skills_for_prompt(skills: Sequence[PromptSkill | Skill]) -> str:
-    """The full catalog (§5.1): name, description and location of every given skill."""
+def format_skills_for_prompt(
+    skills: Sequence[PromptSkill | Skill], *, parts: CatalogParts | None = None
+) -> str:
+    """The full catalog (§5.1): name, description and location of every given skill.
+
+    ``parts`` reuses the elements of entries it formatted before."""
     if not skills:
         return ""
-    lines = [_HEADER_INTRO, _HEADER_READ_FULL, _HEADER_PATHS, "", "<available_skills>"]
-    for item in skills:
-        s = PromptSkill.of(item)
-        lines.append("  <skill>")
-        lines.append(f"    <name>{escape_xml(s.name)}</name>")
-        lines.append(f"    <description>{escape_xml(s.description)}</description>")
-        lines.append(f"    <location>{escape_xml(s.location)}</location>")
-        lines.append("  </skill>")
-    lines.append("</available_skills>")
-    return "\n".join(lines)
+    shown = [PromptSkill.of(item) for item in skills]
+    elements = parts.elements(shown) if parts is not None else [full_entry(s) for s in shown]
+    head = [_HEADER_INTRO, _HEADER_READ_FULL, _HEADER_PATHS, "", "<available_skills>"]
+    return "\n".join([*head, *elements, "</available_skills>"])
 
 
 def format_skills_compact(skills: Sequence[PromptSkill | Skill]) -> str:
@@ -137,6 +136,7 @@ def build_prompt(
     check_command: str = DEFAULT_CHECK_COMMAND,
     profile: Profile = DEFAULT_PROFILE,
     keep: KeptPaths | None = None,
+    parts: CatalogParts | None = None,
 ) -> PromptCatalog:
     """Render the catalog under the count and size budget (§5.3).
 
@@ -148,13 +148,19 @@ def build_prompt(
     order. ``profile`` says the wording, the order and the budget algorithm (2026.9:
     sorted by name, notes counted, shortened descriptions:
     :mod:`skillbook._bounded_catalog`); ``keep`` the locations that stay absolute when
-    the profile says so.
+    the profile says so. ``parts`` (kept by the caller between builds) reuses the
+    entries of skills whose name, description and location did not change.
     """
     rules = profile.catalog
     resolved = tuple(s for s in skills if is_prompt_visible(s))
     if rules.sort_by_name:
         resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
-    shown = compact_skill_paths(resolved, homes, keep=keep if rules.keep_state_paths else None)
+    kept_paths = keep if rules.keep_state_paths else None
+    shown = (
+        parts.shown(resolved, homes, kept_paths)
+        if parts is not None
+        else compact_skill_paths(resolved, homes, keep=kept_paths)
+    )
     total = len(resolved)
     if rules.bounded:
         return _build_bounded(resolved, shown, limits, remote_note, priority, check_command, rules)
@@ -173,7 +179,7 @@ def build_prompt(
 
     compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
     # Rendered once: when it fits, this is the catalog (load order, as below).
-    full_text = format_skills_for_prompt([shown[i] for i in sorted(by_count)])
+    full_text = format_skills_for_prompt([shown[i] for i in sorted(by_count)], parts=parts)
     full_len = utf16_len(full_text)
     if full_len > limits.max_chars:
         compact = True
@@ -191,8 +197,8 @@ def build_prompt(
     kept_shown = [shown[i] for i in kept_sorted]
     catalog = format_skills_compact(kept_shown) if compact else full_text
     note = _note(len(kept_sorted), total, truncated, compact, check_command)
-    parts = [js_trim(remote_note) if remote_note else "", note, catalog]
-    text = "\n".join(p for p in parts if p)
+    pieces = [js_trim(remote_note) if remote_note else "", note, catalog]
+    text = "\n".join(p for p in pieces if p)
 
     kept = tuple(resolved[i] for i in kept_sorted)
     omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
@@ -303,10 +309,12 @@ class CatalogMemo:
     files, so an unchanged workspace renders its catalog once.
     """
 
-    __slots__ = ("_last",)
+    __slots__ = ("_last", "_parts")
 
     def __init__(self) -> None:
         self._last: tuple[tuple[Skill, ...], tuple[object, ...], PromptCatalog] | None = None
+        # A rebuild after an edit formats only the entries that changed.
+        self._parts = CatalogParts()
 
     def build(self, skills: Sequence[Skill], **options: Unpack[PromptOptions]) -> PromptCatalog:
         """:func:`build_prompt`, or the previous result for identical inputs."""
@@ -320,7 +328,7 @@ class CatalogMemo:
             and all(a is b for a, b in zip(last[0], eligible, strict=True))
         ):
             return last[2]
-        catalog = build_prompt(eligible, **options)
+        catalog = build_prompt(eligible, parts=self._parts, **options)
         self._last = (eligible, params, catalog)
         return catalog
 

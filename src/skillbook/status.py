@@ -14,10 +14,10 @@ there. Config checks report ``{path, satisfied}`` only, never the value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from skillbook.config import Config
 from skillbook.errors import SkillNotFound
@@ -41,9 +41,12 @@ __all__ = [
     "DEFAULT_PREFER_BREW",
     "InstallOption",
     "InstallPreferences",
+    "SkillMemo",
     "StatusEntry",
+    "StatusMemo",
     "StatusReport",
     "build_status",
+    "evaluate_all",
     "install_option",
     "normalize_install_options",
     "resolve_install_preferences",
@@ -52,6 +55,7 @@ __all__ = [
 DEFAULT_PREFER_BREW: Final = True
 DEFAULT_NODE_MANAGER: Final = "npm"
 _NODE_MANAGERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,15 +329,24 @@ def build_status(
     memo: StatusMemo | None = None,
     profile: Profile = DEFAULT_PROFILE,
     agent: str | None = None,
+    eligibility: Sequence[Eligibility] | None = None,
 ) -> StatusReport:
     """Annotate every skill (no filter). ``platform`` overrides ``host.platform``;
     ``bundled_names`` marks skills of unknown source that share a bundled skill's name.
     ``memo`` reuses the entries of skill objects seen in an earlier build with the
     same inputs (see :class:`StatusMemo`). ``profile`` says the status rules and shape;
     ``agent`` (2026.9) names the agent whose allowlist the visibility fields apply.
+    ``eligibility``: the verdicts :func:`evaluate_all` gave for ``skills`` with the
+    same config, host, lookup, remote and profile (not evaluated again).
     """
     if platform is not None:
         host = replace(host, platform=platform)
+    skills = tuple(skills)
+    given: dict[int, Eligibility] = {}
+    if eligibility is not None:
+        if platform is not None or len(eligibility) != len(skills):
+            raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
+        given = {id(s): e for s, e in zip(skills, eligibility, strict=True)}
     prefs = resolve_install_preferences(config)
     rules = profile.gate
     allowed: tuple[str, ...] | None = None
@@ -342,7 +355,8 @@ def build_status(
         allowed = tuple(chosen) if chosen is not None else None
 
     def compute(skill: Skill) -> StatusEntry:
-        entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules)
+        verdict = given.get(id(skill))
+        entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules, verdict)
         if not rules.status_visibility_fields:
             return entry
         return replace(entry, visibility=_visibility(skill, entry, allowed))
@@ -374,21 +388,23 @@ def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | Non
     )
 
 
-class StatusMemo:
-    """Status entries of unchanged skills, kept by the caller across builds.
+class SkillMemo(Generic[V]):
+    """Values computed per skill object (status entries, gate verdicts), kept by the
+    caller across builds.
 
     Discovery returns the *same* :class:`Skill` object for a file that did not change
-    (its parse cache), so an entry is reused only for that very object and only while
-    the config, host, PATH lookup and bundled names are the same objects as before;
-    anything else is evaluated again. Binary lookups are cached per PATH anyway, so
-    reuse never answers differently from a fresh evaluation by the same loader.
+    (its parse cache), so a value is reused only for that very object and only while
+    the config, host, PATH lookup and the other inputs named by :meth:`key_on` are the
+    same objects as before; anything else is computed again. Binary lookups are cached
+    per PATH anyway, so reuse never answers differently from a fresh evaluation by the
+    same loader.
     """
 
     __slots__ = ("_entries", "_key")
 
     def __init__(self) -> None:
         self._key: tuple[object, ...] | None = None
-        self._entries: dict[int, tuple[Skill, StatusEntry]] = {}
+        self._entries: dict[int, tuple[Skill, V]] = {}
 
     def key_on(self, key: tuple[object, ...]) -> None:
         old = self._key
@@ -401,19 +417,57 @@ class StatusMemo:
             self._entries.clear()
             self._key = key
 
-    def get(self, skill: Skill, compute: Callable[[Skill], StatusEntry]) -> StatusEntry:
+    def get(self, skill: Skill, compute: Callable[[Skill], V]) -> V:
         hit = self._entries.get(id(skill))
         if hit is not None and hit[0] is skill:
             return hit[1]
-        entry = compute(skill)
-        self._entries[id(skill)] = (skill, entry)
-        return entry
+        value = compute(skill)
+        self._entries[id(skill)] = (skill, value)
+        return value
 
-    def prune(self, keep: Iterable[Skill]) -> None:
-        """Forget skills that are gone (so the memo does not grow with every edit)."""
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def prune(self, keep: Collection[Skill]) -> None:
+        """Forget skills that are gone once they could double the memo (so it does not
+        grow with every edit, and an unchanged rebuild does not walk it).
+
+        A book's status report is made on first use, maybe in another thread while
+        a new build prunes: the keys are copied in one step, and a value stored for
+        a skill that is gone is only a value nobody asks for until the next prune."""
+        if len(self._entries) <= len(keep):
+            return
         alive = {id(s) for s in keep}
-        for k in [k for k in self._entries if k not in alive]:
-            del self._entries[k]
+        for k in list(self._entries):
+            if k not in alive:
+                self._entries.pop(k, None)
+
+
+#: Status entries of unchanged skills (see :class:`SkillMemo`).
+StatusMemo = SkillMemo[StatusEntry]
+
+
+def evaluate_all(
+    skills: Sequence[Skill],
+    *,
+    config: Config,
+    host: Host,
+    bins: BinaryLookup,
+    remote: RemoteEligibility | None = None,
+    profile: Profile = DEFAULT_PROFILE,
+    memo: SkillMemo[Eligibility] | None = None,
+) -> tuple[Eligibility, ...]:
+    """The gate's verdict on every skill: all a prompt needs of the status report,
+    about a third of its cost. Pass them to :func:`build_status` to reuse them."""
+    rules = profile.gate
+
+    def compute(skill: Skill) -> Eligibility:
+        return evaluate(skill, config=config, host=host, bins=bins, remote=remote, rules=rules)
+
+    if memo is None or remote is not None:
+        return tuple(compute(s) for s in skills)
+    memo.key_on((config, host, bins, profile))
+    return tuple(memo.get(s, compute) for s in skills)
 
 
 def _entry(
@@ -425,6 +479,7 @@ def _entry(
     prefs: InstallPreferences,
     bundled_names: frozenset[str],
     rules: GateRules = DEFAULT_PROFILE.gate,
+    verdict: Eligibility | None = None,
 ) -> StatusEntry:
     source = resolve_skill_source(skill)
     meta = skill.metadata
@@ -448,9 +503,9 @@ def _entry(
         primary_env=meta.primary_env if meta is not None else None,
         emoji=emoji or None,
         homepage=homepage,
-        eligibility=evaluate(
-            skill, config=config, host=host, bins=bins, remote=remote, rules=rules
-        ),
+        eligibility=verdict
+        if verdict is not None
+        else evaluate(skill, config=config, host=host, bins=bins, remote=remote, rules=rules),
         install=normalize_install_options(
             skill,
             prefs=prefs,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from skillbook.experience.fingerprint import (
@@ -56,6 +56,27 @@ def task(city: str, n: int, stamp: str, uid: str, tmp: str, sub: str, home: str)
 @given(
     a=st.tuples(CITY, NUMBER, STAMP, UUID, TMPDIR, WORD, WORD.map(lambda w: f"/home/{w}")),
     b=st.tuples(CITY, NUMBER, STAMP, UUID, TMPDIR, WORD, WORD.map(lambda w: f"/home/{w}")),
+)
+# A home folder named tmp: its /tmp is not a temporary folder (found by hypothesis).
+@example(
+    a=(
+        "Aaa",
+        0,
+        "2000-01-01T00:00:00",
+        "e3e70682-c209-4cac-629f-6fbed82c07cd",
+        "/tmp",
+        "aaa",
+        "/home/aaa",
+    ),
+    b=(
+        "Aaa",
+        0,
+        "2000-01-01T00:00:00",
+        "f728b4fa-4248-5e3a-0a5d-2f346baa9455",
+        "/tmp",
+        "aaa",
+        "/home/tmp",
+    ),
 )
 def test_same_task_other_inputs_same_fingerprint(
     a: tuple[str, int, str, str, str, str, str], b: tuple[str, int, str, str, str, str, str]

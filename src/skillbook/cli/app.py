@@ -153,6 +153,7 @@ def cli(
     mode: str | None,
     compat: str | None,
     color: str,
+    cache: bool | None,
 ) -> None:
     """Discover, check and render agent skills (SKILL.md), as OpenClaw does.
 
@@ -161,7 +162,13 @@ def cli(
     <workspace>/skills. Global options may also follow the command.
     """
     ctx.obj = Context(
-        workspace=workspace, config=config, agent=agent, mode=mode, compat=compat, color=color
+        workspace=workspace,
+        config=config,
+        agent=agent,
+        mode=mode,
+        compat=compat,
+        color=color,
+        cache=cache,
     )
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_cmd)

@@ -67,6 +67,8 @@ class Context:
     mode: str | None = None
     compat: str | None = None
     color: str = "auto"
+    #: ``--no-cache``: False; None leaves it to SKILLBOOK_CACHE and skills.cache.
+    cache: bool | None = None
 
     @property
     def style(self) -> Style:
@@ -106,7 +108,7 @@ class Context:
             source = "" if chosen.reason == "--workspace" else f" (from {chosen.reason})"
             fail(f"workspace folder {chosen.path}{source} does not exist", error=ERR_WORKSPACE)
         try:
-            return settings.loader()
+            return settings.loader(**({"cache": False} if self.cache is False else {}))
         except SkillbookError as exc:
             fail(str(exc), error=error_code(exc))
         except OSError as exc:

@@ -31,6 +31,8 @@ class _Spec:
     help: str
     type: click.ParamType | None = None  # type: ignore[type-arg]
     metavar: str | None = None
+    #: A flag that sets the field to False (``--no-cache``).
+    off_flag: bool = False
 
 
 def _complete_agents(
@@ -95,6 +97,13 @@ SPECS: Final = (
         "Colour: auto (default: on a terminal, unless NO_COLOR), always or never.",
         click.Choice(COLOR_CHOICES),
     ),
+    _Spec(
+        "cache",
+        ("--no-cache", "cache"),
+        "Parse every SKILL.md again instead of reusing parsed files kept on disk between "
+        "runs (also SKILLBOOK_CACHE=0 or skills.cache: false).",
+        off_flag=True,
+    ),
 )
 
 
@@ -109,6 +118,15 @@ def _store(field: str) -> Callable[[click.Context, click.Parameter, Any], None]:
 
 
 def _kwargs(spec: _Spec, *, for_group: bool) -> dict[str, Any]:
+    if spec.off_flag:
+        return {
+            "is_flag": True,
+            "flag_value": False,
+            "default": None,
+            "help": spec.help if for_group else "Global option (also accepted before the command).",
+            "expose_value": for_group,
+            "callback": None if for_group else _store(spec.field),
+        }
     return {
         "type": spec.type,
         "metavar": spec.metavar,

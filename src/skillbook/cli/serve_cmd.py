@@ -1,7 +1,7 @@
 """``skillbook serve``: publish the workspace's skills over MCP (see ``docs/mcp.md``).
 
 Input: the global ``--workspace/--config/--agent/--mode`` options (``ctx.obj``) and
-``--transport/--host/--port/--token-env/--no-auth``. Output: an MCP server on stdio
+``--transport/--host/--port/--token-env/--no-auth/--stateless/--workers``. Output: an MCP server on stdio
 (the default; stdout carries only the protocol) or on streamable HTTP at
 ``http://HOST:PORT/mcp``. Status lines and skill diagnostics go to stderr. Ctrl-C or
 the client closing stdin ends it. In HTTP mode the port is bound before the status
@@ -68,9 +68,30 @@ def _count(n: int, noun: str) -> str:
     is_flag=True,
     help="Allow --host beyond loopback without --token-env (only on a network you trust).",
 )
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="With --transport http: keep no session between requests, so several `serve` "
+    "processes behind one load balancer can answer any request.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="With --transport http: serve from N processes on the one port (implies "
+    "--stateless; POSIX only).",
+)
 @click.pass_obj
 def serve_cmd(
-    obj: object, transport: str, host: str, port: int, token_env: str | None, no_auth: bool
+    obj: object,
+    transport: str,
+    host: str,
+    port: int,
+    token_env: str | None,
+    no_auth: bool,
+    stateless: bool,
+    workers: int,
 ) -> None:
     """Serve the skills over MCP (the Skills extension, plus resources, prompts and a
     read_skill tool for hosts without it). Reloads when skill folders change."""
@@ -80,9 +101,17 @@ def serve_cmd(
 
     try:
         from skillbook.mcp._http import ServeError
-        from skillbook.mcp.server import bind_http, build_server
+        from skillbook.mcp.server import bind_http, build_server, run_event_loop
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
+    if workers > 1:
+        from skillbook.mcp._workers import can_fork
+
+        if transport != "http":
+            fail("--workers needs --transport http")
+        if not can_fork():
+            fail("--workers needs a POSIX system (it forks); run one process per port")
+        stateless = True  # a session on one worker would be unknown to the others
     token = None
     if token_env:
         token = os.environ.get(token_env, "").strip()
@@ -101,21 +130,34 @@ def serve_cmd(
     log.addHandler(handler)
     log.setLevel(logging.WARNING)
 
-    server = build_server(_loader(obj))
+    # Workers watch the skill folders themselves: a watcher thread started here would
+    # not survive the fork.
+    server = build_server(_loader(obj), watch=workers == 1)
     state = server.catalog.current()
     where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
     click.echo(
         f"skillbook: serving {_count(len(state.skills), 'skill')} "
         f"({len(state.listed)} with a Skills extension entry, "
-        f"{_count(len(state.commands.commands), 'prompt')}) on {where}",
+        f"{_count(len(state.commands.commands), 'prompt')}) on {where}"
+        + (f" from {workers} worker processes" if workers > 1 else ""),
         err=True,
     )
-    import anyio
+    if sock is not None and workers > 1:
+        from skillbook.mcp._workers import run_workers
 
+        def one_worker() -> None:
+            server.catalog.session.start_watching()
+            run_event_loop(
+                lambda: server.run_http(host=host, token=token, sock=sock, stateless=True)
+            )
+
+        sys.exit(run_workers(workers, one_worker))
     try:
         if sock is None:
-            anyio.run(server.run_stdio)
+            run_event_loop(server.run_stdio)
         else:
-            anyio.run(lambda: server.run_http(host=host, token=token, sock=sock))
+            run_event_loop(
+                lambda: server.run_http(host=host, token=token, sock=sock, stateless=stateless)
+            )
     except KeyboardInterrupt:
         pass

@@ -44,8 +44,9 @@ MAX_STEPS: Final = 25
 FINGERPRINT_CHARS: Final = 12
 _VERSION: Final = "v1"
 
+# Only a path that starts there: the `/tmp` of `/home/tmp/...` is a home's folder.
 _TMP: Final = re.compile(
-    r"(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s\"'`;|&<>()]*)?"
+    r"(?<![\w.~/-])(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s\"'`;|&<>()]*)?"
 )
 _DATETIME: Final = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"

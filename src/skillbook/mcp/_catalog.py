@@ -17,18 +17,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook import diagnostics as dg
 from skillbook.commands import CommandSet
 from skillbook.mcp import _skillfiles as sf
+from skillbook.profile import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from skillbook.book import SkillBook
     from skillbook.diagnostics import Diagnostic
-    from skillbook.model import Skill
+    from skillbook.model import ParsedSkillFile, Skill
     from skillbook.runtime.session import SkillSession
 
 _log = logging.getLogger("skillbook.mcp")
@@ -37,6 +38,7 @@ _log = logging.getLogger("skillbook.mcp")
 READ_TOOL = "read_skill"
 #: How long a walk of the skill folders is reused before stat-checking them again.
 DEFAULT_RESCAN_INTERVAL_S = 1.0
+_DEFAULT_RULES = DEFAULT_PROFILE.frontmatter
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,38 +61,56 @@ class ServedSkill:
 
 @dataclass(frozen=True, slots=True)
 class ServedState:
-    """Everything the handlers answer from, built from one book and one walk."""
+    """Everything the handlers answer from, built from one book and one walk.
+
+    The lookups a request makes (the listed skills and their entries, a file, a
+    SKILL.md or a directory by URI) are indexed once, when the state is built, so a
+    request costs a dictionary lookup, not a walk over every skill.
+    """
 
     book: SkillBook
     skills: tuple[ServedSkill, ...]
     commands: CommandSet
     instructions: str
     diagnostics: tuple[Diagnostic, ...]
+    #: The skills ``skills/list`` carries (those with a valid entry), and their entries.
+    listed: tuple[ServedSkill, ...] = field(init=False, compare=False, repr=False)
+    entries: tuple[dict[str, Any], ...] = field(init=False, compare=False, repr=False)
+    _files: dict[str, sf.FileEntry] = field(init=False, compare=False, repr=False)
+    _skill_mds: dict[str, ServedSkill] = field(init=False, compare=False, repr=False)
+    _dirs: dict[str, tuple[ServedSkill, str]] = field(init=False, compare=False, repr=False)
 
-    @property
-    def listed(self) -> tuple[ServedSkill, ...]:
-        """The skills ``skills/list`` carries (those with a valid entry)."""
-        return tuple(s for s in self.skills if s.problem is None)
+    def __post_init__(self) -> None:
+        listed = tuple(s for s in self.skills if s.problem is None)
+        files: dict[str, sf.FileEntry] = {}
+        mds: dict[str, ServedSkill] = {}
+        dirs: dict[str, tuple[ServedSkill, str]] = {}
+        for served in self.skills:
+            captured = served.files
+            for f in captured.files:
+                # The first skill that serves a URI answers for it (as the scan did).
+                if sf.is_within_skill(captured.uri, f.uri):
+                    files.setdefault(f.uri, f)
+            if captured.skill_md is None:
+                continue
+            mds.setdefault(captured.uri, served)
+            for rel in captured.directories:
+                dirs.setdefault(sf.file_uri(captured.skill_path, rel), (served, rel))
+        setattr_ = object.__setattr__
+        setattr_(self, "listed", listed)
+        setattr_(self, "entries", tuple(s.entry() for s in listed))
+        setattr_(self, "_files", files)
+        setattr_(self, "_skill_mds", mds)
+        setattr_(self, "_dirs", dirs)
 
     def by_md_uri(self, uri: str) -> ServedSkill | None:
-        return next((s for s in self.skills if s.files.skill_md and s.files.uri == uri), None)
+        return self._skill_mds.get(uri)
 
     def file(self, uri: str) -> sf.FileEntry | None:
-        for served in self.skills:
-            if sf.is_within_skill(served.files.uri, uri):
-                found = next((f for f in served.files.files if f.uri == uri), None)
-                if found is not None:
-                    return found
-        return None
+        return self._files.get(uri)
 
     def directory(self, uri: str) -> tuple[ServedSkill, str] | None:
-        for served in self.skills:
-            if served.files.skill_md is None or not uri.startswith(served.files.root_uri):
-                continue
-            for rel in served.files.directories:
-                if sf.file_uri(served.files.skill_path, rel) == uri:
-                    return served, rel
-        return None
+        return self._dirs.get(uri)
 
     def find_skill(self, name: str) -> ServedSkill | None:
         exact = next((s for s in self.skills if s.skill.name == name), None)
@@ -177,18 +197,22 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def entry_frontmatter(skill: Skill, files: sf.SkillFiles) -> tuple[dict[str, Any] | None, str]:
+def entry_frontmatter(
+    skill: Skill, files: sf.SkillFiles, parsed: ParsedSkillFile | None = None
+) -> tuple[dict[str, Any] | None, str]:
     """The frontmatter of the captured SKILL.md bytes as JSON, or why it cannot be an entry.
 
     Parsed with skillbook's YAML 1.2 core loader, keys in JavaScript order: the same
     mapping a JS host (``yaml`` package, core schema) gets when it verifies the file.
+    ``parsed``: those very bytes already parsed under the default frontmatter rules.
     """
     from skillbook.parse import parse_skill_text
 
     md = files.skill_md
     if md is None:
         return None, files.unreadable or "no SKILL.md"
-    parsed = parse_skill_text(md.data)
+    if parsed is None:
+        parsed = parse_skill_text(md.data)
     if not parsed.has_frontmatter or not parsed.frontmatter.yaml_ok:
         return None, "its frontmatter is not a YAML mapping"
     data = _jsonable(parsed.frontmatter.data)
@@ -227,20 +251,32 @@ class SkillCatalog:
         self._lock = threading.Lock()
         self._state: ServedState | None = None
         self._scanned_at = 0.0
+        #: Skill entries by (name, SKILL.md digest): a file is parsed once, not per build.
+        self._entry_memo: dict[tuple[str, str], tuple[dict[str, Any] | None, str]] = {}
 
-    def current(self) -> ServedState:
+    def current(self, *, max_age_s: float | None = None) -> ServedState:
+        """The served state, rebuilt when the book changed or the last walk of the skill
+        folders is ``max_age_s`` old (default: the rescan interval)."""
         with self._lock:
             book = self.session.current()
             now = self._clock()
             state = self._state
-            if (
-                state is None
-                or state.book is not book
-                or now - self._scanned_at >= self.rescan_interval_s
-            ):
+            limit = self.rescan_interval_s if max_age_s is None else max_age_s
+            if state is None or state.book is not book or now - self._scanned_at >= limit:
                 state = self._build(book, state)
                 self._state, self._scanned_at = state, now
             return state
+
+    def fresh(self, max_age_s: float) -> ServedState | None:
+        """The held state when nothing says it is out of date (no newer skill version,
+        walked less than ``max_age_s`` ago), else None; never builds, never blocks
+        on a build in progress."""
+        state = self._state
+        if state is None or self._clock() - self._scanned_at >= max_age_s:
+            return None
+        if self.session.is_stale() or self.session.loader.config is not state.book.config:
+            return None
+        return state
 
     def _build(self, book: SkillBook, old: ServedState | None) -> ServedState:
         served: list[ServedSkill] = []
@@ -250,11 +286,21 @@ class SkillCatalog:
             path = sf.encode_skill_path(skill.name)
             keys.add((path, os.fspath(skill.base_dir), os.fspath(skill.file_path)))
             files = self.files.get(path, skill.base_dir, skill.file_path, skill.real_dir)
-            frontmatter, why = entry_frontmatter(skill, files)
+            frontmatter, why = self._entry(skill, files)
             problem = files.over_limit or (None if frontmatter is not None else why)
             served.append(ServedSkill(skill, files, frontmatter, problem))
             diags.extend(_diagnostics(skill, files, problem))
         self.files.retain(keys)
+        if (
+            old is not None
+            and old.book is book
+            and len(old.skills) == len(served)
+            and all(a.files is b.files for a, b in zip(old.skills, served, strict=True))
+        ):
+            return old  # the walk found every folder as it was: same state, nothing to say
+        live = {(s.skill.name, s.files.skill_md.digest) for s in served if s.files.skill_md}
+        for key in [k for k in self._entry_memo if k not in live]:
+            del self._entry_memo[key]
         state = ServedState(
             book=book,
             skills=tuple(served),
@@ -267,6 +313,26 @@ class SkillCatalog:
             for d in state.diagnostics:
                 _log.warning("%s", d.format())
         return state
+
+    def _entry(self, skill: Skill, files: sf.SkillFiles) -> tuple[dict[str, Any] | None, str]:
+        md = files.skill_md
+        if md is None:
+            return entry_frontmatter(skill, files)
+        key = (skill.name, md.digest)
+        held = self._entry_memo.get(key)
+        if held is None:
+            held = entry_frontmatter(skill, files, self._parsed(skill, files))
+            self._entry_memo[key] = held
+        return held
+
+    def _parsed(self, skill: Skill, files: sf.SkillFiles) -> ParsedSkillFile | None:
+        """The captured SKILL.md as discovery parsed it, when discovery read exactly these
+        bytes (same identity) under the default frontmatter rules."""
+        identity = files.md_identity
+        loader = self.session.loader
+        if identity is None or loader.profile.frontmatter != _DEFAULT_RULES:
+            return None
+        return loader.cache.peek(os.fspath(skill.file_path), identity)
 
 
 def _diagnostics(skill: Skill, files: sf.SkillFiles, problem: str | None) -> list[Diagnostic]:

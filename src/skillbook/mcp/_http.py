@@ -12,7 +12,10 @@ port is one clear error) and the ASGI application served on it:
   no open stream), or answers 503 when every session is busy.
 
 Protocol 2026-07-28 requests carry no session (each stands alone); the bound is for
-the ``initialize`` sessions older clients open and may never close.
+the ``initialize`` sessions older clients open and may never close. With
+``stateless=True`` no session is kept at all (every handshake-era request stands
+alone too), so several server processes behind one load balancer answer any request
+alike; see ``docs/mcp.md`` ("Several workers").
 """
 
 from __future__ import annotations
@@ -199,8 +202,12 @@ def build_app(
     path: str,
     token: str | None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
+    stateless: bool = False,
 ) -> Guard:
-    """The ASGI application for one bound address (``port`` is the real bound port)."""
+    """The ASGI application for one bound address (``port`` is the real bound port).
+
+    ``stateless``: keep no handshake-era session between requests (for several
+    replicas behind a load balancer)."""
     loopback = is_loopback(host)
     security = None
     if loopback:
@@ -211,12 +218,18 @@ def build_app(
             allowed_hosts=[f"{n}:{port}" for n in names],
             allowed_origins=[f"http://{n}:{port}" for n in names],
         )
-    manager = BoundedSessions(
-        server,
-        max_sessions=max_sessions,
-        security_settings=security,
-        session_idle_timeout=DEFAULT_SESSION_IDLE_S,
-    )
+    manager: StreamableHTTPSessionManager
+    if stateless:
+        manager = StreamableHTTPSessionManager(
+            server, stateless=True, security_settings=security, max_sessions=None
+        )
+    else:
+        manager = BoundedSessions(
+            server,
+            max_sessions=max_sessions,
+            security_settings=security,
+            session_idle_timeout=DEFAULT_SESSION_IDLE_S,
+        )
     app = Starlette(
         routes=[Route(path, endpoint=StreamableHTTPASGIApp(manager))],
         lifespan=lambda _app: manager.run(),

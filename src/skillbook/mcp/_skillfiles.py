@@ -237,6 +237,9 @@ class SkillFiles:
     #: A file the walk listed could not be read (it changed, vanished, or a folder on
     #: its path was swapped): the capture is not reused, the next request reads again.
     incomplete: bool = False
+    #: (device, inode, size, mtime_ns, ctime_ns) of the SKILL.md bytes captured, when
+    #: the file did not change while it was read: the parse cache's key for them.
+    md_identity: tuple[int, ...] | None = None
 
     @property
     def skill_md(self) -> FileEntry | None:
@@ -350,7 +353,8 @@ def _walk_tree(base: str, root_real: str) -> tuple[list[_Seen], list[str], list[
             if entry.name.startswith(".") or entry.name in EXCLUDED_NAMES:
                 continue
             try:
-                if entry.is_symlink():
+                is_link = entry.is_symlink()
+                if is_link:
                     real = _fs.try_realpath(entry.path)
                     if real is None or not _fs.is_path_inside(root_real, real):
                         skipped.append(Skipped(rel, "symlink points outside the skill folder"))
@@ -365,7 +369,12 @@ def _walk_tree(base: str, root_real: str) -> tuple[list[_Seen], list[str], list[
             except OSError as exc:
                 skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
                 continue
-            found = _stat_file(entry.path, root_real)
+            if is_link:
+                found = _stat_file(entry.path, root_real)
+            else:
+                # Walked folders are never links, so a plain entry's real path is known:
+                # no realpath walk per file (the read re-checks every component).
+                found = _stat_plain(root_real + os.sep + rel.replace("/", os.sep))
             if isinstance(found, str):
                 skipped.append(Skipped(rel, found))
             else:
@@ -382,6 +391,17 @@ def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int, int]
         return "resolves outside the skill folder"
     try:
         info = os.stat(real)
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror or exc}"
+    if not st.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, info.st_dev
+
+
+def _stat_plain(real: str) -> tuple[str, int, int, int, int, int] | str:
+    """:func:`_stat_file` for a path known to be real and inside the root."""
+    try:
+        info = os.lstat(real)
     except OSError as exc:
         return f"cannot stat: {exc.strerror or exc}"
     if not st.S_ISREG(info.st_mode):
@@ -417,6 +437,18 @@ def _read(listing: _Listing, seen: _Seen, budget: int) -> bytes | str:
         os.close(fd)
 
 
+def _unchanged_identity(seen: _Seen, size: int) -> tuple[int, ...] | None:
+    """The walk's identity of a file (device, inode, size, mtime, ctime) if the file
+    still has it after being read, so the bytes read are the ones it names."""
+    try:
+        now = os.stat(seen[1])
+    except OSError:
+        return None
+    identity = (seen[6], seen[4], seen[2], seen[3], seen[5])
+    after = (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns)
+    return identity if after == identity and size == seen[2] else None
+
+
 def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFiles:
     if listing.missing_skill_md is not None:
         return SkillFiles(
@@ -434,9 +466,12 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
     skipped = list(listing.skipped)
     budget = limits.max_bytes
     incomplete = False
+    md_identity: tuple[int, ...] | None = None
     for seen in wanted:
         rel = seen[0]
         data = _read(listing, seen, budget)
+        if rel == SKILL_FILE and not isinstance(data, str):
+            md_identity = _unchanged_identity(seen, len(data))
         if isinstance(data, str):
             if rel == SKILL_FILE:
                 return SkillFiles(
@@ -454,7 +489,13 @@ def _capture(skill_path: str, listing: _Listing, limits: FileLimits) -> SkillFil
         )
     directories = ("",) if over else listing.directories
     return SkillFiles(
-        skill_path, tuple(entries), directories, tuple(skipped), over, incomplete=incomplete
+        skill_path,
+        tuple(entries),
+        directories,
+        tuple(skipped),
+        over,
+        incomplete=incomplete,
+        md_identity=md_identity,
     )
 
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 import base64
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -72,6 +73,7 @@ __all__ = [
     "SkillServer",
     "bind_http",
     "build_server",
+    "run_event_loop",
     "serve",
 ]
 
@@ -153,6 +155,13 @@ def _prompts(state: ServedState) -> list[types.Prompt]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Views:
+    state: ServedState
+    resources: list[types.Resource]
+    prompts: list[types.Prompt]
+
+
 class SkillServer(Server[dict[str, Any]]):
     """The low-level ``mcp`` server with skillbook's handlers (see the module docstring)."""
 
@@ -177,6 +186,11 @@ class SkillServer(Server[dict[str, Any]]):
         self._selection: Any = None
         self._wake: anyio.Event | None = None
         self._notifying = False
+        #: The notifier also rescans the skill folders (requests then never do).
+        self._refreshing = False
+        #: A request arrived since the notifier's last walk.
+        self._asked = False
+        self._view_cache: _Views | None = None
         super().__init__(
             name,
             version=__version__,
@@ -209,10 +223,32 @@ class SkillServer(Server[dict[str, Any]]):
         return super().create_initialization_options(notify, experimental_capabilities, extensions)
 
     async def state(self) -> ServedState:
-        state = await anyio.to_thread.run_sync(self.catalog.current)
+        """The state a request answers from. While the change notifier runs, it also
+        walks the skill folders every rescan interval, so a request takes the held
+        state without leaving the event loop and only rebuilds (in a worker thread)
+        when the skills changed or the notifier fell behind."""
+        interval = self.catalog.rescan_interval_s
+        self._asked = True
+        if self._refreshing and interval > 0:
+            held = self.catalog.fresh(2 * interval)
+            if held is not None:
+                return held
+            state = await anyio.to_thread.run_sync(
+                lambda: self.catalog.current(max_age_s=2 * interval)
+            )
+        else:
+            state = await anyio.to_thread.run_sync(self.catalog.current)
         # Read by server/discover and initialize: new sessions see the current catalog.
         self.instructions = state.instructions or None
         return state
+
+    def _views(self, state: ServedState) -> _Views:
+        """The wire objects of one state, built once (resources, prompts)."""
+        views = self._view_cache
+        if views is None or views.state is not state:
+            views = _Views(state, _resources(state), _prompts(state))
+            self._view_cache = views
+        return views
 
     # ------------------------------------------------------------------ resources
 
@@ -220,7 +256,7 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         _no_cursor(params)
-        return types.ListResourcesResult(resources=_resources(await self.state()))
+        return types.ListResourcesResult(resources=self._views(await self.state()).resources)
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
@@ -261,9 +297,9 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams
     ) -> dict[str, Any]:
         self._require_modern(ctx)
-        listed = (await self.state()).listed
-        items, after = _page(listed, params.cursor, self.page_size)
-        out: dict[str, Any] = {"skills": [s.entry() for s in items]}
+        entries = (await self.state()).entries
+        items, after = _page(entries, params.cursor, self.page_size)
+        out: dict[str, Any] = {"skills": items}
         if after is not None:
             out["nextCursor"] = after
         return self._envelope(ctx, out)
@@ -303,7 +339,7 @@ class SkillServer(Server[dict[str, Any]]):
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         _no_cursor(params)
-        return types.ListPromptsResult(prompts=_prompts(await self.state()))
+        return types.ListPromptsResult(prompts=self._views(await self.state()).prompts)
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -402,10 +438,10 @@ class SkillServer(Server[dict[str, Any]]):
         """Publish what differs between two states (list changes, updated files)."""
         events: list[ServerEvent] = []
         legacy: list[str] = []
-        if _resources(old) != _resources(new):
+        if self._views(old).resources != self._views(new).resources:
             events.append(ResourcesListChanged())
             legacy.append("resources")
-        if _prompts(old) != _prompts(new):
+        if self._views(old).prompts != self._views(new).prompts:
             events.append(PromptsListChanged())
             legacy.append("prompts")
         before, after = old.digests(), new.digests()
@@ -423,12 +459,23 @@ class SkillServer(Server[dict[str, Any]]):
                 self._legacy.remove(session)
 
     async def _notify_loop(self, baseline: ServedState) -> None:
+        interval = self.catalog.rescan_interval_s
         while True:
             assert self._wake is not None
-            await self._wake.wait()
+            # Woken by the watcher, or every rescan interval: the walk of the skill
+            # folders runs here, off the request path (supporting-file edits too).
+            woken = False
+            with anyio.move_on_after(interval if interval > 0 else None):
+                await self._wake.wait()
+                woken = True
             self._wake = anyio.Event()
-            state = await self.state()
-            await self.notify_changes(baseline, state)
+            if not woken and not self._asked:
+                continue  # idle: nobody asked since the last walk, so do not walk
+            self._asked = False
+            state = await anyio.to_thread.run_sync(self.catalog.current)
+            self.instructions = state.instructions or None
+            if state is not baseline:
+                await self.notify_changes(baseline, state)
             baseline = state
 
     @asynccontextmanager
@@ -450,12 +497,14 @@ class SkillServer(Server[dict[str, Any]]):
                 await anyio.to_thread.run_sync(watcher.wait_ready, WATCH_READY_TIMEOUT_S)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._notify_loop, baseline)
+                self._refreshing = True
                 yield {}
                 tg.cancel_scope.cancel()
         finally:
             unsubscribe()
             self._wake = None
             self._notifying = False
+            self._refreshing = False
             if self._owns_session:
                 self.catalog.session.close()
 
@@ -476,10 +525,12 @@ class SkillServer(Server[dict[str, Any]]):
         token: str | None = None,
         sock: socket.socket | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        stateless: bool = False,
     ) -> None:
         """Serve streamable HTTP on ``sock`` (from :func:`bind_http`) or a new bind.
 
         ``token``: requests must carry ``Authorization: Bearer <token>`` (401 otherwise).
+        ``stateless``: no session state, for several replicas behind a load balancer.
         """
         import uvicorn
 
@@ -488,7 +539,12 @@ class SkillServer(Server[dict[str, Any]]):
         listening = sock if sock is not None else bind(host, port)
         bound = int(listening.getsockname()[1])
         app = self.http_app(
-            host=host, port=bound, path=path, token=token, max_sessions=max_sessions
+            host=host,
+            port=bound,
+            path=path,
+            token=token,
+            max_sessions=max_sessions,
+            stateless=stateless,
         )
         config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
         await uvicorn.Server(config).serve(sockets=[listening])
@@ -501,6 +557,7 @@ class SkillServer(Server[dict[str, Any]]):
         path: str = DEFAULT_HTTP_PATH,
         token: str | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        stateless: bool = False,
     ) -> Any:
         """The ASGI application :meth:`run_http` serves, for mounting elsewhere: the
         ``Origin`` port check, the optional bearer token and the session bound included
@@ -508,7 +565,13 @@ class SkillServer(Server[dict[str, Any]]):
         from skillbook.mcp._http import build_app
 
         return build_app(
-            self, host=host, port=port, path=path, token=token, max_sessions=max_sessions
+            self,
+            host=host,
+            port=port,
+            path=path,
+            token=token,
+            max_sessions=max_sessions,
+            stateless=stateless,
         )
 
 
@@ -535,6 +598,17 @@ def build_server(
     )
     catalog = SkillCatalog(session, limits=limits, rescan_interval_s=rescan_interval_s)
     return SkillServer(catalog, name=name, owns_session=owns, ttl_ms=ttl_ms, page_size=page_size)
+
+
+def run_event_loop(main: Callable[[], Awaitable[None]]) -> None:
+    """Run ``main`` on asyncio, with uvloop's faster event loop when it is installed
+    (``pip install 'skillbook[mcp]'`` brings it, with httptools for uvicorn's parser)."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        anyio.run(main)
+    else:
+        anyio.run(main, backend_options={"use_uvloop": True})
 
 
 def bind_http(
@@ -573,8 +647,12 @@ def serve(
     watch: bool = True,
     token: str | None = None,
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
 ) -> None:
-    """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
+    """Serve until the client disconnects (stdio) or the process is interrupted (http).
+
+    ``stateless`` (http): keep no session, so replicas behind a load balancer can
+    answer any request."""
     if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}: use 'stdio' or 'http'")
     sock = None
@@ -582,6 +660,10 @@ def serve(
         sock = bind_http(host, port, token=token, allow_unauthenticated=allow_unauthenticated)
     server = build_server(loader_or_session, name=name, watch=watch)
     if sock is None:
-        anyio.run(server.run_stdio)
+        run_event_loop(server.run_stdio)
     else:
-        anyio.run(lambda: server.run_http(host=host, path=path, token=token, sock=sock))
+        run_event_loop(
+            lambda: server.run_http(
+                host=host, path=path, token=token, sock=sock, stateless=stateless
+            )
+        )

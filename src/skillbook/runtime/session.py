@@ -141,6 +141,14 @@ class SkillSession:
                 return True
             return self._book is not None and self._config is not self.loader.config
 
+    def start_watching(self) -> None:
+        """Watch the skill folders from now on, in this process: for a session made
+        with ``watch=False`` before a fork (``skillbook serve --workers``), whose
+        watcher thread would not have survived it."""
+        with self._lock:
+            self._watch = True
+            self._ensure_watcher()
+
     @property
     def watcher(self) -> SkillsWatcher | None:
         ws = self.loader.workspace

@@ -1,0 +1,80 @@
+"""The per-skill pieces of the full catalog, kept between builds: :class:`CatalogParts`.
+
+Input: the prompt-visible skills of one build, the home prefixes and kept paths.
+Output: each skill's shown entry (:class:`PromptSkill`, location shortened) and the
+full catalog text, the same as :func:`~skillbook._home_paths.compact_skill_paths` and
+``format_skills_for_prompt`` give. Pieces are keyed by value (name, description,
+location), so an entry is formatted again only when what it shows changed: a rebuild
+after one edit formats one entry, not ten thousand. Only the pieces of the last build
+are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillbook._bounded_catalog import escape_xml
+from skillbook._home_paths import KeptPaths, PromptSkill, compact_skill_paths
+from skillbook.model import Skill
+
+__all__ = ["CatalogParts", "full_entry"]
+
+
+def full_entry(s: PromptSkill) -> str:
+    """One ``<skill>`` element of the full catalog (§5.1), five lines."""
+    return (
+        "  <skill>\n"
+        f"    <name>{escape_xml(s.name)}</name>\n"
+        f"    <description>{escape_xml(s.description)}</description>\n"
+        f"    <location>{escape_xml(s.location)}</location>\n"
+        "  </skill>"
+    )
+
+
+class CatalogParts:
+    """Shown entries and formatted elements of the last build (see the module)."""
+
+    __slots__ = ("_entries", "_key", "_shown")
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        #: (name, description, absolute location) -> the entry shown for it.
+        self._shown: dict[tuple[str, str, str], PromptSkill] = {}
+        #: shown entry -> its full-format element.
+        self._entries: dict[PromptSkill, str] = {}
+
+    def shown(
+        self, skills: Sequence[Skill], homes: Sequence[Path | str], keep: KeptPaths | None
+    ) -> list[PromptSkill]:
+        """``compact_skill_paths(skills, homes, keep=keep)``, unchanged entries reused."""
+        key = (tuple(map(str, homes)), keep)
+        if key != self._key:
+            self._key, self._shown = key, {}
+        old = self._shown
+        found: dict[tuple[str, str, str], PromptSkill] = {}
+        wanted = [(s.name, s.description, str(s.file_path)) for s in skills]
+        missing = [k for k in wanted if k not in old]
+        made = compact_skill_paths([PromptSkill(*k) for k in missing], homes, keep=keep)
+        fresh = dict(zip(missing, made, strict=True))
+        out: list[PromptSkill] = []
+        for k in wanted:
+            entry = old.get(k) or fresh[k]
+            found[k] = entry
+            out.append(entry)
+        self._shown = found
+        return out
+
+    def elements(self, shown: Sequence[PromptSkill]) -> list[str]:
+        """The full-format element of every entry, in order."""
+        old = self._entries
+        kept: dict[PromptSkill, str] = {}
+        out: list[str] = []
+        for entry in shown:
+            text = old.get(entry)
+            if text is None:
+                text = full_entry(entry)
+            kept[entry] = text
+            out.append(text)
+        self._entries = kept
+        return out

@@ -1,0 +1,107 @@
+"""A whole root's scan result, reused while nothing it depended on changed.
+
+Input: the outcome of one full scan of a root whose layout is *plain* (every
+candidate is a real folder with a regular SKILL.md that loaded as one skill; no
+links, groups, nested ``skills/`` root, hidden, broken or standalone entries), and
+later the root's fresh listing. Output: the same skills and diagnostics, when the
+listing is equal and every SKILL.md still has the ``lstat`` it had: mode, device,
+inode, size, mtime, ctime and link count. That is all a plain scan reads besides the
+files' bytes, and the bytes cannot change without the ctime changing.
+
+So an unchanged root costs one directory listing and one ``lstat`` per skill — the
+floor of noticing a change at all — and hands back the very same :class:`Skill`
+objects, which lets the status and catalog memos answer without work. Anything not
+plain is scanned in full every time (its files still come from the parse cache).
+
+The listing itself is skipped while the folder's own ``stat`` (device, inode, mtime,
+ctime) is unchanged: adding, removing, renaming or replacing an entry changes the
+folder's mtime, and a plain root has no symlinks whose targets could change behind
+it (git's untracked cache relies on the same rule). As for files, a folder changed
+within :data:`~skillbook.parse_store.RACY_NS` of the scan is not trusted this way.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from skillbook._fs import Listing
+from skillbook.diagnostics import Diagnostic
+from skillbook.model import Skill
+
+__all__ = ["RootRecord", "file_identity", "folder_state"]
+
+#: (mode, device, inode, size, mtime_ns, ctime_ns, links) of one SKILL.md.
+Identity = tuple[int, int, int, int, int, int, int]
+#: (device, inode, mtime_ns, ctime_ns) of a folder, or None when it cannot be read.
+FolderState = tuple[int, int, int, int] | None
+#: A folder changed this recently before a scan may change again unseen (ns).
+RACY_NS = 2_000_000_000
+
+
+def file_identity(s: os.stat_result) -> Identity:
+    return (s.st_mode, s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_nlink)
+
+
+def folder_state(path: str) -> FolderState:
+    try:
+        s = os.stat(path)
+    except OSError:
+        return None
+    return (s.st_dev, s.st_ino, s.st_mtime_ns, s.st_ctime_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class RootRecord:
+    """One plain root as last scanned (see the module docstring)."""
+
+    #: Everything else the scan depended on: label, folder, its real path, options.
+    key: tuple[object, ...]
+    listing: Listing
+    #: The SKILL.md paths checked, in scan order, and their identities.
+    files: tuple[str, ...]
+    identities: tuple[Identity, ...]
+    skills: tuple[Skill, ...]
+    #: What loading each file reported, aligned with ``files``.
+    diagnostics: tuple[tuple[Diagnostic, ...], ...]
+    #: The folder's state before it was listed, and when that was (time.time_ns()).
+    folder: FolderState = None
+    scanned_at: int = 0
+
+    def listing_unchanged(self, key: tuple[object, ...], folder: FolderState) -> bool:
+        """Whether the folder's entries are the ones listed, without listing it."""
+        return (
+            folder is not None
+            and folder == self.folder
+            and key == self.key
+            and folder[3] < self.scanned_at - RACY_NS
+        )
+
+    def changed(self, key: tuple[object, ...], listing: Listing | None) -> list[int] | None:
+        """The positions of the SKILL.md files whose ``lstat`` changed, or None when the
+        record does not apply at all (other options, another listing, a file gone).
+        ``listing`` None: the caller knows the folder's entries are unchanged."""
+        if key != self.key or (listing is not None and listing != self.listing):
+            return None
+        lstat = os.lstat
+        out: list[int] = []
+        try:
+            for index, (path, known) in enumerate(zip(self.files, self.identities, strict=True)):
+                s = lstat(path)
+                if (
+                    s.st_ino != known[2]
+                    or s.st_mtime_ns != known[4]
+                    or s.st_ctime_ns != known[5]
+                    or s.st_size != known[3]
+                    or s.st_mode != known[0]
+                    or s.st_dev != known[1]
+                    or s.st_nlink != known[6]
+                ):
+                    out.append(index)
+        except OSError:
+            return None
+        return out
+
+    def still_valid(self, key: tuple[object, ...], listing: Listing | None) -> bool:
+        """Whether a scan now would read exactly what this one read."""
+        return self.changed(key, listing) == []

@@ -1,0 +1,336 @@
+"""The YAML fast path (skillbook._yaml_simple) answers exactly as the full parser does.
+
+Differential: random blocks built from the characters that make YAML tricky; wherever
+the fast path answers, the full event-stream path must give the same mapping, the
+same types and the same key lines, and parse_frontmatter_block must give the same
+Frontmatter with and without it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from skillbook import _yaml, parse
+from skillbook._yaml import YamlError, _load_full
+from skillbook._yaml_simple import simple_mapping
+
+KEYS = st.sampled_from(
+    [
+        "name",
+        "description",
+        "version",
+        "homepage",
+        "user-invocable",
+        "disable-model-invocation",
+        "_x",
+        "true",
+        "null",
+        "nan",
+        "Yes",
+        "on",
+        "__proto__",
+        "toString",
+        "a-b_c9",
+        "metadata",
+    ]
+)
+PIECES = st.sampled_from(
+    [
+        *list("abcXYZ019 .,:;#-?[]{}&*!|>'\"%@`~+=/\\()<>^$\t"),
+        "é",
+        "😀",
+        "\xa0",
+        "\u2028",
+        "\x85",
+        "\ufeff",
+        "\x07",
+        ": ",
+        " #",
+        "''",
+        "---",
+        "...",
+    ]
+)
+VALUES = st.one_of(
+    st.lists(PIECES, max_size=10).map("".join),
+    st.sampled_from(
+        [
+            "true",
+            "False",
+            "null",
+            "~",
+            "12",
+            "-7",
+            "+3",
+            "0x1F",
+            "0o17",
+            "1.5",
+            ".5",
+            "1e3",
+            "-.inf",
+            ".NaN",
+            "0.0",
+            "-0.0",
+            "'it''s'",
+            "'",
+            "''",
+            '""',
+            '"plain"',
+            '"a\\nb"',
+            "https://example.com/a#b",
+            "a: b",
+            "a:",
+            "C#",
+            "x #y",
+            "[1, 2]",
+            "{a: 1}",
+            "|",
+            ">-",
+            "&anchor x",
+            "*alias",
+            "!tag x",
+        ]
+    ),
+)
+JSON_TEXT = st.lists(
+    st.sampled_from([*"abc #:'{}[],-", "é", "\u2028", '"', "\\", "\\n"]), max_size=6
+).map("".join)
+JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False),
+        JSON_TEXT,
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["a", "10", "2", "", "b c", "__proto__"]), inner, max_size=4
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+def _json_line(value: object, separators: tuple[str, str]) -> str:
+    return json.dumps(value, separators=separators, ensure_ascii=False)
+
+
+FLOWS = st.builds(
+    _json_line,
+    st.one_of(
+        st.lists(JSON_VALUES, max_size=4), st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=4)
+    ),
+    st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]),
+).map(lambda text: text.replace("Infinity", "1e999"))
+BLOCK_BODY = st.lists(
+    st.sampled_from(["word", "two words", "a: b", "# not a comment", "x ", "", "  deeper", "é"]),
+    min_size=0,
+    max_size=4,
+)
+BLOCKS = st.builds(
+    lambda key, head, indent, body: "\n".join(
+        [f"{key}: {head}", *(" " * indent + b if b else b for b in body)]
+    ),
+    KEYS,
+    st.sampled_from([">", ">-", "|", "|-", ">+", "|2"]),
+    st.sampled_from([1, 2, 4]),
+    BLOCK_BODY,
+)
+SCALAR_TEXT = st.sampled_from(
+    ["x", "'q'", '"dq"', "two words", "1.5", "null", "a: b", "", "- x", "{}", "[1, 2]", "é", "#c"]
+)
+
+
+def _block_yaml(value: object, indent: int, step: int, compact: bool) -> list[str]:
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                out.append(f"{pad}{k}:")
+                out.extend(
+                    _block_yaml(
+                        v,
+                        indent if compact and isinstance(v, list) else indent + step,
+                        step,
+                        compact,
+                    )
+                )
+            else:
+                out.append(f"{pad}{k}: {v if isinstance(v, str) else json.dumps(v)}")
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict) and item:
+                lines = _block_yaml(item, indent + 2, step, compact)
+                out.append(f"{pad}- {lines[0][indent + 2 :]}")
+                out.extend(lines[1:])
+            else:
+                out.append(f"{pad}- {item if isinstance(item, str) else json.dumps(item)}")
+    return out
+
+
+NESTED_VALUES = st.recursive(
+    st.one_of(SCALAR_TEXT, st.integers(-5, 5), st.booleans()),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["a", "bins", "id", "k-2", "true", "__proto__"]),
+            inner,
+            min_size=1,
+            max_size=3,
+        ),
+    ),
+    max_leaves=8,
+)
+NESTED = st.builds(
+    lambda key, value, step, compact, noise: "\n".join(
+        [f"{key}:", *_block_yaml(value, step, step, compact)]
+        + ([noise] if noise is not None else [])
+    ),
+    KEYS,
+    st.one_of(
+        st.lists(NESTED_VALUES, min_size=1, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["openclaw", "x", "b"]), NESTED_VALUES, min_size=1, max_size=3
+        ),
+    ),
+    st.sampled_from([1, 2, 4]),
+    st.booleans(),
+    st.sampled_from([None, "", "# note", "   ", "  stray: 1", " - item"]),
+)
+
+
+def _flow_rows(value: object, indent: int, closing_out: bool, trailing: bool) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    if trailing:
+        text = text.replace("\n}", ",\n}").replace("\n]", ",\n]")
+    rows = text.split("\n")
+    pad = " " * indent
+    body = [pad + r for r in rows]
+    if closing_out:
+        body[-1] = rows[-1]
+    return "\n".join(body)
+
+
+FLOW_BLOCKS = st.builds(
+    lambda key, value, indent, closing_out, trailing: (
+        f"{key}:\n" + _flow_rows(value, indent, closing_out, trailing)
+    ),
+    KEYS,
+    st.one_of(
+        st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=3), st.lists(JSON_VALUES, max_size=3)
+    ),
+    st.sampled_from([0, 1, 2]),
+    st.booleans(),
+    st.booleans(),
+)
+LINES = st.one_of(
+    st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", ": \t", " : "]), VALUES).map("".join),
+    st.tuples(KEYS, st.just(": "), FLOWS).map("".join),
+    BLOCKS,
+    NESTED,
+    FLOW_BLOCKS,
+    st.sampled_from(["", "# comment", "  indented: x", "- item", "---", "\t", " "]),
+)
+
+
+def canon(value: Any) -> Any:
+    """A comparable form with exact types (NaN equal to NaN, -0.0 apart from 0.0)."""
+    if isinstance(value, float):
+        return ("f", "nan" if math.isnan(value) else repr(value))
+    if isinstance(value, dict):
+        return ("d", [(k, canon(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("l", [canon(v) for v in value])
+    return (type(value).__name__, value)
+
+
+def full(text: str) -> tuple[Any, dict[str, int]] | str:
+    try:
+        return _load_full(text, max_alias_count=100, max_depth=100)
+    except YamlError as exc:
+        return f"error: {exc.kind}"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
+@example("name: x\ndescription: 'it''s fine'\nversion: 1.0")
+@example('name: x\ndescription: "quoted"\nurl: https://a.b/c?d=e#f')
+@example("name: x\ndescription: ...")
+@example("name: x\ndescription: a [b] {c}, d")
+@example("name: x\ndescription: 😀 é")
+@example('name: x\ndescription: >-\n  one\n  two\nmetadata: {"openclaw": {"a": [1, 2.5]}}')
+@example('metadata: {"10": 1, "2": 2, "b": {"1": 0}}')
+@example("description: |\n  line one\n  line two\n\nname: x")
+@example('tags: ["a", "b"]\nmore: []\nempty: {}')
+@example(
+    "metadata:\n  openclaw:\n    requires:\n      bins:\n        - git\n    install:\n      - id: a\n        kind: brew"
+)
+@example(
+    'metadata:\n  {\n    "openclaw":\n      {\n        "emoji": "x",\n        "requires": { "bins": ["curl"] },\n      },\n  }'
+)
+@example("list:\n  [,]")
+def test_fast_path_agrees_with_the_parser(text: str) -> None:
+    fast = simple_mapping(text)
+    if fast is None:
+        return
+    slow = full(text)
+    assert not isinstance(slow, str), f"the parser refuses {text!r} ({slow})"
+    assert canon(fast[0]) == canon(slow[0])
+    assert fast[1] == slow[1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
+def test_frontmatter_is_the_same_with_and_without_the_fast_path(text: str) -> None:
+    fast = parse.parse_frontmatter_block(text, block_line=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parse, "simple_block", lambda _text: None)
+        mp.setattr(_yaml, "simple_mapping", lambda _text: None)
+        slow = parse.parse_frontmatter_block(text, block_line=2)
+    assert repr(fast) == repr(slow)
+    assert list(fast[0].lines) == list(slow[0].lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: x\ndescription: ''",  # the line parser skips an empty value
+        "name: x\ndescription: null",
+        "name: x\nname: y",
+        "name: x\n  more",
+        "name: x\ndescription: a: b",
+        "true: x",
+        "__proto__: x",
+        "name: x\r\ndescription: y",
+        "# only a comment",
+        "",
+    ],
+)
+def test_blocks_left_to_the_parser(text: str) -> None:
+    assert simple_mapping(text) is None
+
+
+def test_common_blocks_take_the_fast_path() -> None:
+    got = simple_mapping(
+        "name: pdf-tools\ndescription: 'Reads PDFs: text, tables & forms.'\n"
+        "homepage: https://example.com\nuser-invocable: false\nversion: 2.1\n# note\n"
+    )
+    assert got is not None
+    values, lines = got
+    assert values == {
+        "name": "pdf-tools",
+        "description": "Reads PDFs: text, tables & forms.",
+        "homepage": "https://example.com",
+        "user-invocable": False,
+        "version": 2.1,
+    }
+    assert lines == {"name": 1, "description": 2, "homepage": 3, "user-invocable": 4, "version": 5}
