@@ -14,9 +14,10 @@ from pathlib import Path
 
 import anyio
 import pytest
+from factories import write_skill
 from mcp import Client
 from serve_process import ServeProcess, free_port
-from test_server import LAUNCH, Workspace, all_skills, wait_for, write_skill
+from test_server import LAUNCH, Workspace, all_skills, wait_for
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.e2e]
 
@@ -94,7 +95,7 @@ def test_two_replicas_answer_alike_and_both_notify(
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(collect, "one", sub1)
                     tg.start_soon(collect, "two", sub2)
-                    write_skill(space.skills, "gamma")
+                    write_skill(space.skills / "gamma")
                     await wait_for(lambda: all("ResourcesListChanged" in s for s in seen.values()))
                     tg.cancel_scope.cancel()
             uris = [e["uri"] for e in await all_skills(two.session)]

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import anyio
 import pytest
+from factories import write_skill
 from mcp import Client
 from serve_process import ServeProcess, free_port
-from test_server import LAUNCH, Workspace, all_skills, write_skill
+from test_server import LAUNCH, Workspace, all_skills
 
 pytestmark = [
     pytest.mark.subprocess,
@@ -92,11 +93,13 @@ def test_both_workers_answer_and_see_changes(served: tuple[Workspace, ServeProce
             assert "skill://alpha/SKILL.md" in skill_uris(process.url)
         finally:
             os.kill(stopped, signal.SIGCONT)
-    write_skill(space.skills, "gamma")
+    write_skill(space.skills / "gamma")
     for stopped in workers:
         os.kill(stopped, signal.SIGSTOP)
         try:
             wait_listed(process.url, "skill://gamma/SKILL.md")
+            # A new skill beside the others, not a root turned into one skill.
+            assert "skill://alpha/SKILL.md" in skill_uris(process.url)
         finally:
             os.kill(stopped, signal.SIGCONT)
     process.proc.send_signal(signal.SIGTERM)
