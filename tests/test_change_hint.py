@@ -74,13 +74,13 @@ class Tree:
         folder, md = self.root / name, self.root / name / "SKILL.md"
         if kind == "edit" and md.is_file():
             return [str(self.write(name, "edited"))]
-        if kind == "add" and not folder.exists():
+        if kind == "add" and not os.path.lexists(folder):
             self.write(name, "added")
             return [str(folder), str(md)]
-        if kind == "delete" and folder.exists():
+        if kind == "delete" and os.path.lexists(folder):
             shutil.rmtree(folder) if not folder.is_symlink() else folder.unlink()
             return [str(folder)]
-        if kind == "rename" and folder.is_dir() and not (self.root / other).exists():
+        if kind == "rename" and folder.is_dir() and not os.path.lexists(self.root / other):
             folder.rename(self.root / other)
             return [str(folder), str(self.root / other), str(self.root / other / "SKILL.md")]
         if kind == "rm-md" and md.is_file() and not md.is_symlink():
@@ -88,7 +88,7 @@ class Tree:
             return [str(md)]
         if kind == "bad-yaml" and md.is_file():
             return [str(self.write(name, "", raw="---\nname: [unclosed\ndescription: x\n---\n"))]
-        if kind == "link" and folder.is_dir() and not (self.root / other).exists():
+        if kind == "link" and folder.is_dir() and not os.path.lexists(self.root / other):
             (self.root / other).symlink_to(folder, target_is_directory=True)
             return [str(self.root / other)]
         if kind == "gated" and md.is_file():

@@ -10,6 +10,7 @@ scanner serves one discovery: its real-path memo must not outlive the tree's sta
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import time
@@ -394,8 +395,7 @@ class RootScanner:
             skills[index], identities[index] = result[0], file_identity(seen[0][1])
             per_file[index] = tuple(diags[before:])
         del diags[start:]
-        for found in per_file:
-            diags.extend(found)
+        diags.extend(itertools.chain.from_iterable(per_file))
         if changed:
             cache.roots[slot] = replace(
                 record,

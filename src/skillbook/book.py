@@ -286,23 +286,27 @@ class Loader:
         )
         self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
-        status = Once(
-            functools.partial(
-                build_status,
-                candidates,
-                config=cfg,
-                host=self.host,
-                bins=self.bins,
-                remote=self.remote,
-                workspace_dir=self.workspace or self.cwd,
-                managed_dir=self.paths.managed_dir,
-                bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
-                memo=self._status_memo,
-                profile=profile,
-                agent=self.agent,
-                eligibility=verdicts,
-            )
+
+        # Made with the report (on first use): a walk over every loaded skill.
+        def status_of() -> StatusReport:
+            bundled = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
+            return report(bundled_names=bundled)
+
+        report = functools.partial(
+            build_status,
+            candidates,
+            config=cfg,
+            host=self.host,
+            bins=self.bins,
+            remote=self.remote,
+            workspace_dir=self.workspace or self.cwd,
+            managed_dir=self.paths.managed_dir,
+            memo=self._status_memo,
+            profile=profile,
+            agent=self.agent,
+            eligibility=verdicts,
         )
+        status = Once(status_of)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
         ready = [s for s, e in zip(candidates, verdicts, strict=True) if e.ready]
         eligible = tuple(apply_filter(ready, skill_filter))
