@@ -58,10 +58,12 @@ class Tree:
         for name in NAMES[:3]:
             self.write(name, "first")
 
-    def write(self, name: str, text: str, *, raw: str | None = None, **fields: object) -> Path:
+    def write(
+        self, name: str, text: str, *, raw: str | None = None, metadata: object = None
+    ) -> Path:
         self.step += 1
         folder = self.root / name
-        write_skill(folder, description=f"{name} {text} {self.step}", text=raw, **fields)
+        write_skill(folder, description=f"{name} {text} {self.step}", text=raw, metadata=metadata)
         md = folder / "SKILL.md"
         # A distinct mtime per write: two same-size writes within one clock tick look
         # unchanged to any stat-based cache, hinted or not.
