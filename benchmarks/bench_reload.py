@@ -18,8 +18,12 @@ binaries on PATH). It times:
 3. ``unchanged``: ``SkillSession.reload()`` with nothing changed;
    then the same for the ``Loader`` alone (``rebuild_edit1``, ``rebuild_unchanged``),
    and the stat floor (list the skills folder, stat every SKILL.md) for reference;
-4. with the watcher: the time to arm it on N folders, and the time from writing a
-   SKILL.md to the version bump (which includes the 250 ms debounce).
+   ``rebuild_hinted``: the ``Loader`` after one edit, told which file changed (a
+   :class:`~skillbook.change_hint.ChangeHint`, what a session derives from its watcher);
+4. with the watcher: the time to arm it on N folders, the time from writing a
+   SKILL.md to the version bump (which includes the 250 ms debounce), and
+   ``refresh_hinted``: a ``SkillSession`` with its own running watcher, timed from
+   ``refresh()`` after the watcher reported one edit (the reported paths drive it).
 
 Usage: ``python benchmarks/bench_reload.py [--size 10000] [--repeat 5] [--quick]``.
 """
@@ -95,11 +99,14 @@ def median_ms(samples: Sequence[float]) -> float:
 
 def run(size: int, repeat: int, seed: int, watch: bool) -> dict[str, Any]:
     from skillbook.book import Loader
+    from skillbook.change_hint import ChangeHint
+    from skillbook.runtime._watch_parts import IGNORED_SEGMENTS
     from skillbook.runtime.session import SkillSession
     from skillbook.runtime.watch import SkillsWatcher
     from skillbook.snapshot import SnapshotVersions
 
     out: dict[str, Any] = {"size": size, "repeat": repeat, "samples": {}, "facts": {}}
+    out["facts"]["loadavg_start"] = os.getloadavg()[0]
     samples: dict[str, list[float]] = out["samples"]
     with tempfile.TemporaryDirectory(prefix="bench-reload-") as tmp:
         root = Path(tmp)
@@ -143,6 +150,14 @@ def run(size: int, repeat: int, seed: int, watch: bool) -> dict[str, Any]:
             for _ in range(repeat):
                 seconds, _book = timed(loader.load)
                 samples.setdefault("rebuild_unchanged", []).append(seconds)
+            # The Loader told which file changed: nothing else is listed or stat-ed.
+            for n in range(repeat):
+                path = files[rng.randrange(len(files))]
+                edit(path, 70 + n)
+                hint = ChangeHint.of([str(path)], [str(ws / "skills")], IGNORED_SEGMENTS)
+                seconds, hinted = timed(lambda hint=hint: loader.load(hint=hint))
+                assert hinted.prompt == new_loader().load().prompt, "hinted build differs"
+                samples.setdefault("rebuild_hinted", []).append(seconds)
 
         def stat_all() -> None:
             for entry in os.scandir(ws / "skills"):
@@ -170,6 +185,26 @@ def run(size: int, repeat: int, seed: int, watch: bool) -> dict[str, Any]:
                     samples.setdefault("bump", []).append(time.perf_counter() - t0)
                     time.sleep(0.1)
             out["facts"]["debounce_ms"] = watcher.debounce_ms
+            # End to end: a session whose own watcher reports the edits.
+            with SkillSession(new_loader(), versions=versions, watch=True) as session:
+                session.current()
+                own = session.watcher
+                if own is None or not own.wait_ready(WATCH_WAIT_S):
+                    raise SystemExit("the session's watcher did not start")
+                session.reload()  # a build with the watches armed: the base of hints
+                for n in range(repeat):
+                    before = versions.get(ws)
+                    bumped.clear()
+                    edit(files[rng.randrange(len(files))], 200 + n)
+                    if not bumped.wait(WATCH_WAIT_S):
+                        raise SystemExit("no bump seen")
+                    while versions.get(ws) == before:
+                        time.sleep(0.01)
+                    time.sleep(0.3)  # a second event of the same write lands in this batch
+                    seconds, report = timed(session.refresh)
+                    assert report is not None and report.hinted is not None, report
+                    samples.setdefault("refresh_hinted", []).append(seconds)
+    out["facts"]["loadavg_end"] = os.getloadavg()[0]
     return out
 
 
@@ -193,13 +228,21 @@ def render(result: dict[str, Any]) -> str:
         f"  session refresh / cold               {refresh / cold:10.3f}",
         f"  Loader rebuild after one edit / cold {edit1 / cold:10.3f}   (target <= 0.020)",
         f"  Loader rebuild unchanged / stat floor{same / floor:10.2f}   (target <= 1.5)",
+        f"  Loader rebuild after one edit, hinted{median_ms(s['rebuild_hinted']):10.1f} ms   "
+        f"= {median_ms(s['rebuild_hinted']) / cold:.4f} of cold (target <= 0.020)",
     ]
     if "arm" in s:
         lines += [
             f"  watcher start on {result['size']} folders      {median_ms(s['arm']):10.1f} ms",
             f"  write → version bump                 {median_ms(s['bump']):10.1f} ms   "
             f"(includes the {f['debounce_ms']} ms debounce)",
+            f"  session refresh, watcher-hinted      {median_ms(s['refresh_hinted']):10.1f} ms   "
+            f"= {median_ms(s['refresh_hinted']) / cold:.4f} of cold (snapshot, report included)",
         ]
+    lines.append(
+        f"  load average {f['loadavg_start']:.1f} at start, {f['loadavg_end']:.1f} at end "
+        f"({os.cpu_count()} cores)"
+    )
     return "\n".join(lines)
 
 

@@ -6,7 +6,9 @@ full catalog text, the same as :func:`~skillbook._home_paths.compact_skill_paths
 ``format_skills_for_prompt`` give. Pieces are keyed by value (name, description,
 location), so an entry is formatted again only when what it shows changed: a rebuild
 after one edit formats one entry, not ten thousand. Only the pieces of the last build
-are kept.
+are kept. When the skills come in the same order as last time (an edit, not an
+addition), the pieces are matched by position and object identity first, which
+costs one comparison per skill instead of building and hashing a key.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from skillbook._home_paths import KeptPaths, PromptSkill, compact_skill_paths
 from skillbook.model import Skill
 
 __all__ = ["CatalogParts", "full_entry"]
+
+#: More changed positions than this: matched by value instead (a reordering, a new home).
+_PATCH_LIMIT = 64
 
 
 def full_entry(s: PromptSkill) -> str:
@@ -35,7 +40,7 @@ def full_entry(s: PromptSkill) -> str:
 class CatalogParts:
     """Shown entries and formatted elements of the last build (see the module)."""
 
-    __slots__ = ("_entries", "_key", "_shown")
+    __slots__ = ("_entries", "_key", "_last_elements", "_last_shown", "_last_skills", "_shown")
 
     def __init__(self) -> None:
         self._key: tuple[object, ...] | None = None
@@ -43,6 +48,10 @@ class CatalogParts:
         self._shown: dict[tuple[str, str, str], PromptSkill] = {}
         #: shown entry -> its full-format element.
         self._entries: dict[PromptSkill, str] = {}
+        #: The last call's skills and results, for the positional fast path.
+        self._last_skills: Sequence[Skill] = ()
+        self._last_shown: list[PromptSkill] = []
+        self._last_elements: tuple[Sequence[PromptSkill], list[str]] = ((), [])
 
     def shown(
         self, skills: Sequence[Skill], homes: Sequence[Path | str], keep: KeptPaths | None
@@ -50,7 +59,24 @@ class CatalogParts:
         """``compact_skill_paths(skills, homes, keep=keep)``, unchanged entries reused."""
         key = (tuple(map(str, homes)), keep)
         if key != self._key:
-            self._key, self._shown = key, {}
+            self._key, self._shown, self._last_skills = key, {}, ()
+        last = self._last_skills
+        if len(last) == len(skills):
+            moved = [i for i, (a, b) in enumerate(zip(last, skills, strict=True)) if a is not b]
+            if len(moved) <= _PATCH_LIMIT:
+                patched = list(self._last_shown)
+                made = self._by_value([skills[i] for i in moved], homes, keep)
+                for i, entry in zip(moved, made, strict=True):
+                    patched[i] = entry
+                self._last_skills, self._last_shown = skills, patched
+                return patched
+        whole = self._by_value(skills, homes, keep)
+        self._last_skills, self._last_shown = skills, whole
+        return whole
+
+    def _by_value(
+        self, skills: Sequence[Skill], homes: Sequence[Path | str], keep: KeptPaths | None
+    ) -> list[PromptSkill]:
         old = self._shown
         found: dict[tuple[str, str, str], PromptSkill] = {}
         wanted = [(s.name, s.description, str(s.file_path)) for s in skills]
@@ -62,11 +88,26 @@ class CatalogParts:
             entry = old.get(k) or fresh[k]
             found[k] = entry
             out.append(entry)
-        self._shown = found
+        if len(skills) >= len(old) // 2:
+            self._shown = found  # a whole build: only its entries are kept
+        else:
+            old.update(found)
         return out
 
     def elements(self, shown: Sequence[PromptSkill]) -> list[str]:
         """The full-format element of every entry, in order."""
+        last_shown, last_out = self._last_elements
+        if len(last_shown) == len(shown):
+            moved = [
+                i for i, (a, b) in enumerate(zip(last_shown, shown, strict=True)) if a is not b
+            ]
+            if len(moved) <= _PATCH_LIMIT:
+                patched = list(last_out)
+                for i in moved:
+                    patched[i] = self._entries.get(shown[i]) or full_entry(shown[i])
+                    self._entries[shown[i]] = patched[i]
+                self._last_elements = (shown, patched)
+                return patched
         old = self._entries
         kept: dict[PromptSkill, str] = {}
         out: list[str] = []
@@ -77,4 +118,5 @@ class CatalogParts:
             kept[entry] = text
             out.append(text)
         self._entries = kept
+        self._last_elements = (shown, out)
         return out

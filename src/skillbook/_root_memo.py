@@ -35,6 +35,7 @@ __all__ = ["RootRecord", "file_identity", "folder_state"]
 Identity = tuple[int, int, int, int, int, int, int]
 #: (device, inode, mtime_ns, ctime_ns) of a folder, or None when it cannot be read.
 FolderState = tuple[int, int, int, int] | None
+_SKILL_MD = os.sep + "SKILL.md"
 #: A folder changed this recently before a scan may change again unseen (ns).
 RACY_NS = 2_000_000_000
 
@@ -67,6 +68,8 @@ class RootRecord:
     #: The folder's state before it was listed, and when that was (time.time_ns()).
     folder: FolderState = None
     scanned_at: int = 0
+    #: ``files`` by path to position, made on first use by :meth:`hinted`.
+    positions: dict[str, int] | None = None
 
     def listing_unchanged(self, key: tuple[object, ...], folder: FolderState) -> bool:
         """Whether the folder's entries are the ones listed, without listing it."""
@@ -101,6 +104,32 @@ class RootRecord:
         except OSError:
             return None
         return out
+
+    def hinted(self, key: tuple[object, ...], base_dir: str, paths: list[str]) -> list[int] | None:
+        """The positions of the SKILL.md files among ``paths`` (what a watcher saw change
+        inside ``base_dir``), without looking at any other file; None when the folder's
+        entries may have changed (an entry directly inside it was reported) or a path is
+        one this record cannot place."""
+        if key != self.key:
+            return None
+        positions = self.positions
+        if positions is None:
+            positions = {path: index for index, path in enumerate(self.files)}
+            # A cache on a frozen value: derived from ``files`` alone, kept by replace().
+            object.__setattr__(self, "positions", positions)
+        prefix = base_dir + os.sep
+        out: set[int] = set()
+        for path in paths:
+            rel = path[len(prefix) :] if path.startswith(prefix) else None
+            if rel is None or os.sep not in rel:
+                return None
+            index = positions.get(path)
+            if index is not None:
+                out.add(index)
+            elif prefix + rel.split(os.sep, 1)[0] + _SKILL_MD not in positions:
+                return None
+            # Else a file deeper inside a skill folder: a plain scan never reads it.
+        return sorted(out)
 
     def still_valid(self, key: tuple[object, ...], listing: Listing | None) -> bool:
         """Whether a scan now would read exactly what this one read."""

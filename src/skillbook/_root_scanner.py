@@ -10,6 +10,7 @@ scanner serves one discovery: its real-path memo must not outlive the tree's sta
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import time
@@ -213,6 +214,19 @@ class RootScanner:
         record = cache.roots.get((label, base_dir)) if cache is not None else None
         folder = folder_state(base_dir) if cache is not None else None
         scanned_at = time.time_ns()
+        hint = cache.hint if cache is not None else None
+        if (
+            record is not None
+            and hint is not None
+            and hint.covers(base_dir)
+            and hint.blind.isdisjoint(record.listing.dirs)
+        ):
+            # A watcher listed every change in this root: only those files are looked at.
+            changed = record.hinted(memo_key, base_dir, hint.below(base_dir))
+            slot = (label, base_dir)
+            reused = self._reuse(record, changed, slot, where, record.folder, record.scanned_at)
+            if reused is not None:
+                return reused
         if record is not None and record.listing_unchanged(memo_key, folder):
             changed = record.changed(memo_key, None)
             reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
@@ -381,8 +395,7 @@ class RootScanner:
             skills[index], identities[index] = result[0], file_identity(seen[0][1])
             per_file[index] = tuple(diags[before:])
         del diags[start:]
-        for found in per_file:
-            diags.extend(found)
+        diags.extend(itertools.chain.from_iterable(per_file))
         if changed:
             cache.roots[slot] = replace(
                 record,

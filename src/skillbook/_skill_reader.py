@@ -24,6 +24,7 @@ from skillbook.profile import DEFAULT_PROFILE, Profile
 
 if TYPE_CHECKING:
     from skillbook._root_memo import RootRecord
+    from skillbook.change_hint import ChangeHint
     from skillbook.parse_store import ParseStore
 
 SKILL_FILE = "SKILL.md"
@@ -40,7 +41,7 @@ class ParseCache:
     :meth:`flush`.
     """
 
-    __slots__ = ("_built", "_entries", "disk", "hits", "misses", "roots", "store_hits")
+    __slots__ = ("_built", "_entries", "disk", "hint", "hits", "misses", "roots", "store_hits")
 
     def __init__(self, store: ParseStore | None = None) -> None:
         self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
@@ -49,6 +50,8 @@ class ParseCache:
         self.disk = store
         #: Whole plain roots as last scanned, by (source label, folder): see _root_memo.
         self.roots: dict[tuple[str, str], RootRecord] = {}
+        #: What a watcher saw change, during one hinted build (see skillbook.change_hint).
+        self.hint: ChangeHint | None = None
         #: Parse lookups answered from the cache / that had to read and parse.
         self.hits = 0
         self.misses = 0

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from skillbook._once import Once
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
+from skillbook.change_hint import ChangeHint
 from skillbook.commands import CommandSet, build_command_specs
 from skillbook.config import Config, read_config
 from skillbook.diagnostics import Diagnostic
@@ -229,7 +230,19 @@ class Loader:
         self._gate_memo = SkillMemo[Eligibility]()
         self._catalog_memo = CatalogMemo()
 
-    def load(self) -> SkillBook:
+    def load(self, *, hint: ChangeHint | None = None) -> SkillBook:
+        """Build the book. ``hint`` lists what a file watcher saw change since this
+        loader's previous build: remembered roots the watcher covers then look only at
+        those paths instead of every file (the result is the same as without it; a
+        hint that misses a change makes the build miss it too, so give none unless the
+        watcher is known to have seen everything, as :class:`SkillSession` does)."""
+        self.cache.hint = hint
+        try:
+            return self._load_paused()
+        finally:
+            self.cache.hint = None
+
+    def _load_paused(self) -> SkillBook:
         # A build allocates many small, long-lived objects; the cyclic collector would
         # rescan them again and again (a fifth of a 10,000-skill build). Nothing in a
         # build makes reference cycles, so collection waits until the build is done.
@@ -273,23 +286,27 @@ class Loader:
         )
         self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
-        status = Once(
-            functools.partial(
-                build_status,
-                candidates,
-                config=cfg,
-                host=self.host,
-                bins=self.bins,
-                remote=self.remote,
-                workspace_dir=self.workspace or self.cwd,
-                managed_dir=self.paths.managed_dir,
-                bundled_names=frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED),
-                memo=self._status_memo,
-                profile=profile,
-                agent=self.agent,
-                eligibility=verdicts,
-            )
+
+        # Made with the report (on first use): a walk over every loaded skill.
+        def status_of() -> StatusReport:
+            bundled = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
+            return report(bundled_names=bundled)
+
+        report = functools.partial(
+            build_status,
+            candidates,
+            config=cfg,
+            host=self.host,
+            bins=self.bins,
+            remote=self.remote,
+            workspace_dir=self.workspace or self.cwd,
+            managed_dir=self.paths.managed_dir,
+            memo=self._status_memo,
+            profile=profile,
+            agent=self.agent,
+            eligibility=verdicts,
         )
+        status = Once(status_of)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
         ready = [s for s, e in zip(candidates, verdicts, strict=True) if e.ready]
         eligible = tuple(apply_filter(ready, skill_filter))

@@ -95,7 +95,7 @@ def format_skills_for_prompt(
     ``parts`` reuses the elements of entries it formatted before."""
     if not skills:
         return ""
-    shown = [PromptSkill.of(item) for item in skills]
+    shown = [item if type(item) is PromptSkill else PromptSkill.of(item) for item in skills]
     elements = parts.elements(shown) if parts is not None else [full_entry(s) for s in shown]
     head = [_HEADER_INTRO, _HEADER_READ_FULL, _HEADER_PATHS, "", "<available_skills>"]
     return "\n".join([*head, *elements, "</available_skills>"])

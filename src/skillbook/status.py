@@ -425,6 +425,21 @@ class SkillMemo(Generic[V]):
         self._entries[id(skill)] = (skill, value)
         return value
 
+    def get_all(self, skills: Sequence[Skill], compute: Callable[[Skill], V]) -> tuple[V, ...]:
+        """:meth:`get` of every skill, in order (one loop, no call per skill)."""
+        entries = self._entries
+        lookup = entries.get
+        out: list[V] = []
+        for skill in skills:
+            hit = lookup(id(skill))
+            if hit is not None and hit[0] is skill:
+                out.append(hit[1])
+            else:
+                value = compute(skill)
+                entries[id(skill)] = (skill, value)
+                out.append(value)
+        return tuple(out)
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -467,7 +482,7 @@ def evaluate_all(
     if memo is None or remote is not None:
         return tuple(compute(s) for s in skills)
     memo.key_on((config, host, bins, profile))
-    return tuple(memo.get(s, compute) for s in skills)
+    return memo.get_all(skills, compute)
 
 
 def _entry(

@@ -8,26 +8,38 @@ a turn should use, and a :class:`ReloadReport` saying what a rebuild changed.
 A turn calls :meth:`SkillSession.current` (or :meth:`SkillSession.snapshot`) once, at
 its start; nothing is rebuilt behind its back while it runs, because watchers only
 bump a counter. A rebuild reuses the loader's cache: folders are listed and files
-stat-ed again, but only changed SKILL.md files are read and parsed.
+stat-ed again, but only changed SKILL.md files are read and parsed. With a running
+watcher it does less: the paths the watcher reported since the previous build are
+handed to the loader as a :class:`~skillbook.change_hint.ChangeHint`, and remembered
+roots look at only those files. Any doubt that the watcher saw everything (first
+build, watcher replaced, re-armed or stopped, its journal overflowed, a config
+change, a bump from elsewhere, a symlink among the paths, an unknown event kind)
+means a full stat walk instead.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from skillbook.change_hint import ChangeHint
 from skillbook.model import Skill
-from skillbook.runtime.watch import WatcherRegistry, debounce_ms_of, watch_roots
+from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, KINDS
+from skillbook.runtime.watch import WATCH_REASON, WatcherRegistry, debounce_ms_of, watch_roots
 from skillbook.skill_filter import effective_skill_filter, matches_skill_filter
-from skillbook.snapshot import SkillSnapshot, SnapshotVersions, should_refresh_snapshot
+from skillbook.snapshot import (
+    SkillsChangeEvent,
+    SkillSnapshot,
+    SnapshotVersions,
+    should_refresh_snapshot,
+)
 
 if TYPE_CHECKING:
     from skillbook.book import Loader, SkillBook
     from skillbook.config import Config
     from skillbook.runtime.watch import SkillsWatcher
-
-#: Modes whose discovery also loads ``<root>/*.md`` files.
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +65,8 @@ class ReloadReport:
     prompt_changed: bool = False
     #: SKILL.md files read and parsed by this rebuild (parse-cache misses).
     reparsed: int = 0
+    #: Paths the watcher reported and the rebuild looked at, or None: a full stat walk.
+    hinted: tuple[str, ...] | None = None
 
     @property
     def empty(self) -> bool:
@@ -90,6 +104,13 @@ class SkillSession:
         self._snapshot = snapshot
         self._config: Config | None = None
         self.last_report: ReloadReport | None = None
+        #: (watcher, its journal epoch, version) of the last build the watcher covered.
+        self._hint_base: tuple[SkillsWatcher, int, int] | None = None
+        #: Version bumps not made by this workspace's watcher: counted, and the count
+        #: the last build saw (a counter, so a bump racing a build is never lost).
+        self._foreign_bumps = 0
+        self._foreign_seen = 0
+        self._unsubscribe = self.versions.subscribe(self._on_bump)
 
     # ----------------------------------------------------------------- per turn
 
@@ -158,6 +179,7 @@ class SkillSession:
 
     def close(self) -> None:
         """Stop the watcher if this session owns it."""
+        self._unsubscribe()
         if self._own_watchers:
             self._watchers.close_all()
 
@@ -197,20 +219,68 @@ class SkillSession:
             standalone_md=loader.mode.loads_standalone,
         )
 
+    def _on_bump(self, event: SkillsChangeEvent) -> None:
+        ws = self.loader.workspace
+        if event.workspace is None or (
+            ws is not None and event.workspace == str(ws) and event.reason != WATCH_REASON
+        ):
+            self._foreign_bumps += 1
+
+    def _armed_watcher(self) -> SkillsWatcher | None:
+        watcher = self.watcher if self._watch else None
+        if watcher is None or not watcher.running or not watcher.wait_ready(0):
+            return None
+        return watcher
+
+    def _hint(
+        self, watcher: SkillsWatcher | None, epoch: int, version: int, foreign: int
+    ) -> ChangeHint | None:
+        """What the watcher saw since the last build, when it surely saw everything."""
+        base = self._hint_base
+        if (
+            watcher is None
+            or base is None
+            or base[0] is not watcher
+            or base[1] != epoch
+            or foreign != self._foreign_seen
+            or self._book is None
+            or self._config is not self.loader.config
+        ):
+            return None
+        changes = watcher.journal.since(base[2], version)
+        if changes is None or any(kind not in KINDS for _, kind in changes):
+            return None
+        paths = [path for path, _ in changes]
+        # Plain roots hold no links; one appearing (or a path turned into one) is
+        # left to the full walk, which reports it.
+        if any(os.path.islink(p) for p in paths):
+            return None
+        return ChangeHint.of(paths, watcher.roots, IGNORED_SEGMENTS)
+
     def _rebuild(self) -> ReloadReport:
         loader = self.loader
+        foreign = self._foreign_bumps
         # Read the version first: a change landing during the build leaves the new
         # snapshot one version behind, so the next turn rebuilds again.
         version = self.versions.get(loader.workspace)
         misses = loader.cache.misses
         config = loader.config
-        book = loader.load()
+        watcher = self._armed_watcher()
+        epoch = watcher.journal.epoch if watcher is not None else -1
+        hint = self._hint(watcher, epoch, version, foreign)
+        self._foreign_seen = foreign
+        book = loader.load(hint=hint)
+        # The next build may trust the journal only if the watches stayed armed
+        # from before this build began to its end.
+        still = watcher is not None and watcher.journal.epoch == epoch and watcher.running
+        self._hint_base = (watcher, epoch, version) if still and watcher is not None else None
         report = _diff(
             self._book,
             self._snapshot,
             book,
             version=version,
             reparsed=loader.cache.misses - misses,
+            hinted=tuple(sorted(hint.paths)) if hint is not None else None,
         )
         self._book = book
         self._snapshot = book.snapshot(version=version)
@@ -226,6 +296,7 @@ def _diff(
     *,
     version: int,
     reparsed: int,
+    hinted: tuple[str, ...] | None = None,
 ) -> ReloadReport:
     before: dict[str, Skill] = {s.name: s for s in old.skills} if old is not None else {}
     after: dict[str, Skill] = {s.name: s for s in new.skills}
@@ -249,6 +320,7 @@ def _diff(
         status_changed=status_changed,
         prompt_changed=old_prompt != new.prompt,
         reparsed=reparsed,
+        hinted=hinted,
     )
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from skillbook._js import js_sorted
 from skillbook.mode import DEFAULT_MODE
 from skillbook.model import Source
+from skillbook.runtime._watch_journal import ChangeJournal
 from skillbook.runtime._watch_parts import (
     ADDED,
     DEFAULT_STOP_TIMEOUT_S,
@@ -186,6 +187,8 @@ class SkillsWatcher:
         self._armed = threading.Event()
         self._thread: threading.Thread | None = None
         self._debouncer: Debouncer | None = None
+        #: Every batch fired, by version: what a session's hinted rebuild looks at.
+        self.journal = ChangeJournal()
 
     @classmethod
     def from_config(
@@ -233,6 +236,7 @@ class SkillsWatcher:
     def stop(self) -> None:
         """Stop watching; pending (not yet debounced) changes are dropped."""
         self._stop.set()
+        self.journal.rearmed()  # pending changes are dropped: no hint may span a stop
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(DEFAULT_STOP_TIMEOUT_S)
         self._thread = None
@@ -268,6 +272,8 @@ class SkillsWatcher:
                 continue
             signal = ArmSignal(self._stop, self._armed)
             self._armed.clear()
+            # A new watchfiles call: whatever changed since the last one went unseen.
+            self.journal.rearmed()
             try:
                 # yield_on_timeout hands control back every rearm interval even when idle:
                 # the only way to notice a root that is created later (watchfiles can only
@@ -298,6 +304,7 @@ class SkillsWatcher:
                             plan = new
                             # wait_ready() blocks again until the new plan is armed.
                             self._armed.clear()
+                            self.journal.rearmed()
                             signal.rearm = True
             except Exception as err:
                 if str(err) != last_error:  # a lasting failure is logged once, not each retry
@@ -336,7 +343,9 @@ class SkillsWatcher:
         if not batch:
             return
         last = batch[-1][0]
-        version = self.versions.bump(self.workspace, reason=WATCH_REASON, changed_path=last)
+        with self.journal.lock:
+            version = self.versions.bump(self.workspace, reason=WATCH_REASON, changed_path=last)
+            self.journal.record(version, tuple(batch))
         if self.on_change is None:
             return
         change = ChangeSet(
