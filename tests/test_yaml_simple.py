@@ -334,3 +334,22 @@ def test_common_blocks_take_the_fast_path() -> None:
         "version": 2.1,
     }
     assert lines == {"name": 1, "description": 2, "homepage": 3, "user-invocable": 4, "version": 5}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Trailing commas outside the strings go; the same characters inside stay.
+        'metadata:\n  {\n    "a": ["x, ]", "[,", "{ , }"],\n    "b": "y",\n  }',
+        'metadata:\n  [\n    "a",\n    {"k": ", }"},\n  ]',
+        # A bracket and a comma either side of a string are no empty entry.
+        'tags:\n  [\n    "a", "b"\n  ]',
+    ],
+)
+def test_multi_line_flow_strings_are_kept_as_written(text: str) -> None:
+    fast = simple_mapping(text)
+    assert fast is not None
+    slow = full(text)
+    assert not isinstance(slow, str)
+    assert canon(fast[0]) == canon(slow[0])
+    assert fast[1] == slow[1]

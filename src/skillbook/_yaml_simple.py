@@ -70,7 +70,9 @@ def simple_block(
     lines: dict[str, int] = {}
     flows: dict[str, str] = {}
     rows = text.split("\n")
-    ind = [len(row) - len(row.lstrip(" ")) for row in rows]
+    # Row indentation is needed only below a key without an inline value (most blocks
+    # have none), so it is measured on the first such key.
+    ind: list[int] | None = None
     count = len(rows)
     i = 0
     while i < count:
@@ -86,6 +88,8 @@ def simple_block(
             return None
         number = i
         if not raw:
+            if ind is None:
+                ind = [len(row) - len(row.lstrip(" ")) for row in rows]
             value, i = _nested(rows, ind, i, 0)
         elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
@@ -199,26 +203,28 @@ def _flow_lines(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[A
     while j > i and not rows[j - 1]:
         j -= 1
     text = "\n".join(rows[i:j])
-    if "\\" in text or "#" in text or not all(r.isprintable() for r in rows[i:j]):
+    # No row holds a newline, so the rows are all printable when their join less the
+    # newlines is.
+    if "\\" in text or "#" in text or not text.replace("\n", "").isprintable():
         return None, i
     pieces = text.split('"')
     if len(pieces) % 2 == 0 or any("\n" in p for p in pieces[1::2]):
         return None, i  # an odd quote, or a string over two lines
-    outside = pieces[0::2]
-    if any(_COLON_FIRST.search(p) or _EMPTY_ENTRY.search(p) for p in outside):
+    # None of these patterns can match across a `"`, so each may search the pieces
+    # outside the strings joined by one.
+    outside = '"'.join(pieces[0::2])
+    if _COLON_FIRST.search(outside) or _EMPTY_ENTRY.search(outside):
         return None, i  # a key apart from its `:`, or an empty entry (`[,`, `,,`)
-    pieces[0::2] = [_TRAILING_COMMA.sub(r"\1", p) for p in outside]
-    value = _json_flow(" ".join("".join(_quoted(pieces)).split("\n")).strip())
+    if _TRAILING_COMMA.search(outside):
+        pieces[0::2] = [_TRAILING_COMMA.sub(r"\1", p) for p in pieces[0::2]]
+    # The strings hold no newline (checked above): they come back as they were.
+    value = _json_flow('"'.join(pieces).replace("\n", " ").strip())
     return value, j
 
 
 _COLON_FIRST = re.compile(r"\n *:")
 _EMPTY_ENTRY = re.compile(r"[\[{,]\s*,")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-
-
-def _quoted(pieces: list[str]) -> list[str]:
-    return [p if n % 2 == 0 else f'"{p}"' for n, p in enumerate(pieces)]
 
 
 #: Block scalar headers taken: folded or literal, clipped or stripped.
