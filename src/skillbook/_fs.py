@@ -26,6 +26,7 @@ import stat as st
 import sys
 from dataclasses import dataclass
 
+from skillbook._fast_init import fast_init
 from skillbook._js import locale_compare_key
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
@@ -364,6 +365,7 @@ class ReadFailure:
     real: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Verified:
     """A file that passed every check before opening; ``identity`` keys the parse cache."""

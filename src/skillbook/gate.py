@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
+from skillbook._fast_init import fast_init
 from skillbook._js import is_truthy, js_string, js_trim
 from skillbook.config import MISSING, Config, resolve_config_path
 from skillbook.model import Skill, Source
@@ -206,6 +207,7 @@ class StaticRemote:
 EligibilityStatus = Literal["ready", "disabled", "blocked", "needs-setup"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Requirements:
     """Five lists in OpenClaw's shape: what a skill requires, or what is missing."""
@@ -240,6 +242,7 @@ class ConfigCheck(NamedTuple):
         return {"path": self.path, "satisfied": self.satisfied}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Eligibility:
     skill_key: str

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from skillbook._fast_init import fast_init
 from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic
 
@@ -51,6 +52,7 @@ USER_SOURCES: frozenset[str] = frozenset(
 )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InstallSpec:
     """One validated ``metadata.openclaw.install[]`` entry."""
@@ -101,6 +103,7 @@ class InstallSpec:
         return {k: v for k, v in pairs if v is not None}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Requires:
     """``metadata.openclaw.requires``: what must be present for a skill to be ready."""
@@ -119,6 +122,7 @@ class Requires:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SkillMetadata:
     """The OpenClaw manifest (``metadata.openclaw``), normalised as OpenClaw does.
@@ -151,6 +155,7 @@ class SkillMetadata:
         return {k: v for k, v in pairs if v is not None}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CommandDispatch:
     """``command-dispatch: tool``: a slash command that calls a tool, no model involved."""
@@ -163,6 +168,7 @@ class CommandDispatch:
         return {"kind": self.kind, "toolName": self.tool_name, "argMode": self.arg_mode}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InvocationPolicy:
     user_invocable: bool = True
@@ -175,6 +181,7 @@ class InvocationPolicy:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Frontmatter:
     """The frontmatter in two views.
@@ -196,6 +203,7 @@ class Frontmatter:
         return self.lines.get(key)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ParsedSkillFile:
     """Everything parse learns from the text of one SKILL.md, without touching disk."""
@@ -223,6 +231,7 @@ class ParsedSkillFile:
         return js_trim(self.frontmatter.get("description") or "")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Skill:
     """A loaded skill: a folder with a SKILL.md that has a name and a description."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
+from skillbook._fast_init import fast_init
 from skillbook.config import Config
 from skillbook.errors import SkillNotFound
 from skillbook.gate import (
@@ -159,6 +160,7 @@ def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> Install
     return InstallOption(id=ident, kind=spec.kind, label=label, bins=spec.bins)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Visibility:
     """What an agent gets of a skill (OpenClaw 2026.9's status fields)."""
@@ -169,6 +171,7 @@ class Visibility:
     command_visible: bool
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class StatusEntry:
     name: str
