@@ -69,12 +69,16 @@ def resolve_metadata(
     lines: Mapping[str, int] | None = None,
     key: str = DEFAULT_METADATA_KEY,
     rules: FrontmatterRules | None = None,
+    loaded: Any = None,
 ) -> tuple[SkillMetadata | None, tuple[Diagnostic, ...]]:
     """Read ``metadata`` (a JSON5 object as a string) and normalise its manifest.
 
     ``key`` names the frontmatter field that holds the JSON5 text (OpenClaw's
     ``resolveOpenClawManifestBlock`` takes the same option). ``rules`` are a compat
     profile's (2026.9: ``install[].sha256`` validated, an empty ``skillKey`` ignored).
+    ``loaded``: what parsing that text gives, when the caller already holds it (the
+    parser does, for text it wrote from a value that reads back as itself); it is
+    read, never changed.
     """
     del data  # the string view is what OpenClaw parses; kept for API symmetry
     raw = values.get(key)
@@ -82,7 +86,7 @@ def resolve_metadata(
         return None, ()
     where: dict[str, Any] = {"path": path, "line": (lines or {}).get(key)}
     try:
-        parsed = load_json5(raw)
+        parsed = loaded if loaded is not None else load_json5(raw)
     except ValueError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, (

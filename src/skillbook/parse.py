@@ -33,7 +33,7 @@ from skillbook._js import (
 )
 from skillbook._yaml_simple import simple_block
 from skillbook.diagnostics import Diagnostic
-from skillbook.manifest import resolve_metadata
+from skillbook.manifest import DEFAULT_METADATA_KEY, resolve_metadata
 from skillbook.model import (
     CommandDispatch,
     Frontmatter,
@@ -173,10 +173,22 @@ def parse_frontmatter_block(
     block: str, *, path: Path | None = None, block_line: int = 2
 ) -> tuple[Frontmatter, tuple[Diagnostic, ...]]:
     """Parse a frontmatter block (text between the ``---`` lines) as OpenClaw does (§2.3)."""
+    frontmatter, diags, _ = _frontmatter_block(block, path, block_line)
+    return frontmatter, diags
+
+
+#: Values whose string view reads back as themselves (see _reloads_as_itself), by key.
+_Reloaded = Mapping[str, Any]
+_NONE_RELOADED: _Reloaded = MappingProxyType({})
+
+
+def _frontmatter_block(
+    block: str, path: Path | None, block_line: int
+) -> tuple[Frontmatter, tuple[Diagnostic, ...], _Reloaded]:
     diags: list[Diagnostic] = []
     where: dict[str, Any] = {"path": path}
     if not block:
-        return Frontmatter(), ()
+        return Frontmatter(), (), _NONE_RELOADED
     control = _CONTROL.search(block)
     if control is not None:
         diags.append(
@@ -190,7 +202,8 @@ def parse_frontmatter_block(
         )
     simple = simple_block(block) if control is None else None
     if simple is not None:
-        return _simple_frontmatter(*simple, block_line=block_line), tuple(diags)
+        frontmatter, reloaded = _simple_frontmatter(*simple, block_line=block_line)
+        return frontmatter, tuple(diags), reloaded
     line_parsed = _line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -205,6 +218,7 @@ def parse_frontmatter_block(
                 lines=MappingProxyType(lines),
             ),
             tuple(diags),
+            _NONE_RELOADED,
         )
 
     # One pass over the YAML mapping builds both views. The string view is OpenClaw's
@@ -252,17 +266,19 @@ def parse_frontmatter_block(
             lines=MappingProxyType(lines),
         ),
         tuple(diags),
+        _NONE_RELOADED,
     )
 
 
 def _simple_frontmatter(
     data: dict[str, Any], key_lines: dict[str, int], flows: dict[str, str], *, block_line: int
-) -> Frontmatter:
+) -> tuple[Frontmatter, _Reloaded]:
     """A block of plain ``key: value`` lines (:mod:`skillbook._yaml_simple`): YAML gives
     every key a value, and OpenClaw's line parser finds the same keys in the same order
     (its only say is the inline text of a one-line flow value that holds a ``:``), so
     the line parser is not run."""
     merged: dict[str, str] = {}
+    reloaded: dict[str, Any] | None = None
     for key, value in data.items():
         if type(value) is str:
             merged[key] = js_trim(value)
@@ -270,15 +286,43 @@ def _simple_frontmatter(
             # A one-line flow value's own text wins when it holds a `:` (see above);
             # the line parser reads a nested block as multi-line text, which never wins.
             raw = flows.get(key)
-            merged[key] = raw if raw is not None and ":" in raw else json_stringify(value)
+            if raw is not None and ":" in raw:
+                merged[key] = raw
+                continue
+            text = merged[key] = json_stringify(value)
+            if _reloads_as_itself(text):
+                if reloaded is None:
+                    reloaded = {}
+                reloaded[key] = value
         else:
             merged[key] = js_string(value)
     lines = {key: block_line + line - 1 for key, line in key_lines.items()}
-    return Frontmatter(
+    frontmatter = Frontmatter(
         values=MappingProxyType(js_key_order(merged)),
         data=MappingProxyType(data),
         yaml_ok=True,
         lines=MappingProxyType(lines),
+    )
+    return frontmatter, _NONE_RELOADED if reloaded is None else reloaded
+
+
+# A number or null in compact JSON follows `:`, `[` or `,` (a match inside a string only
+# sends the value down the slow path). `null` may stand for NaN or an infinity.
+_JSON_NUMBER = re.compile(r"[:,\[](?:-?[0-9]|null)")
+_MAX_RELOAD_DEPTH = 100
+
+
+def _reloads_as_itself(text: str) -> bool:
+    """Whether ``JSON.parse(text)`` gives back the value :func:`json_stringify` made
+    ``text`` of, for the fast path's values (string keys, no duplicates): so the
+    manifest need not be parsed again. Numbers are left to the parse (JavaScript prints
+    ``1.0`` as ``1``, rounds big integers and writes NaN as ``null``), and so are surrogates (an escaped pair
+    reads back as one character) and deep nesting (the parse's own limit decides)."""
+    return (
+        text[:1] in ("{", "[")
+        and "\\ud" not in text
+        and _JSON_NUMBER.search(text) is None
+        and text.count("[") + text.count("{") <= _MAX_RELOAD_DEPTH
     )
 
 
@@ -444,7 +488,7 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
                 line=1,
             )
         )
-        frontmatter = Frontmatter()
+        frontmatter, reloaded = Frontmatter(), _NONE_RELOADED
     else:
         if not block:
             diags.append(
@@ -452,7 +496,7 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
                     "parse.empty-frontmatter", "the frontmatter block is empty", path=path, line=1
                 )
             )
-        frontmatter, fm_diags = parse_frontmatter_block(block, path=path, block_line=block_line)
+        frontmatter, fm_diags, reloaded = _frontmatter_block(block, path, block_line)
         diags.extend(fm_diags)
     if invalid is not None:
         diags.append(
@@ -466,7 +510,12 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
         )
     values = frontmatter.values
     metadata, meta_diags = resolve_metadata(
-        values, frontmatter.data, path=path, lines=frontmatter.lines, rules=rules
+        values,
+        frontmatter.data,
+        path=path,
+        lines=frontmatter.lines,
+        rules=rules,
+        loaded=reloaded.get(DEFAULT_METADATA_KEY),
     )
     diags.extend(meta_diags)
     dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)

@@ -1,0 +1,169 @@
+"""The parser hands resolve_metadata the value it stringified, instead of a re-parse.
+
+Differential: wherever ``parse._reloads_as_itself`` lets a stringified value through,
+parsing the text must give back the very same value (types, key order, floats, big
+integers, NaN, surrogates and nesting included), and a whole SKILL.md must parse to
+the same file, manifest and diagnostics with the shortcut and without it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from skillbook import parse
+from skillbook._js import json_stringify, load_json5
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([2**53, 2**53 + 1, -(2**53) - 1, 10**21]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1.0, 1e21, 1e-7, math.nan, math.inf]),
+    st.text(max_size=8),
+    st.sampled_from(["\ud83d\ude00", "\ud800", "a\udfffb", "\\ud800", "a:1", "[1", "\x00\x1f"]),
+)
+KEYS = st.one_of(st.text(max_size=6), st.sampled_from(["__proto__", "1", "01", "openclaw"]))
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal with the same types and the same key order, all the way down."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
+    return bool(a == b)
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_VALUES)
+@example({"a": 1.0})
+@example({"a": [2**53 + 1]})
+@example({"a": "\ud83d\ude00"})
+@example({"a": "\ud83d" + "\ude00"})
+@example({"a": math.nan})
+@example({"a": -0.0})
+@example([[[[[[[[]]]]]]]])
+def test_a_value_let_through_reads_back_as_itself(value: Any) -> None:
+    text = json_stringify(value)
+    if parse._reloads_as_itself(text):
+        assert _same(load_json5(text), value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 1},
+        {"a": 1.5},
+        [2**60],
+        {"s": "\ud800"},
+        {"s": "x\ud83d\ude00"},
+        {"a": -3},
+        {"a": math.nan},
+        [math.inf],
+    ],
+)
+def test_numbers_and_surrogates_take_the_slow_path(value: Any) -> None:
+    assert not parse._reloads_as_itself(json_stringify(value))
+
+
+def test_deep_nesting_takes_the_slow_path() -> None:
+    deep: Any = []
+    for _ in range(parse._MAX_RELOAD_DEPTH + 1):
+        deep = [deep]
+    assert not parse._reloads_as_itself(json_stringify(deep))
+    assert parse._reloads_as_itself(json_stringify({"openclaw": {"requires": {"bins": ["x"]}}}))
+
+
+def _skill_text(meta: Any) -> str:
+    # A multi-line flow under `metadata:`, as most manifests are written.
+    flow = json.dumps(meta, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    return f"---\nname: x\ndescription: d\nmetadata:\n  {flow}\n---\nbody\n"
+
+
+MANIFEST = st.fixed_dictionaries(
+    {"openclaw": st.dictionaries(KEYS, JSON_VALUES, max_size=5)},
+    optional={"other": JSON_VALUES},
+)
+
+
+def _parse_both(text: str) -> tuple[Any, Any]:
+    fast = parse.parse_skill_text(text)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(parse, "_reloads_as_itself", lambda _text: False)
+        slow = parse.parse_skill_text(text)
+    return fast, slow
+
+
+@settings(max_examples=300, deadline=None)
+@given(meta=MANIFEST)
+@example(meta={"openclaw": {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew"}]}})
+@example(meta={"openclaw": {"always": True, "emoji": "🧪", "os": ["linux"]}})
+@example(
+    meta={
+        "openclaw": {
+            "install": [{"kind": "download", "url": "https://x/y", "stripComponents": 1.0}]
+        }
+    }
+)
+def test_a_skill_parses_alike_with_and_without_the_shortcut(meta: Any) -> None:
+    fast, slow = _parse_both(_skill_text(meta))
+    assert fast == slow
+    assert fast.diagnostics == slow.diagnostics
+    assert (fast.metadata is None) == (slow.metadata is None)
+    if fast.metadata is not None:
+        assert fast.metadata == slow.metadata
+        assert _same(dict(fast.metadata.raw), dict(slow.metadata.raw))
+        assert fast.metadata.manifest_key == slow.metadata.manifest_key
+
+
+def test_the_shortcut_is_taken_for_a_plain_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _skill_text({"openclaw": {"requires": {"bins": ["jq"]}}})
+    calls: list[str] = []
+    monkeypatch.setattr(parse, "resolve_metadata", _spy(parse.resolve_metadata, calls))
+    parsed = parse.parse_skill_text(text)
+    assert calls == ["loaded"]
+    assert parsed.metadata is not None and parsed.metadata.requires is not None
+    assert parsed.metadata.requires.bins == ("jq",)
+
+
+def _spy(real: Any, calls: list[str]) -> Any:
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append("loaded" if kwargs.get("loaded") is not None else "parsed")
+        return real(*args, **kwargs)
+
+    return spy
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "openclaw:\n    requires:\n      bins:\n        - jq\n    emoji: x",
+        "openclaw:\n    x: .nan\n    requires:\n      env:\n        - A",
+        "openclaw:\n    always: true\n    os:\n      - linux\n    n: 0x10",
+        'openclaw: {"requires": {"bins": ["a:b"]}}',
+    ],
+)
+def test_block_style_manifests_parse_alike(block: str) -> None:
+    text = f"---\nname: x\ndescription: d\nmetadata:\n  {block}\n---\n"
+    fast, slow = _parse_both(text)
+    assert fast == slow and fast.diagnostics == slow.diagnostics
+    assert fast.metadata is not None and slow.metadata is not None
+    assert _same(dict(fast.metadata.raw), dict(slow.metadata.raw))
