@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from skillbook import parse
 from skillbook._js import json_stringify, load_json5
+from skillbook.manifest import resolve_metadata
 
 SCALARS = st.one_of(
     st.none(),
@@ -137,7 +138,7 @@ def test_a_skill_parses_alike_with_and_without_the_shortcut(meta: Any) -> None:
 def test_the_shortcut_is_taken_for_a_plain_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
     text = _skill_text({"openclaw": {"requires": {"bins": ["jq"]}}})
     calls: list[str] = []
-    monkeypatch.setattr(parse, "resolve_metadata", _spy(parse.resolve_metadata, calls))
+    monkeypatch.setattr(parse, "resolve_metadata", _spy(resolve_metadata, calls))
     parsed = parse.parse_skill_text(text)
     assert calls == ["loaded"]
     assert parsed.metadata is not None and parsed.metadata.requires is not None
