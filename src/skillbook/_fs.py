@@ -420,7 +420,8 @@ def verify_file(
         return ReadFailure(NOT_REGULAR, real=real)
     if pre.st_size > max_bytes:
         return ReadFailure(TOO_LARGE, size=pre.st_size, real=real)
-    if not is_path_inside(root_real, real):
+    # A name joined to the checked folder itself is inside it (the test is lexical).
+    if root_real != dir_real and not is_path_inside(root_real, real):
         return ReadFailure(ESCAPE, real=real)
     return Verified(
         path=path, real=real, size=pre.st_size, identity=_identity(pre), root_real=root_real
@@ -433,8 +434,14 @@ def read_at_most(fd: int, limit: int) -> bytes:
     Every bounded read goes through here: the size ``stat`` gave is never trusted as
     the end, because a file can grow between the check and the read.
     """
-    chunks: list[bytes] = []
-    remaining = limit
+    if limit <= 0:
+        return b""
+    # One read holds a skill file whole; the second (empty) one finds the end.
+    first = os.read(fd, min(limit, 1 << 20))
+    remaining = limit - len(first)
+    if not first or remaining <= 0:
+        return first
+    chunks = [first]
     while remaining > 0:
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:

@@ -20,6 +20,7 @@ from skillbook._js import js_trim
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
+from skillbook.parse import parse_skill_text
 from skillbook.profile import DEFAULT_PROFILE, Profile
 
 if TYPE_CHECKING:
@@ -316,8 +317,6 @@ class SkillReader:
             self.report_read_failure(got, file_path, skill)
             return None
         data, identity = got
-        from skillbook.parse import parse_skill_text
-
         path = Path(file_path)
         parsed = parse_skill_text(data, path=path, rules=self.profile.frontmatter)
         if cache is not None:
