@@ -1,4 +1,5 @@
-"""The parser hands resolve_metadata the value it stringified, instead of a re-parse.
+"""The parser's manifest shortcuts: the C encoder writes the string view, and
+resolve_metadata is handed the value it stringified instead of a re-parse.
 
 Differential: wherever ``parse._reloads_as_itself`` lets a stringified value through,
 parsing the text must give back the very same value (types, key order, floats, big
@@ -17,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillbook import parse
-from skillbook._js import json_stringify, load_json5
+from skillbook._js import json_stringify, json_stringify_plain, load_json5
 from skillbook.manifest import resolve_metadata
 
 SCALARS = st.one_of(
@@ -109,6 +110,7 @@ def _parse_both(text: str) -> tuple[Any, Any]:
     fast = parse.parse_skill_text(text)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(parse, "_reloads_as_itself", lambda _text: False)
+        m.setattr(parse, "json_stringify_plain", lambda _value: None)
         slow = parse.parse_skill_text(text)
     return fast, slow
 
@@ -168,3 +170,26 @@ def test_block_style_manifests_parse_alike(block: str) -> None:
     assert fast == slow and fast.diagnostics == slow.diagnostics
     assert fast.metadata is not None and slow.metadata is not None
     assert _same(dict(fast.metadata.raw), dict(slow.metadata.raw))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.lists(JSON_VALUES, max_size=4), st.dictionaries(KEYS, JSON_VALUES, max_size=4)))
+@example({"a": '\x00\x1f\x7f\u2028\ufeff\U0001f600"\\/'})
+@example({"a": [None, True, False, {}, []]})
+@example({"a": 1.0})
+@example({"a": math.nan})
+@example({"a": "\ud800"})
+def test_the_c_encoder_writes_what_json_stringify_writes(value: Any) -> None:
+    """The parser's fast stringify (string keys only) is JSON.stringify or declines."""
+    plain = json_stringify_plain(value)
+    if plain is not None:
+        assert plain == json_stringify(value)
+
+
+def test_the_c_encoder_declines_what_it_would_write_differently() -> None:
+    for value in ({"a": 1.0}, {"a": 2**60}, {"a": math.inf}, {"a": "\udc00"}, {"a": {1, 2}}):
+        assert json_stringify_plain(value) is None
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    assert json_stringify_plain(deep) is None

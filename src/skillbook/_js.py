@@ -271,6 +271,32 @@ def _json_quote_slow(s: str) -> str:
     return "".join(out)
 
 
+# The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
+_ENCODE_COMPACT = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False
+).encode
+# In compact JSON a number follows `:`, `[` or `,` (a match inside a string only sends
+# the value to the exact path).
+_NUMBER_TOKEN = re.compile(r"[:,\[]-?[0-9]")
+
+
+def json_stringify_plain(value: dict[str, Any] | list[Any]) -> str | None:
+    """:func:`json_stringify` of a dict or list with string keys, by the C encoder; None
+    where the two could differ: any number (JavaScript prints ``1.0`` as ``1`` and
+    rounds big integers), NaN, a surrogate, a type JSON lacks, deep nesting."""
+    try:
+        text = _ENCODE_COMPACT(value)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if (
+        text[:1] not in ("{", "[")
+        or _NUMBER_TOKEN.search(text) is not None
+        or (not text.isascii() and _SURROGATE.search(text) is not None)
+    ):
+        return None
+    return text
+
+
 def _stringify_into(value: Any, parts: list[str]) -> None:
     # Exact types first (what YAML and JSON produce), then the general cases.
     kind = type(value)

@@ -30,6 +30,7 @@ from skillbook._js import (
     js_string,
     js_trim,
     json_stringify,
+    json_stringify_plain,
 )
 from skillbook._yaml_simple import simple_block
 from skillbook.diagnostics import Diagnostic
@@ -289,7 +290,9 @@ def _simple_frontmatter(
             if raw is not None and ":" in raw:
                 merged[key] = raw
                 continue
-            text = merged[key] = json_stringify(value)
+            # Keys here are strings (the fast path's), as json_stringify_plain needs.
+            plain = json_stringify_plain(value)
+            text = merged[key] = json_stringify(value) if plain is None else plain
             if _reloads_as_itself(text):
                 if reloaded is None:
                     reloaded = {}
