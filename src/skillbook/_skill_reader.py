@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook import _fs
 from skillbook._js import js_trim
+from skillbook._known_path import known_path
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
@@ -258,10 +259,10 @@ class SkillReader:
                     skill=name or None,
                 )
             return None
-        # One parse of the path string: `file_path` is `skill_dir` joined with one name,
-        # so its parent is Path(skill_dir); with no symlinks the real folder is the same.
-        file_obj = path if path is not None else Path(file_path)
-        base_dir = file_obj.parent if skill_dir else Path(skill_dir)
+        # `file_path` is `skill_dir` joined with one name, so Path(skill_dir) is its
+        # parent; with no symlinks the real folder is the same object.
+        file_obj = path if path is not None else known_path(file_path)
+        base_dir = known_path(skill_dir) if skill_dir else Path(skill_dir)
         return Skill(
             name=name,
             description=description,
@@ -269,7 +270,7 @@ class SkillReader:
             base_dir=base_dir,
             source=label,
             parsed=parsed,
-            real_dir=base_dir if dir_real == skill_dir else Path(dir_real),
+            real_dir=base_dir if dir_real == skill_dir else known_path(dir_real),
         )
 
     def _read_parsed(
@@ -317,7 +318,7 @@ class SkillReader:
             self.report_read_failure(got, file_path, skill)
             return None
         data, identity = got
-        path = Path(file_path)
+        path = known_path(file_path)
         parsed = parse_skill_text(data, path=path, rules=self.profile.frontmatter)
         if cache is not None:
             cache.store(key, identity, parsed)
