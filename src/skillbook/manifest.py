@@ -25,6 +25,7 @@ from skillbook.profile import FrontmatterRules
 #: The manifest key OpenClaw reads, then the legacy keys skillbook also accepts.
 MANIFEST_KEY = "openclaw"
 LEGACY_MANIFEST_KEYS: tuple[str, ...] = ("clawdbot", "clawdis", "moltbot")
+_MANIFEST_KEYS = (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS)
 #: The frontmatter field that holds the manifest JSON5.
 DEFAULT_METADATA_KEY = "metadata"
 INSTALL_KINDS: tuple[str, ...] = ("brew", "node", "go", "uv", "download")
@@ -49,6 +50,8 @@ _REQUIRED_FIELD = {"brew": "formula", "node": "package", "go": "module", "uv": "
 
 def normalize_string_list(value: Any) -> list[str]:
     """OpenClaw's ``normalizeStringList``: a list of strings, or a comma-separated string."""
+    if value is None:
+        return []  # the common case: the field is absent
     if isinstance(value, (list, tuple)):
         out = []
         for v in value:
@@ -108,7 +111,7 @@ def resolve_metadata(
     manifest: Any = None
     manifest_key = MANIFEST_KEY
     if isinstance(parsed, dict):
-        for name in (MANIFEST_KEY, *LEGACY_MANIFEST_KEYS):
+        for name in _MANIFEST_KEYS:
             candidate = parsed.get(name)
             if isinstance(candidate, (dict, list)):
                 manifest, manifest_key = candidate, name
