@@ -1,26 +1,30 @@
 #!/usr/bin/env python
 """Load test of ``skillbook serve --transport http`` on 127.0.0.1: start-up, throughput,
-latency percentiles.
+latency percentiles, CPU per answer.
 
-Input: command-line options (``--skills``, ``--clients``, ``--seconds``, ``--quick``).
-Output: a plain-text report on stdout (and ``--json PATH``):
+Input: command-line options (``--skills``, ``--clients``, ``--workers``, ``--seconds``,
+``--max-requests``, ``--quick``). Output: a plain-text report on stdout (and ``--json PATH``):
 
 1. start-up: from spawning ``python -m skillbook serve`` on a workspace of N generated
    skills (the on-disk parse cache primed, as after any earlier run) to its first
    ``skills/list`` answer: wall time, and the server process's CPU time at that moment
    (user + system, from ``/proc``), the figure that does not move with the load of
    other processes;
-2. for 1, 4 and 16 concurrent clients (protocol 2026-07-28 JSON-RPC over HTTP, one
-   keep-alive connection each): ``skills/list`` pages (walking the cursor) and
-   ``resources/read`` of random skill files, each for a bounded time and count:
-   requests per second, and p50/p90/p99/max latency in ms.
+2. per server (one per ``--workers`` count): every served file read once (no answer
+   the server kept can help), then for each client count (protocol 2026-07-28
+   JSON-RPC over HTTP, one keep-alive connection each) ``skills/list`` pages (walking
+   the cursor) and ``resources/read`` of random files, each for a bounded time and
+   count: requests per second, p50/p90/p99/max latency in ms, the server's CPU per
+   answer (all its processes) and the load generator's own CPU per request.
 
-Loopback only, bounded in time and count; the server is stopped by its pid. The load
-generator shares the machine's CPUs with the server, so throughput is that of the
-pair; the load average is printed.
+The load generator is a minimal HTTP/1.1 client (requests encoded up front, answers
+checked by their first bytes): it is not what is measured, and it shares the CPUs
+with the server, so it should take as little of them as it can. Loopback only,
+bounded in time and count; the server is stopped by its pid; the load average is
+printed.
 
 Usage: ``python benchmarks/bench_mcp_load.py [--skills 1000] [--clients 1,4,16]
-[--seconds 3] [--max-requests 5000] [--quick] [--json PATH]``.
+[--workers 1,2] [--seconds 3] [--max-requests 5000] [--quick] [--json PATH]``.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ REQUEST_TIMEOUT_S = 30.0
 TARGET_STARTUP_CPU_S = 1.0
 TARGET_LIST_PAGES_PER_S = 500.0
 TARGET_READS_PER_S = 1000.0
+#: Every served file read once, in order: no answer the server kept can help.
+FIRST_READS = "read each once"
 _HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",
@@ -229,9 +235,12 @@ async def _client(
             ident += 1
             if kind == "skills/list":
                 params: dict[str, Any] = {"cursor": cursor} if cursor else {}
+            elif kind == FIRST_READS:
+                params = {"uri": uris[ident - 1]}
             else:
                 params = {"uri": rng.choice(uris)}
-            request = encode_request(port, kind, params, ident)
+            method = "resources/read" if kind == FIRST_READS else kind
+            request = encode_request(port, method, params, ident)
             t0 = time.perf_counter()
             status, got = await conn.post(request)
             latencies.append(time.perf_counter() - t0)
@@ -373,10 +382,18 @@ def measure(
     phases = []
     try:
         uris = served_uris(port)
-        for kind in ("skills/list", "resources/read"):
-            for count in clients:
+        for kind, counts in (
+            (FIRST_READS, [1]),
+            ("skills/list", clients),
+            ("resources/read", clients),
+        ):
+            for count in counts:
                 before = tree_cpu_s(proc.pid)
-                row = run_load(port, kind, uris, count, args.seconds, args.max_requests)
+                # The first reads are bounded by their count (each file once).
+                first = kind == FIRST_READS
+                seconds = STARTUP_TIMEOUT_S if first else args.seconds
+                limit = len(uris) if first else args.max_requests
+                row = run_load(port, kind, uris, count, seconds, limit)
                 after = tree_cpu_s(proc.pid)
                 # CPU per answer: what the load of other processes does not move.
                 row["server_cpu_ms"] = (
