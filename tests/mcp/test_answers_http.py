@@ -17,8 +17,10 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 import uvicorn
+from mcp import Client
 from test_server import WAIT_S, Workspace
 
 from skillbook.mcp._answers import CachedAnswers
@@ -165,5 +167,25 @@ def test_a_changed_skill_is_answered_with_its_new_bytes(tmp_path: Path) -> None:
             assert b"A new line." in now[2]
             assert now == await post(client, plain.url, *read, 1)
             assert now == await post(client, kept.url, *read, 1)
+
+    anyio.run(main)
+
+
+def test_the_sdk_clients_repeated_reads_are_kept_answers(tmp_path: Path) -> None:
+    space = Workspace(tmp_path)
+    server = build_server(space.loader(), watch=False)
+
+    async def main() -> None:
+        async with serving(server) as (kept, _plain):
+            texts = []
+            for _ in range(2):  # two clients, each reading twice
+                async with Client(kept.url, mode="auto") as client:
+                    for _ in range(2):
+                        got = await client.read_resource("skill://beta/SKILL.md")
+                        content = got.contents[0]
+                        assert isinstance(content, types.TextResourceContents)
+                        texts.append(content.text)
+            assert len(set(texts)) == 1 and "Beta body" in texts[0]
+            assert (kept.answers.misses, kept.answers.hits) == (1, 3)
 
     anyio.run(main)
