@@ -27,8 +27,9 @@ from typing import Any
 
 __all__ = ["server_imports"]
 
-#: Packages whose ``__init__`` the server does not need (the SDK's, see the module).
-DEFERRED_PACKAGES = ("mcp", "mcp.server")
+#: Packages whose ``__init__`` the server does not need (the SDK's, see the module),
+#: parents first.
+DEFERRED_PACKAGES = tuple(".".join(parts) for parts in (("mcp",), ("mcp", "server")))
 
 
 class _DeferredPackage(types.ModuleType):
