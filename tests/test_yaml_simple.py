@@ -278,6 +278,12 @@ def full(text: str) -> tuple[Any, dict[str, int]] | str:
     'metadata:\n  {\n    "openclaw":\n      {\n        "emoji": "x",\n        "requires": { "bins": ["curl"] },\n      },\n  }'
 )
 @example("list:\n  [,]")
+# A flow below a top-level key whose extent ends at a comment, a key or blank rows.
+@example('metadata:\n\n  {"a":\n  ["b"]}\n# c\nname: x')
+@example('metadata:\n  ["a",\n\n  "b"]\n\nname: x')
+@example('metadata:\n  {"a": 1}\n   \nname: x')
+@example('metadata:\n  {"a": [\n "b"]}\nx: y')
+@example("metadata:\n # c\n  [1]")
 def test_fast_path_agrees_with_the_parser(text: str) -> None:
     fast = simple_mapping(text)
     if fast is None:

@@ -155,7 +155,9 @@ class SkillReader:
         self, directory: str, label: str, known: os.stat_result | None = None
     ) -> list[Skill]:
         """``loadSkillsFromDirSafe``: the folder as a skill, else its direct children."""
-        root = directory if os.path.isabs(directory) else _fs.abspath(directory)
+        # The scanner passes absolute paths: the POSIX test in short (hot path).
+        absolute = directory[:1] == "/" if os.sep == "/" else os.path.isabs(directory)
+        root = directory if absolute else _fs.abspath(directory)
         root_real = self.memo.realpath(root)
         if root_real is None:
             return []
@@ -246,7 +248,8 @@ class SkillReader:
         fm = parsed.frontmatter
         name = js_trim(fm.get("name") or "") or js_trim(os.path.basename(skill_dir))
         description = js_trim(fm.get("description") or "")
-        self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
+        if parsed.diagnostics:
+            self._pass_parse_diags(parsed, file_path, name or None, standalone=False)
         if parsed.invalid:
             return None  # the parse diagnostic (parse.frontmatter-invalid) says why
         if not name or not description:

@@ -88,9 +88,15 @@ def simple_block(
             return None
         number = i
         if not raw:
-            if ind is None:
-                ind = [len(row) - len(row.lstrip(" ")) for row in rows]
-            value, i = _nested(rows, ind, i, 0)
+            j = _skip_blank(rows, i)
+            if j < count and rows[j][:1] == " " and rows[j].lstrip(" ")[:1] in ("{", "["):
+                # A flow collection below a top-level key (how most manifests are
+                # written), as _nested reads it, with no row indentation measured.
+                value, i = _flow_lines(rows, None, j, 0)
+            else:
+                if ind is None:
+                    ind = [len(row) - len(row.lstrip(" ")) for row in rows]
+                value, i = _nested(rows, ind, i, 0)
         elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
         elif raw[:1] in ("{", "["):
@@ -194,12 +200,18 @@ def _value(rows: list[str], ind: list[int], i: int, raw: str, indent: int) -> tu
     return (_json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
 
 
-def _flow_lines(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, int]:
+def _flow_lines(rows: list[str], ind: list[int] | None, i: int, parent: int) -> tuple[Any, int]:
     """A flow collection over several rows, each indented past its key, written as
-    JSON without escapes (trailing commas allowed, as YAML allows them)."""
+    JSON without escapes (trailing commas allowed, as YAML allows them). Without
+    ``ind`` the key is at column 0, and a row is indented past it when it starts with
+    a blank."""
     j = i
-    while j < len(rows) and (not rows[j] or ind[j] > parent):
-        j += 1
+    if ind is None:
+        while j < len(rows) and (not rows[j] or rows[j][0] == " "):
+            j += 1
+    else:
+        while j < len(rows) and (not rows[j] or ind[j] > parent):
+            j += 1
     while j > i and not rows[j - 1]:
         j -= 1
     text = "\n".join(rows[i:j])

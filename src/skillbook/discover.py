@@ -370,6 +370,13 @@ def merge_remote(
     return (*local, *kept), tuple(shadowed), tuple(diags)
 
 
+def _real_key(real: Path) -> str | Path:
+    """A real folder as a dict key. On POSIX two paths are equal exactly when their
+    strings are, and a path's string is at hand while its hash is computed from its
+    parts; elsewhere (case-insensitive comparison) the path itself."""
+    return str(real) if os.name == "posix" else real
+
+
 def _merge(
     loaded: list[Skill], diags: list[Diagnostic], *, dedupe_realpath: bool
 ) -> tuple[list[Skill], list[Shadowing]]:
@@ -407,21 +414,22 @@ def _merge(
     if not dedupe_realpath:
         return winners, shadowed
     # Keep the copy reached without a symlink (else the first seen) of each real folder.
-    keeper: dict[Path, Skill] = {}
+    keeper: dict[str | Path, Skill] = {}
     with_real = 0
     for skill in winners:
         real = skill.real_dir
         if real is None:
             continue
         with_real += 1
-        held = keeper.get(real)
+        key = _real_key(real)
+        held = keeper.get(key)
         if held is None or (held.base_dir != real and skill.base_dir == real):
-            keeper[real] = skill
+            keeper[key] = skill
     if len(keeper) == with_real:
         return winners, shadowed  # every real folder once: nothing to drop
     kept: list[Skill] = []
     for skill in winners:
-        first = keeper.get(skill.real_dir) if skill.real_dir is not None else None
+        first = keeper.get(_real_key(skill.real_dir)) if skill.real_dir is not None else None
         if first is not None and first is not skill:
             diags.append(
                 warning(
