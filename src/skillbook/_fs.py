@@ -24,6 +24,7 @@ import operator
 import os
 import stat as st
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
@@ -62,6 +63,8 @@ _DIR_FLAGS = (
 _HAS_DIR_FD = os.open in os.supports_dir_fd and bool(getattr(os, "O_DIRECTORY", 0))
 _PROC_FD = "/proc/self/fd"
 _HAS_PROC_FD = sys.platform.startswith("linux") and os.path.isdir(_PROC_FD)
+# For skillbook._pinned_root, which opens below a held folder the same way.
+HAS_DIR_FD, HAS_PROC_FD, DIR_FLAGS = _HAS_DIR_FD, _HAS_PROC_FD, _DIR_FLAGS
 
 
 def abspath(path: str | os.PathLike[str]) -> str:
@@ -462,15 +465,23 @@ def read_contained(path: str, *, root_real: str, max_bytes: int) -> bytes | Read
 
 
 def read_verified(
-    checked: Verified, *, max_bytes: int
+    checked: Verified,
+    *,
+    max_bytes: int,
+    open_below: Callable[[str, int], int | None] | None = None,
 ) -> tuple[bytes, tuple[int, int, int, int, int]] | ReadFailure:
     """Open the checked file with ``O_NOFOLLOW``, confirm it is the same file, read it.
 
     Returns the bytes and the identity from ``fstat`` taken *before* reading: a later
-    change to the file changes its ctime, so caching under it is safe.
+    change to the file changes its ctime, so caching under it is safe. ``open_below``
+    (a held root's :meth:`~skillbook._pinned_root.PinnedRoot.open_file`) opens the
+    file with the same guarantee as :func:`open_contained`, or declines with None.
     """
     try:
-        if checked.root_real and checked.root_real != checked.real:
+        fd = open_below(checked.real, _OPEN_FLAGS) if open_below is not None else None
+        if fd is not None:
+            pass
+        elif checked.root_real and checked.root_real != checked.real:
             # Every component below the checked folder without following a link, and
             # (Linux) the opened file's own path: a swapped folder cannot redirect it.
             fd = open_contained(checked.real, checked.root_real)

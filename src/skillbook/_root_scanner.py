@@ -20,6 +20,7 @@ from pathlib import Path
 
 from skillbook import _fs
 from skillbook._js import js_sorted, locale_compare_key
+from skillbook._pinned_root import PinnedRoot
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
@@ -32,6 +33,9 @@ NESTED_ROOT_NAME = "skills"
 MAX_PATCHED = 64
 _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
+#: From this many candidates a root is held open while they are read (it costs one
+#: file's check to open it).
+_PIN_FROM = 4
 
 
 def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], list[Diagnostic]]:
@@ -274,6 +278,10 @@ class RootScanner:
 
         loaded: list[Skill] = []
         groups: list[tuple[str, list[str]]] = []
+        # Many skills: their files are opened below the root held open (one check for
+        # the root instead of one per file); see skillbook._pinned_root.
+        pinned = PinnedRoot.open(base_real) if len(candidates) >= _PIN_FROM else None
+        self.reader.pinned = pinned
         # _fs.join(base_dir, name) and _fs.join(base_real, name), their prefix made once.
         dir_prefix = _fs.join(base_dir, "")
         real_prefix = _fs.join(base_real, "")
@@ -323,6 +331,9 @@ class RootScanner:
                     )
                 break
 
+        if pinned is not None:
+            self.reader.pinned = None
+            pinned.close()
         self._groups(groups, loaded, label, where)
         if self.standalone:
             self._standalone(base_dir, base_real, listing.md_files, loaded, label)

@@ -25,6 +25,7 @@ from skillbook.parse import parse_skill_text
 from skillbook.profile import DEFAULT_PROFILE, Profile
 
 if TYPE_CHECKING:
+    from skillbook._pinned_root import PinnedRoot
     from skillbook._root_memo import RootRecord
     from skillbook.change_hint import ChangeHint
     from skillbook.parse_store import ParseStore
@@ -136,6 +137,8 @@ class SkillReader:
         self._key_suffix = "" if profile is DEFAULT_PROFILE else f"\0{profile}"
         self.memo = _fs.RealpathMemo()
         self.diagnostics: list[Diagnostic] = []
+        #: The root being scanned, held open by the scanner (see skillbook._pinned_root).
+        self.pinned: PinnedRoot | None = None
 
     # -- diagnostics -------------------------------------------------------------------
 
@@ -316,7 +319,10 @@ class SkillReader:
             hit = cache.lookup(key, checked.identity)
             if isinstance(hit, ParsedSkillFile):
                 return hit, checked.identity, None
-        got = _fs.read_verified(checked, max_bytes=max_bytes)
+        pinned = self.pinned
+        got = _fs.read_verified(
+            checked, max_bytes=max_bytes, open_below=pinned.open_file if pinned else None
+        )
         if isinstance(got, _fs.ReadFailure):
             self.report_read_failure(got, file_path, skill)
             return None
