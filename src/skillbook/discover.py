@@ -370,11 +370,10 @@ def merge_remote(
     return (*local, *kept), tuple(shadowed), tuple(diags)
 
 
-def _real_key(real: Path) -> str | Path:
-    """A real folder as a dict key. On POSIX two paths are equal exactly when their
-    strings are, and a path's string is at hand while its hash is computed from its
-    parts; elsewhere (case-insensitive comparison) the path itself."""
-    return str(real) if os.name == "posix" else real
+#: Real folders are de-duplicated by their strings on POSIX, where two paths are equal
+#: exactly when their strings are: a skill's path string is at hand, while a path's
+#: hash is computed from its parts. Elsewhere (case-insensitive) by the path itself.
+_KEY_BY_STRING = os.name == "posix"
 
 
 def _merge(
@@ -421,7 +420,7 @@ def _merge(
         if real is None:
             continue
         with_real += 1
-        key = _real_key(real)
+        key = str(real) if _KEY_BY_STRING else real
         held = keeper.get(key)
         if held is None or (held.base_dir != real and skill.base_dir == real):
             keeper[key] = skill
@@ -429,7 +428,8 @@ def _merge(
         return winners, shadowed  # every real folder once: nothing to drop
     kept: list[Skill] = []
     for skill in winners:
-        first = keeper.get(_real_key(skill.real_dir)) if skill.real_dir is not None else None
+        real = skill.real_dir
+        first = None if real is None else keeper.get(str(real) if _KEY_BY_STRING else real)
         if first is not None and first is not skill:
             diags.append(
                 warning(
