@@ -20,7 +20,8 @@ def test_the_folder_comes_from_the_environment(tmp_path: Path) -> None:
         results_folder({"SKILLBOOK_CACHE_DIR": "/c", "SKILLBOOK_STATE_DIR": "/s"}) == "/c/results"
     )
     assert results_folder({"SKILLBOOK_STATE_DIR": "/s", "HOME": "/h"}) == "/s/cache/results"
-    assert results_folder({"HOME": "/h"}) == "/h/.skillbook/cache/results"
+    assert results_folder({"HOME": "/h"}) == "/h/.cache/skillbook/results"
+    assert results_folder({"HOME": "/h", "XDG_CACHE_HOME": "/x"}) == "/x/skillbook/results"
     assert results_folder({"HOME": "/h", "SKILLBOOK_CACHE": "0"}) is None
     assert results_folder({"HOME": "/h", "SKILLBOOK_CACHE": " Off "}) is None
     assert results_folder({"SKILLBOOK_STATE_DIR": "relative"}) is None
@@ -97,3 +98,8 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path: Path) -> None:
     found = load(str(tmp_path), invocation_key(["prompt"], "/cwd"))
     assert found is not None and found[0].endswith("x" * 20_000)
     assert [p.name for p in tmp_path.iterdir()] == [_only_file(tmp_path).name]
+
+
+def test_a_value_marshal_cannot_write_keeps_nothing(tmp_path: Path) -> None:
+    save(str(tmp_path), "key", "text", {"bad": object()})
+    assert list(tmp_path.glob("*.result")) == []

@@ -149,6 +149,8 @@ class Footprint:
                     s = os.stat(file)
                 except OSError:
                     continue
+                if self._racy(s.st_mtime_ns):
+                    return None  # a source file being edited right now
                 modules.append((file, s.st_size, s.st_mtime_ns))
         return {
             "host": host(),

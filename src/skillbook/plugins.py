@@ -48,7 +48,7 @@ from skillbook._plugin_manifest import Origin, PluginRecord, bundle_record, open
 from skillbook._root_scanner import RootScanner
 from skillbook.config import Config, PluginsConfig
 from skillbook.diagnostics import Diagnostic
-from skillbook.footprint import make_open
+from skillbook.footprint import make_open, real
 from skillbook.model import Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.sources import Precedence, SourceLoad, local_precedence
@@ -166,8 +166,8 @@ def plugin_roots(
     same = (
         workspace is not None
         and bundled_root is not None
-        and (_fs.try_realpath(_fs.abspath(workspace)) or "")
-        == (_fs.try_realpath(bundled_root) or "-")
+        and (real(_fs.abspath(workspace), strict=True) or "")
+        == (real(bundled_root, strict=True) or "-")
     )
     if ws_root is not None and not same:
         roots.append(("workspace", ws_root))

@@ -7,8 +7,10 @@ is a miss (and is rewritten by the next normal run), never a decoded guess.
 
 The folder comes from the environment alone, because the fast path reads it before
 anything else is known: ``$SKILLBOOK_CACHE_DIR/results``, else
-``$SKILLBOOK_STATE_DIR/cache/results``, else ``$HOME/.skillbook/cache/results``
-(a relative or missing value: no result cache). ``SKILLBOOK_CACHE=0`` (or ``off``,
+``$SKILLBOOK_STATE_DIR/cache/results``, else ``$XDG_CACHE_HOME/skillbook/results``,
+else ``$HOME/.cache/skillbook/results`` (the first set; relative: no result cache).
+Never a default state dir such as ``~/.skillbook``: creating one would change which
+state dir later runs choose. ``SKILLBOOK_CACHE=0`` (or ``off``,
 ``false``, ``no``) turns it off, as it does the parse cache. At most
 :data:`MAX_RESULTS` files are kept (the newest by modification time).
 
@@ -43,7 +45,8 @@ def results_folder(env: Mapping[str, str]) -> str | None:
     for name, parts in (
         ("SKILLBOOK_CACHE_DIR", ("results",)),
         ("SKILLBOOK_STATE_DIR", ("cache", "results")),
-        ("HOME", (".skillbook", "cache", "results")),
+        ("XDG_CACHE_HOME", ("skillbook", "results")),
+        ("HOME", (".cache", "skillbook", "results")),
     ):
         value = (env.get(name) or "").strip()
         if value:
@@ -89,7 +92,10 @@ def save(folder: str, key: str, text: str, record: Mapping[str, Any]) -> None:
     """Keep ``text`` for ``key`` (atomically; errors are ignored: it is only a cache)."""
     from skillbook._atomic import write_atomic
 
-    payload = marshal.dumps((key, text, dict(record)))
+    try:
+        payload = marshal.dumps((key, text, dict(record)))
+    except ValueError:  # a value marshal cannot write: nothing is kept
+        return
     header = len(payload).to_bytes(4, "big") + zlib.crc32(payload).to_bytes(4, "big")
     try:
         os.makedirs(folder, exist_ok=True)

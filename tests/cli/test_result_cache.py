@@ -209,3 +209,20 @@ def test_other_commands_and_options_fall_through(world: World) -> None:
     world.run("-w", str(world.ws), "-c", str(world.config), "prompt", "--json")
     world.run("-w", str(world.ws), "-c", str(world.config), "list")
     assert world.stored() == []
+
+
+def test_keeping_results_does_not_create_a_default_state_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without SKILLBOOK_STATE_DIR the state dir is the first existing of ~/.skillbook,
+    # ~/.openclaw, ...: a result kept under ~/.skillbook would move it.
+    monkeypatch.setattr(footprint, "RACY_NS", -(10**18))
+    world = World.make(tmp_path)
+    del world.env["SKILLBOOK_STATE_DIR"]
+    home = Path(world.env["HOME"])
+    (home / ".openclaw").mkdir()
+    world.bump(home / ".openclaw", home)
+    text = world.prompt()
+    assert world.cached() == text
+    assert not (home / ".skillbook").exists()
+    assert list((home / ".cache" / "skillbook" / "results").glob("*.result"))
