@@ -59,28 +59,25 @@ def test_iterating_the_env_makes_all_of_it_count() -> None:
     assert not still_valid(record, {"A": "1", "NEW": "x"})
 
 
-def test_probes_catch_appearing_changing_and_relinked_paths(tmp_path: Path) -> None:
-    file, link = tmp_path / "config.json", tmp_path / "link"
+def _probed(*paths: Path) -> dict[str, object]:
     with recording() as fp:
-        footprint.probe(file)
-        footprint.probe(link)
+        for path in paths:
+            footprint.probe(path)
     record = fp.record()
     assert record is not None and still_valid(record, {})
+    return record
+
+
+def test_probes_catch_appearing_changing_and_relinked_paths(tmp_path: Path) -> None:
+    file, link = tmp_path / "config.json", tmp_path / "link"
+    record = _probed(file, link)
     write_file(file, "{}")
     assert not still_valid(record, {})
-    with recording() as fp:
-        footprint.probe(file)
-        footprint.probe(link)
-    record = fp.record()
-    assert record is not None
+    record = _probed(file, link)
     os.utime(file, ns=(OLD, OLD))
     assert not still_valid(record, {})
     # A broken link where nothing was: is_file says the same, lexists does not.
-    with recording() as fp:
-        footprint.probe(file)
-        footprint.probe(link)
-    record = fp.record()
-    assert record is not None
+    record = _probed(file, link)
     link.symlink_to(tmp_path / "nowhere")
     assert not still_valid(record, {})
 

@@ -312,8 +312,16 @@ def _root_unchanged(
     s = os.stat(folder)
     if (s.st_dev, s.st_ino, s.st_mtime_ns, s.st_ctime_ns) != tuple(state):
         return False
+    return changed_files(files, identities) == []
+
+
+def changed_files(files: tuple[str, ...], identities: tuple[Any, ...]) -> list[int]:
+    """The positions of ``files`` whose ``lstat`` is not the identity recorded
+    (mode, device, inode, size, mtime_ns, ctime_ns, links); raises ``OSError`` for a
+    file gone. Shared with :class:`skillbook._root_memo.RootRecord`."""
     lstat = os.lstat
-    for path, known in zip(files, identities, strict=True):
+    out: list[int] = []
+    for index, (path, known) in enumerate(zip(files, identities, strict=True)):
         i = lstat(path)
         if (
             i.st_ino != known[2]
@@ -324,5 +332,5 @@ def _root_unchanged(
             or i.st_dev != known[1]
             or i.st_nlink != known[6]
         ):
-            return False
-    return True
+            out.append(index)
+    return out
