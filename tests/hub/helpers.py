@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from factories import write_skill
+
 from skillbook.hub.client import HttpClient, PublishOptions, PublishOutcome, publish_path
 
 BASE = "http://hub.test"
@@ -20,14 +22,7 @@ def make_skill(
     body: str = "",
     extra: dict[str, str] | None = None,
 ) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    text = f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    for rel, content in (extra or {}).items():
-        target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    return folder
+    return write_skill(folder, name, description, body=f"\n# {name}\n\n{body}\n", files=extra or {})
 
 
 def publish(client: HttpClient, token: str, folder: Path, **options: object) -> PublishOutcome:

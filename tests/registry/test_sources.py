@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from factories import skill_text
 
 from registry.conftest import DEMO_V1, Said
 from skillbook.registry.endpoint import Endpoint
@@ -32,7 +33,7 @@ GIT_ENV = {
 
 
 def skill_md(name: str, text: str = "") -> str:
-    return f"---\nname: {name}\ndescription: The {name} skill.\n---\n{text}\n"
+    return skill_text(name, f"The {name} skill.", body=f"{text}\n")
 
 
 def git(repo: Path, *args: str) -> str:

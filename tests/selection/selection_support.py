@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from factories import write_skill as write_skill_folder
+
 SKILLS: Mapping[str, str] = {
     "weather": "Current weather and forecasts for any city: rain, temperature, wind.",
     "pdf-merge": "Combine multiple PDF files into one or split a PDF into pages.",
@@ -16,11 +18,10 @@ SKILLS: Mapping[str, str] = {
 
 
 def write_skill(root: Path, name: str, description: str, extra: str = "", body: str = "") -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    text = f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\n{body}\n"
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return folder
+    """``root/name/SKILL.md`` with a ``# name`` heading; ``extra`` is raw frontmatter YAML."""
+    return write_skill_folder(
+        root / name, description=description, raw=extra, body=f"# {name}\n\n{body}\n"
+    )
 
 
 def make_workspace(tmp_path: Path) -> Path:
