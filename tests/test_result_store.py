@@ -103,3 +103,13 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path: Path) -> None:
 def test_a_value_marshal_cannot_write_keeps_nothing(tmp_path: Path) -> None:
     save(str(tmp_path), "key", "text", {"bad": object()})
     assert list(tmp_path.glob("*.result")) == []
+
+
+def test_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    old, young = tmp_path / ".abc.result.dead1234.tmp", tmp_path / ".abc.result.live1234.tmp"
+    for file in (old, young):
+        file.write_bytes(b"half")
+    os.utime(old, ns=(1_600_000_000_000_000_000,) * 2)
+    save(str(tmp_path), "key", "text", RECORD)
+    assert not old.exists()
+    assert young.exists()  # perhaps a writer at work right now

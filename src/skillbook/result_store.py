@@ -12,9 +12,10 @@ else ``$HOME/.cache/skillbook/results`` (the first set; relative: no result cach
 Never a default state dir such as ``~/.skillbook``: creating one would change which
 state dir later runs choose. ``SKILLBOOK_CACHE=0`` (or ``off``,
 ``false``, ``no``) turns it off, as it does the parse cache. At most
-:data:`MAX_RESULTS` files are kept (the newest by modification time).
+:data:`MAX_RESULTS` files are kept (the newest by modification time), and temporaries
+left by a writer that died are removed after ten minutes.
 
-Imports only ``os``, ``marshal`` and ``zlib``: :mod:`skillbook.cli.entry` uses it
+Imports only ``os``, ``marshal``, ``time`` and ``zlib``: :mod:`skillbook.cli.entry` uses it
 before click or any stage is loaded.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import time
 import zlib
 
 TYPE_CHECKING = False
@@ -36,6 +38,9 @@ MAX_RESULTS = 32
 _MAGIC = b"SBRESULT1\n"
 _OFF = frozenset({"0", "off", "false", "no"})
 _SUFFIX = ".result"
+_TEMP_SUFFIX = ".tmp"
+#: A temporary older than this was left by a writer that died.
+_TEMP_AGE_NS = 600 * 1_000_000_000
 
 
 def results_folder(env: Mapping[str, str]) -> str | None:
@@ -107,15 +112,24 @@ def save(folder: str, key: str, text: str, record: Mapping[str, Any]) -> None:
 
 def _prune(folder: str) -> None:
     entries: list[tuple[int, str]] = []
+    stale: list[str] = []
+    now = time.time_ns()
     with os.scandir(folder) as it:
         for entry in it:
+            try:
+                mtime = entry.stat().st_mtime_ns
+            except OSError:
+                continue
             if entry.name.endswith(_SUFFIX):
-                try:
-                    entries.append((entry.stat().st_mtime_ns, entry.path))
-                except OSError:
-                    continue
+                entries.append((mtime, entry.path))
+            elif (
+                entry.name.startswith(".")
+                and entry.name.endswith(_TEMP_SUFFIX)
+                and mtime < now - _TEMP_AGE_NS  # a live writer's temporary is young
+            ):
+                stale.append(entry.path)  # left by a writer killed mid-write
     entries.sort(reverse=True)
-    for _, path in entries[MAX_RESULTS:]:
+    for path in [*stale, *(path for _, path in entries[MAX_RESULTS:])]:
         try:
             os.unlink(path)
         except OSError:

@@ -119,6 +119,16 @@ def _link(w: World) -> None:
     w.bump(w.skills)
 
 
+def _bundled(w: World) -> None:
+    bundled = w.base / "bundled-skills"
+    if w.env["SKILLBOOK_BUNDLED_SKILLS_DIR"] == str(bundled):
+        w.env["SKILLBOOK_BUNDLED_SKILLS_DIR"] = str(w.base / "no-bundled")
+    else:
+        write_skill(bundled / "bundled-one")
+        w.bump(bundled / "bundled-one" / "SKILL.md", bundled / "bundled-one", bundled)
+        w.env["SKILLBOOK_BUNDLED_SKILLS_DIR"] = str(bundled)
+
+
 def _touch_module(w: World) -> None:
     w.bump(w.base / "fake_module.py")
 
@@ -138,11 +148,12 @@ MUTATIONS = st.one_of(
     st.builds(_tool, st.sampled_from(("exec", "plain", "absent"))),
     st.just(_link),
     st.just(_touch_module),
+    st.just(_bundled),
 )
 
 
 @settings(
-    max_examples=25,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
