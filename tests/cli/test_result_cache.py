@@ -226,3 +226,20 @@ def test_keeping_results_does_not_create_a_default_state_dir(
     assert world.cached() == text
     assert not (home / ".skillbook").exists()
     assert list((home / ".cache" / "skillbook" / "results").glob("*.result"))
+
+
+def test_a_removed_working_folder_goes_to_the_command_line(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbook.cli import entry
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr("skillbook.cli.app.main", calls.append)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    with world.active():
+        os.chdir(gone)
+        gone.rmdir()
+        entry.main(world.args())
+        os.chdir(world.base)
+    assert calls == [world.args()]

@@ -76,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         from skillbook import result_store
 
         folder = result_store.results_folder(os.environ)
-        if folder is not None:
-            key = result_store.invocation_key(args, os.getcwd())
+        cwd = _cwd()
+        if folder is not None and cwd is not None:
+            key = result_store.invocation_key(args, cwd)
             text = cached_output(folder, key, os.environ)
             if text is not None:
                 write_prompt(text)
@@ -87,6 +88,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     from skillbook.cli.app import main as run
 
     run(args)
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed: the command line reports it
+        return None
 
 
 def cached_output(folder: str, key: str, env: Mapping[str, str]) -> str | None:
