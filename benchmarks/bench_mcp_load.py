@@ -1,32 +1,37 @@
 #!/usr/bin/env python
 """Load test of ``skillbook serve --transport http`` on 127.0.0.1: start-up, throughput,
-latency percentiles.
+latency percentiles, CPU per answer.
 
-Input: command-line options (``--skills``, ``--clients``, ``--seconds``, ``--quick``).
-Output: a plain-text report on stdout (and ``--json PATH``):
+Input: command-line options (``--skills``, ``--clients``, ``--workers``, ``--seconds``,
+``--max-requests``, ``--quick``). Output: a plain-text report on stdout (and ``--json PATH``):
 
 1. start-up: from spawning ``python -m skillbook serve`` on a workspace of N generated
    skills (the on-disk parse cache primed, as after any earlier run) to its first
    ``skills/list`` answer: wall time, and the server process's CPU time at that moment
    (user + system, from ``/proc``), the figure that does not move with the load of
    other processes;
-2. for 1, 4 and 16 concurrent clients (protocol 2026-07-28 JSON-RPC over HTTP, one
-   keep-alive connection each): ``skills/list`` pages (walking the cursor) and
-   ``resources/read`` of random skill files, each for a bounded time and count:
-   requests per second, and p50/p90/p99/max latency in ms.
+2. per server (one per ``--workers`` count): every served file read once (no answer
+   the server kept can help), then for each client count (protocol 2026-07-28
+   JSON-RPC over HTTP, one keep-alive connection each) ``skills/list`` pages (walking
+   the cursor) and ``resources/read`` of random files, each for a bounded time and
+   count: requests per second, p50/p90/p99/max latency in ms, the server's CPU per
+   answer (all its processes) and the load generator's own CPU per request.
 
-Loopback only, bounded in time and count; the server is stopped by its pid. The load
-generator shares the machine's CPUs with the server, so throughput is that of the
-pair; the load average is printed.
+The load generator is a minimal HTTP/1.1 client (requests encoded up front, answers
+checked by their first bytes): it is not what is measured, and it shares the CPUs
+with the server, so it should take as little of them as it can. Loopback only,
+bounded in time and count; the server is stopped by its pid; the load average is
+printed.
 
 Usage: ``python benchmarks/bench_mcp_load.py [--skills 1000] [--clients 1,4,16]
-[--seconds 3] [--max-requests 5000] [--quick] [--json PATH]``.
+[--workers 1,2] [--seconds 3] [--max-requests 5000] [--quick] [--json PATH]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import os
 import random
@@ -57,6 +62,8 @@ REQUEST_TIMEOUT_S = 30.0
 TARGET_STARTUP_CPU_S = 1.0
 TARGET_LIST_PAGES_PER_S = 500.0
 TARGET_READS_PER_S = 1000.0
+#: Every served file read once, in order: no answer the server kept can help.
+FIRST_READS = "read each once"
 _HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",
@@ -93,14 +100,26 @@ def make_workspace(root: Path, size: int, seed: int = 20260413) -> list[str]:
     return names
 
 
-def process_cpu_s(pid: int) -> float | None:
-    """User + system CPU seconds of a running process (Linux /proc), else None."""
+def _stat(pid: int | str) -> list[str] | None:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
+
+
+def tree_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a running process and its live children (the
+    ``--workers`` processes), from Linux /proc; None where there is no /proc."""
+    fields = _stat(pid)
+    if fields is None:
+        return None
     ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    total = int(fields[11]) + int(fields[12])
+    for entry in os.listdir("/proc"):
+        child = _stat(entry) if entry.isdigit() and entry != str(pid) else None
+        if child is not None and child[1] == str(pid):
+            total += int(child[11]) + int(child[12])
+    return total / ticks
 
 
 def body(method: str, params: dict[str, Any], ident: int) -> dict[str, Any]:
@@ -115,54 +134,89 @@ def headers(method: str, params: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def served_uris(url: str) -> list[str]:
-    """Every file URI the server lists (gated-out skills are not served)."""
-    import httpx
+def post(port: int, method: str, params: dict[str, Any]) -> tuple[int, bytes]:
+    """One request on a new connection (start-up and set-up, not the measured load)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
+    try:
+        conn.request("POST", "/mcp", json.dumps(body(method, params, 1)), headers(method, params))
+        got = conn.getresponse()
+        return got.status, got.read()
+    finally:
+        conn.close()
 
+
+def served_uris(port: int) -> list[str]:
+    """Every file URI the server lists (gated-out skills are not served)."""
     uris: list[str] = []
     cursor: str | None = None
-    with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:
-        while True:
-            params: dict[str, Any] = {"cursor": cursor} if cursor else {}
-            got = client.post(
-                url, headers=headers("skills/list", params), json=body("skills/list", params, 1)
-            )
-            result = got.json()["result"]
-            uris += [r["uri"] for skill in result["skills"] for r in skill["resources"]]
-            cursor = result.get("nextCursor")
-            if not cursor:
-                return uris
+    while True:
+        params: dict[str, Any] = {"cursor": cursor} if cursor else {}
+        result = json.loads(post(port, "skills/list", params)[1])["result"]
+        uris += [r["uri"] for skill in result["skills"] for r in skill["resources"]]
+        cursor = result.get("nextCursor")
+        if not cursor:
+            return uris
 
 
-def startup(argv: list[str], env: dict[str, str], cwd: Path, url: str) -> dict[str, Any]:
-    import httpx
-
+def startup(argv: list[str], env: dict[str, str], cwd: Path, port: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )  # fmt: skip
     deadline = t0 + STARTUP_TIMEOUT_S
-    with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"server exited: {proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
-            try:
-                r = client.post(
-                    url, headers=headers("skills/list", {}), json=body("skills/list", {}, 1)
-                )
-                if r.status_code == 200 and "skills" in r.text:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.perf_counter() > deadline:
-                raise SystemExit("server did not answer in time")
-            time.sleep(0.02)
-    return {"proc": proc, "wall_s": time.perf_counter() - t0, "cpu_s": process_cpu_s(proc.pid)}
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
+        try:
+            status, got = post(port, "skills/list", {})
+            if status == 200 and b'"skills"' in got:
+                break
+        except OSError:
+            pass
+        if time.perf_counter() > deadline:
+            raise SystemExit("server did not answer in time")
+        time.sleep(0.02)
+    return {"proc": proc, "wall_s": time.perf_counter() - t0, "cpu_s": tree_cpu_s(proc.pid)}
+
+
+class Connection:
+    """A minimal HTTP/1.1 keep-alive client: the load generator is not what is measured,
+    so it does as little per request as it can (requests pre-encoded, responses
+    checked by their first bytes, ``Content-Length`` bodies only)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def open(cls, port: int) -> Connection:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return cls(reader, writer)
+
+    async def post(self, request: bytes) -> tuple[int, bytes]:
+        self.writer.write(request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def encode_request(port: int, method: str, params: dict[str, Any], ident: int) -> bytes:
+    payload = json.dumps(body(method, params, ident), separators=(",", ":")).encode()
+    lines = ["POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}"]
+    lines += [f"{k}: {v}" for k, v in headers(method, params).items()]
+    lines.append(f"Content-Length: {len(payload)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
 
 
 async def _client(
-    url: str,
+    port: int,
     kind: str,
     uris: Sequence[str],
     stop_at: float,
@@ -171,34 +225,38 @@ async def _client(
     errors: list[str],
     seed: int,
 ) -> None:
-    import httpx
-
     rng = random.Random(seed)
     cursor: str | None = None
     ident = 0
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S, limits=limits) as client:
+    conn = await Connection.open(port)
+    try:
         while time.perf_counter() < stop_at and budget[0] > 0:
             budget[0] -= 1
             ident += 1
             if kind == "skills/list":
                 params: dict[str, Any] = {"cursor": cursor} if cursor else {}
+            elif kind == FIRST_READS:
+                params = {"uri": uris[ident - 1]}
             else:
                 params = {"uri": rng.choice(uris)}
-            payload = body(kind, params, ident)
+            method = "resources/read" if kind == FIRST_READS else kind
+            request = encode_request(port, method, params, ident)
             t0 = time.perf_counter()
-            r = await client.post(url, headers=headers(kind, params), json=payload)
+            status, got = await conn.post(request)
             latencies.append(time.perf_counter() - t0)
-            data = r.json() if r.status_code == 200 else {"error": r.status_code}
-            if "error" in data:
-                errors.append(str(data["error"])[:200])
+            if status != 200 or b'"result":' not in got[:40]:
+                errors.append(f"{status}: {got[:200]!r}")
                 continue
             if kind == "skills/list":
-                cursor = data["result"].get("nextCursor")
+                # The cursor follows the page's skills (the result's last keys).
+                at = got.rfind(b',"nextCursor":"')
+                cursor = got[at + 15 : got.index(b'"', at + 15)].decode() if at >= 0 else None
+    finally:
+        conn.close()
 
 
 def run_load(
-    url: str, kind: str, uris: Sequence[str], clients: int, seconds: float, max_requests: int
+    port: int, kind: str, uris: Sequence[str], clients: int, seconds: float, max_requests: int
 ) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -209,13 +267,15 @@ def run_load(
         stop_at = t0 + seconds
         await asyncio.gather(
             *(
-                _client(url, kind, uris, stop_at, budget, latencies, errors, seed)
+                _client(port, kind, uris, stop_at, budget, latencies, errors, seed)
                 for seed in range(clients)
             )
         )
         return time.perf_counter() - t0
 
+    cpu0 = time.process_time()
     elapsed = asyncio.run(main())
+    client_cpu = time.process_time() - cpu0
     ordered = sorted(latencies)
 
     def pct(p: float) -> float:
@@ -233,6 +293,7 @@ def run_load(
         "p99_ms": pct(0.99),
         "max_ms": ordered[-1] * 1000 if ordered else 0.0,
         "mean_ms": statistics.fmean(ordered) * 1000 if ordered else 0.0,
+        "client_cpu_ms": client_cpu * 1000 / len(latencies) if latencies else None,
     }
 
 
@@ -246,19 +307,27 @@ def render(result: dict[str, Any]) -> str:
         f"start-up to the first skills/list answer: {s['wall_s'] * 1000:,.0f} ms wall, "
         + (f"{cpu:.2f} s CPU of the server" if cpu is not None else "CPU not measurable here"),
         "",
-        "kind              clients  requests   req/s   p50 ms   p90 ms   p99 ms   max ms  errors"
-        "  cpu ms  per core/s",
-        "-" * 108,
+        "kind            workers clients requests   req/s  p50 ms  p90 ms  p99 ms  max ms errors"
+        "  server ms  per core/s  client ms",
+        "-" * 120,
     ]
     for row in result["phases"]:
         cpu_ms = row.get("server_cpu_ms")
-        per_core = f"{cpu_ms:>6.2f}  {1000 / cpu_ms:>10,.0f}" if cpu_ms else f"{'-':>6}  {'-':>10}"
+        per_core = f"{cpu_ms:>9.2f}  {1000 / cpu_ms:>10,.0f}" if cpu_ms else f"{'-':>9}  {'-':>10}"
+        client = row.get("client_cpu_ms")
         lines.append(
-            f"{row['kind']:<16}  {row['clients']:>7}  {row['requests']:>8}  {row['per_s']:>6,.0f}"
-            f"  {row['p50_ms']:>7.1f}  {row['p90_ms']:>7.1f}  {row['p99_ms']:>7.1f}"
-            f"  {row['max_ms']:>7.1f}  {row['errors']:>6}  {per_core}"
+            f"{row['kind']:<16}{row['workers']:>7} {row['clients']:>7} {row['requests']:>8}"
+            f"  {row['per_s']:>6,.0f}  {row['p50_ms']:>6.1f}  {row['p90_ms']:>6.1f}"
+            f"  {row['p99_ms']:>6.1f}  {row['max_ms']:>6.1f} {row['errors']:>6}  {per_core}"
+            f"  {client if client is not None else 0:>9.2f}"
         )
-    lines += ["", "targets (issue 11 §3):"]
+    lines += [
+        "",
+        "server ms: the server's CPU per answer (all its processes, from /proc); client ms:",
+        "the load generator's own CPU per request. Both share the machine's CPUs.",
+        "",
+        "targets (issue 11 §3):",
+    ]
     if cpu is not None:
         ok = "ok" if cpu <= TARGET_STARTUP_CPU_S else "MISSED"
         lines.append(f"  start-up CPU <= {TARGET_STARTUP_CPU_S} s: {cpu:.2f} s: {ok}")
@@ -266,7 +335,7 @@ def render(result: dict[str, Any]) -> str:
         ("skills/list", TARGET_LIST_PAGES_PER_S),
         ("resources/read", TARGET_READS_PER_S),
     ):
-        rows = [r for r in result["phases"] if r["kind"] == kind]
+        rows = [r for r in result["phases"] if r["kind"] == kind and r["workers"] == 1]
         one = next((r for r in rows if r["clients"] == 1), None)
         if one is not None:
             ok = "ok" if one["per_s"] >= target else "MISSED"
@@ -278,13 +347,16 @@ def render(result: dict[str, Any]) -> str:
                     f"    the server's CPU per answer allows {core:,.0f}/s on one free core: "
                     f"{verdict}"
                 )
-        if len(rows) > 1:
-            low, high = rows[0], rows[-1]
-            growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
-            lines.append(
-                f"  {kind} p99 from {low['clients']} to {high['clients']} clients: "
-                f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
-            )
+        for workers in result["workers"]:
+            rows = [r for r in result["phases"] if r["kind"] == kind and r["workers"] == workers]
+            if len(rows) > 1:
+                low, high = rows[0], rows[-1]
+                growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
+                lines.append(
+                    f"  {kind} p99 from {low['clients']} to {high['clients']} clients "
+                    f"({workers} worker{'s' if workers > 1 else ''}): "
+                    f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
+                )
     for row in result["phases"]:
         if row["first_error"]:
             lines.append(f"  error [{row['kind']} x{row['clients']}]: {row['first_error']}")
@@ -296,10 +368,58 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def measure(
+    base: list[str], env: dict[str, str], cwd: Path, workers: int, args: argparse.Namespace
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Start one server (``--workers N`` when N > 1), then run every phase against it."""
+    clients = [int(c) for c in str(args.clients).split(",") if c.strip()]
+    port = free_port()
+    argv = [*base, "serve", "--transport", "http", "--port", str(port)]
+    if workers > 1:
+        argv += ["--workers", str(workers)]
+    started = startup(argv, env, cwd, port)
+    proc = started.pop("proc")
+    phases = []
+    try:
+        uris = served_uris(port)
+        for kind, counts in (
+            (FIRST_READS, [1]),
+            ("skills/list", clients),
+            ("resources/read", clients),
+        ):
+            for count in counts:
+                before = tree_cpu_s(proc.pid)
+                # The first reads are bounded by their count (each file once).
+                first = kind == FIRST_READS
+                seconds = STARTUP_TIMEOUT_S if first else args.seconds
+                limit = len(uris) if first else args.max_requests
+                row = run_load(port, kind, uris, count, seconds, limit)
+                after = tree_cpu_s(proc.pid)
+                # CPU per answer: what the load of other processes does not move.
+                row["server_cpu_ms"] = (
+                    (after - before) * 1000 / row["requests"]
+                    if before is not None and after is not None and row["requests"]
+                    else None
+                )
+                row["workers"] = workers
+                phases.append(row)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    return started, phases
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--skills", type=int, default=DEFAULT_SKILLS)
     parser.add_argument("--clients", default=",".join(map(str, DEFAULT_CLIENTS)))
+    parser.add_argument(
+        "--workers", default="1", help="server processes, e.g. 1,2: one server run per count"
+    )
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS)
     parser.add_argument("--max-requests", type=int, default=DEFAULT_MAX_REQUESTS)
     parser.add_argument("--quick", action="store_true", help="50 skills, 1 and 2 clients, 0.5 s")
@@ -307,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.skills, args.clients, args.seconds, args.max_requests = 50, "1,2", 0.5, 200
-    clients = [int(c) for c in str(args.clients).split(",") if c.strip()]
+    worker_counts = [int(w) for w in str(args.workers).split(",") if w.strip()]
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         root = Path(tmp)
@@ -329,37 +449,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         settle(sorted(ws.glob("skills/*/SKILL.md")))
         subprocess.run([*base, "prompt"], env=env, cwd=root, capture_output=True, check=True)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/mcp"
-        argv = [*base, "serve", "--transport", "http", "--port", str(port)]
-        started = startup(argv, env, root, url)
-        proc = started.pop("proc")
-        try:
-            uris = served_uris(url)
-            phases = []
-            for kind in ("skills/list", "resources/read"):
-                for count in clients:
-                    before = process_cpu_s(proc.pid)
-                    row = run_load(url, kind, uris, count, args.seconds, args.max_requests)
-                    after = process_cpu_s(proc.pid)
-                    # CPU per answer: what the load of other processes does not move.
-                    row["server_cpu_ms"] = (
-                        (after - before) * 1000 / row["requests"]
-                        if before is not None and after is not None and row["requests"]
-                        else None
-                    )
-                    phases.append(row)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        phases: list[dict[str, Any]] = []
+        started: dict[str, Any] = {}
+        for workers in worker_counts:
+            first, rows = measure(base, env, root, workers, args)
+            started = started or first  # start-up is the first server's (one process)
+            phases += rows
     result = {
         "skills": args.skills,
         "seconds": args.seconds,
         "max_requests": args.max_requests,
+        "workers": worker_counts,
         "startup": started,
         "phases": phases,
         "loadavg": (load_start, os.getloadavg()[0]),

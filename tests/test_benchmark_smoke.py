@@ -120,14 +120,17 @@ def test_quick_mcp_load_benchmark_prints_its_report(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     kinds = {(p["kind"], p["clients"]) for p in data["phases"]}
     assert kinds == {
+        ("read each once", 1),
         ("skills/list", 1),
         ("skills/list", 2),
         ("resources/read", 1),
         ("resources/read", 2),
     }
     assert all(p["requests"] > 0 and p["errors"] == 0 for p in data["phases"])
-    # The server's CPU per answer (load-robust), from /proc where there is one.
+    # The server's CPU per answer (load-robust), from /proc where there is one, and
+    # the load generator's own.
     assert "per core/s" in proc.stdout
+    assert all(p["client_cpu_ms"] is not None and p["workers"] == 1 for p in data["phases"])
     if Path("/proc/self/stat").is_file():
         assert all(p["server_cpu_ms"] is not None for p in data["phases"])
 

@@ -100,8 +100,11 @@ def serve_cmd(
     from skillbook.cli.app import fail
 
     try:
-        from skillbook.mcp._http import ServeError
-        from skillbook.mcp.server import bind_http, build_server, run_event_loop
+        from skillbook.mcp._startup import server_imports
+
+        with server_imports():
+            from skillbook.mcp._http import ServeError
+            from skillbook.mcp.server import bind_http, build_server, run_event_loop
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
     if workers > 1:

@@ -38,6 +38,7 @@ from starlette.routing import Route
 
 from skillbook.errors import PortInUse as PortInUse  # raised here; the class lives in errors
 from skillbook.errors import ServeError as ServeError
+from skillbook.mcp._answers import CachedAnswers
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -203,11 +204,14 @@ def build_app(
     token: str | None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     stateless: bool = False,
+    served_state: Callable[[], Awaitable[object]] | None = None,
 ) -> Guard:
     """The ASGI application for one bound address (``port`` is the real bound port).
 
     ``stateless``: keep no handshake-era session between requests (for several
-    replicas behind a load balancer)."""
+    replicas behind a load balancer). ``served_state``: the server's state accessor;
+    given, repeated read requests are answered from the SDK's kept response bytes
+    (:mod:`._answers`)."""
     loopback = is_loopback(host)
     security = None
     if loopback:
@@ -230,8 +234,10 @@ def build_app(
             security_settings=security,
             session_idle_timeout=DEFAULT_SESSION_IDLE_S,
         )
-    app = Starlette(
+    app: Any = Starlette(
         routes=[Route(path, endpoint=StreamableHTTPASGIApp(manager))],
         lifespan=lambda _app: manager.run(),
     )
+    if served_state is not None:
+        app = CachedAnswers(app, served_state, path=path)
     return Guard(app, port=port, loopback=loopback, token=token)

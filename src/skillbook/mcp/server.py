@@ -546,7 +546,10 @@ class SkillServer(Server[dict[str, Any]]):
             max_sessions=max_sessions,
             stateless=stateless,
         )
-        config = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
+        # MCP has no WebSocket transport: "none" spares importing a WebSocket library.
+        config = uvicorn.Config(
+            app, host=host, port=bound, log_level="warning", lifespan="on", ws="none"
+        )
         await uvicorn.Server(config).serve(sockets=[listening])
 
     def http_app(
@@ -572,6 +575,7 @@ class SkillServer(Server[dict[str, Any]]):
             token=token,
             max_sessions=max_sessions,
             stateless=stateless,
+            served_state=self.state,
         )
 
 

@@ -1,0 +1,56 @@
+"""``skillbook serve`` imports the SDK without its package ``__init__`` work (``_startup``)."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import types
+
+import pytest
+
+from skillbook.mcp._startup import server_imports
+
+SCRIPT = """
+import gc, sys
+from skillbook.mcp._startup import server_imports
+with server_imports():
+    import skillbook.mcp._http, skillbook.mcp.server
+skipped = [m for m in ("mcp.client", "mcp.server.mcpserver") if m in sys.modules]
+assert not skipped, skipped
+assert gc.isenabled()
+import mcp
+from mcp import Client, ClientSession
+from mcp.server import MCPServer, Server
+from mcp.client.streamable_http import streamable_http_client
+assert mcp.Client is Client and mcp.server.MCPServer is MCPServer
+assert "mcp.client" in sys.modules
+print("ok")
+"""
+
+
+@pytest.mark.subprocess
+def test_the_sdk_package_inits_run_when_first_asked() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"
+
+
+def test_an_imported_sdk_and_the_collector_setting_are_left_alone() -> None:
+    import mcp
+
+    before = sys.modules["mcp"]
+    assert type(before) is types.ModuleType
+    gc.disable()
+    try:
+        with server_imports():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off: it stays off
+    finally:
+        gc.enable()
+    with server_imports():
+        pass
+    assert gc.isenabled()
+    assert sys.modules["mcp"] is before is mcp
