@@ -15,7 +15,13 @@ Input: command-line options (``--skills``, ``--clients``, ``--workers``, ``--sec
    JSON-RPC over HTTP, one keep-alive connection each) ``skills/list`` pages (walking
    the cursor) and ``resources/read`` of random files, each for a bounded time and
    count: requests per second, p50/p90/p99/max latency in ms, the server's CPU per
-   answer (all its processes) and the load generator's own CPU per request.
+   answer (all its processes) and the load generator's own CPU per request;
+3. per server, the same ``resources/read`` load *paced* (open loop): a fixed total rate
+   (``--rate``) spread over 1 and then the most clients, each request sent on its
+   schedule and its latency counted from that scheduled moment (a late answer delays
+   nothing, so slow answers are not hidden). Closed-loop clients queue on a busy
+   server (latency = clients / throughput); at the same offered rate, how the p99
+   moves from 1 to 16 connections is what the server itself adds.
 
 The load generator is a minimal HTTP/1.1 client (requests encoded up front, answers
 checked by their first bytes): it is not what is measured, and it shares the CPUs
@@ -24,7 +30,7 @@ bounded in time and count; the server is stopped by its pid; the load average is
 printed.
 
 Usage: ``python benchmarks/bench_mcp_load.py [--skills 1000] [--clients 1,4,16]
-[--workers 1,2] [--seconds 3] [--max-requests 5000] [--quick] [--json PATH]``.
+[--workers 1,2] [--seconds 3] [--max-requests 5000] [--rate 500] [--quick] [--json PATH]``.
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ TARGET_LIST_PAGES_PER_S = 500.0
 TARGET_READS_PER_S = 1000.0
 #: Every served file read once, in order: no answer the server kept can help.
 FIRST_READS = "read each once"
+#: ``resources/read`` at a fixed total rate (open loop), see the module docstring.
+PACED_READS = "read, paced"
+DEFAULT_RATE = 500.0
 _HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",
@@ -224,26 +233,41 @@ async def _client(
     latencies: list[float],
     errors: list[str],
     seed: int,
+    schedule: tuple[float, float] | None = None,
 ) -> None:
+    """One connection's requests, back to back; or, with ``schedule`` (first send time,
+    interval), each at its own moment, its latency counted from that moment."""
     rng = random.Random(seed)
     cursor: str | None = None
     ident = 0
+    answered = 0.0
     conn = await Connection.open(port)
     try:
         while time.perf_counter() < stop_at and budget[0] > 0:
             budget[0] -= 1
             ident += 1
+            due: float | None = None
+            if schedule is not None:
+                due = schedule[0] + (ident - 1) * schedule[1]
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
             if kind == "skills/list":
                 params: dict[str, Any] = {"cursor": cursor} if cursor else {}
             elif kind == FIRST_READS:
                 params = {"uri": uris[ident - 1]}
             else:
                 params = {"uri": rng.choice(uris)}
-            method = "resources/read" if kind == FIRST_READS else kind
+            method = "resources/read" if kind in (FIRST_READS, PACED_READS) else kind
             request = encode_request(port, method, params, ident)
             t0 = time.perf_counter()
+            if due is not None and answered > due:
+                # The previous answer came after this request was due: the server made it
+                # late, so that wait counts (a timer waking late is the client's own).
+                t0 = due
             status, got = await conn.post(request)
-            latencies.append(time.perf_counter() - t0)
+            answered = time.perf_counter()
+            latencies.append(answered - t0)
             if status != 200 or b'"result":' not in got[:40]:
                 errors.append(f"{status}: {got[:200]!r}")
                 continue
@@ -256,8 +280,16 @@ async def _client(
 
 
 def run_load(
-    port: int, kind: str, uris: Sequence[str], clients: int, seconds: float, max_requests: int
+    port: int,
+    kind: str,
+    uris: Sequence[str],
+    clients: int,
+    seconds: float,
+    max_requests: int,
+    rate: float | None = None,
 ) -> dict[str, Any]:
+    """``clients`` connections for ``seconds``; ``rate`` paces them (requests per second
+    in all, each connection's sends evenly staggered against the others')."""
     latencies: list[float] = []
     errors: list[str] = []
     budget = [max_requests]
@@ -265,9 +297,16 @@ def run_load(
     async def main() -> float:
         t0 = time.perf_counter()
         stop_at = t0 + seconds
+
+        def schedule(seed: int) -> tuple[float, float] | None:
+            if rate is None:
+                return None
+            interval = clients / rate
+            return t0 + 0.05 + seed * interval / clients, interval
+
         await asyncio.gather(
             *(
-                _client(port, kind, uris, stop_at, budget, latencies, errors, seed)
+                _client(port, kind, uris, stop_at, budget, latencies, errors, seed, schedule(seed))
                 for seed in range(clients)
             )
         )
@@ -284,6 +323,7 @@ def run_load(
     return {
         "kind": kind,
         "clients": clients,
+        "rate": rate,
         "requests": len(latencies),
         "errors": len(errors),
         "first_error": errors[0] if errors else None,
@@ -357,6 +397,16 @@ def render(result: dict[str, Any]) -> str:
                     f"({workers} worker{'s' if workers > 1 else ''}): "
                     f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
                 )
+    for workers in result["workers"]:
+        rows = [r for r in result["phases"] if r["kind"] == PACED_READS and r["workers"] == workers]
+        if len(rows) > 1:
+            low, high = rows[0], rows[-1]
+            growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
+            lines.append(
+                f"  paced reads at {result['rate']:,.0f}/s, p99 from {low['clients']} to "
+                f"{high['clients']} clients ({workers} worker{'s' if workers > 1 else ''}): "
+                f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
+            )
     for row in result["phases"]:
         if row["first_error"]:
             lines.append(f"  error [{row['kind']} x{row['clients']}]: {row['first_error']}")
@@ -382,10 +432,12 @@ def measure(
     phases = []
     try:
         uris = served_uris(port)
+        paced = sorted({min(clients), max(clients)})
         for kind, counts in (
             (FIRST_READS, [1]),
             ("skills/list", clients),
             ("resources/read", clients),
+            (PACED_READS, paced),
         ):
             for count in counts:
                 before = tree_cpu_s(proc.pid)
@@ -393,7 +445,8 @@ def measure(
                 first = kind == FIRST_READS
                 seconds = STARTUP_TIMEOUT_S if first else args.seconds
                 limit = len(uris) if first else args.max_requests
-                row = run_load(port, kind, uris, count, seconds, limit)
+                rate = args.rate if kind == PACED_READS else None
+                row = run_load(port, kind, uris, count, seconds, limit, rate)
                 after = tree_cpu_s(proc.pid)
                 # CPU per answer: what the load of other processes does not move.
                 row["server_cpu_ms"] = (
@@ -422,11 +475,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS)
     parser.add_argument("--max-requests", type=int, default=DEFAULT_MAX_REQUESTS)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE,
+        help="requests per second of the paced reads, all clients together",
+    )
     parser.add_argument("--quick", action="store_true", help="50 skills, 1 and 2 clients, 0.5 s")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     if args.quick:
         args.skills, args.clients, args.seconds, args.max_requests = 50, "1,2", 0.5, 200
+        args.rate = 100.0
     worker_counts = [int(w) for w in str(args.workers).split(",") if w.strip()]
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
@@ -459,6 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "skills": args.skills,
         "seconds": args.seconds,
         "max_requests": args.max_requests,
+        "rate": args.rate,
         "workers": worker_counts,
         "startup": started,
         "phases": phases,

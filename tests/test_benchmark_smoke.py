@@ -125,7 +125,13 @@ def test_quick_mcp_load_benchmark_prints_its_report(tmp_path: Path) -> None:
         ("skills/list", 2),
         ("resources/read", 1),
         ("resources/read", 2),
+        ("read, paced", 1),
+        ("read, paced", 2),
     }
+    # The paced reads keep to their rate (100/s in all for --quick), however many clients.
+    paced = [p for p in data["phases"] if p["kind"] == "read, paced"]
+    assert all(p["rate"] == 100.0 and p["per_s"] < 150 for p in paced)
+    assert "paced reads at 100/s, p99 from 1 to 2 clients" in proc.stdout
     assert all(p["requests"] > 0 and p["errors"] == 0 for p in data["phases"])
     # The server's CPU per answer (load-robust), from /proc where there is one, and
     # the load generator's own.

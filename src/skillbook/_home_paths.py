@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbook.footprint import real as footprint_real
 from skillbook.model import Skill
 
 __all__ = ["KeptPaths", "PromptSkill", "compact_skill_paths", "home_prefixes"]
@@ -42,10 +43,10 @@ def home_prefixes(home: Path | str | None, os_home: Path | str | None = None) ->
     resolved = [os.path.abspath(os.fspath(h)) for h in (home, os_home) if h]
     real: list[str] = []
     for h in resolved:
-        try:
-            real.append(os.path.realpath(h, strict=True))
-        except OSError:
-            continue  # a home that does not exist has no realpath; OpenClaw skips it too
+        # A home that does not exist has no realpath; OpenClaw skips it too.
+        answer = footprint_real(h, strict=True)
+        if answer is not None:
+            real.append(answer)
     return _order_homes([*resolved, *real])
 
 

@@ -28,6 +28,7 @@ from skillbook._plugin_manifest import (
     read_json_file,
 )
 from skillbook.diagnostics import Diagnostic
+from skillbook.footprint import make_open, probe
 
 #: The OpenClaw release whose behaviour skillbook reproduces: a plugin's
 #: ``openclaw.install.minHostVersion`` is compared with it.
@@ -148,10 +149,13 @@ class _Finder:
 
     def in_directory(self, directory: str, origin: Origin) -> None:
         """Each child of a plugin folder (``discoverInDirectory``, not recursive)."""
+        probe(directory)
         if not os.path.exists(directory):
             return
         try:
             entries = sorted(os.scandir(directory), key=lambda e: _fs.byte_order_key(e.name))
+            if entries:
+                make_open(f"plugin folder {directory} is not empty")
         except OSError as exc:
             self.warn(
                 "plugin.load-path", f"failed to read extensions dir: {directory} ({exc})", directory

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from skillbook._fs import Listing
 from skillbook.diagnostics import Diagnostic
+from skillbook.footprint import changed_files
 from skillbook.model import Skill
 
 __all__ = ["RootRecord", "file_identity", "folder_state"]
@@ -86,24 +87,10 @@ class RootRecord:
         ``listing`` None: the caller knows the folder's entries are unchanged."""
         if key != self.key or (listing is not None and listing != self.listing):
             return None
-        lstat = os.lstat
-        out: list[int] = []
         try:
-            for index, (path, known) in enumerate(zip(self.files, self.identities, strict=True)):
-                s = lstat(path)
-                if (
-                    s.st_ino != known[2]
-                    or s.st_mtime_ns != known[4]
-                    or s.st_ctime_ns != known[5]
-                    or s.st_size != known[3]
-                    or s.st_mode != known[0]
-                    or s.st_dev != known[1]
-                    or s.st_nlink != known[6]
-                ):
-                    out.append(index)
+            return changed_files(self.files, self.identities)
         except OSError:
             return None
-        return out
 
     def hinted(self, key: tuple[object, ...], base_dir: str, paths: list[str]) -> list[int] | None:
         """The positions of the SKILL.md files among ``paths`` (what a watcher saw change

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from skillbook import _fs
+from skillbook import _fs, footprint
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._pinned_root import PinnedRoot
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
@@ -172,9 +172,20 @@ class RootScanner:
     # -- one root --------------------------------------------------------------------
 
     def load_root(self, source: Source, path: str) -> list[Skill]:
+        fp = footprint.current()
+        if fp is None:
+            return self._load_root(source, path)
+        before = fp.covered
+        loaded = self._load_root(source, path)
+        if fp.covered == before:
+            fp.make_open(f"the skills folder {path} is not plain")
+        return loaded
+
+    def _load_root(self, source: Source, path: str) -> list[Skill]:
         label = source.value
         root_dir = _fs.abspath(path)
         if not os.path.isdir(root_dir):
+            footprint.absent(root_dir)
             if source is Source.EXTRA:
                 what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
                 if _fs.is_symlink_loop(root_dir):
@@ -344,7 +355,7 @@ class RootScanner:
             and len(seen) == len(loaded)
             and sum(map(len, per_file)) == len(self.reader.diagnostics) - first_diag
         ):
-            cache.roots[label, base_dir] = RootRecord(
+            record = cache.roots[label, base_dir] = RootRecord(
                 memo_key,
                 listing,
                 tuple(path for path, _ in seen),
@@ -354,6 +365,8 @@ class RootScanner:
                 folder,
                 scanned_at,
             )
+            if base_dir == root_dir:
+                footprint.root(base_dir, folder, record.files, record.identities)
         elif cache is not None:
             cache.roots.pop((label, base_dir), None)
         if len(loaded) > max_loaded:
@@ -417,6 +430,8 @@ class RootScanner:
                 scanned_at=scanned_at,
             )
         cache.hits += len(record.files) - len(changed)
+        if where["root_dir"] == slot[1]:
+            footprint.root(slot[1], folder, record.files, tuple(identities))
         return skills
 
     def _nested_root(self, root_dir: str) -> str:

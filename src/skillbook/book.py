@@ -34,6 +34,7 @@ from skillbook.discover import (
     openclaw_sources,
 )
 from skillbook.errors import SkillNotFound
+from skillbook.footprint import make_open, own_env, probe, real
 from skillbook.gate import BinaryLookup, Eligibility, Host, RemoteEligibility
 from skillbook.limits import Limits
 from skillbook.manifest import without_legacy_manifest
@@ -191,7 +192,7 @@ class Loader:
         cache: bool | str | os.PathLike[str] | ParseStore | None = None,
     ) -> None:
         #: The environment skills are gated against (PATH, env requirements, homes).
-        self.env: Mapping[str, str] = dict(os.environ) if env is None else dict(env)
+        self.env: Mapping[str, str] = dict(os.environ) if env is None else own_env(env)
         self.cwd = cwd if cwd is not None else Path.cwd()
         self.paths, self.config = _locate_config(config, self.env, self.cwd)
         self.workspace = (
@@ -225,6 +226,10 @@ class Loader:
         if given is not None:
             self.cache_dir, self.cache_reason = Path(given.folder), "a ParseStore"
         self.cache = ParseCache(given if given is not None else self._parse_store())
+        if self.cache_dir is None:
+            make_open("the parse cache is off")
+        if self.remote is not None or self.sources:
+            make_open("a remote node or extra sources")
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
         self._gate_memo = SkillMemo[Eligibility]()
@@ -393,6 +398,8 @@ class Loader:
             local.append(PluginSkillSource(registry, cfg, scanner))
         context = SourceContext(cfg, self.paths, self.workspace, self.env)
         configured, unavailable = configured_sources(context, self.source_factories)
+        if configured or unavailable:
+            make_open("configured skill sources")
         return discover_sources(
             [*local, *self.sources, *configured],
             diagnostics=[*diags, *registry.diagnostics, *unavailable],
@@ -454,8 +461,12 @@ def _fs_inside(root: str, path: str) -> bool:
 
 
 def _with_realpaths(paths: Sequence[str]) -> tuple[str, ...]:
-    real = [os.path.realpath(p) for p in paths if os.path.exists(p)]
-    return tuple(dict.fromkeys([os.path.abspath(p) for p in paths] + real))
+    for p in paths:
+        probe(p)
+    resolved = [real(p, strict=False) for p in paths if os.path.exists(p)]
+    return tuple(
+        dict.fromkeys([os.path.abspath(p) for p in paths] + [r for r in resolved if r is not None])
+    )
 
 
 @contextlib.contextmanager

@@ -68,6 +68,7 @@ from skillbook._config_sources import (
 from skillbook._config_values import check_allowlist, check_env, check_secrets
 from skillbook._js import load_json5
 from skillbook.errors import ConfigError
+from skillbook.footprint import probe
 from skillbook.mode import Mode
 
 if TYPE_CHECKING:
@@ -343,6 +344,7 @@ class Config:
 def load_config(path: str | os.PathLike[str]) -> Config:
     """Read and validate a JSON5 config file; raises :class:`ConfigError`."""
     file = Path(path)
+    probe(file)
     try:
         text = file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -34,6 +34,7 @@ from skillbook._js import js_sorted, locale_compare_key
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
 from skillbook._skill_reader import SKILL_FILE, ParseCache, SkillReader, limit_list
 from skillbook.diagnostics import Diagnostic, info, warning
+from skillbook.footprint import real
 from skillbook.learned import (
     LEARNED_DIRNAME,
     is_learned_root,
@@ -242,8 +243,8 @@ def _default_state_dir(paths: Paths) -> bool:
     location = paths.config_location
     if not location.state_dir_reason.startswith("$"):
         return True
-    state = os.path.realpath(location.state_dir)
-    return any(state == os.path.realpath(paths.home / d) for d in (".openclaw", ".skillbook"))
+    state = real(location.state_dir, strict=False)
+    return any(state == real(paths.home / d, strict=False) for d in (".openclaw", ".skillbook"))
 
 
 def openclaw_sources(

@@ -36,6 +36,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 from skillbook._fast_init import fast_init
 from skillbook._js import is_truthy, js_string, js_trim
 from skillbook.config import MISSING, Config, resolve_config_path
+from skillbook.footprint import binary
 from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, GateRules
 from skillbook.skill_filter import (
@@ -150,6 +151,7 @@ class BinaryLookup:
             return cached
         found = self._scan(bin, path_env, windows)
         self._cache[bin] = found
+        binary(bin, found)
         return found
 
     def has_any(self, bins: Iterable[str]) -> bool:

@@ -40,6 +40,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from skillbook.footprint import make_open, probe
+
 #: skillbook's own variable prefix, and the OpenClaw prefix read as a fallback.
 ENV_PREFIX = "SKILLBOOK_"
 COMPAT_ENV_PREFIX = "OPENCLAW_"
@@ -70,6 +72,7 @@ def _normalize(value: str | None) -> str | None:
 
 def _account_home() -> str | None:
     """The home directory of the account, without consulting environment variables."""
+    make_open("the account's home directory")
     try:
         import pwd
 
@@ -103,6 +106,7 @@ def resolve_user_path(p: str, home: Path | str, *, cwd: Path | None = None) -> P
 
 
 def _is_file(path: Path) -> bool:
+    probe(path)
     try:
         return path.is_file()
     except OSError:
@@ -110,6 +114,7 @@ def _is_file(path: Path) -> bool:
 
 
 def _is_dir(path: Path) -> bool:
+    probe(path)
     try:
         return path.is_dir()
     except OSError:
@@ -332,7 +337,7 @@ class Paths:
             # Returned without checks, as OpenClaw does; made absolute against cwd.
             bundled_dir, origins["bundled_dir"] = _resolve(raw_bundled, base), f"${bundled_name}"
         else:
-            bundled_dir = PACKAGE_BUNDLED_DIR if PACKAGE_BUNDLED_DIR.is_dir() else None
+            bundled_dir = PACKAGE_BUNDLED_DIR if _is_dir(PACKAGE_BUNDLED_DIR) else None
             origins["bundled_dir"] = "the skillbook package's own"
 
         return cls(

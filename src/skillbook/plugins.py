@@ -48,6 +48,7 @@ from skillbook._plugin_manifest import Origin, PluginRecord, bundle_record, open
 from skillbook._root_scanner import RootScanner
 from skillbook.config import Config, PluginsConfig
 from skillbook.diagnostics import Diagnostic
+from skillbook.footprint import make_open, real
 from skillbook.model import Source
 from skillbook.paths import Paths, resolve_user_path
 from skillbook.sources import Precedence, SourceLoad, local_precedence
@@ -165,8 +166,8 @@ def plugin_roots(
     same = (
         workspace is not None
         and bundled_root is not None
-        and (_fs.try_realpath(_fs.abspath(workspace)) or "")
-        == (_fs.try_realpath(bundled_root) or "-")
+        and (real(_fs.abspath(workspace), strict=True) or "")
+        == (real(bundled_root, strict=True) or "-")
     )
     if ws_root is not None and not same:
         roots.append(("workspace", ws_root))
@@ -191,6 +192,8 @@ def load_registry(
         if p
     ]
     found = find_candidates(load_paths, plugin_roots(workspace, paths, env), uid=_uid())
+    if load_paths or found.candidates or found.diagnostics:
+        make_open("plugins")
     diags = list(found.diagnostics)
     records: list[PluginRecord] = []
     seen: dict[str, tuple[Candidate, int]] = {}

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from skillbook.agent_scope import WorkspaceChoice, check_agent_id, locate_workspace
 from skillbook.config import Config, read_config
 from skillbook.discover import Root, resolve_roots
+from skillbook.footprint import own_env
 from skillbook.mode import DEFAULT_MODE
 from skillbook.paths import Paths
 from skillbook.profile import DEFAULT_PROFILE, profile_of
@@ -81,7 +82,7 @@ class Settings:
     ) -> Settings:
         """Resolve everything; raises :class:`~skillbook.errors.ConfigError` for a bad
         config and :class:`~skillbook.errors.AgentNotFound` for an agent it does not list."""
-        environ = dict(os.environ) if env is None else dict(env)
+        environ = dict(os.environ) if env is None else own_env(env)
         base = cwd if cwd is not None else Path.cwd()
         paths = Paths.from_env(environ, cwd=base, config=config, config_reason=config_reason)
         cfg = read_config(paths.config_location)

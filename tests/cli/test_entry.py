@@ -59,3 +59,32 @@ def test_everything_else_goes_to_the_command_line() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "Usage: skillbook" in proc.stdout
     assert "click" in proc.stdout.splitlines()[-1]
+
+
+@pytest.mark.subprocess
+def test_an_unchanged_prompt_is_answered_without_loading_the_command_line(
+    tmp_path: Path,
+) -> None:
+    from result_world import World
+
+    world = World.make(tmp_path)
+    env = {**world.env, "PYTHONPATH": str(SRC)}
+    # The first run records; its files were written just now, so the racy window is
+    # closed for it (a real user's files are older than two seconds).
+    record = "import skillbook.footprint as f; f.RACY_NS = -(10**18)\n" + PROBE
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, *world.args()],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            cwd=tmp_path,
+            timeout=60,
+        )
+        for script in (record, PROBE)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    first, second = (r.stdout.rsplit("heavy:", 1) for r in runs)
+    assert first[0] == second[0] == world.fresh()
+    assert "click" in first[1] and second[1].strip() == ""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
-from skillbook import __version__
+from skillbook import __version__, footprint
 from skillbook.cli import render
 from skillbook.cli.context import (
     EXIT_ERROR,
@@ -30,6 +30,7 @@ from skillbook.cli.context import (
     emit_lines,
     fail,
 )
+from skillbook.cli.entry import write_prompt
 from skillbook.cli.examples import epilog
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
@@ -331,12 +332,10 @@ def prompt_cmd(obj: Context, as_json: bool, section: bool, read_tool: str | None
     # The catalog starts with two newlines (OpenClaw's format); print it as is, as
     # UTF-8 bytes even where the locale could not show them: it is the model's text.
     out = text + ("\n" if text else "")
-    try:
-        sys.stdout.write(out)
-    except UnicodeEncodeError:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(out.encode("utf-8"))
-    sys.stdout.flush()
+    recorder = footprint.current()
+    if recorder is not None:
+        recorder.result = out
+    write_prompt(out)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

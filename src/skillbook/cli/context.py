@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
 
+from skillbook import footprint
 from skillbook.cli import render
 from skillbook.cli.style import Style
 from skillbook.errors import AgentNotFound, ConfigError, SkillbookError
@@ -80,7 +81,7 @@ class Context:
 
         try:
             settings = Settings.resolve(
-                env=os.environ,
+                env=footprint.recorded(os.environ),
                 cwd=Path.cwd(),
                 config=self.config,
                 workspace=self.workspace,
@@ -93,6 +94,8 @@ class Context:
         except OSError as exc:
             fail(_os_error(exc), error=ERR_PATH)
         note = settings.paths.config_location.note()
+        if note is not None:
+            footprint.make_open("a config note may go to stderr")
         if note is not None and _is_terminal(sys.stderr):
             # Only people at a terminal need telling; scripts see it in `skillbook doctor`.
             click.echo(
@@ -104,6 +107,7 @@ class Context:
         """A Loader for the selected workspace and config (exits 2 when they are missing)."""
         settings = self.settings()
         chosen = settings.workspace
+        footprint.probe(chosen.path)
         if chosen.configured and not chosen.path.is_dir():
             source = "" if chosen.reason == "--workspace" else f" (from {chosen.reason})"
             fail(f"workspace folder {chosen.path}{source} does not exist", error=ERR_WORKSPACE)

@@ -1,20 +1,140 @@
-"""The ``skillbook`` executable: answers ``--version`` at once, else runs the CLI.
+"""The ``skillbook`` executable: answers ``--version`` and unchanged ``prompt`` calls at
+once, else runs the CLI.
 
 Importing the command line (click, the stages it wires) costs far more than starting
 Python; ``skillbook --version`` needs none of it, so it is answered here, with the
-text click's ``--version`` prints. Everything else goes to :func:`skillbook.cli.app.main`.
+text click's ``--version`` prints.
+
+``skillbook prompt`` with only the options in :data:`VALUE_OPTIONS` and
+:data:`FLAGS` is answered from :mod:`skillbook.result_store` when the footprint of
+the build that made the stored text still holds (:func:`skillbook.footprint.still_valid`);
+on a miss, or any doubt, the normal command runs under a footprint recorder and
+stores its output when nothing it read is beyond checking. Everything else goes
+to :func:`skillbook.cli.app.main` untouched.
 """
 
+from __future__ import annotations
+
+import os
 import sys
 
+# Not `typing`: importing it costs more than this module (mypy reads the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
-def main() -> None:
-    if sys.argv[1:] == ["--version"]:
+    from skillbook import footprint
+
+#: Options of ``prompt`` (and the global ones) that take a value.
+VALUE_OPTIONS = frozenset(
+    {
+        "--workspace",
+        "-w",
+        "--config",
+        "-c",
+        "--agent",
+        "-a",
+        "--mode",
+        "--compat",
+        "--color",
+        "--read-tool",
+    }
+)
+#: Flags the fast path understands.
+FLAGS = frozenset({"--section"})
+
+
+def prompt_call(args: Sequence[str]) -> bool:
+    """Whether ``args`` is ``prompt`` with options the result cache understands."""
+    command = 0
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if arg == "prompt":
+            command += 1
+        elif name in VALUE_OPTIONS:
+            if "=" not in arg:
+                index += 1
+                if index >= len(args):
+                    return False
+        elif arg not in FLAGS:
+            return False
+        index += 1
+    return command == 1
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
         from skillbook import __version__
 
         sys.stdout.write(f"skillbook, version {__version__}\n")
         sys.stdout.flush()
         return
+    if prompt_call(args):
+        from skillbook import result_store
+
+        folder = result_store.results_folder(os.environ)
+        cwd = _cwd()
+        if folder is not None and cwd is not None:
+            key = result_store.invocation_key(args, cwd)
+            text = cached_output(folder, key, os.environ)
+            if text is not None:
+                write_prompt(text)
+                return
+            _run_recorded(args, folder, key)
+            return
     from skillbook.cli.app import main as run
 
-    run()
+    run(args)
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed: the command line reports it
+        return None
+
+
+def cached_output(folder: str, key: str, env: Mapping[str, str]) -> str | None:
+    """The stored output for ``key`` when its footprint still holds, else None."""
+    from skillbook import footprint, result_store
+
+    found = result_store.load(folder, key)
+    if found is None or not footprint.still_valid(found[1], env):
+        return None
+    return found[0]
+
+
+def write_prompt(out: str) -> None:
+    """Print the catalog as ``prompt`` prints it: as is, as UTF-8 bytes where the locale
+    could not show them (it is the model's text)."""
+    try:
+        sys.stdout.write(out)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(out.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def _run_recorded(args: list[str], folder: str, key: str) -> None:
+    from skillbook import footprint
+    from skillbook.cli.app import main as run
+
+    with footprint.recording() as fp:
+        try:
+            run(args)
+        except SystemExit as exc:
+            if exc.code in (None, 0):
+                _keep(fp, folder, key)
+            raise
+        _keep(fp, folder, key)
+
+
+def _keep(fp: footprint.Footprint, folder: str, key: str) -> None:
+    from skillbook import result_store
+
+    record = fp.record() if fp.result is not None else None
+    if record is not None and fp.result is not None:
+        result_store.save(folder, key, fp.result, record)

@@ -101,7 +101,8 @@ SPECS: Final = (
         "cache",
         ("--no-cache", "cache"),
         "Parse every SKILL.md again instead of reusing parsed files kept on disk between "
-        "runs (also SKILLBOOK_CACHE=0 or skills.cache: false).",
+        "runs, and build the prompt anew instead of reusing a stored result (also "
+        "SKILLBOOK_CACHE=0 or skills.cache: false).",
         off_flag=True,
     ),
 )
