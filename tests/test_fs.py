@@ -10,7 +10,7 @@ import pytest
 from factories import write_skill
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
-from skillbook import _fs
+from skillbook import _fs, _root_scanner
 from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
 
@@ -123,14 +123,22 @@ def test_discovery_reports_symlink_loops(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the race
 
 
+@pytest.mark.parametrize(
+    "others",
+    [1, _root_scanner._PIN_FROM],
+    ids=["per-file-check", "pinned-root"],
+)
 def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
-    tmp_path: Path,
+    tmp_path: Path, others: int
 ) -> None:
     """The skill folder is swapped for a symlink to an outside copy between the listing
-    and the read; no pass may load the outside SKILL.md."""
+    and the read; no pass may load the outside SKILL.md. A small root checks each
+    file's kernel path; a large one is held open (skillbook._pinned_root)."""
     root = tmp_path / "skills"
     victim = write_skill(root / "victim")
-    write_skill(root / "other")
+    names = ["victim", *(f"other-{i}" for i in range(others))]
+    for name in names[1:]:
+        write_skill(root / name)
     outside = tmp_path / "outside" / "victim"
     outside_copy(victim, outside)
     options = DiscoverOptions()
@@ -143,7 +151,7 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
             if i % 40 == 0:
                 with swapper.in_place():
                     found = discover([Root(Source.WORKSPACE, root)], options=options)
-                assert sorted(s.name for s in found.skills) == ["other", "victim"]
+                assert sorted(s.name for s in found.skills) == sorted(names)
     assert swapper.swaps > 0
 
 
