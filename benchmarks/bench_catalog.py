@@ -489,6 +489,22 @@ def bench_edits(w: Workload, sb: Sandbox, repeat: int) -> None:
             seconds, book = _timed(loader.load)
             w.add("sb_edit1", seconds)
         w.edit_matches = book.prompt == _load_new(w.workspace, sb)[1].prompt
+        # The same, told which file changed: what a SkillSession's watcher hands its
+        # Loader (without it, every SKILL.md must be stat-ed: the stat floor bounds it).
+        from skillbook.change_hint import ChangeHint
+        from skillbook.runtime._watch_parts import IGNORED_SEGMENTS
+
+        skills_root = [str(w.workspace / "skills")]
+        for n in range(repeat):
+            target = files[rng.randrange(len(files))]
+            originals.setdefault(target, target.read_bytes())
+            text = target.read_text(encoding="utf-8")
+            target.write_text(text.replace("\ndescription: ", f"\ndescription: Hint {n}. ", 1))
+            hint = ChangeHint.of([str(target)], skills_root, IGNORED_SEGMENTS)
+            seconds, book = _timed(lambda hint=hint: loader.load(hint=hint))
+            w.add("sb_edit1_hinted", seconds)
+        same = book.prompt == _load_new(w.workspace, sb)[1].prompt
+        w.edit_matches = bool(w.edit_matches) and same
     finally:
         for path, data in originals.items():
             path.write_bytes(data)

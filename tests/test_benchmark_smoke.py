@@ -23,7 +23,7 @@ TABLE_TITLE = "skillbook catalog benchmark"
 #: The three tables (in-process, ratios, processes) and columns each must have.
 TABLE_HEADERS = (
     ("workload", "sb cold", "sb warm", "sb edit1", "sb disk", "stat fl", "oc opMs", "pi opMs"),
-    ("workload", "cold/oc", "cold/pi", "cold/read", "warm/stat", "edit1/cold"),
+    ("workload", "cold/oc", "cold/pi", "cold/read", "warm/stat", "edit1/cold", "edit1h/cold"),
     ("workload", "sb proc", "sb nocache", "stat proc", "oc wall", "proc/stat"),
 )
 TIMEOUT_S = 600
@@ -77,7 +77,15 @@ def test_quick_benchmark_without_oracle_prints_table(tmp_path: Path) -> None:
     assert workload["edit_matches"] is True
     assert workload["identical"] is None
     medians = workload["medians_ms"]
-    for key in ("sb_cold", "sb_warm", "sb_edit1", "sb_disk", "stat_floor", "read_floor"):
+    for key in (
+        "sb_cold",
+        "sb_warm",
+        "sb_edit1",
+        "sb_edit1_hinted",
+        "sb_disk",
+        "stat_floor",
+        "read_floor",
+    ):
         assert medians[key] is not None, key
     for key in ("sb_process", "sb_process_nocache", "stat_process"):
         assert medians[key] is not None, key

@@ -76,6 +76,21 @@ def test_legacy_manifest_keys_can_be_ignored_like_openclaw(ws: Path, env: dict[s
     assert book.find("legacy").eligible  # OpenClaw's baseline reads only metadata.openclaw
 
 
+def test_a_skill_stripped_of_legacy_keys_is_the_same_object_build_after_build(
+    ws: Path, env: dict[str, str]
+) -> None:
+    # The gate, status and catalog memos answer by identity: a skill stripped anew each
+    # build would be computed again every time.
+    loader = Loader(ws, env=env, legacy_manifest_keys=False)
+    first, second = loader.load(), loader.load()
+    legacy = [s for s in first.eligible if s.name == "legacy"]
+    assert legacy and legacy[0].metadata is None
+    assert all(a is b for a, b in zip(first.eligible, second.eligible, strict=True))
+    write_skill(ws / "skills" / "legacy", description="Changed.")
+    (changed,) = [s for s in loader.load().eligible if s.name == "legacy"]
+    assert changed is not legacy[0] and changed.description == "Changed."
+
+
 def test_find_and_get_by_name_or_skill_key(ws: Path, env: dict[str, str]) -> None:
     write_skill(
         ws / "skills" / "keyed",

@@ -233,6 +233,7 @@ class Loader:
         # Reused across load() calls for skill objects the parse cache hands back unchanged.
         self._status_memo = StatusMemo()
         self._gate_memo = SkillMemo[Eligibility]()
+        self._stripped_memo = SkillMemo[Skill]()
         self._catalog_memo = CatalogMemo()
 
     def load(self, *, hint: ChangeHint | None = None) -> SkillBook:
@@ -272,7 +273,12 @@ class Loader:
         candidates = list(found.skills)
         if not self.legacy_manifest_keys:
             keys = profile.discovery.manifest_keys
-            candidates = [without_legacy_manifest(s, keys) for s in candidates]
+            # Memoised: a skill stripped anew each build would be a new object, which the
+            # gate, status and catalog memos could never answer from.
+            memo = self._stripped_memo
+            stripped = memo.get_all(candidates, lambda s: without_legacy_manifest(s, keys))
+            memo.prune(candidates)  # its keys are the skills as loaded
+            candidates = list(stripped)
         excluded: list[Skill] = []
         if self.mode.is_strict:
             from skillbook.validate import split_strict

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 from skillbook import _fs
@@ -375,14 +376,15 @@ def merge_remote(
 #: exactly when their strings are: a skill's path string is at hand, while a path's
 #: hash is computed from its parts. Elsewhere (case-insensitive) by the path itself.
 _KEY_BY_STRING = os.name == "posix"
+_NAME = attrgetter("name")
+_REAL_DIR = attrgetter("real_dir")
 
 
 def _merge(
     loaded: list[Skill], diags: list[Diagnostic], *, dedupe_realpath: bool
 ) -> tuple[list[Skill], list[Shadowing]]:
-    merged: dict[str, Skill] = {}
-    for skill in loaded:
-        merged[skill.name] = skill
+    # Later skills of a name win, keeping the first one's position (as the loop did).
+    merged: dict[str, Skill] = dict(zip(map(_NAME, loaded), loaded, strict=True))
     shadowed: list[Shadowing] = []
     # Names are nearly always unique: only then is there anyone to report as hidden.
     for skill in loaded if len(merged) != len(loaded) else ():
@@ -412,6 +414,13 @@ def _merge(
             )
     winners = list(merged.values())
     if not dedupe_realpath:
+        return winners, shadowed
+    # Nearly always every real folder is there once: seen in C-level passes (a rebuild
+    # after one edit pays this for every skill), the loop below only when it is not.
+    # (Path equality is the platform's: on POSIX that of the strings; a Path's hash is
+    # kept by the object, and unchanged skills are the same objects build after build.)
+    reals: list[Path] = list(filter(None, map(_REAL_DIR, winners)))  # a Path is always true
+    if len(set(reals)) == len(reals):
         return winners, shadowed
     # Keep the copy reached without a symlink (else the first seen) of each real folder.
     keeper: dict[str | Path, Skill] = {}

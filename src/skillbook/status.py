@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
@@ -391,6 +392,10 @@ def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | Non
     )
 
 
+#: The value of a memo entry (skill, value).
+_VALUE = itemgetter(1)
+
+
 class SkillMemo(Generic[V]):
     """Values computed per skill object (status entries, gate verdicts), kept by the
     caller across builds.
@@ -429,13 +434,18 @@ class SkillMemo(Generic[V]):
         return value
 
     def get_all(self, skills: Sequence[Skill], compute: Callable[[Skill], V]) -> tuple[V, ...]:
-        """:meth:`get` of every skill, in order (one loop, no call per skill)."""
+        """:meth:`get` of every skill, in order.
+
+        An entry holds its skill, so no other object alive can have that ``id``: a hit
+        by ``id`` is that very skill. When every skill hits (a rebuild after an edit or
+        none), the lookups run in C-level passes, no Python call per skill."""
         entries = self._entries
-        lookup = entries.get
+        hits = list(map(entries.get, map(id, skills)))
+        if None not in hits:
+            return tuple(map(_VALUE, hits))  # type: ignore[arg-type]
         out: list[V] = []
-        for skill in skills:
-            hit = lookup(id(skill))
-            if hit is not None and hit[0] is skill:
+        for skill, hit in zip(skills, hits, strict=True):
+            if hit is not None:
                 out.append(hit[1])
             else:
                 value = compute(skill)
@@ -453,8 +463,8 @@ class SkillMemo(Generic[V]):
         A book's status report is made on first use, maybe in another thread while
         a new build prunes: the keys are copied in one step, and a value stored for
         a skill that is gone is only a value nobody asks for until the next prune."""
-        if len(self._entries) <= len(keep):
-            return
+        if len(self._entries) <= 2 * len(keep):
+            return  # a walk over every entry on each edit would cost what the memo saves
         alive = {id(s) for s in keep}
         for k in list(self._entries):
             if k not in alive:
