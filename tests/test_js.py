@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from skillbook._js import js_key_order
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillbook._js import js_key_order, utf16_len
 
 
 def test_js_key_order_puts_array_index_keys_first_ascending() -> None:
@@ -14,3 +17,15 @@ def test_js_key_order_puts_array_index_keys_first_ascending() -> None:
 def test_js_key_order_returns_the_same_dict_without_index_keys() -> None:
     d = {"name": 1, "description": 2}
     assert js_key_order(d) is d
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)))
+def test_utf16_len_counts_javascript_code_units(text: str) -> None:
+    # JavaScript's length: two units per astral character, one for anything else,
+    # a lone surrogate included.
+    assert utf16_len(text) == sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def test_utf16_len_of_lone_surrogates_and_pairs() -> None:
+    assert utf16_len("a\ud800b") == 3
+    assert utf16_len("😀é") == 3
