@@ -14,6 +14,8 @@ costs one comparison per skill instead of building and hashing a key.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 
 from skillbook._bounded_catalog import escape_xml
@@ -62,7 +64,7 @@ class CatalogParts:
             self._key, self._shown, self._last_skills = key, {}, ()
         last = self._last_skills
         if len(last) == len(skills):
-            moved = [i for i, (a, b) in enumerate(zip(last, skills, strict=True)) if a is not b]
+            moved = _moved(last, skills)
             if len(moved) <= _PATCH_LIMIT:
                 patched = list(self._last_shown)
                 made = self._by_value([skills[i] for i in moved], homes, keep)
@@ -98,9 +100,7 @@ class CatalogParts:
         """The full-format element of every entry, in order."""
         last_shown, last_out = self._last_elements
         if len(last_shown) == len(shown):
-            moved = [
-                i for i, (a, b) in enumerate(zip(last_shown, shown, strict=True)) if a is not b
-            ]
+            moved = _moved(last_shown, shown)
             if len(moved) <= _PATCH_LIMIT:
                 patched = list(last_out)
                 for i in moved:
@@ -120,3 +120,9 @@ class CatalogParts:
         self._entries = kept
         self._last_elements = (shown, out)
         return out
+
+
+def _moved(last: Sequence[object], now: Sequence[object]) -> list[int]:
+    """The positions where ``now`` holds another object than ``last`` (same lengths),
+    found in C-level passes: a rebuild after one edit asks this of every entry."""
+    return list(compress(range(len(now)), map(is_not, last, now)))

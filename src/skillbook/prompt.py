@@ -179,7 +179,9 @@ def build_prompt(
 
     compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
     # Rendered once: when it fits, this is the catalog (load order, as below).
-    full_text = format_skills_for_prompt([shown[i] for i in sorted(by_count)], parts=parts)
+    whole = len(by_count) == total and not priority  # by_count is range(total)
+    in_order = shown if whole else [shown[i] for i in sorted(by_count)]
+    full_text = format_skills_for_prompt(in_order, parts=parts)
     full_len = utf16_len(full_text)
     if full_len > limits.max_chars:
         compact = True
@@ -192,16 +194,22 @@ def build_prompt(
             truncated = True
             cut_by_budget = True
 
-    kept_set = set(kept_idx)
-    kept_sorted = sorted(kept_set)  # back to load order for rendering
-    kept_shown = [shown[i] for i in kept_sorted]
-    catalog = format_skills_compact(kept_shown) if compact else full_text
-    note = _note(len(kept_sorted), total, truncated, compact, check_command)
+    kept: tuple[Skill, ...]
+    omitted: tuple[Skill, ...]
+    if whole and not compact:
+        # Everything fits (the usual case): no index bookkeeping over every skill.
+        catalog, kept, omitted = full_text, resolved, ()
+    else:
+        kept_set = set(kept_idx)
+        kept_sorted = sorted(kept_set)  # back to load order for rendering
+        kept_shown = [shown[i] for i in kept_sorted]
+        catalog = format_skills_compact(kept_shown) if compact else full_text
+        kept = tuple(resolved[i] for i in kept_sorted)
+        omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+    note = _note(len(kept), total, truncated, compact, check_command)
     pieces = [js_trim(remote_note) if remote_note else "", note, catalog]
     text = "\n".join(p for p in pieces if p)
 
-    kept = tuple(resolved[i] for i in kept_sorted)
-    omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
     found: list[Diagnostic] = []
     if truncated:
         found.append(
