@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
+from skillbook.footprint import resolved, touch
 from skillbook._js import locale_compare_key
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
@@ -109,12 +110,15 @@ def _basename(path: str) -> str:
 def try_realpath(path: str) -> str | None:
     """``fs.realpathSync`` or ``None`` when the path (or a link in it) does not resolve."""
     try:
-        return os.path.realpath(path, strict=True)
+        answer: str | None = os.path.realpath(path, strict=True)
     except (OSError, ValueError, RuntimeError):
-        return None
+        answer = None
+    resolved(path, answer)  # the result cache's footprint (skillbook.footprint)
+    return answer
 
 
 def is_symlink(path: str) -> bool:
+    touch(path)
     try:
         return st.S_ISLNK(os.lstat(path).st_mode)
     except (OSError, ValueError):
@@ -142,14 +146,19 @@ class RealpathMemo:
     is re-verified on its descriptor anyway, so a stale entry cannot smuggle a file in.
     """
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_noted")
 
     def __init__(self) -> None:
         self._known: dict[str, str | None] = {}
+        #: Paths whose answer :meth:`note` gave: facts of a listing, recorded with it.
+        self._noted: set[str] = set()
 
     def realpath(self, path: str) -> str | None:
         if path in self._known:
-            return self._known[path]
+            known = self._known[path]
+            if path not in self._noted:
+                resolved(path, known)  # perhaps found while another root was scanned
+            return known
         real = try_realpath(path)
         self._known[path] = real
         return real
@@ -157,6 +166,7 @@ class RealpathMemo:
     def child(self, parent_real: str, name: str) -> str | None:
         """Real path of ``parent_real/name`` when ``parent_real`` is already real."""
         candidate = os.path.join(parent_real, name)
+        touch(candidate)
         try:
             mode = os.lstat(candidate).st_mode
         except (OSError, ValueError):
@@ -168,7 +178,9 @@ class RealpathMemo:
         return self.realpath(candidate)
 
     def note(self, path: str, real: str) -> None:
-        self._known.setdefault(path, real)
+        if path not in self._known:
+            self._known[path] = real
+            self._noted.add(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +205,8 @@ _NAME = operator.attrgetter("name")
 
 
 def list_child_dirs(directory: str) -> Listing:
+    # A folder's entries (and their kinds, but for links) are unchanged while its stat is.
+    touch(directory)
     try:
         with os.scandir(directory) as it:
             entries = list(it)
@@ -214,8 +228,11 @@ def list_child_dirs(directory: str) -> Listing:
         name = entry.name
         try:
             is_link = entry.is_symlink()
+            if is_link:
+                touch(entry.path)  # where it points is not in the folder's stat
             is_dir = entry.is_dir(follow_symlinks=True)
         except OSError as exc:
+            touch(entry.path)
             if exc.errno == errno.ELOOP:
                 looped.append(name)
                 continue
@@ -247,6 +264,7 @@ def list_child_dirs(directory: str) -> Listing:
 
 def list_real_subdirs_locale(directory: str) -> list[str]:
     """``listCandidateSkillDirs``: real (non-link) child dirs, full paths, localeCompare order."""
+    touch(directory)
     try:
         with os.scandir(directory) as it:
             paths = [
@@ -263,6 +281,7 @@ def list_real_subdirs_locale(directory: str) -> list[str]:
 
 def has_file(path: str) -> bool:
     """``fs.existsSync``: follows symlinks; a broken link does not exist."""
+    touch(path)
     try:
         os.stat(path)
     except (OSError, ValueError):
@@ -272,6 +291,7 @@ def has_file(path: str) -> bool:
 
 def is_symlink_loop(path: str) -> bool:
     """Whether ``path`` is a symlink that never resolves (``a -> a``, ``a <-> b``)."""
+    touch(path)
     try:
         os.stat(path)
     except OSError as exc:
@@ -399,6 +419,7 @@ def verify_file(
     ``dir_real``: the known real path of its folder; ``known``: an ``lstat`` of
     ``path`` the caller just made (saves a system call on the hot path).
     """
+    touch(path)  # its signature covers the bytes read: they cannot change unseen by ctime
     try:
         link_stat = known if known is not None else os.lstat(path)
     except FileNotFoundError:
@@ -415,6 +436,8 @@ def verify_file(
         real = memo.realpath(path) if memo is not None else try_realpath(path)
     if real is None:
         return ReadFailure(IO_ERROR, "the path does not resolve")
+    if real != path:
+        touch(real)
     try:
         pre = link_stat if real == path else os.lstat(real)
     except (OSError, ValueError) as exc:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbook import _fs
+from skillbook import _fs, footprint
 from skillbook._js import js_trim
 from skillbook._known_path import known_path
 from skillbook.diagnostics import Diagnostic, error, warning
@@ -224,6 +224,7 @@ class SkillReader:
 
     def _hardlinked(self, file_path: str) -> bool:
         """2026.9 refuses a SKILL.md that is also reachable under another name."""
+        footprint.touch(file_path)
         try:
             links = os.stat(file_path).st_nlink
         except OSError:

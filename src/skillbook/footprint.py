@@ -23,9 +23,17 @@ What is recorded, and who reports it:
 - real paths (:func:`real`): the homes shortened in the catalog, the kept state paths
   of the 2026.9 profile, the state-dir comparison of ``isDefaultStateDir``, each root.
 - skill roots (:func:`root`): a root scanned *plain* (:mod:`skillbook._root_memo`):
-  its folder state, real path and every SKILL.md's ``lstat`` identity. A root that is
-  not plain, plugin skills, configured or extra sources, a remote node, plugin load
-  paths, a missing ``HOME``, Windows: the footprint is open.
+  its folder state, real path and every SKILL.md's ``lstat`` identity.
+- any other root (links, nested ``skills/`` roots, groups, hidden or broken entries,
+  skills that fail to load, limits, the 2026.9 recursive scan) is scanned inside
+  :class:`scanning`: the low-level helpers every scan goes through report each path
+  they list, ``stat``, ``lstat`` or read (:func:`touch`; recorded as its signature,
+  taken when the record is made: a folder's listing is unchanged while its device,
+  inode, mtime and ctime are) and each real path they resolve (:func:`resolved`, the
+  answer itself). A path gone or a dangling link also records its nearest existing
+  folder, whose mtime its removal or creation changed.
+- plugin skills, configured or extra sources, a remote node, plugin load paths, a
+  missing ``HOME``, Windows: the footprint is open.
 - binaries looked up for gating (:class:`skillbook.gate.BinaryLookup`): the answer;
   :func:`still_valid` repeats the lookup on ``PATH``.
 - code and host: the Python version, platform and executable, and the (path, size,
@@ -62,8 +70,11 @@ __all__ = [
     "real",
     "recorded",
     "recording",
+    "resolved",
     "root",
+    "scanning",
     "still_valid",
+    "touch",
 ]
 
 #: Something changed this recently before a build may change again unseen (ns).
@@ -72,6 +83,8 @@ RACY_NS = 2_000_000_000
 Signature = tuple[int, ...] | None
 
 _CURRENT: ContextVar[Footprint | None] = ContextVar("skillbook_footprint", default=None)
+#: The reads of the root being scanned (see :class:`scanning`), or None.
+_SCAN: ContextVar[Scan | None] = ContextVar("skillbook_footprint_scan", default=None)
 
 
 def signature(path: str) -> Signature:
@@ -116,7 +129,9 @@ class Footprint:
         #: (folder, folder state, SKILL.md paths, their identities)
         self.roots: list[tuple[str, Any, tuple[str, ...], tuple[Any, ...]]] = []
         self.bins: dict[str, bool] = {}
-        #: Skill roots accounted for (recorded plain, or absent).
+        #: Paths a scan touched (:func:`touch`): signed when the record is made.
+        self.touched: set[str] = set()
+        #: Skill roots accounted for (recorded plain or scanned, or absent).
         self.covered = 0
         #: Why the result may not be reused (empty: closed).
         self.reasons: list[str] = []
@@ -126,6 +141,28 @@ class Footprint:
     def make_open(self, reason: str) -> None:
         self.reasons.append(reason)
 
+    def scanned(self, scan: Scan) -> None:
+        """A root scanned inside :class:`scanning` and not recorded otherwise."""
+        self.touched.update(scan.paths)
+        for path, answer in scan.reals.items():
+            self.reals[path, True] = answer
+        self.covered += 1
+
+    def _sign_touched(self) -> None:
+        # Signed now, after the build: a path changed since it was read has a ctime
+        # after the build started (racy, so no record), except one removed or turned
+        # into a dangling link, which changes the folder holding it instead.
+        paths = self.paths
+        for path in self.touched:
+            while path not in paths:
+                sig = paths[path] = signature(path)
+                if sig is not None and len(sig) > 2:
+                    break
+                parent = os.path.dirname(path)
+                if parent == path:
+                    break
+                path = parent
+
     def _racy(self, *stamps: int) -> bool:
         return any(stamp >= self.started - RACY_NS for stamp in stamps)
 
@@ -133,6 +170,7 @@ class Footprint:
         """The record of this build, or None when it is open or racy."""
         if self.reasons or os.name == "nt":
             return None
+        self._sign_touched()
         for sig in self.paths.values():
             if sig is not None and len(sig) > 2 and self._racy(sig[6], sig[7]):
                 return None
@@ -180,6 +218,46 @@ class recording:  # a function to its callers: `with recording() as fp:`
 
     def __exit__(self, *_exc: object) -> None:
         _CURRENT.reset(self._token)
+
+
+class Scan:
+    """The paths one root's scan read and the real paths it resolved."""
+
+    __slots__ = ("paths", "reals")
+
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.reals: dict[str, str | None] = {}
+
+
+class scanning:  # a function to its callers: `with scanning() as scan:`
+    """Collect the reads of one root's scan (:func:`touch`, :func:`resolved`) while a
+    footprint is recorded; the caller hands them to :meth:`Footprint.scanned` unless
+    the root was recorded as plain."""
+
+    def __init__(self) -> None:
+        self.scan = Scan()
+
+    def __enter__(self) -> Scan:
+        self._token = _SCAN.set(self.scan)
+        return self.scan
+
+    def __exit__(self, *_exc: object) -> None:
+        _SCAN.reset(self._token)
+
+
+def touch(path: str) -> None:
+    """A scan listed, ``stat``-ed, ``lstat``-ed or read ``path``."""
+    scan = _SCAN.get()
+    if scan is not None:
+        scan.paths.add(path)
+
+
+def resolved(path: str, answer: str | None) -> None:
+    """A scan took ``answer`` as the strict real path of ``path``."""
+    scan = _SCAN.get()
+    if scan is not None:
+        scan.reals[path] = answer
 
 
 def current() -> Footprint | None:
