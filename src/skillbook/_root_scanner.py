@@ -43,7 +43,8 @@ def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], l
     allowed: list[str] = []
     diags: list[Diagnostic] = []
     for target in targets:
-        real = _fs.try_realpath(_fs.abspath(target))
+        # Recorded for the result cache: which links are followed depends on it.
+        real = footprint.real(_fs.abspath(target), strict=True)
         if real is None:
             diags.append(
                 warning(
