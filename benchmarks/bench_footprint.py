@@ -17,6 +17,7 @@ Usage: ``python benchmarks/bench_footprint.py [--size N] [--repeat R]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import statistics
@@ -28,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_catalog import _loader, make_generated_workspace, make_sandbox  # noqa: E402
+from bench_catalog import _loader, make_generated_workspace, make_sandbox
 
-from skillbook import footprint  # noqa: E402
+from skillbook import footprint
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -57,10 +58,8 @@ def _measure(kind: str, ws: Path, sb: Any, repeat: int) -> None:
 
     def stat_floor() -> None:
         for entry in os.scandir(skills):
-            try:
+            with contextlib.suppress(OSError):
                 os.stat(entry.path + "/SKILL.md")
-            except OSError:
-                pass
 
     for _ in range(repeat):
         plain.append(_timed(lambda: _loader(ws, sb).load())[0])
@@ -69,8 +68,7 @@ def _measure(kind: str, ws: Path, sb: Any, repeat: int) -> None:
         assert record is not None, "the footprint is open"
         roots = sum(len(files) for _, _, files, _ in record["roots"])
         size = roots + len(record["paths"]) + len(record["reals"])
-        env = sb.env
-        checks.append(_timed(lambda r=record: footprint.still_valid(r, env))[0])
+        checks.append(_timed(lambda r=record, e=sb.env: footprint.still_valid(r, e))[0])
         floors.append(_timed(stat_floor)[0])
     ratios = [r / p_ for r, p_ in zip(recorded, plain, strict=True)]
     med = statistics.median

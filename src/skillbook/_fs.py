@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
-from skillbook.footprint import resolved, touch
 from skillbook._js import locale_compare_key
+from skillbook.footprint import resolved, touch
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
 IGNORED_DIR_NAMES = frozenset({"node_modules"})

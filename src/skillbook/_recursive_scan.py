@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from skillbook import _fs
-from skillbook.footprint import touch
 from skillbook._js import js_sorted, js_trim, locale_compare_key
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.diagnostics import warning
+from skillbook.footprint import touch
 from skillbook.learned import is_learned_subdir
 from skillbook.limits import Limits
 from skillbook.model import Skill, SkillMetadata, Source

@@ -164,7 +164,9 @@ def test_a_broken_skill_recorded_and_fixed(world: World) -> None:
     folder = world.skills / "broken"
     md = write_file(folder / "SKILL.md", "---\nname: broken\ndescription: [unclosed\n---\n")
     world.bump(md, folder, world.skills)
-    before, text = after(world, lambda: world.bump(write_skill(folder, description="Fixed.") / "SKILL.md"))
+    before, text = after(
+        world, lambda: world.bump(write_skill(folder, description="Fixed.") / "SKILL.md")
+    )
     assert "Fixed." in text and "Fixed." not in before
 
 
@@ -200,9 +202,7 @@ def test_a_folder_appearing_deep_in_a_tree(world: World) -> None:
 
 
 def test_a_root_over_its_limits(world: World) -> None:
-    write_file(
-        world.config, '{"skills": {"limits": {"maxSkillsLoadedPerSource": 2}}}\n'
-    )
+    write_file(world.config, '{"skills": {"limits": {"maxSkillsLoadedPerSource": 2}}}\n')
     world.bump(world.config)
     after(world, lambda: world.bump(*_removed(world.skills / "alpha")))
 
