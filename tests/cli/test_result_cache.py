@@ -188,7 +188,7 @@ def test_a_root_that_is_not_plain_is_recorded_read_by_read(world: World) -> None
     link.symlink_to(world.skills / "alpha")
     world.bump(world.skills)
 
-    def retarget() -> None:  # the folder's stat is unchanged: the link's own is not
+    def retarget() -> None:
         link.unlink()
         link.symlink_to(world.skills / "gamma")
 
