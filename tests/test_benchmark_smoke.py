@@ -162,3 +162,19 @@ def test_quick_reload_benchmark_prints_its_report(tmp_path: Path) -> None:
     assert "skillbook reload benchmark" in proc.stdout
     samples = json.loads(out.read_text())["samples"]
     assert {"cold", "refresh", "unchanged", "rebuild_edit1"} <= set(samples)
+
+
+@pytest.mark.subprocess
+def test_footprint_benchmark_runs_both_roots() -> None:
+    script = REPO / "benchmarks" / "bench_footprint.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--size", "40", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for line in ("plain root:", "linked root:", "cold build, recorded", "check of the record"):
+        assert line in proc.stdout

@@ -32,8 +32,9 @@ What is recorded, and who reports it:
   inode, mtime and ctime are) and each real path they resolve (:func:`resolved`, the
   answer itself). A path gone or a dangling link also records its nearest existing
   folder, whose mtime its removal or creation changed.
-- plugin skills, configured or extra sources, a remote node, plugin load paths, a
-  missing ``HOME``, Windows: the footprint is open.
+- plugin skills, configured sources (``skills.mcp``), sources handed to the
+  ``Loader``, a remote node, plugin load paths, a missing ``HOME``, Windows: the
+  footprint is open.
 - binaries looked up for gating (:class:`skillbook.gate.BinaryLookup`): the answer;
   :func:`still_valid` repeats the lookup on ``PATH``.
 - code and host: the Python version, platform and executable, and the (path, size,
