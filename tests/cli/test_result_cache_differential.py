@@ -34,6 +34,18 @@ def _edit(name: str, text: str) -> Mutation:
     return apply
 
 
+def _in_place(name: str) -> Mutation:
+    """An edit that changes the file alone (its folder keeps its mtime)."""
+
+    def apply(w: World) -> None:
+        md = w.skills / name / "SKILL.md"
+        if md.exists():
+            md.write_text(md.read_text().replace("description: ", "description: Edited, "))
+            w.bump_alone(md)
+
+    return apply
+
+
 def _remove(name: str) -> Mutation:
     def apply(w: World) -> None:
         md = w.skills / name / "SKILL.md"
@@ -235,6 +247,7 @@ def _touch_module(w: World) -> None:
 
 MUTATIONS = st.one_of(
     st.builds(_edit, st.sampled_from(NAMES), st.sampled_from(("one", "two", "three"))),
+    st.builds(_in_place, st.sampled_from(NAMES)),
     st.builds(_remove, st.sampled_from(NAMES)),
     st.builds(_chmod, st.sampled_from(NAMES)),
     st.just(_project_root),
@@ -260,18 +273,21 @@ MUTATIONS = st.one_of(
 
 
 @settings(
-    max_examples=14,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(steps=st.lists(MUTATIONS, min_size=1, max_size=6))
+@given(steps=st.lists(MUTATIONS, min_size=1, max_size=6), dangling=st.booleans())
 @pytest.mark.parametrize("compat", [None, "openclaw-2026.9"], ids=["2026.4", "2026.9"])
 def test_fast_path_equals_a_fresh_build(
-    compat: str | None, steps: list[Mutation], monkeypatch: pytest.MonkeyPatch
+    compat: str | None, steps: list[Mutation], dangling: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(footprint, "RACY_NS", -(10**18))
     with tempfile.TemporaryDirectory() as tmp:
         world = World.make(Path(tmp), compat=compat)
+        if dangling:  # the workspace root is then not plain from the start
+            (world.skills / "dangling").symlink_to(world.base / "nowhere")
+            world.bump(world.skills)
         allowed = {"skills": {"load": {"allowSymlinkTargets": [str(world.base / "elsewhere")]}}}
         world.bump(write_file(world.config, json.dumps(allowed)))
         module = write_file(world.base / "fake_module.py", "x = 1\n")

@@ -6,6 +6,7 @@ fast path step aside, the next run printing what a build that reuses nothing pri
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -148,6 +149,23 @@ def test_a_symlinked_skill_md(world: World) -> None:
         assert "Points one." in before and "Points two, longer." in text
     else:
         assert "pointer" not in before + text
+
+
+def test_a_skill_md_edited_in_place_in_a_root_that_is_not_plain(world: World) -> None:
+    # A dangling link makes the root not plain; the edit changes only the file itself
+    # (its folder keeps its mtime), so only the file's own signature can show it.
+    (world.skills / "dangling").symlink_to(world.base / "nowhere")
+    world.bump(world.skills)
+    md = world.skills / "alpha" / "SKILL.md"
+
+    def edit() -> None:
+        folder_mtime = md.parent.stat().st_mtime_ns
+        write_skill(md.parent, description="Alpha, edited in place.")
+        os.utime(md, ns=(1_500_000_000_000_000_000, 1_500_000_000_000_000_000))
+        assert md.parent.stat().st_mtime_ns == folder_mtime
+
+    before, text = after(world, edit)
+    assert "Alpha, edited in place." in text and "Alpha does a." in before
 
 
 def test_a_nested_skills_root(world: World) -> None:
