@@ -224,3 +224,23 @@ def test_a_loader_build_of_a_root_with_links_and_groups_is_recorded(tmp_path: Pa
     (ws / "skills" / "alias").unlink()
     (ws / "skills" / "alias").symlink_to(ws / "skills" / "group" / "leaf")
     assert not still_valid(record, base)
+
+
+def test_a_file_stated_by_the_scan_is_signed_from_that_lstat(tmp_path: Path) -> None:
+    md = write_file(tmp_path / "one" / "SKILL.md", "a")
+    os.utime(md, ns=(OLD, OLD))
+    with recording() as fp:
+        with footprint.scanning() as scan:
+            footprint.stated(str(md), os.lstat(md))
+        fp.scanned(scan)
+        unchanged = fp.record()
+    assert unchanged is not None
+    assert unchanged["paths"][str(md)] == footprint.signature(str(md))
+    with recording() as fp:
+        with footprint.scanning() as scan:
+            footprint.stated(str(md), os.lstat(md))
+        fp.scanned(scan)
+        write_file(md, "bb")  # changed after the scan looked, before the record
+        os.utime(md, ns=(OLD, OLD))
+        changed = fp.record()
+    assert changed is not None and not still_valid(changed, {})

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
 from skillbook._js import locale_compare_key
-from skillbook.footprint import resolved, touch
+from skillbook.footprint import resolved, stated, touch
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
 IGNORED_DIR_NAMES = frozenset({"node_modules"})
@@ -419,13 +419,17 @@ def verify_file(
     ``dir_real``: the known real path of its folder; ``known``: an ``lstat`` of
     ``path`` the caller just made (saves a system call on the hot path).
     """
-    touch(path)  # its signature covers the bytes read: they cannot change unseen by ctime
     try:
         link_stat = known if known is not None else os.lstat(path)
     except FileNotFoundError:
+        touch(path)
         return ReadFailure(MISSING)
     except (OSError, ValueError) as exc:
+        touch(path)
         return ReadFailure(IO_ERROR, str(exc))
+    # The result cache's footprint: the file's signature covers the bytes read (they
+    # cannot change without its ctime changing).
+    stated(path, link_stat)
     if st.S_ISLNK(link_stat.st_mode):
         if is_symlink_loop(path):
             return ReadFailure(LOOP)
@@ -436,12 +440,13 @@ def verify_file(
         real = memo.realpath(path) if memo is not None else try_realpath(path)
     if real is None:
         return ReadFailure(IO_ERROR, "the path does not resolve")
-    if real != path:
-        touch(real)
     try:
         pre = link_stat if real == path else os.lstat(real)
     except (OSError, ValueError) as exc:
+        touch(real)
         return ReadFailure(IO_ERROR, str(exc))
+    if real != path:
+        stated(real, pre)
     if not st.S_ISREG(pre.st_mode):
         return ReadFailure(NOT_REGULAR, real=real)
     if pre.st_size > max_bytes:

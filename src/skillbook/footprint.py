@@ -74,6 +74,7 @@ __all__ = [
     "resolved",
     "root",
     "scanning",
+    "stated",
     "still_valid",
     "touch",
 ]
@@ -111,6 +112,21 @@ def signature(path: str) -> Signature:
     )
 
 
+def _lstat_signature(s: os.stat_result) -> Signature:
+    """:func:`signature` of a path that is not a link, from its ``lstat``."""
+    return (
+        s.st_mode,
+        s.st_ino,
+        s.st_dev,
+        s.st_ino,
+        s.st_mode,
+        s.st_size,
+        s.st_mtime_ns,
+        s.st_ctime_ns,
+        s.st_nlink,
+    )
+
+
 def real_path(path: str, strict: bool) -> str | None:
     try:
         return os.path.realpath(path, strict=strict)
@@ -130,8 +146,10 @@ class Footprint:
         #: (folder, folder state, SKILL.md paths, their identities)
         self.roots: list[tuple[str, Any, tuple[str, ...], tuple[Any, ...]]] = []
         self.bins: dict[str, bool] = {}
-        #: Paths a scan touched (:func:`touch`): signed when the record is made.
+        #: Paths a scan touched (:func:`touch`): signed when the record is made, from
+        #: the ``lstat`` the scan made of it where it gave one (:func:`stated`).
         self.touched: set[str] = set()
+        self.stats: dict[str, os.stat_result] = {}
         #: Skill roots accounted for (recorded plain or scanned, or absent).
         self.covered = 0
         #: Why the result may not be reused (empty: closed).
@@ -145,6 +163,8 @@ class Footprint:
     def scanned(self, scan: Scan) -> None:
         """A root scanned inside :class:`scanning` and not recorded otherwise."""
         self.touched.update(scan.paths)
+        for path, info in scan.stats.items():
+            self.stats.setdefault(path, info)
         for path, answer in scan.reals.items():
             self.reals[path, True] = answer
         self.covered += 1
@@ -152,10 +172,16 @@ class Footprint:
     def _sign_touched(self) -> None:
         # Signed now, after the build: a path changed since it was read has a ctime
         # after the build started (racy, so no record), except one removed or turned
-        # into a dangling link, which changes the folder holding it instead.
-        paths = self.paths
+        # into a dangling link, which changes the folder holding it instead. A file the
+        # scan gave an lstat of before reading it is signed from that: any change since
+        # shows as a different signature when the record is checked.
+        paths, stats = self.paths, self.stats
         for path in self.touched:
             while path not in paths:
+                info = stats.get(path)
+                if info is not None and (info.st_mode & 0o170000) != 0o120000:
+                    paths[path] = _lstat_signature(info)
+                    break
                 sig = paths[path] = signature(path)
                 if sig is not None and len(sig) > 2:
                     break
@@ -224,11 +250,12 @@ class recording:  # a function to its callers: `with recording() as fp:`
 class Scan:
     """The paths one root's scan read and the real paths it resolved."""
 
-    __slots__ = ("paths", "reals")
+    __slots__ = ("paths", "reals", "stats")
 
     def __init__(self) -> None:
         self.paths: set[str] = set()
         self.reals: dict[str, str | None] = {}
+        self.stats: dict[str, os.stat_result] = {}
 
 
 class scanning:  # a function to its callers: `with scanning() as scan:`
@@ -252,6 +279,14 @@ def touch(path: str) -> None:
     scan = _SCAN.get()
     if scan is not None:
         scan.paths.add(path)
+
+
+def stated(path: str, info: os.stat_result) -> None:
+    """A scan read ``path`` after taking this ``lstat`` of it (:func:`touch` as well)."""
+    scan = _SCAN.get()
+    if scan is not None:
+        scan.paths.add(path)
+        scan.stats.setdefault(path, info)
 
 
 def resolved(path: str, answer: str | None) -> None:
