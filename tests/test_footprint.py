@@ -11,6 +11,7 @@ import pytest
 from factories import stub_bins, write_file, write_skill
 
 from skillbook import _fs, footprint
+from skillbook._scan_reads import scanning, stated, touch
 from skillbook.book import Loader
 from skillbook.footprint import RecordedEnv, recording, still_valid
 
@@ -164,7 +165,7 @@ def test_a_scan_reports_what_it_lists_and_resolves_to_its_footprint(tmp_path: Pa
     (root / "link").symlink_to(root / "real")
     memo = _fs.RealpathMemo()
     memo.note(str(root / "noted"), str(root / "noted"))
-    with recording() as fp, footprint.scanning() as scan:
+    with recording() as fp, scanning() as scan:
         listing = _fs.list_child_dirs(str(root))
         assert memo.realpath(str(root / "link")) == str(root / "real")
         memo.realpath(str(root / "noted"))
@@ -178,7 +179,7 @@ def test_a_scan_reports_what_it_lists_and_resolves_to_its_footprint(tmp_path: Pa
     fp.scanned(scan)
     assert fp.reals[str(root / "link"), True] == str(root / "real")
     assert fp.covered == 1
-    with footprint.scanning() as scan:  # no footprint recorded: a scan costs nothing
+    with scanning() as scan:  # no footprint recorded: a scan costs nothing
         pass
     assert footprint.current() is None
 
@@ -188,9 +189,9 @@ def test_a_touched_path_gone_before_the_record_signs_its_nearest_folder(tmp_path
     dangling = tmp_path / "sub" / "dangling"
     dangling.symlink_to(tmp_path / "nowhere")
     with recording() as fp:
-        with footprint.scanning() as scan:
-            footprint.touch(str(gone))
-            footprint.touch(str(dangling))
+        with scanning() as scan:
+            touch(str(gone))
+            touch(str(dangling))
         fp.scanned(scan)
         gone.unlink()
         gone.parent.rmdir()
@@ -230,15 +231,15 @@ def test_a_file_stated_by_the_scan_is_signed_from_that_lstat(tmp_path: Path) -> 
     md = write_file(tmp_path / "one" / "SKILL.md", "a")
     os.utime(md, ns=(OLD, OLD))
     with recording() as fp:
-        with footprint.scanning() as scan:
-            footprint.stated(str(md), os.lstat(md))
+        with scanning() as scan:
+            stated(str(md), os.lstat(md))
         fp.scanned(scan)
         unchanged = fp.record()
     assert unchanged is not None
     assert unchanged["paths"][str(md)] == footprint.signature(str(md))
     with recording() as fp:
-        with footprint.scanning() as scan:
-            footprint.stated(str(md), os.lstat(md))
+        with scanning() as scan:
+            stated(str(md), os.lstat(md))
         fp.scanned(scan)
         write_file(md, "bb")  # changed after the scan looked, before the record
         os.utime(md, ns=(OLD, OLD))

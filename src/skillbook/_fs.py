@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
 from skillbook._js import locale_compare_key
-from skillbook.footprint import resolved, stated, touch
+from skillbook._scan_reads import resolved, stated, touch
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
 IGNORED_DIR_NAMES = frozenset({"node_modules"})

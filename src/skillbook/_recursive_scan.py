@@ -26,9 +26,9 @@ from typing import Any, Protocol
 
 from skillbook import _fs
 from skillbook._js import js_sorted, js_trim, locale_compare_key
+from skillbook._scan_reads import touch
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.diagnostics import warning
-from skillbook.footprint import touch
 from skillbook.learned import is_learned_subdir
 from skillbook.limits import Limits
 from skillbook.model import Skill, SkillMetadata, Source

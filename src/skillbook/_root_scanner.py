@@ -22,6 +22,7 @@ from skillbook import _fs, footprint
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._pinned_root import PinnedRoot
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
+from skillbook._scan_reads import scanning, touch
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.learned import is_learned_subdir
@@ -177,7 +178,7 @@ class RootScanner:
         if fp is None:
             return self._load_root(source, path)
         before = fp.covered
-        with footprint.scanning() as scan:
+        with scanning() as scan:
             loaded = self._load_root(source, path)
         if fp.covered == before:
             # Not plain: every path the scan read and every real path it took.
@@ -187,7 +188,7 @@ class RootScanner:
     def _load_root(self, source: Source, path: str) -> list[Skill]:
         label = source.value
         root_dir = _fs.abspath(path)
-        footprint.touch(root_dir)
+        touch(root_dir)
         if not os.path.isdir(root_dir):
             footprint.absent(root_dir)
             if source is Source.EXTRA:
@@ -216,7 +217,7 @@ class RootScanner:
             real_md = self.contained(root_md, **where)
             if real_md is None:
                 return []
-            footprint.touch(real_md)
+            touch(real_md)
             try:
                 size = os.stat(real_md).st_size
             except OSError as exc:
@@ -226,7 +227,7 @@ class RootScanner:
                 self.reader.report_too_large(root_md, size, root_level=True)
                 return []
             return self._filter_inside(self.reader.load_dir(base_dir, label), **where)
-        footprint.touch(root_md)
+        touch(root_md)
         if os.path.lexists(root_md):
             self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
 
@@ -439,15 +440,15 @@ class RootScanner:
         if where["root_dir"] == slot[1]:
             footprint.root(slot[1], folder, record.files, tuple(identities))
         else:  # a nested root: what the record stands for, for the scan's footprint
-            footprint.touch(slot[1])
+            touch(slot[1])
             for md in record.files:
-                footprint.touch(md)
+                touch(md)
         return skills
 
     def _nested_root(self, root_dir: str) -> str:
         """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
         nested = os.path.join(root_dir, NESTED_ROOT_NAME)
-        footprint.touch(nested)
+        touch(nested)
         if not os.path.isdir(nested):
             return root_dir
         scan = max(0, self.limits.max_candidates_per_root)
@@ -525,7 +526,7 @@ class RootScanner:
         """One child folder; None when it has no SKILL.md at all. A regular SKILL.md
         within the size limit is added to ``seen`` with its ``lstat``."""
         md = _fs.join(skill_dir, SKILL_FILE)
-        footprint.touch(md)
+        touch(md)
         try:
             md_stat = os.lstat(md)
         except FileNotFoundError:
@@ -541,7 +542,7 @@ class RootScanner:
                 if not _fs.has_file(md):
                     self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
                 return []
-            footprint.touch(real_md)
+            touch(real_md)
             try:
                 size = os.stat(real_md).st_size
             except OSError as exc:
@@ -558,7 +559,7 @@ class RootScanner:
         return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:
-        footprint.touch(skill_dir)
+        touch(skill_dir)
         try:
             names = os.listdir(skill_dir)
         except OSError:

@@ -26,11 +26,11 @@ What is recorded, and who reports it:
   its folder state, real path and every SKILL.md's ``lstat`` identity.
 - any other root (links, nested ``skills/`` roots, groups, hidden or broken entries,
   skills that fail to load, limits, the 2026.9 recursive scan) is scanned inside
-  :class:`scanning`: the low-level helpers every scan goes through report each path
-  they list, ``stat``, ``lstat`` or read (:func:`touch`; recorded as its signature,
-  taken when the record is made: a folder's listing is unchanged while its device,
-  inode, mtime and ctime are) and each real path they resolve (:func:`resolved`, the
-  answer itself). A path gone or a dangling link also records its nearest existing
+  :class:`skillbook._scan_reads.scanning`: the low-level helpers every scan goes
+  through report each path they list, ``stat``, ``lstat`` or read (recorded as its
+  signature, taken when the record is made or from the scan's own ``lstat``: a
+  folder's listing is unchanged while its device, inode, mtime and ctime are) and
+  each real path they resolve (the answer itself). A path gone or a dangling link also records its nearest existing
   folder, whose mtime its removal or creation changed.
 - plugin skills, configured sources (``skills.mcp``), sources handed to the
   ``Loader``, a remote node, plugin load paths, a missing ``HOME``, Windows: the
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from skillbook._scan_reads import Scan
+
 __all__ = [
     "RACY_NS",
     "Footprint",
@@ -71,12 +73,8 @@ __all__ = [
     "real",
     "recorded",
     "recording",
-    "resolved",
     "root",
-    "scanning",
-    "stated",
     "still_valid",
-    "touch",
 ]
 
 #: Something changed this recently before a build may change again unseen (ns).
@@ -85,8 +83,6 @@ RACY_NS = 2_000_000_000
 Signature = tuple[int, ...] | None
 
 _CURRENT: ContextVar[Footprint | None] = ContextVar("skillbook_footprint", default=None)
-#: The reads of the root being scanned (see :class:`scanning`), or None.
-_SCAN: ContextVar[Scan | None] = ContextVar("skillbook_footprint_scan", default=None)
 
 
 def signature(path: str) -> Signature:
@@ -146,8 +142,8 @@ class Footprint:
         #: (folder, folder state, SKILL.md paths, their identities)
         self.roots: list[tuple[str, Any, tuple[str, ...], tuple[Any, ...]]] = []
         self.bins: dict[str, bool] = {}
-        #: Paths a scan touched (:func:`touch`): signed when the record is made, from
-        #: the ``lstat`` the scan made of it where it gave one (:func:`stated`).
+        #: Paths a scan touched (skillbook._scan_reads): signed when the record is
+        #: made, from the ``lstat`` the scan made of it where it gave one.
         self.touched: set[str] = set()
         self.stats: dict[str, os.stat_result] = {}
         #: Skill roots accounted for (recorded plain or scanned, or absent).
@@ -245,55 +241,6 @@ class recording:  # a function to its callers: `with recording() as fp:`
 
     def __exit__(self, *_exc: object) -> None:
         _CURRENT.reset(self._token)
-
-
-class Scan:
-    """The paths one root's scan read and the real paths it resolved."""
-
-    __slots__ = ("paths", "reals", "stats")
-
-    def __init__(self) -> None:
-        self.paths: set[str] = set()
-        self.reals: dict[str, str | None] = {}
-        self.stats: dict[str, os.stat_result] = {}
-
-
-class scanning:  # a function to its callers: `with scanning() as scan:`
-    """Collect the reads of one root's scan (:func:`touch`, :func:`resolved`) while a
-    footprint is recorded; the caller hands them to :meth:`Footprint.scanned` unless
-    the root was recorded as plain."""
-
-    def __init__(self) -> None:
-        self.scan = Scan()
-
-    def __enter__(self) -> Scan:
-        self._token = _SCAN.set(self.scan)
-        return self.scan
-
-    def __exit__(self, *_exc: object) -> None:
-        _SCAN.reset(self._token)
-
-
-def touch(path: str) -> None:
-    """A scan listed, ``stat``-ed, ``lstat``-ed or read ``path``."""
-    scan = _SCAN.get()
-    if scan is not None:
-        scan.paths.add(path)
-
-
-def stated(path: str, info: os.stat_result) -> None:
-    """A scan read ``path`` after taking this ``lstat`` of it (:func:`touch` as well)."""
-    scan = _SCAN.get()
-    if scan is not None:
-        scan.paths.add(path)
-        scan.stats.setdefault(path, info)
-
-
-def resolved(path: str, answer: str | None) -> None:
-    """A scan took ``answer`` as the strict real path of ``path``."""
-    scan = _SCAN.get()
-    if scan is not None:
-        scan.reals[path] = answer
 
 
 def current() -> Footprint | None:
