@@ -91,28 +91,23 @@ def signature(path: str) -> Signature:
         ls = os.lstat(path)
     except (OSError, ValueError):
         return None
+    if (ls.st_mode & 0o170000) != 0o120000:
+        return _signed(ls, ls)
     try:
-        s = os.stat(path) if (ls.st_mode & 0o170000) == 0o120000 else ls
+        return _signed(ls, os.stat(path))
     except (OSError, ValueError):
         return (ls.st_mode, ls.st_ino)
-    return (
-        ls.st_mode,
-        ls.st_ino,
-        s.st_dev,
-        s.st_ino,
-        s.st_mode,
-        s.st_size,
-        s.st_mtime_ns,
-        s.st_ctime_ns,
-        s.st_nlink,
-    )
 
 
 def _lstat_signature(s: os.stat_result) -> Signature:
     """:func:`signature` of a path that is not a link, from its ``lstat``."""
+    return _signed(s, s)
+
+
+def _signed(ls: os.stat_result, s: os.stat_result) -> tuple[int, ...]:
     return (
-        s.st_mode,
-        s.st_ino,
+        ls.st_mode,
+        ls.st_ino,
         s.st_dev,
         s.st_ino,
         s.st_mode,
