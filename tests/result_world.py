@@ -33,6 +33,8 @@ ENV_META = 'metadata: {"openclaw": {"requires": {"env": ["FOO"]}}}'
 class World:
     base: Path
     env: dict[str, str] = field(default_factory=dict)
+    #: ``--compat`` of every run (None: the default profile).
+    compat: str | None = None
 
     @property
     def ws(self) -> Path:
@@ -51,8 +53,8 @@ class World:
         return self.base / "bin"
 
     @classmethod
-    def make(cls, base: Path) -> World:
-        world = cls(base)
+    def make(cls, base: Path, compat: str | None = None) -> World:
+        world = cls(base, compat=compat)
         world.env = isolated_env(base, path=str(world.bin), LANG="C.UTF-8")
         (base / "home").mkdir(parents=True, exist_ok=True)
         stub_bins(world.bin, ["other"])
@@ -64,7 +66,8 @@ class World:
         return world
 
     def args(self, *extra: str) -> list[str]:
-        return ["-w", str(self.ws), "-c", str(self.config), "prompt", *extra]
+        compat = ["--compat", self.compat] if self.compat else []
+        return [*compat, "-w", str(self.ws), "-c", str(self.config), "prompt", *extra]
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -101,6 +104,12 @@ class World:
 
     def stored(self) -> list[Path]:
         return sorted((self.base / "state" / "cache" / "results").glob("*.result"))
+
+    def bump_alone(self, path: Path) -> None:
+        """A unique modification time for ``path`` only: an edit in place leaves its
+        folder as it was."""
+        t = next(_TIMES)
+        os.utime(path, ns=(t, t))
 
     def bump(self, *paths: Path) -> None:
         """Give each path (and its folder) a modification time no other change had."""

@@ -149,24 +149,29 @@ def test_quick_mcp_load_benchmark_prints_its_report(tmp_path: Path) -> None:
         assert all(p["server_cpu_ms"] is not None for p in data["phases"])
 
 
-def test_quick_reload_benchmark_prints_its_report(tmp_path: Path) -> None:
-    out = tmp_path / "reload.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "benchmarks" / "bench_reload.py"),
-            "--quick",
-            "--no-watch",
-            "--json",
-            str(out),
-        ],
+def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / name), *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
         check=False,
         cwd=REPO,
     )
+
+
+def test_quick_reload_benchmark_prints_its_report(tmp_path: Path) -> None:
+    out = tmp_path / "reload.json"
+    proc = _script("bench_reload.py", "--quick", "--no-watch", "--json", str(out))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "skillbook reload benchmark" in proc.stdout
     samples = json.loads(out.read_text())["samples"]
     assert {"cold", "refresh", "unchanged", "rebuild_edit1"} <= set(samples)
+
+
+@pytest.mark.subprocess
+def test_footprint_benchmark_runs_both_roots() -> None:
+    proc = _script("bench_footprint.py", "--size", "40", "--repeat", "1")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for line in ("plain root:", "linked root:", "cold build, recorded", "check of the record"):
+        assert line in proc.stdout

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from factories import stub_bins, write_file, write_skill
 
-from skillbook import footprint
+from skillbook import _fs, footprint
+from skillbook._scan_reads import scanning, stated, touch
 from skillbook.book import Loader
 from skillbook.footprint import RecordedEnv, recording, still_valid
 
@@ -156,3 +157,91 @@ def test_a_damaged_record_is_not_valid() -> None:
     assert not still_valid({**record, "host": ("other",)}, {})
     assert not still_valid({"host": record["host"]}, {})
     assert not still_valid({**record, "modules": [("/nonexistent/module.py", 1, 1)]}, {})
+
+
+def test_a_scan_reports_what_it_lists_and_resolves_to_its_footprint(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    write_skill(root / "real")
+    (root / "link").symlink_to(root / "real")
+    memo = _fs.RealpathMemo()
+    memo.note(str(root / "noted"), str(root / "noted"))
+    with recording() as fp, scanning() as scan:
+        listing = _fs.list_child_dirs(str(root))
+        assert memo.realpath(str(root / "link")) == str(root / "real")
+        memo.realpath(str(root / "noted"))
+        assert _fs.has_file(str(root / "real" / "SKILL.md"))
+    assert listing.linked == {"link"}
+    # The folder (its listing), the link entry (its target), the file checked.
+    assert scan.paths == {str(root), str(root / "link"), str(root / "real" / "SKILL.md")}
+    # A real path the scan took; a noted one is a fact of a listing, recorded with it.
+    assert scan.reals == {str(root / "link"): str(root / "real")}
+    assert fp.touched == set() and fp.covered == 0
+    fp.scanned(scan)
+    assert fp.reals[str(root / "link"), True] == str(root / "real")
+    assert fp.covered == 1
+    with scanning() as scan:  # no footprint recorded: a scan costs nothing
+        pass
+    assert footprint.current() is None
+
+
+def test_a_touched_path_gone_before_the_record_signs_its_nearest_folder(tmp_path: Path) -> None:
+    gone = write_file(tmp_path / "sub" / "deeper" / "SKILL.md", "x")
+    dangling = tmp_path / "sub" / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with recording() as fp:
+        with scanning() as scan:
+            touch(str(gone))
+            touch(str(dangling))
+        fp.scanned(scan)
+        gone.unlink()
+        gone.parent.rmdir()
+        record = fp.record()
+    assert record is not None
+    paths = record["paths"]
+    assert paths[str(gone)] is None and paths[str(gone.parent)] is None
+    assert paths[str(dangling)] is not None and len(paths[str(dangling)]) == 2
+    # Their removal (or creation) changed the folder holding them.
+    assert paths[str(tmp_path / "sub")] == footprint.signature(str(tmp_path / "sub"))
+    assert still_valid(record, {})
+    write_file(gone, "x")
+    assert not still_valid(record, {})
+
+
+def test_a_loader_build_of_a_root_with_links_and_groups_is_recorded(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write_skill(ws / "skills" / "one")
+    write_skill(ws / "skills" / "group" / "leaf")
+    (ws / "skills" / "alias").symlink_to(ws / "skills" / "one")
+    base = {"HOME": str(tmp_path / "home"), "SKILLBOOK_STATE_DIR": str(tmp_path / "state")}
+    with recording() as fp:
+        Loader(ws, env=RecordedEnv(base, fp), cwd=tmp_path).load()
+    assert fp.reasons == []
+    record = fp.record()
+    assert record is not None
+    assert str(ws / "skills") not in [r[0] for r in fp.roots]  # not plain
+    assert {str(ws / "skills"), str(ws / "skills" / "alias")} <= set(record["paths"])
+    assert str(ws / "skills" / "group") in record["paths"]  # listed for its leaves
+    assert still_valid(record, base)
+    (ws / "skills" / "alias").unlink()
+    (ws / "skills" / "alias").symlink_to(ws / "skills" / "group" / "leaf")
+    assert not still_valid(record, base)
+
+
+def test_a_file_stated_by_the_scan_is_signed_from_that_lstat(tmp_path: Path) -> None:
+    md = write_file(tmp_path / "one" / "SKILL.md", "a")
+    os.utime(md, ns=(OLD, OLD))
+    with recording() as fp:
+        with scanning() as scan:
+            stated(str(md), os.lstat(md))
+        fp.scanned(scan)
+        unchanged = fp.record()
+    assert unchanged is not None
+    assert unchanged["paths"][str(md)] == footprint.signature(str(md))
+    with recording() as fp:
+        with scanning() as scan:
+            stated(str(md), os.lstat(md))
+        fp.scanned(scan)
+        write_file(md, "bb")  # changed after the scan looked, before the record
+        os.utime(md, ns=(OLD, OLD))
+        changed = fp.record()
+    assert changed is not None and not still_valid(changed, {})

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from skillbook._fast_init import fast_init
 from skillbook._js import locale_compare_key
+from skillbook._scan_reads import resolved, stated, touch
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
 IGNORED_DIR_NAMES = frozenset({"node_modules"})
@@ -109,12 +110,15 @@ def _basename(path: str) -> str:
 def try_realpath(path: str) -> str | None:
     """``fs.realpathSync`` or ``None`` when the path (or a link in it) does not resolve."""
     try:
-        return os.path.realpath(path, strict=True)
+        answer: str | None = os.path.realpath(path, strict=True)
     except (OSError, ValueError, RuntimeError):
-        return None
+        answer = None
+    resolved(path, answer)  # the result cache's footprint (skillbook.footprint)
+    return answer
 
 
 def is_symlink(path: str) -> bool:
+    touch(path)
     try:
         return st.S_ISLNK(os.lstat(path).st_mode)
     except (OSError, ValueError):
@@ -142,14 +146,19 @@ class RealpathMemo:
     is re-verified on its descriptor anyway, so a stale entry cannot smuggle a file in.
     """
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_noted")
 
     def __init__(self) -> None:
         self._known: dict[str, str | None] = {}
+        #: Paths whose answer :meth:`note` gave: facts of a listing, recorded with it.
+        self._noted: set[str] = set()
 
     def realpath(self, path: str) -> str | None:
         if path in self._known:
-            return self._known[path]
+            known = self._known[path]
+            if path not in self._noted:
+                resolved(path, known)  # perhaps found while another root was scanned
+            return known
         real = try_realpath(path)
         self._known[path] = real
         return real
@@ -157,6 +166,7 @@ class RealpathMemo:
     def child(self, parent_real: str, name: str) -> str | None:
         """Real path of ``parent_real/name`` when ``parent_real`` is already real."""
         candidate = os.path.join(parent_real, name)
+        touch(candidate)
         try:
             mode = os.lstat(candidate).st_mode
         except (OSError, ValueError):
@@ -168,7 +178,9 @@ class RealpathMemo:
         return self.realpath(candidate)
 
     def note(self, path: str, real: str) -> None:
-        self._known.setdefault(path, real)
+        if path not in self._known:
+            self._known[path] = real
+            self._noted.add(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +205,8 @@ _NAME = operator.attrgetter("name")
 
 
 def list_child_dirs(directory: str) -> Listing:
+    # A folder's entries (and their kinds, but for links) are unchanged while its stat is.
+    touch(directory)
     try:
         with os.scandir(directory) as it:
             entries = list(it)
@@ -214,8 +228,11 @@ def list_child_dirs(directory: str) -> Listing:
         name = entry.name
         try:
             is_link = entry.is_symlink()
+            if is_link:
+                touch(entry.path)  # where it points is not in the folder's stat
             is_dir = entry.is_dir(follow_symlinks=True)
         except OSError as exc:
+            touch(entry.path)
             if exc.errno == errno.ELOOP:
                 looped.append(name)
                 continue
@@ -247,6 +264,7 @@ def list_child_dirs(directory: str) -> Listing:
 
 def list_real_subdirs_locale(directory: str) -> list[str]:
     """``listCandidateSkillDirs``: real (non-link) child dirs, full paths, localeCompare order."""
+    touch(directory)
     try:
         with os.scandir(directory) as it:
             paths = [
@@ -263,6 +281,7 @@ def list_real_subdirs_locale(directory: str) -> list[str]:
 
 def has_file(path: str) -> bool:
     """``fs.existsSync``: follows symlinks; a broken link does not exist."""
+    touch(path)
     try:
         os.stat(path)
     except (OSError, ValueError):
@@ -272,6 +291,7 @@ def has_file(path: str) -> bool:
 
 def is_symlink_loop(path: str) -> bool:
     """Whether ``path`` is a symlink that never resolves (``a -> a``, ``a <-> b``)."""
+    touch(path)
     try:
         os.stat(path)
     except OSError as exc:
@@ -402,9 +422,14 @@ def verify_file(
     try:
         link_stat = known if known is not None else os.lstat(path)
     except FileNotFoundError:
+        touch(path)
         return ReadFailure(MISSING)
     except (OSError, ValueError) as exc:
+        touch(path)
         return ReadFailure(IO_ERROR, str(exc))
+    # The result cache's footprint: the file's signature covers the bytes read (they
+    # cannot change without its ctime changing).
+    stated(path, link_stat)
     if st.S_ISLNK(link_stat.st_mode):
         if is_symlink_loop(path):
             return ReadFailure(LOOP)
@@ -418,7 +443,10 @@ def verify_file(
     try:
         pre = link_stat if real == path else os.lstat(real)
     except (OSError, ValueError) as exc:
+        touch(real)
         return ReadFailure(IO_ERROR, str(exc))
+    if real != path:
+        stated(real, pre)
     if not st.S_ISREG(pre.st_mode):
         return ReadFailure(NOT_REGULAR, real=real)
     if pre.st_size > max_bytes:

@@ -16,6 +16,7 @@ import os
 import weakref
 
 from skillbook import _fs
+from skillbook._scan_reads import touch
 
 
 class PinnedRoot:
@@ -49,6 +50,7 @@ class PinnedRoot:
         if it is a link (``OSError`` as ``os.open`` raises it); None for any other path."""
         if not real.startswith(self.prefix):
             return None
+        touch(real)
         folder, sep, name = real[len(self.prefix) :].partition(os.sep)
         if not sep or folder in ("", ".", "..") or name in ("", ".", "..") or os.sep in name:
             return None

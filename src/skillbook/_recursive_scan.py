@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from skillbook import _fs
 from skillbook._js import js_sorted, js_trim, locale_compare_key
+from skillbook._scan_reads import touch
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.diagnostics import warning
 from skillbook.learned import is_learned_subdir
@@ -59,8 +60,10 @@ _MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 
 def has_skill_file(folder: str) -> bool:
     """``hasSkillFileCandidate``: anything named SKILL.md (``lstat``), even a broken link."""
+    path = os.path.join(folder, SKILL_FILE)
+    touch(path)
     try:
-        os.lstat(os.path.join(folder, SKILL_FILE))
+        os.lstat(path)
     except FileNotFoundError:
         return False
     except OSError:
@@ -75,6 +78,7 @@ def _plain_dirs(folder: str) -> list[str]:
 
 
 def _has_link_child(folder: str, skip: str | None) -> bool:
+    touch(folder)
     try:
         with os.scandir(folder) as it:
             for entry in it:
@@ -109,6 +113,7 @@ def nested_root(root_dir: str, limit: int, depth: int) -> str:
     """``resolveNestedSkillsRoot`` of 2026.9: ``<root>/skills`` only when the root
     itself holds no skill and some folder below ``skills/`` does."""
     nested = os.path.join(root_dir, NESTED_ROOT_NAME)
+    touch(nested)
     if not os.path.isdir(nested):
         return root_dir
     if not has_skill_file(root_dir) and _contains_skills(
@@ -248,6 +253,7 @@ def with_origin_key(skill: Skill, real: str) -> Skill:
     if meta is not None and meta.skill_key:
         return skill
     path = os.path.join(real, SOURCE_ORIGIN)
+    touch(path)
     if not os.path.lexists(path):
         return skill
     data = _fs.read_contained(path, root_real=real, max_bytes=MAX_SOURCE_ORIGIN_BYTES)

@@ -22,6 +22,7 @@ from skillbook import _fs, footprint
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._pinned_root import PinnedRoot
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
+from skillbook._scan_reads import scanning, touch
 from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
 from skillbook.diagnostics import Diagnostic, error, info, warning
 from skillbook.learned import is_learned_subdir
@@ -43,7 +44,8 @@ def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], l
     allowed: list[str] = []
     diags: list[Diagnostic] = []
     for target in targets:
-        real = _fs.try_realpath(_fs.abspath(target))
+        # Recorded for the result cache: which links are followed depends on it.
+        real = footprint.real(_fs.abspath(target), strict=True)
         if real is None:
             diags.append(
                 warning(
@@ -176,14 +178,17 @@ class RootScanner:
         if fp is None:
             return self._load_root(source, path)
         before = fp.covered
-        loaded = self._load_root(source, path)
+        with scanning() as scan:
+            loaded = self._load_root(source, path)
         if fp.covered == before:
-            fp.make_open(f"the skills folder {path} is not plain")
+            # Not plain: every path the scan read and every real path it took.
+            fp.scanned(scan)
         return loaded
 
     def _load_root(self, source: Source, path: str) -> list[Skill]:
         label = source.value
         root_dir = _fs.abspath(path)
+        touch(root_dir)
         if not os.path.isdir(root_dir):
             footprint.absent(root_dir)
             if source is Source.EXTRA:
@@ -212,6 +217,7 @@ class RootScanner:
             real_md = self.contained(root_md, **where)
             if real_md is None:
                 return []
+            touch(real_md)
             try:
                 size = os.stat(real_md).st_size
             except OSError as exc:
@@ -221,6 +227,7 @@ class RootScanner:
                 self.reader.report_too_large(root_md, size, root_level=True)
                 return []
             return self._filter_inside(self.reader.load_dir(base_dir, label), **where)
+        touch(root_md)
         if os.path.lexists(root_md):
             self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
 
@@ -432,11 +439,16 @@ class RootScanner:
         cache.hits += len(record.files) - len(changed)
         if where["root_dir"] == slot[1]:
             footprint.root(slot[1], folder, record.files, tuple(identities))
+        else:  # a nested root: what the record stands for, for the scan's footprint
+            touch(slot[1])
+            for md in record.files:
+                touch(md)
         return skills
 
     def _nested_root(self, root_dir: str) -> str:
         """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
         nested = os.path.join(root_dir, NESTED_ROOT_NAME)
+        touch(nested)
         if not os.path.isdir(nested):
             return root_dir
         scan = max(0, self.limits.max_candidates_per_root)
@@ -514,6 +526,7 @@ class RootScanner:
         """One child folder; None when it has no SKILL.md at all. A regular SKILL.md
         within the size limit is added to ``seen`` with its ``lstat``."""
         md = _fs.join(skill_dir, SKILL_FILE)
+        touch(md)
         try:
             md_stat = os.lstat(md)
         except FileNotFoundError:
@@ -529,6 +542,7 @@ class RootScanner:
                 if not _fs.has_file(md):
                     self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
                 return []
+            touch(real_md)
             try:
                 size = os.stat(real_md).st_size
             except OSError as exc:
@@ -545,6 +559,7 @@ class RootScanner:
         return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
 
     def _check_case(self, skill_dir: str) -> None:
+        touch(skill_dir)
         try:
             names = os.listdir(skill_dir)
         except OSError:

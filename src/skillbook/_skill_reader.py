@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from skillbook import _fs
 from skillbook._js import js_trim
 from skillbook._known_path import known_path
+from skillbook._scan_reads import touch
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
 from skillbook.model import ParsedSkillFile, Skill
@@ -224,6 +225,7 @@ class SkillReader:
 
     def _hardlinked(self, file_path: str) -> bool:
         """2026.9 refuses a SKILL.md that is also reachable under another name."""
+        touch(file_path)
         try:
             links = os.stat(file_path).st_nlink
         except OSError:

@@ -23,9 +23,18 @@ What is recorded, and who reports it:
 - real paths (:func:`real`): the homes shortened in the catalog, the kept state paths
   of the 2026.9 profile, the state-dir comparison of ``isDefaultStateDir``, each root.
 - skill roots (:func:`root`): a root scanned *plain* (:mod:`skillbook._root_memo`):
-  its folder state, real path and every SKILL.md's ``lstat`` identity. A root that is
-  not plain, plugin skills, configured or extra sources, a remote node, plugin load
-  paths, a missing ``HOME``, Windows: the footprint is open.
+  its folder state, real path and every SKILL.md's ``lstat`` identity.
+- any other root (links, nested ``skills/`` roots, groups, hidden or broken entries,
+  skills that fail to load, limits, the 2026.9 recursive scan) is scanned inside
+  :class:`skillbook._scan_reads.scanning`: the low-level helpers every scan goes
+  through report each path they list, ``stat``, ``lstat`` or read (recorded as its
+  signature, taken when the record is made or from the scan's own ``lstat``: a
+  folder's listing is unchanged while its device, inode, mtime and ctime are) and
+  each real path they resolve (the answer itself). A path gone or a dangling link also records its nearest existing
+  folder, whose mtime its removal or creation changed.
+- plugin skills, configured sources (``skills.mcp``), sources handed to the
+  ``Loader``, a remote node, plugin load paths, a missing ``HOME``, Windows: the
+  footprint is open.
 - binaries looked up for gating (:class:`skillbook.gate.BinaryLookup`): the answer;
   :func:`still_valid` repeats the lookup on ``PATH``.
 - code and host: the Python version, platform and executable, and the (path, size,
@@ -48,6 +57,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
+
+    from skillbook._scan_reads import Scan
 
 __all__ = [
     "RACY_NS",
@@ -80,10 +91,20 @@ def signature(path: str) -> Signature:
         ls = os.lstat(path)
     except (OSError, ValueError):
         return None
+    if (ls.st_mode & 0o170000) != 0o120000:
+        return _signed(ls, ls)
     try:
-        s = os.stat(path) if (ls.st_mode & 0o170000) == 0o120000 else ls
+        return _signed(ls, os.stat(path))
     except (OSError, ValueError):
         return (ls.st_mode, ls.st_ino)
+
+
+def _lstat_signature(s: os.stat_result) -> Signature:
+    """:func:`signature` of a path that is not a link, from its ``lstat``."""
+    return _signed(s, s)
+
+
+def _signed(ls: os.stat_result, s: os.stat_result) -> tuple[int, ...]:
     return (
         ls.st_mode,
         ls.st_ino,
@@ -116,7 +137,11 @@ class Footprint:
         #: (folder, folder state, SKILL.md paths, their identities)
         self.roots: list[tuple[str, Any, tuple[str, ...], tuple[Any, ...]]] = []
         self.bins: dict[str, bool] = {}
-        #: Skill roots accounted for (recorded plain, or absent).
+        #: Paths a scan touched (skillbook._scan_reads): signed when the record is
+        #: made, from the ``lstat`` the scan made of it where it gave one.
+        self.touched: set[str] = set()
+        self.stats: dict[str, os.stat_result] = {}
+        #: Skill roots accounted for (recorded plain or scanned, or absent).
         self.covered = 0
         #: Why the result may not be reused (empty: closed).
         self.reasons: list[str] = []
@@ -126,6 +151,36 @@ class Footprint:
     def make_open(self, reason: str) -> None:
         self.reasons.append(reason)
 
+    def scanned(self, scan: Scan) -> None:
+        """A root scanned inside :class:`scanning` and not recorded otherwise."""
+        self.touched.update(scan.paths)
+        for path, info in scan.stats.items():
+            self.stats.setdefault(path, info)
+        for path, answer in scan.reals.items():
+            self.reals[path, True] = answer
+        self.covered += 1
+
+    def _sign_touched(self) -> None:
+        # Signed now, after the build: a path changed since it was read has a ctime
+        # after the build started (racy, so no record), except one removed or turned
+        # into a dangling link, which changes the folder holding it instead. A file the
+        # scan gave an lstat of before reading it is signed from that: any change since
+        # shows as a different signature when the record is checked.
+        paths, stats = self.paths, self.stats
+        for path in self.touched:
+            while path not in paths:
+                info = stats.get(path)
+                if info is not None and (info.st_mode & 0o170000) != 0o120000:
+                    paths[path] = _lstat_signature(info)
+                    break
+                sig = paths[path] = signature(path)
+                if sig is not None and len(sig) > 2:
+                    break
+                parent = os.path.dirname(path)
+                if parent == path:
+                    break
+                path = parent
+
     def _racy(self, *stamps: int) -> bool:
         return any(stamp >= self.started - RACY_NS for stamp in stamps)
 
@@ -133,6 +188,7 @@ class Footprint:
         """The record of this build, or None when it is open or racy."""
         if self.reasons or os.name == "nt":
             return None
+        self._sign_touched()
         for sig in self.paths.values():
             if sig is not None and len(sig) > 2 and self._racy(sig[6], sig[7]):
                 return None

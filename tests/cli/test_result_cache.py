@@ -182,11 +182,18 @@ def test_off_with_the_parse_cache(world: World, how: str, extra: tuple[str, ...]
     assert world.stored() == []
 
 
-def test_a_root_that_is_not_plain_is_not_recorded(world: World) -> None:
-    (world.skills / "linked").symlink_to(world.skills / "alpha")
+def test_a_root_that_is_not_plain_is_recorded_read_by_read(world: World) -> None:
+    # Links, nested roots, groups...: tests/cli/test_result_cache_scanned.py, one by one.
+    link = world.skills / "linked"
+    link.symlink_to(world.skills / "alpha")
     world.bump(world.skills)
-    world.prompt()
-    assert world.stored() == []
+
+    def retarget() -> None:
+        link.unlink()
+        link.symlink_to(world.skills / "gamma")
+
+    _, after = changed(world, retarget)
+    assert "<name>alpha</name>" in after
 
 
 def test_a_plugin_folder_with_anything_in_it_is_not_recorded(world: World) -> None:
