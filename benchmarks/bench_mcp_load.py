@@ -337,6 +337,22 @@ def run_load(
     }
 
 
+def _p99_growth(result: dict[str, Any], kind: str, label: str) -> list[str]:
+    """How the p99 of ``kind`` moves from the fewest to the most clients, per worker count."""
+    out = []
+    for workers in result["workers"]:
+        rows = [r for r in result["phases"] if r["kind"] == kind and r["workers"] == workers]
+        if len(rows) > 1:
+            low, high = rows[0], rows[-1]
+            growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
+            out.append(
+                f"  {label} p99 from {low['clients']} to {high['clients']} clients "
+                f"({workers} worker{'s' if workers > 1 else ''}): "
+                f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
+            )
+    return out
+
+
 def render(result: dict[str, Any]) -> str:
     s = result["startup"]
     cpu = s["cpu_s"]
@@ -387,26 +403,8 @@ def render(result: dict[str, Any]) -> str:
                     f"    the server's CPU per answer allows {core:,.0f}/s on one free core: "
                     f"{verdict}"
                 )
-        for workers in result["workers"]:
-            rows = [r for r in result["phases"] if r["kind"] == kind and r["workers"] == workers]
-            if len(rows) > 1:
-                low, high = rows[0], rows[-1]
-                growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
-                lines.append(
-                    f"  {kind} p99 from {low['clients']} to {high['clients']} clients "
-                    f"({workers} worker{'s' if workers > 1 else ''}): "
-                    f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
-                )
-    for workers in result["workers"]:
-        rows = [r for r in result["phases"] if r["kind"] == PACED_READS and r["workers"] == workers]
-        if len(rows) > 1:
-            low, high = rows[0], rows[-1]
-            growth = high["p99_ms"] / low["p99_ms"] if low["p99_ms"] else 0.0
-            lines.append(
-                f"  paced reads at {result['rate']:,.0f}/s, p99 from {low['clients']} to "
-                f"{high['clients']} clients ({workers} worker{'s' if workers > 1 else ''}): "
-                f"{low['p99_ms']:.1f} -> {high['p99_ms']:.1f} ms ({growth:.1f}x)"
-            )
+        lines += _p99_growth(result, kind, kind)
+    lines += _p99_growth(result, PACED_READS, f"paced reads at {result['rate']:,.0f}/s,")
     for row in result["phases"]:
         if row["first_error"]:
             lines.append(f"  error [{row['kind']} x{row['clients']}]: {row['first_error']}")
