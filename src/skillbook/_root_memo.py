@@ -17,7 +17,7 @@ The listing itself is skipped while the folder's own ``stat`` (device, inode, mt
 ctime) is unchanged: adding, removing, renaming or replacing an entry changes the
 folder's mtime, and a plain root has no symlinks whose targets could change behind
 it (git's untracked cache relies on the same rule). As for files, a folder changed
-within :data:`~skillbook.parse_store.RACY_NS` of the scan is not trusted this way.
+within :data:`~skillbook.footprint.RACY_NS` of the scan is not trusted this way.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from skillbook._fs import Listing
 from skillbook.diagnostics import Diagnostic
-from skillbook.footprint import changed_files
+from skillbook.footprint import RACY_NS, changed_files
 from skillbook.model import Skill
 
 __all__ = ["RootRecord", "file_identity", "folder_state"]
@@ -37,8 +37,6 @@ Identity = tuple[int, int, int, int, int, int, int]
 #: (device, inode, mtime_ns, ctime_ns) of a folder, or None when it cannot be read.
 FolderState = tuple[int, int, int, int] | None
 _SKILL_MD = os.sep + "SKILL.md"
-#: A folder changed this recently before a scan may change again unseen (ns).
-RACY_NS = 2_000_000_000
 
 
 def file_identity(s: os.stat_result) -> Identity:

@@ -78,6 +78,8 @@ __all__ = [
 ]
 
 #: Something changed this recently before a build may change again unseen (ns).
+#: The one home of this rule: the parse cache (an entry) and the root memo (a folder)
+#: trust a stat only when it is older than this too (git's "racily clean" rule).
 RACY_NS = 2_000_000_000
 #: (lstat mode, lstat inode, dev, ino, mode, size, mtime_ns, ctime_ns, links), or None.
 Signature = tuple[int, ...] | None

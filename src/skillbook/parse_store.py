@@ -50,6 +50,7 @@ from typing import Final
 import msgspec
 
 from skillbook._parse_codec import decode_parsed, encode_parsed
+from skillbook.footprint import RACY_NS
 from skillbook.model import ParsedSkillFile
 
 __all__ = [
@@ -71,8 +72,6 @@ FORMAT: Final = 1
 SHARDS: Final = 8
 #: The cache folder is trimmed to this many bytes (least recently written first).
 DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
-#: An entry is trusted only for files last changed this long before it was stored.
-RACY_NS: Final = 2_000_000_000
 #: Temporary files older than this are leftovers of a killed process.
 STALE_TMP_S: Final = 3600
 _SUFFIX: Final = ".bin"
