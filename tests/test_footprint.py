@@ -4,6 +4,7 @@ while inactive, and when a record stops holding."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -245,3 +246,24 @@ def test_a_file_stated_by_the_scan_is_signed_from_that_lstat(tmp_path: Path) -> 
         os.utime(md, ns=(OLD, OLD))
         changed = fp.record()
     assert changed is not None and not still_valid(changed, {})
+
+
+def test_a_record_holds_for_another_link_to_the_same_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The console script runs `.venv/bin/python3`, `python -m skillbook` `.venv/bin/python`:
+    # links to one interpreter, so one record serves both (no re-record on each switch).
+    real = Path(os.path.realpath(sys.executable))
+    for name in ("python", "python3"):
+        (tmp_path / name).symlink_to(real)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
+    with recording() as fp:
+        pass
+    record = fp.record()
+    assert record is not None
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    assert still_valid(record, {})
+    other = tmp_path / "other-python"
+    other.write_bytes(b"")
+    monkeypatch.setattr(sys, "executable", str(other))
+    assert not still_valid(record, {})

@@ -223,7 +223,10 @@ class Footprint:
 
 
 def host() -> tuple[str, str, str]:
-    return (sys.version, sys.platform, sys.executable)
+    # The interpreter by its real file: a console script starts `.venv/bin/python3`,
+    # `python -m skillbook` `.venv/bin/python`, links to one interpreter (a record made
+    # by one is as good for the other; the module files recorded tell venvs apart).
+    return (sys.version, sys.platform, os.path.realpath(sys.executable))
 
 
 class recording:  # a function to its callers: `with recording() as fp:`
