@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from factories import write_skill
@@ -23,6 +24,18 @@ def make_skill(
     extra: dict[str, str] | None = None,
 ) -> Path:
     return write_skill(folder, name, description, body=f"\n# {name}\n\n{body}\n", files=extra or {})
+
+
+def fresh_rate_window(needed: float, span: int = 60) -> None:
+    """Wait, if need be, so that ``needed`` seconds of requests fit in one rate window.
+
+    The limiter counts in fixed windows; a burst that straddles a boundary is counted
+    half in each, so a test that expects the limit to be reached must not start late
+    in a window.
+    """
+    left = span - time.time() % span
+    if left < needed:
+        time.sleep(left + 0.05)
 
 
 def publish(client: HttpClient, token: str, folder: Path, **options: object) -> PublishOutcome:
