@@ -57,8 +57,14 @@ PIECES = st.sampled_from(
         "...",
     ]
 )
+#: Double-quoted scalars whose escapes the fast path takes (``\\"``, ``\\\\``) or leaves.
+DOUBLE_QUOTED = st.lists(
+    st.sampled_from(["a", " ", "'", "é", ": ", " #", '"', "\\", '\\"', "\\\\", "\\n", "\\/"]),
+    max_size=8,
+).map(lambda pieces: '"' + "".join(pieces) + '"')
 VALUES = st.one_of(
     st.lists(PIECES, max_size=10).map("".join),
+    DOUBLE_QUOTED,
     st.sampled_from(
         [
             "true",
@@ -265,6 +271,8 @@ def full(text: str) -> tuple[Any, dict[str, int]] | str:
 @example("name: x\ndescription: 'it''s fine'\nversion: 1.0")
 @example('name: x\ndescription: "quoted"\nurl: https://a.b/c?d=e#f')
 @example("name: x\ndescription: ...")
+@example('name: x\ndescription: "say \\"hi\\" to C:\\\\temp"')
+@example('name: x\ndescription: "odd \\\\"quote"')
 @example("name: x\ndescription: a [b] {c}, d")
 @example("name: x\ndescription: 😀 é")
 @example('name: x\ndescription: >-\n  one\n  two\nmetadata: {"openclaw": {"a": [1, 2.5]}}')
@@ -359,3 +367,26 @@ def test_multi_line_flow_strings_are_kept_as_written(text: str) -> None:
     assert not isinstance(slow, str)
     assert canon(fast[0]) == canon(slow[0])
     assert fast[1] == slow[1]
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ('"say \\"hi\\""', 'say "hi"'),
+        ('"C:\\\\temp\\\\"', "C:\\temp\\"),
+        ('"\\\\\\""', '\\"'),
+    ],
+)
+def test_double_quoted_escapes_of_quote_and_backslash_take_the_fast_path(
+    raw: str, value: str
+) -> None:
+    text = f"name: x\ndescription: {raw}"
+    fast = simple_mapping(text)
+    assert fast is not None
+    assert fast[0]["description"] == value
+    assert full(text) == (fast[0], fast[1])
+
+
+@pytest.mark.parametrize("raw", ['"a\\nb"', '"a\\/b"', '"a\\\\"b"', '"a\\"'])
+def test_other_double_quoted_escapes_are_left_to_the_parser(raw: str) -> None:
+    assert simple_mapping(f"description: {raw}") is None

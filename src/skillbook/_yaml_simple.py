@@ -12,7 +12,8 @@ and the value is one of
   indicator first (``- ? : , [ ] { } # & * ! | > ' " % @ `` and backquote), no ``: ``,
   no ``:`` at the end, no `` #``, no tab, nothing unprintable, no trailing blank;
 - a single-quoted scalar alone on the rest of the line (``''`` is a quote);
-- a double-quoted scalar alone on the rest of the line, without backslashes;
+- a double-quoted scalar alone on the rest of the line, whose only escapes are
+  ``\\"`` and ``\\\\`` (descriptions quote words that way);
 - a folded or literal block scalar (``>``, ``>-``, ``|``, ``|-``) whose lines all
   sit at one indentation, with no blank line inside and no trailing blanks;
 - a flow mapping or sequence on one line that is strict JSON without escapes,
@@ -319,12 +320,22 @@ def _scalar(raw: str) -> Any:
         return inner.replace("''", "'")
     if first == '"':
         inner = raw[1:-1]
-        if len(raw) < 3 or raw[-1] != '"' or '"' in inner or "\\" in inner:
+        if len(raw) < 3 or raw[-1] != '"':
             return None
-        return inner
+        if "\\" in inner:
+            # Only the two escapes that stand for themselves; any other is the parser's.
+            if _DQ_ESCAPED.fullmatch(inner) is None:
+                return None
+            return _DQ_ESCAPE.sub(r"\1", inner)
+        return None if '"' in inner else inner
     if first in _FIRST_INDICATORS or ": " in raw or raw[-1] == ":" or " #" in raw:
         return None
     return resolve_plain(raw)
+
+
+#: A double-quoted body whose backslashes all escape ``"`` or ``\\``; and one such escape.
+_DQ_ESCAPED = re.compile(r'(?:[^"\\]|\\["\\])*')
+_DQ_ESCAPE = re.compile(r'\\(["\\])')
 
 
 def resolve_plain(value: str) -> Any:
