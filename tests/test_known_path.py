@@ -25,6 +25,9 @@ TEXT = st.text(
 def _alike(fast: Path, slow: Path) -> None:
     assert type(fast) is type(slow)
     assert fast == slow and hash(fast) == hash(slow)
+    # The comparison key made ahead (hash, ==, <) is the one pathlib would make.
+    assert getattr(fast, "_cparts", None) == getattr(slow, "_cparts", None)
+    assert sorted([fast, slow / "x", Path("/m")]) == sorted([slow, slow / "x", Path("/m")])
     assert str(fast) == str(slow) and os.fspath(fast) == os.fspath(slow)
     assert fast.parts == slow.parts and repr(fast) == repr(slow)
     assert fast.parent == slow.parent and str(fast.parent) == str(slow.parent)

@@ -1,7 +1,7 @@
 """The parser's manifest shortcuts: the C encoder writes the string view, and
 resolve_metadata is handed the value it stringified instead of a re-parse.
 
-Differential: wherever ``parse._reloads_as_itself`` lets a stringified value through,
+Differential: wherever ``_json_readback.reloads_as_itself`` lets a stringified value through,
 parsing the text must give back the very same value (types, key order, floats, big
 integers, NaN, surrogates and nesting included), and a whole SKILL.md must parse to
 the same file, manifest and diagnostics with the shortcut and without it.
@@ -17,8 +17,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import parse
+from skillbook import _json_readback, parse
 from skillbook._js import json_stringify, json_stringify_plain, load_json5
+from skillbook._yaml_simple import simple_block
 from skillbook.manifest import resolve_metadata
 
 SCALARS = st.one_of(
@@ -65,7 +66,7 @@ def _same(a: Any, b: Any) -> bool:
 @example([[[[[[[[]]]]]]]])
 def test_a_value_let_through_reads_back_as_itself(value: Any) -> None:
     text = json_stringify(value)
-    if parse._reloads_as_itself(text):
+    if _json_readback.reloads_as_itself(text):
         assert _same(load_json5(text), value)
 
 
@@ -83,15 +84,17 @@ def test_a_value_let_through_reads_back_as_itself(value: Any) -> None:
     ],
 )
 def test_numbers_and_surrogates_take_the_slow_path(value: Any) -> None:
-    assert not parse._reloads_as_itself(json_stringify(value))
+    assert not _json_readback.reloads_as_itself(json_stringify(value))
 
 
 def test_deep_nesting_takes_the_slow_path() -> None:
     deep: Any = []
-    for _ in range(parse._MAX_RELOAD_DEPTH + 1):
+    for _ in range(_json_readback.MAX_RELOAD_DEPTH + 1):
         deep = [deep]
-    assert not parse._reloads_as_itself(json_stringify(deep))
-    assert parse._reloads_as_itself(json_stringify({"openclaw": {"requires": {"bins": ["x"]}}}))
+    assert not _json_readback.reloads_as_itself(json_stringify(deep))
+    assert _json_readback.reloads_as_itself(
+        json_stringify({"openclaw": {"requires": {"bins": ["x"]}}})
+    )
 
 
 def _skill_text(meta: Any) -> str:
@@ -109,7 +112,8 @@ MANIFEST = st.fixed_dictionaries(
 def _parse_both(text: str) -> tuple[Any, Any]:
     fast = parse.parse_skill_text(text)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(parse, "_reloads_as_itself", lambda _text: False)
+        m.setattr(parse, "reloads_as_itself", lambda _text: False)
+        m.setattr(parse, "reads_as_flow", lambda _raw: False)
         m.setattr(parse, "json_stringify_plain", lambda _value: None)
         slow = parse.parse_skill_text(text)
     return fast, slow
@@ -193,3 +197,55 @@ def test_the_c_encoder_declines_what_it_would_write_differently() -> None:
     for _ in range(5000):
         deep = [deep]
     assert json_stringify_plain(deep) is None
+
+
+def _one_line(value: Any, spaced: bool) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(st.lists(JSON_VALUES, max_size=4), st.dictionaries(KEYS, JSON_VALUES, max_size=4)),
+    st.booleans(),
+)
+@example({"10": 1, "2": {"b": 0, "1": 0}, "a": 3}, True)
+@example({"openclaw": {"requires": {"bins": ["a:b"]}, "n": 1.0}}, True)
+@example({"a": 1e400}, False)
+def test_a_one_line_flow_let_through_reads_back_as_the_fast_paths_value(
+    value: Any, spaced: bool
+) -> None:
+    raw = _one_line(value, spaced)
+    got = simple_block(f"metadata: {raw}")
+    if got is None or not _json_readback.reads_as_flow(raw):
+        return
+    assert _same(load_json5(raw), got[0]["metadata"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(meta=MANIFEST, spaced=st.booleans())
+@example(
+    meta={"openclaw": {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew"}]}}, spaced=True
+)
+@example(meta={"openclaw": {"2": "x", "1": {"b": 1, "0": 2}}}, spaced=False)
+def test_a_one_line_manifest_parses_alike_with_and_without_the_shortcut(
+    meta: Any, spaced: bool
+) -> None:
+    fast, slow = _parse_both(
+        f"---\nname: x\ndescription: d\nmetadata: {_one_line(meta, spaced)}\n---\n"
+    )
+    assert fast == slow
+    assert fast.diagnostics == slow.diagnostics
+    assert repr(fast.frontmatter) == repr(slow.frontmatter)
+    if fast.metadata is not None and slow.metadata is not None:
+        assert _same(dict(fast.metadata.raw), dict(slow.metadata.raw))
+
+
+def test_the_shortcut_is_taken_for_a_one_line_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = '---\nname: x\ndescription: d\nmetadata: {"openclaw": {"os": ["linux"]}}\n---\n'
+    calls: list[str] = []
+    monkeypatch.setattr(parse, "resolve_metadata", _spy(resolve_metadata, calls))
+    parsed = parse.parse_skill_text(text)
+    assert calls == ["loaded"]
+    assert parsed.metadata is not None and parsed.metadata.os == ("linux",)
+    # A key JavaScript moves to the front is left to the parse.
+    assert not _json_readback.reads_as_flow('{"openclaw": {"10": 1, "2": 2}}')

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path, PosixPath
+from pathlib import Path, PosixPath, PurePath
 
-# pathlib's private layout (``_drv``, ``_root``, ``_parts``, ``_str``) as of 3.11 only.
+# pathlib's private layout (``_drv``, ``_root``, ``_parts``, ``_str``, ``_cached_cparts``)
+# as of 3.11 only.
 _FAST = (
     sys.version_info[:2] == (3, 11)
     and os.name == "posix"
     and type(Path()) is PosixPath
     and callable(getattr(PosixPath, "_from_parsed_parts", None))
+    and "_cached_cparts" in getattr(PurePath, "__slots__", ())
 )
 
 
@@ -40,5 +42,8 @@ def known_path(text: str) -> Path:
         parts.insert(0, "/")
         path: Path = PosixPath._from_parsed_parts("", "/", parts)  # type: ignore[attr-defined]
         path._str = text  # type: ignore[attr-defined]
+        # What ``_cparts`` (hash, ==, sorting) would make of them: on POSIX the parts list
+        # itself (no case folding); the merge of roots hashes every skill's file path.
+        path._cached_cparts = parts  # type: ignore[attr-defined]
         return path
     return Path(text)

@@ -32,6 +32,7 @@ from skillbook._js import (
     json_stringify,
     json_stringify_plain,
 )
+from skillbook._json_readback import reads_as_flow, reloads_as_itself
 from skillbook._yaml_simple import simple_block
 from skillbook.diagnostics import Diagnostic
 from skillbook.manifest import DEFAULT_METADATA_KEY, resolve_metadata
@@ -178,7 +179,7 @@ def parse_frontmatter_block(
     return frontmatter, diags
 
 
-#: Values whose string view reads back as themselves (see _reloads_as_itself), by key.
+#: Values whose string view reads back as themselves (skillbook._json_readback), by key.
 _Reloaded = Mapping[str, Any]
 _NONE_RELOADED: _Reloaded = MappingProxyType({})
 
@@ -289,11 +290,15 @@ def _simple_frontmatter(
             raw = flows.get(key)
             if raw is not None and ":" in raw:
                 merged[key] = raw
+                if reads_as_flow(raw):
+                    if reloaded is None:
+                        reloaded = {}
+                    reloaded[key] = value
                 continue
             # Keys here are strings (the fast path's), as json_stringify_plain needs.
             plain = json_stringify_plain(value)
             text = merged[key] = json_stringify(value) if plain is None else plain
-            if _reloads_as_itself(text):
+            if reloads_as_itself(text):
                 if reloaded is None:
                     reloaded = {}
                 reloaded[key] = value
@@ -307,26 +312,6 @@ def _simple_frontmatter(
         lines=MappingProxyType(lines),
     )
     return frontmatter, _NONE_RELOADED if reloaded is None else reloaded
-
-
-# A number or null in compact JSON follows `:`, `[` or `,` (a match inside a string only
-# sends the value down the slow path). `null` may stand for NaN or an infinity.
-_JSON_NUMBER = re.compile(r"[:,\[](?:-?[0-9]|null)")
-_MAX_RELOAD_DEPTH = 100
-
-
-def _reloads_as_itself(text: str) -> bool:
-    """Whether ``JSON.parse(text)`` gives back the value :func:`json_stringify` made
-    ``text`` of, for the fast path's values (string keys, no duplicates): so the
-    manifest need not be parsed again. Numbers are left to the parse (JavaScript prints
-    ``1.0`` as ``1``, rounds big integers and writes NaN as ``null``), and so are surrogates (an escaped pair
-    reads back as one character) and deep nesting (the parse's own limit decides)."""
-    return (
-        text[:1] in ("{", "[")
-        and "\\ud" not in text
-        and _JSON_NUMBER.search(text) is None
-        and text.count("[") + text.count("{") <= _MAX_RELOAD_DEPTH
-    )
 
 
 def _load_yaml(
