@@ -277,6 +277,9 @@ class Eligibility:
 
 # --------------------------------------------------------------------------- evaluation
 
+#: What a skill without ``requires`` or ``os`` requires and misses (shared, frozen).
+_NOTHING: Final = Requirements()
+
 
 def resolve_skill_source(skill: Skill) -> str:
     return skill.source.strip() or _UNKNOWN_SOURCE
@@ -310,66 +313,71 @@ def evaluate(
     """Evaluate every gate of §4.1 for one skill (see the module docstring); ``rules``
     are the compat profile's (2026.9: blank env values do not count; the status report
     compares ``os`` case-insensitively with ``macos`` = ``darwin``)."""
+    meta = skill.metadata
     key = skill.skill_key
     entry = config.entry(key)
     disabled = entry is not None and entry.enabled is False
-    allow = bundled_allowlist(config)
+    allow = bundled_allowlist(config) if config.skills.allow_bundled is not None else None
     blocked = (
         allow is not None
         and resolve_skill_source(skill) == Source.BUNDLED.value
         and key not in allow
         and skill.name not in allow
     )
-    meta = skill.metadata
     always = meta is not None and meta.always is True
     req = meta.requires if meta is not None else None
-    required = Requirements(
-        bins=req.bins if req else (),
-        any_bins=req.any_bins if req else (),
-        env=req.env if req else (),
-        config=req.config if req else (),
-        os=(meta.os or ()) if meta is not None else (),
-    )
-    remote_platforms = tuple(remote.platforms) if remote is not None else ()
-    os_ok = (
-        not required.os
-        or host.platform in required.os
-        or any(p in required.os for p in remote_platforms)
-    )
-    runtime_os_ok = os_ok
-    if rules.status_os_normalized and required.os and not os_ok:
-        wanted = {_os_name(p) for p in required.os}
-        os_ok = _os_name(host.platform) in wanted or any(
-            _os_name(p) in wanted for p in remote_platforms
-        )
-    missing_os = () if os_ok else required.os
+    wanted_os = (meta.os or ()) if meta is not None else ()
+    # Most skills require nothing (or only an OS): one shared empty value for them.
+    if req is not None:
+        required = Requirements(req.bins, req.any_bins, req.env, req.config, wanted_os)
+    else:
+        required = Requirements(os=wanted_os) if wanted_os else _NOTHING
+    os_ok = runtime_os_ok = True
+    if wanted_os:
+        remote_platforms = tuple(remote.platforms) if remote is not None else ()
+        os_ok = host.platform in wanted_os or any(p in wanted_os for p in remote_platforms)
+        runtime_os_ok = os_ok
+        if rules.status_os_normalized and not os_ok:
+            names = {_os_name(p) for p in wanted_os}
+            os_ok = _os_name(host.platform) in names or any(
+                _os_name(p) in names for p in remote_platforms
+            )
+    missing_os = () if os_ok else wanted_os
     # Config checks are reported even for `always` skills (OpenClaw does too).
-    checks = tuple(ConfigCheck(p, is_config_path_truthy(config, p)) for p in required.config)
-    if always:
-        missing = Requirements(os=missing_os)
+    checks = (
+        tuple(ConfigCheck(p, is_config_path_truthy(config, p)) for p in required.config)
+        if required.config
+        else ()
+    )
+    if always or req is None:
+        missing = Requirements(os=missing_os) if missing_os else _NOTHING
     else:
         missing = Requirements(
-            bins=tuple(
+            tuple(
                 b
                 for b in required.bins
                 if not bins.has(b) and not (remote is not None and remote.has_bin(b))
-            ),
-            any_bins=_missing_any_bins(required.any_bins, bins, remote),
-            env=tuple(n for n in required.env if not _env_satisfied(n, skill, config, host, rules)),
-            config=tuple(c.path for c in checks if not c.satisfied),
-            os=missing_os,
+            )
+            if required.bins
+            else (),
+            _missing_any_bins(required.any_bins, bins, remote),
+            tuple(n for n in required.env if not _env_satisfied(n, skill, config, host, rules))
+            if required.env
+            else (),
+            tuple(c.path for c in checks if not c.satisfied) if checks else (),
+            missing_os,
         )
     eligible = not disabled and not blocked and missing.is_empty
     return Eligibility(
-        skill_key=key,
-        eligible=eligible,
-        disabled=disabled,
-        blocked_by_allowlist=blocked,
-        always=always,
-        requirements=required,
-        missing=missing,
-        config_checks=checks,
-        runtime=None if runtime_os_ok == os_ok else eligible and runtime_os_ok,
+        key,
+        eligible,
+        disabled,
+        blocked,
+        always,
+        required,
+        missing,
+        checks,
+        None if runtime_os_ok == os_ok else eligible and runtime_os_ok,
     )
 
 
