@@ -287,8 +287,11 @@ def _json_flow(raw: str) -> Any:
         or raw.count("{") + raw.count("[") > _MAX_FLOW_DEPTH
     ):
         return None
+    # No string starts with a digit, so no key is an array index that JavaScript would
+    # put first: the objects keep the text's order.
+    hook = _js_object if _DIGIT_STRING.search(raw) else _checked_object
     try:
-        return json.loads(raw, object_pairs_hook=_js_object, parse_constant=_no_constant)
+        return json.loads(raw, object_pairs_hook=hook, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return None
 
@@ -302,6 +305,16 @@ def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         raise ValueError("duplicate key")  # YAML refuses what JSON lets pass
     return js_key_order(obj)
+
+
+def _checked_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate key")
+    return obj
+
+
+_DIGIT_STRING = re.compile(r'"[0-9]')
 
 
 def _no_constant(name: str) -> Any:

@@ -306,7 +306,9 @@ def _simple_frontmatter(
             merged[key] = js_string(value)
     lines = {key: block_line + line - 1 for key, line in key_lines.items()}
     frontmatter = Frontmatter(
-        values=MappingProxyType(js_key_order(merged)),
+        # No key of this path starts with a digit (see _yaml_simple._LINE): JavaScript's
+        # key order is the insertion order.
+        values=MappingProxyType(merged),
         data=MappingProxyType(data),
         yaml_ok=True,
         lines=MappingProxyType(lines),
@@ -368,10 +370,13 @@ _POLICIES = {
     for user in (True, False)
     for model in (True, False)
 }
+_DEFAULT_POLICY = _POLICIES[True, False]
 
 
 def resolve_invocation(values: Mapping[str, str]) -> InvocationPolicy:
     """§2.4: ``user-invocable`` (default true), ``disable-model-invocation`` (default false)."""
+    if "user-invocable" not in values and "disable-model-invocation" not in values:
+        return _DEFAULT_POLICY  # what the defaults give (the common case)
     return _POLICIES[
         parse_bool(values.get("user-invocable"), True),
         parse_bool(values.get("disable-model-invocation"), False),
@@ -497,15 +502,19 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
             )
         )
     values = frontmatter.values
-    metadata, meta_diags = resolve_metadata(
-        values,
-        frontmatter.data,
-        path=path,
-        lines=frontmatter.lines,
-        rules=rules,
-        loaded=reloaded.get(DEFAULT_METADATA_KEY),
-    )
-    diags.extend(meta_diags)
+    # Without a `metadata` text resolve_metadata has nothing to read (half of all skills).
+    if values.get(DEFAULT_METADATA_KEY):
+        metadata, meta_diags = resolve_metadata(
+            values,
+            frontmatter.data,
+            path=path,
+            lines=frontmatter.lines,
+            rules=rules,
+            loaded=reloaded.get(DEFAULT_METADATA_KEY),
+        )
+        diags.extend(meta_diags)
+    else:
+        metadata = None
     dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
     diags.extend(dispatch_diags)
     if block is not None and not js_trim(values.get("name") or ""):
