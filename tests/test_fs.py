@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from factories import write_skill
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 from skillbook import _fs, _root_scanner
@@ -170,3 +172,50 @@ def test_a_folder_swapped_between_check_and_open_is_refused(tmp_path: Path) -> N
     assert isinstance(got, _fs.ReadFailure) and got.kind == _fs.CHANGED
     code, _, message = _fs.describe_failure(got, md)
     assert code == "discover.unreadable" and "changed between its check" in message
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    length=st.sampled_from([0, 1, 7, 4096, (1 << 20) - 1, 1 << 20, (1 << 20) + 3]),
+    limit=st.sampled_from([1, 8, 5000, 1 << 20, 3 << 20]),
+    stale=st.sampled_from([0, -1, 1, 100]),
+)
+def test_read_at_most_told_the_size_reads_what_it_reads_without(
+    tmp_path_factory: pytest.TempPathFactory, length: int, limit: int, stale: int
+) -> None:
+    """The size from ``fstat`` only spares the empty read that finds the end; a size
+    that is out of date (the file grew or shrank since) changes nothing."""
+    path = tmp_path_factory.mktemp("read") / "f"
+    path.write_bytes(bytes(i % 251 for i in range(length)))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        told = _fs.read_at_most(fd, limit, max(0, os.fstat(fd).st_size + stale))
+        os.lseek(fd, 0, os.SEEK_SET)
+        plain = _fs.read_at_most(fd, limit)
+    finally:
+        os.close(fd)
+    assert told == plain == path.read_bytes()[:limit]
+
+
+def test_read_at_most_told_the_size_makes_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "SKILL.md"
+    path.write_bytes(b"---\nname: x\n---\n")
+    reads: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        monkeypatch.setattr(_fs.os, "read", counting_read)
+        assert _fs.read_at_most(fd, 1 << 20, os.fstat(fd).st_size) == path.read_bytes()
+        assert len(reads) == 1
+        os.lseek(fd, 0, os.SEEK_SET)
+        assert _fs.read_at_most(fd, 1 << 20) == path.read_bytes()
+        assert len(reads) == 3  # without the size, an empty read finds the end
+    finally:
+        os.close(fd)

@@ -459,18 +459,19 @@ def verify_file(
     )
 
 
-def read_at_most(fd: int, limit: int) -> bytes:
+def read_at_most(fd: int, limit: int, size: int = -1) -> bytes:
     """Read from ``fd`` until end of file or ``limit`` bytes, whichever comes first.
 
     Every bounded read goes through here: the size ``stat`` gave is never trusted as
-    the end, because a file can grow between the check and the read.
+    the end, because a file can grow between the check and the read. One read holds a
+    skill file whole, and an empty second one finds the end, unless the first returned
+    exactly ``size`` bytes (``fd``'s ``fstat`` just before; a file grown since gives more).
     """
     if limit <= 0:
         return b""
-    # One read holds a skill file whole; the second (empty) one finds the end.
     first = os.read(fd, min(limit, 1 << 20))
     remaining = limit - len(first)
-    if not first or remaining <= 0:
+    if not first or remaining <= 0 or len(first) == size:
         return first
     chunks = [first]
     while remaining > 0:
@@ -507,13 +508,11 @@ def read_verified(
     """
     try:
         fd = open_below(checked.real, _OPEN_FLAGS) if open_below is not None else None
-        if fd is not None:
-            pass
-        elif checked.root_real and checked.root_real != checked.real:
+        if fd is None and checked.root_real and checked.root_real != checked.real:
             # Every component below the checked folder without following a link, and
             # (Linux) the opened file's own path: a swapped folder cannot redirect it.
             fd = open_contained(checked.real, checked.root_real)
-        else:
+        elif fd is None:
             fd = os.open(checked.real, _OPEN_FLAGS)
     except PathChanged:
         return ReadFailure(CHANGED, real=checked.real)
@@ -533,7 +532,7 @@ def read_verified(
             return ReadFailure(TOO_LARGE, size=opened.st_size, real=checked.real)
         if (opened.st_dev, opened.st_ino) != checked.identity[:2]:
             return ReadFailure(CHANGED, real=checked.real)
-        data = read_at_most(fd, max_bytes)
+        data = read_at_most(fd, max_bytes, opened.st_size)
         if len(data) >= max_bytes and os.fstat(fd).st_size > max_bytes:
             # Grew while we read: the cap holds, the truncated text is not used.
             return ReadFailure(TOO_LARGE, size=os.fstat(fd).st_size, real=checked.real)

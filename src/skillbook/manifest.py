@@ -146,38 +146,24 @@ def resolve_metadata(
     if rules is not None and rules.skill_key_non_empty and not strings["skillKey"]:
         strings["skillKey"] = None
     sha256 = rules is not None and rules.download_sha256
-    os_list = normalize_string_list(obj.get("os"))
+    os_list = _string_tuple(obj.get("os"))
     requires_raw = obj.get("requires")
     requires: Requires | None = None
     if isinstance(requires_raw, (dict, list)):
         req = requires_raw if isinstance(requires_raw, dict) else {}
         requires = Requires(
-            bins=tuple(normalize_string_list(req.get("bins"))),
-            any_bins=tuple(normalize_string_list(req.get("anyBins"))),
-            env=tuple(normalize_string_list(req.get("env"))),
-            config=tuple(normalize_string_list(req.get("config"))),
+            _string_tuple(req.get("bins")),
+            _string_tuple(req.get("anyBins")),
+            _string_tuple(req.get("env")),
+            _string_tuple(req.get("config")),
         )
-    for field_name, present in (
-        ("setup", "setup" in obj),
-        ("requires.anyConfig", isinstance(requires_raw, dict) and "anyConfig" in requires_raw),
-    ):
-        if present:
-            diags.append(
-                dg.info(
-                    "parse.newer-field",
-                    f"`metadata.{manifest_key}.{field_name}` is kept but not used: neither "
-                    "OpenClaw 2026.4.12 nor 2026.9.6 reads it"
-                    + (
-                        " (a setup script never runs while loading)"
-                        if field_name == "setup"
-                        else ""
-                    ),
-                    **where,
-                )
-            )
+    if "setup" in obj:
+        diags.append(_unused_field(manifest_key, "setup", where))
+    if isinstance(requires_raw, dict) and "anyConfig" in requires_raw:
+        diags.append(_unused_field(manifest_key, "requires.anyConfig", where))
     install: list[InstallSpec] = []
     install_raw = obj.get("install")
-    for index, entry in enumerate(install_raw if isinstance(install_raw, list) else []):
+    for index, entry in enumerate(install_raw if isinstance(install_raw, list) else ()):
         spec, reason = _install_spec(entry, sha256=sha256)
         if spec is not None and not sha256 and spec.kind == "download" and "sha256" in entry:
             diags.append(
@@ -199,18 +185,33 @@ def resolve_metadata(
         else:
             install.append(spec)
     metadata = SkillMetadata(
-        always=always if isinstance(always, bool) else None,
-        emoji=strings["emoji"],
-        homepage=strings["homepage"],
-        skill_key=strings["skillKey"],
-        primary_env=strings["primaryEnv"],
-        os=tuple(os_list) if os_list else None,
-        requires=requires,
-        install=tuple(install) if install else None,
-        manifest_key=manifest_key,
-        raw=MappingProxyType(obj),
+        always if isinstance(always, bool) else None,
+        strings["emoji"],
+        strings["homepage"],
+        strings["skillKey"],
+        strings["primaryEnv"],
+        os_list or None,
+        requires,
+        tuple(install) if install else None,
+        manifest_key,
+        MappingProxyType(obj),
     )
     return metadata, tuple(diags)
+
+
+def _string_tuple(value: Any) -> tuple[str, ...]:
+    """:func:`normalize_string_list` as a tuple (an absent field without a list)."""
+    return () if value is None else tuple(normalize_string_list(value))
+
+
+def _unused_field(manifest_key: str, field_name: str, where: dict[str, Any]) -> Diagnostic:
+    return dg.info(
+        "parse.newer-field",
+        f"`metadata.{manifest_key}.{field_name}` is kept but not used: neither "
+        "OpenClaw 2026.4.12 nor 2026.9.6 reads it"
+        + (" (a setup script never runs while loading)" if field_name == "setup" else ""),
+        **where,
+    )
 
 
 def _field_type(manifest: str, name: str, wanted: str, where: dict[str, Any]) -> Diagnostic:
@@ -262,8 +263,8 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
         kind=kind,
         id=spec_id if isinstance(spec_id, str) and spec_id else None,
         label=label if isinstance(label, str) and label else None,
-        bins=tuple(normalize_string_list(raw.get("bins"))),
-        os=tuple(normalize_string_list(raw.get("os"))),
+        bins=_string_tuple(raw.get("bins")),
+        os=_string_tuple(raw.get("os")),
         formula=formula,
         package=package,
         module=_safe_go(raw.get("module")),
