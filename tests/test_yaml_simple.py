@@ -390,3 +390,17 @@ def test_double_quoted_escapes_of_quote_and_backslash_take_the_fast_path(
 @pytest.mark.parametrize("raw", ['"a\\nb"', '"a\\/b"', '"a\\\\"b"', '"a\\"'])
 def test_other_double_quoted_escapes_are_left_to_the_parser(raw: str) -> None:
     assert simple_mapping(f"description: {raw}") is None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
+@example("name: x\ndescription: a\x07b")
+@example("name: x\n# a\x07 note\ndescription: y")
+@example("metadata:\n  openclaw:\n    emoji: \x85")
+def test_the_fast_path_reads_every_row_but_comments_as_printable(text: str) -> None:
+    """What lets parse skip its control-character search for a block the fast path
+    read with no comment row in it: such a block holds no control character."""
+    if simple_mapping(text) is None:
+        return
+    if not any(row[:1] == "#" for row in text.split("\n")):
+        assert parse._CONTROL.search(text) is None

@@ -187,11 +187,19 @@ _NONE_RELOADED: _Reloaded = MappingProxyType({})
 def _frontmatter_block(
     block: str, path: Path | None, block_line: int
 ) -> tuple[Frontmatter, tuple[Diagnostic, ...], _Reloaded]:
-    diags: list[Diagnostic] = []
-    where: dict[str, Any] = {"path": path}
     if not block:
         return Frontmatter(), (), _NONE_RELOADED
+    simple = simple_block(block)
+    # The fast path reads every row as printable text but a comment: with no comment
+    # row, it has seen every character, and no control character is there.
+    if simple is not None and (
+        (block[0] != "#" and "\n#" not in block) or _CONTROL.search(block) is None
+    ):
+        frontmatter, reloaded = _simple_frontmatter(*simple, block_line=block_line)
+        return frontmatter, (), reloaded
     control = _CONTROL.search(block)
+    diags: list[Diagnostic] = []
+    where: dict[str, Any] = {"path": path}
     if control is not None:
         diags.append(
             dg.warning(
@@ -202,10 +210,6 @@ def _frontmatter_block(
                 **where,
             )
         )
-    simple = simple_block(block) if control is None else None
-    if simple is not None:
-        frontmatter, reloaded = _simple_frontmatter(*simple, block_line=block_line)
-        return frontmatter, tuple(diags), reloaded
     line_parsed = _line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -304,14 +308,16 @@ def _simple_frontmatter(
                 reloaded[key] = value
         else:
             merged[key] = js_string(value)
-    lines = {key: block_line + line - 1 for key, line in key_lines.items()}
+    if block_line != 1:
+        shift = block_line - 1
+        key_lines = {key: line + shift for key, line in key_lines.items()}
     frontmatter = Frontmatter(
         # No key of this path starts with a digit (see _yaml_simple._LINE): JavaScript's
         # key order is the insertion order.
-        values=MappingProxyType(merged),
-        data=MappingProxyType(data),
-        yaml_ok=True,
-        lines=MappingProxyType(lines),
+        MappingProxyType(merged),
+        MappingProxyType(data),
+        True,
+        MappingProxyType(key_lines),
     )
     return frontmatter, _NONE_RELOADED if reloaded is None else reloaded
 
