@@ -219,3 +219,16 @@ def test_read_at_most_told_the_size_makes_one_read(
         assert len(reads) == 3  # without the size, an empty read finds the end
     finally:
         os.close(fd)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    base=st.sampled_from(["/", "/r", "/r/skills", "/a b/é", "/x/"]),
+    name=st.text(alphabet=st.sampled_from(["a", ".", " ", "é", "-", "\\", "~"]), min_size=1).filter(
+        lambda n: n not in (".", "..")
+    ),
+)
+def test_an_entry_joined_to_a_real_folder_is_inside_it(base: str, name: str) -> None:
+    """Why the root scanner takes a listed, non-link folder as inside its real root
+    without the containment test: a folder entry joined to a path lies below it."""
+    assert _fs.is_path_inside(base, _fs.join(base, name))

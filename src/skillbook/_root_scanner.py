@@ -308,12 +308,12 @@ class RootScanner:
             skill_dir = dir_prefix + name
             if name in linked:
                 real = self.memo.realpath(skill_dir)
+                inside = real is not None and self._inside(base_real, real)
             else:
-                # A real parent plus a non-link entry is already canonical: no syscall.
+                # A real parent plus a non-link entry: canonical (no syscall), and inside.
                 real = real_prefix + name
                 self.memo.note(skill_dir, real)
-            # `contained` in short when inside (the common case): no keyword packing.
-            inside = real is not None and self._inside(base_real, real)
+                inside = True
             if not inside and self.contained(skill_dir, real=real, **where) is None:
                 continue
             before = len(self.reader.diagnostics)

@@ -221,22 +221,22 @@ def _flow_lines(rows: list[str], ind: list[int] | None, i: int, parent: int) -> 
     if "\\" in text or "#" in text or not text.replace("\n", "").isprintable():
         return None, i
     pieces = text.split('"')
-    if len(pieces) % 2 == 0 or any("\n" in p for p in pieces[1::2]):
+    if len(pieces) % 2 == 0 or "\n" in '"'.join(pieces[1::2]):
         return None, i  # an odd quote, or a string over two lines
     # None of these patterns can match across a `"`, so each may search the pieces
     # outside the strings joined by one.
     outside = '"'.join(pieces[0::2])
-    if _COLON_FIRST.search(outside) or _EMPTY_ENTRY.search(outside):
+    if _KEY_APART_OR_EMPTY.search(outside):
         return None, i  # a key apart from its `:`, or an empty entry (`[,`, `,,`)
     if _TRAILING_COMMA.search(outside):
         pieces[0::2] = [_TRAILING_COMMA.sub(r"\1", p) for p in pieces[0::2]]
-    # The strings hold no newline (checked above): they come back as they were.
-    value = _json_flow('"'.join(pieces).replace("\n", " ").strip())
+    # The strings hold no newline (checked above): they come back as they were. The
+    # text is printable and has no backslash (checked above).
+    value = _json_printable('"'.join(pieces).replace("\n", " ").strip())
     return value, j
 
 
-_COLON_FIRST = re.compile(r"\n *:")
-_EMPTY_ENTRY = re.compile(r"[\[{,]\s*,")
+_KEY_APART_OR_EMPTY = re.compile(r"\n *:|[\[{,]\s*,")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
@@ -280,10 +280,15 @@ def _block_scalar(rows: list[str], start: int, head: str) -> tuple[str | None, i
 def _json_flow(raw: str) -> Any:
     """A one-line flow collection written as strict JSON without escapes, as the YAML
     core schema reads it (key order as JavaScript's); None for anything else."""
+    if "\\" in raw or not raw.isprintable():
+        return None
+    return _json_printable(raw)
+
+
+def _json_printable(raw: str) -> Any:
+    """:func:`_json_flow` of a printable ``raw`` without backslashes."""
     if (
         raw[-1] != ("}" if raw[0] == "{" else "]")
-        or "\\" in raw
-        or not raw.isprintable()
         or raw.count("{") + raw.count("[") > _MAX_FLOW_DEPTH
     ):
         return None
