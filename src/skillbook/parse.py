@@ -284,7 +284,7 @@ def _simple_frontmatter(
     (its only say is the inline text of a one-line flow value that holds a ``:``), so
     the line parser is not run."""
     merged: dict[str, str] = {}
-    reloaded: dict[str, Any] | None = None
+    reloaded: dict[str, Any] = {}
     for key, value in data.items():
         if type(value) is str:
             merged[key] = js_trim(value)
@@ -295,16 +295,12 @@ def _simple_frontmatter(
             if raw is not None and ":" in raw:
                 merged[key] = raw
                 if reads_as_flow(raw):
-                    if reloaded is None:
-                        reloaded = {}
                     reloaded[key] = value
                 continue
             # Keys here are strings (the fast path's), as json_stringify_plain needs.
             plain = json_stringify_plain(value)
             text = merged[key] = json_stringify(value) if plain is None else plain
             if reloads_as_itself(text):
-                if reloaded is None:
-                    reloaded = {}
                 reloaded[key] = value
         else:
             merged[key] = js_string(value)
@@ -319,7 +315,7 @@ def _simple_frontmatter(
         True,
         MappingProxyType(key_lines),
     )
-    return frontmatter, _NONE_RELOADED if reloaded is None else reloaded
+    return frontmatter, reloaded or _NONE_RELOADED
 
 
 def _load_yaml(
@@ -465,7 +461,7 @@ def parse_skill_text(
 
 def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None) -> ParsedSkillFile:
     decoded, early, had_bom = decode_text(text)
-    diags = [_with_path(d, path) for d in early]
+    diags = [_with_path(d, path) for d in early] if early else []
     invalid: str | None = None
     if rules is not None and rules.exact_delimiters:
         block, body, block_line, body_line, opened = split_frontmatter_exact(decoded)
@@ -521,8 +517,10 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
         diags.extend(meta_diags)
     else:
         metadata = None
-    dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
-    diags.extend(dispatch_diags)
+    dispatch = None
+    if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
+        dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
+        diags.extend(dispatch_diags)
     if block is not None and not js_trim(values.get("name") or ""):
         diags.append(
             dg.info(
