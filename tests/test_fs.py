@@ -211,7 +211,7 @@ def test_read_at_most_told_the_size_makes_one_read(
 
     fd = os.open(path, os.O_RDONLY)
     try:
-        monkeypatch.setattr(_fs.os, "read", counting_read)
+        monkeypatch.setattr(os, "read", counting_read)
         assert _fs.read_at_most(fd, 1 << 20, os.fstat(fd).st_size) == path.read_bytes()
         assert len(reads) == 1
         os.lseek(fd, 0, os.SEEK_SET)
