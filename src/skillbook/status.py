@@ -14,11 +14,10 @@ there. Config checks report ``{path, satisfied}`` only, never the value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from operator import itemgetter
 from pathlib import Path
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final
 
 from skillbook._fast_init import fast_init
 from skillbook.config import Config
@@ -37,6 +36,7 @@ from skillbook.gate import (
 from skillbook.model import InstallSpec, Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, GateRules, Profile
 from skillbook.skill_filter import resolve_agent_filter
+from skillbook.skill_memo import SkillMemo
 
 __all__ = [
     "DEFAULT_NODE_MANAGER",
@@ -57,7 +57,6 @@ __all__ = [
 DEFAULT_PREFER_BREW: Final = True
 DEFAULT_NODE_MANAGER: Final = "npm"
 _NODE_MANAGERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
-V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,10 +346,8 @@ def build_status(
         host = replace(host, platform=platform)
     skills = tuple(skills)
     given: dict[int, Eligibility] = {}
-    if eligibility is not None:
-        if platform is not None or len(eligibility) != len(skills):
-            raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
-        given = {id(s): e for s, e in zip(skills, eligibility, strict=True)}
+    if eligibility is not None and (platform is not None or len(eligibility) != len(skills)):
+        raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
     prefs = resolve_install_preferences(config)
     rules = profile.gate
     allowed: tuple[str, ...] | None = None
@@ -359,6 +356,9 @@ def build_status(
         allowed = tuple(chosen) if chosen is not None else None
 
     def compute(skill: Skill) -> StatusEntry:
+        if eligibility is not None and not given:
+            # Made on the first miss: a rebuild after one edit misses once.
+            given.update(zip(map(id, skills), eligibility, strict=True))
         verdict = given.get(id(skill))
         entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules, verdict)
         if not rules.status_visibility_fields:
@@ -370,7 +370,7 @@ def build_status(
         entries = tuple(compute(s) for s in skills)
     else:
         memo.key_on((config, host, bins, bundled_names, profile, allowed))
-        entries = tuple(memo.get(s, compute) for s in skills)
+        entries = memo.get_all(skills, compute)
     return StatusReport(
         workspace_dir=workspace_dir,
         managed_skills_dir=managed_dir,
@@ -390,85 +390,6 @@ def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | Non
         user_invocable=user,
         command_visible=available and user,
     )
-
-
-#: The value of a memo entry (skill, value).
-_VALUE = itemgetter(1)
-
-
-class SkillMemo(Generic[V]):
-    """Values computed per skill object (status entries, gate verdicts), kept by the
-    caller across builds.
-
-    Discovery returns the *same* :class:`Skill` object for a file that did not change
-    (its parse cache), so a value is reused only for that very object and only while
-    the config, host, PATH lookup and the other inputs named by :meth:`key_on` are the
-    same objects as before; anything else is computed again. Binary lookups are cached
-    per PATH anyway, so reuse never answers differently from a fresh evaluation by the
-    same loader.
-    """
-
-    __slots__ = ("_entries", "_key")
-
-    def __init__(self) -> None:
-        self._key: tuple[object, ...] | None = None
-        self._entries: dict[int, tuple[Skill, V]] = {}
-
-    def key_on(self, key: tuple[object, ...]) -> None:
-        old = self._key
-        same = (
-            old is not None
-            and len(old) == len(key)
-            and all(a is b or a == b for a, b in zip(old, key, strict=True))
-        )
-        if not same:
-            self._entries.clear()
-            self._key = key
-
-    def get(self, skill: Skill, compute: Callable[[Skill], V]) -> V:
-        hit = self._entries.get(id(skill))
-        if hit is not None and hit[0] is skill:
-            return hit[1]
-        value = compute(skill)
-        self._entries[id(skill)] = (skill, value)
-        return value
-
-    def get_all(self, skills: Sequence[Skill], compute: Callable[[Skill], V]) -> tuple[V, ...]:
-        """:meth:`get` of every skill, in order.
-
-        An entry holds its skill, so no other object alive can have that ``id``: a hit
-        by ``id`` is that very skill. When every skill hits (a rebuild after an edit or
-        none), the lookups run in C-level passes, no Python call per skill."""
-        entries = self._entries
-        hits = list(map(entries.get, map(id, skills)))
-        if None not in hits:
-            return tuple(map(_VALUE, hits))  # type: ignore[arg-type]
-        out: list[V] = []
-        for skill, hit in zip(skills, hits, strict=True):
-            if hit is not None:
-                out.append(hit[1])
-            else:
-                value = compute(skill)
-                entries[id(skill)] = (skill, value)
-                out.append(value)
-        return tuple(out)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def prune(self, keep: Collection[Skill]) -> None:
-        """Forget skills that are gone once they could double the memo (so it does not
-        grow with every edit, and an unchanged rebuild does not walk it).
-
-        A book's status report is made on first use, maybe in another thread while
-        a new build prunes: the keys are copied in one step, and a value stored for
-        a skill that is gone is only a value nobody asks for until the next prune."""
-        if len(self._entries) <= 2 * len(keep):
-            return  # a walk over every entry on each edit would cost what the memo saves
-        alive = {id(s) for s in keep}
-        for k in list(self._entries):
-            if k not in alive:
-                self._entries.pop(k, None)
 
 
 #: Status entries of unchanged skills (see :class:`SkillMemo`).
