@@ -17,8 +17,8 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from pathlib import Path
 
 from skillbook._merge_memo import MergeMemo
@@ -80,6 +80,8 @@ OPENCLAW_CHECK_COMMAND = "openclaw skills check"
 DEFAULT_READ_TOOL = "read"
 #: Whether a verdict lets its skill into the prompt and commands.
 _READY = attrgetter("ready")
+_NAME = attrgetter("name")
+_SOURCE = attrgetter("source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,9 +307,13 @@ class Loader:
         self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
 
-        # Made with the report (on first use): a walk over every loaded skill.
+        # Made with the report (on first use): C-level passes over every loaded skill
+        # (a session's refresh after one edit makes the report too).
         def status_of() -> StatusReport:
-            bundled = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
+            loaded = found.loaded
+            bundled = frozenset(
+                map(_NAME, compress(loaded, map(eq, map(_SOURCE, loaded), repeat(Source.BUNDLED))))
+            )
             return report(bundled_names=bundled)
 
         report = functools.partial(

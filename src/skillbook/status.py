@@ -345,9 +345,9 @@ def build_status(
     if platform is not None:
         host = replace(host, platform=platform)
     skills = tuple(skills)
-    given: dict[int, Eligibility] = {}
     if eligibility is not None and (platform is not None or len(eligibility) != len(skills)):
         raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
+    given = _GivenVerdicts(skills, eligibility) if eligibility is not None else None
     prefs = resolve_install_preferences(config)
     rules = profile.gate
     allowed: tuple[str, ...] | None = None
@@ -356,10 +356,7 @@ def build_status(
         allowed = tuple(chosen) if chosen is not None else None
 
     def compute(skill: Skill) -> StatusEntry:
-        if eligibility is not None and not given:
-            # Made on the first miss: a rebuild after one edit misses once.
-            given.update(zip(map(id, skills), eligibility, strict=True))
-        verdict = given.get(id(skill))
+        verdict = given.of(skill) if given is not None else None
         entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules, verdict)
         if not rules.status_visibility_fields:
             return entry
@@ -378,6 +375,37 @@ def build_status(
         agent_id=agent if rules.status_visibility_fields else None,
         agent_skill_filter=allowed,
     )
+
+
+class _GivenVerdicts:
+    """The verdict :func:`evaluate_all` gave a skill of this build, found by position.
+
+    The status memo asks for its misses in the skills' order (a rebuild after one edit
+    misses once, a first build every time): each search starts where the last one
+    ended, so all of a build's searches together are one C-level pass over the ids.
+    """
+
+    __slots__ = ("_ids", "_next", "_skills", "_verdicts")
+
+    def __init__(self, skills: tuple[Skill, ...], verdicts: Sequence[Eligibility]) -> None:
+        self._skills = skills
+        self._verdicts = verdicts
+        self._ids: list[int] = []
+        self._next = 0
+
+    def of(self, skill: Skill) -> Eligibility | None:
+        ids = self._ids
+        if not ids:
+            ids.extend(map(id, self._skills))  # made on the first miss only
+        key = id(skill)
+        try:
+            at = ids.index(key, self._next)
+        except ValueError:
+            if key not in ids:
+                return None
+            at = ids.index(key)  # asked out of order: searched from the start
+        self._next = at + 1
+        return self._verdicts[at]
 
 
 def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | None) -> Visibility:
