@@ -1,4 +1,5 @@
-"""The skills status report (spec §10 ``SkillStatusEntry``, §8.1–8.2 install options).
+"""The skills status report (spec §10 ``SkillStatusEntry``; install options from
+:mod:`skillbook.install_options`, re-exported here).
 
 Input: loaded skills (all of them: the report annotates, it does not filter), the
 config, a :class:`~skillbook.gate.Host`, a :class:`~skillbook.gate.BinaryLookup`
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import compress, count, islice, repeat
+from operator import is_
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from skillbook._fast_init import fast_init
 from skillbook.config import Config
@@ -33,7 +36,16 @@ from skillbook.gate import (
     evaluate,
     resolve_skill_source,
 )
-from skillbook.model import InstallSpec, Skill, Source
+from skillbook.install_options import (
+    DEFAULT_NODE_MANAGER,
+    DEFAULT_PREFER_BREW,
+    InstallOption,
+    InstallPreferences,
+    install_option,
+    normalize_install_options,
+    resolve_install_preferences,
+)
+from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, GateRules, Profile
 from skillbook.skill_filter import resolve_agent_filter
 from skillbook.skill_memo import SkillMemo
@@ -53,111 +65,6 @@ __all__ = [
     "normalize_install_options",
     "resolve_install_preferences",
 ]
-
-DEFAULT_PREFER_BREW: Final = True
-DEFAULT_NODE_MANAGER: Final = "npm"
-_NODE_MANAGERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
-
-
-@dataclass(frozen=True, slots=True)
-class InstallPreferences:
-    prefer_brew: bool = DEFAULT_PREFER_BREW
-    node_manager: str = DEFAULT_NODE_MANAGER
-
-
-def resolve_install_preferences(config: Config) -> InstallPreferences:
-    """§8.1: ``preferBrew`` defaults to true; an unknown node manager becomes ``npm``."""
-    raw = config.skills.install
-    manager = (raw.node_manager or "").strip().lower()
-    return InstallPreferences(
-        prefer_brew=DEFAULT_PREFER_BREW if raw.prefer_brew is None else raw.prefer_brew,
-        node_manager=manager if manager in _NODE_MANAGERS else DEFAULT_NODE_MANAGER,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class InstallOption:
-    id: str
-    kind: str
-    label: str
-    bins: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "label": self.label, "bins": list(self.bins)}
-
-
-def normalize_install_options(
-    skill: Skill,
-    *,
-    prefs: InstallPreferences,
-    platform: str,
-    bins: BinaryLookup,
-    unfiltered_index: bool = False,
-) -> tuple[InstallOption, ...]:
-    """§8.2: the install options shown for a skill on ``platform``.
-
-    2026.4 numbers id-less specs within the OS-filtered list (its install uses the
-    unfiltered one); 2026.9 (``unfiltered_index``) uses the unfiltered one here too."""
-    meta = skill.metadata
-    if meta is None:
-        return ()
-    if meta.os and platform not in meta.os:
-        return ()
-    indexed = [(i, s) for i, s in enumerate(meta.install or ()) if not s.os or platform in s.os]
-    if not indexed:
-        return ()
-    specs = [s for _, s in indexed]
-    number = [i for i, _ in indexed] if unfiltered_index else list(range(len(specs)))
-    if all(s.kind == "download" for s in specs):
-        return tuple(_option(s, number[i], prefs) for i, s in enumerate(specs))
-    index = _preferred_index(specs, prefs, bins)
-    return (_option(specs[index], number[index], prefs),)
-
-
-def _preferred_index(
-    specs: Sequence[InstallSpec], prefs: InstallPreferences, bins: BinaryLookup
-) -> int:
-    def first(kind: str) -> int | None:
-        return next((i for i, s in enumerate(specs) if s.kind == kind), None)
-
-    brew, uv, node, go, download = (first(k) for k in ("brew", "uv", "node", "go", "download"))
-    brew_on_path = bins.has("brew")
-    chain = (
-        brew if prefs.prefer_brew and brew_on_path else None,
-        uv,
-        node,
-        brew if brew_on_path else None,
-        go,
-        download,
-        brew,
-    )
-    return next((i for i in chain if i is not None), 0)
-
-
-def install_option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
-    """The option (id, label) shown for ``spec`` at position ``index`` (§8.2 step 5)."""
-    return _option(spec, index, prefs)
-
-
-def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
-    label = (spec.label or "").strip()
-    if spec.kind == "node" and spec.package:
-        label = f"Install {spec.package} ({prefs.node_manager})"
-    if not label:
-        if spec.kind == "brew" and spec.formula:
-            label = f"Install {spec.formula} (brew)"
-        elif spec.kind == "go" and spec.module:
-            label = f"Install {spec.module} (go)"
-        elif spec.kind == "uv" and spec.package:
-            label = f"Install {spec.package} (uv)"
-        elif spec.kind == "download" and spec.url:
-            url = spec.url.strip()
-            last = url.split("/")[-1]
-            label = f"Download {last or url}"
-        else:
-            label = "Run installer"
-    ident = (spec.id if spec.id is not None else f"{spec.kind}-{index}").strip()
-    return InstallOption(id=ident, kind=spec.kind, label=label, bins=spec.bins)
 
 
 @fast_init
@@ -381,31 +288,33 @@ class _GivenVerdicts:
     """The verdict :func:`evaluate_all` gave a skill of this build, found by position.
 
     The status memo asks for its misses in the skills' order (a rebuild after one edit
-    misses once, a first build every time): each search starts where the last one
-    ended, so all of a build's searches together are one C-level pass over the ids.
+    misses once, a first build every time): each search is a C-level identity scan
+    that starts where the last one ended, so a build's searches together pass over
+    the skills once.
     """
 
-    __slots__ = ("_ids", "_next", "_skills", "_verdicts")
+    __slots__ = ("_next", "_skills", "_verdicts")
 
     def __init__(self, skills: tuple[Skill, ...], verdicts: Sequence[Eligibility]) -> None:
         self._skills = skills
         self._verdicts = verdicts
-        self._ids: list[int] = []
         self._next = 0
 
     def of(self, skill: Skill) -> Eligibility | None:
-        ids = self._ids
-        if not ids:
-            ids.extend(map(id, self._skills))  # made on the first miss only
-        key = id(skill)
-        try:
-            at = ids.index(key, self._next)
-        except ValueError:
-            if key not in ids:
-                return None
-            at = ids.index(key)  # asked out of order: searched from the start
+        start, skills = self._next, self._skills
+        at = _position(skill, skills, start)
+        if at is None and start:
+            at = _position(skill, skills, 0)  # asked out of order: searched from the start
+        if at is None:
+            return None
         self._next = at + 1
         return self._verdicts[at]
+
+
+def _position(skill: Skill, skills: tuple[Skill, ...], start: int) -> int | None:
+    """Where ``skill`` itself (not an equal one) is in ``skills`` from ``start`` on."""
+    same = map(is_, islice(skills, start, None), repeat(skill))
+    return next(compress(count(start), same), None)
 
 
 def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | None) -> Visibility:
