@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ReloadDiff", "ReloadReport", "StatusChange"]
 
+Names = tuple[str, ...]
+
 
 @dataclass(frozen=True, slots=True)
 class StatusChange:
@@ -125,7 +127,12 @@ class ReloadDiff:
         )
 
 
-Names = tuple[str, ...]
+def _patchable(before: Sequence[object], after: Sequence[object]) -> list[int] | None:
+    """The positions where ``after`` holds another object, when few enough to patch."""
+    if len(before) != len(after):
+        return None
+    at = moved(before, after)
+    return at if len(at) <= PATCH_LIMIT else None
 
 
 def _by_position(
@@ -134,10 +141,8 @@ def _by_position(
     """(added, removed, changed) from the positions holding another skill, or None.
 
     ``names``: those of ``before``, all distinct; updated to ``after``'s on success."""
-    if len(before) != len(after):
-        return None
-    at = moved(before, after)
-    if len(at) > PATCH_LIMIT:
+    at = _patchable(before, after)
+    if at is None:
         return None
     gone = {before[i].name: before[i] for i in at}
     came = {after[i].name: after[i] for i in at}
@@ -177,10 +182,8 @@ def _statuses_by_position(
 ) -> tuple[StatusChange, ...] | None:
     """The status changes at the positions holding another entry (the status memo hands
     back the same entry for an unchanged skill), or None; entries of distinct names."""
-    if len(before) != len(after):
-        return None
-    at = moved(before, after)
-    if len(at) > PATCH_LIMIT:
+    at = _patchable(before, after)
+    if at is None:
         return None
     old = {before[i].name: before[i].status for i in at}
     return tuple(
