@@ -175,3 +175,12 @@ def test_footprint_benchmark_runs_both_roots() -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     for line in ("plain root:", "linked root:", "cold build, recorded", "check of the record"):
         assert line in proc.stdout
+
+
+@pytest.mark.subprocess
+def test_parallel_parse_benchmark_runs_and_checks_both_parses_agree() -> None:
+    proc = _script("bench_parallel_parse.py", "--size", "40", "--repeat", "1")
+    # The script asserts that the split parse equals the serial one on every round.
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for line in ("parse, this process only", "parse, split (fork)", "projected cold build"):
+        assert line in proc.stdout

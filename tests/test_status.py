@@ -21,6 +21,8 @@ from skillbook.model import (
 from skillbook.status import (
     InstallPreferences,
     SkillMemo,
+    StatusMemo,
+    _GivenVerdicts,
     build_status,
     evaluate_all,
     normalize_install_options,
@@ -297,6 +299,47 @@ def test_given_verdicts_are_used_as_they_are(tmp_path: Path) -> None:
     assert report.to_json() == status(skills, host=host, bins=bins).to_json()
     with pytest.raises(ValueError, match="evaluate_all"):
         status(skills, host=host, bins=bins, eligibility=verdicts[:1])
+
+
+def test_given_verdicts_are_used_for_the_status_memos_misses(tmp_path: Path) -> None:
+    """After an edit the memo computes the edited positions only, each with its given verdict."""
+    bins = bins_with(tmp_path)
+    host = Host(platform="linux", env={})
+    memo, gate_memo = StatusMemo(), SkillMemo[Eligibility]()
+    gated = SkillMetadata(requires=Requires(bins=("nope",)))
+    config = Config.empty()
+
+    def build(skills: list[Skill]) -> tuple[Any, tuple[Eligibility, ...]]:
+        # As the Loader does: an unchanged skill keeps its verdict and its entry.
+        verdicts = evaluate_all(skills, config=config, host=host, bins=bins, memo=gate_memo)
+        report = status(skills, config, host=host, bins=bins, eligibility=verdicts, memo=memo)
+        assert all(e.eligibility is v for e, v in zip(report.skills, verdicts, strict=True))
+        return report, verdicts
+
+    skills = [make_skill(f"s{i}") for i in range(8)]
+    first, _ = build(skills)
+    skills[2], skills[6] = make_skill("s2", metadata=gated), make_skill("s6")
+    second, _ = build(skills)
+    moved = [
+        i for i, (a, b) in enumerate(zip(first.skills, second.skills, strict=True)) if a is not b
+    ]
+    assert moved == [2, 6] and second.skills[2].status == "needs-setup"
+    # Reordered, one added: every skill looked up by id, the misses in the new order.
+    build([skills[7], make_skill("new", metadata=gated), *skills[:7]])
+
+
+def test_given_verdicts_are_found_in_any_order() -> None:
+    skills = tuple(make_skill(f"s{i}") for i in range(5))
+    verdicts = evaluate_all(
+        skills,
+        config=Config.empty(),
+        host=Host(platform="linux", env={}),
+        bins=BinaryLookup({"PATH": ""}, platform="linux"),
+    )
+    given = _GivenVerdicts(skills, verdicts)
+    for i in (1, 3, 0, 4, 2, 2):
+        assert given.of(skills[i]) is verdicts[i]
+    assert given.of(make_skill("s1")) is None  # an equal skill, not one of these
 
 
 def test_verdicts_are_reused_for_the_same_skill_objects_only(tmp_path: Path) -> None:

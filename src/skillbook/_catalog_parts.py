@@ -14,18 +14,14 @@ costs one comparison per skill instead of building and hashing a key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
-from operator import is_not
 from pathlib import Path
 
 from skillbook._bounded_catalog import escape_xml
 from skillbook._home_paths import KeptPaths, PromptSkill, compact_skill_paths
 from skillbook.model import Skill
+from skillbook.skill_memo import PATCH_LIMIT, PositionalMap, moved
 
 __all__ = ["CatalogParts", "full_entry"]
-
-#: More changed positions than this: matched by value instead (a reordering, a new home).
-_PATCH_LIMIT = 64
 
 
 def full_entry(s: PromptSkill) -> str:
@@ -42,7 +38,15 @@ def full_entry(s: PromptSkill) -> str:
 class CatalogParts:
     """Shown entries and formatted elements of the last build (see the module)."""
 
-    __slots__ = ("_entries", "_key", "_last_elements", "_last_shown", "_last_skills", "_shown")
+    __slots__ = (
+        "_entries",
+        "_key",
+        "_last_elements",
+        "_last_shown",
+        "_last_skills",
+        "_shown",
+        "visible",
+    )
 
     def __init__(self) -> None:
         self._key: tuple[object, ...] | None = None
@@ -54,6 +58,8 @@ class CatalogParts:
         self._last_skills: Sequence[Skill] = ()
         self._last_shown: list[PromptSkill] = []
         self._last_elements: tuple[Sequence[PromptSkill], list[str]] = ((), [])
+        #: Which skills the catalog may show (a flag per skill, patched after an edit).
+        self.visible = PositionalMap[Skill, bool]()
 
     def shown(
         self, skills: Sequence[Skill], homes: Sequence[Path | str], keep: KeptPaths | None
@@ -64,11 +70,11 @@ class CatalogParts:
             self._key, self._shown, self._last_skills = key, {}, ()
         last = self._last_skills
         if len(last) == len(skills):
-            moved = _moved(last, skills)
-            if len(moved) <= _PATCH_LIMIT:
+            changed = moved(last, skills)
+            if len(changed) <= PATCH_LIMIT:
                 patched = list(self._last_shown)
-                made = self._by_value([skills[i] for i in moved], homes, keep)
-                for i, entry in zip(moved, made, strict=True):
+                made = self._by_value([skills[i] for i in changed], homes, keep)
+                for i, entry in zip(changed, made, strict=True):
                     patched[i] = entry
                 self._last_skills, self._last_shown = skills, patched
                 return patched
@@ -100,10 +106,10 @@ class CatalogParts:
         """The full-format element of every entry, in order."""
         last_shown, last_out = self._last_elements
         if len(last_shown) == len(shown):
-            moved = _moved(last_shown, shown)
-            if len(moved) <= _PATCH_LIMIT:
+            changed = moved(last_shown, shown)
+            if len(changed) <= PATCH_LIMIT:
                 patched = list(last_out)
-                for i in moved:
+                for i in changed:
                     patched[i] = self._entries.get(shown[i]) or full_entry(shown[i])
                     self._entries[shown[i]] = patched[i]
                 self._last_elements = (shown, patched)
@@ -120,9 +126,3 @@ class CatalogParts:
         self._entries = kept
         self._last_elements = (shown, out)
         return out
-
-
-def _moved(last: Sequence[object], now: Sequence[object]) -> list[int]:
-    """The positions where ``now`` holds another object than ``last`` (same lengths),
-    found in C-level passes: a rebuild after one edit asks this of every entry."""
-    return list(compress(range(len(now)), map(is_not, last, now)))

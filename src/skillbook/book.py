@@ -17,8 +17,11 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from pathlib import Path
 
+from skillbook._merge_memo import MergeMemo
 from skillbook._once import Once
 from skillbook.bundle_commands import BundleCommand, load_bundle_commands
 from skillbook.change_hint import ChangeHint
@@ -53,6 +56,7 @@ from skillbook.prompt import (
     skills_section,
 )
 from skillbook.skill_filter import apply_filter, effective_skill_filter
+from skillbook.skill_memo import PositionalMap, SkillMemo
 from skillbook.snapshot import SkillSnapshot, build_snapshot
 from skillbook.sources import (
     SkillSource,
@@ -62,7 +66,6 @@ from skillbook.sources import (
     fetcher_for,
 )
 from skillbook.status import (
-    SkillMemo,
     StatusEntry,
     StatusMemo,
     StatusReport,
@@ -75,6 +78,10 @@ CHECK_COMMAND = "skillbook check"
 #: OpenClaw's text, for byte-identical comparisons with OpenClaw itself.
 OPENCLAW_CHECK_COMMAND = "openclaw skills check"
 DEFAULT_READ_TOOL = "read"
+#: Whether a verdict lets its skill into the prompt and commands.
+_READY = attrgetter("ready")
+_NAME = attrgetter("name")
+_SOURCE = attrgetter("source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +242,8 @@ class Loader:
         self._gate_memo = SkillMemo[Eligibility]()
         self._stripped_memo = SkillMemo[Skill]()
         self._catalog_memo = CatalogMemo()
+        self._merge_memo = MergeMemo()
+        self._ready_flags = PositionalMap[Eligibility, bool]()
 
     def load(self, *, hint: ChangeHint | None = None) -> SkillBook:
         """Build the book. ``hint`` lists what a file watcher saw change since this
@@ -298,9 +307,13 @@ class Loader:
         self._gate_memo.prune(candidates)
         self._status_memo.prune(candidates)
 
-        # Made with the report (on first use): a walk over every loaded skill.
+        # Made with the report (on first use): C-level passes over every loaded skill
+        # (a session's refresh after one edit makes the report too).
         def status_of() -> StatusReport:
-            bundled = frozenset(s.name for s in found.loaded if s.source == Source.BUNDLED)
+            loaded = found.loaded
+            bundled = frozenset(
+                map(_NAME, compress(loaded, map(eq, map(_SOURCE, loaded), repeat(Source.BUNDLED))))
+            )
             return report(bundled_names=bundled)
 
         report = functools.partial(
@@ -319,7 +332,7 @@ class Loader:
         )
         status = Once(status_of)
         skill_filter = effective_skill_filter(self.skill_filter, config=cfg, agent_id=self.agent)
-        ready = [s for s, e in zip(candidates, verdicts, strict=True) if e.ready]
+        ready = list(compress(candidates, self._ready_flags(verdicts, _READY)))
         eligible = tuple(apply_filter(ready, skill_filter))
         max_chars = limits.max_skills_prompt_chars
         if profile.catalog.agent_limits:
@@ -410,6 +423,7 @@ class Loader:
             [*local, *self.sources, *configured],
             diagnostics=[*diags, *registry.diagnostics, *unavailable],
             sort_by_name=self.profile.discovery.sort_by_name,
+            merge_memo=self._merge_memo,
         )
 
 

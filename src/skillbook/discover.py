@@ -32,6 +32,7 @@ from pathlib import Path
 
 from skillbook import _fs
 from skillbook._js import js_sorted, locale_compare_key
+from skillbook._merge_memo import MergeMemo
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
 from skillbook._skill_reader import SKILL_FILE, ParseCache, SkillReader, limit_list
 from skillbook.diagnostics import Diagnostic, info, warning
@@ -301,21 +302,23 @@ def discover_sources(
     diagnostics: Sequence[Diagnostic] = (),
     dedupe_realpath: bool = True,
     sort_by_name: bool = False,
+    merge_memo: MergeMemo | None = None,
 ) -> Discovery:
     """Load every source in precedence order and merge (see :class:`~skillbook.sources.Tier`).
 
     ``diagnostics`` go first (findings about the settings rather than a source).
     Sources of equal precedence load in the order given. ``sort_by_name`` (OpenClaw
-    2026.9's ``mergeSkillRecords``) orders the local winners by name.
+    2026.9's ``mergeSkillRecords``) orders the local winners by name. ``merge_memo``
+    (kept by the caller between builds) answers a merge that an edit cannot change.
     """
     by_rank = sorted(sources, key=lambda s: s.precedence)
     local_sources = [s for s in by_rank if s.precedence.tier is Tier.LOCAL]
     remote_sources = [s for s in by_rank if s.precedence.tier is not Tier.LOCAL]
     diags: list[Diagnostic] = list(diagnostics)
     local = _load_all(local_sources, diags)
-    skills, shadowed = _merge(local, diags, dedupe_realpath=dedupe_realpath)
-    if sort_by_name:
-        skills.sort(key=lambda s: locale_compare_key(s.name))
+    skills, shadowed = _merge_local(
+        local, diags, dedupe_realpath=dedupe_realpath, sort_by_name=sort_by_name, memo=merge_memo
+    )
     # Remote sources load after the local merge, so their findings read in that order too.
     remote = _load_all(remote_sources, diags)
     if remote:
@@ -331,6 +334,34 @@ def discover_sources(
         roots=tuple(s.root for s in ordered if isinstance(s, RootSource)),
         sources=ordered,
     )
+
+
+def _merge_local(
+    local: list[Skill],
+    diags: list[Diagnostic],
+    *,
+    dedupe_realpath: bool,
+    sort_by_name: bool,
+    memo: MergeMemo | None,
+) -> tuple[list[Skill], list[Shadowing]]:
+    """:func:`_merge`, then the name sort; answered by ``memo`` where it can."""
+    if memo is not None:
+        again = memo.reuse(local, dedupe_realpath=dedupe_realpath, sort_by_name=sort_by_name)
+        if again is not None:
+            return again, []
+    skills, shadowed = _merge(local, diags, dedupe_realpath=dedupe_realpath)
+    everyone = not shadowed and len(skills) == len(local)  # then skills is local, in order
+    order: list[int] | None = None
+    if sort_by_name:
+        # Sorted as positions (the same stable sort), so the memo can replay the order.
+        order = sorted(range(len(skills)), key=lambda i: locale_compare_key(skills[i].name))
+        skills = [skills[i] for i in order]
+    if memo is not None:
+        if everyone:
+            memo.remember(local, order, dedupe_realpath=dedupe_realpath, sort_by_name=sort_by_name)
+        else:
+            memo.forget()
+    return skills, shadowed
 
 
 def _load_all(sources: Sequence[SkillSource], diags: list[Diagnostic]) -> list[Skill]:

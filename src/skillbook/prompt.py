@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -152,7 +154,10 @@ def build_prompt(
     entries of skills whose name, description and location did not change.
     """
     rules = profile.catalog
-    resolved = tuple(s for s in skills if is_prompt_visible(s))
+    if parts is not None:
+        resolved = tuple(compress(skills, parts.visible(skills, is_prompt_visible)))
+    else:
+        resolved = tuple(s for s in skills if is_prompt_visible(s))
     if rules.sort_by_name:
         resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
     kept_paths = keep if rules.keep_state_paths else None
@@ -333,7 +338,7 @@ class CatalogMemo:
             last is not None
             and last[1] == params
             and len(last[0]) == len(eligible)
-            and all(a is b for a, b in zip(last[0], eligible, strict=True))
+            and not any(map(is_not, last[0], eligible))
         ):
             return last[2]
         catalog = build_prompt(eligible, parts=self._parts, **options)

@@ -22,6 +22,7 @@ from typing import Any
 from skillbook.model import Skill
 from skillbook.profile import DEFAULT_PROFILE, Profile
 from skillbook.prompt import PromptCatalog
+from skillbook.skill_memo import SkillMemo
 
 _log = logging.getLogger("skillbook.snapshot")
 
@@ -110,15 +111,22 @@ def build_snapshot(
     skill_filter: Sequence[str] | None = None,
     version: int | None = None,
     profile: Profile = DEFAULT_PROFILE,
+    memo: SkillMemo[SnapshotSkill] | None = None,
 ) -> SkillSnapshot:
     """Assemble a snapshot; ``skill_filter`` must already be normalised (gate does that).
 
     ``resolved_skills`` are the prompt-visible skills, or (2026.9) only those the
-    catalog shows."""
+    catalog shows. ``memo`` (kept by the caller between builds) reuses the record of
+    every skill object seen before: after an edit only the edited ones are made."""
     resolved = catalog.kept if profile.catalog.resolved_only_kept else catalog.resolved
+    records = (
+        memo.get_all(eligible_skills, SnapshotSkill.of)
+        if memo is not None
+        else tuple(map(SnapshotSkill.of, eligible_skills))
+    )
     return SkillSnapshot(
         prompt=catalog.text,
-        skills=tuple(SnapshotSkill.of(s) for s in eligible_skills),
+        skills=records,
         skill_filter=tuple(skill_filter) if skill_filter is not None else None,
         resolved_skills=resolved,
         version=version,

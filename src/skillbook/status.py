@@ -1,4 +1,5 @@
-"""The skills status report (spec §10 ``SkillStatusEntry``, §8.1–8.2 install options).
+"""The skills status report (spec §10 ``SkillStatusEntry``; install options from
+:mod:`skillbook.install_options`, re-exported here).
 
 Input: loaded skills (all of them: the report annotates, it does not filter), the
 config, a :class:`~skillbook.gate.Host`, a :class:`~skillbook.gate.BinaryLookup`
@@ -14,11 +15,12 @@ there. Config checks report ``{path, satisfied}`` only, never the value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from operator import itemgetter
+from itertools import compress, count, islice, repeat
+from operator import is_
 from pathlib import Path
-from typing import Any, Final, Generic, TypeVar
+from typing import Any
 
 from skillbook._fast_init import fast_init
 from skillbook.config import Config
@@ -34,9 +36,19 @@ from skillbook.gate import (
     evaluate,
     resolve_skill_source,
 )
-from skillbook.model import InstallSpec, Skill, Source
+from skillbook.install_options import (
+    DEFAULT_NODE_MANAGER,
+    DEFAULT_PREFER_BREW,
+    InstallOption,
+    InstallPreferences,
+    install_option,
+    normalize_install_options,
+    resolve_install_preferences,
+)
+from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, GateRules, Profile
 from skillbook.skill_filter import resolve_agent_filter
+from skillbook.skill_memo import SkillMemo
 
 __all__ = [
     "DEFAULT_NODE_MANAGER",
@@ -53,112 +65,6 @@ __all__ = [
     "normalize_install_options",
     "resolve_install_preferences",
 ]
-
-DEFAULT_PREFER_BREW: Final = True
-DEFAULT_NODE_MANAGER: Final = "npm"
-_NODE_MANAGERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
-V = TypeVar("V")
-
-
-@dataclass(frozen=True, slots=True)
-class InstallPreferences:
-    prefer_brew: bool = DEFAULT_PREFER_BREW
-    node_manager: str = DEFAULT_NODE_MANAGER
-
-
-def resolve_install_preferences(config: Config) -> InstallPreferences:
-    """§8.1: ``preferBrew`` defaults to true; an unknown node manager becomes ``npm``."""
-    raw = config.skills.install
-    manager = (raw.node_manager or "").strip().lower()
-    return InstallPreferences(
-        prefer_brew=DEFAULT_PREFER_BREW if raw.prefer_brew is None else raw.prefer_brew,
-        node_manager=manager if manager in _NODE_MANAGERS else DEFAULT_NODE_MANAGER,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class InstallOption:
-    id: str
-    kind: str
-    label: str
-    bins: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "label": self.label, "bins": list(self.bins)}
-
-
-def normalize_install_options(
-    skill: Skill,
-    *,
-    prefs: InstallPreferences,
-    platform: str,
-    bins: BinaryLookup,
-    unfiltered_index: bool = False,
-) -> tuple[InstallOption, ...]:
-    """§8.2: the install options shown for a skill on ``platform``.
-
-    2026.4 numbers id-less specs within the OS-filtered list (its install uses the
-    unfiltered one); 2026.9 (``unfiltered_index``) uses the unfiltered one here too."""
-    meta = skill.metadata
-    if meta is None:
-        return ()
-    if meta.os and platform not in meta.os:
-        return ()
-    indexed = [(i, s) for i, s in enumerate(meta.install or ()) if not s.os or platform in s.os]
-    if not indexed:
-        return ()
-    specs = [s for _, s in indexed]
-    number = [i for i, _ in indexed] if unfiltered_index else list(range(len(specs)))
-    if all(s.kind == "download" for s in specs):
-        return tuple(_option(s, number[i], prefs) for i, s in enumerate(specs))
-    index = _preferred_index(specs, prefs, bins)
-    return (_option(specs[index], number[index], prefs),)
-
-
-def _preferred_index(
-    specs: Sequence[InstallSpec], prefs: InstallPreferences, bins: BinaryLookup
-) -> int:
-    def first(kind: str) -> int | None:
-        return next((i for i, s in enumerate(specs) if s.kind == kind), None)
-
-    brew, uv, node, go, download = (first(k) for k in ("brew", "uv", "node", "go", "download"))
-    brew_on_path = bins.has("brew")
-    chain = (
-        brew if prefs.prefer_brew and brew_on_path else None,
-        uv,
-        node,
-        brew if brew_on_path else None,
-        go,
-        download,
-        brew,
-    )
-    return next((i for i in chain if i is not None), 0)
-
-
-def install_option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
-    """The option (id, label) shown for ``spec`` at position ``index`` (§8.2 step 5)."""
-    return _option(spec, index, prefs)
-
-
-def _option(spec: InstallSpec, index: int, prefs: InstallPreferences) -> InstallOption:
-    label = (spec.label or "").strip()
-    if spec.kind == "node" and spec.package:
-        label = f"Install {spec.package} ({prefs.node_manager})"
-    if not label:
-        if spec.kind == "brew" and spec.formula:
-            label = f"Install {spec.formula} (brew)"
-        elif spec.kind == "go" and spec.module:
-            label = f"Install {spec.module} (go)"
-        elif spec.kind == "uv" and spec.package:
-            label = f"Install {spec.package} (uv)"
-        elif spec.kind == "download" and spec.url:
-            url = spec.url.strip()
-            last = url.split("/")[-1]
-            label = f"Download {last or url}"
-        else:
-            label = "Run installer"
-    ident = (spec.id if spec.id is not None else f"{spec.kind}-{index}").strip()
-    return InstallOption(id=ident, kind=spec.kind, label=label, bins=spec.bins)
 
 
 @fast_init
@@ -346,11 +252,9 @@ def build_status(
     if platform is not None:
         host = replace(host, platform=platform)
     skills = tuple(skills)
-    given: dict[int, Eligibility] = {}
-    if eligibility is not None:
-        if platform is not None or len(eligibility) != len(skills):
-            raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
-        given = {id(s): e for s, e in zip(skills, eligibility, strict=True)}
+    if eligibility is not None and (platform is not None or len(eligibility) != len(skills)):
+        raise ValueError("eligibility must be evaluate_all()'s verdicts on these skills")
+    given = _GivenVerdicts(skills, eligibility) if eligibility is not None else None
     prefs = resolve_install_preferences(config)
     rules = profile.gate
     allowed: tuple[str, ...] | None = None
@@ -359,7 +263,7 @@ def build_status(
         allowed = tuple(chosen) if chosen is not None else None
 
     def compute(skill: Skill) -> StatusEntry:
-        verdict = given.get(id(skill))
+        verdict = given.of(skill) if given is not None else None
         entry = _entry(skill, config, host, bins, remote, prefs, bundled_names, rules, verdict)
         if not rules.status_visibility_fields:
             return entry
@@ -370,7 +274,7 @@ def build_status(
         entries = tuple(compute(s) for s in skills)
     else:
         memo.key_on((config, host, bins, bundled_names, profile, allowed))
-        entries = tuple(memo.get(s, compute) for s in skills)
+        entries = memo.get_all(skills, compute)
     return StatusReport(
         workspace_dir=workspace_dir,
         managed_skills_dir=managed_dir,
@@ -378,6 +282,39 @@ def build_status(
         agent_id=agent if rules.status_visibility_fields else None,
         agent_skill_filter=allowed,
     )
+
+
+class _GivenVerdicts:
+    """The verdict :func:`evaluate_all` gave a skill of this build, found by position.
+
+    The status memo asks for its misses in the skills' order (a rebuild after one edit
+    misses once, a first build every time): each search is a C-level identity scan
+    that starts where the last one ended, so a build's searches together pass over
+    the skills once.
+    """
+
+    __slots__ = ("_next", "_skills", "_verdicts")
+
+    def __init__(self, skills: tuple[Skill, ...], verdicts: Sequence[Eligibility]) -> None:
+        self._skills = skills
+        self._verdicts = verdicts
+        self._next = 0
+
+    def of(self, skill: Skill) -> Eligibility | None:
+        start, skills = self._next, self._skills
+        at = _position(skill, skills, start)
+        if at is None and start:
+            at = _position(skill, skills, 0)  # asked out of order: searched from the start
+        if at is None:
+            return None
+        self._next = at + 1
+        return self._verdicts[at]
+
+
+def _position(skill: Skill, skills: tuple[Skill, ...], start: int) -> int | None:
+    """Where ``skill`` itself (not an equal one) is in ``skills`` from ``start`` on."""
+    same = map(is_, islice(skills, start, None), repeat(skill))
+    return next(compress(count(start), same), None)
 
 
 def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | None) -> Visibility:
@@ -390,85 +327,6 @@ def _visibility(skill: Skill, entry: StatusEntry, allowed: tuple[str, ...] | Non
         user_invocable=user,
         command_visible=available and user,
     )
-
-
-#: The value of a memo entry (skill, value).
-_VALUE = itemgetter(1)
-
-
-class SkillMemo(Generic[V]):
-    """Values computed per skill object (status entries, gate verdicts), kept by the
-    caller across builds.
-
-    Discovery returns the *same* :class:`Skill` object for a file that did not change
-    (its parse cache), so a value is reused only for that very object and only while
-    the config, host, PATH lookup and the other inputs named by :meth:`key_on` are the
-    same objects as before; anything else is computed again. Binary lookups are cached
-    per PATH anyway, so reuse never answers differently from a fresh evaluation by the
-    same loader.
-    """
-
-    __slots__ = ("_entries", "_key")
-
-    def __init__(self) -> None:
-        self._key: tuple[object, ...] | None = None
-        self._entries: dict[int, tuple[Skill, V]] = {}
-
-    def key_on(self, key: tuple[object, ...]) -> None:
-        old = self._key
-        same = (
-            old is not None
-            and len(old) == len(key)
-            and all(a is b or a == b for a, b in zip(old, key, strict=True))
-        )
-        if not same:
-            self._entries.clear()
-            self._key = key
-
-    def get(self, skill: Skill, compute: Callable[[Skill], V]) -> V:
-        hit = self._entries.get(id(skill))
-        if hit is not None and hit[0] is skill:
-            return hit[1]
-        value = compute(skill)
-        self._entries[id(skill)] = (skill, value)
-        return value
-
-    def get_all(self, skills: Sequence[Skill], compute: Callable[[Skill], V]) -> tuple[V, ...]:
-        """:meth:`get` of every skill, in order.
-
-        An entry holds its skill, so no other object alive can have that ``id``: a hit
-        by ``id`` is that very skill. When every skill hits (a rebuild after an edit or
-        none), the lookups run in C-level passes, no Python call per skill."""
-        entries = self._entries
-        hits = list(map(entries.get, map(id, skills)))
-        if None not in hits:
-            return tuple(map(_VALUE, hits))  # type: ignore[arg-type]
-        out: list[V] = []
-        for skill, hit in zip(skills, hits, strict=True):
-            if hit is not None:
-                out.append(hit[1])
-            else:
-                value = compute(skill)
-                entries[id(skill)] = (skill, value)
-                out.append(value)
-        return tuple(out)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def prune(self, keep: Collection[Skill]) -> None:
-        """Forget skills that are gone once they could double the memo (so it does not
-        grow with every edit, and an unchanged rebuild does not walk it).
-
-        A book's status report is made on first use, maybe in another thread while
-        a new build prunes: the keys are copied in one step, and a value stored for
-        a skill that is gone is only a value nobody asks for until the next prune."""
-        if len(self._entries) <= 2 * len(keep):
-            return  # a walk over every entry on each edit would cost what the memo saves
-        alive = {id(s) for s in keep}
-        for k in list(self._entries):
-            if k not in alive:
-                self._entries.pop(k, None)
 
 
 #: Status entries of unchanged skills (see :class:`SkillMemo`).

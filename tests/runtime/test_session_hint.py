@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from factories import WAIT_S, notifying, wait_until, write_skill, write_skills
 
 from skillbook.book import Loader
 from skillbook.config import Config
+from skillbook.runtime import reload_report
 from skillbook.runtime._watch_journal import ChangeJournal
 from skillbook.runtime.session import ReloadReport, SkillSession
 from skillbook.runtime.watch import SkillsWatcher
@@ -67,6 +69,23 @@ def test_watched_edit_rebuilds_from_the_reported_paths(session: SkillSession, ws
     # And again: each build is the base of the next.
     again = edit_and_refresh(session, ws, "beta", "Second, edited")
     assert again.hinted is not None and str(ws / "skills" / "beta" / "SKILL.md") in again.hinted
+
+
+def test_watched_edit_is_reported_from_the_edited_position(
+    session: SkillSession, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report and snapshot of a hinted refresh come from the edited position alone."""
+
+    def compared_in_full(*args: object) -> NoReturn:
+        raise AssertionError("every skill compared by name after an edit in place")
+
+    monkeypatch.setattr(reload_report, "_by_name", compared_in_full)
+    monkeypatch.setattr(reload_report, "_statuses_by_name", compared_in_full)
+    report = edit_and_refresh(session, ws, "beta", "Second, edited")
+    assert report.hinted is not None
+    assert (report.added, report.removed, report.changed) == ((), (), ("beta",))
+    assert report.status_changed == () and report.prompt_changed
+    assert session.snapshot() == report.book.snapshot(version=report.version)
 
 
 def test_added_folder_is_seen_through_the_hint(session: SkillSession, ws: Path) -> None:

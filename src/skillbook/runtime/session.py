@@ -14,25 +14,30 @@ handed to the loader as a :class:`~skillbook.change_hint.ChangeHint`, and rememb
 roots look at only those files. Any doubt that the watcher saw everything (first
 build, watcher replaced, re-armed or stopped, its journal overflowed, a config
 change, a bump from elsewhere, a symlink among the paths, an unknown event kind)
-means a full stat walk instead.
+means a full stat walk instead. After an edit in place the :class:`ReloadReport`
+and the snapshot are worked out at the edited positions alone
+(:mod:`skillbook.runtime.reload_report`): a refresh then costs little more than the
+loader's rebuild.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skillbook.change_hint import ChangeHint
-from skillbook.model import Skill
 from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, KINDS
+from skillbook.runtime.reload_report import ReloadDiff, ReloadReport, StatusChange
 from skillbook.runtime.watch import WATCH_REASON, WatcherRegistry, debounce_ms_of, watch_roots
 from skillbook.skill_filter import effective_skill_filter, matches_skill_filter
+from skillbook.skill_memo import SkillMemo
 from skillbook.snapshot import (
     SkillsChangeEvent,
     SkillSnapshot,
+    SnapshotSkill,
     SnapshotVersions,
+    build_snapshot,
     should_refresh_snapshot,
 )
 
@@ -41,39 +46,7 @@ if TYPE_CHECKING:
     from skillbook.config import Config
     from skillbook.runtime.watch import SkillsWatcher
 
-
-@dataclass(frozen=True, slots=True)
-class StatusChange:
-    """A skill whose eligibility status (``ready``, ``needs-setup``, …) changed."""
-
-    name: str
-    before: str
-    after: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReloadReport:
-    """What one rebuild changed, by skill name (names in the new book's order)."""
-
-    book: SkillBook
-    version: int
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    #: Same name, different description, file, source, frontmatter or body.
-    changed: tuple[str, ...] = ()
-    status_changed: tuple[StatusChange, ...] = ()
-    prompt_changed: bool = False
-    #: SKILL.md files read and parsed by this rebuild (parse-cache misses).
-    reparsed: int = 0
-    #: Paths the watcher reported and the rebuild looked at, or None: a full stat walk.
-    hinted: tuple[str, ...] | None = None
-
-    @property
-    def empty(self) -> bool:
-        """Nothing a model or a user could notice changed."""
-        return not (
-            self.added or self.removed or self.changed or self.status_changed or self.prompt_changed
-        )
+__all__ = ["ReloadReport", "SkillSession", "StatusChange"]
 
 
 class SkillSession:
@@ -110,6 +83,10 @@ class SkillSession:
         #: the last build saw (a counter, so a bump racing a build is never lost).
         self._foreign_bumps = 0
         self._foreign_seen = 0
+        #: What a rebuild changed, diffed by position after an edit in place.
+        self._differ = ReloadDiff()
+        #: The snapshot's per-skill records, made again only for new skill objects.
+        self._snapshot_skills = SkillMemo[SnapshotSkill]()
         self._unsubscribe = self.versions.subscribe(self._on_bump)
 
     # ----------------------------------------------------------------- per turn
@@ -274,7 +251,7 @@ class SkillSession:
         # from before this build began to its end.
         still = watcher is not None and watcher.journal.epoch == epoch and watcher.running
         self._hint_base = (watcher, epoch, version) if still and watcher is not None else None
-        report = _diff(
+        report = self._differ.diff(
             self._book,
             self._snapshot,
             book,
@@ -283,49 +260,15 @@ class SkillSession:
             hinted=tuple(sorted(hint.paths)) if hint is not None else None,
         )
         self._book = book
-        self._snapshot = book.snapshot(version=version)
+        self._snapshot = build_snapshot(
+            book.eligible,
+            book.catalog,
+            skill_filter=book.skill_filter,
+            version=version,
+            profile=book.profile,
+            memo=self._snapshot_skills,
+        )
+        self._snapshot_skills.prune(book.eligible)
         self._config = config
         self.last_report = report
         return report
-
-
-def _diff(
-    old: SkillBook | None,
-    old_snapshot: SkillSnapshot | None,
-    new: SkillBook,
-    *,
-    version: int,
-    reparsed: int,
-    hinted: tuple[str, ...] | None = None,
-) -> ReloadReport:
-    before: dict[str, Skill] = {s.name: s for s in old.skills} if old is not None else {}
-    after: dict[str, Skill] = {s.name: s for s in new.skills}
-    old_status = {e.name: e.status for e in old.status.skills} if old is not None else {}
-    new_status = {e.name: e.status for e in new.status.skills}
-    changed = tuple(
-        name for name, skill in after.items() if name in before and _differs(before[name], skill)
-    )
-    status_changed = tuple(
-        StatusChange(name, old_status[name], status)
-        for name, status in new_status.items()
-        if name in old_status and old_status[name] != status
-    )
-    old_prompt = old_snapshot.prompt if old_snapshot is not None else ""
-    return ReloadReport(
-        book=new,
-        version=version,
-        added=tuple(n for n in after if n not in before),
-        removed=tuple(n for n in before if n not in after),
-        changed=changed,
-        status_changed=status_changed,
-        prompt_changed=old_prompt != new.prompt,
-        reparsed=reparsed,
-        hinted=hinted,
-    )
-
-
-def _differs(a: Skill, b: Skill) -> bool:
-    if a is b:
-        return False
-    # Skill equality leaves out the parsed file; a body edit must still count.
-    return a != b or (a.parsed is not b.parsed and a.parsed != b.parsed)
