@@ -238,7 +238,25 @@ FLOW_BLOCKS = st.builds(
     st.booleans(),
     st.booleans(),
 )
+#: A value over the rows below its key: wrapped words, and what may not stand there.
+PLAIN_ROWS = st.builds(
+    lambda key, rows, indent: "\n".join(
+        [f"{key}:", *(" " * indent + r if r and r[0] != "#" else r for r in rows)]
+    ),
+    KEYS,
+    st.lists(
+        st.one_of(
+            st.lists(PIECES, min_size=1, max_size=6).map("".join),
+            st.sampled_from(["Sets up auth", "and more.", "12", "true", "~", "x:y", "C# too"]),
+            st.sampled_from(["", "# note", "- item", "k: v", "k:", "a #b", "[x]", "'q'"]),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([1, 2, 3]),
+)
 LINES = st.one_of(
+    PLAIN_ROWS,
     st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", ": \t", " : "]), VALUES).map("".join),
     st.tuples(KEYS, st.just(": "), FLOWS).map("".join),
     BLOCKS,
@@ -292,6 +310,9 @@ def full(text: str) -> tuple[Any, dict[str, int]] | str:
 @example('metadata:\n  {"a": 1}\n   \nname: x')
 @example('metadata:\n  {"a": [\n "b"]}\nx: y')
 @example("metadata:\n # c\n  [1]")
+@example("name: x\ndescription:\n  Sets up auth, identity\n  and roles.\nversion: 1")
+@example("description:\n  a\n   b\n\n  c")
+@example("description:\n  12")
 def test_fast_path_agrees_with_the_parser(text: str) -> None:
     fast = simple_mapping(text)
     if fast is None:
@@ -404,3 +425,11 @@ def test_the_fast_path_reads_every_row_but_comments_as_printable(text: str) -> N
         return
     if not any(row[:1] == "#" for row in text.split("\n")):
         assert parse._CONTROL.search(text) is None
+
+
+def test_a_description_wrapped_below_its_key_takes_the_fast_path() -> None:
+    text = "name: x\ndescription:\n  Sets up Convex auth, identity mapping,\n    and roles.\nv: 1"
+    fast = simple_mapping(text)
+    assert fast is not None
+    assert fast[0]["description"] == "Sets up Convex auth, identity mapping, and roles."
+    assert full(text) == (fast[0], fast[1])

@@ -16,9 +16,12 @@ and the value is one of
   ``\\"`` and ``\\\\`` (descriptions quote words that way);
 - a folded or literal block scalar (``>``, ``>-``, ``|``, ``|-``) whose lines all
   sit at one indentation, with no blank line inside and no trailing blanks;
-- a flow mapping or sequence on one line that is strict JSON without escapes,
-  duplicate keys or ``NaN`` (JSON's and YAML's readings agree there; object keys
-  take JavaScript's order, as the loader gives them).
+- a plain scalar over the rows right below its key (how many descriptions are
+  wrapped), each row indented and held to the one-line rules above;
+- a flow mapping or sequence on one line, or over rows below its key, that is strict
+  JSON without escapes, duplicate keys or ``NaN`` (JSON's and YAML's readings agree
+  there; object keys take JavaScript's order, as the loader gives them; see
+  :mod:`skillbook._yaml_flow`).
 
 For these the core schema's answer is fixed (the same resolver decides plain
 scalars), and OpenClaw's line parser finds exactly the same keys in the same order,
@@ -30,12 +33,12 @@ differential property test holds this module to the real parser.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from typing import Any
 
 from skillbook._js import OBJECT_PROTOTYPE_KEYS, js_key_order
+from skillbook._yaml_flow import flow_lines, json_flow
 
 __all__ = ["resolve_plain", "simple_block", "simple_mapping"]
 
@@ -93,7 +96,10 @@ def simple_block(
             if j < count and rows[j][:1] == " " and rows[j].lstrip(" ")[:1] in ("{", "["):
                 # A flow collection below a top-level key (how most manifests are
                 # written), as _nested reads it, with no row indentation measured.
-                value, i = _flow_lines(rows, None, j, 0)
+                value, i = flow_lines(rows, None, j, 0)
+            elif j == i < count and _plain_row(rows[i]):
+                # Not a key, an item or a flow: a plain scalar over several rows.
+                value, i = _plain_rows(rows, i)
             else:
                 if ind is None:
                     ind = [len(row) - len(row.lstrip(" ")) for row in rows]
@@ -101,7 +107,7 @@ def simple_block(
         elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
         elif raw[:1] in ("{", "["):
-            value = _json_flow(raw)
+            value = json_flow(raw)
             flows[key] = raw
         else:
             value = _scalar(raw)
@@ -115,6 +121,35 @@ def simple_block(
 @functools.lru_cache(maxsize=1024)
 def _plain_key(key: str) -> bool:
     return key not in OBJECT_PROTOTYPE_KEYS and resolve_plain(key) == key
+
+
+def _plain_row(row: str) -> bool:
+    """An indented row that only a plain scalar can begin: a row to read as such."""
+    text = row.lstrip(" ")
+    return (
+        len(text) < len(row)
+        and text != ""
+        and text[0] not in _FIRST_INDICATORS
+        and ": " not in text
+        and text[-1] not in ": "
+        and " #" not in text
+        and text.isprintable()
+    )
+
+
+def _plain_rows(rows: list[str], start: int) -> tuple[Any, int]:
+    """A plain scalar over the indented rows from ``start``, each one a
+    :func:`_plain_row`, folded into one line; no blank or comment row may follow
+    before more indented rows (a blank row inside folds otherwise)."""
+    i, count = start, len(rows)
+    while i < count and rows[i][:1] == " ":
+        if not _plain_row(rows[i]):
+            return None, i
+        i += 1
+    j = _skip_blank(rows, i)
+    if j < count and rows[j][:1] == " ":
+        return None, i
+    return resolve_plain(" ".join(row.lstrip(" ") for row in rows[start:i])), i
 
 
 def _skip_blank(rows: list[str], i: int) -> int:
@@ -137,7 +172,7 @@ def _nested(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, 
     if not content:
         return None, i  # a row of blanks: left to the parser
     if content[0] in "{[":
-        return _flow_lines(rows, ind, j, parent)
+        return flow_lines(rows, ind, j, parent)
     if content[0] == "-":
         return _sequence(rows, ind, j, indent)
     return _mapping(rows, ind, j, indent, {})
@@ -179,7 +214,7 @@ def _sequence(rows: list[str], ind: list[int], i: int, indent: int) -> tuple[Any
             key, raw = match.group(1), match.group(2)
             if not _plain_key(key) or raw in _BLOCK_HEADS:
                 return None, i
-            first = _scalar(raw) if raw[0] not in "{[" else _json_flow(raw)
+            first = _scalar(raw) if raw[0] not in "{[" else json_flow(raw)
             if first is None:
                 return None, i
             item, i = _mapping(rows, ind, i + 1, indent + 2, {key: first})
@@ -198,46 +233,7 @@ def _value(rows: list[str], ind: list[int], i: int, raw: str, indent: int) -> tu
         return _nested(rows, ind, i, indent)
     if raw in _BLOCK_HEADS:
         return None, i
-    return (_json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
-
-
-def _flow_lines(rows: list[str], ind: list[int] | None, i: int, parent: int) -> tuple[Any, int]:
-    """A flow collection over several rows, each indented past its key, written as
-    JSON without escapes (trailing commas allowed, as YAML allows them). Without
-    ``ind`` the key is at column 0, and a row is indented past it when it starts with
-    a blank."""
-    j = i
-    if ind is None:
-        while j < len(rows) and (not rows[j] or rows[j][0] == " "):
-            j += 1
-    else:
-        while j < len(rows) and (not rows[j] or ind[j] > parent):
-            j += 1
-    while j > i and not rows[j - 1]:
-        j -= 1
-    text = "\n".join(rows[i:j])
-    # No row holds a newline, so the rows are all printable when their join less the
-    # newlines is.
-    if "\\" in text or "#" in text or not text.replace("\n", "").isprintable():
-        return None, i
-    pieces = text.split('"')
-    if len(pieces) % 2 == 0 or "\n" in '"'.join(pieces[1::2]):
-        return None, i  # an odd quote, or a string over two lines
-    # None of these patterns can match across a `"`, so each may search the pieces
-    # outside the strings joined by one.
-    outside = '"'.join(pieces[0::2])
-    if _KEY_APART_OR_EMPTY.search(outside):
-        return None, i  # a key apart from its `:`, or an empty entry (`[,`, `,,`)
-    if _TRAILING_COMMA.search(outside):
-        pieces[0::2] = [_TRAILING_COMMA.sub(r"\1", p) for p in pieces[0::2]]
-    # The strings hold no newline (checked above): they come back as they were. The
-    # text is printable and has no backslash (checked above).
-    value = _json_printable('"'.join(pieces).replace("\n", " ").strip())
-    return value, j
-
-
-_KEY_APART_OR_EMPTY = re.compile(r"\n *:|[\[{,]\s*,")
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+    return (json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
 
 
 #: Block scalar headers taken: folded or literal, clipped or stripped.
@@ -275,55 +271,6 @@ def _block_scalar(rows: list[str], start: int, head: str) -> tuple[str | None, i
         return None, i
     value = (" " if head[0] == ">" else "\n").join(parts)
     return (value if head.endswith("-") else value + "\n"), i
-
-
-def _json_flow(raw: str) -> Any:
-    """A one-line flow collection written as strict JSON without escapes, as the YAML
-    core schema reads it (key order as JavaScript's); None for anything else."""
-    if "\\" in raw or not raw.isprintable():
-        return None
-    return _json_printable(raw)
-
-
-def _json_printable(raw: str) -> Any:
-    """:func:`_json_flow` of a printable ``raw`` without backslashes."""
-    if (
-        raw[-1] != ("}" if raw[0] == "{" else "]")
-        or raw.count("{") + raw.count("[") > _MAX_FLOW_DEPTH
-    ):
-        return None
-    # No string starts with a digit, so no key is an array index that JavaScript would
-    # put first: the objects keep the text's order.
-    hook = _js_object if _DIGIT_STRING.search(raw) else _checked_object
-    try:
-        return json.loads(raw, object_pairs_hook=hook, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        return None
-
-
-#: Below the YAML loader's nesting bound, counted generously (brackets in strings too).
-_MAX_FLOW_DEPTH = 90
-
-
-def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise ValueError("duplicate key")  # YAML refuses what JSON lets pass
-    return js_key_order(obj)
-
-
-def _checked_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise ValueError("duplicate key")
-    return obj
-
-
-_DIGIT_STRING = re.compile(r'"[0-9]')
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # Python's json would read NaN, Infinity
 
 
 def _scalar(raw: str) -> Any:
