@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillbook import _known_path
-from skillbook._known_path import known_path
+from skillbook._known_path import known_parent, known_path
 
 TEXT = st.text(
     alphabet=st.sampled_from(["/", ".", "a", "B", " ", "\x00", "é", "\udc80", "~", "\\"])
@@ -69,3 +69,24 @@ def test_a_normalised_absolute_path_takes_the_fast_construction(
     assert made == []
     known_path("/tmp//x")
     assert made == ["/tmp//x"]
+    # A skill folder from its SKILL.md's path: neither split again nor made by Path().
+    splits: list[str] = []
+    monkeypatch.setattr(_known_path, "known_path", lambda text: splits.append(text))
+    parent = known_parent(
+        _known_path._made(["/", "tmp", "x", "SKILL.md"], "/tmp/x/SKILL.md"), "/tmp/x"
+    )
+    assert made == ["/tmp//x"] and splits == []
+    assert str(parent) == "/tmp/x" and parent == Path("/tmp/x")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(TEXT, st.sampled_from(["SKILL.md", "x", "é", ".", "..", "", "a/b"]))
+@example("/tmp/skills/x", "SKILL.md")
+@example("/", "SKILL.md")
+@example("/a/", "SKILL.md")
+@example("/a//b", "SKILL.md")
+@example("", "SKILL.md")
+def test_known_parent_is_path(text: str, name: str) -> None:
+    child = known_path(f"{text}/{name}")
+    _alike(known_parent(child, text), Path(text))
+    _alike(known_parent(Path(f"{text}/{name}"), text), Path(text))

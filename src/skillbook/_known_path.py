@@ -40,10 +40,29 @@ def known_path(text: str) -> Path:
     ):
         parts = text[1:].split("/")
         parts.insert(0, "/")
-        path: Path = PosixPath._from_parsed_parts("", "/", parts)  # type: ignore[attr-defined]
-        path._str = text  # type: ignore[attr-defined]
-        # What ``_cparts`` (hash, ==, sorting) would make of them: on POSIX the parts list
-        # itself (no case folding); the merge of roots hashes every skill's file path.
-        path._cached_cparts = parts  # type: ignore[attr-defined]
-        return path
+        return _made(parts, text)
     return Path(text)
+
+
+def known_parent(child: Path, text: str) -> Path:
+    """``Path(text)`` where ``child`` is ``text`` joined with one name (a skill folder
+    and its ``SKILL.md``): made from the child's parts instead of splitting ``text``."""
+    parts = getattr(child, "_parts", None) if _FAST and type(child) is PosixPath else None
+    if (
+        parts is None
+        or len(parts) < 3
+        or parts[0] != "/"
+        or text[-1:] == "/"
+        or str(child) != f"{text}/{parts[-1]}"
+    ):
+        return known_path(text)
+    return _made(parts[:-1], text)
+
+
+def _made(parts: list[str], text: str) -> Path:
+    path: Path = PosixPath._from_parsed_parts("", "/", parts)  # type: ignore[attr-defined]
+    path._str = text  # type: ignore[attr-defined]
+    # What ``_cparts`` (hash, ==, sorting) would make of them: on POSIX the parts list
+    # itself (no case folding); the merge of roots hashes every skill's file path.
+    path._cached_cparts = parts  # type: ignore[attr-defined]
+    return path

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook import _fs
 from skillbook._js import js_trim
-from skillbook._known_path import known_path
+from skillbook._known_path import known_parent, known_path
 from skillbook._scan_reads import touch
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.limits import Limits
@@ -270,7 +270,7 @@ class SkillReader:
         # `file_path` is `skill_dir` joined with one name, so Path(skill_dir) is its
         # parent; with no symlinks the real folder is the same object.
         file_obj = path if path is not None else known_path(file_path)
-        base_dir = known_path(skill_dir) if skill_dir else Path(skill_dir)
+        base_dir = known_parent(file_obj, skill_dir) if skill_dir else Path(skill_dir)
         return Skill(
             name=name,
             description=description,
