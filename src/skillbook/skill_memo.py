@@ -56,7 +56,14 @@ class PositionalMap(Generic[T, V]):
     def __init__(self) -> None:
         self._last: tuple[tuple[T, ...], tuple[V, ...]] | None = None
 
-    def __call__(self, items: Sequence[T], fn: Callable[[T], V]) -> tuple[V, ...]:
+    def __call__(
+        self,
+        items: Sequence[T],
+        fn: Callable[[T], V],
+        whole: Callable[[tuple[T, ...]], tuple[V, ...]] | None = None,
+    ) -> tuple[V, ...]:
+        """``fn`` of every item; ``whole`` (if given) answers when no patch can: it must
+        give what ``fn`` gives, item by item."""
         now = tuple(items)  # a copy: the caller's list may change after this returns
         last = self._last
         if last is not None and len(last[0]) == len(now):
@@ -70,7 +77,7 @@ class PositionalMap(Generic[T, V]):
                     out = tuple(patched)
                 self._last = (now, out)
                 return out
-        out = tuple(map(fn, now))
+        out = whole(now) if whole is not None else tuple(map(fn, now))
         self._last = (now, out)
         return out
 
@@ -88,14 +95,14 @@ class SkillMemo(Generic[V]):
     reuse never answers differently from a fresh evaluation by the same loader.
     """
 
-    __slots__ = ("_entries", "_key", "_last")
+    __slots__ = ("_by_position", "_entries", "_key")
 
     def __init__(self) -> None:
         self._key: tuple[object, ...] | None = None
         self._entries: dict[int, tuple[Skill, V]] = {}
-        #: The last :meth:`get_all`'s skills and values, for the positional patch. Set
-        #: in one assignment: a status report made in another thread reads it whole.
-        self._last: tuple[tuple[Skill, ...], tuple[V, ...]] | None = None
+        #: The last :meth:`get_all`'s skills and values, for the positional patch (kept
+        #: in one assignment: a status report made in another thread reads it whole).
+        self._by_position = PositionalMap[Skill, V]()
 
     def key_on(self, key: tuple[object, ...]) -> None:
         old = self._key
@@ -106,7 +113,7 @@ class SkillMemo(Generic[V]):
         )
         if not same:
             self._entries.clear()
-            self._last = None
+            self._by_position.clear()
             self._key = key
 
     def get(self, skill: Skill, compute: Callable[[Skill], V]) -> V:
@@ -124,22 +131,9 @@ class SkillMemo(Generic[V]):
         every skill is looked up by ``id``: an entry holds its skill, so no other object
         alive can have that ``id``, and a hit is that very skill. When every skill hits,
         the lookups run in C-level passes too."""
-        now = tuple(skills)
-        last = self._last
-        if last is not None and len(last[0]) == len(now):
-            changed = moved(last[0], now)
-            if len(changed) <= PATCH_LIMIT:
-                out = last[1]
-                if changed:
-                    patched = list(out)
-                    for i in changed:
-                        patched[i] = self.get(now[i], compute)
-                    out = tuple(patched)
-                self._last = (now, out)
-                return out
-        out = self._look_up(now, compute)
-        self._last = (now, out)
-        return out
+        return self._by_position(
+            skills, lambda s: self.get(s, compute), lambda now: self._look_up(now, compute)
+        )
 
     def _look_up(self, skills: tuple[Skill, ...], compute: Callable[[Skill], V]) -> tuple[V, ...]:
         entries = self._entries
