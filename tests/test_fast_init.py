@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook import _fs, gate, model, status
+from skillbook import _verified_read, gate, model, status
 from skillbook._fast_init import ORIGINAL_INITS, fast_init
 
 DECORATED = [
@@ -27,7 +27,7 @@ DECORATED = [
     model.Frontmatter,
     model.ParsedSkillFile,
     model.Skill,
-    _fs.Verified,
+    _verified_read.Verified,
     gate.Requirements,
     gate.Eligibility,
     status.StatusEntry,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from factories import stub_bins, write_file, write_skill
 
-from skillbook import _fs, footprint
+from skillbook import _fs, _listing, footprint
 from skillbook._scan_reads import scanning, stated, touch
 from skillbook.book import Loader
 from skillbook.footprint import RecordedEnv, recording, still_valid
@@ -167,7 +167,7 @@ def test_a_scan_reports_what_it_lists_and_resolves_to_its_footprint(tmp_path: Pa
     memo = _fs.RealpathMemo()
     memo.note(str(root / "noted"), str(root / "noted"))
     with recording() as fp, scanning() as scan:
-        listing = _fs.list_child_dirs(str(root))
+        listing = _listing.list_child_dirs(str(root))
         assert memo.realpath(str(root / "link")) == str(root / "real")
         memo.realpath(str(root / "noted"))
         assert _fs.has_file(str(root / "real" / "SKILL.md"))

@@ -15,13 +15,14 @@ import pytest
 from factories import write_skill
 from races import OUTSIDE_MARKER, outside_copy
 
-from skillbook import _fs, _root_scanner
+from skillbook import _contained_open, _root_scanner, _verified_read
 from skillbook._pinned_root import PinnedRoot
 from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
 
 pytestmark = pytest.mark.skipif(
-    not (_fs.HAS_DIR_FD and _fs.HAS_PROC_FD), reason="needs openat and /proc/self/fd"
+    not (_contained_open.HAS_DIR_FD and _contained_open.HAS_PROC_FD),
+    reason="needs openat and /proc/self/fd",
 )
 
 
@@ -31,12 +32,14 @@ def _pinned(folder: Path) -> PinnedRoot:
     return pinned
 
 
-def _read(pinned: PinnedRoot, md: str) -> bytes | _fs.ReadFailure:
+def _read(pinned: PinnedRoot, md: str) -> bytes | _verified_read.ReadFailure:
     real_dir = os.path.dirname(md)
-    checked = _fs.verify_file(md, root_real=real_dir, max_bytes=1 << 20, dir_real=real_dir)
-    assert isinstance(checked, _fs.Verified)
-    got = _fs.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
-    return got if isinstance(got, _fs.ReadFailure) else got[0]
+    checked = _verified_read.verify_file(
+        md, root_real=real_dir, max_bytes=1 << 20, dir_real=real_dir
+    )
+    assert isinstance(checked, _verified_read.Verified)
+    got = _verified_read.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
+    return got if isinstance(got, _verified_read.ReadFailure) else got[0]
 
 
 def test_a_file_two_names_below_is_read(tmp_path: Path) -> None:
@@ -76,20 +79,20 @@ def test_a_folder_swapped_for_a_link_is_refused_as_before(tmp_path: Path) -> Non
     outside_copy(victim, outside)
     pinned = _pinned(root)
     md = os.path.join(pinned.path, "victim", "SKILL.md")
-    checked = _fs.verify_file(
+    checked = _verified_read.verify_file(
         md, root_real=os.path.dirname(md), max_bytes=1 << 20, dir_real=os.path.dirname(md)
     )
-    assert isinstance(checked, _fs.Verified)
+    assert isinstance(checked, _verified_read.Verified)
     os.rename(victim, root / "victim.aside")
     victim.symlink_to(outside, target_is_directory=True)
     try:
-        got = _fs.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
+        got = _verified_read.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
         # The per-file check's answer for the same swap (test_fs).
-        without = _fs.read_verified(checked, max_bytes=1 << 20)
+        without = _verified_read.read_verified(checked, max_bytes=1 << 20)
     finally:
         pinned.close()
-    assert isinstance(got, _fs.ReadFailure) and got.kind == _fs.CHANGED
-    assert isinstance(without, _fs.ReadFailure) and without.kind == got.kind
+    assert isinstance(got, _verified_read.ReadFailure) and got.kind == _verified_read.CHANGED
+    assert isinstance(without, _verified_read.ReadFailure) and without.kind == got.kind
 
 
 def test_a_skill_md_swapped_for_a_link_is_refused_as_before(tmp_path: Path) -> None:
@@ -97,18 +100,18 @@ def test_a_skill_md_swapped_for_a_link_is_refused_as_before(tmp_path: Path) -> N
     victim = write_skill(root / "victim")
     pinned = _pinned(root)
     md = os.path.join(pinned.path, "victim", "SKILL.md")
-    checked = _fs.verify_file(
+    checked = _verified_read.verify_file(
         md, root_real=os.path.dirname(md), max_bytes=1 << 20, dir_real=os.path.dirname(md)
     )
-    assert isinstance(checked, _fs.Verified)
+    assert isinstance(checked, _verified_read.Verified)
     (tmp_path / "outside.md").write_text(OUTSIDE_MARKER)
     os.unlink(victim / "SKILL.md")
     (victim / "SKILL.md").symlink_to(tmp_path / "outside.md")
     try:
-        got = _fs.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
+        got = _verified_read.read_verified(checked, max_bytes=1 << 20, open_below=pinned.open_file)
     finally:
         pinned.close()
-    assert isinstance(got, _fs.ReadFailure) and got.kind == _fs.SYMLINK
+    assert isinstance(got, _verified_read.ReadFailure) and got.kind == _verified_read.SYMLINK
 
 
 def test_a_root_whose_kernel_path_differs_is_not_pinned(tmp_path: Path) -> None:

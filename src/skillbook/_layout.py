@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook import _fs
+from skillbook import _fs, _listing
 from skillbook._js import js_sorted
 from skillbook._root_scanner import NESTED_ROOT_NAME
 from skillbook._skill_reader import is_standalone_candidate
@@ -49,14 +49,14 @@ def _skill_files(folder: Path) -> list[str]:
 
 
 def _child_dirs(folder: Path) -> list[str]:
-    return js_sorted(_fs.list_child_dirs(os.fspath(folder)).dirs)
+    return js_sorted(_listing.list_child_dirs(os.fspath(folder)).dirs)
 
 
 def _nested_base(root: Path) -> Path:
     nested = root / NESTED_ROOT_NAME
     if nested.is_dir() and any(
         _fs.has_file(os.path.join(nested, name, "SKILL.md"))
-        for name in _fs.list_child_dirs(os.fspath(nested)).dirs
+        for name in _listing.list_child_dirs(os.fspath(nested)).dirs
     ):
         return nested
     return root
@@ -81,7 +81,7 @@ def layout(root: Path, *, grouped: bool, standalone: bool) -> Layout:
                 if grouped:
                     skills.extend(leaves)
         if standalone:
-            md_files = _fs.list_child_dirs(os.fspath(base)).md_files
+            md_files = _listing.list_child_dirs(os.fspath(base)).md_files
             skills += [base / n for n in js_sorted(md_files) if is_standalone_candidate(n)]
     covered = {folder / n for folder in skills if folder.is_dir() for n in _skill_files(folder)}
     skipped = [

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook import _fs
+from skillbook import _fs, _listing
 from skillbook import diagnostics as dg
 from skillbook._js import js_trim
 from skillbook._plugin_manifest import (
@@ -153,7 +153,7 @@ class _Finder:
         if not os.path.exists(directory):
             return
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: _fs.byte_order_key(e.name))
+            entries = sorted(os.scandir(directory), key=lambda e: _listing.byte_order_key(e.name))
             if entries:
                 make_open(f"plugin folder {directory} is not empty")
         except OSError as exc:

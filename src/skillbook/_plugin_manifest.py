@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from skillbook import _fs
+from skillbook import _verified_read
 from skillbook._js import js_trim, load_json5
 
 Origin = Literal["config", "workspace", "bundled", "global"]
@@ -82,11 +82,11 @@ def read_json_file(
     path: str, root_real: str, *, json5: bool = True
 ) -> tuple[Any, None] | tuple[None, str]:
     """``(value, None)`` or ``(None, why)`` for a JSON(5) file inside ``root_real``."""
-    got = _fs.read_contained(path, root_real=root_real, max_bytes=MAX_MANIFEST_BYTES)
-    if isinstance(got, _fs.ReadFailure):
-        if got.kind == _fs.MISSING:
+    got = _verified_read.read_contained(path, root_real=root_real, max_bytes=MAX_MANIFEST_BYTES)
+    if isinstance(got, _verified_read.ReadFailure):
+        if got.kind == _verified_read.MISSING:
             return None, "missing"
-        return None, f"unsafe or unreadable ({_fs.describe_failure(got, path)[2]})"
+        return None, f"unsafe or unreadable ({_verified_read.describe_failure(got, path)[2]})"
     try:
         text = got.decode("utf-8-sig")
         return (load_json5(text) if json5 else json.loads(text)), None

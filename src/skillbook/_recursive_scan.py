@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from skillbook import _fs
+from skillbook import _fs, _listing, _verified_read
 from skillbook._js import js_sorted, js_trim, locale_compare_key
 from skillbook._scan_reads import touch
 from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
@@ -73,7 +73,7 @@ def has_skill_file(folder: str) -> bool:
 
 def _plain_dirs(folder: str) -> list[str]:
     """Child folders, symbolic links left out (``followSymlinks: false``), JS-sorted."""
-    listing = _fs.list_child_dirs(folder)
+    listing = _listing.list_child_dirs(folder)
     return js_sorted(d for d in listing.dirs if d not in listing.linked)
 
 
@@ -153,7 +153,7 @@ def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: st
         one = _load_one(scanner, base_dir, base_real, label, uncontained)
         return [one] if one is not None else []
 
-    listing = _fs.list_child_dirs(base_dir)
+    listing = _listing.list_child_dirs(base_dir)
     children = js_sorted(listing.dirs)
     limited = [] if max_loaded == 0 else children[:max_candidates]
     if max_loaded > 0 and NESTED_ROOT_NAME in children and NESTED_ROOT_NAME not in limited:
@@ -195,7 +195,7 @@ def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: st
         )
         if level >= (rules.grouped_depth_extra if shallow else depth):
             continue
-        below = js_sorted(_fs.list_child_dirs(path).dirs)
+        below = js_sorted(_listing.list_child_dirs(path).dirs)
         queue.extend(
             (os.path.join(path, n), f"{name}/{n}", level + 1) for n in below[:max_candidates]
         )
@@ -256,8 +256,8 @@ def with_origin_key(skill: Skill, real: str) -> Skill:
     touch(path)
     if not os.path.lexists(path):
         return skill
-    data = _fs.read_contained(path, root_real=real, max_bytes=MAX_SOURCE_ORIGIN_BYTES)
-    if isinstance(data, _fs.ReadFailure):
+    data = _verified_read.read_contained(path, root_real=real, max_bytes=MAX_SOURCE_ORIGIN_BYTES)
+    if isinstance(data, _verified_read.ReadFailure):
         return skill
     try:
         obj = json.loads(data)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from skillbook._fs import Listing
+from skillbook._listing import Listing
 from skillbook.diagnostics import Diagnostic
 from skillbook.footprint import RACY_NS, changed_files
 from skillbook.model import Skill

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from skillbook import _fs, footprint
+from skillbook import _fs, _listing, _verified_read, footprint
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._pinned_root import PinnedRoot
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
@@ -229,7 +229,9 @@ class RootScanner:
             return self._filter_inside(self.reader.load_dir(base_dir, label), **where)
         touch(root_md)
         if os.path.lexists(root_md):
-            self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), root_md, None)
+            self.reader.report_read_failure(
+                _verified_read.ReadFailure(_verified_read.SYMLINK), root_md, None
+            )
 
         cache = self.reader.cache
         memo_key = (label, base_dir, base_real, self._options)
@@ -254,7 +256,7 @@ class RootScanner:
             reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
             if reused is not None:
                 return reused
-        listing = _fs.list_child_dirs(base_dir)
+        listing = _listing.list_child_dirs(base_dir)
         if listing.error is not None:
             self._diag(error, "discover.unreadable", f"cannot list: {listing.error}", base_dir)
             return []
@@ -333,7 +335,7 @@ class RootScanner:
                     groups.append((skill_dir, leaves))
                 else:
                     # e.g. a repository root whose skills/ holds only skills/.curated/…
-                    self._report_hidden(skill_dir, _fs.list_child_dirs(skill_dir))
+                    self._report_hidden(skill_dir, _listing.list_child_dirs(skill_dir))
                 continue
             loaded.extend(result)
             if len(loaded) >= max_loaded:
@@ -452,14 +454,14 @@ class RootScanner:
         if not os.path.isdir(nested):
             return root_dir
         scan = max(0, self.limits.max_candidates_per_root)
-        for name in _fs.list_child_dirs(nested).dirs[:scan]:
+        for name in _listing.list_child_dirs(nested).dirs[:scan]:
             if _fs.has_file(os.path.join(nested, name, SKILL_FILE)):
                 break
         else:
             return root_dir
         hidden = [
             n
-            for n in _fs.list_child_dirs(root_dir).dirs
+            for n in _listing.list_child_dirs(root_dir).dirs
             if n != NESTED_ROOT_NAME and _fs.has_file(os.path.join(root_dir, n, SKILL_FILE))
         ]
         if hidden:
@@ -477,7 +479,7 @@ class RootScanner:
             )
         return nested
 
-    def _report_listing(self, base_dir: str, listing: _fs.Listing) -> None:
+    def _report_listing(self, base_dir: str, listing: _listing.Listing) -> None:
         for name in listing.broken_links:
             self._diag(
                 warning,
@@ -495,7 +497,7 @@ class RootScanner:
             )
         self._report_hidden(base_dir, listing)
 
-    def _report_hidden(self, base_dir: str, listing: _fs.Listing) -> None:
+    def _report_hidden(self, base_dir: str, listing: _listing.Listing) -> None:
         for name in listing.hidden_dirs:
             hidden_dir = os.path.join(base_dir, name)
             if _fs.has_file(os.path.join(hidden_dir, SKILL_FILE)):
@@ -503,7 +505,7 @@ class RootScanner:
             else:
                 found = [
                     f"{name}/{leaf}"
-                    for leaf in js_sorted(_fs.list_child_dirs(hidden_dir).dirs)
+                    for leaf in js_sorted(_listing.list_child_dirs(hidden_dir).dirs)
                     if _fs.has_file(os.path.join(hidden_dir, leaf, SKILL_FILE))
                 ]
             if found:
@@ -540,7 +542,9 @@ class RootScanner:
             real_md = self.contained(md, **where) if _fs.has_file(md) else None
             if real_md is None:
                 if not _fs.has_file(md):
-                    self.reader.report_read_failure(_fs.ReadFailure(_fs.SYMLINK), md, None)
+                    self.reader.report_read_failure(
+                        _verified_read.ReadFailure(_verified_read.SYMLINK), md, None
+                    )
                 return []
             touch(real_md)
             try:
@@ -576,7 +580,7 @@ class RootScanner:
     def _group_leaves(self, group_dir: str) -> list[str]:
         return [
             leaf
-            for leaf in js_sorted(_fs.list_child_dirs(group_dir).dirs)
+            for leaf in js_sorted(_listing.list_child_dirs(group_dir).dirs)
             if _fs.has_file(os.path.join(group_dir, leaf, SKILL_FILE))
         ]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbook import _fs
+from skillbook import _fs, _listing, _verified_read
 from skillbook._js import js_trim
 from skillbook._known_path import known_parent, known_path
 from skillbook._scan_reads import touch
@@ -173,7 +173,7 @@ class SkillReader:
         if not self.profile.discovery.invalid_falls_back_to_children:
             return []
         out: list[Skill] = []
-        for child in _fs.list_real_subdirs_locale(root):
+        for child in _listing.list_real_subdirs_locale(root):
             child_real = os.path.join(root_real, os.path.basename(child))
             self.memo.note(child, child_real)
             found = self._load_single(child, root_real, child_real, label, report_missing=False)
@@ -293,7 +293,7 @@ class SkillReader:
     ) -> tuple[ParsedSkillFile, tuple[int, ...], Path | None] | None:
         """The parsed file, its identity, and the Path made for parsing it (None on a hit)."""
         max_bytes = self.limits.max_skill_file_bytes
-        checked = _fs.verify_file(
+        checked = _verified_read.verify_file(
             file_path,
             root_real=root_real,
             max_bytes=max_bytes,
@@ -302,17 +302,19 @@ class SkillReader:
             known=known,
         )
         if (
-            isinstance(checked, _fs.ReadFailure)
-            and checked.kind == _fs.SYMLINK
+            isinstance(checked, _verified_read.ReadFailure)
+            and checked.kind == _verified_read.SYMLINK
             and self.profile.discovery.symlinked_skill_md
             and checked.real is not None
             and dir_real is not None
             and _fs.is_path_inside(dir_real, checked.real)
         ):
             # 2026.9 reads a linked SKILL.md whose target stays inside the skill folder.
-            checked = _fs.verify_file(checked.real, root_real=root_real, max_bytes=max_bytes)
-        if isinstance(checked, _fs.ReadFailure):
-            if checked.kind != _fs.MISSING or report_missing:
+            checked = _verified_read.verify_file(
+                checked.real, root_real=root_real, max_bytes=max_bytes
+            )
+        if isinstance(checked, _verified_read.ReadFailure):
+            if checked.kind != _verified_read.MISSING or report_missing:
                 self.report_read_failure(checked, file_path, skill)
             return None
         cache = self.cache
@@ -322,10 +324,10 @@ class SkillReader:
             if isinstance(hit, ParsedSkillFile):
                 return hit, checked.identity, None
         pinned = self.pinned
-        got = _fs.read_verified(
+        got = _verified_read.read_verified(
             checked, max_bytes=max_bytes, open_below=pinned.open_file if pinned else None
         )
-        if isinstance(got, _fs.ReadFailure):
+        if isinstance(got, _verified_read.ReadFailure):
             self.report_read_failure(got, file_path, skill)
             return None
         data, identity = got
@@ -353,12 +355,12 @@ class SkillReader:
             self.diagnostics.append(d)
 
     def report_read_failure(
-        self, failure: _fs.ReadFailure, file_path: str, skill: str | None
+        self, failure: _verified_read.ReadFailure, file_path: str, skill: str | None
     ) -> None:
-        if failure.kind == _fs.TOO_LARGE and failure.size is not None:
+        if failure.kind == _verified_read.TOO_LARGE and failure.size is not None:
             self.report_too_large(file_path, failure.size, root_level=False)
             return
-        code, severity, message = _fs.describe_failure(failure, file_path)
+        code, severity, message = _verified_read.describe_failure(failure, file_path)
         make = {"error": error, "warning": warning}.get(severity, error)
         self.add(make, code, message, file_path, skill)
 

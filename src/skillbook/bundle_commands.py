@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook import _fs
+from skillbook import _fs, _verified_read
 from skillbook import diagnostics as dg
 from skillbook._js import js_trim, locale_compare_key
 from skillbook._plugin_manifest import CLAUDE_MANIFEST, claude_command_roots, read_json_file
@@ -120,9 +120,11 @@ def _load_folder(
     from skillbook.parse import decode_text, parse_frontmatter_block, split_frontmatter
 
     for file in _markdown_files(folder):
-        data = _fs.read_contained(file, root_real=real, max_bytes=DEFAULT_MAX_SKILL_FILE_BYTES)
-        if isinstance(data, _fs.ReadFailure):
-            code, _, message = _fs.describe_failure(data, file)
+        data = _verified_read.read_contained(
+            file, root_real=real, max_bytes=DEFAULT_MAX_SKILL_FILE_BYTES
+        )
+        if isinstance(data, _verified_read.ReadFailure):
+            code, _, message = _verified_read.describe_failure(data, file)
             diags.append(dg.warning(code, f"bundle command {message}", path=Path(file)))
             continue
         text = decode_text(data)[0]

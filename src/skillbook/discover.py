@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
-from skillbook import _fs
+from skillbook import _fs, _listing
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._merge_memo import MergeMemo
 from skillbook._root_scanner import RootScanner, resolve_symlink_targets
@@ -169,7 +169,7 @@ def _hidden_learned(root: Path) -> list[Diagnostic]:
         return []
     hidden = [
         name
-        for name in js_sorted(_fs.list_child_dirs(os.fspath(root)).dirs)
+        for name in js_sorted(_listing.list_child_dirs(os.fspath(root)).dirs)
         if _fs.has_file(os.path.join(root, name, SKILL_FILE))
     ]
     if not hidden:
