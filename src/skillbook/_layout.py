@@ -19,7 +19,7 @@ from pathlib import Path
 
 from skillbook import _fs, _listing
 from skillbook._js import js_sorted
-from skillbook._root_scanner import NESTED_ROOT_NAME
+from skillbook._root_layouts import NESTED_ROOT_NAME
 from skillbook._skill_reader import is_standalone_candidate
 
 SKILL_FILE_LOWER = "skill.md"

@@ -2,10 +2,13 @@
 
 Input: one root folder and its source label. Output: the skills it yields, in
 OpenClaw's order (spec §3.3 ``loadSkills``), plus diagnostics. The scanner decides
-*which* folders are skills (nested roots, limits, containment, grouped layouts,
-standalone files); reading one folder into a skill (§2.1 ``loadSkillsFromDirSafe``)
-is the job of the :class:`~skillbook._skill_reader.SkillReader` it holds. One
-scanner serves one discovery: its real-path memo must not outlive the tree's state.
+*which* folders are skills: its loop here lists a root, applies the limits, reads each
+candidate and reuses a remembered root; containment is
+:mod:`skillbook._root_containment`'s and nested, grouped, hidden and standalone
+layouts :mod:`skillbook._root_layouts`'. Reading one folder into a skill (§2.1
+``loadSkillsFromDirSafe``) is the job of the
+:class:`~skillbook._skill_reader.SkillReader` it holds. One scanner serves one
+discovery: its real-path memo must not outlive the tree's state.
 """
 
 from __future__ import annotations
@@ -14,52 +17,29 @@ import itertools
 import os
 import stat
 import time
-from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
 from skillbook import _fs, _listing, _verified_read, footprint
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._pinned_root import PinnedRoot
+from skillbook._root_layouts import MAX_LOADED_KEY as _MAX_KEY
+from skillbook._root_layouts import NESTED_ROOT_NAME, RootLayouts
 from skillbook._root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook._scan_reads import scanning, touch
-from skillbook._skill_reader import SKILL_FILE, SkillReader, is_standalone_candidate, limit_list
-from skillbook.diagnostics import Diagnostic, error, info, warning
-from skillbook.learned import is_learned_subdir
+from skillbook._skill_reader import SKILL_FILE, SkillReader, limit_list
+from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.model import Skill, Source
 from skillbook.profile import DEFAULT_PROFILE, DiscoveryRules
 
-NESTED_ROOT_NAME = "skills"
 #: A remembered root with at most this many changed SKILL.md files is patched, not rescanned.
 MAX_PATCHED = 64
-_MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
 _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 #: From this many candidates a root is held open while they are read (it costs one
 #: file's check to open it).
 _PIN_FROM = 4
 
 
-def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], list[Diagnostic]]:
-    """``skills.load.allowSymlinkTargets`` as real paths; a missing one is diagnosed."""
-    allowed: list[str] = []
-    diags: list[Diagnostic] = []
-    for target in targets:
-        # Recorded for the result cache: which links are followed depends on it.
-        real = footprint.real(_fs.abspath(target), strict=True)
-        if real is None:
-            diags.append(
-                warning(
-                    "discover.root-missing",
-                    f"`skills.load.allowSymlinkTargets` entry {target} does not exist",
-                    path=Path(_fs.abspath(target)),
-                )
-            )
-        else:
-            allowed.append(real)
-    return tuple(allowed), diags
-
-
-class RootScanner:
+class RootScanner(RootLayouts):
     """Loads roots one by one (spec §3.3 ``loadSkills``) with a :class:`SkillReader`."""
 
     def __init__(
@@ -104,72 +84,6 @@ class RootScanner:
             return skills, reader.diagnostics
         finally:
             reader.diagnostics = saved
-
-    # -- containment -----------------------------------------------------------------
-
-    def _escape(self, source: str, root_dir: str, root_real: str, cand: str, real: str) -> None:
-        link = _fs.is_symlink(cand)
-        bundled = source == Source.BUNDLED.value
-        stray = " hint=likely-stray-local-symlink-or-checkout-mutation"
-        if link:
-            hint = "reason=bundled-symlink-escape" + stray if bundled else "reason=symlink-escape"
-        else:
-            hint = "reason=bundled-root-escape" + stray if bundled else "reason=path-escape"
-        resolved = "" if _fs.abspath(root_dir) == root_real else f" rootResolved={root_real}"
-        advice = (
-            "; to allow it, add its target folder (or a parent) to "
-            "`skills.load.allowSymlinkTargets`"
-            if link
-            else ""
-        )
-        self._diag(
-            warning,
-            "discover.symlink-escape" if link else "discover.path-escape",
-            "Skipping escaped skill path outside its configured root: "
-            f"source={source} root={root_dir}{resolved} {hint} requested={cand} "
-            f"resolved={real}{advice}",
-            cand,
-        )
-
-    def _inside(self, root_real: str, real: str) -> bool:
-        return _fs.is_path_inside(root_real, real) or any(
-            _fs.is_path_inside(a, real) for a in self.allowed
-        )
-
-    def contained(
-        self, cand: str, *, source: str, root_dir: str, root_real: str, real: str | None = None
-    ) -> str | None:
-        """``resolveContainedSkillPath``: the real path if inside the root, else None."""
-        if real is None:
-            real = self.memo.realpath(cand)
-        if real is None:
-            return None
-        if self._inside(root_real, real):
-            return real
-        self._escape(source, root_dir, root_real, cand, real)
-        return None
-
-    def _filter_inside(
-        self, skills: list[Skill], *, source: str, root_dir: str, root_real: str
-    ) -> list[Skill]:
-        """``filterLoadedSkillsInsideRoot``: each folder (and so its SKILL.md) inside the root.
-
-        ``real_dir`` is the folder's real path, and its SKILL.md passed the reader's
-        no-symlink check, so the file's real path is inside whenever the folder's is.
-        """
-        kept = []
-        for skill in skills:
-            real = os.fspath(skill.real_dir) if skill.real_dir is not None else None
-            # `contained` needs the folder's own path only to resolve or report it.
-            if real is not None and self._inside(root_real, real):
-                kept.append(skill)
-                continue
-            base = os.fspath(skill.base_dir)
-            if self.contained(
-                base, source=source, root_dir=root_dir, root_real=root_real, real=real
-            ):
-                kept.append(skill)
-        return kept
 
     # -- one root --------------------------------------------------------------------
 
@@ -447,77 +361,6 @@ class RootScanner:
                 touch(md)
         return skills
 
-    def _nested_root(self, root_dir: str) -> str:
-        """``resolveNestedSkillsRoot``: use ``<root>/skills`` if a child of it is a skill."""
-        nested = os.path.join(root_dir, NESTED_ROOT_NAME)
-        touch(nested)
-        if not os.path.isdir(nested):
-            return root_dir
-        scan = max(0, self.limits.max_candidates_per_root)
-        for name in _listing.list_child_dirs(nested).dirs[:scan]:
-            if _fs.has_file(os.path.join(nested, name, SKILL_FILE)):
-                break
-        else:
-            return root_dir
-        hidden = [
-            n
-            for n in _listing.list_child_dirs(root_dir).dirs
-            if n != NESTED_ROOT_NAME and _fs.has_file(os.path.join(root_dir, n, SKILL_FILE))
-        ]
-        if hidden:
-            self._diag(
-                warning,
-                "discover.nested-root",
-                f"Detected nested skills root at {nested}; it is used instead of {root_dir}, "
-                f"so these skill folders directly in {root_dir} are not loaded: "
-                f"{limit_list(hidden)}",
-                nested,
-            )
-        else:
-            self._diag(
-                info, "discover.nested-root", f"Detected nested skills root at {nested}", nested
-            )
-        return nested
-
-    def _report_listing(self, base_dir: str, listing: _listing.Listing) -> None:
-        for name in listing.broken_links:
-            self._diag(
-                warning,
-                "discover.unreadable",
-                f"{name} is a broken symbolic link; skipped",
-                os.path.join(base_dir, name),
-            )
-        for name in listing.looped_links:
-            self._diag(
-                warning,
-                "discover.symlink-loop",
-                f"{name} is a symbolic link that loops back to itself (it resolves to no "
-                "folder); skipped: remove it or point it at a skill folder",
-                os.path.join(base_dir, name),
-            )
-        self._report_hidden(base_dir, listing)
-
-    def _report_hidden(self, base_dir: str, listing: _listing.Listing) -> None:
-        for name in listing.hidden_dirs:
-            hidden_dir = os.path.join(base_dir, name)
-            if _fs.has_file(os.path.join(hidden_dir, SKILL_FILE)):
-                found = [name]
-            else:
-                found = [
-                    f"{name}/{leaf}"
-                    for leaf in js_sorted(_listing.list_child_dirs(hidden_dir).dirs)
-                    if _fs.has_file(os.path.join(hidden_dir, leaf, SKILL_FILE))
-                ]
-            if found:
-                self._diag(
-                    warning,
-                    "discover.hidden-dir",
-                    f"skill folders under the hidden folder {name}/ are not discovered "
-                    f"({limit_list(found)}); move them out, or add {hidden_dir} to "
-                    "`skills.load.extraDirs`",
-                    hidden_dir,
-                )
-
     def _load_candidate(
         self,
         skill_dir: str,
@@ -561,82 +404,3 @@ class RootScanner:
         if seen is not None and known is not None:
             seen.append((md, known))
         return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
-
-    def _check_case(self, skill_dir: str) -> None:
-        touch(skill_dir)
-        try:
-            names = os.listdir(skill_dir)
-        except OSError:
-            return
-        for name in names:
-            if name.lower() == "skill.md" and name != SKILL_FILE:
-                self._diag(
-                    warning,
-                    "discover.skill-md-case",
-                    f"found {name}, but only a file named exactly SKILL.md is a skill; rename it",
-                    os.path.join(skill_dir, name),
-                )
-
-    def _group_leaves(self, group_dir: str) -> list[str]:
-        return [
-            leaf
-            for leaf in js_sorted(_listing.list_child_dirs(group_dir).dirs)
-            if _fs.has_file(os.path.join(group_dir, leaf, SKILL_FILE))
-        ]
-
-    def _groups(
-        self,
-        groups: list[tuple[str, list[str]]],
-        loaded: list[Skill],
-        label: str,
-        where: dict[str, str],
-    ) -> None:
-        max_loaded = self.limits.max_skills_loaded_per_source
-        for group_dir, leaves in groups:
-            group = os.path.basename(group_dir)
-            if is_learned_subdir(label, where["root_dir"], group_dir):
-                continue  # learned skills: a source of their own (skillbook.learned)
-            if not self.grouped:
-                self._diag(
-                    warning,
-                    "discover.grouped-layout",
-                    f"{group}/ has no SKILL.md but holds skill folders one level down "
-                    f"({limit_list([f'{group}/{leaf}' for leaf in leaves])}); they are not "
-                    "loaded: set `skills.load.grouped: true` to load them",
-                    group_dir,
-                )
-                continue
-            for index, leaf in enumerate(leaves):
-                if len(loaded) >= max_loaded:
-                    self._diag(
-                        warning,
-                        "discover.over-limit",
-                        f"the `{_MAX_KEY}` limit of {max_loaded} is reached; grouped skill "
-                        f"folders not loaded: {limit_list(leaves[index:])}",
-                        group_dir,
-                    )
-                    return
-                leaf_dir = os.path.join(group_dir, leaf)
-                if self.contained(leaf_dir, **where) is None:
-                    continue
-                loaded.extend(self._load_candidate(leaf_dir, label, where) or [])
-
-    def _standalone(
-        self, base_dir: str, base_real: str, files: Iterable[str], loaded: list[Skill], label: str
-    ) -> None:
-        max_loaded = self.limits.max_skills_loaded_per_source
-        for name in js_sorted(files):
-            if not is_standalone_candidate(name) or len(loaded) >= max_loaded:
-                continue
-            path = os.path.join(base_dir, name)
-            found = self.reader.load_standalone(path, base_dir, base_real, label)
-            if found is None:
-                continue
-            self._diag(
-                info,
-                "discover.standalone-md",
-                f"loaded the standalone Markdown file {name} as skill {found.name!r} ({label})",
-                path,
-                skill=found.name,
-            )
-            loaded.append(found)

@@ -33,7 +33,8 @@ from pathlib import Path
 from skillbook import _fs, _listing
 from skillbook._js import js_sorted, locale_compare_key
 from skillbook._merge_memo import MergeMemo
-from skillbook._root_scanner import RootScanner, resolve_symlink_targets
+from skillbook._root_containment import resolve_symlink_targets
+from skillbook._root_scanner import RootScanner
 from skillbook._skill_reader import SKILL_FILE, ParseCache, SkillReader, limit_list
 from skillbook.diagnostics import Diagnostic, info, warning
 from skillbook.footprint import real
