@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _json_readback, parse
+from skillbook import _frontmatter_block, _json_readback, parse
 from skillbook._js import json_stringify, json_stringify_plain, load_json5
 from skillbook._yaml_simple import simple_block
 from skillbook.manifest import resolve_metadata
@@ -112,9 +112,9 @@ MANIFEST = st.fixed_dictionaries(
 def _parse_both(text: str) -> tuple[Any, Any]:
     fast = parse.parse_skill_text(text)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(parse, "reloads_as_itself", lambda _text: False)
-        m.setattr(parse, "reads_as_flow", lambda _raw: False)
-        m.setattr(parse, "json_stringify_plain", lambda _value: None)
+        m.setattr(_frontmatter_block, "reloads_as_itself", lambda _text: False)
+        m.setattr(_frontmatter_block, "reads_as_flow", lambda _raw: False)
+        m.setattr(_frontmatter_block, "json_stringify_plain", lambda _value: None)
         slow = parse.parse_skill_text(text)
     return fast, slow
 

@@ -9,16 +9,13 @@ from types import MappingProxyType
 import json5
 import pytest
 
+from skillbook._frontmatter_block import parse_frontmatter_block
+from skillbook._invocation_policy import parse_bool, resolve_dispatch
+from skillbook._skill_text import split_frontmatter
 from skillbook._yaml import DEFAULT_MAX_DEPTH, YamlError, _new_parser, load_core
 from skillbook.diagnostics import Severity
 from skillbook.model import CommandDispatch, InvocationPolicy, ParsedSkillFile
-from skillbook.parse import (
-    parse_bool,
-    parse_frontmatter_block,
-    parse_skill_text,
-    resolve_dispatch,
-    split_frontmatter,
-)
+from skillbook.parse import parse_skill_text
 
 
 def fm(block: str, body: str = "Body\n") -> str:
@@ -543,3 +540,15 @@ def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
     (record,) = caplog.records
     assert record.exc_info is not None and record.exc_info[0] is KeyError
     assert "/s/SKILL.md" in record.getMessage()
+
+
+def test_the_stages_public_names_are_still_importable_from_skillbook_parse() -> None:
+    import skillbook.parse as parse_module
+    from skillbook import _frontmatter_block, _invocation_policy, _skill_text
+
+    assert parse_module.decode_text is _skill_text.decode_text
+    assert parse_module.split_frontmatter is _skill_text.split_frontmatter
+    assert parse_module.parse_frontmatter_block is _frontmatter_block.parse_frontmatter_block
+    assert parse_module.parse_bool is _invocation_policy.parse_bool
+    assert parse_module.resolve_invocation is _invocation_policy.resolve_invocation
+    assert parse_module.resolve_dispatch is _invocation_policy.resolve_dispatch

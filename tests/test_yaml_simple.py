@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _yaml, parse
+from skillbook import _frontmatter_block, _yaml
 from skillbook._yaml import YamlError, _load_full
 from skillbook._yaml_simple import simple_mapping
 
@@ -326,11 +326,11 @@ def test_fast_path_agrees_with_the_parser(text: str) -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
 def test_frontmatter_is_the_same_with_and_without_the_fast_path(text: str) -> None:
-    fast = parse.parse_frontmatter_block(text, block_line=2)
+    fast = _frontmatter_block.parse_frontmatter_block(text, block_line=2)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(parse, "simple_block", lambda _text: None)
+        mp.setattr(_frontmatter_block, "simple_block", lambda _text: None)
         mp.setattr(_yaml, "simple_mapping", lambda _text: None)
-        slow = parse.parse_frontmatter_block(text, block_line=2)
+        slow = _frontmatter_block.parse_frontmatter_block(text, block_line=2)
     assert repr(fast) == repr(slow)
     assert list(fast[0].lines) == list(slow[0].lines)
 
@@ -424,7 +424,7 @@ def test_the_fast_path_reads_every_row_but_comments_as_printable(text: str) -> N
     if simple_mapping(text) is None:
         return
     if not any(row[:1] == "#" for row in text.split("\n")):
-        assert parse._CONTROL.search(text) is None
+        assert _frontmatter_block._CONTROL.search(text) is None
 
 
 def test_a_description_wrapped_below_its_key_takes_the_fast_path() -> None:

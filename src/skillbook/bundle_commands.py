@@ -117,7 +117,8 @@ def _load_folder(
 ) -> None:
     # Imported here: a workspace without bundle commands never needs the parser (the
     # parse cache answers for skills), and `skillbook prompt` should not load it.
-    from skillbook.parse import decode_text, parse_frontmatter_block, split_frontmatter
+    from skillbook._frontmatter_block import parse_frontmatter_block
+    from skillbook._skill_text import decode_text, split_frontmatter
 
     for file in _markdown_files(folder):
         data = _verified_read.read_contained(
