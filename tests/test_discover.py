@@ -551,12 +551,13 @@ def test_cache_hit_reads_nothing(env: tuple[Paths, Path], monkeypatch: pytest.Mo
     cache = ParseCache()
     first = discover(roots, cache=cache)
     assert cache.misses == 5 and len(cache) == 5
-    import skillbook.parse
+    import skillbook._skill_reader
 
     def boom(*_a: object, **_k: object) -> None:
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(skillbook.parse, "parse_skill_text", boom)
+    # Where the reader looks the parser up (it imports the name from skillbook.parse).
+    monkeypatch.setattr(skillbook._skill_reader, "parse_skill_text", boom)
     second = discover(roots, cache=cache)
     assert cache.hits == 5
     assert [s.to_json() for s in second.skills] == [s.to_json() for s in first.skills]
