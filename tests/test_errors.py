@@ -19,7 +19,7 @@ INTERNAL = {
     # the parser turns it into parse.yaml-* diagnostics
     "skillbook._yaml.YamlError",
     # the verified opens turn it into a read error or a diagnostic
-    "skillbook._contained_open.PathChanged",
+    "skillbook._fs.PathChanged",
     # the MCP client reports a cut-off answer as mcp.digest-mismatch
     "skillbook.mcp._capped.AnswerTooLarge",
     # sentinels of the providers' stream parsers

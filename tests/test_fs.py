@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
-from skillbook import _contained_open, _fs, _listing, _root_scanner, _verified_read
+from skillbook import _fs, _listing, _root_scanner, _verified_read
 from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
 
@@ -27,7 +27,7 @@ def test_open_contained_reads_a_file_below_its_anchor(tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "b" / "f.txt").write_text("hello")
     anchor = os.path.realpath(tmp_path)
-    fd = _contained_open.open_contained(os.path.join(anchor, "a", "b", "f.txt"), anchor)
+    fd = _fs.open_contained(os.path.join(anchor, "a", "b", "f.txt"), anchor)
     try:
         assert os.read(fd, 100) == b"hello"
     finally:
@@ -43,13 +43,13 @@ def test_open_contained_refuses_a_symlinked_component(tmp_path: Path) -> None:
     (root / "a").symlink_to(outside, target_is_directory=True)
     anchor = os.path.realpath(root)
     with pytest.raises(OSError) as caught:
-        _contained_open.open_contained(os.path.join(anchor, "a", "f.txt"), anchor)
+        _fs.open_contained(os.path.join(anchor, "a", "f.txt"), anchor)
     # Refused by the component walk (ELOOP/ENOTDIR) or, on Linux, by the kernel path.
     assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR, errno.ESTALE)
     # With the anchor's identity the walk runs everywhere: the symlink is never followed.
     seen = os.stat(anchor)
     with pytest.raises(OSError) as walked:
-        _contained_open.open_contained(
+        _fs.open_contained(
             os.path.join(anchor, "a", "f.txt"), anchor, anchor_identity=(seen.st_dev, seen.st_ino)
         )
     assert walked.value.errno in (errno.ELOOP, errno.ENOTDIR)
@@ -64,27 +64,25 @@ def test_open_contained_refuses_a_replaced_anchor(tmp_path: Path) -> None:
     os.rename(root, tmp_path / "old")
     root.mkdir()
     (root / "f.txt").write_text("y")
-    with pytest.raises(_contained_open.PathChanged):
-        _contained_open.open_contained(
+    with pytest.raises(_fs.PathChanged):
+        _fs.open_contained(
             os.path.join(anchor, "f.txt"), anchor, anchor_identity=(seen.st_dev, seen.st_ino)
         )
 
 
 def test_open_contained_refuses_paths_outside_the_anchor(tmp_path: Path) -> None:
     anchor = os.path.realpath(tmp_path / "x")
-    with pytest.raises(_contained_open.PathChanged):
-        _contained_open.open_contained(os.path.realpath(tmp_path / "y" / "f"), anchor)
+    with pytest.raises(_fs.PathChanged):
+        _fs.open_contained(os.path.realpath(tmp_path / "y" / "f"), anchor)
 
 
-@pytest.mark.skipif(
-    _contained_open.fd_path(0) is None, reason="the kernel does not name open files here"
-)
+@pytest.mark.skipif(_fs.fd_path(0) is None, reason="the kernel does not name open files here")
 def test_fd_path_names_the_opened_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     real = os.path.realpath(tmp_path / "f")
     fd = os.open(real, os.O_RDONLY)
     try:
-        assert _contained_open.fd_path(fd) == real
+        assert _fs.fd_path(fd) == real
     finally:
         os.close(fd)
 
@@ -193,9 +191,9 @@ def test_read_at_most_told_the_size_reads_what_it_reads_without(
     path.write_bytes(bytes(i % 251 for i in range(length)))
     fd = os.open(path, os.O_RDONLY)
     try:
-        told = _verified_read.read_at_most(fd, limit, max(0, os.fstat(fd).st_size + stale))
+        told = _fs.read_at_most(fd, limit, max(0, os.fstat(fd).st_size + stale))
         os.lseek(fd, 0, os.SEEK_SET)
-        plain = _verified_read.read_at_most(fd, limit)
+        plain = _fs.read_at_most(fd, limit)
     finally:
         os.close(fd)
     assert told == plain == path.read_bytes()[:limit]
@@ -216,10 +214,10 @@ def test_read_at_most_told_the_size_makes_one_read(
     fd = os.open(path, os.O_RDONLY)
     try:
         monkeypatch.setattr(os, "read", counting_read)
-        assert _verified_read.read_at_most(fd, 1 << 20, os.fstat(fd).st_size) == path.read_bytes()
+        assert _fs.read_at_most(fd, 1 << 20, os.fstat(fd).st_size) == path.read_bytes()
         assert len(reads) == 1
         os.lseek(fd, 0, os.SEEK_SET)
-        assert _verified_read.read_at_most(fd, 1 << 20) == path.read_bytes()
+        assert _fs.read_at_most(fd, 1 << 20) == path.read_bytes()
         assert len(reads) == 3  # without the size, an empty read finds the end
     finally:
         os.close(fd)

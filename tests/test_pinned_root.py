@@ -15,13 +15,13 @@ import pytest
 from factories import write_skill
 from races import OUTSIDE_MARKER, outside_copy
 
-from skillbook import _contained_open, _root_scanner, _verified_read
+from skillbook import _fs, _root_scanner, _verified_read
 from skillbook._pinned_root import PinnedRoot
 from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
 
 pytestmark = pytest.mark.skipif(
-    not (_contained_open.HAS_DIR_FD and _contained_open.HAS_PROC_FD),
+    not (_fs.HAS_DIR_FD and _fs.HAS_PROC_FD),
     reason="needs openat and /proc/self/fd",
 )
 

@@ -1,7 +1,7 @@
 """A skills root held open while its skill folders are read.
 
 Every ``SKILL.md`` read must be the file at its checked real path, with no symlink
-swapped in on the way (:func:`skillbook._contained_open.open_contained`). Checked per file, that
+swapped in on the way (:func:`skillbook._fs.open_contained`). Checked per file, that
 is an open plus a ``/proc/self/fd`` readlink (~5 µs of a skill's ~100 µs). With the
 root's real folder open (and its own kernel path checked once), the same guarantee
 costs two ``openat`` calls without following links: the skill folder, then its
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import weakref
 
-from skillbook import _contained_open
+from skillbook import _fs
 from skillbook._scan_reads import touch
 
 
@@ -34,13 +34,13 @@ class PinnedRoot:
     def open(cls, real: str) -> PinnedRoot | None:
         """The root at the real path ``real``, or None where the platform or the folder
         does not allow it (callers then check each file by its own path)."""
-        if not (_contained_open.HAS_DIR_FD and _contained_open.HAS_PROC_FD):
+        if not (_fs.HAS_DIR_FD and _fs.HAS_PROC_FD):
             return None
         try:
-            fd = os.open(real, _contained_open.DIR_FLAGS)
+            fd = os.open(real, _fs.DIR_FLAGS)
         except OSError:
             return None
-        if _contained_open.fd_path(fd) != real:
+        if _fs.fd_path(fd) != real:
             os.close(fd)
             return None
         return cls(real, fd)
@@ -54,7 +54,7 @@ class PinnedRoot:
         folder, sep, name = real[len(self.prefix) :].partition(os.sep)
         if not sep or folder in ("", ".", "..") or name in ("", ".", "..") or os.sep in name:
             return None
-        folder_fd = os.open(folder, _contained_open.DIR_FLAGS, dir_fd=self.fd)
+        folder_fd = os.open(folder, _fs.DIR_FLAGS, dir_fd=self.fd)
         try:
             return os.open(name, flags, dir_fd=folder_fd)
         finally:

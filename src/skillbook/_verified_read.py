@@ -1,14 +1,15 @@
 """Verified, bounded reads of skill files: check a file, then read what was checked.
 
 Input: a file path and the real folder it must lie in. Output: a :class:`Verified`
-file (:func:`verify_file`), its bytes and identity (:func:`read_verified`), or a
+file (:func:`verify_file`), its bytes and identity (:func:`read_verified`, bounded by
+:func:`skillbook._fs.read_at_most`), or a
 :class:`ReadFailure` that says *why* it was refused, which :func:`describe_failure`
 turns into a diagnostic's code, severity and message. Nothing here raises on a bad
 skill folder.
 
 The checks mirror OpenClaw's ``openVerifiedFileSync``: a symlinked file is refused,
 the file must be regular, its size is checked from ``stat`` before reading, it is
-opened with ``O_NOFOLLOW`` (below its folder, :mod:`skillbook._contained_open`) and
+opened with ``O_NOFOLLOW`` (below its folder, :func:`skillbook._fs.open_contained`) and
 the descriptor must be the same inode/device that was checked, and no more than
 ``max_bytes`` are read.
 """
@@ -21,16 +22,18 @@ import stat as st
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skillbook._contained_open import OPEN_FLAGS as _OPEN_FLAGS
-from skillbook._contained_open import PathChanged, open_contained
 from skillbook._fast_init import fast_init
+from skillbook._fs import OPEN_FLAGS as _OPEN_FLAGS
 from skillbook._fs import (
+    PathChanged,
     RealpathMemo,
     _basename,
     is_path_inside,
     is_symlink,
     is_symlink_loop,
     join,
+    open_contained,
+    read_at_most,
     try_realpath,
 )
 from skillbook._scan_reads import stated, touch
@@ -123,30 +126,6 @@ def verify_file(
     return Verified(
         path=path, real=real, size=pre.st_size, identity=_identity(pre), root_real=root_real
     )
-
-
-def read_at_most(fd: int, limit: int, size: int = -1) -> bytes:
-    """Read from ``fd`` until end of file or ``limit`` bytes, whichever comes first.
-
-    Every bounded read goes through here: the size ``stat`` gave is never trusted as
-    the end, because a file can grow between the check and the read. One read holds a
-    skill file whole, and an empty second one finds the end, unless the first returned
-    exactly ``size`` bytes (``fd``'s ``fstat`` just before; a file grown since gives more).
-    """
-    if limit <= 0:
-        return b""
-    first = os.read(fd, min(limit, 1 << 20))
-    remaining = limit - len(first)
-    if not first or remaining <= 0 or len(first) == size:
-        return first
-    chunks = [first]
-    while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
 
 
 def read_contained(path: str, *, root_real: str, max_bytes: int) -> bytes | ReadFailure:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
-from skillbook import _contained_open
+from skillbook import _fs
 from skillbook.config import Config
 from skillbook.dispatch import ARGS_ENV, detaches
 from skillbook.errors import SecretError
@@ -255,12 +255,9 @@ class ReadTool:
         # A standalone Markdown skill's real "folder" is its one file.
         anchor = os.path.dirname(real) if root == real else root
         try:
-            fd = _contained_open.open_contained(real, anchor)
-        except (_contained_open.PathChanged, OSError) as exc:
-            if isinstance(exc, _contained_open.PathChanged) or exc.errno in (
-                errno.ELOOP,
-                errno.ENOTDIR,
-            ):
+            fd = _fs.open_contained(real, anchor)
+        except (_fs.PathChanged, OSError) as exc:
+            if isinstance(exc, _fs.PathChanged) or exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 return ToolResult(f"read: {raw}: the file changed while opening it", True)
             return ToolResult(f"read: {raw}: {exc.strerror or exc}", True)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
