@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from skillbook.config import Config, McpServerConfig
 from skillbook.errors import SourceError
-from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp import _skillformat as fmt
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -100,7 +100,7 @@ class SkillEntry:
 
     def rel_parts(self, uri: str) -> tuple[str, ...] | None:
         """The decoded path of a manifest URI below the skill root, or None."""
-        if not sf.is_within_skill(self.uri, uri):
+        if not fmt.is_within_skill(self.uri, uri):
             return None
         parts = uri_segments(uri)
         root = self.segments[:-1]
@@ -153,15 +153,15 @@ def parse_entry(raw: Any) -> SkillEntry | str:
     if not isinstance(raw, Mapping):
         return "the entry is not an object"
     uri, fm, resources = raw.get("uri"), raw.get("frontmatter"), raw.get("resources")
-    if not isinstance(uri, str) or not uri.endswith("/" + sf.SKILL_FILE):
-        return f"`uri` must name a {sf.SKILL_FILE} (got {uri!r})"
+    if not isinstance(uri, str) or not uri.endswith("/" + fmt.SKILL_FILE):
+        return f"`uri` must name a {fmt.SKILL_FILE} (got {uri!r})"
     segments = uri_segments(uri)
     if segments is None or len(segments) < 3:
         return f"`uri` {uri!r} is not a usable skill URI"
     if not isinstance(fm, Mapping):
         return "`frontmatter` is missing or not an object"
     name, description = fm.get("name"), fm.get("description")
-    if not sf.is_valid_skill_name(name):
+    if not fmt.is_valid_skill_name(name):
         return f"frontmatter name {name!r} breaks the Agent Skills name rules"
     if name != segments[-2]:
         return f"the final path segment {segments[-2]!r} differs from the name {name!r}"
@@ -183,7 +183,7 @@ def parse_entry(raw: Any) -> SkillEntry | str:
         seen.add(item["uri"])
         items.append(ManifestItem(item["uri"], item["digest"].lower(), item["size"]))
     if uri not in seen:
-        return f"the manifest has no entry for {sf.SKILL_FILE} itself"
+        return f"the manifest has no entry for {fmt.SKILL_FILE} itself"
     entry = SkillEntry(uri, MappingProxyType(dict(fm)), tuple(items), segments)
     bad = next((i.uri for i in items if entry.rel_parts(i.uri) is None and i.uri != uri), None)
     return entry if bad is None else f"{bad!r} is not a usable file path inside the skill"
@@ -193,9 +193,9 @@ def _item_problem(skill_uri: str, item: Any) -> str:
     if not isinstance(item, Mapping):
         return "not an object"
     uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
-    if not isinstance(uri, str) or not sf.is_within_skill(skill_uri, uri):
+    if not isinstance(uri, str) or not fmt.is_within_skill(skill_uri, uri):
         return f"{uri!r} is not inside the skill root"
-    if not isinstance(digest, str) or not sf.is_valid_digest(digest.lower()):
+    if not isinstance(digest, str) or not fmt.is_valid_digest(digest.lower()):
         return f"digest {digest!r} is not sha256: and 64 hex digits"
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         return f"size {size!r} is not an integer >= 0"
@@ -226,7 +226,7 @@ def verify_bytes(entry: SkillEntry, uri: str, data: bytes) -> ClientError | None
             "mcp.digest-mismatch",
             f"{uri}: the server sent {len(data)} bytes, the manifest says {item.size}",
         )
-    got = sf.digest_of(data)
+    got = fmt.digest_of(data)
     if got != item.digest:
         return ClientError(
             "mcp.digest-mismatch", f"{uri}: content digest {got} differs from {item.digest}"
@@ -467,11 +467,11 @@ async def open_client(
                 "mcp.server-unreachable", _unreachable(spec, exc, _tail(errlog))
             ) from None
         try:
-            declared = (entered.server_capabilities.extensions or {}).get(sf.EXTENSION_ID)
+            declared = (entered.server_capabilities.extensions or {}).get(fmt.EXTENSION_ID)
             if not isinstance(declared, Mapping):
                 raise ClientError(
                     "mcp.no-skills-capability",
-                    f"server {spec.name!r} does not declare the {sf.EXTENSION_ID} extension "
+                    f"server {spec.name!r} does not declare the {fmt.EXTENSION_ID} extension "
                     f"(protocol {entered.protocol_version}); its skill:// resources, if any, "
                     "are not loaded as skills",
                 )
