@@ -23,7 +23,8 @@ from skillbook import diagnostics as dg
 from skillbook._atomic import write_atomic
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp import _skillformat as fmt
-from skillbook.mcp.client import McpServerSpec, SkillEntry, parse_entry
+from skillbook.mcp._entries import SkillEntry, parse_entry
+from skillbook.mcp.client import McpServerSpec
 from skillbook.model import Skill
 
 FILE_MODE = 0o444

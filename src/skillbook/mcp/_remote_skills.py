@@ -18,7 +18,8 @@ from typing import Any
 from skillbook import diagnostics as dg
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp import _skillformat as fmt
-from skillbook.mcp.client import McpServerSpec, SkillEntry
+from skillbook.mcp._entries import SkillEntry
+from skillbook.mcp.client import McpServerSpec
 from skillbook.model import Skill, Source
 
 

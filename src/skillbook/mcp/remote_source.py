@@ -42,6 +42,13 @@ from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp._entries import (
+    SkillEntry,
+    frontmatter_problem,
+    limit_problem,
+    parse_entry,
+    verify_bytes,
+)
 from skillbook.mcp._remote_cache import (
     CACHE_ROOT_MODE,
     ServerCache,
@@ -54,13 +61,8 @@ from skillbook.mcp.client import (
     DEFAULT_TIMEOUT_S,
     ClientError,
     McpServerSpec,
-    SkillEntry,
     SkillsClient,
-    frontmatter_problem,
-    limit_problem,
     open_client,
-    parse_entry,
-    verify_bytes,
 )
 from skillbook.model import Skill
 
