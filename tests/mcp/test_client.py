@@ -21,14 +21,8 @@ import pytest
 from factories import write_skill
 
 from skillbook.errors import ConfigError
-from skillbook.mcp.client import (
-    McpServerSpec,
-    SkillEntry,
-    frontmatter_problem,
-    parse_entry,
-    parse_server_specs,
-    uri_segments,
-)
+from skillbook.mcp._entries import SkillEntry, frontmatter_problem, parse_entry, uri_segments
+from skillbook.mcp.client import McpServerSpec, parse_server_specs
 from skillbook.mcp.remote_catalog import (
     add_remote_skills,
     fetch_remote_file,

@@ -32,7 +32,7 @@ from mcp.client.stdio import stdio_client
 from pydantic import BaseModel, ConfigDict
 
 from skillbook.book import Loader
-from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp import _skillformat as fmt
 from skillbook.mcp.server import build_server
 
 EXT = "io.modelcontextprotocol/skills"
@@ -211,7 +211,7 @@ async def changes_after(client: Client, change: Callable[[], object]) -> set[str
 async def check_extension(client: Client, space: Workspace) -> None:
     """Capability, list/get entries, digests from the bytes, reads, directories, gates."""
     caps = client.server_capabilities
-    assert client.protocol_version == sf.PROTOCOL_REVISION
+    assert client.protocol_version == fmt.PROTOCOL_REVISION
     assert caps.extensions is not None and caps.extensions[EXT] == {"directoryRead": True}
     assert caps.resources is not None  # the extension requires the resources capability
 
@@ -384,7 +384,7 @@ def test_stdio_handshake_era_client_gets_fallbacks_only(space: Workspace) -> Non
                 ClientSession(read, write, message_handler=on_message) as session,
             ):
                 init = await session.initialize()
-                assert init.protocol_version != sf.PROTOCOL_REVISION
+                assert init.protocol_version != fmt.PROTOCOL_REVISION
                 assert not (init.capabilities.extensions or {}).get(EXT)
                 assert init.capabilities.resources is not None
                 assert init.capabilities.resources.list_changed is True
@@ -502,7 +502,7 @@ def test_limits_over_limit_skill_is_not_listed_but_at_limit_is(space: Workspace)
     """§1.4 limits: 512 files servable; 513 → not in skills/list, skills/get -32602."""
     at = write_skill(space.skills / "at-limit")
     over = write_skill(space.skills / "over-limit")
-    for i in range(sf.MAX_RESOURCES_PER_SKILL - 1):
+    for i in range(fmt.MAX_RESOURCES_PER_SKILL - 1):
         (at / f"f{i:03}.txt").write_text("x")
         (over / f"f{i:03}.txt").write_text("x")
     (over / "one-more.txt").write_text("x")
@@ -561,7 +561,7 @@ def test_file_changes_are_picked_up_and_manifest_matches_bytes(space: Workspace)
             item = next(r for r in after["skill"]["resources"] if r["uri"].endswith("guide.md"))
             read = await client.read_resource(item["uri"])
             data = raw_bytes(read.contents[0])
-            assert data == guide.read_bytes() and item["digest"] == sf.digest_of(data)
+            assert data == guide.read_bytes() and item["digest"] == fmt.digest_of(data)
 
     run(main)
 

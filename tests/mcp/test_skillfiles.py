@@ -17,6 +17,7 @@ import pytest
 from factories import write_skill
 
 from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp import _skillformat as fmt
 
 
 def scan(folder: Path, **kw: object) -> sf.SkillFiles:
@@ -25,11 +26,11 @@ def scan(folder: Path, **kw: object) -> sf.SkillFiles:
 
 def test_digest_is_sha256_of_raw_bytes_lowercase() -> None:
     data = b"a\r\nb\xef\xbb\xbf"
-    digest = sf.digest_of(data)
+    digest = fmt.digest_of(data)
     assert digest == "sha256:" + hashlib.sha256(data).hexdigest()
-    assert sf.is_valid_digest(digest)
-    assert not sf.is_valid_digest(digest.upper().replace("SHA256", "sha256"))
-    assert not sf.is_valid_digest("sha256:abc")
+    assert fmt.is_valid_digest(digest)
+    assert not fmt.is_valid_digest(digest.upper().replace("SHA256", "sha256"))
+    assert not fmt.is_valid_digest("sha256:abc")
 
 
 def test_skill_md_first_and_manifest_complete(tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_skill_md_first_and_manifest_complete(tmp_path: Path) -> None:
     assert len({m["uri"] for m in manifest}) == len(manifest)
     for item, entry in zip(manifest, files.files, strict=True):
         raw = (folder / entry.rel).read_bytes()
-        assert item == {"uri": entry.uri, "digest": sf.digest_of(raw), "size": len(raw)}
+        assert item == {"uri": entry.uri, "digest": fmt.digest_of(raw), "size": len(raw)}
     assert files.directories == ("", "references")
 
 
@@ -121,10 +122,10 @@ def test_fifo_is_not_read(tmp_path: Path) -> None:
 def test_limits_at_and_over_the_maximum(tmp_path: Path) -> None:
     """§1.4: 512 files / 16 MiB are servable; one more is over (only SKILL.md kept)."""
     folder = write_skill(tmp_path / "alpha")
-    for i in range(sf.MAX_RESOURCES_PER_SKILL - 1):
+    for i in range(fmt.MAX_RESOURCES_PER_SKILL - 1):
         (folder / f"f{i:03}.txt").write_text("x")
     at_limit = scan(folder)
-    assert at_limit.over_limit is None and len(at_limit.files) == sf.MAX_RESOURCES_PER_SKILL
+    assert at_limit.over_limit is None and len(at_limit.files) == fmt.MAX_RESOURCES_PER_SKILL
     (folder / "one-more.txt").write_text("x")
     over = scan(folder)
     assert over.over_limit is not None and "513 files" in over.over_limit
@@ -136,12 +137,12 @@ def test_byte_limit_is_checked_before_reading(tmp_path: Path) -> None:
     folder = write_skill(tmp_path / "alpha")
     md_size = (folder / "SKILL.md").stat().st_size
     with open(folder / "big.bin", "wb") as fh:
-        fh.truncate(sf.MAX_BYTES_PER_SKILL - md_size)
+        fh.truncate(fmt.MAX_BYTES_PER_SKILL - md_size)
     assert scan(folder).over_limit is None
     with open(folder / "big.bin", "wb") as fh:
-        fh.truncate(sf.MAX_BYTES_PER_SKILL - md_size + 1)
+        fh.truncate(fmt.MAX_BYTES_PER_SKILL - md_size + 1)
     over = scan(folder)
-    assert over.over_limit is not None and str(sf.MAX_BYTES_PER_SKILL) in over.over_limit
+    assert over.over_limit is not None and str(fmt.MAX_BYTES_PER_SKILL) in over.over_limit
     small = scan(folder, limits=sf.FileLimits(max_files=1, max_bytes=10**9))
     assert small.over_limit is not None and "2 files" in small.over_limit
 
@@ -171,44 +172,44 @@ def test_children_lists_directories_and_files(tmp_path: Path) -> None:
     files = scan(folder)
     assert files.children("") == [
         ("SKILL.md", "skill://alpha/SKILL.md", "text/markdown"),
-        ("assets", "skill://alpha/assets", sf.DIRECTORY_MIME),
-        ("empty", "skill://alpha/empty", sf.DIRECTORY_MIME),
+        ("assets", "skill://alpha/assets", fmt.DIRECTORY_MIME),
+        ("empty", "skill://alpha/empty", fmt.DIRECTORY_MIME),
     ]
     assert files.children("assets") == [
-        ("icons", "skill://alpha/assets/icons", sf.DIRECTORY_MIME),
+        ("icons", "skill://alpha/assets/icons", fmt.DIRECTORY_MIME),
         ("logo.png", "skill://alpha/assets/logo.png", "image/png"),
     ]
     assert files.children("empty") == []
 
 
 def test_uris_percent_encode_odd_names() -> None:
-    assert sf.file_uri("alpha", "a b/ü#.md") == "skill://alpha/a%20b/%C3%BC%23.md"
-    assert sf.encode_skill_path("Bad Name") == "Bad%20Name"
-    assert sf.encode_skill_path("git-workflow") == "git-workflow"
+    assert fmt.file_uri("alpha", "a b/ü#.md") == "skill://alpha/a%20b/%C3%BC%23.md"
+    assert fmt.encode_skill_path("Bad Name") == "Bad%20Name"
+    assert fmt.encode_skill_path("git-workflow") == "git-workflow"
 
 
 def test_name_rules() -> None:
-    assert sf.is_valid_skill_name("git-workflow")
+    assert fmt.is_valid_skill_name("git-workflow")
     for bad in ("Git", "-a", "a-", "a--b", "", "a" * 65, None, "a_b"):
-        assert not sf.is_valid_skill_name(bad)
+        assert not fmt.is_valid_skill_name(bad)
 
 
 def test_resolve_in_skill_and_containment() -> None:
     """§3.1: relative references resolve against the skill root, escapes refused."""
     md = "skill://acme/billing/refunds/SKILL.md"
     assert (
-        sf.resolve_in_skill(md, "./templates/../templates/a.md")
+        fmt.resolve_in_skill(md, "./templates/../templates/a.md")
         == "skill://acme/billing/refunds/templates/a.md"
     )
-    assert sf.resolve_in_skill(md, "a/..") == "skill://acme/billing/refunds"
+    assert fmt.resolve_in_skill(md, "a/..") == "skill://acme/billing/refunds"
     for bad in ("../../other/SKILL.md", "/etc/passwd", "..\\x", "../refundsX/a.md"):
         with pytest.raises(ValueError):
-            sf.resolve_in_skill(md, bad)
-    assert sf.is_within_skill(md, "skill://acme/billing/refunds/a/b.md")
-    assert not sf.is_within_skill(md, "skill://acme/billing/refundsX/a.md")
-    assert sf.normalize_relative("a/./b/../c.md") == "a/c.md"
+            fmt.resolve_in_skill(md, bad)
+    assert fmt.is_within_skill(md, "skill://acme/billing/refunds/a/b.md")
+    assert not fmt.is_within_skill(md, "skill://acme/billing/refundsX/a.md")
+    assert fmt.normalize_relative("a/./b/../c.md") == "a/c.md"
     for bad in ("../x", "/abs", "~/x", "a/../../x", "C:\\x", ".", ""):
-        assert sf.normalize_relative(bad) is None
+        assert fmt.normalize_relative(bad) is None
 
 
 def test_cache_rereads_only_after_a_change(tmp_path: Path) -> None:

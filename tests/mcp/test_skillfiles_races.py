@@ -17,6 +17,7 @@ from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
 import skillbook
 from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp import _skillwalk as sw
 
 #: Requests under the swap: each rebuilds the catalog (walk + reads).
 ROUNDS = 300
@@ -115,7 +116,7 @@ def test_a_folder_swapped_after_the_walk_is_refused_at_the_read(
     target = (folder / swapped).resolve()
     outside = tmp_path / "outside" / target.name
     outside_copy(target, outside)
-    listing = sf._walk(folder, folder / "SKILL.md", folder)
+    listing = sw.walk(folder, folder / "SKILL.md", folder)
     swap_for_link(target, outside)
     files = sf._capture("alpha", listing, sf.DEFAULT_LIMITS)
     assert all(OUTSIDE_MARKER.encode() not in f.data for f in files.files)
@@ -146,7 +147,7 @@ def test_a_capture_with_a_failed_read_is_not_reused(
     same once the swap is undone, yet the next request reads the file again."""
     folder = write_skill(tmp_path / "skills" / "alpha", files=GUIDE)
     cache = sf.SkillFilesCache()
-    real_read = sf._read
+    real_read = sw.read
     failures = iter(["changed while it was read (a folder on its path became a symlink)"])
 
     def flaky(listing: object, seen: tuple[object, ...], budget: int) -> bytes | str:
@@ -156,7 +157,7 @@ def test_a_capture_with_a_failed_read_is_not_reused(
                 return reason
         return real_read(listing, seen, budget)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sf, "_read", flaky)
+    monkeypatch.setattr(sw, "read", flaky)
     first = cache.get("alpha", folder, folder / "SKILL.md", folder)
     assert first.incomplete and first.file("references/guide.md") is None
     second = cache.get("alpha", folder, folder / "SKILL.md", folder)

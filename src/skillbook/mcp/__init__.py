@@ -22,8 +22,8 @@ _EXPORTS: dict[str, str] = {
     "SkillServer": "skillbook.mcp.server",
     "SkillCatalog": "skillbook.mcp._catalog",
     "ServedState": "skillbook.mcp._catalog",
-    "EXTENSION_ID": "skillbook.mcp._skillfiles",
-    "PROTOCOL_REVISION": "skillbook.mcp._skillfiles",
+    "EXTENSION_ID": "skillbook.mcp._skillformat",
+    "PROTOCOL_REVISION": "skillbook.mcp._skillformat",
 }
 
 __all__ = [
@@ -41,7 +41,7 @@ __all__ = [
 
 if _typing.TYPE_CHECKING:
     from skillbook.mcp._catalog import ServedState, SkillCatalog
-    from skillbook.mcp._skillfiles import EXTENSION_ID, PROTOCOL_REVISION
+    from skillbook.mcp._skillformat import EXTENSION_ID, PROTOCOL_REVISION
     from skillbook.mcp.server import (
         PortInUse,
         ServeError,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from skillbook import diagnostics as dg
 from skillbook.commands import CommandSet
 from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp import _skillformat as fmt
 from skillbook.profile import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
@@ -89,13 +90,13 @@ class ServedState:
             captured = served.files
             for f in captured.files:
                 # The first skill that serves a URI answers for it (as the scan did).
-                if sf.is_within_skill(captured.uri, f.uri):
+                if fmt.is_within_skill(captured.uri, f.uri):
                     files.setdefault(f.uri, f)
             if captured.skill_md is None:
                 continue
             mds.setdefault(captured.uri, served)
             for rel in captured.directories:
-                dirs.setdefault(sf.file_uri(captured.skill_path, rel), (served, rel))
+                dirs.setdefault(fmt.file_uri(captured.skill_path, rel), (served, rel))
         setattr_ = object.__setattr__
         setattr_(self, "listed", listed)
         setattr_(self, "entries", tuple(s.entry() for s in listed))
@@ -123,7 +124,7 @@ class ServedState:
         for served in self.skills:
             name = served.skill.name
             for f in served.files.files:
-                is_md = f.rel == sf.SKILL_FILE
+                is_md = f.rel == fmt.SKILL_FILE
                 item = {"uri": f.uri, "name": name if is_md else f"{name}/{f.rel}"}
                 if is_md:
                     item["description"] = served.skill.description
@@ -141,7 +142,7 @@ class ServedState:
         if served is None:
             names = ", ".join(s.skill.name for s in self.skills) or "none"
             return f"No skill named {name!r}. Available skills: {names}.", True
-        rel = sf.SKILL_FILE if not path else _relative_in_skill(served, path, self.book.paths.home)
+        rel = fmt.SKILL_FILE if not path else _relative_in_skill(served, path, self.book.paths.home)
         if rel is None:
             return f"Refused: {path!r} is not a path inside the folder of skill {name!r}.", True
         found = served.files.file(rel)
@@ -177,16 +178,16 @@ def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None
     from skillbook._fs import is_path_inside, try_realpath
 
     if not (path.startswith("~") or os.path.isabs(path)):
-        return sf.normalize_relative(path)
+        return fmt.normalize_relative(path)
     full = os.fspath(home) + path[1:] if path.startswith("~") else path
     real, root = try_realpath(full), try_realpath(os.fspath(served.skill.base_dir))
     if real is None or root is None:
         return None
     if real == try_realpath(os.fspath(served.skill.file_path)):
-        return sf.SKILL_FILE
+        return fmt.SKILL_FILE
     if real == root or not is_path_inside(root, real):
         return None
-    return sf.normalize_relative(os.path.relpath(real, root).replace(os.sep, "/"))
+    return fmt.normalize_relative(os.path.relpath(real, root).replace(os.sep, "/"))
 
 
 def _jsonable(value: Any) -> Any:
@@ -217,12 +218,12 @@ def entry_frontmatter(
         return None, "its frontmatter is not a YAML mapping"
     data = _jsonable(parsed.frontmatter.data)
     name, description = data.get("name"), data.get("description")
-    if not sf.is_valid_skill_name(name):
+    if not fmt.is_valid_skill_name(name):
         return None, f"name {name!r} breaks the Agent Skills name rules"
     if name != skill.name:
         return None, f"frontmatter name {name!r} differs from the skill name {skill.name!r}"
-    if not isinstance(description, str) or not 0 < len(description) <= sf.MAX_DESCRIPTION_LENGTH:
-        return None, f"the description must have 1-{sf.MAX_DESCRIPTION_LENGTH} characters"
+    if not isinstance(description, str) or not 0 < len(description) <= fmt.MAX_DESCRIPTION_LENGTH:
+        return None, f"the description must have 1-{fmt.MAX_DESCRIPTION_LENGTH} characters"
     try:
         json.dumps(data, allow_nan=False)
     except ValueError:
@@ -283,7 +284,7 @@ class SkillCatalog:
         diags: list[Diagnostic] = []
         keys: set[tuple[str, str, str]] = set()
         for skill in book.eligible:
-            path = sf.encode_skill_path(skill.name)
+            path = fmt.encode_skill_path(skill.name)
             keys.add((path, os.fspath(skill.base_dir), os.fspath(skill.file_path)))
             files = self.files.get(path, skill.base_dir, skill.file_path, skill.real_dir)
             frontmatter, why = self._entry(skill, files)

@@ -13,7 +13,9 @@ the manifest's digest. Each fetched file is checked (URI echo, size, digest, and
 the frontmatter field by field) before it is cached; a mismatch refuses the skill.
 Other files are fetched only when read (:meth:`RemoteSkillSource.fetch`), and only
 if the held manifest lists them. Several servers together, and their place below the
-local sources, are :mod:`skillbook.mcp.remote_catalog`.
+local sources, are :mod:`skillbook.mcp.remote_catalog`; the cache on disk is
+:mod:`skillbook.mcp._remote_cache`, and turning an entry into a skill
+:mod:`skillbook.mcp._remote_skills`.
 
 Cache layout under ``cache_dir``: ``<sha256 hex>`` content-addressed, write-once,
 read-only files, re-hashed on every use; ``servers/<label>-<hash>/skills/<scheme>/
@@ -26,39 +28,43 @@ below every local source (a same-named local skill always wins).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import logging
 import os
-import shutil
-import stat
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
-from skillbook._atomic import write_atomic
 from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
 from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.mcp import _skillfiles as sf
+from skillbook.mcp._entries import (
+    SkillEntry,
+    frontmatter_problem,
+    limit_problem,
+    parse_entry,
+    verify_bytes,
+)
+from skillbook.mcp._remote_cache import (
+    CACHE_ROOT_MODE,
+    ServerCache,
+    read_if_digest,
+    write_file,
+)
+from skillbook.mcp._remote_skills import build_skill, manifest_uri, synthetic_skill_md
 from skillbook.mcp.client import (
     DEFAULT_MAX_PAGES,
     DEFAULT_TIMEOUT_S,
     ClientError,
     McpServerSpec,
-    SkillEntry,
     SkillsClient,
-    frontmatter_problem,
-    limit_problem,
     open_client,
-    parse_entry,
-    verify_bytes,
 )
-from skillbook.model import Skill, Source
+from skillbook.model import Skill
 
 __all__ = [
     "DEFAULT_CACHE_DIRNAME",
@@ -70,10 +76,6 @@ _log = logging.getLogger("skillbook.mcp")
 
 #: Folder name under the state dir (never a discovery root).
 DEFAULT_CACHE_DIRNAME = "mcp-cache"
-FILE_MODE = 0o444
-DIR_MODE = 0o755
-CACHE_ROOT_MODE = 0o700
-_TMP_PREFIX = ".tmp-"
 _T = TypeVar("_T")
 
 
@@ -87,52 +89,6 @@ class RemoteLoad:
     #: Files read over the wire / served from the content cache.
     fetched: int = 0
     cache_hits: int = 0
-
-
-# --------------------------------------------------------------------------- disk
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """temp file in the same folder + rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    write_atomic(path, data, mode=FILE_MODE, prefix=_TMP_PREFIX, suffix="")
-
-
-def _unlink_quietly(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()
-
-
-def _read_if_digest(path: Path, digest: str) -> bytes | None:
-    """The file's bytes if it is a regular file hashing to ``digest`` (re-hashed now)."""
-    try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return data if sf.digest_of(data) == digest else None
-
-
-class ContentStore:
-    """``<root>/<hex>``: verified bytes by digest; a bad copy is deleted, never served."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def path(self, digest: str) -> Path:
-        return self.root / digest.removeprefix(sf.DIGEST_PREFIX)
-
-    def get(self, digest: str) -> bytes | None:
-        path = self.path(digest)
-        data = _read_if_digest(path, digest)
-        if data is None and path.exists():
-            _unlink_quietly(path)
-        return data
-
-    def put(self, digest: str, data: bytes) -> None:
-        _write_atomic(self.path(digest), data)
 
 
 # --------------------------------------------------------------------------- one server
@@ -174,10 +130,12 @@ class RemoteSkillSource:
         self.timeout_s = timeout_s or spec.timeout_s or DEFAULT_TIMEOUT_S
         self.limits = limits
         self.max_pages = max_pages
-        self.store = ContentStore(self.cache_dir)
-        self.server_dir = self.cache_dir / "servers" / spec.key
-        self.skills_dir = self.server_dir / "skills"
-        self.entries_file = self.server_dir / "entries.json"
+        #: The server's materialised folders and ``entries.json``, and the content store.
+        self.layout = ServerCache(self.cache_dir, spec.key)
+        self.store = self.layout.store
+        self.server_dir = self.layout.server_dir
+        self.skills_dir = self.layout.skills_dir
+        self.entries_file = self.layout.entries_file
         #: The entries of this server's skills (a nested skill owns its own folder).
         self._held: Sequence[SkillEntry] = ()
 
@@ -238,19 +196,19 @@ class RemoteSkillSource:
             )
             accepted = accepted[: self.max_skills]
         self.cache_dir.mkdir(parents=True, exist_ok=True, mode=CACHE_ROOT_MODE)
-        self._prune(accepted)
+        self.layout.prune(accepted)
         self._held = accepted
         held: list[SkillEntry] = []
         for entry in accepted:
             if self.prefetch:
                 skill = await self._materialise_skill(client, entry, state)
             else:
-                skill = self._build_skill(entry, _synthetic_skill_md(entry), state)
+                skill = self._build_skill(entry, synthetic_skill_md(entry), state)
             if skill is not None:
                 state.skills.append(skill)
                 state.entries.append(entry)
                 held.append(entry)
-        self._save_entries(held)
+        self.layout.save_entries(self.spec.origin, held)
 
     def _accept(self, raw: Any, state: _State) -> SkillEntry | None:
         entry = parse_entry(raw)
@@ -285,12 +243,10 @@ class RemoteSkillSource:
         return entry
 
     def skill_dir(self, entry: SkillEntry) -> Path:
-        return self.skills_dir.joinpath(*entry.segments[:-1])
+        return self.layout.skill_dir(entry)
 
     def _file_path(self, entry: SkillEntry, uri: str) -> Path:
-        parts = entry.rel_parts(uri)
-        assert parts is not None  # parse_entry checked every manifest URI
-        return self.skill_dir(entry).joinpath(*parts)
+        return self.layout.file_path(entry, uri)
 
     async def _verified(
         self, client: SkillsClient | None, entry: SkillEntry, uri: str, state: _State
@@ -337,44 +293,13 @@ class RemoteSkillSource:
                 )
                 return None
         target = self._file_path(entry, uri)
-        conflict = self._nested_conflict(entry, target, item.digest)
+        conflict = self.layout.nested_conflict(entry, target, item.digest, self._held, self.spec)
         if conflict is not None:
             state.diags.append(conflict)
             return None
-        if _read_if_digest(target, item.digest) is None:
-            _write_atomic(target, data)
+        if read_if_digest(target, item.digest) is None:
+            write_file(target, data)
         return data
-
-    def _nested_conflict(self, entry: SkillEntry, target: Path, digest: str) -> Diagnostic | None:
-        """A file of ``entry`` inside a nested skill's folder may be written only when the
-        nested skill's own manifest lists it with the same bytes: a parent never changes
-        or adds the files of a skill it contains."""
-        own = self.skill_dir(entry)
-        owner: SkillEntry | None = None
-        for other in self._held:
-            folder = self.skill_dir(other)
-            if (
-                folder != own
-                and folder.is_relative_to(own)
-                and target.is_relative_to(folder)
-                and (owner is None or folder.is_relative_to(self.skill_dir(owner)))
-            ):
-                owner = other
-        if owner is None:
-            return None
-        theirs = next(
-            (i for i in owner.resources or () if self._file_path(owner, i.uri) == target), None
-        )
-        if theirs is not None and theirs.digest == digest:
-            return None
-        how = "lists other bytes for it" if theirs is not None else "does not list it"
-        return dg.error(
-            "mcp.nested-conflict",
-            f"MCP server {self.spec.name!r}: {target.relative_to(own).as_posix()} of "
-            f"{entry.uri} lies in the folder of the nested skill {owner.uri}, whose manifest "
-            f"{how}; not written (a skill's files come only from its own manifest)",
-            skill=entry.name,
-        )
 
     async def _materialise_skill(
         self, client: SkillsClient, entry: SkillEntry, state: _State
@@ -383,90 +308,22 @@ class RemoteSkillSource:
         return None if data is None else self._build_skill(entry, data, state)
 
     def _build_skill(self, entry: SkillEntry, data: bytes, state: _State) -> Skill | None:
-        from skillbook.parse import parse_skill_text
-
-        file_path = self._file_path(entry, entry.uri)
-        parsed = parse_skill_text(data, path=file_path)
-        state.diags.extend(parsed.diagnostics)
-        if not parsed.description:
-            return None
-        parsed, dropped = _defang(parsed)
-        if dropped:
-            state.diags.append(
-                dg.info(
-                    "mcp.untrusted-fields",
-                    f"remote skill from {self.spec.name!r}: {', '.join(dropped)} ignored "
-                    "(remote skills never install, dispatch or borrow another config key)",
-                    path=file_path,
-                    skill=entry.name,
-                )
-            )
-        base = self.skill_dir(entry)
-        return Skill(
-            name=entry.name,
-            description=parsed.description,
-            file_path=file_path,
-            base_dir=base,
-            source=Source.REMOTE,
-            parsed=parsed,
-            real_dir=base,
-            origin=self.spec.origin,
+        return build_skill(
+            entry,
+            data,
+            spec=self.spec,
+            file_path=self._file_path(entry, entry.uri),
+            base_dir=self.skill_dir(entry),
+            diags=state.diags,
         )
-
-    def _prune(self, entries: Sequence[SkillEntry]) -> None:
-        """Delete every materialised file that no current manifest lists with its bytes."""
-        expected: dict[Path, str] = {}
-        # Deeper skills last: a nested skill's manifest decides the files in its folder.
-        for entry in sorted(entries, key=lambda e: len(e.segments)):
-            for item in entry.resources or ():
-                expected[self._file_path(entry, item.uri)] = item.digest
-        if not self.skills_dir.is_dir():
-            return
-        for folder, dirs, files in os.walk(self.skills_dir, topdown=False):
-            here = Path(folder)
-            for name in files + [d for d in dirs if (here / d).is_symlink()]:
-                path = here / name
-                if name.startswith(_TMP_PREFIX):
-                    continue
-                digest = expected.get(path)
-                if digest is None or _read_if_digest(path, digest) is None:
-                    _unlink_quietly(path)
-            if here != self.skills_dir and not any(here.iterdir()):
-                with contextlib.suppress(OSError):
-                    here.rmdir()
-
-    def _save_entries(self, entries: Iterable[SkillEntry]) -> None:
-        doc = {
-            "server": self.spec.origin,
-            "skills": [
-                {"dir": self.skill_dir(e).relative_to(self.skills_dir).as_posix(), **e.to_json()}
-                for e in entries
-            ],
-        }
-        _write_atomic(self.entries_file, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
 
     def held_entries(self) -> list[SkillEntry]:
         """Every entry of ``entries.json`` (the skills of the last load)."""
-        try:
-            doc = json.loads(self.entries_file.read_bytes())
-        except (OSError, ValueError):
-            return []
-        items = doc.get("skills", []) if isinstance(doc, dict) else []
-        parsed = (parse_entry(item) for item in items if isinstance(item, dict))
-        return [e for e in parsed if isinstance(e, SkillEntry)]
+        return self.layout.held_entries()
 
     def held_entry(self, skill: Skill) -> SkillEntry | None:
         """The entry ``skill`` was loaded from (``entries.json``), or None."""
-        try:
-            doc = json.loads(self.entries_file.read_bytes())
-            rel = skill.base_dir.relative_to(self.skills_dir).as_posix()
-        except (OSError, ValueError):
-            return None
-        for item in doc.get("skills", []) if isinstance(doc, dict) else []:
-            if isinstance(item, dict) and item.get("dir") == rel:
-                entry = parse_entry(item)
-                return entry if isinstance(entry, SkillEntry) else None
-        return None
+        return self.layout.held_entry(skill)
 
     # ----------------------------------------------------------------- lazy reads
 
@@ -488,7 +345,7 @@ class RemoteSkillSource:
                 f"{skill.name!r} is not a loaded skill of MCP server {self.spec.name!r}",
                 skill=skill.name,
             )
-        uri = _manifest_uri(entry, skill.base_dir, ref)
+        uri = manifest_uri(entry, skill.base_dir, ref)
         if uri is None:
             return dg.error(
                 "mcp.unlisted-file",
@@ -519,48 +376,7 @@ class RemoteSkillSource:
 
     def forget(self) -> None:
         """Delete this server's materialised skills (call when the server is removed)."""
-        shutil.rmtree(self.server_dir, ignore_errors=True)
-
-
-def _manifest_uri(entry: SkillEntry, base: Path, ref: str | os.PathLike[str]) -> str | None:
-    raw = os.fspath(ref)
-    if os.path.isabs(raw):
-        try:
-            raw = Path(os.path.normpath(raw)).relative_to(base).as_posix()
-        except ValueError:
-            return None
-    rel = sf.normalize_relative(raw)
-    if rel is None:
-        return None
-    parts = tuple(rel.split("/"))
-    return next((i.uri for i in entry.resources or () if entry.rel_parts(i.uri) == parts), None)
-
-
-def _synthetic_skill_md(entry: SkillEntry) -> bytes:
-    """A frontmatter-only SKILL.md from the entry, for building a skill before any fetch."""
-    import yaml
-
-    text = yaml.safe_dump(
-        dict(entry.frontmatter), sort_keys=False, allow_unicode=True, width=1 << 16
-    )
-    return f"---\n{text}---\n".encode()
-
-
-def _defang(parsed: Any) -> tuple[Any, list[str]]:
-    """Drop the fields through which skill text could run code or take another's config."""
-    dropped: list[str] = []
-    meta = parsed.metadata
-    if meta is not None and (meta.install or meta.skill_key is not None):
-        if meta.install:
-            dropped.append("install specs")
-        if meta.skill_key is not None:
-            dropped.append("skillKey")
-        meta = dataclasses.replace(meta, install=None, skill_key=None)
-    dispatch = parsed.dispatch
-    if dispatch is not None:
-        dropped.append("command-dispatch")
-        dispatch = None
-    return dataclasses.replace(parsed, metadata=meta, dispatch=dispatch), dropped
+        self.layout.forget()
 
 
 @dataclass(slots=True)
