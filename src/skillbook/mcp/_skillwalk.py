@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,19 +140,19 @@ def _stat_file(path: str, root_real: str) -> tuple[str, int, int, int, int, int]
     real = _fs.try_realpath(path)
     if real is None or not _fs.is_path_inside(root_real, real):
         return "resolves outside the skill folder"
-    try:
-        info = os.stat(real)
-    except OSError as exc:
-        return f"cannot stat: {exc.strerror or exc}"
-    if not st.S_ISREG(info.st_mode):
-        return "not a regular file"
-    return real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, info.st_dev
+    return _regular_file(real, os.stat)
 
 
 def _stat_plain(real: str) -> tuple[str, int, int, int, int, int] | str:
     """:func:`_stat_file` for a path known to be real and inside the root."""
+    return _regular_file(real, os.lstat)
+
+
+def _regular_file(
+    real: str, stat: Callable[[str], os.stat_result]
+) -> tuple[str, int, int, int, int, int] | str:
     try:
-        info = os.lstat(real)
+        info = stat(real)
     except OSError as exc:
         return f"cannot stat: {exc.strerror or exc}"
     if not st.S_ISREG(info.st_mode):
