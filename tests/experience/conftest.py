@@ -73,7 +73,12 @@ class Workspace:
 
 @pytest.fixture
 def space(tmp_path: Path) -> Workspace:
-    root = tmp_path
+    return new_space(tmp_path)
+
+
+def new_space(root: Path) -> Workspace:
+    """A workspace with the word-count skill under ``root`` (``space`` uses tmp_path)."""
+    root.mkdir(parents=True, exist_ok=True)
     (root / "bundled").mkdir()
     (root / "home").mkdir()
     (root / "state").mkdir()

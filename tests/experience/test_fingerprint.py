@@ -128,3 +128,30 @@ def test_the_documented_masks() -> None:
     assert normalise_step("exec", {"command": "ls", "timeout": 5, "flag": True}) == (
         "exec command=ls flag=true timeout=<n>"
     )
+
+
+@settings(max_examples=100)
+@given(top=st.integers(min_value=0, max_value=99), other=st.integers(min_value=0, max_value=99))
+def test_a_number_that_is_also_a_word_of_a_known_folder_stays_in_the_folder(
+    top: int, other: int
+) -> None:
+    # pytest's tmp_path is /tmp/pytest-of-USER/pytest-N/…: in the run asking for the top N,
+    # the N of the folder was masked as a parameter, the skill's folder then no longer
+    # matched, and the same task got another fingerprint (the flaky learner test).
+    home = "/tmp/pytest-of-me/pytest-2/t0/home"
+    folder = "/tmp/pytest-of-me/pytest-2/t0/ws/skills/wordcount"
+
+    def run(n: int) -> list[str]:
+        params = [Parameter("top", str(n), "number")]
+        return [
+            normalise_step(
+                tool, args, skill="wordcount", params=params, skills={"wordcount": folder}
+            )
+            for tool, args in (
+                ("read", {"path": f"{folder}/SKILL.md"}),
+                ("exec", {"command": f"sort | head -n {n} > {home}/out-2.txt"}),
+            )
+        ]
+
+    assert run(top) == run(other)
+    assert run(2)[0] == "read[wordcount] path=<skill:wordcount>/SKILL.md"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
-from experience.conftest import Workspace, count_script, run_recorded
+from experience.conftest import Workspace, count_script, new_space, run_recorded
 from skillbook.errors import ModelError
 from skillbook.experience import Experience, Learned, Learner, UsageStore
 from skillbook.experience.skill_file import render_skill
@@ -40,6 +41,19 @@ def test_the_same_task_with_other_inputs_updates_the_same_draft(space: Workspace
     assert 'run_count: "2"' in render_skill(draft)
     assert (queue.folder(draft.id) / "previous.md").is_file()
     assert "updated draft" in second.message()
+
+
+@pytest.mark.parametrize("folder", ["pytest-1", "pytest-2"])
+def test_a_number_of_the_request_in_the_workspace_path_is_not_a_parameter_there(
+    tmp_path: Path, folder: str
+) -> None:
+    # Once in 17 fast-lane runs the test above gave created/created: pytest's basetemp was
+    # pytest-1 or pytest-2, so "top 1" or "top 2" also matched the 1 or 2 of the skill's
+    # folder, and one run's fingerprint masked the folder and the other's did not.
+    space = new_space(tmp_path / folder)
+    _, first = count_task(space, "a.txt", "a b a\n", 2)
+    _, second = count_task(space, "b.txt", "x y z\n", 1)
+    assert (first.action, second.action) == ("created", "updated")
 
 
 def test_a_failed_run_leaves_no_draft(space: Workspace) -> None:

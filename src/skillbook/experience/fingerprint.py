@@ -11,7 +11,7 @@ The normalisation, step by step (``normalise_step``):
    not behaviour. Identical consecutive steps count once.
 2. In every string value: the run's parameter values (what the user asked about:
    quoted text, paths, numbers, names, see :mod:`skillbook.experience.params`) become
-   ``<param>``; a skill's folder becomes ``<skill:NAME>``; paths under temporary folders
+   ``<param>``, except where a value is only a word inside one of the folders below; a skill's folder becomes ``<skill:NAME>``; paths under temporary folders
    (``/tmp``, ``/var/tmp``, ``/var/folders``, ``/dev/shm``, ``$TMPDIR``) become ``<tmp>``;
    the home folder becomes ``~``; dates and times (ISO 8601, ``HH:MM[:SS]``) become
    ``<time>``; UUIDs and hexadecimal ids of 8 or more characters become ``<id>``; any
@@ -70,9 +70,7 @@ def mask_text(
     tmpdir: str | None = None,
 ) -> str:
     """One string normalised by rule 2 of the module docstring."""
-    out = text
-    for param in sorted(params, key=lambda p: len(p.value), reverse=True):
-        out = _replace_words(out, param.value, "<param>")
+    out = _mask_params(text, params, _fixed_spans(text, skills, home, tmpdir))
     for name, folder in sorted((skills or {}).items(), key=lambda kv: len(kv[1]), reverse=True):
         if folder:
             out = out.replace(folder.rstrip("/"), f"<skill:{name}>")
@@ -148,16 +146,50 @@ def _normalise_value(
     return type(value).__name__
 
 
-def _replace_words(text: str, value: str, mask: str) -> str:
-    if not value or value in _MASKS:
-        return text
+def _fixed_spans(
+    text: str, skills: Mapping[str, str] | None, home: str | None, tmpdir: str | None
+) -> list[tuple[int, int]]:
+    """Where the run's known folders (skills, temporary, home) stand in ``text``."""
+    spans: list[tuple[int, int]] = []
+    literals = [f.rstrip("/") for f in (skills or {}).values() if f.rstrip("/")]
+    if home and home.rstrip("/") not in ("", "/"):
+        literals.append(home.rstrip("/"))
+    for literal in literals:
+        at = text.find(literal)
+        while at >= 0:
+            spans.append((at, at + len(literal)))
+            at = text.find(literal, at + 1)
+    if tmpdir and tmpdir.rstrip("/") not in ("", "/"):
+        pattern = re.escape(tmpdir.rstrip("/")) + r"(?:/[^\s\"'`;|&<>()]*)?"
+        spans += [m.span() for m in re.finditer(pattern, text)]
+    spans += [m.span() for m in _TMP.finditer(text)]
+    return spans
+
+
+def _mask_params(text: str, params: Sequence[Parameter], fixed: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each whole-word occurrence of a parameter value as ``<param>``.
+
+    Longer values first, and never an occurrence that starts *inside* a known folder: a
+    short value (``2``) may also be a word of a path (``/tmp/pytest-2/…``), and masking it
+    there would break the folder's own mask in one run and not in the next, so the same
+    task got two fingerprints (a path that *starts* with the folder is still a parameter).
+    """
+    taken: list[tuple[int, int]] = []
+    for param in sorted(params, key=lambda p: len(p.value), reverse=True):
+        value = param.value
+        if not value or value in _MASKS:
+            continue
+        at = find_value(text, value)
+        while at >= 0:
+            end = at + len(value)
+            inside = any(start < at < stop for start, stop in fixed)
+            if not inside and not any(s < end and at < e for s, e in taken):
+                taken.append((at, end))
+            at = find_value(text, value, at + 1)
     out: list[str] = []
-    start = 0
-    while True:
-        at = find_value(text, value, start)
-        if at < 0:
-            out.append(text[start:])
-            return "".join(out)
-        out.append(text[start:at])
-        out.append(mask)
-        start = at + len(value)
+    last = 0
+    for start, stop in sorted(taken):
+        out += [text[last:start], "<param>"]
+        last = stop
+    out.append(text[last:])
+    return "".join(out)
