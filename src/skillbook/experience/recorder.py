@@ -5,13 +5,15 @@ Input: the calls an :class:`~skillbook.runtime.agent.Agent` makes on its recorde
 (:mod:`skillbook.experience.record` describes the lines), rewritten atomically after
 each tool call and at the end, and :attr:`SessionRecorder.last`, the finished record.
 
-Secrets are redacted with the rules of ``exec`` output, by the same function
-(:func:`skillbook.runtime.secrets.redact`) and the same values: the secret variables
-of each skill's environment that a command ran with (what ``ExecTool`` redacts), plus
-the values of variables with sensitive names (:func:`skillbook.runtime.env.is_sensitive`,
-e.g. ``OPENAI_API_KEY``) in the environment commands start from. Every string of the
-session is redacted: the request, the model's text, arguments and results. Only the
-names of secret variables are kept, so a replay can ask the environment for them.
+Every secret skillbook knows of is redacted, by one
+:class:`~skillbook.experience.redaction.Redactor` (its module lists them: configured
+``apiKey`` values and secret ``env`` values of every skill entry, the environment's
+sensitive variables such as ``OPENAI_API_KEY``, registry tokens, the model's key) plus
+the secret variables of each skill's environment a command ran with (what ``ExecTool``
+redacts from its output). Every string of the session is redacted, however the value got
+there: the request, the model's text, arguments (a key the model typed) and results (a
+key a command printed). Only the names of secret variables are kept, so a replay can ask
+the environment for them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING
 
 from skillbook.experience.hints import builtin_hints, tool_hints
 from skillbook.experience.record import (
@@ -33,6 +35,12 @@ from skillbook.experience.record import (
     iso,
     utc_now,
 )
+from skillbook.experience.redaction import (
+    MIN_SECRET_CHARS,
+    Redactor,
+    known_secrets,
+    model_secrets,
+)
 from skillbook.experience.store import SessionStore, new_session_id
 from skillbook.runtime.agent import (
     InvokeResult,
@@ -43,7 +51,6 @@ from skillbook.runtime.agent import (
     TurnResult,
 )
 from skillbook.runtime.env import is_sensitive
-from skillbook.runtime.secrets import redact
 from skillbook.runtime.tools import ExecTool, ToolResult
 
 if TYPE_CHECKING:
@@ -55,16 +62,14 @@ __all__ = ["MIN_SECRET_CHARS", "SessionRecorder"]
 
 _log = logging.getLogger("skillbook.experience")
 
-#: Shorter values of sensitive variables are not redacted (``1`` would eat every digit).
-MIN_SECRET_CHARS: Final = 4
-
 
 class SessionRecorder:
     """Writes each request of an agent as a session; see the module docstring.
 
     ``on_end`` is called with each finished record (after it is saved); ``conversation``
     links the requests of one chat. ``keep`` and ``max_age_days`` prune old sessions
-    after each save (``None``: keep all).
+    after each save (``None``: keep all). ``secrets`` are more values to redact, beyond
+    those :func:`~skillbook.experience.redaction.known_secrets` finds.
     """
 
     def __init__(
@@ -76,8 +81,10 @@ class SessionRecorder:
         max_age_days: int | None = None,
         on_end: Callable[[SessionRecord], object] | None = None,
         clock: Clock = utc_now,
+        secrets: Iterable[str] = (),
     ) -> None:
         self.store = store
+        self.secrets = tuple(secrets)
         self.conversation = conversation
         self.keep = keep
         self.max_age_days = max_age_days
@@ -91,7 +98,7 @@ class SessionRecorder:
         self._clocks: dict[str, float] = {}
         self._skill_of: dict[str, str | None] = {}
         self._approvals: dict[str, bool] = {}
-        self._secrets: set[str] = set()
+        self._redactor = Redactor()
 
     # ------------------------------------------------------------------ TurnRecorder
 
@@ -100,7 +107,7 @@ class SessionRecorder:
         now = self.clock()
         self._agent = agent
         self._tools, self._clocks, self._approvals, self._skill_of = {}, {}, {}, {}
-        self._secrets = set(_sensitive_values(_exec_tool(agent)))
+        self._redactor = _redactor_for(agent, self.secrets)
         self._record = SessionRecord(
             id=new_session_id(now),
             started=iso(now),
@@ -186,7 +193,7 @@ class SessionRecorder:
         if isinstance(tool, ExecTool) and call.error is None:
             plan = tool.plan(call.arguments)
             if not isinstance(plan, ToolResult):
-                cwd, env, secret_env = _plan_parts(tool, plan, self._secrets)
+                cwd, env, secret_env = _plan_parts(tool, plan, self._redactor)
         started = self._clocks.pop(call.id, None)
         self._tools[call.id] = ToolEntry(
             call_id=call.id,
@@ -231,7 +238,7 @@ class SessionRecorder:
     def _save(self) -> SessionRecord:
         assert self._record is not None
         record = replace(self._record, tools=tuple(self._tools.values()))
-        lines = [_redact_value(line, self._secrets) for line in record.to_lines()]
+        lines = [self._redactor.value(line) for line in record.to_lines()]
         clean = SessionRecord.from_lines(lines, self.store.path(record.id))
         try:
             self.store.save(clean)
@@ -244,35 +251,39 @@ def _exec_tool(agent: Agent) -> ExecTool | None:
     return next((t for t in agent.tools if isinstance(t, ExecTool)), None)
 
 
-def _sensitive_values(tool: ExecTool | None) -> Iterable[str]:
+def _redactor_for(agent: Agent, extra: Iterable[str]) -> Redactor:
+    """Every secret the agent's book, environment, exec tool and model know of."""
+    book = agent.book
+    tool = _exec_tool(agent)
     base: Mapping[str, str] = os.environ if tool is None or tool.base_env is None else tool.base_env
-    for key, value in base.items():
-        if is_sensitive(key) and len(value) >= MIN_SECRET_CHARS:
-            yield value
+    values = [v for k, v in base.items() if is_sensitive(k)]
+    return known_secrets(
+        book.config,
+        base,
+        home=book.paths.home,
+        skills=book.skills,
+        resolver=tool.resolver if tool is not None else None,
+        extra=[*extra, *values, *model_secrets(agent.model)],
+    )
 
 
 def _plan_parts(
-    tool: ExecTool, plan: Plan, secrets: set[str]
+    tool: ExecTool, plan: Plan, redactor: Redactor
 ) -> tuple[str, dict[str, str], tuple[str, ...]]:
     """Where a command ran, the non-secret variables its skill added, and the names of
-    the secret ones (their values join ``secrets``)."""
+    the secret ones (the command's secret values join ``redactor``, whatever their
+    length, as ``exec`` redacts them)."""
     values = tuple(v for v in plan.secrets if v)
-    secrets.update(values)
+    redactor.add(values, min_chars=1)
     base: Mapping[str, str] = os.environ if tool.base_env is None else tool.base_env
-    secret_keys = tuple(sorted(k for k, v in plan.env.items() if v in values))
+    secret_keys = tuple(
+        sorted(
+            k for k, v in plan.env.items() if v in values or (base.get(k) != v and v in redactor)
+        )
+    )
     env = {
         k: v
         for k, v in plan.env.items()
         if base.get(k) != v and k not in secret_keys and not is_sensitive(k)
     }
     return str(plan.cwd), env, secret_keys
-
-
-def _redact_value(value: Any, secrets: set[str]) -> Any:
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {k: _redact_value(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_value(v, secrets) for v in value]
-    return value

@@ -39,7 +39,14 @@ from urllib.parse import urlsplit
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.lockfile import read_json
 
-__all__ = ["DEFAULT_REGISTRY", "LEGACY_HOSTS", "Endpoint", "normalize_base_url", "resolve_endpoint"]
+__all__ = [
+    "DEFAULT_REGISTRY",
+    "LEGACY_HOSTS",
+    "Endpoint",
+    "config_tokens",
+    "normalize_base_url",
+    "resolve_endpoint",
+]
 
 DEFAULT_REGISTRY: Final = "https://clawhub.ai"
 #: Hosts the CLI no longer uses; a cached registry on one of them is skipped.
@@ -105,6 +112,13 @@ def config_files(env: Mapping[str, str], home: Path, platform: str) -> list[Path
     xdg = env.get("XDG_CONFIG_HOME", "").strip()
     bases.append(Path(xdg) if xdg else home / ".config")
     return [base / f"{name}/config.json" for base in bases for name in ("clawhub", "clawdhub")]
+
+
+def config_tokens(env: Mapping[str, str], home: Path, platform: str) -> list[str]:
+    """Every token the ``clawhub`` config files hold, whatever registry they name (the
+    experience engine redacts them all)."""
+    found = (_find_token(raw) for _, raw in _read_configs(config_files(env, home, platform)))
+    return [token for token in found if token is not None]
 
 
 def _find_token(value: Any, depth: int = 0) -> str | None:
