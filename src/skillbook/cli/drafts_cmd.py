@@ -5,7 +5,8 @@
 writes the draft to ``skills/auto`` and its helper to ``scripts/auto`` in the
 workspace; ``reject`` archives a draft with a reason; ``learn`` builds a draft from a
 recorded session. Exit codes: 0 done, 1 the gate refused (each failure is listed),
-2 could not run (unknown draft, no workspace).
+2 could not run (unknown draft, no workspace). Whatever they print passes the book's
+redactor: a known secret (an old draft, a hand-edited file) never reaches the terminal.
 """
 
 from __future__ import annotations
@@ -46,19 +47,21 @@ def _fail(exc: ExperienceError | SkillNotFound) -> None:
 def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
     """List drafts waiting for review (newest first)."""
     exp = _experience(obj)
-    drafts = exp.queue.drafts(None if show_all else "pending")
+    drafts = [exp.redactor.draft(d) for d in exp.queue.drafts(None if show_all else "pending")]
     problems = exp.queue.problems
     if as_json:
         emit_json(
-            {
-                "dir": str(exp.queue.root),
-                "drafts": [d.to_json() for d in drafts],
-                "diagnostics": [d.to_dict() for d in problems],
-            }
+            exp.redactor.value(
+                {
+                    "dir": str(exp.queue.root),
+                    "drafts": [d.to_json() for d in drafts],
+                    "diagnostics": [d.to_dict() for d in problems],
+                }
+            )
         )
         return
     for line in finding_lines(problems):
-        click.echo(clean(f"skillbook: {line}"), err=True)
+        click.echo(clean(exp.redactor.text(f"skillbook: {line}")), err=True)
     if not drafts:
         emit_lines([f"No drafts{'' if show_all else ' waiting for review'} ({exp.queue.root})."])
         return
@@ -90,28 +93,31 @@ def show_cmd(obj: Context, draft_id: str, as_json: bool, replay: bool) -> None:
         report = exp.check(draft.id) if draft.status == "pending" else None
     except ExperienceError as exc:
         _fail(exc)
+    shown = exp.redactor.draft(draft)
     if as_json:
         emit_json(
-            {
-                **draft.to_json(),
-                "skillFile": str(exp.queue.skill_file(draft)),
-                "replayFile": str(exp.queue.replay_file(draft)),
-                "skill": render_skill(draft),
-                "replay": render_replay(draft),
-                "gate": report.to_json() if report is not None else None,
-            }
+            exp.redactor.value(
+                {
+                    **shown.to_json(),
+                    "skillFile": str(exp.queue.skill_file(draft)),
+                    "replayFile": str(exp.queue.replay_file(draft)),
+                    "skill": render_skill(shown),
+                    "replay": render_replay(shown),
+                    "gate": report.to_json() if report is not None else None,
+                }
+            )
         )
         return
-    text = render_replay(draft) if replay else render_skill(draft)
+    text = render_replay(shown) if replay else render_skill(shown)
     lines = [f"# {exp.queue.replay_file(draft) if replay else exp.queue.skill_file(draft)}", text]
-    lines += _status_lines(draft)
+    lines += _status_lines(shown)
     if report is not None:
         lines.append(
             f"Gate ({report.mode}): "
             + ("passes" if report.ok else f"{len(report.diagnostics)} problem(s)")
         )
         lines += [f"  {line}" for line in finding_lines(report.diagnostics)]
-    emit_lines(lines)
+    emit_lines([exp.redactor.text(line) for line in lines])
 
 
 @drafts_cmd.command("diff")
@@ -211,9 +217,10 @@ def learn_cmd(obj: Context, session_id: str, as_json: bool) -> None:
         _fail(exc)
     learned = exp.learner().learn(record)
     if as_json:
-        emit_json(learned.to_json())
+        emit_json(exp.redactor.value(learned.to_json()))
         return
-    emit_lines([learned.message(), *(f"  {line}" for line in finding_lines(learned.diagnostics))])
+    lines = [learned.message(), *(f"  {line}" for line in finding_lines(learned.diagnostics))]
+    emit_lines([exp.redactor.text(line) for line in lines])
 
 
 def _status_lines(draft: Draft) -> list[str]:

@@ -2,7 +2,9 @@
 
 ``list`` shows them newest first; ``show ID`` one of them: the request, each model
 step, each tool call with its (redacted) result, approvals, the outcome and whether it
-counts as successful. ``ID`` may be a unique prefix or ``last``.
+counts as successful. ``ID`` may be a unique prefix or ``last``. What they print passes
+the redactor of every secret the settings know of (a session written by an older
+version may hold one).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
 from skillbook.errors import ExperienceError
 from skillbook.experience.record import SessionRecord, ToolEntry
+from skillbook.experience.redaction import Redactor, known_secrets
 from skillbook.experience.store import SessionStore
 from skillbook.experience.success import default_success
 
@@ -26,8 +29,10 @@ def sessions_cmd() -> None:
     """List and show recorded sessions (what each run or chat turn did)."""
 
 
-def _store(obj: Context) -> SessionStore:
-    return SessionStore(obj.settings().paths.state_dir)
+def _store(obj: Context) -> tuple[SessionStore, Redactor]:
+    settings = obj.settings()
+    redactor = known_secrets(settings.config, settings.env, home=settings.paths.home)
+    return SessionStore(settings.paths.state_dir), redactor
 
 
 @sessions_cmd.command("list")
@@ -36,10 +41,10 @@ def _store(obj: Context) -> SessionStore:
 @click.pass_obj
 def list_cmd(obj: Context, as_json: bool, limit: int | None) -> None:
     """List recorded sessions, newest first."""
-    store = _store(obj)
+    store, redactor = _store(obj)
     rows = store.summaries(limit)
     if as_json:
-        emit_json({"dir": str(store.dir), "sessions": [r.to_json() for r in rows]})
+        emit_json(redactor.value({"dir": str(store.dir), "sessions": [r.to_json() for r in rows]}))
         return
     if not rows:
         emit_lines([f"No recorded sessions in {store.dir}."])
@@ -48,9 +53,8 @@ def list_cmd(obj: Context, as_json: bool, limit: int | None) -> None:
     for r in rows:
         mark = {"good": " 👍", "bad": " 👎"}.get(r.feedback or "", "")
         failed = f", {r.failed} failed" if r.failed else ""
-        lines.append(
-            clean(f"{r.id}  {r.stop:<10} {r.tools} tool call(s){failed}{mark}  {_short(r.request)}")
-        )
+        request = _short(redactor.text(r.request))
+        lines.append(clean(f"{r.id}  {r.stop:<10} {r.tools} tool call(s){failed}{mark}  {request}"))
     emit_lines(lines)
 
 
@@ -60,8 +64,9 @@ def list_cmd(obj: Context, as_json: bool, limit: int | None) -> None:
 @click.pass_obj
 def show_cmd(obj: Context, session_id: str, as_json: bool) -> None:
     """Show one session: request, steps, tool calls, approvals and outcome."""
+    store, redactor = _store(obj)
     try:
-        record = _store(obj).load(session_id)
+        record = redactor.record(store.load(session_id))
     except ExperienceError as exc:
         fail(str(exc), error=exc.code)
     verdict = default_success(record)

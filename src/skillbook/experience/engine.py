@@ -24,6 +24,7 @@ from skillbook.experience.promotion import GateReport, Promotion, check_draft, p
 from skillbook.experience.queue import PREVIOUS_FILE, ReviewQueue
 from skillbook.experience.record import SessionRecord
 from skillbook.experience.recorder import SessionRecorder
+from skillbook.experience.redaction import Redactor, book_redactor
 from skillbook.experience.skill_file import render_skill
 from skillbook.experience.store import SessionStore
 from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
@@ -43,8 +44,10 @@ class Experience:
     def __init__(self, book: SkillBook) -> None:
         self.book = book
         state = book.paths.state_dir
+        #: Every secret the book knows of; what the queue writes and the CLI prints passes it.
+        self.redactor: Redactor = book_redactor(book)
         self.sessions = SessionStore(state)
-        self.queue = ReviewQueue(state)
+        self.queue = ReviewQueue(state, redactor=self.redactor)
         self.usage = UsageStore(state)
         self._recorder: SessionRecorder | None = None
 
@@ -72,7 +75,7 @@ class Experience:
         return self._recorder.last if self._recorder is not None else None
 
     def learner(self, **options: Any) -> Learner:
-        return Learner.for_book(self.book, **options)
+        return Learner.for_book(self.book, **{"redactor": self.redactor, **options})
 
     # ------------------------------------------------------------------ review
 
@@ -124,12 +127,14 @@ class Experience:
                 before, label = previous, f"{draft.id} (before the last update)"
             elif unrefined is not None:
                 before, label = render_skill(unrefined), f"{draft.id} (unrefined)"
-        return "".join(
-            difflib.unified_diff(
-                before.splitlines(keepends=True),
-                current.splitlines(keepends=True),
-                fromfile=label,
-                tofile=f"{draft.id}/{draft.skill_filename}",
+        return self.redactor.text(
+            "".join(
+                difflib.unified_diff(
+                    before.splitlines(keepends=True),
+                    current.splitlines(keepends=True),
+                    fromfile=label,
+                    tofile=f"{draft.id}/{draft.skill_filename}",
+                )
             )
         )
 

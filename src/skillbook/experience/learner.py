@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook.diagnostics import Diagnostic, info, warning
 from skillbook.errors import ExperienceError
-from skillbook.experience._files import write_json
 from skillbook.experience.draft import Draft, build_draft
 from skillbook.experience.procedure import reconstruct
 from skillbook.experience.promotion import Promotion, check_draft, promote
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import Clock, SessionRecord, utc_now
+from skillbook.experience.redaction import Redactor, book_redactor
 from skillbook.experience.refine import refine_draft
 from skillbook.experience.risk import find_risks
 from skillbook.experience.similarity import find_near_duplicates
@@ -113,8 +113,11 @@ class Learner:
         skills: Sequence[tuple[str, str, str]] = (),
         home: str | None = None,
         clock: Clock = utc_now,
+        redactor: Redactor | None = None,
     ) -> None:
-        self.queue = ReviewQueue(state_dir)
+        #: Every known secret: redacted from the session before anything is built from it.
+        self.redactor = redactor if redactor is not None else Redactor()
+        self.queue = ReviewQueue(state_dir, redactor=self.redactor)
         self.mode = Mode.of(mode)
         self.workspace = workspace
         self.review = review
@@ -137,6 +140,8 @@ class Learner:
             "skills": tuple((s.name, s.description, str(s.file_path)) for s in book.skills),
             "home": str(book.paths.home),
         }
+        if "redactor" not in options:
+            defaults["redactor"] = book_redactor(book)
         return cls(book.paths.state_dir, **{**defaults, **options})
 
     def learn(self, record: SessionRecord, *, refine_with: ChatModel | None = None) -> Learned:
@@ -146,6 +151,9 @@ class Learner:
     async def alearn(
         self, record: SessionRecord, *, refine_with: ChatModel | None = None
     ) -> Learned:
+        # A session written by hand or by an older version may hold a secret: the draft,
+        # its files, its id and the refinement request are all built from this copy.
+        record = self.redactor.record(record)
         verdict = self.success(record)
         if not verdict:
             quiet = not record.tools or record.stop == "dispatched"
@@ -162,7 +170,7 @@ class Learner:
             return Learned(record.id, "updated", verdict, updated)
         if known is not None:
             again = known.seen_again(record, procedure)
-            write_json(self.queue.folder(known.id, known.status) / DRAFT_FILE, again.to_json())
+            self.queue.write_draft(self.queue.folder(known.id, known.status) / DRAFT_FILE, again)
             return Learned(record.id, "known", verdict, again)
         draft = build_draft(
             record, procedure, mode=self.mode, now=self.clock(), risks=find_risks(record.tools)

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from skillbook.diagnostics import Diagnostic, error, has_errors
 from skillbook.errors import ExperienceError
-from skillbook.experience._files import move_dir, write_atomic, write_json
+from skillbook.experience._files import move_dir, write_atomic
 from skillbook.experience.draft import Draft
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import iso, utc_now
@@ -169,7 +169,7 @@ def promote(
         )
     moment = now if now is not None else utc_now()
     skills_dir, scripts_dir = learned_skills_dir(workspace), learned_scripts_dir(workspace)
-    text, replay = render_skill(draft), render_replay(draft)
+    text, replay = queue.clean(render_skill(draft)), queue.clean(render_replay(draft))
     skill_path = (
         skills_dir / draft.skill_filename
         if draft.standalone
@@ -185,7 +185,7 @@ def promote(
             _write_skill_folder(skill_path.parent, text)
     done = replace(draft, status="promoted", decided=iso(moment), promoted_to=str(skill_path))
     target = queue.move(draft, "promoted")
-    write_json(target / DRAFT_FILE, done.to_json())
+    queue.write_draft(target / DRAFT_FILE, done)
     return Promotion(done, skill_path, replay_path, report)
 
 
@@ -202,7 +202,7 @@ def reject(queue: ReviewQueue, ref: str, reason: str, *, now: datetime | None = 
     moment = now if now is not None else utc_now()
     done = replace(draft, status="rejected", decided=iso(moment), rejected_reason=reason.strip())
     target = queue.move(draft, "rejected")
-    write_json(target / DRAFT_FILE, done.to_json())
+    queue.write_draft(target / DRAFT_FILE, done)
     return done
 
 

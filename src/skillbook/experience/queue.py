@@ -12,7 +12,9 @@ Input: the state dir. Output: :class:`Draft` values and their files. Layout::
 
 None of these folders is a skill root: a draft is never in the model's catalog before
 it is promoted. Files are replaced atomically, ``draft.json`` last; a new draft's
-folder is built under a temporary name and renamed into place.
+folder is built under a temporary name and renamed into place. Everything written passes
+the queue's :class:`~skillbook.experience.redaction.Redactor` first, so a draft made by
+hand (or from an old session) cannot put a known secret on disk either.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from skillbook.diagnostics import Diagnostic, warning
 from skillbook.errors import ExperienceNotFound
 from skillbook.experience._files import move_dir, read_json, write_atomic, write_json
 from skillbook.experience.draft import Draft
+from skillbook.experience.redaction import Redactor
 from skillbook.experience.replay import render_replay
 from skillbook.experience.skill_file import render_skill
 
@@ -46,8 +49,10 @@ STATES: Final = {"pending": "drafts", "promoted": "promoted", "rejected": "archi
 class ReviewQueue:
     """The drafts of one state dir, by status."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, redactor: Redactor | None = None) -> None:
         self.root = Path(state_dir) / EXPERIENCE_DIRNAME
+        #: Applied to every file the queue (and promotion) writes.
+        self.redactor = redactor if redactor is not None else Redactor()
         #: Folders skipped while listing (``experience.draft-unreadable``), newest read last.
         self.problems: list[Diagnostic] = []
 
@@ -119,15 +124,16 @@ class ReviewQueue:
     def save(self, draft: Draft, *, keep_previous: bool = False) -> Path:
         """Write (or rewrite) a draft's files; ``keep_previous`` saves the old skill text
         as ``previous.md`` for ``drafts diff``."""
+        draft = self.redactor.draft(draft)
         folder = self.folder(draft.id, draft.status)
-        skill, replay = render_skill(draft), render_replay(draft)
+        skill, replay = self.clean(render_skill(draft)), self.clean(render_replay(draft))
         if not folder.exists():
             staging = folder.parent / f".new-{draft.id}-{secrets.token_hex(4)}"
             staging.mkdir(parents=True)
             try:
                 write_atomic(staging / draft.skill_filename, skill)
                 write_atomic(staging / REPLAY_FILE, replay, executable=True)
-                write_json(staging / DRAFT_FILE, draft.to_json())
+                self.write_draft(staging / DRAFT_FILE, draft)
                 move_dir(staging, folder)
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -136,14 +142,22 @@ class ReviewQueue:
         if keep_previous:
             old = self.text(draft, draft.skill_filename)
             if old is not None and old != skill:
-                write_atomic(folder / PREVIOUS_FILE, old)
+                write_atomic(folder / PREVIOUS_FILE, self.clean(old))
         write_atomic(folder / draft.skill_filename, skill)
         write_atomic(folder / REPLAY_FILE, replay, executable=True)
-        write_json(folder / DRAFT_FILE, draft.to_json())
+        self.write_draft(folder / DRAFT_FILE, draft)
         return folder
 
     def save_unrefined(self, draft: Draft) -> None:
-        write_json(self.folder(draft.id, draft.status) / UNREFINED_FILE, draft.to_json())
+        self.write_draft(self.folder(draft.id, draft.status) / UNREFINED_FILE, draft)
+
+    def write_draft(self, path: Path, draft: Draft) -> None:
+        """``draft`` as JSON at ``path``, redacted."""
+        write_json(path, self.redactor.value(draft.to_json()))
+
+    def clean(self, text: str) -> str:
+        """``text`` with every known secret redacted (what the queue writes)."""
+        return self.redactor.text(text)
 
     def unrefined(self, draft: Draft) -> Draft | None:
         data = read_json(self.folder(draft.id, draft.status) / UNREFINED_FILE)
