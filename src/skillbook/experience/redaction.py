@@ -20,11 +20,11 @@ length, as ``exec`` does):
 * the values of the environment's variables with sensitive names
   (``SENSITIVE_ENV_PATTERNS``: ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``*_TOKEN``,
   ``CLAWHUB_TOKEN``…) and of the blocked credential variables (``DATABASE_URL``,
-  ``AWS_ACCESS_KEY_ID``…), in the book's environment and the process's;
+  ``AWS_ACCESS_KEY_ID``…), in the environment commands start from and the process's;
 * registry tokens in the ``clawhub`` CLI's config files;
 * the API key of the model the agent talks to, and any value given as ``extra``.
 
-Each value is also found **URL-encoded**, **base64-encoded** (the whole value, standard
+A URL's password is a secret of its own. Each value is also found **URL-encoded**, **base64-encoded** (the whole value, standard
 and URL-safe alphabets) and **split**: with quotes, backslashes or white space between
 its characters (``"sk-ab""cd…"``, a value wrapped over two lines). Every occurrence of
 any of them is covered, also where two secrets overlap.
@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from skillbook.config import Config, SecretRef
 from skillbook.errors import SecretError
@@ -120,7 +120,10 @@ class Redactor:
 
     def add(self, values: Iterable[str], *, min_chars: int = MIN_SECRET_CHARS) -> None:
         """Also redact ``values`` (and their encodings) from now on."""
-        fresh = {v for v in values if v and len(v) >= min_chars and v not in self._values}
+        given = list(values)
+        # A URL's password is a secret of its own (DATABASE_URL=postgres://u:PASSWORD@h/db).
+        given += [p for v in given if (p := _url_password(v)) is not None]
+        fresh = {v for v in given if v and len(v) >= min_chars and v not in self._values}
         fresh -= _PLACEHOLDER_KEYS
         if not fresh:
             return
@@ -285,6 +288,16 @@ def _registry_tokens(env: Mapping[str, str], home: Path | str | None) -> list[st
 
 
 # ---------------------------------------------------------------------- matching
+
+
+def _url_password(value: str) -> str | None:
+    if "://" not in value or "@" not in value:
+        return None
+    try:
+        password = urlsplit(value.strip()).password
+    except ValueError:
+        return None
+    return unquote(password) if password else None
 
 
 def _forms(value: str) -> set[str]:
