@@ -127,3 +127,28 @@ def test_names_from_skills_and_configs_cannot_inject_commands(space: Workspace) 
     done = run_script(path)
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
+
+
+def test_each_command_runs_under_the_shell_exec_used(space: Workspace) -> None:
+    # exec runs `/bin/sh -c`; the helper is a bash script. Under bash `echo 'a\tb'` keeps
+    # the backslash and `{x,y}` expands; under a POSIX sh such as dash neither happens,
+    # so the replay must hand each command to the shell the run used.
+    notes = space.data("n.txt", "one two\n")
+    commands = ["echo 'a\\tb'", "printf '%s\\n' {x,y} && wc -w < " + str(notes)]
+    script = [*(call("exec", command=c) for c in commands), "done"]
+    _, record = run_recorded(space.book(), script, f"count the words of {notes}")
+    assert [t.shell for t in record.tools] == ["/bin/sh", "/bin/sh"]
+    learner = Learner.for_book(space.book())
+    draft = learner.learn(record).draft
+    assert draft is not None and [p.name for p in draft.params] == ["file"]
+    path = learner.queue.replay_file(draft)
+    done = run_script(path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "".join(t.result for t in record.tools)
+    bash = subprocess.run(
+        ["bash", "-c", "; ".join(commands)], capture_output=True, text=True, check=True
+    )
+    if bash.stdout != done.stdout:  # /bin/sh is not bash here: the test tells them apart
+        assert "x\ny\n" in bash.stdout and "{x,y}" in done.stdout
+    other = space.data("m.txt", "a b c\n")
+    assert run_script(path, str(other)).stdout.endswith("3\n")

@@ -44,6 +44,8 @@ class ProcedureStep:
     path: str | None = None
     arguments: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     cwd: str | None = None
+    #: The shell ``exec`` ran the command under; None: a draft from before it was kept.
+    shell: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     secret_env: tuple[str, ...] = ()
     output: str = ""
@@ -60,6 +62,7 @@ class ProcedureStep:
             "path": self.path,
             "arguments": dict(self.arguments),
             "cwd": self.cwd,
+            "shell": self.shell,
             "env": dict(self.env),
             "secretEnv": list(self.secret_env),
             "output": self.output,
@@ -82,6 +85,7 @@ class ProcedureStep:
             path=text("path"),
             arguments=MappingProxyType(dict(args)) if isinstance(args, Mapping) else _EMPTY,
             cwd=text("cwd"),
+            shell=text("shell"),
             env=MappingProxyType({str(k): str(x) for k, x in env.items()})
             if isinstance(env, Mapping)
             else _EMPTY,
@@ -179,6 +183,7 @@ def _step(entry: ToolEntry, params: tuple[Parameter, ...]) -> ProcedureStep:
         path=entry.path,
         arguments=entry.arguments,
         cwd=entry.cwd,
+        shell=entry.shell,
         env=entry.env,
         secret_env=entry.secret_env,
         output=_evidence(entry.result),

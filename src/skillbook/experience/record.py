@@ -8,8 +8,8 @@ The file holds one JSON object per line, each with a ``type``:
 ``request``   ``{text}``: what the user sent (a slash command as typed)
 ``step``      ``{n, text, calls}``: one model response, its text and the ids of its tool calls
 ``approval``  ``{call, approved}``: the user was asked about a command and answered
-``tool``      ``{call, name, arguments, skill, step, isError, result, cwd, env, secretEnv,
-              hints, declined, durationMs}``: one tool call and its (redacted) result
+``tool``      ``{call, name, arguments, skill, step, isError, result, cwd, shell, env,
+              secretEnv, hints, declined, durationMs}``: one tool call and its (redacted) result
 ``outcome``   ``{stop, text, error, ended, skillsRead}``; ``stop`` is ``answer``, ``max-steps``,
               ``dispatched``, ``error`` or ``cancelled``; no outcome line: ``interrupted``
 ``feedback``  ``{verdict, at}``: ``good`` or ``bad`` (chat's ``/good`` and ``/bad``)
@@ -83,8 +83,10 @@ class ToolEntry:
     declined: bool = False
     #: None: nobody was asked; True/False: what the user answered.
     approved: bool | None = None
-    #: Where ``exec`` ran it, and the non-secret variables of the skill's environment.
+    #: Where ``exec`` ran it, the shell it ran under (``/bin/sh``), and the non-secret
+    #: variables of the skill's environment.
     cwd: str | None = None
+    shell: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     #: Names (never values) of the secret variables the command had.
     secret_env: tuple[str, ...] = ()
@@ -121,6 +123,8 @@ class ToolEntry:
             out["declined"] = True
         if self.cwd is not None:
             out["cwd"] = self.cwd
+        if self.shell is not None:
+            out["shell"] = self.shell
         if self.env:
             out["env"] = dict(self.env)
         if self.secret_env:
@@ -145,6 +149,7 @@ class ToolEntry:
             step=_int(line.get("step")),
             declined=bool(line.get("declined")),
             cwd=_str_or_none(line.get("cwd")),
+            shell=_str_or_none(line.get("shell")),
             env=MappingProxyType({str(k): str(v) for k, v in env.items()})
             if isinstance(env, Mapping)
             else _EMPTY,

@@ -188,12 +188,14 @@ class SessionRecorder:
         tool = next((t for t in agent.tools if t.name == call.name), None)
         skill = self._skill_of.pop(call.id, None)
         cwd: str | None = None
+        shell: str | None = None
         env: dict[str, str] = {}
         secret_env: tuple[str, ...] = ()
         if isinstance(tool, ExecTool) and call.error is None:
             plan = tool.plan(call.arguments)
             if not isinstance(plan, ToolResult):
                 cwd, env, secret_env = _plan_parts(tool, plan, self._redactor)
+                shell = plan.argv[0]
         started = self._clocks.pop(call.id, None)
         self._tools[call.id] = ToolEntry(
             call_id=call.id,
@@ -204,6 +206,7 @@ class SessionRecorder:
             is_error=result.is_error,
             approved=self._approvals.get(call.id),
             cwd=cwd,
+            shell=shell,
             env=env,
             secret_env=secret_env,
             hints=(*builtin_hints(call, skill=skill, cwd=cwd), *tool_hints(tool, call, result)),

@@ -9,7 +9,11 @@ Input: a :class:`~skillbook.experience.draft.Draft`. Output: a bash script that:
 * requires the secret variables the commands had (``${NAME:?…}``) instead of holding
   their values, and sets the skill's other configured variables unless already set;
 * runs each command in the folder it ran in (the skill's folder for a skill's
-  command), in a subshell, in order, stopping at the first failure.
+  command), in a subshell, in order, stopping at the first failure;
+* runs each command under the shell ``exec`` ran it with (``/bin/sh -c``), not under
+  bash: ``echo 'a\tb'`` and ``{x,y}`` mean other things in each. The command is kept
+  verbatim in a quoted here-document and the parameters reach it as ``$1 $2 …``, which
+  its first line names (``file=$1 top=$2``), so no value is ever parsed as shell code.
 
 Steps that are not shell commands (``read``, other tools) are listed as comments.
 :func:`check_syntax` asks ``bash -n`` whether the script parses.
@@ -25,11 +29,15 @@ from collections.abc import Sequence
 from typing import Final
 
 from skillbook.experience.draft import Draft
+from skillbook.experience.params import Parameter
 from skillbook.experience.procedure import ProcedureStep
 
-__all__ = ["SHELL", "check_syntax", "render_replay"]
+__all__ = ["EXEC_SHELL", "SHELL", "check_syntax", "render_replay"]
 
 SHELL: Final = "bash"
+#: The shell ``exec`` runs commands with (``ExecTool``'s default), for a step that did
+#: not record one (drafts from before the shell was recorded).
+EXEC_SHELL: Final = "/bin/sh"
 _MARKER: Final = "***"  # what redaction left where a secret value was
 #: A variable name the shell takes as is; others (from a hand-edited config) are left out.
 _NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -71,7 +79,7 @@ def render_replay(draft: Draft) -> str:
     if draft.params or secret_names or env_lines:
         lines.append("")
     for number, step in enumerate(draft.steps, 1):
-        lines += _step_lines(number, step, secret_names)
+        lines += _step_lines(number, step, draft.params)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -101,20 +109,46 @@ def _env_lines(steps: Sequence[ProcedureStep]) -> list[str]:
     ]
 
 
-def _step_lines(number: int, step: ProcedureStep, secrets: Sequence[str]) -> list[str]:
+def _step_lines(number: int, step: ProcedureStep, params: Sequence[Parameter]) -> list[str]:
     if step.tool == "exec" and step.command is not None:
         command = step.command
         if _MARKER in command and len(step.secret_env) == 1 and _NAME.match(step.secret_env[0]):
             # The command held the secret itself; redaction left ***: ask the variable.
             command = command.replace(_MARKER, '"${' + step.secret_env[0] + '}"')
-        where = f" (skill {_comment(step.skill)})" if step.skill else ""
+        names = [p.name for p in params if _NAME.match(p.name)]
+        shell = shlex.quote(step.shell or EXEC_SHELL)
+        skill = f"skill {_comment(step.skill)}, " if step.skill else ""
+        where = f" ({skill}run by {_comment(shell)})"
+        body = command.split("\n")
+        if names:
+            # The child shell's own variables, as the values were literal in the run.
+            body.insert(0, " ".join(f"{n}=${i}" for i, n in enumerate(names, 1)) + "; set --")
+        end = _delimiter(body, number)
+        args = "".join(f' "${{{n}}}"' for n in names)
         # A subshell per step: its cd stays inside, and under set -e a failing cd or
         # command stops the script.
         cd = [f"cd {shlex.quote(step.cwd)}"] if step.cwd else []
-        return [f"# Step {number}{where}", "(", *cd, command, ")"]
+        return [
+            f"# Step {number}{where}",
+            f"IFS= read -r -d '' step <<'{end}' || true",
+            *body,
+            end,
+            "(",
+            *cd,
+            f'exec {shell} -c "$step" {shell}{args}',
+            ")",
+        ]
     if step.tool == "read":
         return [f"# Step {number}: read {_comment(step.path or '')} (not a command)"]
     return [f"# Step {number}: call {_comment(step.tool)} (not a shell command; not replayed)"]
+
+
+def _delimiter(lines: Sequence[str], number: int) -> str:
+    """A here-document end marker that is no line of the command."""
+    end = f"SKILLBOOK_STEP_{number}"
+    while end in lines:
+        end += "_"
+    return end
 
 
 def _dq(value: str) -> str:
