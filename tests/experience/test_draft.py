@@ -129,3 +129,40 @@ def test_strict_drafts_pass_strict_validation_and_skills_ref(request: str) -> No
         result = validate_path(folder, mode=Mode.STRICT)
         assert result.ok, [d.message for d in result.diagnostics]
         assert list(skills_ref.validate(folder)) == []
+
+
+PIECES = ["`", "``", "```", "````", "~~~", "\n", "\r\n", " ", "echo", "x", "#", "-"]
+
+
+@settings(max_examples=150)
+@given(
+    command=st.lists(st.sampled_from(PIECES), min_size=1, max_size=12)
+    .map("".join)
+    .filter(lambda c: c.strip() != "")
+)
+def test_a_command_never_escapes_its_code_block(command: str) -> None:
+    from markdown_it import MarkdownIt
+
+    record = session("do it", command)
+    text = render_skill(build_draft(record, reconstruct(record), mode=Mode.OPENCLAW, now=NOW))
+    body = text.split("\n---\n", 1)[1]
+    fences = [t for t in MarkdownIt("commonmark").parse(body) if t.type == "fence"]
+    assert [t.content for t in fences] == [command.replace("\r\n", "\n") + "\n"]
+
+
+def test_backticks_in_a_command_get_a_longer_fence_and_spans() -> None:
+    command = "echo ```done``` `date`"
+    record = SessionRecord(
+        id="20260105-143000-abcdef",
+        started="2026-01-05T14:30:00Z",
+        request="do it",
+        tools=(
+            ToolEntry("c0", "exec", {"command": "false `x`"}, step=1, result="no", is_error=True),
+            ToolEntry("c1", "exec", {"command": command}, step=2, result="```done``` `x`\n"),
+        ),
+        outcome=Outcome("answer", "ok"),
+    )
+    text = render_skill(build_draft(record, reconstruct(record), mode=Mode.OPENCLAW, now=NOW))
+    assert f"   ````sh\n   {command}\n   ````\n" in text
+    assert "prints ```` ```done``` `x` ````." in text
+    assert "- `` false `x` `` failed (no); what worked: ```` echo ```done``` `date` ````" in text

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
+from skillbook.experience._markdown import code_span
 from skillbook.experience.fingerprint import MAX_STEPS, behavior_fingerprint, normalise_step
 from skillbook.experience.params import Parameter, extract_parameters, substitute
 from skillbook.experience.record import SessionRecord, ToolEntry
@@ -198,7 +199,7 @@ def _checks(record: SessionRecord, steps: list[ProcedureStep]) -> tuple[str, ...
         checks.append(f"Each of the {len(runs)} command(s) exits with status 0.")
         last = runs[-1]
         if last.output and last.output != "(no output)":
-            checks.append(f"The last command prints `{last.output}`.")
+            checks.append(f"The last command prints {code_span(last.output)}.")
     others = [s for s in steps if s.tool not in ("exec", "read")]
     for step in others:
         checks.append(f"`{step.tool}` succeeds.")

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from skillbook.experience._markdown import code_span
 from skillbook.experience.record import ToolEntry
 
 __all__ = ["CAPABILITIES", "RiskFinding", "capabilities_of", "find_risks"]
@@ -121,7 +122,7 @@ class RiskFinding:
 
     def describe(self) -> str:
         what = CAPABILITIES.get(self.capability, self.capability)
-        return f"{what} ({self.capability}): `{self.evidence}`"
+        return f"{what} ({self.capability}): {code_span(self.evidence)}"
 
 
 def capabilities_of(tool: str, arguments: Mapping[str, Any]) -> list[str]:

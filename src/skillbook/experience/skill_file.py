@@ -5,14 +5,20 @@ Input: a :class:`~skillbook.experience.draft.Draft`. Output: the text of its
 skills-ref (the six standard keys; the rest under ``metadata`` as strings) and a body
 with the parameters, the procedure, the checks, what the run touched, the pitfalls and
 the tools' hints, and the risk warning when there is one. Nothing here does I/O.
+
+Text from the run (commands, paths, outputs, values) never escapes its code span or
+block: a fence is longer than any run of backticks inside it, every line of a command is
+indented into its list item, and an inline span uses more backticks than its text holds.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Final
 
+from skillbook.experience._markdown import code_span, fence_for
 from skillbook.experience.draft import Draft, yaml_safe
 from skillbook.experience.hints import describe_hint
 from skillbook.experience.procedure import ProcedureStep
@@ -57,8 +63,12 @@ def render_skill(draft: Draft) -> str:
     if draft.params:
         lines += ["## Parameters", ""]
         for p in draft.params:
-            seen = ", ".join(dict.fromkeys(f"`{e[p.name]}`" for e in draft.examples if p.name in e))
-            lines.append(f"- `{p.name}` ({p.kind}): values seen {seen or f'`{p.value}`'}")
+            seen = ", ".join(
+                dict.fromkeys(code_span(e[p.name]) for e in draft.examples if p.name in e)
+            )
+            lines.append(
+                f"- {code_span(p.name)} ({p.kind}): values seen {seen or code_span(p.value)}"
+            )
         lines.append("")
     lines += ["## Procedure", ""]
     for number, step in enumerate(draft.steps, 1):
@@ -72,8 +82,8 @@ def render_skill(draft: Draft) -> str:
     if draft.pitfalls:
         lines += ["## Pitfalls", ""]
         for pit in draft.pitfalls:
-            fix = f"; what worked: `{pit.fixed_by}`" if pit.fixed_by else ""
-            lines.append(f"- `{pit.attempt}` failed ({_inline(pit.error)}){fix}")
+            fix = f"; what worked: {code_span(pit.fixed_by)}" if pit.fixed_by else ""
+            lines.append(f"- {code_span(pit.attempt)} failed ({_inline(pit.error)}){fix}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -82,18 +92,21 @@ def _render_step(number: int, step: ProcedureStep) -> list[str]:
     out: list[str] = []
     note = f" {step.note}" if step.note else ""
     if step.tool == "read":
-        owner = f" of the `{step.skill}` skill" if step.skill else ""
+        owner = f" of the {code_span(step.skill)} skill" if step.skill else ""
         name = (step.path or "").rsplit("/", 1)[-1]
-        out.append(f"{number}. Read `{name}`{owner}: `{step.path}`.{note}")
+        out.append(f"{number}. Read {code_span(name)}{owner}: {code_span(step.path or '')}.{note}")
     elif step.tool == "exec" and step.command is not None:
-        where = f" as skill `{step.skill}` (in its folder)" if step.skill else ""
-        out += [f"{number}. Run{where}:{note}", "", "   ```sh", f"   {step.command}", "   ```", ""]
+        where = f" as skill {code_span(step.skill)} (in its folder)" if step.skill else ""
+        fence = fence_for(step.command)
+        # Every line indented into the list item (a line at the margin would end it).
+        body = [f"   {line}" for line in re.split(r"\r\n|\r|\n", step.command)]
+        out += [f"{number}. Run{where}:{note}", "", f"   {fence}sh", *body, f"   {fence}", ""]
         if step.secret_env:
-            names = ", ".join(f"`{n}`" for n in step.secret_env)
+            names = ", ".join(code_span(n) for n in step.secret_env)
             out.append(f"   Needs {names} in the environment (the skill's configured secret).")
     else:
         args = json.dumps(dict(step.arguments), ensure_ascii=False, sort_keys=True)
-        out.append(f"{number}. Call `{step.tool}` with `{args}`.{note}")
+        out.append(f"{number}. Call {code_span(step.tool)} with {code_span(args)}.{note}")
     for hint in step.hints:
         if hint.get("kind") not in _BUILTIN_HINTS:  # those are the step itself
             out.append(f"   - Hint: {describe_hint(hint)}")
@@ -117,9 +130,9 @@ def _touched(steps: Sequence[ProcedureStep]) -> list[str]:
     )
     out: list[str] = []
     if files:
-        out.append("- Files read: " + ", ".join(f"`{f}`" for f in files))
+        out.append("- Files read: " + ", ".join(code_span(f) for f in files))
     if any(programs):
-        out.append("- Programs run: " + ", ".join(f"`{p}`" for p in programs if p))
+        out.append("- Programs run: " + ", ".join(code_span(p) for p in programs if p))
     return out
 
 
