@@ -148,9 +148,9 @@ def test_no_known_secret_reaches_a_file_or_the_terminal(secret_space: Workspace)
         done = sb(space, *command)
         assert done.exit_code == 0, done.output
         written[" ".join(command)] = done.output
-    done = exp.promote(draft_id, accept_risk=True)
-    written["promoted SKILL.md"] = done.skill_path.read_text(encoding="utf-8")
-    written["promoted replay"] = done.replay_path.read_text(encoding="utf-8")
+    promoted = exp.promote(draft_id, accept_risk=True)
+    written["promoted SKILL.md"] = promoted.skill_path.read_text(encoding="utf-8")
+    written["promoted replay"] = promoted.replay_path.read_text(encoding="utf-8")
     for where, text in written.items():
         assert_clean(where, text)
     # The record still says what happened: the redaction mark, and the variables by name.

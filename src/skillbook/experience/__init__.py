@@ -4,7 +4,8 @@ An edge package (the core never imports it; the runtime knows only the
 :class:`~skillbook.runtime.recording.TurnRecorder` protocol). One concept per module:
 
 * :mod:`.record`, :mod:`.recorder`, :mod:`.store` — sessions as JSON Lines under
-  ``<state dir>/sessions``, secrets redacted as in ``exec`` output;
+  ``<state dir>/sessions``;
+* :mod:`.redaction` — every known secret, redacted from all the engine writes or prints;
 * :mod:`.success` — when a run counts as successful (documented, replaceable);
 * :mod:`.params`, :mod:`.fingerprint`, :mod:`.procedure`, :mod:`.hints`, :mod:`.risk` —
   what a run did, as a procedure with parameters, its behaviour fingerprint, tool hints
@@ -31,6 +32,7 @@ from skillbook.experience.promotion import GateReport, Promotion, check_draft, p
 from skillbook.experience.queue import ReviewQueue
 from skillbook.experience.record import SessionRecord, ToolEntry
 from skillbook.experience.recorder import SessionRecorder
+from skillbook.experience.redaction import Redactor, known_secrets
 from skillbook.experience.refine import Refinement, refine_draft
 from skillbook.experience.replay import render_replay
 from skillbook.experience.risk import CAPABILITIES, RiskFinding, find_risks
@@ -52,6 +54,7 @@ __all__ = [
     "Parameter",
     "Procedure",
     "Promotion",
+    "Redactor",
     "Refinement",
     "ReviewQueue",
     "RiskFinding",
@@ -69,6 +72,7 @@ __all__ = [
     "check_draft",
     "default_success",
     "find_risks",
+    "known_secrets",
     "normalise_step",
     "promote",
     "reconstruct",

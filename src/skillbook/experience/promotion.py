@@ -37,7 +37,7 @@ from skillbook.experience._files import move_dir, write_atomic
 from skillbook.experience.draft import Draft
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import iso, utc_now
-from skillbook.experience.replay import check_syntax, render_replay
+from skillbook.experience.replay import EXEC_SHELL, check_syntax, render_replay
 from skillbook.experience.skill_file import render_skill
 from skillbook.learned import learned_scripts_dir, learned_skills_dir
 from skillbook.mode import Mode
@@ -122,14 +122,18 @@ def check_draft(
         )
     problem = check_syntax(render_replay(draft))
     if problem is not None:
-        found.append(
-            error(
-                "experience.replay-invalid",
-                f"the replay helper does not parse: {problem}",
-                skill=draft.id,
-                path=path,
-            )
-        )
+        problem = f"the replay helper does not parse: {problem}"
+    for number, step in enumerate(draft.steps, 1):
+        if problem is not None:
+            break
+        if step.tool == "exec" and step.command is not None:
+            # Each command is data in a here-document for bash: its own shell parses it.
+            shell = step.shell or EXEC_SHELL
+            failed = check_syntax(step.command, shell=shell)
+            if failed is not None:
+                problem = f"step {number} does not parse in {shell}: {failed}"
+    if problem is not None:
+        found.append(error("experience.replay-invalid", problem, skill=draft.id, path=path))
     if draft.risks and not accept_risk:
         what = "; ".join(r.describe() for r in draft.risks)
         found.append(
