@@ -64,8 +64,10 @@ __all__ = [
 
 #: Shorter values are not redacted (``1`` would eat every digit).
 MIN_SECRET_CHARS: Final = 4
-#: Values this long or longer are also found split by quotes, backslashes or white space.
+#: Values this long or longer are also found split by quotes, backslashes or white space
+#: (up to SPLIT_MAX_CHARS: a longer one, such as a certificate, is only found whole).
 SPLIT_MIN_CHARS: Final = 8
+SPLIT_MAX_CHARS: Final = 512
 #: At most this many such characters between two characters of a split value.
 _GAP: Final = 8
 #: Blocked host variables that hold credentials but match no sensitive-name pattern.
@@ -86,7 +88,8 @@ CREDENTIAL_ENV_KEYS: Final = frozenset(
 #: Names of configured variables that hold secrets (broader than the host patterns:
 #: a skill's configured ``MAPS_KEY`` is as secret as an ``API_KEY``).
 _SECRET_NAME: Final = re.compile(
-    r"KEY|TOKEN|SECRET|PASSW|PWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|DSN",
+    r"KEY|TOKEN|SECRET|PASSW|PWD|PASSPHRASE|CREDENTIAL|AUTH(?!OR)|COOKIE|SESSION|PRIVATE"
+    r"|SIGNATURE|DSN",
     re.IGNORECASE,
 )
 _TOKENISH: Final = re.compile(r"(?=[^/\s]*[A-Za-z])(?=[^/\s]*\d)[^/\s]{20,}\Z")
@@ -104,7 +107,8 @@ class Redactor:
 
     def __init__(self, values: Iterable[str] = (), *, min_chars: int = MIN_SECRET_CHARS) -> None:
         self._values: set[str] = set()
-        self._patterns: list[re.Pattern[str]] = []
+        #: One pattern per form of each value (compiled once: ``add`` runs per command).
+        self._patterns: dict[str, re.Pattern[str]] = {}
         self._memo: dict[str, str] = {}
         self.add(values, min_chars=min_chars)
 
@@ -128,8 +132,9 @@ class Redactor:
         if not fresh:
             return
         self._values |= fresh
-        forms = {form for value in self._values for form in _forms(value)}
-        self._patterns = [_pattern(f) for f in sorted(forms, key=len, reverse=True)]
+        for form in sorted({f for value in fresh for f in _forms(value)}):
+            if form not in self._patterns:
+                self._patterns[form] = _pattern(form)
         self._memo.clear()
 
     def text(self, text: str) -> str:
@@ -140,7 +145,7 @@ class Redactor:
         if hit is not None:
             return hit
         spans: list[tuple[int, int]] = []
-        for pattern in self._patterns:
+        for pattern in self._patterns.values():
             spans += [m.span() for m in pattern.finditer(text)]
         out = text
         if spans:
@@ -316,7 +321,7 @@ def _forms(value: str) -> set[str]:
 def _pattern(form: str) -> re.Pattern[str]:
     """``form`` literally, or for a long one with a few quotes, backslashes or white space
     between its characters; ``%2F`` also as ``%2f``."""
-    if len(form) < SPLIT_MIN_CHARS:
+    if not SPLIT_MIN_CHARS <= len(form) <= SPLIT_MAX_CHARS:
         return re.compile(re.escape(form))
     noise = "".join(c for c in " \t\r\n\"'\\" if c not in form)
     gap = f"[{re.escape(noise)}]{{0,{_GAP}}}" if noise else ""
