@@ -239,3 +239,23 @@ def test_a_secret_never_survives_redaction(
     redactor = Redactor([secret])
     for text in (before + secret + after, before + split + after):
         assert secret not in redactor.text(text)
+
+
+def test_the_key_the_model_client_holds_is_redacted(space: Workspace) -> None:
+    # `--api-key-env MY_LLM` reads a variable of no sensitive name: only the model knows it.
+    import asyncio
+    from types import SimpleNamespace
+
+    from skillbook.runtime.agent import Agent
+    from skillbook.runtime.approval import ExecPolicy
+    from skillbook.runtime.providers import ScriptedModel
+
+    key = "llm-key-Z8x6C4v2B0n8M6"
+    model = ScriptedModel([call("exec", command=f"echo {key}"), f"the key is {key}"])
+    model.client = SimpleNamespace(api_key=key)  # type: ignore[attr-defined]
+    exp = Experience(space.book())
+    agent = Agent(space.book(), model, recorder=exp.recorder(), exec_policy=ExecPolicy.allow_all())
+    asyncio.run(agent.invoke(f"print {key}"))
+    (session,) = (space.state / "sessions").glob("*.jsonl")
+    text = session.read_text(encoding="utf-8")
+    assert key not in text and text.count("***") >= 4
