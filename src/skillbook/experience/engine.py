@@ -46,7 +46,7 @@ class Experience:
         state = book.paths.state_dir
         #: Every secret the book knows of; what the queue writes and the CLI prints passes it.
         self.redactor: Redactor = book_redactor(book)
-        self.sessions = SessionStore(state)
+        self.sessions = SessionStore(state, redactor=self.redactor)
         self.queue = ReviewQueue(state, redactor=self.redactor)
         self.usage = UsageStore(state)
         self._recorder: SessionRecorder | None = None

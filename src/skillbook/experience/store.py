@@ -19,6 +19,7 @@ from typing import Any, Final
 from skillbook.errors import ExperienceNotFound
 from skillbook.experience._files import write_atomic
 from skillbook.experience.record import SessionRecord, iso, parse_iso, utc_now
+from skillbook.experience.redaction import Redactor
 
 __all__ = ["SESSIONS_DIRNAME", "SessionStore", "SessionSummary", "new_session_id"]
 
@@ -60,17 +61,19 @@ class SessionSummary:
 
 
 class SessionStore:
-    """The sessions folder of one state dir."""
+    """The sessions folder of one state dir; ``redactor`` cleans every record it saves
+    (``add_feedback`` rewrites a session an older version may have written)."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, redactor: Redactor | None = None) -> None:
         self.dir = Path(state_dir) / SESSIONS_DIRNAME
+        self.redactor = redactor if redactor is not None else Redactor()
 
     def path(self, session_id: str) -> Path:
         return self.dir / f"{session_id}{_SUFFIX}"
 
     def save(self, record: SessionRecord) -> Path:
         path = self.path(record.id)
-        write_atomic(path, record.to_jsonl())
+        write_atomic(path, self.redactor.record(record).to_jsonl())
         return path
 
     def ids(self) -> list[str]:
