@@ -158,6 +158,7 @@ def test_no_known_secret_reaches_a_file_or_the_terminal(secret_space: Workspace)
     step = json.loads(written["draft.json"])["steps"][2]
     assert step["secretEnv"] == ["KEYED_API_KEY", "MAPS_KEY"] and step["env"] == {"UNITS": "metric"}
     assert ': "${MAPS_KEY:?set MAPS_KEY' in written["replay script"]
+    assert "# NOTE: *** stands for a secret skillbook redacted" in written["replay script"]
 
 
 def test_an_old_session_holding_secrets_is_redacted_when_shown_and_learned(

@@ -11,8 +11,9 @@ The normalisation, step by step (``normalise_step``):
    not behaviour. Identical consecutive steps count once.
 2. In every string value: the run's parameter values (what the user asked about:
    quoted text, paths, numbers, names, see :mod:`skillbook.experience.params`) become
-   ``<param>``, except where a value is only a word inside one of the folders below; a skill's folder becomes ``<skill:NAME>``; paths under temporary folders
-   (``/tmp``, ``/var/tmp``, ``/var/folders``, ``/dev/shm``, ``$TMPDIR``) become ``<tmp>``;
+   ``<param>``, except where a value is only a word inside one of the folders below; a
+   skill's folder becomes ``<skill:NAME>``; paths under temporary folders (``/tmp``,
+   ``/var/tmp``, ``/var/folders``, ``/dev/shm``, ``$TMPDIR``) become ``<tmp>``;
    the home folder becomes ``~``; dates and times (ISO 8601, ``HH:MM[:SS]``) become
    ``<time>``; UUIDs and hexadecimal ids of 8 or more characters become ``<id>``; any
    remaining run of digits becomes ``<n>``; runs of whitespace become one space.

@@ -119,6 +119,9 @@ def _step_lines(number: int, step: ProcedureStep, params: Sequence[Parameter]) -
         shell = shlex.quote(step.shell or EXEC_SHELL)
         skill = f"skill {_comment(step.skill)}, " if step.skill else ""
         where = f" ({skill}run by {_comment(shell)})"
+        note = []
+        if _MARKER in command:
+            note = ["# NOTE: *** stands for a secret skillbook redacted; edit it before replaying."]
         body = command.split("\n")
         if names:
             # The child shell's own variables, as the values were literal in the run.
@@ -130,6 +133,7 @@ def _step_lines(number: int, step: ProcedureStep, params: Sequence[Parameter]) -
         cd = [f"cd {shlex.quote(step.cwd)}"] if step.cwd else []
         return [
             f"# Step {number}{where}",
+            *note,
             f"IFS= read -r -d '' step <<'{end}' || true",
             *body,
             end,
