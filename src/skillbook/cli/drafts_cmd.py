@@ -198,6 +198,7 @@ def reject_cmd(obj: Context, draft_id: str, reason: str, as_json: bool) -> None:
         done = exp.reject(draft_id, reason)
     except ExperienceError as exc:
         _fail(exc)
+    done = exp.redactor.draft(done)
     if as_json:
         emit_json(done.to_json())
         return
