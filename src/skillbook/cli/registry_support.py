@@ -21,6 +21,7 @@ from skillbook.cli.progress import terminal_progress
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:
+    from skillbook.registry.endpoint import Endpoint
     from skillbook.registry.errors import RegistryError
     from skillbook.registry.installer import Installer, InstallOptions
     from skillbook.registry.workdir import Workdir
@@ -53,9 +54,10 @@ def registry_option(func: F) -> F:
     return click.option(
         "--registry",
         metavar="URL",
-        help="Registry base URL (default: OPENCLAW_CLAWHUB_URL, CLAWHUB_URL, "
-        "CLAWHUB_REGISTRY, skills.registry.url, --site's discovery document, the clawhub "
-        "CLI's config, https://clawhub.ai).",
+        help="Registry base URL (default: SKILLBOOK_REGISTRY_URL, OPENCLAW_CLAWHUB_URL, "
+        "CLAWHUB_URL, CLAWHUB_REGISTRY, skills.registry.url, --site's discovery document, "
+        "the clawhub CLI's config, https://clawhub.ai; `skillbook doctor` shows which). An "
+        "installed skill is updated from the registry it was installed from.",
     )(func)
 
 
@@ -112,7 +114,8 @@ def _discover(site: str) -> tuple[str, str] | None:
     return (found.api_base, found.url) if found is not None else None
 
 
-def endpoint_of(settings: Settings, registry: str | None, site: str | None = None) -> Any:
+def endpoint_of(settings: Settings, registry: str | None, site: str | None = None) -> Endpoint:
+    """The registry every registry command uses (one rule: :mod:`skillbook.registry.endpoint`)."""
     from skillbook.registry.endpoint import resolve_endpoint
 
     config_url = settings.config.skills.registry.url

@@ -43,6 +43,6 @@ def search_cmd(
         emit_json(raw)
         return
     if not hits:
-        emit_lines(["No ClawHub skills found."])
+        emit_lines([f"No skills found on {endpoint.label}."])
         return
     emit_lines([hit.line() for hit in hits])

@@ -1,23 +1,41 @@
-"""Which registry to talk to, and with which token.
+"""Which registry to talk to, and with which token: the one decision every command uses.
 
 Input: the environment, the home folder, the platform, ``--registry`` and the config's
 ``skills.registry.url``. Output: an :class:`Endpoint`: the base URL and the token,
-each with the reason it was chosen (``skillbook doctor``-style). Reads at most the
-``clawhub`` CLI's config files; never the network.
+each with the reason it was chosen (what ``skillbook doctor`` shows). Reads at most the
+``clawhub`` CLI's config files; never the network (site discovery is the caller's fetch).
+``search``, ``install``, ``update``, ``verify --remote`` and ``publish`` all ask
+:func:`resolve_endpoint`; nothing else picks a registry.
 
-Base URL, first found (OpenClaw's order, then the CLI's, clawhub-api.md §1):
-``--registry``, ``OPENCLAW_CLAWHUB_URL``, ``CLAWHUB_URL``, ``CLAWHUB_REGISTRY``,
-``CLAWDHUB_REGISTRY``, ``skills.registry.url``, the ``apiBase`` of the site's
-``/.well-known/clawhub.json`` (the CLI's discovery, when a site is given: ``--site``,
-``CLAWHUB_SITE``, ``CLAWDHUB_SITE``; the caller passes the fetch as ``discover``), the
-``registry`` cached in the CLI's config file (unless it is one of the CLI's legacy
-hosts), ``https://clawhub.ai``. Values are trimmed and lose trailing ``/``. Unlike the
-CLI, no site means no discovery: the default site's document names the default
-registry, so asking it would only hide a cached self-hosted registry, and would need
-the network before anything was asked for.
+Base URL, first found (skillbook's own variable, then OpenClaw's order, then the CLI's,
+clawhub-api.md §1):
 
-Token, first found (§2): ``OPENCLAW_CLAWHUB_TOKEN``, ``CLAWHUB_TOKEN``,
-``CLAWHUB_AUTH_TOKEN``, then the config files OpenClaw and the CLI read
+1. ``--registry`` (``kind`` ``flag``);
+2. ``SKILLBOOK_REGISTRY_URL`` (``env``);
+3. ``OPENCLAW_CLAWHUB_URL``, ``CLAWHUB_URL`` (OpenClaw's), ``CLAWHUB_REGISTRY``,
+   ``CLAWDHUB_REGISTRY`` (the ``clawhub`` CLI's) (``env``);
+4. ``skills.registry.url`` (``config``);
+5. the ``apiBase`` of a site's ``/.well-known/clawhub.json`` (the CLI's discovery, when a
+   site is given: ``--site``, ``CLAWHUB_SITE``, ``CLAWDHUB_SITE``; the caller passes the
+   fetch as ``discover``) (``site``);
+6. the ``registry`` cached in the CLI's config file, unless it is one of the CLI's
+   legacy hosts (``cached``);
+7. ``https://clawhub.ai`` (``default``).
+
+Values are trimmed and lose trailing ``/``. Unlike the CLI, no site means no discovery:
+the default site's document names the default registry, so asking it would only hide a
+cached self-hosted registry, and would need the network before anything was asked for.
+Environment beats config because it is the narrower, per-run setting.
+
+An installed skill (``update``, ``verify --remote``) is asked of the registry recorded
+in its ``origin.json`` (or lock entry), whatever the above says, as OpenClaw does: it
+updates from where it came from, so a same-named skill elsewhere never replaces it.
+:func:`installed_endpoint` applies that rule; the command's registry applies only to a
+skill with no recorded one. ``publish`` takes steps 1 to 5 only: a cached or default
+registry is never published to by mistake.
+
+Token, first found (§2): ``SKILLBOOK_REGISTRY_TOKEN``, ``OPENCLAW_CLAWHUB_TOKEN``,
+``CLAWHUB_TOKEN``, ``CLAWHUB_AUTH_TOKEN``, then the config files OpenClaw and the CLI read
 (``OPENCLAW_CLAWHUB_CONFIG_PATH``/``CLAWHUB_CONFIG_PATH``/``CLAWDHUB_CONFIG_PATH``, else
 ``clawhub/config.json`` and the legacy ``clawdhub/config.json`` under Application
 Support on macOS, ``%APPDATA%`` on Windows, ``$XDG_CONFIG_HOME`` or ``~/.config``),
@@ -25,7 +43,8 @@ with OpenClaw's field lookup (``accessToken``, ``authToken``, ``apiToken``, ``to
 also inside ``auth``/``session``/``credentials``/``user``). Beyond OpenClaw: a token
 from a config file that names its ``registry`` is used only for that registry, so a
 clawhub.ai token never goes to a self-hosted one (environment tokens are explicit and
-always sent). Tokens holding CR or LF are refused.
+go to the chosen registry, never to an installed skill's other one). Tokens holding CR
+or LF are refused.
 """
 
 from __future__ import annotations
@@ -39,16 +58,35 @@ from urllib.parse import urlsplit
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.lockfile import read_json
 
-__all__ = ["DEFAULT_REGISTRY", "LEGACY_HOSTS", "Endpoint", "normalize_base_url", "resolve_endpoint"]
+__all__ = [
+    "DEFAULT_REGISTRY",
+    "LEGACY_HOSTS",
+    "REGISTRY_ENV",
+    "TOKEN_ENV",
+    "Endpoint",
+    "installed_endpoint",
+    "normalize_base_url",
+    "resolve_endpoint",
+    "same_registry",
+]
 
 DEFAULT_REGISTRY: Final = "https://clawhub.ai"
 #: Hosts the CLI no longer uses; a cached registry on one of them is skipped.
 LEGACY_HOSTS: Final = frozenset(
     {"auth.clawdhub.com", "auth.clawhub.com", "auth.clawhub.ai", "registry.clawhub.ai"}
 )
-_URL_VARS: Final = ("OPENCLAW_CLAWHUB_URL", "CLAWHUB_URL", "CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY")
+#: skillbook's own variables, tried before the clawhub clients'.
+REGISTRY_ENV: Final = "SKILLBOOK_REGISTRY_URL"
+TOKEN_ENV: Final = "SKILLBOOK_REGISTRY_TOKEN"
+_URL_VARS: Final = (
+    REGISTRY_ENV,
+    "OPENCLAW_CLAWHUB_URL",
+    "CLAWHUB_URL",
+    "CLAWHUB_REGISTRY",
+    "CLAWDHUB_REGISTRY",
+)
 _SITE_VARS: Final = ("CLAWHUB_SITE", "CLAWDHUB_SITE")
-_TOKEN_VARS: Final = ("OPENCLAW_CLAWHUB_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
+_TOKEN_VARS: Final = (TOKEN_ENV, "OPENCLAW_CLAWHUB_TOKEN", "CLAWHUB_TOKEN", "CLAWHUB_AUTH_TOKEN")
 _CONFIG_VARS: Final = (
     "OPENCLAW_CLAWHUB_CONFIG_PATH",
     "CLAWHUB_CONFIG_PATH",
@@ -56,6 +94,10 @@ _CONFIG_VARS: Final = (
 )
 _TOKEN_FIELDS: Final = ("accessToken", "authToken", "apiToken", "token")
 _NESTED: Final = ("auth", "session", "credentials", "user")
+
+
+#: Where a registry choice came from (:attr:`Endpoint.kind`), in precedence order.
+KINDS: Final = ("flag", "env", "config", "site", "cached", "default", "recorded", "given")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +110,22 @@ class Endpoint:
     token_reason: str | None = None
     #: The site (``--site``, ``CLAWHUB_SITE``) discovery asked, if any.
     site: str | None = None
+    #: Which step chose the URL (:data:`KINDS`); ``given`` when built by hand.
+    kind: str = "given"
+
+    @property
+    def label(self) -> str:
+        """How output names this registry: its URL, or ``clawhub.ai (default)`` when
+        nothing chose it (so a team sees at once that its own registry was not used)."""
+        if self.kind == "default" and self.base_url == DEFAULT_REGISTRY:
+            return "clawhub.ai (default)"
+        return self.base_url
 
     def to_json(self) -> dict[str, Any]:
         return {
             "registry": self.base_url,
             "registryReason": self.base_reason,
+            "registrySource": self.kind,
             "site": self.site,
             "token": self.token is not None,
             "tokenReason": self.token_reason,
@@ -90,6 +143,12 @@ def normalize_base_url(raw: str) -> str:
 def _origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme.lower(), parts.netloc.lower()
+
+
+def same_registry(a: str, b: str) -> bool:
+    """Whether two base URLs name one registry (case of scheme and host, trailing ``/``)."""
+    a, b = a.strip().rstrip("/"), b.strip().rstrip("/")
+    return _origin(a) == _origin(b) and urlsplit(a).path == urlsplit(b).path
 
 
 def config_files(env: Mapping[str, str], home: Path, platform: str) -> list[Path]:
@@ -154,14 +213,14 @@ def resolve_endpoint(
 
     ``discover(site)`` returns ``(api base, document URL)`` or None."""
     configs = _read_configs(config_files(env, home, platform))
-    base, reason = DEFAULT_REGISTRY, "the default"
-    candidates: list[tuple[str | None, str]] = [(explicit, "--registry")]
-    candidates += [(env.get(n), n) for n in _URL_VARS]
-    candidates.append((config_url, config_url_reason))
+    base, reason, kind = DEFAULT_REGISTRY, "the default", "default"
+    candidates: list[tuple[str | None, str, str]] = [(explicit, "--registry", "flag")]
+    candidates += [(env.get(n), n, "env") for n in _URL_VARS]
+    candidates.append((config_url, config_url_reason, "config"))
     chosen_site = _site(env, site)
-    for value, why in candidates:
+    for value, why, source in candidates:
         if value is not None and value.strip():
-            base, reason = normalize_base_url(value), why
+            base, reason, kind = normalize_base_url(value), why, source
             break
     else:
         found = discover(chosen_site) if chosen_site and discover else None
@@ -173,13 +232,41 @@ def resolve_endpoint(
             and urlsplit(raw["registry"].strip()).hostname not in LEGACY_HOSTS
         ]
         if found is not None:
-            base, reason = normalize_base_url(found[0]), f"apiBase in {found[1]}"
+            base, reason, kind = normalize_base_url(found[0]), f"apiBase in {found[1]}", "site"
         elif cached:
-            base, reason = normalize_base_url(cached[0][0]), cached[0][1]
+            base, reason, kind = normalize_base_url(cached[0][0]), cached[0][1], "cached"
     endpoint = _with_token(env, configs, base, reason)
     return Endpoint(
-        endpoint.base_url, endpoint.base_reason, endpoint.token, endpoint.token_reason, chosen_site
+        endpoint.base_url,
+        endpoint.base_reason,
+        endpoint.token,
+        endpoint.token_reason,
+        chosen_site,
+        kind,
     )
+
+
+def installed_endpoint(chosen: Endpoint, recorded: str | None) -> Endpoint:
+    """The registry to ask about an installed skill: the one it recorded (its
+    ``origin.json`` or lock entry), else the command's ``chosen`` one.
+
+    The chosen endpoint's token goes only to the chosen registry: a team token set for
+    its own registry never reaches the public one a skill happened to come from."""
+    if recorded is None or not recorded.strip():
+        return chosen
+    try:
+        base = normalize_base_url(recorded)
+    except RegistryError:
+        # Falling back to the chosen registry would fetch a same-named skill from
+        # somewhere it never came from.
+        raise RegistryError(
+            "registry.invalid-url",
+            f"Invalid registry URL recorded for an installed skill: {recorded.strip()!r} "
+            "(reinstall it with `skillbook install NAME --force`)",
+        ) from None
+    if same_registry(base, chosen.base_url):
+        return chosen
+    return Endpoint(base, "origin.json", kind="recorded")
 
 
 def _site(env: Mapping[str, str], explicit: str | None) -> str | None:
