@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-
 from registry.tripwire import Tripwire, tripwire
+
 from skillbook.cli.app import cli
 from skillbook.hub.app import create_app
 from skillbook.hub.http import Hub
