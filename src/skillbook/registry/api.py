@@ -4,8 +4,9 @@ Input: a :class:`~skillbook.registry.client.RegistryClient` and what to ask. Out
 small frozen values (:class:`SearchHit`, :class:`SkillDetail`, :class:`Resolution`,
 :class:`InstallTarget`) built from whatever fields the server sent: like OpenClaw, a
 missing field counts as absent, a field of the wrong type too. OpenClaw's messages
-for the user-facing failures (``Skill "x" not found on ClawHub.``, ``Skill "x" has no
-installable version.``).
+for the user-facing failures, naming the registry asked where OpenClaw says ClawHub
+(``Skill "x" not found on https://hub.example.com.``, ``Skill "x" has no installable
+version.``).
 """
 
 from __future__ import annotations
