@@ -177,18 +177,12 @@ def registry_report(
     config: Config, env: Mapping[str, str], os_home: Path, problems: list[dict[str, str]]
 ) -> dict[str, Any] | None:
     """The registry ``search``/``install``/``update``/``publish`` use without ``--registry``,
-    and why (:func:`skillbook.registry.endpoint.resolve_endpoint`, the same call)."""
-    from skillbook.registry.endpoint import resolve_endpoint
+    and why: the commands' own call, minus the network."""
+    from skillbook.cli.registry_support import choose_endpoint
     from skillbook.registry.errors import RegistryError
 
     try:
-        endpoint = resolve_endpoint(
-            env,
-            home=os_home,
-            platform=sys.platform,
-            config_url=config.skills.registry.url,
-            config_url_reason=f"skills.registry.url in {config.file}",
-        )
+        endpoint = choose_endpoint(env, os_home, config, fetch=False)
     except RegistryError as exc:
         problems.append({"code": exc.code, "message": exc.message})
         return None
