@@ -22,6 +22,7 @@ from skillbook.registry.endpoint import (
     DEFAULT_REGISTRY,
     Endpoint,
     installed_endpoint,
+    normalize_base_url,
     resolve_endpoint,
     same_registry,
 )
@@ -210,3 +211,23 @@ def test_doctor_shows_the_registry_and_why(shell: Shell, monkeypatch: pytest.Mon
     assert bad.exit_code == 1
     problems = json.loads(bad.stdout)["problems"]
     assert {"code": "registry.invalid-url", "message": "Invalid registry URL: nope"} in problems
+
+
+@given(st.text(max_size=40))
+def test_any_registry_setting_is_a_clean_url_or_a_stable_error(raw: str) -> None:
+    try:
+        value = normalize_base_url(raw)
+    except RegistryError as exc:
+        assert exc.code == "registry.invalid-url"
+        return
+    assert value.startswith(("http://", "https://"))
+    assert all(c.isprintable() and not c.isspace() for c in value)
+
+
+@pytest.mark.parametrize(
+    "raw", ["http://hub.example\x1b[31m", "http://a b", "http://[::1", "ftp://x"]
+)
+def test_urls_that_would_drive_a_terminal_or_break_are_refused(raw: str) -> None:
+    with pytest.raises(RegistryError) as info:
+        normalize_base_url(raw)
+    assert info.value.code == "registry.invalid-url"

@@ -133,10 +133,17 @@ class Endpoint:
 
 
 def normalize_base_url(raw: str) -> str:
+    """``raw`` trimmed, without trailing ``/``; ``registry.invalid-url`` unless it is an
+    ``http(s)://`` URL with a host and no whitespace or control characters (the URL is
+    printed in every message that names the registry)."""
     value = raw.strip().rstrip("/") or raw.strip()
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise RegistryError("registry.invalid-url", f"Invalid registry URL: {raw}")
+    try:
+        parts = urlsplit(value)
+        valid = parts.scheme in ("http", "https") and bool(parts.netloc)
+    except ValueError:  # a malformed IPv6 host, say
+        valid = False
+    if not valid or any(c.isspace() or not c.isprintable() for c in value):
+        raise RegistryError("registry.invalid-url", f"Invalid registry URL: {raw.strip()}")
     return value
 
 
