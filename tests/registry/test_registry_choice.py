@@ -114,6 +114,17 @@ def test_skillbook_registry_token_goes_first_and_only_to_the_chosen_registry(
     # The same registry, however spelled, keeps the chosen endpoint (and its token).
     assert installed_endpoint(chosen, "HTTPS://Hub.Example.com/") is chosen
     assert installed_endpoint(chosen, None) is chosen
+    # The team's token never goes to a registry nobody chose.
+    bare = resolve_endpoint(
+        {"SKILLBOOK_REGISTRY_TOKEN": "clh_team"}, home=tmp_path, platform="linux"
+    )
+    assert (bare.base_url, bare.token) == (DEFAULT_REGISTRY, None)
+    public = resolve_endpoint(
+        {"SKILLBOOK_REGISTRY_TOKEN": "clh_team", "CLAWHUB_TOKEN": "clh_public"},
+        home=tmp_path,
+        platform="linux",
+    )
+    assert (public.token, public.token_reason) == ("clh_public", "CLAWHUB_TOKEN")
     assert same_registry("https://h.example/x/", "https://H.example/x")
     assert not same_registry("https://h.example/x", "https://h.example/y")
     with pytest.raises(RegistryError) as info:

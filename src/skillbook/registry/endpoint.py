@@ -43,8 +43,9 @@ with OpenClaw's field lookup (``accessToken``, ``authToken``, ``apiToken``, ``to
 also inside ``auth``/``session``/``credentials``/``user``). Beyond OpenClaw: a token
 from a config file that names its ``registry`` is used only for that registry, so a
 clawhub.ai token never goes to a self-hosted one (environment tokens are explicit and
-go to the chosen registry, never to an installed skill's other one). Tokens holding CR
-or LF are refused.
+go to the chosen registry, never to an installed skill's other one;
+``SKILLBOOK_REGISTRY_TOKEN`` goes only to a registry set in steps 1 to 5, never to the
+cached or default one). Tokens holding CR or LF are refused.
 """
 
 from __future__ import annotations
@@ -242,7 +243,7 @@ def resolve_endpoint(
             base, reason, kind = normalize_base_url(found[0]), f"apiBase in {found[1]}", "site"
         elif cached:
             base, reason, kind = normalize_base_url(cached[0][0]), cached[0][1], "cached"
-    endpoint = _with_token(env, configs, base, reason)
+    endpoint = _with_token(env, configs, base, reason, chosen=kind not in ("cached", "default"))
     return Endpoint(
         endpoint.base_url,
         endpoint.base_reason,
@@ -284,9 +285,18 @@ def _site(env: Mapping[str, str], explicit: str | None) -> str | None:
 
 
 def _with_token(
-    env: Mapping[str, str], configs: list[tuple[Path, dict[str, Any]]], base: str, reason: str
+    env: Mapping[str, str],
+    configs: list[tuple[Path, dict[str, Any]]],
+    base: str,
+    reason: str,
+    *,
+    chosen: bool,
 ) -> Endpoint:
     for name in _TOKEN_VARS:
+        if name == TOKEN_ENV and not chosen:
+            # skillbook's token is a team's token for the registry it set: a registry
+            # nobody chose (the cached one, clawhub.ai) never gets it.
+            continue
         token = env.get(name, "").strip()
         if token:
             return Endpoint(base, reason, _check_token(token, name), name)
