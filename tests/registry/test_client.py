@@ -71,7 +71,7 @@ def test_a_wait_longer_than_allowed_fails_with_when_to_retry(hub: ClawHub, said:
     assert info.value.code == "registry.rate-limited"
     assert info.value.retry_after == 3600
     assert str(info.value) == (
-        "ClawHub /api/v1/search failed (429): Rate limit exceeded "
+        f"/api/v1/search on {hub.url} failed (429): Rate limit exceeded "
         "(retry in 3600s, remaining: 0/120)"
     )
     assert said == [] and len(hub.state.requests) == 1
@@ -86,7 +86,7 @@ def test_5xx_is_retried_with_backoff_then_reported(hub: ClawHub, said: Said) -> 
     hub.state.fail("/api/v1/search", *[Failure(500, body=b"boom")] * 3)
     with client(hub, said) as c, pytest.raises(RegistryUnavailable) as info:
         api.search(c, "demo")
-    assert str(info.value) == "ClawHub /api/v1/search failed (500): boom"
+    assert str(info.value) == f"/api/v1/search on {hub.url} failed (500): boom"
     assert info.value.code == "registry.server-error"
 
 
@@ -104,7 +104,7 @@ def test_slow_answers_time_out_and_are_retried(hub: ClawHub, said: Said) -> None
     quick = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.01, timeout=0.2)
     with client(hub, said, retry=quick) as c, pytest.raises(RegistryUnavailable) as info:
         api.search(c, "demo")
-    assert str(info.value) == "ClawHub /api/v1/search failed: timed out"
+    assert str(info.value) == f"/api/v1/search on {hub.url} failed: timed out"
     assert len(said) == 1 and "timed out" in said[0]
 
 
@@ -113,7 +113,9 @@ def test_malformed_json_and_404(hub: ClawHub, said: Said) -> None:
     with client(hub, said) as c:
         with pytest.raises(RegistryError, match="returned malformed JSON"):
             api.search(c, "x")
-        with pytest.raises(RegistryNotFound, match=re.escape('Skill "nope" not found on ClawHub.')):
+        with pytest.raises(
+            RegistryNotFound, match=re.escape(f'Skill "nope" not found on {hub.url}.')
+        ):
             api.fetch_detail(c, "nope")
 
 

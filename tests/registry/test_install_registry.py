@@ -37,7 +37,7 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
     [outcome] = installer.install("demo", options)
     target = workdir.root / "skills" / "demo"
     assert outcome.target == target
-    assert said == ["Downloading demo@1.0.0 from ClawHub…"]
+    assert said == [f"Downloading demo@1.0.0 from {hub.url}…"]
     files = tree(target)
     assert {k: v for k, v in files.items() if not k.startswith(".")} == DEMO_V1
     when = outcome.origin["installedAt"]
@@ -193,7 +193,7 @@ def test_unknown_skill_and_no_version(
 ) -> None:
     with pytest.raises(RegistryNotFound) as info:
         installer.install("nothing-here", options)
-    assert str(info.value) == 'Skill "nothing-here" not found on ClawHub.'
+    assert str(info.value) == f'Skill "nothing-here" not found on {hub.url}.'
     skill = hub.state.publish("empty", "1.0.0", DEMO_V1)
     skill.versions.clear()
     skill.latest = None

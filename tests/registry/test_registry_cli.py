@@ -29,7 +29,7 @@ def test_search_lines_and_json(sh: Shell, hub: ClawHub) -> None:
     assert (result.exit_code, result.stdout) == (0, "demo v1.0.0  Demo  Says hello\n")
     assert hub.state.requests[-1]["query"] == {"q": "dem"}
     none = sh.run("search", "zzz")
-    assert none.stdout == "No ClawHub skills found.\n"
+    assert none.stdout == f"No skills found on {hub.url}.\n"
     as_json = json.loads(sh.run("search", "--json", "--limit", "3").stdout)
     assert as_json["results"][0]["slug"] == "demo"
     assert hub.state.requests[-1]["query"] == {"q": "*", "limit": "3"}
@@ -40,7 +40,7 @@ def test_install_update_verify_remove(sh: Shell, hub: ClawHub) -> None:
     result = sh.run("install", "demo")
     assert result.exit_code == 0, result.output
     assert result.stdout == f"Installed demo@1.0.0 -> {project}/skills/demo\n"
-    assert "Downloading demo@1.0.0 from ClawHub…" in result.stderr
+    assert f"Downloading demo@1.0.0 from {hub.url}…" in result.stderr
     again = sh.run("install", "demo")
     assert again.exit_code == 1
     assert (
@@ -130,7 +130,10 @@ def test_registry_option_and_config_key(
     config.write_text(json.dumps({"skills": {"registry": {"url": hub.url}}}))
     assert sh.run("-c", str(config), "search", "demo").stdout.startswith("demo v1.0.0")
     unreachable = sh.run("search", "demo", "--registry", "http://127.0.0.1:9")
-    assert unreachable.exit_code == 1 and "ClawHub /api/v1/search failed" in unreachable.stderr
+    assert (
+        unreachable.exit_code == 1
+        and "/api/v1/search on http://127.0.0.1:9 failed" in unreachable.stderr
+    )
     assert sh.run("search", "demo", "--registry", hub.url).exit_code == 0
     bad = sh.run("search", "x", "--registry", "nope")
     assert bad.exit_code == 2 and "Invalid registry URL: nope" in bad.stderr
@@ -150,7 +153,7 @@ def test_verify_remote_asks_each_skills_registry(sh: Shell, hub: ClawHub) -> Non
     result = sh.run("verify", "--remote")
     assert (result.exit_code, result.stdout) == (
         0,
-        "✓ demo (clawhub 1.0.0): unchanged\n  ClawHub verify: pass\n",
+        f"✓ demo (clawhub 1.0.0): unchanged\n  {hub.url} verify: pass\n",
     )
     asked = hub.state.requests[-1]
     assert asked["path"] == "/api/v1/skills/demo/verify"
@@ -170,12 +173,12 @@ def test_verify_remote_asks_each_skills_registry(sh: Shell, hub: ClawHub) -> Non
     )
     failed = sh.run("verify", "--remote")
     assert failed.exit_code == 1
-    assert failed.stdout.endswith("  ClawHub verify: fail (signature.missing)\n")
+    assert failed.stdout.endswith(f"  {hub.url} verify: fail (signature.missing)\n")
     # An unreachable answer is shown too, and fails it.
     hub.state.trust_routes = False
     gone = sh.run("verify", "--remote")
     assert gone.exit_code == 1
-    assert "ClawHub verify: ClawHub /api/v1/skills/demo/verify failed (404)" in gone.stdout
+    assert f"{hub.url} verify: /api/v1/skills/demo/verify on {hub.url} failed (404)" in gone.stdout
     # Without --remote nothing is asked.
     before = len(hub.state.requests)
     assert sh.run("verify").exit_code == 0 and len(hub.state.requests) == before

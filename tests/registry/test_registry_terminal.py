@@ -45,7 +45,7 @@ def test_progress_and_rate_limit_notice_on_a_terminal(hub: ClawHub, tmp_path: Pa
     child = spawn(hub, tmp_path, "install", "big")
     try:
         child.expect_exact("rate limited; retrying in 1.0s (attempt 2 of 3)")
-        child.expect_exact("Downloading big@1.0.0 from ClawHub…")
+        child.expect_exact(f"Downloading big@1.0.0 from {hub.url}…")
         child.expect(r"Downloading big@1\.0\.0.*\d+(\.\d+)?/\d+(\.\d+)? [kM]B")  # the bar
         child.expect_exact(f"Installed big@1.0.0 -> {tmp_path}/skills/big")
         child.expect(pexpect.EOF)

@@ -62,7 +62,7 @@ def test_blocked_is_refused_even_with_force_and_nothing_is_downloaded(
         verdict(hub, **fields)
         error = refusal(installer, options, force=True)
         assert error.code == "registry.trust-blocked", fields
-        assert "ClawHub blocked this release of demo@1.0.0" in error.message
+        assert f"{hub.url} blocked this release of demo@1.0.0" in error.message
         assert "https://hub.test/skills/demo/security-audit" in error.message
     assert "/api/v1/download" not in hub.state.routes()
 
@@ -83,7 +83,7 @@ def test_review_required_needs_force_and_says_why(
     assert "security scan status is suspicious; suspicious payload strings" in error.message
     assert not installer.workdir.target("demo").exists()
     [outcome] = installer.install("demo", InstallOptions(state_dir=options.state_dir, force=True))
-    assert any("despite ClawHub's audit" in w for w in outcome.warnings)
+    assert any(f"despite the audit on {hub.url}" in w for w in outcome.warnings)
 
 
 def test_pending_and_stale_scans_are_notices(
@@ -95,7 +95,7 @@ def test_pending_and_stale_scans_are_notices(
     )
     [outcome] = installer.install("demo", options)
     [warning] = outcome.warnings
-    assert warning.startswith("ClawHub's audit of demo@1.0.0: security scan is pending")
+    assert warning.startswith(f"the audit of demo@1.0.0 on {hub.url}: security scan is pending")
     assert "scan data is stale" in warning and "scan pending" in warning
 
 
@@ -131,7 +131,7 @@ def test_a_verdict_that_cannot_be_trusted_stops_the_install(
     verdict(hub, **fields)
     error = refusal(installer, options)
     assert error.code == "registry.trust-unavailable"
-    assert error.message == f'ClawHub release trust check failed for "demo@1.0.0": {why}'
+    assert error.message == f'{hub.url} release trust check failed for "demo@1.0.0": {why}'
 
 
 def test_wrong_count_and_server_errors_stop_it_too(hub: ClawHub) -> None:
@@ -171,7 +171,8 @@ def test_a_failing_verify_is_a_warning_and_its_snapshot_is_kept_otherwise(
     hub.state.fail("/api/v1/skills/demo/verify", *[Failure(500, body=b"oops")] * 3)
     [outcome] = installer.install("demo", options)
     assert outcome.warnings == (
-        "Skill verification for demo failed: ClawHub /api/v1/skills/demo/verify failed (500): oops",
+        f"Skill verification for demo failed: /api/v1/skills/demo/verify on {hub.url} failed "
+        "(500): oops",
     )
     entry = json.loads((workdir.root / ".clawhub/lock.json").read_text())["skills"]["demo"]
     assert "verification" not in entry
@@ -248,7 +249,7 @@ def test_install_route_refusals_are_shown_as_sent(
     assert refusal(installer, options).message == "Gone upstream."
     hub.state.install["demo"] = (409, {"ok": False, "slug": "demo", "reason": "ambiguous_slug"})
     message = refusal(installer, options).message
-    assert message.startswith('Skill "demo" is ambiguous on ClawHub. Install an owner-qualified')
+    assert message.startswith(f'Skill "demo" is ambiguous on {hub.url}. Install an owner-qualified')
     assert "skillbook install @owner/demo" in message
     hub.state.install["demo"] = (500, {"ok": False})
     assert refusal(installer, options).code == "registry.server-error"
@@ -317,7 +318,7 @@ def test_a_skills_sh_reference_installs_the_resolved_commit_unscanned(
     ref = "skills-sh:acme/tools/demo"
     [outcome] = installer.install(ref, options)
     assert outcome.version == COMMIT and outcome.name == "demo"
-    assert outcome.warnings == (f"{ref}: Not scanned by ClawHub",)
+    assert outcome.warnings == (f"{ref}: not scanned by {hub.url}",)
     assert outcome.origin["requestedReference"] == ref
     assert outcome.origin["trustState"] == "not-scanned-by-clawhub"
     entry = json.loads((workdir.root / ".clawhub/lock.json").read_text())["skills"]["demo"]
@@ -342,7 +343,7 @@ def test_a_skills_sh_reference_installs_the_resolved_commit_unscanned(
             "0" * 64,
             "not-scanned-by-clawhub",
             "registry.content-mismatch",
-            "does not match the approved ClawHub resolver",
+            "does not match the registry resolver's approved hash",
         ),
         (
             None,

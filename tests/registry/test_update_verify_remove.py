@@ -120,7 +120,7 @@ def test_update_all_and_the_messages_of_openclaw(
     assert [r.message for r in results if r.ok] == ["Updated demo: 1.0.0 -> 1.1.0"]
     [failed] = [r for r in results if not r.ok]
     assert failed.name == "other"  # one failure does not stop the others
-    assert failed.message == 'Skill "other" not found on ClawHub.'
+    assert failed.message == f'Skill "other" not found on {hub.url}.'
 
 
 def as_openclaw_2026_4(workdir: Workdir, installed: Path, *drop: str) -> None:

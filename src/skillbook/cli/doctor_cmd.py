@@ -2,7 +2,8 @@
 
 Input: the global options and the environment. Output: the home, config file (how
 it was chosen, which other config files exist and are not read), state dir, agent,
-workspace, mode, compat profile, bundled dir, each skill root (source label, where it comes from,
+workspace, mode, compat profile, bundled dir, the registry (which one the registry
+commands use and why, whether a token goes with it; nothing is fetched), each skill root (source label, where it comes from,
 whether it exists, how many skills it gave) and the skills' counts, as text or with
 ``--json`` as one object. Problems (a config that does not read, an unknown agent, a
 configured workspace that does not exist) are listed and make the exit code 1; the
@@ -135,6 +136,7 @@ def doctor_report(obj: Context, env: Mapping[str, str], cwd: Path) -> dict[str, 
             row["skills"] = skills["bySource"].get(str(root.path), 0)
         root_rows.append(row)
     marked = [a for a in config.agents.agents if a.default]
+    registry = registry_report(config, env, paths.os_home, problems)
     return {
         "version": __version__,
         "python": sys.version.split()[0],
@@ -162,12 +164,33 @@ def doctor_report(obj: Context, env: Mapping[str, str], cwd: Path) -> dict[str, 
             "path": str(paths.bundled_dir) if paths.bundled_dir is not None else None,
             "reason": paths.origins.get("bundled_dir", ""),
         },
+        "registry": registry,
         "roots": root_rows,
         "mcpServers": len(config.skills.mcp_servers),
         "environment": {name: env[name] for name in WATCHED_VARIABLES if env.get(name)},
         "skills": None if skills is None else {k: v for k, v in skills.items() if k != "bySource"},
         "problems": problems,
     }
+
+
+def registry_report(
+    config: Config, env: Mapping[str, str], os_home: Path, problems: list[dict[str, str]]
+) -> dict[str, Any] | None:
+    """The registry ``search``/``install``/``update``/``publish`` use without ``--registry``,
+    and why: the commands' own call, minus the network."""
+    from skillbook.cli.registry_support import choose_endpoint
+    from skillbook.registry.errors import RegistryError
+
+    try:
+        endpoint = choose_endpoint(env, os_home, config, fetch=False)
+    except RegistryError as exc:
+        problems.append({"code": exc.code, "message": exc.message})
+        return None
+    out = {**endpoint.to_json(), "label": endpoint.label, "discovery": None}
+    if endpoint.site is not None and endpoint.kind in ("cached", "default"):
+        # Commands would ask the site first; doctor never touches the network.
+        out["discovery"] = f"{endpoint.site}/.well-known/clawhub.json (asked first by commands)"
+    return out
 
 
 def _skills_summary(
@@ -234,6 +257,13 @@ def doctor_lines(report: Mapping[str, Any]) -> list[str]:
     )
     bundled = report["bundledDir"]
     lines.append(_row("Bundled", bundled["path"] or "none", bundled["reason"]))
+    registry = report["registry"]
+    if registry is not None:
+        lines.append(_row("Registry", registry["registry"], registry["registryReason"]))
+        if registry["discovery"]:
+            lines.append(_row("", f"site: {registry['discovery']}"))
+        token = registry["tokenReason"] if registry["token"] else "none"
+        lines.append(_row("", f"token: {token}"))
     if report["environment"]:
         lines.append(
             _row("Variables", ", ".join(f"{k}={v}" for k, v in report["environment"].items()))

@@ -132,9 +132,13 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "search": (
         ("skillbook search pdf", "skills on the registry whose name or text matches"),
         ("skillbook search --limit 5 --json pdf", "the registry's answer as JSON"),
+        (
+            "SKILLBOOK_REGISTRY_URL=https://hub.example.com skillbook search pdf",
+            "your team's registry (for every command)",
+        ),
     ),
     "install": (
-        ("skillbook install weather", "a skill from ClawHub into <workspace>/skills/weather"),
+        ("skillbook install weather", "from the registry (doctor says which) into skills/weather"),
         ("skillbook install @steipete/weather --version 1.2.0", "one owner's, one version"),
         ("skillbook install anthropics/skills/skills/pdf", "a folder of a GitHub repository"),
         ("skillbook install https://host/repo.git --skill a --skill b", "two skills of a repo"),

@@ -8,8 +8,6 @@ could not publish.
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import click
@@ -26,6 +24,8 @@ Examples:
 #: Tried first for the registry URL and the token (then the clawhub clients' variables).
 REGISTRY_ENV = "SKILLBOOK_REGISTRY_URL"
 TOKEN_ENV = "SKILLBOOK_REGISTRY_TOKEN"
+#: Registries nobody chose: the clawhub CLI's cached one and the default.
+_NOT_CHOSEN = ("cached", "default")
 
 
 @click.command("publish", epilog=EXAMPLES)
@@ -34,7 +34,8 @@ TOKEN_ENV = "SKILLBOOK_REGISTRY_TOKEN"
     "--registry",
     metavar="URL",
     help="Registry base URL (else $SKILLBOOK_REGISTRY_URL, $OPENCLAW_CLAWHUB_URL, "
-    "$CLAWHUB_URL, $CLAWHUB_REGISTRY, $CLAWDHUB_REGISTRY; never a default).",
+    "$CLAWHUB_URL, $CLAWHUB_REGISTRY, $CLAWDHUB_REGISTRY, skills.registry.url, "
+    "$CLAWHUB_SITE's discovery document; never a default).",
 )
 @click.option("--slug", help="The skill's slug (default: the folder name, lowercased).")
 @click.option("--name", help="Display name (default: the folder name, title-cased).")
@@ -69,26 +70,21 @@ def publish_cmd(
     """
     import httpx
 
-    from skillbook.errors import PublishFailed, RegistryError
+    from skillbook.cli.registry_support import endpoint_of
+    from skillbook.errors import PublishFailed
     from skillbook.hub.client import PublishOptions, publish_path
-    from skillbook.registry.endpoint import resolve_endpoint
 
-    try:
-        # The registry's own lookup (the clawhub config files included), minus its
-        # fallbacks: a registry cached by `clawhub login` or clawhub.ai is never chosen
-        # here, so nothing is published to a public registry by mistake.
-        endpoint = resolve_endpoint(
-            os.environ,
-            home=Path.home(),
-            platform=sys.platform,
-            explicit=registry or os.environ.get(REGISTRY_ENV),
+    # The one registry choice of every command (skillbook.registry.endpoint), minus its
+    # fallbacks: a registry cached by `clawhub login` or clawhub.ai is never chosen
+    # here, so nothing is published to a public registry by mistake.
+    endpoint = endpoint_of(obj.settings(), registry, None)
+    if endpoint.kind in _NOT_CHOSEN:
+        fail(
+            f"no registry: pass --registry URL, set ${REGISTRY_ENV} or skills.registry.url",
+            error=ERR_USAGE,
         )
-    except RegistryError as exc:
-        fail(str(exc), error=exc.code)
-    if endpoint.base_reason == "the default" or endpoint.base_reason.startswith("registry in "):
-        fail(f"no registry: pass --registry URL or set ${REGISTRY_ENV}", error=ERR_USAGE)
     base = endpoint.base_url
-    token = os.environ.get(TOKEN_ENV, "").strip() or endpoint.token
+    token = endpoint.token
     if not token:
         fail(
             "no token: set $SKILLBOOK_REGISTRY_TOKEN (see `skillbook registry token create`)",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -21,6 +22,8 @@ from skillbook.cli.progress import terminal_progress
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:
+    from skillbook.config import Config
+    from skillbook.registry.endpoint import Endpoint
     from skillbook.registry.errors import RegistryError
     from skillbook.registry.installer import Installer, InstallOptions
     from skillbook.registry.workdir import Workdir
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_installer",
+    "choose_endpoint",
+    "endpoint_of",
     "global_option",
     "install_options",
     "registry_error",
@@ -53,9 +58,10 @@ def registry_option(func: F) -> F:
     return click.option(
         "--registry",
         metavar="URL",
-        help="Registry base URL (default: OPENCLAW_CLAWHUB_URL, CLAWHUB_URL, "
-        "CLAWHUB_REGISTRY, skills.registry.url, --site's discovery document, the clawhub "
-        "CLI's config, https://clawhub.ai).",
+        help="Registry base URL (default: SKILLBOOK_REGISTRY_URL, OPENCLAW_CLAWHUB_URL, "
+        "CLAWHUB_URL, CLAWHUB_REGISTRY, skills.registry.url, --site's discovery document, "
+        "the clawhub CLI's config, https://clawhub.ai; `skillbook doctor` shows which). An "
+        "installed skill is updated from the registry it was installed from.",
     )(func)
 
 
@@ -112,21 +118,38 @@ def _discover(site: str) -> tuple[str, str] | None:
     return (found.api_base, found.url) if found is not None else None
 
 
-def endpoint_of(settings: Settings, registry: str | None, site: str | None = None) -> Any:
+def choose_endpoint(
+    env: Mapping[str, str],
+    os_home: Path,
+    config: Config,
+    registry: str | None = None,
+    site: str | None = None,
+    *,
+    fetch: bool = True,
+) -> Endpoint:
+    """The registry of every registry command and of ``doctor``: the flag, the
+    environment and the config handed to the one rule
+    (:func:`skillbook.registry.endpoint.resolve_endpoint`). ``fetch=False`` (doctor)
+    never asks a site's discovery document. Raises ``RegistryError``."""
     from skillbook.registry.endpoint import resolve_endpoint
 
-    config_url = settings.config.skills.registry.url
-    reason = f"skills.registry.url in {settings.config.file}"
+    return resolve_endpoint(
+        env,
+        home=os_home,
+        platform=sys.platform,
+        explicit=registry,
+        config_url=config.skills.registry.url,
+        config_url_reason=f"skills.registry.url in {config.file}",
+        site=site,
+        discover=_discover if fetch else None,
+    )
+
+
+def endpoint_of(settings: Settings, registry: str | None, site: str | None = None) -> Endpoint:
+    """:func:`choose_endpoint` for a command; a malformed URL or token exits 2."""
     try:
-        return resolve_endpoint(
-            settings.env,
-            home=settings.paths.os_home,
-            platform=sys.platform,
-            explicit=registry,
-            config_url=config_url,
-            config_url_reason=reason,
-            site=site,
-            discover=_discover,
+        return choose_endpoint(
+            settings.env, settings.paths.os_home, settings.config, registry, site
         )
     except Exception as exc:  # RegistryError: a malformed URL or token
         registry_error(exc)

@@ -1,7 +1,7 @@
 """``skillbook search [QUERY...]``: find skills on a ClawHub-compatible registry.
 
 Output: OpenClaw's lines (``<slug>[ v<version>]  <displayName>[  <summary>]``) or
-``No ClawHub skills found.``; ``--json`` prints the registry's ``{results}`` as received.
+``No skills found on <registry>.`` (its URL, or ``clawhub.ai (default)``); ``--json`` prints the registry's ``{results}`` as received.
 Exit codes: 0 answered (even with no hits), 1 the registry failed, 2 bad arguments.
 """
 
@@ -43,6 +43,6 @@ def search_cmd(
         emit_json(raw)
         return
     if not hits:
-        emit_lines(["No ClawHub skills found."])
+        emit_lines([f"No skills found on {endpoint.label}."])
         return
     emit_lines([hit.line() for hit in hits])

@@ -2,7 +2,7 @@
 
 Output: one line per tracked skill (``✓ unchanged``, ``✗ modified (1 changed:
 SKILL.md)``, ``✗ folder missing``, ``? no fingerprint recorded``), with ``--remote``
-followed by ``  ClawHub verify: pass`` (or the decision and reasons); ``--json`` prints
+followed by ``  <registry> verify: pass`` (the registry asked; or the decision and reasons); ``--json`` prints
 ``{"skills": [...]}``. Exit codes: 0 all unchanged (and passed), 1 any modified,
 missing, unknown or failed, 2 bad arguments.
 """

@@ -4,8 +4,9 @@ Input: a :class:`~skillbook.registry.client.RegistryClient` and what to ask. Out
 small frozen values (:class:`SearchHit`, :class:`SkillDetail`, :class:`Resolution`,
 :class:`InstallTarget`) built from whatever fields the server sent: like OpenClaw, a
 missing field counts as absent, a field of the wrong type too. OpenClaw's messages
-for the user-facing failures (``Skill "x" not found on ClawHub.``, ``Skill "x" has no
-installable version.``).
+for the user-facing failures, naming the registry asked where OpenClaw says ClawHub
+(``Skill "x" not found on https://hub.example.com.``, ``Skill "x" has no installable
+version.``).
 """
 
 from __future__ import annotations
@@ -139,7 +140,9 @@ def fetch_detail(client: RegistryClient, slug: str, *, owner: str | None = None)
     data = _dict(raw)
     skill = _dict(data.get("skill"))
     if not skill:
-        raise RegistryNotFound("registry.not-found", f'Skill "{slug}" not found on ClawHub.')
+        raise RegistryNotFound(
+            "registry.not-found", f'Skill "{slug}" not found on {client.endpoint.label}.'
+        )
     moderation = _dict(data.get("moderation"))
     tags = {k: v for k, v in _dict(skill.get("tags")).items() if isinstance(v, str)}
     remote = _str(skill.get("slug"))
@@ -167,7 +170,8 @@ def fetch_version(
         return _dict(client.get_json(route, _owner_params(owner)))
     except RegistryNotFound:
         raise RegistryNotFound(
-            "registry.not-found", f'Version "{version}" of skill "{slug}" not found on ClawHub.'
+            "registry.not-found",
+            f'Version "{version}" of skill "{slug}" not found on {client.endpoint.label}.',
         ) from None
 
 
@@ -237,7 +241,8 @@ def install_target(
     if raw.get("ok") is not True:
         if raw.get("reason") == "ambiguous_slug":
             message = (
-                f'Skill "{slug}" is ambiguous on ClawHub. Install an owner-qualified skill, '
+                f'Skill "{slug}" is ambiguous on {client.endpoint.label}. Install an '
+                "owner-qualified skill, "
                 f"for example: skillbook install @owner/{slug}."
             )
         else:

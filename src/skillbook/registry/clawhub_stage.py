@@ -85,10 +85,10 @@ def stage_registry(
     with ctx.client(registry) as client:
         if ref.reference is not None:
             owner, remote, target = None, ref.slug, _skills_sh(client, ref, version, tag)
-            warnings.append(f"{ref.reference}: {SKILLS_SH_LABEL}")
+            warnings.append(f"{ref.reference}: not scanned by {client.endpoint.label}")
         else:
             detail = api.fetch_detail(client, ref.slug, owner=ref.owner)
-            _moderation(detail, ref.slug, allow_suspicious)
+            _moderation(detail, ref.slug, allow_suspicious, client.endpoint.label)
             owner = ref.owner or detail.owner
             remote = ref.slug if ref.owner else detail.slug
             target = _target(client, detail, remote, owner, version, tag)
@@ -99,7 +99,9 @@ def stage_registry(
                 verdict = check_release(
                     client, remote, target.version, owner=owner, official=official
                 )
-                warnings += _judge(verdict, ref.slug, target.version, allow_suspicious)
+                warnings += _judge(
+                    verdict, ref.slug, target.version, allow_suspicious, client.endpoint.label
+                )
         with scratch(ctx, ref.slug) as work:
             archive = work / f"{ref.slug}.zip"
             got = _download(ctx, client, ref.slug, remote, owner, target, archive)
@@ -196,11 +198,11 @@ def _check_content_hash(staged: Path, github: api.GitHubSource, warnings: list[s
         remove_tree(staged)
         raise RegistryError(
             "registry.content-mismatch",
-            "Downloaded skills.sh folder hash does not match the approved ClawHub resolver",
+            "Downloaded skills.sh folder hash does not match the registry resolver's approved hash",
         )
 
 
-def _moderation(detail: api.SkillDetail, slug: str, allow_suspicious: bool) -> None:
+def _moderation(detail: api.SkillDetail, slug: str, allow_suspicious: bool, where: str) -> None:
     if detail.malware_blocked:
         raise RegistryError(
             "registry.moderation-blocked",
@@ -209,29 +211,29 @@ def _moderation(detail: api.SkillDetail, slug: str, allow_suspicious: bool) -> N
     if detail.suspicious and not allow_suspicious:
         raise RegistryError(
             "registry.moderation-suspicious",
-            f'"{slug}" is flagged for ClawHub security review; use --force to install it anyway',
+            f'"{slug}" is flagged for security review on {where}; use --force to install it anyway',
         )
 
 
-def _judge(verdict: TrustVerdict, slug: str, version: str, force: bool) -> list[str]:
+def _judge(verdict: TrustVerdict, slug: str, version: str, force: bool, where: str) -> list[str]:
     """Refuse a blocked release (always) or one that needs review (without ``force``);
-    the warnings to show otherwise."""
+    the warnings to show otherwise. ``where`` names the registry that judged."""
     label = f"{slug}@{version}"
     if verdict.disposition == "blocked":
         raise RegistryError(
             "registry.trust-blocked",
-            f"ClawHub blocked this release of {label}; it was not downloaded: {verdict.summary()}",
+            f"{where} blocked this release of {label}; it was not downloaded: {verdict.summary()}",
         )
     if verdict.disposition == "review-required":
         if not force:
             raise RegistryError(
                 "registry.trust-review",
-                f"ClawHub's security audit of {label} needs review: {verdict.summary()}. "
+                f"The security audit of {label} on {where} needs review: {verdict.summary()}. "
                 "Read it; --force installs it anyway.",
             )
-        return [f"installing {label} despite ClawHub's audit: {verdict.summary()}"]
+        return [f"installing {label} despite the audit on {where}: {verdict.summary()}"]
     if verdict.disposition == "review-recommended":
-        return [f"ClawHub's audit of {label}: {verdict.summary()}"]
+        return [f"the audit of {label} on {where}: {verdict.summary()}"]
     if verdict.disposition == "unavailable":
         return [f"{verdict.note} for {label}; relying on skillbook's own scan"]
     return []
@@ -251,7 +253,7 @@ def _download(
         url = _codeload_url(ctx.env, github)
         ctx.say(f"Downloading {slug}@{target.version[:12]} from GitHub…")
     else:
-        ctx.say(f"Downloading {slug}@{target.version} from ClawHub…")
+        ctx.say(f"Downloading {slug}@{target.version} from {client.endpoint.label}…")
     if url is not None:
         _check_elsewhere(client, url, ctx.network)
     with archive.open("wb") as sink:
@@ -267,7 +269,8 @@ def _download(
         except RegistryNotFound:
             raise RegistryNotFound(
                 "registry.not-found",
-                f'Version "{target.version}" of skill "{slug}" not found on ClawHub.',
+                f'Version "{target.version}" of skill "{slug}" not found on '
+                f"{client.endpoint.label}.",
             ) from None
 
 

@@ -3,7 +3,9 @@
 Input: an :class:`~skillbook.registry.endpoint.Endpoint`, a route and query. Output:
 the parsed JSON, or the downloaded bytes streamed into a file (with a progress
 report); errors are :class:`~skillbook.registry.errors.RegistryError` values with
-OpenClaw's wording (``ClawHub /api/v1/search failed (500): boom``).
+OpenClaw's wording, naming the registry actually asked
+(``/api/v1/search on https://hub.example.com failed (500): boom``, ``… on clawhub.ai
+(default) …``; OpenClaw says ``ClawHub`` whichever registry it asked).
 
 Retries (clawhub-api.md §7, the ``clawhub`` CLI's rules, which are kinder to a busy
 server than OpenClaw's): 429, any 5xx but 501, timeouts and connection errors are retried;
@@ -201,11 +203,13 @@ class RegistryClient:
         try:
             body = response.read()
             if len(body) > MAX_JSON_BYTES:
-                raise RegistryError("registry.bad-response", f"ClawHub {route} response too large")
+                raise RegistryError(
+                    "registry.bad-response", f"{self._on(route)} response too large"
+                )
             return json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise RegistryError(
-                "registry.bad-response", f"ClawHub {route} returned malformed JSON"
+                "registry.bad-response", f"{self._on(route)} returned malformed JSON"
             ) from None
         finally:
             response.close()
@@ -261,7 +265,7 @@ class RegistryClient:
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 if attempt == self.retry.attempts:
                     raise RegistryUnavailable(
-                        "registry.unreachable", f"ClawHub {route} failed: {_reason(exc)}"
+                        "registry.unreachable", f"{self._on(route)} failed: {_reason(exc)}"
                     ) from None
                 self._wait(self._backoff(attempt), f"{label}: {_reason(exc)}", attempt)
             finally:
@@ -296,7 +300,7 @@ class RegistryClient:
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 if attempt == attempts:
                     raise RegistryUnavailable(
-                        "registry.unreachable", f"ClawHub {route} failed: {_reason(exc)}"
+                        "registry.unreachable", f"{self._on(route)} failed: {_reason(exc)}"
                     ) from None
                 self._wait(self._backoff(attempt), _reason(exc), attempt)
                 continue
@@ -317,8 +321,12 @@ class RegistryClient:
                     what = "rate limited" if status == 429 else f"HTTP {status}"
                     self._wait(delay, f"{what}{f' ({note})' if note else ''}", attempt)
                     continue
-            raise _status_error(route, status, body, wait, note)
+            raise _status_error(self._on(route), status, body, wait, note)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _on(self, route: str) -> str:
+        """``<route> on <registry>``: errors name the registry asked, never "ClawHub"."""
+        return f"{route} on {self.endpoint.label}"
 
     def _backoff(self, attempt: int) -> float:
         delay = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))
@@ -357,9 +365,9 @@ def _snippet(response: httpx.Response) -> str:
 
 
 def _status_error(
-    route: str, status: int, body: str, wait: float | None, note: str
+    what: str, status: int, body: str, wait: float | None, note: str
 ) -> RegistryError:
-    message = f"ClawHub {route} failed ({status}): {body}"
+    message = f"{what} failed ({status}): {body}"
     if status == 429:
         extra = ", ".join(b for b in (f"retry in {round(wait)}s" if wait else "", note) if b)
         message += f" ({extra})" if extra else ""

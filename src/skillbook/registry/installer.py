@@ -37,7 +37,7 @@ from skillbook.install.netguard import NetworkPolicy
 from skillbook.install.progress import Progress
 from skillbook.registry.clawhub_stage import stage_registry
 from skillbook.registry.client import RegistryClient, RetryPolicy
-from skillbook.registry.endpoint import Endpoint
+from skillbook.registry.endpoint import Endpoint, installed_endpoint
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.lockfile import CLAWHUB_DIR, SKILLBOOK_DIR, write_json_atomic, write_origin
 from skillbook.registry.lookalike import lookalike_warnings
@@ -62,6 +62,10 @@ from skillbook.registry.workdir import MANIFEST_NAME, Workdir
 from skillbook.sync.swap import remove_tree
 
 __all__ = ["InstallOptions", "InstallOutcome", "Installer"]
+
+#: Registries nobody chose (the clawhub CLI's cache, the default): a skill's recorded
+#: registry differing from one of these needs no word.
+_UNCHOSEN = frozenset({"cached", "default", "given"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,7 @@ class Installer:
         self._env = dict(os.environ if env is None else env)
         self._scanner = scanner
         self._http: Any = None
+        self._noted: set[str] = set()
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
@@ -185,12 +190,22 @@ class Installer:
             self._http = None
 
     def client(self, registry: str | None = None) -> RegistryClient:
-        """A client for ``registry`` (a tracked skill's recorded one) or the endpoint's.
+        """A client for ``registry`` (a tracked skill's recorded one) or the endpoint's
+        (:func:`~skillbook.registry.endpoint.installed_endpoint`'s rule).
 
-        The endpoint's token goes only to the endpoint's own registry."""
-        endpoint = self.endpoint
-        if registry is not None and registry.rstrip("/") != endpoint.base_url:
-            endpoint = Endpoint(registry.rstrip("/"), "origin.json")
+        The endpoint's token goes only to the endpoint's own registry. When the
+        command's registry was set on purpose and a skill's recorded one differs, that
+        is said once per registry: the user asked for one and gets the other."""
+        endpoint = installed_endpoint(self.endpoint, registry)
+        chosen = self.endpoint
+        chosen_on_purpose = chosen.kind not in _UNCHOSEN
+        if endpoint is not chosen and chosen_on_purpose and endpoint.base_url not in self._noted:
+            self._noted.add(endpoint.base_url)
+            self._say(
+                f"using {endpoint.label} for the skills installed from it (their "
+                f"origin.json), not {chosen.label} ({chosen.base_reason}); reinstall "
+                "with `skillbook install NAME --force` to switch"
+            )
         return RegistryClient(endpoint, retry=self._retry, on_wait=self._say, http=self._http)
 
     def context(self, options: InstallOptions) -> StageContext:

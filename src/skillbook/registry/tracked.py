@@ -42,6 +42,15 @@ class Tracked:
         return str((source or {}).get("kind", "unknown"))
 
     @property
+    def registry(self) -> str | None:
+        """The registry it was installed from: its ``origin.json``'s, else the lock
+        entry's (OpenClaw 2026.9 records it in both); ``update`` goes back there."""
+        if self.origin is not None and self.origin.registry:
+            return self.origin.registry
+        value = (self.entry or {}).get("registry") if self.folder == CLAWHUB_DIR else None
+        return value if isinstance(value, str) and value.strip() else None
+
+    @property
     def version(self) -> str | None:
         if self.origin is not None:
             return self.origin.installed_version

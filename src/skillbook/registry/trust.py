@@ -87,10 +87,13 @@ def _owner(value: Any) -> str | None:
     return text.lstrip("@").lower() or None if text else None
 
 
+class _Untrusted(RegistryError):
+    """A trust check failure before the registry's name is put in front of it."""
+
+
 def _untrusted(slug: str, version: str, why: str) -> RegistryError:
-    return RegistryError(
-        "registry.trust-unavailable",
-        f'ClawHub release trust check failed for "{slug}@{version}": {why}',
+    return _Untrusted(
+        "registry.trust-unavailable", f'release trust check failed for "{slug}@{version}": {why}'
     )
 
 
@@ -105,7 +108,18 @@ def check_release(
     """The security verdict of ``slug@version``; raises ``registry.trust-unavailable``
     when the answer cannot be trusted (wrong count, wrong identity, no usable verdict)."""
     if official:
-        return TrustVerdict("skipped", note="official skill on ClawHub")
+        return TrustVerdict("skipped", note="official skill on clawhub.ai")
+    try:
+        return _check_release(client, slug, version, owner)
+    except _Untrusted as exc:
+        # Named after the registry asked ("https://hub.example.com release trust check
+        # failed …"), never "ClawHub" for a registry that is not.
+        raise RegistryError(exc.code, f"{client.endpoint.label} {exc.message}") from None
+
+
+def _check_release(
+    client: RegistryClient, slug: str, version: str, owner: str | None
+) -> TrustVerdict:
     item: dict[str, Any] = {"slug": slug, "version": version}
     if owner:
         item = {"slug": slug, "ownerHandle": owner, "version": version}
@@ -124,11 +138,13 @@ def check_release(
         verdict = _from_verification(
             fetch_verification(client, slug, version=version, owner=owner), slug, version
         )
-    _check_identity(verdict, slug, version, owner)
+    _check_identity(verdict, slug, version, owner, where=client.endpoint.label)
     return _assess(verdict, slug, version)
 
 
-def _check_identity(item: dict[str, Any], slug: str, version: str, owner: str | None) -> None:
+def _check_identity(
+    item: dict[str, Any], slug: str, version: str, owner: str | None, *, where: str
+) -> None:
     requested = (_str(item.get("requestedSlug")) or "").lower()
     if requested != slug.lower() or _str(item.get("requestedVersion")) != version:
         raise _untrusted(slug, version, "the verdict is for another release")
@@ -141,7 +157,7 @@ def _check_identity(item: dict[str, Any], slug: str, version: str, owner: str | 
     error = _dict(item.get("error"))
     if item.get("version") is None and error.get("code") in (None, "version_not_found"):
         raise RegistryNotFound(
-            "registry.not-found", f'Version "{version}" of skill "{slug}" not found on ClawHub.'
+            "registry.not-found", f'Version "{version}" of skill "{slug}" not found on {where}.'
         )
     if _str(item.get("version")) != version or error:
         why = _str(error.get("message"))
@@ -176,7 +192,7 @@ def _assess(item: dict[str, Any], slug: str, version: str) -> TrustVerdict:
     blocked = decision == "blocked" or status == "malicious"
     blocked = blocked or any(_blocking_reason(r) for r in lowered)
     if blocked:
-        risks.append("Download disabled by ClawHub for this release")
+        risks.append("Download disabled by the registry for this release")
     if scan != "clean" and not (
         soft and scan in ("pending", "scan_pending", "stale", "stale_scan")
     ):
@@ -246,7 +262,10 @@ def fetch_verification(
         params["reference"] = reference
     raw = client.get_json(f"/api/v1/skills/{quote(slug, safe='')}/verify", params)
     if not isinstance(raw, dict):
-        raise RegistryError("registry.bad-response", f"ClawHub verification of {slug} is not JSON")
+        raise RegistryError(
+            "registry.bad-response",
+            f"verification of {slug} on {client.endpoint.label} is not JSON",
+        )
     return raw
 
 

@@ -163,7 +163,7 @@ def _reference(item: Tracked) -> str | None:
 def _update_registry(
     installer: Installer, item: Tracked, state: Drift, options: InstallOptions
 ) -> UpdateResult:
-    registry = item.origin.registry if item.origin is not None else None
+    registry = item.registry
     slug = item.origin.slug if item.origin is not None else item.name
     owner = _owner(item)
     if state.state == "modified" and not options.force:

@@ -36,6 +36,8 @@ class Verified:
     #: The registry's ``/verify`` envelope (``--remote``).
     remote: dict[str, Any] | None = None
     remote_error: str | None = None
+    #: The registry asked (its :attr:`~skillbook.registry.endpoint.Endpoint.label`).
+    remote_registry: str | None = None
 
     @property
     def remote_ok(self) -> bool | None:
@@ -50,12 +52,13 @@ class Verified:
         return self.drift.state == "clean" and self.remote_ok is not False
 
     def remote_line(self) -> str:
+        where = self.remote_registry or "registry"
         if self.remote_error is not None:
-            return f"  ClawHub verify: {self.remote_error}"
+            return f"  {where} verify: {self.remote_error}"
         remote = self.remote or {}
         reasons = [str(r) for r in remote.get("reasons") or []]
         decision = str(remote.get("decision") or "?")
-        return f"  ClawHub verify: {decision}" + (f" ({', '.join(reasons)})" if reasons else "")
+        return f"  {where} verify: {decision}" + (f" ({', '.join(reasons)})" if reasons else "")
 
     def line(self) -> str:
         item, state = self.item, self.drift
@@ -81,6 +84,7 @@ class Verified:
         if self.remote is not None or self.remote_error is not None:
             out["remote"] = self.remote
             out["remoteError"] = self.remote_error
+            out["remoteRegistry"] = self.remote_registry
         return out
 
 
@@ -110,11 +114,13 @@ def _remote(verified: Verified, client_for: Callable[[str | None], RegistryClien
         "ownerHandle"
     )
     version = item.version if item.version and not _COMMIT.match(item.version) else None
+    where: str | None = None
     try:
-        with client_for(origin.registry if origin is not None else None) as client:
+        with client_for(item.registry) as client:
+            where = client.endpoint.label
             envelope = fetch_verification(
                 client, slug, version=version, owner=owner if isinstance(owner, str) else None
             )
     except RegistryError as exc:
-        return Verified(item, verified.drift, remote_error=exc.message)
-    return Verified(item, verified.drift, remote=envelope)
+        return Verified(item, verified.drift, remote_error=exc.message, remote_registry=where)
+    return Verified(item, verified.drift, remote=envelope, remote_registry=where)
