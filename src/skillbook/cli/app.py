@@ -82,6 +82,7 @@ class Group(click.Group):
         "install": "skillbook.cli.install_cmd:install_cmd",
         "update": "skillbook.cli.update_cmd:update_cmd",
         "remove": "skillbook.cli.remove_cmd:remove_cmd",
+        "restore": "skillbook.cli.restore_cmd:restore_cmd",
         "verify": "skillbook.cli.verify_cmd:verify_cmd",
         "pin": "skillbook.cli.pin_cmd:pin_cmd",
         "unpin": "skillbook.cli.unpin_cmd:unpin_cmd",

@@ -11,6 +11,7 @@ was refused (the others still ran), 2 bad arguments.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,6 +25,9 @@ from skillbook.cli.registry_support import (
     registry_option,
     say_stderr,
 )
+
+if TYPE_CHECKING:
+    from skillbook.registry.updater import UpdateResult
 
 
 @click.command("update")
@@ -96,11 +100,34 @@ def update_cmd(
             say_stderr(warning)
         if result.ok:
             emit_lines([result.message])
+            if result.backup is not None:
+                say_stderr(
+                    f"kept the edited {result.name} as backup {result.backup} "
+                    f"(`skillbook restore {result.name}` brings it back)"
+                )
         else:
             say_stderr(result.message)
+            diffs = _diff_lines(result)
+            if diffs:
+                emit_lines(diffs)
     if skipped and not as_json:
         # The clawhub CLI's line, word for word.
         plural = "" if len(skipped) == 1 else "s"
         emit_lines([f"Skipped {len(skipped)} pinned skill{plural}: {', '.join(skipped)}"])
     if any(not r.ok for r in results):
         sys.exit(EXIT_FINDINGS)
+
+
+def _diff_lines(result: UpdateResult) -> list[str]:
+    """A refused update's two diffs (stdout, so they can be saved or piped)."""
+    lines: list[str] = []
+    previous = f"{result.name}@{result.previous or 'unknown'}"
+    if result.local_diff is not None:
+        lines.append(f"# Your edit of {result.name} ({previous} -> the folder):")
+        lines += result.local_diff.splitlines() or ["# (no differences)"]
+    if result.update_diff is not None and result.available is not None:
+        lines.append(
+            f"# What {result.available} changes ({previous} -> {result.name}@{result.available}):"
+        )
+        lines += result.update_diff.splitlines() or ["# (no differences)"]
+    return lines
