@@ -150,6 +150,10 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook remove weather", "delete the skill and its lock entry"),
         ("skillbook uninstall weather", "the same (also: skillbook rm weather)"),
     ),
+    "restore": (
+        ("skillbook restore --list", "the folders update --force kept"),
+        ("skillbook restore weather", "bring back the edited weather it replaced"),
+    ),
     "skills": (
         ("skillbook skills list", "OpenClaw's spelling of skillbook list"),
         ("skillbook skills install weather", "= skillbook install weather"),

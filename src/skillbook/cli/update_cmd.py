@@ -60,7 +60,9 @@ def update_cmd(
     """Update a tracked skill (or all) from where it was installed from.
 
     A skill whose files changed since it was installed is left alone unless --force is
-    given (see `skillbook verify`); each new version is scanned before it replaces the old.
+    given: the refusal names the version available and prints your edit and what that
+    version changes as unified diffs. --force keeps the edited folder as a backup
+    (`skillbook restore NAME`). Each new version is scanned before it replaces the old.
     Pinned skills (`skillbook pin`) are skipped by --all and refused by name.
     """
     from skillbook.registry.updater import NOTHING_TRACKED, update_skills
