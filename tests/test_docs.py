@@ -159,7 +159,7 @@ def arrow_expectations(source: str) -> list[tuple[int, int, str]]:
     import tokenize
 
     statements = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
-    code_lines = set()
+    code_lines: set[int] = set()
     comments: dict[int, str] = {}
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.COMMENT and token.string.startswith(ARROW):

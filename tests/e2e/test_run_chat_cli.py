@@ -461,7 +461,11 @@ def test_run_exit_codes_tell_done_from_not_done(box: Sandbox) -> None:
     assert "[stopped after 2 steps" in limit.stdout
     assert stopped.returncode == 4 and json.loads(stopped.stdout)["outcome"] == "max-steps"
 
-    for script in ([fake.HttpError(400, "bad request")], [[read], fake.HttpError(400, "gone")]):
+    scripts: list[list[fake.Turn]] = [
+        [fake.HttpError(400, "bad request")],
+        [[read], fake.HttpError(400, "gone")],
+    ]
+    for script in scripts:
         with fake.FakeOpenAIServer(script) as server:
             failed = box.run(box.model_ws, "run", "--base-url", server.base_url, *model, "hi")
         assert failed.returncode == 3, failed.stderr
