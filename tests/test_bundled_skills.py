@@ -50,7 +50,7 @@ class Gate:
 
 EXPECTED: dict[str, Gate] = {
     "weather": Gate("☔", bins=("curl",), installs=1),
-    "github": Gate("🐙", bins=("gh",), installs=3),
+    "github": Gate("🐙", bins=("gh",), installs=1),
     "git-housekeeping": Gate("🧹", bins=("git",), installs=1),
     "jq": Gate("🧩", bins=("jq",), installs=4),
     "python-project": Gate("🐍", any_bins=("uv", "python3"), installs=1),
@@ -152,6 +152,22 @@ def test_manifest_declares_the_expected_gates(skill: str) -> None:
         if spec["kind"] == "download":
             assert spec["url"].startswith("https://")
             assert spec["os"], "a download is platform-specific: give it an os"
+
+
+def test_every_bundled_download_carries_its_sha256(skill: str) -> None:
+    """Issue 18 §6: a bundled download is verified before it is unpacked or put in place.
+    The checksums are the publisher's own (jq: sig/v1.7.1/sha256sum.txt in jqlang/jq); a
+    download whose checksum cannot be known is dropped, never given a made-up one."""
+    parse = pytest.importorskip("skillbook.parse")
+    parsed = parse.parse_skill_text((BUNDLED / skill / "SKILL.md").read_bytes())
+    assert parsed.metadata is not None
+    for spec in parsed.metadata.install or ():
+        if spec.kind == "download":
+            assert spec.expected_sha256 is not None, f"{skill}: {spec.id} has no sha256"
+            assert re.fullmatch(r"[0-9a-f]{64}", spec.expected_sha256), spec.id
+    raw = _frontmatter(skill)["metadata"]["openclaw"].get("install", [])
+    sums = [s["sha256"] for s in raw if s["kind"] == "download"]
+    assert len(set(sums)) == len(sums), "two downloads cannot share one checksum"
 
 
 def test_body_is_concise_and_its_helper_files_exist(skill: str) -> None:

@@ -114,19 +114,78 @@ def test_each_command_section_covers_its_help(command: str) -> None:
 
 _RUNNER = """
 import json, sys, traceback
+
+class Recorder:
+    # What each block printed, with the line of the block that printed it.
+    def __init__(self, real):
+        self.real, self.records, self.tag = real, [], None
+    def write(self, text):
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != self.tag:
+            frame = frame.f_back
+        if frame is not None:
+            self.records.append([self.tag, frame.f_lineno, text])
+        return len(text)
+    def flush(self):
+        pass
+
 blocks = json.load(open(sys.argv[1], encoding="utf-8"))
 namespace = {"__name__": "__main__"}
+recorder = Recorder(sys.stdout)
+sys.stdout = recorder
 for index, source in enumerate(blocks, 1):
+    recorder.tag = f"python-api.md block {index}"
     try:
-        exec(compile(source, f"python-api.md block {index}", "exec"), namespace)
+        exec(compile(source, recorder.tag, "exec"), namespace)
     except BaseException:
         print(f"block {index} failed:\\n{source}", file=sys.stderr)
         traceback.print_exc()
         sys.exit(1)
+json.dump(recorder.records, open(sys.argv[2], "w", encoding="utf-8"))
 """
+
+#: ``# → X`` after a statement: what it prints. Text after " — " is a note, not output.
+ARROW = "# →"
+NOTE = " — "
+
+
+def arrow_expectations(source: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, expected output) of each statement a ``# →`` comment follows.
+
+    The comment ends the statement's last line, or stands on the lines right after it
+    (one comment line per printed line)."""
+    import ast
+    import io
+    import tokenize
+
+    statements = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
+    code_lines: set[int] = set()
+    comments: dict[int, str] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and token.string.startswith(ARROW):
+            comments[token.start[0]] = token.string
+        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT,
+                                tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):  # fmt: skip
+            code_lines.update(range(token.start[0], token.end[0] + 1))
+    grouped: dict[int, list[str]] = {}
+    for line in sorted(comments):
+        owner = line
+        while owner not in code_lines:
+            owner -= 1
+            assert owner > 0, f"a {ARROW} comment with no statement before it (line {line})"
+        grouped.setdefault(owner, []).append(comments[line].removeprefix(ARROW).removeprefix(" "))
+    out = []
+    for end, texts in grouped.items():
+        ending = [n for n in statements if n.end_lineno == end]
+        assert ending, f"no statement ends on line {end}"
+        stmt = max(ending, key=lambda n: n.lineno)  # the innermost
+        expected = "\n".join(t.split(NOTE, 1)[0] for t in texts)
+        out.append((stmt.lineno, end, expected))
+    return out
 
 
 def test_python_api_examples_run(tmp_path: Path) -> None:
+    """Every block runs, and each ``# →`` comment is what its statement prints."""
     blocks = code_blocks((DOCS / "python-api.md").read_text(encoding="utf-8"), "python")
     assert len(blocks) >= 5
     work, home = tmp_path / "work", tmp_path / "home"
@@ -136,8 +195,9 @@ def test_python_api_examples_run(tmp_path: Path) -> None:
     (tmp_path / "runner.py").write_text(_RUNNER, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLBOOK_", "OPENCLAW_"))}
     env.update(HOME=str(home), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+    printed = tmp_path / "printed.json"
     proc = subprocess.run(
-        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json")],
+        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json"), str(printed)],
         cwd=work,
         env=env,
         capture_output=True,
@@ -146,6 +206,28 @@ def test_python_api_examples_run(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
+    records = json.loads(printed.read_text(encoding="utf-8"))
+    checked, wrong = 0, []
+    for index, source in enumerate(blocks, 1):
+        tag = f"python-api.md block {index}"
+        for first, last, expected in arrow_expectations(source):
+            got = "".join(t for b, line, t in records if b == tag and first <= line <= last)
+            checked += 1
+            if got.removesuffix("\n") != expected:
+                wrong.append(f"block {index} line {last}: doc {expected!r}, printed {got!r}")
+    assert checked >= 40
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_arrow_comments_are_matched_to_their_statement() -> None:
+    source = (
+        "x = 1\n"
+        "print(x)  # → 1 — a note\n"
+        "print(\n    x, 2\n)  # → 1 2\n"
+        "print('a\\nb')\n# → a\n# → b\n"
+        "try:\n    print(3)  # → 3\nexcept ValueError:\n    pass\n"
+    )
+    assert arrow_expectations(source) == [(2, 2, "1"), (3, 5, "1 2"), (6, 6, "a\nb"), (10, 10, "3")]
 
 
 def test_readme_opens_with_its_two_commands() -> None:

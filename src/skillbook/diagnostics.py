@@ -199,6 +199,7 @@ CODES: dict[str, str] = {
     "registry.trust-review": "The registry's security verdict needs review; install needs --force.",
     "registry.trust-unavailable": "The registry's security verdict is missing parts or is for another release.",
     "registry.content-mismatch": "A skills.sh folder does not hash to the contentHash the registry approved.",
+    "registry.no-backup": "restore found no backup of the skill (update --force keeps one only over a local edit).",
     "registry.pinned": "The skill is pinned; update and install --force refuse it until unpin.",
     "registry.publish-failed": "skillbook publish stopped: not a skill, not semver, unreachable, or refused.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",

@@ -45,6 +45,8 @@ Type the command after /weather.
 
 
 COMMAND_LINE = [sys.executable, "-m", "skillbook"]
+#: The sources under test, not whichever skillbook the interpreter has installed.
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 class Sandbox:
@@ -60,6 +62,7 @@ class Sandbox:
             "SKILLBOOK_STATE_DIR": str(root / "state"),
             "LANG": "C.UTF-8",
             "PYTHONIOENCODING": "utf-8",
+            "PYTHONPATH": str(SRC),
         }
         self.model_ws = self.workspace("model-ws", MODEL_SKILL)
         self.dispatch_ws = self.workspace("dispatch-ws", DISPATCH_SKILL)
@@ -414,11 +417,96 @@ def test_run_without_a_terminal_refuses_the_models_commands(box: Sandbox, how: s
         env = {**box.env, "SKILLBOOK_CONFIRM_EXEC": "1"} if how == "env" else box.env
         proc = run_piped(box, server, *flags, env=env)
     assert server.errors == [], server.errors[0] if server.errors else ""
-    assert proc.returncode == 0, proc.stderr
+    # Nothing the model wanted ran: the answer is printed, the exit code says "not done".
+    assert proc.returncode == 5, proc.stderr
     assert proc.stdout == "Refused.\n"
     assert proc.stderr.count(NO_TERMINAL) == 1
     assert proc.stderr.count("✗ refused: touch") == 2
+    assert proc.stderr.endswith(NOT_DONE.format(2) + "\n")
     assert not any(m.exists() for m in markers)
+
+
+NOT_DONE = (
+    "skillbook: not done: none of the {} commands the model asked to run ran (refused or declined)"
+)
+
+
+def test_run_exit_codes_tell_done_from_not_done(box: Sandbox) -> None:
+    """Issue 18 §6: a script sees from the exit code alone whether the request was done.
+    0 answered, 3 the model request failed (also after tool calls), 4 the step limit
+    stopped the model, 5 every command refused; `--json` names the same outcome."""
+    model = ["--model", "m"]
+    with fake.FakeOpenAIServer(["Hello."]) as server:
+        done = box.run(box.model_ws, "run", "--json", "--base-url", server.base_url, *model, "hi")
+    assert done.returncode == 0 and json.loads(done.stdout)["outcome"] == "answered"
+
+    read = fake.Call("read", {"path": "~/model-ws/skills/weather/SKILL.md"})
+    looping = [[read], [read], [read]]
+    with fake.FakeOpenAIServer(looping) as server:
+        limit = box.run(
+            box.model_ws, "run", "--base-url", server.base_url, *model, "--max-steps", "2", "go"
+        )
+        stopped = box.run(
+            box.model_ws,
+            "run",
+            "--json",
+            "--base-url",
+            server.base_url,
+            *model,
+            "--max-steps",
+            "1",
+            "go",
+        )
+    assert limit.returncode == 4, limit.stderr
+    assert "[stopped after 2 steps" in limit.stdout
+    assert stopped.returncode == 4 and json.loads(stopped.stdout)["outcome"] == "max-steps"
+
+    scripts: list[list[fake.Turn]] = [
+        [fake.HttpError(400, "bad request")],
+        [[read], fake.HttpError(400, "gone")],
+    ]
+    for script in scripts:
+        with fake.FakeOpenAIServer(script) as server:
+            failed = box.run(box.model_ws, "run", "--base-url", server.base_url, *model, "hi")
+        assert failed.returncode == 3, failed.stderr
+        assert failed.stderr.splitlines()[-1].startswith("skillbook: model request failed: ")
+        assert failed.stdout == ""
+    with fake.FakeOpenAIServer([fake.HttpError(400, "bad request")]) as server:
+        as_json = box.run(
+            box.model_ws, "run", "--json", "--base-url", server.base_url, *model, "hi"
+        )
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["code"] == "model-error"
+
+    refused = [fake.Call("exec", {"command": "true"}), fake.Call("exec", {"command": "true"})]
+    with fake.FakeOpenAIServer([refused, "Could not."]) as server:
+        out = run_piped(box, server, "--json")
+    assert out.returncode == 5, out.stderr
+    result = json.loads(out.stdout)
+    assert result["outcome"] == "refused"
+    assert [c["declined"] for c in result["toolCalls"]] == [True, True]
+
+
+def test_run_exit_codes_with_an_anthropic_model(box: Sandbox) -> None:
+    """The same codes through the Anthropic provider: a failed request is 3, the step
+    limit 4."""
+    from fake_anthropic_server import FakeAnthropicServer
+
+    box.env["ANTHROPIC_API_KEY"] = "test-key"
+    model = ["--provider", "anthropic", "--model", "claude-fake"]
+    with FakeAnthropicServer([fake.HttpError(400, "bad request")]) as server:
+        failed = box.run(box.model_ws, "run", "--base-url", server.base_url, *model, "hi")
+    assert failed.returncode == 3, failed.stderr
+    assert failed.stderr.startswith("skillbook: model request failed: ")
+    read = fake.Call("read", {"path": "~/model-ws/skills/weather/SKILL.md"})
+    with FakeAnthropicServer([[read], [read]]) as server:
+        limit = box.run(
+            box.model_ws, "run", "--base-url", server.base_url, *model, "--max-steps", "2", "go"
+        )
+    assert limit.returncode == 4, limit.stderr
+    with FakeAnthropicServer(["Done."]) as server:
+        done = box.run(box.model_ws, "run", "--base-url", server.base_url, *model, "hi")
+    assert done.returncode == 0 and done.stdout == "Done.\n", done.stderr
 
 
 def test_run_yes_runs_the_models_commands(box: Sandbox) -> None:
@@ -485,5 +573,6 @@ def test_run_on_a_terminal_asks_and_shows_hidden_characters(box: Sandbox) -> Non
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)
-    assert child.exitstatus == 0, child.before
+    # Declined, so nothing ran: not done (5).
+    assert child.exitstatus == 5, child.before
     assert not marker.exists()

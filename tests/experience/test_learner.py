@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,11 @@ def test_reading_a_credential_file_without_approval_gets_the_risk_marker(space: 
     assert "⚠️ **Warning:**" in text and 'risk: "credential-files"' in text
     report = exp.check(draft.id)
     assert [d.code for d in report.diagnostics] == ["experience.risk-unacknowledged"]
+    # The message names the flag and the keyword that really exist (issue 18 §6).
+    (message,) = [d.message for d in report.diagnostics]
+    keywords = re.findall(r"\b([a-z_]+)=True", message)
+    assert keywords == ["accept_risk"] and "--accept-risk" in message
+    assert all(k in inspect.signature(exp.promote).parameters for k in keywords)
     assert exp.check(draft.id, accept_risk=True).ok
     assert exp.promote(draft.id, accept_risk=True).skill_path.is_file()
 

@@ -11,6 +11,7 @@ together), with the folder written as ``/tmp/docs`` and the registry as
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +27,9 @@ SHOWN_AS = "/tmp/docs"
 REGISTRY_AS = "https://clawhub.example"
 V1 = b"---\nname: standup-notes\ndescription: Turn yesterday's commits into standup notes.\n---\nList the commits.\n"
 V2 = V1 + b"Group them by repository.\n"
+
+
+BACKUP_AS = "20260105T143000000-3fa2c1"
 
 
 def test_every_example_runs_and_prints_what_the_page_shows(hub: ClawHub, tmp_path: Path) -> None:
@@ -60,6 +64,8 @@ def test_every_example_runs_and_prints_what_the_page_shows(hub: ClawHub, tmp_pat
 
     def shown(out: str) -> str:
         out = out.replace(str(work), SHOWN_AS).replace(hub.url, REGISTRY_AS)
+        # A backup's id is the time it was made: the page shows one made on 5 Jan 2026.
+        out = re.sub(r"\b\d{8}T\d{9}-[0-9a-f]{6}\b", BACKUP_AS, out)
         return out.replace(host, REGISTRY_AS.split("://")[1])
 
     run_examples(

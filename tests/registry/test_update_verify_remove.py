@@ -76,8 +76,16 @@ def test_update_refuses_a_local_edit_and_verify_names_it(
         'Skill "demo" has local changes (1 changed, 1 added, 1 removed:'
     )
     assert (installed / "notes.md").read_text() == "my notes"
-    assert hub.state.routes().count("/api/v1/download") == 1  # the install's only
-    assert hub.state.routes().count("/api/v1/skills/demo") == 1  # refused before asking
+    # To show the edit and what 1.1.0 changes, both versions were downloaded (not installed).
+    assert result.available == "1.1.0" and "updating to 1.1.0 would" in result.message
+    downloads = [
+        r["query"].get("version") for r in hub.state.requests if r["path"] == "/api/v1/download"
+    ]
+    assert downloads == ["1.0.0", "1.0.0", "1.1.0"], downloads  # install, then the two
+    assert result.local_diff is not None and result.update_diff is not None
+    assert "+++ demo/notes.md\n" in result.local_diff
+    assert "--- demo@1.0.0/references/a.md\n+++ /dev/null\n" in result.local_diff
+    assert "+++ demo@1.1.0/references/b.md\n" in result.update_diff
     [verified] = verify_skills(workdir)
     assert verified.drift.state == "modified"
     assert verified.drift.changed == ("SKILL.md",)

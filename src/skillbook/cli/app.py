@@ -11,10 +11,9 @@ The small commands live here; bigger ones in ``cli/<name>_cmd.py``, registered i
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import click
 
@@ -34,6 +33,7 @@ from skillbook.cli.entry import write_prompt
 from skillbook.cli.examples import epilog
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
+from skillbook.cli.suggest import suggest
 
 if TYPE_CHECKING:
     from skillbook.registry.lockfile import Origin
@@ -82,6 +82,7 @@ class Group(click.Group):
         "install": "skillbook.cli.install_cmd:install_cmd",
         "update": "skillbook.cli.update_cmd:update_cmd",
         "remove": "skillbook.cli.remove_cmd:remove_cmd",
+        "restore": "skillbook.cli.restore_cmd:restore_cmd",
         "verify": "skillbook.cli.verify_cmd:verify_cmd",
         "pin": "skillbook.cli.pin_cmd:pin_cmd",
         "unpin": "skillbook.cli.unpin_cmd:unpin_cmd",
@@ -90,12 +91,24 @@ class Group(click.Group):
         "usage": "skillbook.cli.usage_cmd:usage_cmd",
         "registry": "skillbook.cli.registry_cmd:registry_cmd",
         "publish": "skillbook.cli.publish_cmd:publish_cmd",
+        "skills": "skillbook.cli.skills_cmd:skills_cmd",
+        "inspect": "skillbook.cli.skills_cmd:inspect_cmd",
+    }
+    #: Other spellings -> command name. Shown on the command's ``--help`` row
+    #: ("also: …"), not as rows of their own; ``explore`` is the clawhub CLI's.
+    ALIASES: ClassVar[dict[str, str]] = {
+        "uninstall": "remove",
+        "rm": "remove",
+        "explore": "search",
     }
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.EXTRA})
-
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._command(ctx, self.ALIASES.get(cmd_name, cmd_name))
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.EXTRA} - HIDDEN)
+
+    def _command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
         if found is None and cmd_name in self.EXTRA:
             found = _extra_command(self.EXTRA[cmd_name])
@@ -111,10 +124,14 @@ class Group(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=2, cutoff=0.6)
+            close = suggest(name, self.spellings(ctx))
             hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             ctx.fail(f"No such command {name!r}.{hint}")
         return super().resolve_command(ctx, args)
+
+    def spellings(self, ctx: click.Context) -> list[str]:
+        """What a mistyped command may be corrected to: commands and aliases, not hidden ones."""
+        return [*self.list_commands(ctx), *self.ALIASES]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # click cuts summaries to the width with "..."; ours are one line, shown whole.
@@ -122,10 +139,18 @@ class Group(click.Group):
         for name in self.list_commands(ctx):
             command = self.get_command(ctx, name)
             if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=10_000)))
+                summary = command.get_short_help_str(limit=10_000)
+                also = [a for a, target in self.ALIASES.items() if target == name]
+                if also:
+                    summary = f"{summary} Also: {', '.join(also)}."
+                rows.append((name, summary))
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+#: Commands that only point elsewhere: not listed (help, completion), not suggested.
+HIDDEN: Final = frozenset({"inspect"})
 
 
 def _extra_command(target: str) -> click.Command:

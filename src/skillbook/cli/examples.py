@@ -150,7 +150,18 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
         ("skillbook update weather --force", "replace it even though you edited it"),
     ),
-    "remove": (("skillbook remove weather", "delete the skill and its lock entry"),),
+    "remove": (
+        ("skillbook remove weather", "delete the skill and its lock entry"),
+        ("skillbook uninstall weather", "the same (also: skillbook rm weather)"),
+    ),
+    "restore": (
+        ("skillbook restore --list", "the folders update --force kept"),
+        ("skillbook restore weather", "bring back the edited weather it replaced"),
+    ),
+    "skills": (
+        ("skillbook skills list", "OpenClaw's spelling of skillbook list"),
+        ("skillbook skills install weather", "= skillbook install weather"),
+    ),
     "verify": (
         ("skillbook verify", "which installed skills were edited since they were installed"),
         ("skillbook verify weather --json", "the files added, removed or changed"),

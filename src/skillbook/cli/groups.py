@@ -11,11 +11,27 @@ import click
 
 from skillbook.cli.examples import epilog
 from skillbook.cli.options import add_global_options
+from skillbook.cli.suggest import suggest
 
 __all__ = ["SubcommandGroup"]
 
 
 class SubcommandGroup(click.Group):
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click says only "No such command"; ours names the closest, never its opposite.
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = suggest(name, self.spellings(ctx))
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
+    def spellings(self, ctx: click.Context) -> list[str]:
+        """What a mistyped subcommand may be corrected to."""
+        return self.list_commands(ctx)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
         if found is not None:

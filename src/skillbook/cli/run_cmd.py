@@ -3,9 +3,11 @@
 It drives :class:`skillbook.runtime.agent.Agent` over the book the global options
 select. A slash command whose skill dispatches to a tool runs without any model;
 everything else needs one (:mod:`skillbook.cli.model_options`). Without one, a
-model-bound request prints a one-line hint and exits 2. Exit codes: 0 answered,
-1 the dispatched tool failed, 2 could not run (no model, model request failed, bad
-options).
+model-bound request prints a one-line hint and exits 2. Exit codes
+(:data:`RUN_EXIT_CODES`): 0 answered, 1 the dispatched tool failed, 2 could not run (no
+model, bad options), 3 the model request failed, 4 the step limit stopped the model,
+5 the model asked for commands and none ran (every one refused or declined). A script
+must be able to tell "done" from "the model gave up or was stopped".
 
 Commands the model asks ``exec`` to run are asked about on a terminal (with the
 command shown, invisible characters escaped) and refused without one, unless the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import TYPE_CHECKING, Final
 
 import click
 
@@ -30,6 +33,39 @@ from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
 from skillbook.cli.render import clean
 from skillbook.runtime.agent import Agent
+
+if TYPE_CHECKING:
+    from skillbook.runtime.agent import InvokeResult
+
+EXIT_MODEL_ERROR: Final = 3
+EXIT_STEP_LIMIT: Final = 4
+EXIT_REFUSED: Final = 5
+
+#: ``outcome`` (the ``--json`` key) -> exit code; 2 (could not run) has no outcome.
+RUN_EXIT_CODES: Final = {
+    "answered": 0,
+    "tool-failed": EXIT_FINDINGS,
+    "model-error": EXIT_MODEL_ERROR,
+    "max-steps": EXIT_STEP_LIMIT,
+    "refused": EXIT_REFUSED,
+}
+
+
+def outcome(result: InvokeResult) -> str:
+    """How the request ended: ``answered``, ``tool-failed``, ``max-steps`` or ``refused``.
+
+    ``refused``: the model asked for at least one command and none ran, so whatever
+    it answered, the task was not done. Some refused and some run is an answer."""
+    if result.is_error:
+        return "tool-failed"
+    turn = result.turn
+    if turn is None:
+        return "answered"
+    if turn.stop == "max-steps":
+        return "max-steps"
+    if any(r.declined for r in turn.tool_calls) and all(r.declined for r in turn.tool_calls):
+        return "refused"
+    return "answered"
 
 
 @click.command("run")
@@ -61,6 +97,10 @@ def run_cmd(
     `metadata.skillbook.commandExec` run their command, directly, with no model.
     The run is recorded (`skillbook sessions`); a successful one becomes a draft skill
     waiting for review (`skillbook drafts`) unless --no-learn.
+
+    Exit codes: 0 answered; 1 a dispatched tool failed; 2 could not run (no model or
+    API key, bad options); 3 the model request failed; 4 stopped at --max-steps;
+    5 the model's commands were all refused or declined, so none ran.
     """
     from skillbook.errors import ModelNotConfigured
     from skillbook.runtime.providers import ModelError
@@ -87,8 +127,9 @@ def run_cmd(
     except ModelNotConfigured as exc:
         fail(str(problem or exc), error=(problem or exc).code)
     except ModelError as exc:
-        fail(f"model request failed: {exc}", error="model-error")
+        fail(f"model request failed: {exc}", EXIT_MODEL_ERROR, error="model-error")
     turn = result.turn
+    ended = outcome(result)
     learned = asyncio.run(learning.learn())
     if as_json:
         inv = result.invocation
@@ -102,6 +143,7 @@ def run_cmd(
                 "model": None if result.dispatched or chat_model is None else chat_model.name,
                 "steps": turn.steps if turn else 0,
                 "stop": turn.stop if turn else None,
+                "outcome": ended,
                 "toolCalls": [r.to_json() for r in turn.tool_calls]
                 if turn
                 else ([result.tool_run.to_json()] if result.tool_run else []),
@@ -118,5 +160,14 @@ def run_cmd(
     if not as_json and not quiet:
         for line in lines_of(learned):
             click.echo(clean(line), err=True)
-    if result.is_error:
-        sys.exit(EXIT_FINDINGS)
+    if ended == "refused" and not as_json:
+        refused = sum(r.declined for r in turn.tool_calls) if turn else 0
+        what = (
+            "the command the model asked to run did not run"
+            if refused == 1
+            else f"none of the {refused} commands the model asked to run ran"
+        )
+        click.echo(f"skillbook: not done: {what} (refused or declined)", err=True)
+    code = RUN_EXIT_CODES[ended]
+    if code:
+        sys.exit(code)

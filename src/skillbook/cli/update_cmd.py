@@ -11,6 +11,7 @@ was refused (the others still ran), 2 bad arguments.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,6 +25,9 @@ from skillbook.cli.registry_support import (
     registry_option,
     say_stderr,
 )
+
+if TYPE_CHECKING:
+    from skillbook.registry.updater import UpdateResult
 
 
 @click.command("update")
@@ -56,7 +60,9 @@ def update_cmd(
     """Update a tracked skill (or all) from where it was installed from.
 
     A skill whose files changed since it was installed is left alone unless --force is
-    given (see `skillbook verify`); each new version is scanned before it replaces the old.
+    given: the refusal names the version available and prints your edit and what that
+    version changes as unified diffs. --force keeps the edited folder as a backup
+    (`skillbook restore NAME`). Each new version is scanned before it replaces the old.
     Pinned skills (`skillbook pin`) are skipped by --all and refused by name.
     """
     from skillbook.registry.updater import NOTHING_TRACKED, update_skills
@@ -96,11 +102,34 @@ def update_cmd(
             say_stderr(warning)
         if result.ok:
             emit_lines([result.message])
+            if result.backup is not None:
+                say_stderr(
+                    f"kept the edited {result.name} as backup {result.backup} "
+                    f"(`skillbook restore {result.name}` brings it back)"
+                )
         else:
             say_stderr(result.message)
+            diffs = _diff_lines(result)
+            if diffs:
+                emit_lines(diffs)
     if skipped and not as_json:
         # The clawhub CLI's line, word for word.
         plural = "" if len(skipped) == 1 else "s"
         emit_lines([f"Skipped {len(skipped)} pinned skill{plural}: {', '.join(skipped)}"])
     if any(not r.ok for r in results):
         sys.exit(EXIT_FINDINGS)
+
+
+def _diff_lines(result: UpdateResult) -> list[str]:
+    """A refused update's two diffs (stdout, so they can be saved or piped)."""
+    lines: list[str] = []
+    previous = f"{result.name}@{result.previous or 'unknown'}"
+    if result.local_diff is not None:
+        lines.append(f"# Your edit of {result.name} ({previous} -> the folder):")
+        lines += result.local_diff.splitlines() or ["# (no differences)"]
+    if result.update_diff is not None and result.available is not None:
+        lines.append(
+            f"# What {result.available} changes ({previous} -> {result.name}@{result.available}):"
+        )
+        lines += result.update_diff.splitlines() or ["# (no differences)"]
+    return lines

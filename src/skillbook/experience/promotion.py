@@ -140,7 +140,7 @@ def check_draft(
             error(
                 "experience.risk-unacknowledged",
                 f"the run {what} without an approval step; review the steps and promote with "
-                "--accept-risk (acknowledge_risk=True) if that is intended",
+                "--accept-risk (promote(..., accept_risk=True) in Python) if that is intended",
                 skill=draft.id,
                 path=path,
             )

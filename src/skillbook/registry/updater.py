@@ -16,15 +16,23 @@ fingerprint (installed by OpenClaw) is checked with the registry's ``/resolve`` 
 refused without ``force`` when the registry cannot vouch for it. A clean skill whose
 version is current is not downloaded again. A registry skill is updated from the
 registry its ``origin.json`` names; ``installedAt`` is kept, as the ``clawhub`` CLI keeps it.
+
+A refused registry skill comes with the version available and two unified diffs: the
+local edit (the installed version, downloaded again, against the folder) and what the
+new version would change (installed against available); when either cannot be
+fetched, a warning says why and the refusal stands. ``force`` over an edited skill
+first keeps the folder as a backup (:mod:`skillbook.registry.backups`;
+``skillbook restore NAME`` brings it back).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from skillbook.registry import api
+from skillbook.registry.backups import make_backup, tree_diff
 from skillbook.registry.errors import RegistryError
 from skillbook.registry.installer import Installer, InstallOptions
 from skillbook.registry.lockfile import CLAWHUB_DIR
@@ -59,6 +67,14 @@ class UpdateResult:
     warnings: tuple[str, ...] = ()
     #: A pinned skill that ``--all`` left alone.
     skipped: bool = False
+    #: Refused over a local edit: the version the source has now, the edit (installed
+    #: version -> the folder) and what that version changes (installed -> available),
+    #: as unified diffs (None: not known).
+    available: str | None = None
+    local_diff: str | None = None
+    update_diff: str | None = None
+    #: ``force`` replaced an edited folder: the backup it was kept as.
+    backup: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -76,6 +92,14 @@ class UpdateResult:
             out["drift"] = self.drift.to_json()
         if self.skipped:
             out["skipped"] = True
+        if self.available is not None:
+            out["available"] = self.available
+        if self.local_diff is not None:
+            out["localDiff"] = self.local_diff
+        if self.update_diff is not None:
+            out["updateDiff"] = self.update_diff
+        if self.backup is not None:
+            out["backup"] = self.backup
         return out
 
 
@@ -120,20 +144,82 @@ def _pinned(item: Tracked, *, every: bool) -> UpdateResult:
     return UpdateResult(item.name, False, error.message, item.version, code=error.code)
 
 
-def _refused(item: Tracked, state: Drift) -> UpdateResult:
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """What a refusal shows: the version available and the two diffs."""
+
+    available: str | None = None
+    local_diff: str | None = None
+    update_diff: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _refused(item: Tracked, state: Drift, shown: _Shown | None = None) -> UpdateResult:
+    shown = shown or _Shown()
+    to = f" to {shown.available}" if shown.available else ""
     if state.state == "modified":
         message = (
-            f'Skill "{item.name}" has local changes ({state.summary()}); updating would '
-            "overwrite them. Run `skillbook verify` to see them, or re-run with --force."
+            f'Skill "{item.name}" has local changes ({state.summary()}); updating{to} would '
+            "overwrite them. Re-run with --force to update anyway (your version is kept: "
+            f"`skillbook restore {item.name}` brings it back)."
         )
     else:
         message = (
             f'Skill "{item.name}" was installed without a content fingerprint, so local '
-            "changes cannot be detected. Re-run with --force to replace it."
+            f"changes cannot be detected. Re-run with --force to replace it{to} (the folder "
+            f"is kept: `skillbook restore {item.name}` brings it back)."
         )
     return UpdateResult(
-        item.name, False, message, previous=item.version, code="registry.local-changes", drift=state
+        item.name,
+        False,
+        message,
+        previous=item.version,
+        code="registry.local-changes",
+        drift=state,
+        warnings=shown.warnings,
+        available=shown.available,
+        local_diff=shown.local_diff,
+        update_diff=shown.update_diff,
     )
+
+
+def _registry_shown(
+    installer: Installer,
+    item: Tracked,
+    ref: RegistryRef,
+    options: InstallOptions,
+    registry: str | None,
+    latest: str | None,
+) -> _Shown:
+    """Download the installed version and ``latest`` to diff them with the folder."""
+    previous = item.version
+    if previous is None:
+        return _Shown(latest, warnings=(f"{item.name}: no installed version recorded to diff",))
+    label = f"{item.name}@{previous}"
+    try:
+        installed = installer.stage(ref, replace(options, version=previous), registry=registry)[0]
+    except RegistryError as exc:
+        why = f"{item.name}: cannot show the local edit ({label}: {exc.message})"
+        return _Shown(latest, warnings=(why,))
+    try:
+        target = installer.workdir.target(item.name)
+        local = tree_diff(installed.path, target, old_label=label, new_label=item.name)
+        if latest is None or latest == previous:
+            return _Shown(latest, local, "" if latest == previous else None)
+        try:
+            new = installer.stage(ref, replace(options, version=latest), registry=registry)[0]
+        except RegistryError as exc:
+            why = f"{item.name}: cannot show what {latest} changes ({exc.message})"
+            return _Shown(latest, local, warnings=(why,))
+        try:
+            update = tree_diff(
+                installed.path, new.path, old_label=label, new_label=f"{item.name}@{latest}"
+            )
+        finally:
+            remove_tree(new.path)
+        return _Shown(latest, local, update)
+    finally:
+        remove_tree(installed.path)
 
 
 def _update_one(installer: Installer, item: Tracked, options: InstallOptions) -> UpdateResult:
@@ -166,35 +252,43 @@ def _update_registry(
     registry = item.registry
     slug = item.origin.slug if item.origin is not None else item.name
     owner = _owner(item)
-    if state.state == "modified" and not options.force:
-        return _refused(item, state)
     reference = _reference(item)
-    with installer.client(registry) as client:
-        if state.state == "unknown" and state.fingerprint is not None and reference is None:
-            resolved = api.resolve_fingerprint(client, slug, state.fingerprint, owner=owner)
-            if resolved is not None and resolved.match is not None:
-                state = Drift("clean", state.fingerprint, state.fingerprint)
-        if reference is not None:
-            latest = None
-        else:
-            detail = api.fetch_detail(client, slug, owner=owner)
-            latest = options.version or detail.latest_version
-        if latest is None and state.state == "clean" and not options.force:
-            # No latest version: /install names what is current (a GitHub hand-off's commit).
-            latest = api.install_target(client, slug, owner=owner, reference=reference).version
-    previous = item.version
-    if state.state in ("modified", "unknown") and not options.force:
-        return _refused(item, state)
-    if state.state == "clean" and latest is not None and latest == previous and not options.force:
-        shown = _short(latest, "clawhub")
-        return UpdateResult(item.name, True, f"{item.name} already at {shown}", previous, latest)
     if reference is not None:
         ref = RegistryRef(slug, reference=reference)
     else:
         ref = RegistryRef(slug, owner if owner and item.key.startswith("@") else None)
+    try:
+        with installer.client(registry) as client:
+            if state.state == "unknown" and state.fingerprint is not None and reference is None:
+                resolved = api.resolve_fingerprint(client, slug, state.fingerprint, owner=owner)
+                if resolved is not None and resolved.match is not None:
+                    state = Drift("clean", state.fingerprint, state.fingerprint)
+            if reference is not None:
+                latest = None
+            else:
+                detail = api.fetch_detail(client, slug, owner=owner)
+                latest = options.version or detail.latest_version
+            if latest is None and state.state == "clean" and not options.force:
+                # No latest version: /install names what is current (a GitHub hand-off's commit).
+                latest = api.install_target(client, slug, owner=owner, reference=reference).version
+    except RegistryError as exc:
+        if state.state != "modified" or options.force:
+            raise
+        # The edit is known without the registry: refuse as before, saying what is missing.
+        why = f"{item.name}: cannot ask the registry for the new version ({exc.message})"
+        return _refused(item, state, _Shown(warnings=(why,)))
+    previous = item.version
+    if state.state in ("modified", "unknown") and not options.force:
+        shown = _registry_shown(installer, item, ref, options, registry, latest)
+        return _refused(item, state, shown)
+    if state.state == "clean" and latest is not None and latest == previous and not options.force:
+        shown_version = _short(latest, "clawhub")
+        return UpdateResult(
+            item.name, True, f"{item.name} already at {shown_version}", previous, latest
+        )
     staged = installer.stage(ref, options, registry=registry)[0]
     staged.name, staged.key = item.name, item.key
-    return _commit(installer, item, staged, options, previous)
+    return _commit(installer, item, staged, options, previous, state)
 
 
 def _commit(
@@ -203,7 +297,20 @@ def _commit(
     staged: Staged,
     options: InstallOptions,
     previous: str | None,
+    state: Drift,
 ) -> UpdateResult:
+    backup = None
+    if state.state in ("modified", "unknown"):
+        # Only --force gets here with an edit: keep it before it is replaced.
+        backup = make_backup(
+            installer.workdir,
+            item.name,
+            folder=item.folder,
+            key=item.key,
+            entry=item.entry,
+            version=previous,
+            reason="update --force",
+        )
     try:
         kept = item.origin.installed_at if item.origin is not None else None
         outcome = installer.commit(
@@ -223,6 +330,7 @@ def _commit(
         outcome.version,
         changed=outcome.changed,
         warnings=outcome.warnings,
+        backup=backup.id if backup is not None else None,
     )
 
 
@@ -263,4 +371,4 @@ def _update_source(
         remove_tree(staged.path)
         shown = _short(previous, item.kind)
         return UpdateResult(item.name, True, f"{item.name} already at {shown}", previous, previous)
-    return _commit(installer, item, staged, options, previous)
+    return _commit(installer, item, staged, options, previous, state)

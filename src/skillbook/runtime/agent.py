@@ -102,12 +102,15 @@ class ToolRun:
     call: ToolCall
     result: ToolResult
     skill: str | None = None
+    #: The call never ran: the user declined it or the exec policy refused it.
+    declined: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             **self.call.to_json(),
             "skill": self.skill,
             "isError": self.result.is_error,
+            "declined": self.declined,
             "result": self.result.text,
         }
 
@@ -454,7 +457,7 @@ class Agent:
     async def _decline(self, call: ToolCall, decision: Decision) -> ToolRun:
         skill, target = self._describe(call)
         await self._emit(ToolDeclined(call, skill, target, decision.message, decision.asked))
-        return ToolRun(call, ToolResult(decision.message, is_error=True), skill)
+        return ToolRun(call, ToolResult(decision.message, is_error=True), skill, declined=True)
 
     async def _run_tool(
         self, call: ToolCall, runner: Callable[[], Awaitable[ToolResult]] | None = None
