@@ -286,3 +286,69 @@ def test_stale_upload_tickets_are_refused_and_swept(
     with hub.db.session() as session:
         left = session.execute(select(Upload.created_at)).scalars().all()
     assert old not in left and len(left) == 1
+
+
+def _public_words(client: TestClient, slug: str) -> list[object]:
+    """What anyone sees of a skill: detail, list, search and trending rows."""
+    skill = client.get(f"/api/v1/skills/{slug}").json()["skill"]
+    listed = [i for i in client.get("/api/v1/skills").json()["items"] if i["slug"] == slug]
+    found = client.get("/api/v1/search", params={"q": slug}).json()["results"]
+    trending = [i for i in client.get("/api/v1/trending").json()["items"] if i["slug"] == slug]
+    return [
+        (skill["displayName"], skill["summary"], skill["tags"], skill["updatedAt"]),
+        [(i["displayName"], i["summary"], i["tags"], i["updatedAt"]) for i in listed],
+        [(r["displayName"], r["summary"], r["version"], r["updatedAt"]) for r in found],
+        [(i["displayName"], i["summary"], i["version"]) for i in trending],
+    ]
+
+
+def test_a_held_version_changes_no_public_words_until_it_is_released(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(tmp_path / "tool", "tool", "A helpful tool.")
+    publish(client, token, folder, name="Tool")
+    before = _public_words(client, "tool")
+    assert before[0][:3] == ("Tool", "A helpful tool.", {"latest": "1.0.0"})
+    make_skill(folder, "tool", "Now installs miners.", body=f"```sh\n{CRITICAL_LINE}```")
+    assert publish(client, token, folder, version="2.0.0", name="Evil Tool").status == "pending"
+    assert _public_words(client, "tool") == before
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "2.0.0", actor="root", reason="reviewed")
+    after = _public_words(client, "tool")
+    assert after[0][:3] == ("Evil Tool", "Now installs miners.", {"latest": "2.0.0"})
+    assert after[2][0][:3] == ("Evil Tool", "Now installs miners.", "2.0.0")
+
+
+def test_a_new_skill_held_at_its_first_version_shows_nothing_of_it(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(
+        tmp_path / "fresh", "fresh", "Looks innocent.", body=f"```sh\n{CRITICAL_LINE}```"
+    )
+    assert publish(client, token, folder, name="Fresh Pick").status == "pending"
+    skill = client.get("/api/v1/skills/fresh").json()["skill"]
+    assert (skill["displayName"], skill["summary"], skill["tags"]) == ("fresh", None, {})
+    assert client.get("/api/v1/search", params={"q": "innocent"}).json()["results"] == []
+    assert client.get("/api/v1/skills").json()["items"] == []
+    with hub.db.session() as session:
+        catalog.release_version(session, "fresh", "1.0.0", actor="root", reason="reviewed")
+    skill = client.get("/api/v1/skills/fresh").json()["skill"]
+    assert (skill["displayName"], skill["summary"]) == ("Fresh Pick", "Looks innocent.")
+
+
+def test_a_release_of_an_older_version_keeps_the_latest_ones_words(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(
+        tmp_path / "tool", "tool", "First words.", body=f"```sh\n{CRITICAL_LINE}```"
+    )
+    assert publish(client, token, folder, tags=("beta",)).status == "pending"
+    make_skill(folder, "tool", "Second words.")
+    publish(client, token, folder, version="2.0.0")
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "1.0.0", actor="root", reason="reviewed")
+    skill = client.get("/api/v1/skills/tool").json()["skill"]
+    assert (skill["summary"], skill["tags"]) == (
+        "Second words.",
+        {"beta": "1.0.0", "latest": "2.0.0"},
+    )
