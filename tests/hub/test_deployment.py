@@ -60,8 +60,17 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         store = ["--db", pg.url, "--blobs", f"s3://skills/registry?endpoint_url={s3_url}"]
         urls = []
         for _ in range(2):
+            # The proxy (and this test, standing in for it) connects from 127.0.0.1.
             proc, url = serve_registry(
-                root, env, *store, "--search", "bm25", "--limit", "read.ip=40"
+                root,
+                env,
+                *store,
+                "--search",
+                "bm25",
+                "--limit",
+                "read.ip=40",
+                "--forwarded-allow-ips",
+                "127.0.0.1",
             )
             started.append(proc)
             urls.append(url)
@@ -211,5 +220,32 @@ def test_uvicorn_workers_of_one_server_share_its_database(tmp_path: Path) -> Non
         assert found == {("workers",)}
         # One parent, two worker processes, each building the app from the shared settings.
         assert proc.output().count("Started server process") == 2
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize(
+    ("trusted", "expected"),
+    [((), [200, 200, 200, 429, 429, 429]), (("--forwarded-allow-ips", "127.0.0.1"), [200] * 6)],
+    ids=["no-proxy-named", "loopback-named"],
+)
+def test_x_forwarded_for_counts_only_from_a_named_proxy(
+    tmp_path: Path, trusted: tuple[str, ...], expected: list[int]
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+    # uvicorn reads this when told nothing: it must not widen what the server trusts.
+    env.update(HOME=str(tmp_path), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+    env["FORWARDED_ALLOW_IPS"] = "*"
+    proc, url = serve_registry(tmp_path, env, "--search", "bm25", "--limit", "read.ip=3", *trusted)
+    try:
+        fresh_rate_window(5)
+        # Six addresses, two requests each: believed, each has its own budget of 3;
+        # not believed, they are all 127.0.0.1's and the fourth request is over.
+        answers = [
+            httpx.get(url + "/api/v1/skills", headers={"X-Forwarded-For": f"203.0.113.{i // 2}"})
+            for i in range(6)
+        ]
+        assert len({a.headers["X-RateLimit-Reset"] for a in answers}) == 1, "burst left its window"
+        assert [a.status_code for a in answers] == expected
     finally:
         proc.stop()

@@ -132,9 +132,10 @@ def registry_cmd() -> None:
 )
 @click.option(
     "--forwarded-allow-ips",
-    default="127.0.0.1",
-    show_default=True,
-    help="Proxies whose X-Forwarded-For is trusted for the client address.",
+    default="",
+    metavar="IPS",
+    help="Proxies (comma-separated addresses, * for any) whose X-Forwarded-For names the "
+    "client; default none: the connecting address counts, 127.0.0.1 included.",
 )
 @click.pass_obj
 def serve_cmd(
