@@ -352,3 +352,34 @@ def test_a_release_of_an_older_version_keeps_the_latest_ones_words(
         "Second words.",
         {"beta": "1.0.0", "latest": "2.0.0"},
     )
+
+
+def _json_of_size(size: int) -> bytes:
+    head, tail = b'{"slug": "', b'"}'
+    return head + b"a" * (size - len(head) - len(tail)) + tail
+
+
+@pytest.mark.parametrize("route", ["/api/v1/skills", "/api/v1/skills/-/upload-url"])
+def test_a_json_body_may_be_2_mb_and_not_one_byte_more(
+    client: TestClient, token: str, route: str
+) -> None:
+    limit = 2 * 1024 * 1024  # docs/hub.md, "Limits"
+    headers = {**_auth(token), "Content-Type": "application/json"}
+    at_limit = client.post(route, content=_json_of_size(limit), headers=headers)
+    assert at_limit.status_code == 400, at_limit.text  # read and decoded: not a whole request
+    over = client.post(route, content=_json_of_size(limit + 1), headers=headers)
+    assert (over.status_code, over.text) == (413, f"Request body exceeds {limit} bytes")
+
+
+def test_the_documented_sizes_are_the_servers() -> None:
+    from skillbook.hub.settings import MIB, SizeLimits
+
+    doc = (Path(__file__).parents[2] / "docs" / "hub.md").read_text(encoding="utf-8")
+    line = " ".join(doc[doc.index("Sizes (1 MB = 1,048,576 bytes)") :].split("\n\n")[0].split())
+    sizes = SizeLimits()
+    assert MIB == 1_048_576
+    assert f"{sizes.max_json_bytes // MIB} MB per JSON body" in line
+    assert f"{sizes.max_file_bytes // MIB} MB per file" in line
+    assert f"{sizes.max_version_bytes // MIB} MB per version" in line
+    assert f"{sizes.max_files:,} files per version" in line
+    assert f"{sizes.max_multipart_bytes // MIB} MB per multipart publish" in line
