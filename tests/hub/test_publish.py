@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -10,11 +11,13 @@ import pytest
 from starlette.testclient import TestClient
 
 from skillbook.hub import catalog
+from skillbook.hub.app import create_app
 from skillbook.hub.client import PublishFailed
 from skillbook.hub.http import Hub
+from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import create_token
 
-from .helpers import CRITICAL_LINE, make_skill, publish
+from .helpers import BASE, CRITICAL_LINE, HIGH_LINE, make_skill, publish
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -383,3 +386,51 @@ def test_the_documented_sizes_are_the_servers() -> None:
     assert f"{sizes.max_version_bytes // MIB} MB per version" in line
     assert f"{sizes.max_files:,} files per version" in line
     assert f"{sizes.max_multipart_bytes // MIB} MB per multipart publish" in line
+
+
+def test_high_findings_hold_a_version_by_default(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    assert hub.settings.hold_severity == "high"
+    folder = make_skill(
+        tmp_path / "inst", "inst", "Installs a tool.", body=f"```sh\n{HIGH_LINE}```"
+    )
+    assert publish(client, token, folder).status == "pending"
+    own = client.get("/api/v1/skills/inst/versions/1.0.0", headers=_auth(token)).json()
+    scan = own["version"]["scan"]
+    assert (scan["worst"], scan["blocking"], scan["holding"], scan["holdSeverity"]) == (
+        "high",
+        0,
+        1,
+        "high",
+    )
+    item = {"items": [{"slug": "inst", "version": "1.0.0"}]}
+    verdict = client.post("/api/v1/skills/-/security-verdicts", json=item).json()["items"][0]
+    assert (verdict["decision"], verdict["reasons"]) == ("blocked", ["scan:high_blocked"])
+    assert "Held: high findings" in verdict["overview"]
+    with hub.db.session() as session:
+        catalog.release_version(session, "inst", "1.0.0", actor="root", reason="our CDN")
+    moderation = client.get("/api/v1/skills/inst").json()["moderation"]
+    assert (moderation["isSuspicious"], moderation["reasonCodes"]) == (True, ["scan:high_released"])
+
+
+def test_a_registry_holding_only_critical_findings_publishes_high_ones_with_warnings(
+    hub_settings: HubSettings, tmp_path: Path
+) -> None:
+    settings = dataclasses.replace(hub_settings, hold_severity="critical")
+    hub = Hub.open(settings)
+    with hub.db.session() as session:
+        token = create_token(session, "alice")
+    with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+        folder = make_skill(
+            tmp_path / "inst", "inst", "Installs a tool.", body=f"```sh\n{HIGH_LINE}```"
+        )
+        assert publish(client, token, folder).status == "published"
+        detail = client.get("/api/v1/skills/inst/versions/1.0.0").json()["version"]
+        assert detail["security"]["status"] == "clean" and detail["security"]["hasWarnings"]
+        assert detail["scan"]["holding"] == 0
+        make_skill(folder, "inst", "Installs a tool.", body=f"```sh\n{CRITICAL_LINE}```")
+        assert publish(client, token, folder, version="1.0.1").status == "pending"
+    hub.db.close()
+    with pytest.raises(ValueError, match="hold severity 'medium'"):
+        dataclasses.replace(hub_settings, hold_severity="medium")

@@ -131,6 +131,14 @@ def registry_cmd() -> None:
     "(kinds read, download, write; scopes ip, token; 0 = unlimited). Repeatable.",
 )
 @click.option(
+    "--hold-severity",
+    type=click.Choice(["high", "critical"]),
+    default="high",
+    show_default=True,
+    help="Scan findings of this severity or worse hold a version until an admin "
+    "releases it (`skillbook registry held`).",
+)
+@click.option(
     "--forwarded-allow-ips",
     default="",
     metavar="IPS",
@@ -149,6 +157,7 @@ def serve_cmd(
     validate_mode: str,
     search_backend: str,
     limits: tuple[str, ...],
+    hold_severity: str,
     forwarded_allow_ips: str,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API) until interrupted."""
@@ -169,6 +178,7 @@ def serve_cmd(
         validate_mode=validate_mode,
         search_backend=search_backend,
         rate_limits=rates,
+        hold_severity=hold_severity,
         index_dir=str(obj.settings().paths.state_dir / "registry" / "index"),
     )
     from skillbook.hub.server import Listen, serve

@@ -7,8 +7,8 @@ answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
 :class:`~skillbook.errors.HubError` with the HTTP status and a short plain-text message.
 
 Every version is validated (the registry's mode; errors refuse it) and scanned
-(critical findings hold it: ``publicationStatus: "pending"`` until an admin
-releases it). A retried publish of the same files answers as the first did.
+(findings at the hold severity, ``high`` by default, hold it: ``publicationStatus:
+"pending"`` until an admin releases it). A retried publish of the same files answers as the first did.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def publish_version(
             if done is not None:
                 return done
     pairs = [(p, d) for p, d, _ in files.entries]
-    checks = check_files(pairs, slug=slug, mode=settings.validate_mode)
+    checks = check_files(pairs, slug=slug, mode=settings.validate_mode, hold=settings.hold_severity)
     if not checks.valid:
         errors = [d for d in checks.validation if d.severity == "error"]
         detail = "; ".join(f"[{d.code}] {d.message}" for d in errors[:5])
@@ -332,6 +332,7 @@ def publish_version(
                 held=held,
                 scanWorst=checks.worst,
                 blocking=checks.scan["blocking"],
+                holding=checks.scan["holding"],
                 fingerprint=version.fingerprint,
                 tags=tags,
             )
