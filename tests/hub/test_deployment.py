@@ -12,15 +12,17 @@ import io
 import json
 import os
 import subprocess
+import threading
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-from .helpers import fresh_rate_window, make_skill
+from .helpers import auth_header, fresh_rate_window, make_skill, publish_body, skill_md, upload
 from .processes import (
     S3_ENV,
     Postgres,
@@ -249,3 +251,67 @@ def test_x_forwarded_for_counts_only_from_a_named_proxy(
         assert [a.status_code for a in answers] == expected
     finally:
         proc.stop()
+
+
+def _race_on_replicas(
+    calls: list[tuple[str, str, dict[str, object]]],
+) -> list[httpx.Response]:
+    """POST each ``(replica, token, body)`` publish at the same moment, one thread each."""
+    gate = threading.Barrier(len(calls), timeout=60)
+
+    def send(replica: str, token: str, body: dict[str, object]) -> httpx.Response:
+        with httpx.Client(timeout=120) as client:
+            gate.wait()
+            return client.post(replica + "/api/v1/skills", json=body, headers=auth_header(token))
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return [f.result() for f in [pool.submit(send, *call) for call in calls]]
+
+
+def _tokens(deployment: Deployment, *handles: str) -> list[str]:
+    return [
+        skillbook(
+            "registry", "token", "create", h, *deployment.store_args, env=deployment.env
+        ).stdout.strip()
+        for h in handles
+    ]
+
+
+#: Slugs raced per test: each race is a fresh chance for the two replicas to disagree.
+ROUNDS = 6
+
+
+def test_two_handles_racing_on_two_replicas_one_owns_each_slug(deployment: Deployment) -> None:
+    first, second = deployment.replicas
+    alice, bob = _tokens(deployment, "race-alice", "race-bob")
+    for n in range(ROUNDS):
+        slug = f"contested-{n}"
+        a_files = [upload(first, alice, "SKILL.md", skill_md(slug, "Alice's tool."))]
+        b_files = [upload(second, bob, "SKILL.md", skill_md(slug, "Bob's tool."))]
+        answers = _race_on_replicas(
+            [
+                (first, alice, publish_body(slug, "1.0.0", a_files)),
+                (second, bob, publish_body(slug, "2.0.0", b_files)),
+            ]
+        )
+        assert sorted(a.status_code for a in answers) == [200, 403], [a.text for a in answers]
+        won = 0 if answers[0].status_code == 200 else 1
+        owner, version = [("race-alice", "1.0.0"), ("race-bob", "2.0.0")][won]
+        assert answers[1 - won].text == f"Skill {slug} belongs to @{owner}"
+        detail = httpx.get(second + f"/api/v1/skills/{slug}").json()
+        assert (detail["owner"]["handle"], detail["latestVersion"]["version"]) == (owner, version)
+        listed = httpx.get(first + f"/api/v1/skills/{slug}/versions").json()["items"]
+        assert [v["version"] for v in listed] == [version]
+
+
+def test_identical_publishes_on_two_replicas_answer_alike(deployment: Deployment) -> None:
+    first, second = deployment.replicas
+    (token,) = _tokens(deployment, "race-twice")
+    for n in range(ROUNDS):
+        slug = f"twice-{n}"
+        body = publish_body(
+            slug, "1.0.0", [upload(first, token, "SKILL.md", skill_md(slug, "Once."))]
+        )
+        answers = _race_on_replicas([(first, token, body), (second, token, body)])
+        assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+        assert answers[0].json() == answers[1].json()

@@ -8,7 +8,6 @@ either writes, which is the moment the two could disagree.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,26 +22,7 @@ from skillbook.hub.http import Hub
 from skillbook.hub.models import Skill, Version
 from skillbook.hub.tokens import create_token
 
-from .helpers import LiveServer
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def skill_md(slug: str, description: str) -> bytes:
-    return f"---\nname: {slug}\ndescription: {description}\n---\n# {slug}\n".encode()
-
-
-def upload(url: str, token: str, path: str, data: bytes) -> dict[str, object]:
-    meta = {"path": path, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-    ticket = httpx.post(url + "/api/v1/skills/-/upload-url", json=meta, headers=_auth(token))
-    stored = httpx.post(ticket.json()["uploadUrl"], content=data, headers=_auth(token))
-    return {**meta, "storageId": stored.json()["storageId"]}
-
-
-def publish_body(slug: str, version: str, files: list[dict[str, object]]) -> dict[str, object]:
-    return {"slug": slug, "version": version, "tags": ["latest"], "files": files}
+from .helpers import LiveServer, auth_header, publish_body, skill_md, upload
 
 
 @pytest.fixture
@@ -51,9 +31,8 @@ def live(hub: Hub) -> Iterator[str]:
         yield server.url
 
 
-@pytest.fixture
-def checks_meet(monkeypatch: pytest.MonkeyPatch) -> threading.Barrier:
-    """Two publishes wait for each other inside the checks (after the early decisions)."""
+def meet_in_checks(monkeypatch: pytest.MonkeyPatch) -> threading.Barrier:
+    """From now on two publishes wait for each other in the checks (after the early decisions)."""
     barrier = threading.Barrier(2, timeout=60)
     real: Callable[..., Any] = publish_module.check_files
 
@@ -71,24 +50,25 @@ def race(*calls: Callable[[], httpx.Response]) -> list[httpx.Response]:
 
 
 def test_two_handles_racing_for_a_new_slug_one_owns_it_the_other_is_refused(
-    live: str, hub: Hub, checks_meet: threading.Barrier
+    live: str, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with hub.db.session() as session:
         alice, bob = create_token(session, "alice"), create_token(session, "bob")
     a_files = [upload(live, alice, "SKILL.md", skill_md("contested", "Alice's tool."))]
     b_files = [upload(live, bob, "SKILL.md", skill_md("contested", "Bob's tool."))]
+    meet_in_checks(monkeypatch)
     answers = race(
         lambda: httpx.post(
             live + "/api/v1/skills",
             json=publish_body("contested", "1.0.0", a_files),
-            headers=_auth(alice),
+            headers=auth_header(alice),
             timeout=60,
         ),
         # A higher version: before the fix it landed in Alice's skill and took latest.
         lambda: httpx.post(
             live + "/api/v1/skills",
             json=publish_body("contested", "2.0.0", b_files),
-            headers=_auth(bob),
+            headers=auth_header(bob),
             timeout=60,
         ),
     )
@@ -115,21 +95,18 @@ def test_identical_concurrent_publishes_both_get_the_first_answer(
         done = httpx.post(
             live + "/api/v1/skills",
             json=publish_body("twice", "0.9.0", first),
-            headers=_auth(token),
+            headers=auth_header(token),
         )
         assert done.status_code == 200
-    barrier = threading.Barrier(2, timeout=60)
-    real = publish_module.check_files
-
-    def meeting(*args: Any, **kwargs: Any) -> Any:
-        barrier.wait()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(publish_module, "check_files", meeting)
+    meet_in_checks(monkeypatch)
     files = [upload(live, token, "SKILL.md", skill_md("twice", "Said twice."))]
     body = publish_body("twice", "1.0.0", files)
     answers = race(
-        *[lambda: httpx.post(live + "/api/v1/skills", json=body, headers=_auth(token), timeout=60)]
+        *[
+            lambda: httpx.post(
+                live + "/api/v1/skills", json=body, headers=auth_header(token), timeout=60
+            )
+        ]
         * 2
     )
     assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
@@ -137,3 +114,28 @@ def test_identical_concurrent_publishes_both_get_the_first_answer(
     with hub.db.session() as session:
         rows = session.query(Version).filter_by(version="1.0.0").all()
     assert len(rows) == 1 and str(rows[0].id) == answers[0].json()["versionId"]
+
+
+def test_different_content_for_one_version_at_once_is_still_a_conflict(
+    live: str, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = [upload(live, token, "SKILL.md", skill_md("clash", "One text."))]
+    other = [upload(live, token, "SKILL.md", skill_md("clash", "Another text."))]
+    meet_in_checks(monkeypatch)
+    answers = race(
+        *[
+            (
+                lambda files=files: httpx.post(
+                    live + "/api/v1/skills",
+                    json=publish_body("clash", "1.0.0", files),
+                    headers=auth_header(token),
+                    timeout=60,
+                )
+            )
+            for files in (one, other)
+        ]
+    )
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    assert next(a.text for a in answers if a.status_code == 409) == (
+        "Version 1.0.0 of clash already exists"
+    )
