@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -226,6 +227,9 @@ def test_hold_and_delete_take_versions_out_and_keep_latest_sane(
         catalog.delete_skill(session, "tool", None, actor="root", reason="retired")
     assert client.get("/api/v1/skills/tool").status_code == 404
     assert client.get("/api/v1/search", params={"q": "helpful tool"}).json()["results"] == []
+    # A deleted skill's slug is not handed out again, to its owner or anyone else.
+    with pytest.raises(PublishFailed, match="Skill tool was deleted; publish under another slug"):
+        publish(client, token, folder, version="3.0.0")
 
 
 def test_multipart_publish_with_payload_and_files(client: TestClient, token: str) -> None:
@@ -291,7 +295,7 @@ def test_stale_upload_tickets_are_refused_and_swept(
     assert old not in left and len(left) == 1
 
 
-def _public_words(client: TestClient, slug: str) -> list[object]:
+def _public_words(client: TestClient, slug: str) -> list[Any]:
     """What anyone sees of a skill: detail, list, search and trending rows."""
     skill = client.get(f"/api/v1/skills/{slug}").json()["skill"]
     listed = [i for i in client.get("/api/v1/skills").json()["items"] if i["slug"] == slug]

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from skillbook.hub import checks
 from skillbook.hub import publish as publish_module
 from skillbook.hub.app import create_app
 from skillbook.hub.http import Hub
@@ -34,7 +35,7 @@ def live(hub: Hub) -> Iterator[str]:
 def meet_in_checks(monkeypatch: pytest.MonkeyPatch) -> threading.Barrier:
     """From now on two publishes wait for each other in the checks (after the early decisions)."""
     barrier = threading.Barrier(2, timeout=60)
-    real: Callable[..., Any] = publish_module.check_files
+    real: Callable[..., Any] = checks.check_files
 
     def meeting(*args: Any, **kwargs: Any) -> Any:
         barrier.wait()
