@@ -8,7 +8,10 @@ answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
 
 Every version is validated (the registry's mode; errors refuse it) and scanned
 (findings at the hold severity, ``high`` by default, hold it: ``publicationStatus:
-"pending"`` until an admin releases it). A retried publish of the same files answers as the first did.
+"pending"`` until an admin releases it). Who owns a new slug is decided by its unique
+index in the transaction that writes the version, so two replicas cannot both claim
+it. A retried publish of the same files answers as the first did, also when the two
+arrive at once.
 """
 
 from __future__ import annotations
