@@ -20,7 +20,7 @@ from skillbook.hub.http import Hub
 from skillbook.hub.settings import HubSettings
 
 from .conftest import GENEROUS
-from .helpers import CRITICAL_LINE, LiveServer, make_skill
+from .helpers import CRITICAL_LINE, HIGH_LINE, LiveServer, make_skill
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -53,7 +53,7 @@ def live(state: Path) -> Iterator[LiveServer]:
 
 
 def test_migrate_and_tokens_default_to_the_state_dir(state: Path) -> None:
-    assert run("registry", "migrate").output == "schema at revision 0001\n"
+    assert run("registry", "migrate").output == "schema at revision 0002\n"
     assert (state / "registry" / "metadata.sqlite3").is_file()
     created = run("registry", "token", "create", "@Alice", "--label", "laptop", "--json")
     token = json.loads(created.output)
@@ -102,6 +102,14 @@ def test_publish_hold_release_delete_and_the_audit_log(
     again = run("registry", "release", "tool", "1.1.0", "--reason", "twice")
     assert again.exit_code == 2 and "tool@1.1.0 is published, not held" in again.output
     assert run("registry", "held").output == "No held versions.\n"
+    # The default hold severity is high: a high-only finding is held and listed too.
+    make_skill(folder, "tool", "A helpful tool.", body=HIGH_LINE)
+    assert run("publish", str(folder), "--version", "1.2.0", env=env).exit_code == 1
+    high = json.loads(run("registry", "held", "--json").output)["held"]
+    assert [(h["version"], [f["severity"] for f in h["findings"]]) for h in high] == [
+        ("1.2.0", ["high"])
+    ]
+    assert run("registry", "delete", "tool", "1.2.0", "--reason", "not this").exit_code == 0
     rolled = run("registry", "tag", "tool", "1.0.0", "latest", "--reason", "roll back")
     assert rolled.output == "tool: latest -> 1.0.0\n"
     detail = httpx.get(live.url + "/api/v1/skills/tool").json()
@@ -111,19 +119,21 @@ def test_publish_hold_release_delete_and_the_audit_log(
     missing = run("registry", "release", "tool", "9.9.9", "--reason", "x")
     assert missing.exit_code == 2 and "no version" in missing.output
     deleted = run("registry", "delete", "tool", "--reason", "retired")
-    assert deleted.output == "deleted tool@1.0.0\ndeleted tool@1.1.0\n"
+    assert deleted.output == "deleted tool@1.0.0\ndeleted tool@1.1.0\ndeleted tool@1.2.0\n"
     entries = json.loads(run("registry", "audit", "--json").output)["entries"]
     assert [e["action"] for e in entries] == [
         "delete",
         "hold",
         "tag",
+        "delete",
+        "publish",
         "release",
         "publish",
         "publish",
         "token-create",
     ]
-    assert entries[3]["detail"]["reason"] == "reviewed" and entries[3]["actor"].startswith("cli")
-    assert "release" in run("registry", "audit", "-n", "4").output
+    assert entries[5]["detail"]["reason"] == "reviewed" and entries[5]["actor"].startswith("cli")
+    assert "release" in run("registry", "audit", "-n", "6").output
 
 
 def test_publish_needs_a_registry_and_a_token(state: Path, tmp_path: Path) -> None:

@@ -12,15 +12,17 @@ import io
 import json
 import os
 import subprocess
+import threading
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-from .helpers import fresh_rate_window, make_skill
+from .helpers import auth_header, fresh_rate_window, make_skill, publish_body, skill_md, upload
 from .processes import (
     S3_ENV,
     Postgres,
@@ -60,8 +62,17 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         store = ["--db", pg.url, "--blobs", f"s3://skills/registry?endpoint_url={s3_url}"]
         urls = []
         for _ in range(2):
+            # The proxy (and this test, standing in for it) connects from 127.0.0.1.
             proc, url = serve_registry(
-                root, env, *store, "--search", "bm25", "--limit", "read.ip=40"
+                root,
+                env,
+                *store,
+                "--search",
+                "bm25",
+                "--limit",
+                "read.ip=40",
+                "--forwarded-allow-ips",
+                "127.0.0.1",
             )
             started.append(proc)
             urls.append(url)
@@ -213,3 +224,94 @@ def test_uvicorn_workers_of_one_server_share_its_database(tmp_path: Path) -> Non
         assert proc.output().count("Started server process") == 2
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize(
+    ("trusted", "expected"),
+    [((), [200, 200, 200, 429, 429, 429]), (("--forwarded-allow-ips", "127.0.0.1"), [200] * 6)],
+    ids=["no-proxy-named", "loopback-named"],
+)
+def test_x_forwarded_for_counts_only_from_a_named_proxy(
+    tmp_path: Path, trusted: tuple[str, ...], expected: list[int]
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+    # uvicorn reads this when told nothing: it must not widen what the server trusts.
+    env.update(HOME=str(tmp_path), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+    env["FORWARDED_ALLOW_IPS"] = "*"
+    proc, url = serve_registry(tmp_path, env, "--search", "bm25", "--limit", "read.ip=3", *trusted)
+    try:
+        fresh_rate_window(5)
+        # Six addresses, two requests each: believed, each has its own budget of 3;
+        # not believed, they are all 127.0.0.1's and the fourth request is over.
+        answers = [
+            httpx.get(url + "/api/v1/skills", headers={"X-Forwarded-For": f"203.0.113.{i // 2}"})
+            for i in range(6)
+        ]
+        assert len({a.headers["X-RateLimit-Reset"] for a in answers}) == 1, "burst left its window"
+        assert [a.status_code for a in answers] == expected
+    finally:
+        proc.stop()
+
+
+def _race_on_replicas(
+    calls: list[tuple[str, str, dict[str, object]]],
+) -> list[httpx.Response]:
+    """POST each ``(replica, token, body)`` publish at the same moment, one thread each."""
+    gate = threading.Barrier(len(calls), timeout=60)
+
+    def send(replica: str, token: str, body: dict[str, object]) -> httpx.Response:
+        with httpx.Client(timeout=120) as client:
+            gate.wait()
+            return client.post(replica + "/api/v1/skills", json=body, headers=auth_header(token))
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return [f.result() for f in [pool.submit(send, *call) for call in calls]]
+
+
+def _tokens(deployment: Deployment, *handles: str) -> list[str]:
+    return [
+        skillbook(
+            "registry", "token", "create", h, *deployment.store_args, env=deployment.env
+        ).stdout.strip()
+        for h in handles
+    ]
+
+
+#: Slugs raced per test: each race is a fresh chance for the two replicas to disagree.
+ROUNDS = 6
+
+
+def test_two_handles_racing_on_two_replicas_one_owns_each_slug(deployment: Deployment) -> None:
+    first, second = deployment.replicas
+    alice, bob = _tokens(deployment, "race-alice", "race-bob")
+    for n in range(ROUNDS):
+        slug = f"contested-{n}"
+        a_files = [upload(first, alice, "SKILL.md", skill_md(slug, "Alice's tool."))]
+        b_files = [upload(second, bob, "SKILL.md", skill_md(slug, "Bob's tool."))]
+        answers = _race_on_replicas(
+            [
+                (first, alice, publish_body(slug, "1.0.0", a_files)),
+                (second, bob, publish_body(slug, "2.0.0", b_files)),
+            ]
+        )
+        assert sorted(a.status_code for a in answers) == [200, 403], [a.text for a in answers]
+        won = 0 if answers[0].status_code == 200 else 1
+        owner, version = [("race-alice", "1.0.0"), ("race-bob", "2.0.0")][won]
+        assert answers[1 - won].text == f"Skill {slug} belongs to @{owner}"
+        detail = httpx.get(second + f"/api/v1/skills/{slug}").json()
+        assert (detail["owner"]["handle"], detail["latestVersion"]["version"]) == (owner, version)
+        listed = httpx.get(first + f"/api/v1/skills/{slug}/versions").json()["items"]
+        assert [v["version"] for v in listed] == [version]
+
+
+def test_identical_publishes_on_two_replicas_answer_alike(deployment: Deployment) -> None:
+    first, second = deployment.replicas
+    (token,) = _tokens(deployment, "race-twice")
+    for n in range(ROUNDS):
+        slug = f"twice-{n}"
+        body = publish_body(
+            slug, "1.0.0", [upload(first, token, "SKILL.md", skill_md(slug, "Once."))]
+        )
+        answers = _race_on_replicas([(first, token, body), (second, token, body)])
+        assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+        assert answers[0].json() == answers[1].json()

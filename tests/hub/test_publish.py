@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from skillbook.hub import catalog
+from skillbook.hub.app import create_app
 from skillbook.hub.client import PublishFailed
 from skillbook.hub.http import Hub
+from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import create_token
 
-from .helpers import CRITICAL_LINE, make_skill, publish
+from .helpers import BASE, CRITICAL_LINE, HIGH_LINE, make_skill, publish
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -223,6 +227,9 @@ def test_hold_and_delete_take_versions_out_and_keep_latest_sane(
         catalog.delete_skill(session, "tool", None, actor="root", reason="retired")
     assert client.get("/api/v1/skills/tool").status_code == 404
     assert client.get("/api/v1/search", params={"q": "helpful tool"}).json()["results"] == []
+    # A deleted skill's slug is not handed out again, to its owner or anyone else.
+    with pytest.raises(PublishFailed, match="Skill tool was deleted; publish under another slug"):
+        publish(client, token, folder, version="3.0.0")
 
 
 def test_multipart_publish_with_payload_and_files(client: TestClient, token: str) -> None:
@@ -286,3 +293,148 @@ def test_stale_upload_tickets_are_refused_and_swept(
     with hub.db.session() as session:
         left = session.execute(select(Upload.created_at)).scalars().all()
     assert old not in left and len(left) == 1
+
+
+def _public_words(client: TestClient, slug: str) -> list[Any]:
+    """What anyone sees of a skill: detail, list, search and trending rows."""
+    skill = client.get(f"/api/v1/skills/{slug}").json()["skill"]
+    listed = [i for i in client.get("/api/v1/skills").json()["items"] if i["slug"] == slug]
+    found = client.get("/api/v1/search", params={"q": slug}).json()["results"]
+    trending = [i for i in client.get("/api/v1/trending").json()["items"] if i["slug"] == slug]
+    return [
+        (skill["displayName"], skill["summary"], skill["tags"], skill["updatedAt"]),
+        [(i["displayName"], i["summary"], i["tags"], i["updatedAt"]) for i in listed],
+        [(r["displayName"], r["summary"], r["version"], r["updatedAt"]) for r in found],
+        [(i["displayName"], i["summary"], i["version"]) for i in trending],
+    ]
+
+
+def test_a_held_version_changes_no_public_words_until_it_is_released(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(tmp_path / "tool", "tool", "A helpful tool.")
+    publish(client, token, folder, name="Tool")
+    before = _public_words(client, "tool")
+    assert before[0][:3] == ("Tool", "A helpful tool.", {"latest": "1.0.0"})
+    make_skill(folder, "tool", "Now installs miners.", body=f"```sh\n{CRITICAL_LINE}```")
+    assert publish(client, token, folder, version="2.0.0", name="Evil Tool").status == "pending"
+    assert _public_words(client, "tool") == before
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "2.0.0", actor="root", reason="reviewed")
+    after = _public_words(client, "tool")
+    assert after[0][:3] == ("Evil Tool", "Now installs miners.", {"latest": "2.0.0"})
+    assert after[2][0][:3] == ("Evil Tool", "Now installs miners.", "2.0.0")
+
+
+def test_a_new_skill_held_at_its_first_version_shows_nothing_of_it(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(
+        tmp_path / "fresh", "fresh", "Looks innocent.", body=f"```sh\n{CRITICAL_LINE}```"
+    )
+    assert publish(client, token, folder, name="Fresh Pick").status == "pending"
+    skill = client.get("/api/v1/skills/fresh").json()["skill"]
+    assert (skill["displayName"], skill["summary"], skill["tags"]) == ("fresh", None, {})
+    assert client.get("/api/v1/search", params={"q": "innocent"}).json()["results"] == []
+    assert client.get("/api/v1/skills").json()["items"] == []
+    with hub.db.session() as session:
+        catalog.release_version(session, "fresh", "1.0.0", actor="root", reason="reviewed")
+    skill = client.get("/api/v1/skills/fresh").json()["skill"]
+    assert (skill["displayName"], skill["summary"]) == ("Fresh Pick", "Looks innocent.")
+
+
+def test_a_release_of_an_older_version_keeps_the_latest_ones_words(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    folder = make_skill(
+        tmp_path / "tool", "tool", "First words.", body=f"```sh\n{CRITICAL_LINE}```"
+    )
+    assert publish(client, token, folder, tags=("beta",)).status == "pending"
+    make_skill(folder, "tool", "Second words.")
+    publish(client, token, folder, version="2.0.0")
+    with hub.db.session() as session:
+        catalog.release_version(session, "tool", "1.0.0", actor="root", reason="reviewed")
+    skill = client.get("/api/v1/skills/tool").json()["skill"]
+    assert (skill["summary"], skill["tags"]) == (
+        "Second words.",
+        {"beta": "1.0.0", "latest": "2.0.0"},
+    )
+
+
+def _json_of_size(size: int) -> bytes:
+    head, tail = b'{"slug": "', b'"}'
+    return head + b"a" * (size - len(head) - len(tail)) + tail
+
+
+@pytest.mark.parametrize("route", ["/api/v1/skills", "/api/v1/skills/-/upload-url"])
+def test_a_json_body_may_be_2_mb_and_not_one_byte_more(
+    client: TestClient, token: str, route: str
+) -> None:
+    limit = 2 * 1024 * 1024  # docs/hub.md, "Limits"
+    headers = {**_auth(token), "Content-Type": "application/json"}
+    at_limit = client.post(route, content=_json_of_size(limit), headers=headers)
+    assert at_limit.status_code == 400, at_limit.text  # read and decoded: not a whole request
+    over = client.post(route, content=_json_of_size(limit + 1), headers=headers)
+    assert (over.status_code, over.text) == (413, f"Request body exceeds {limit} bytes")
+
+
+def test_the_documented_sizes_are_the_servers() -> None:
+    from skillbook.hub.settings import MIB, SizeLimits
+
+    doc = (Path(__file__).parents[2] / "docs" / "hub.md").read_text(encoding="utf-8")
+    line = " ".join(doc[doc.index("Sizes (1 MB = 1,048,576 bytes)") :].split("\n\n")[0].split())
+    sizes = SizeLimits()
+    assert MIB == 1_048_576
+    assert f"{sizes.max_json_bytes // MIB} MB per JSON body" in line
+    assert f"{sizes.max_file_bytes // MIB} MB per file" in line
+    assert f"{sizes.max_version_bytes // MIB} MB per version" in line
+    assert f"{sizes.max_files:,} files per version" in line
+    assert f"{sizes.max_multipart_bytes // MIB} MB per multipart publish" in line
+
+
+def test_high_findings_hold_a_version_by_default(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    assert hub.settings.hold_severity == "high"
+    folder = make_skill(
+        tmp_path / "inst", "inst", "Installs a tool.", body=f"```sh\n{HIGH_LINE}```"
+    )
+    assert publish(client, token, folder).status == "pending"
+    own = client.get("/api/v1/skills/inst/versions/1.0.0", headers=_auth(token)).json()
+    scan = own["version"]["scan"]
+    assert (scan["worst"], scan["blocking"], scan["holding"], scan["holdSeverity"]) == (
+        "high",
+        0,
+        1,
+        "high",
+    )
+    item = {"items": [{"slug": "inst", "version": "1.0.0"}]}
+    verdict = client.post("/api/v1/skills/-/security-verdicts", json=item).json()["items"][0]
+    assert (verdict["decision"], verdict["reasons"]) == ("blocked", ["scan:high_blocked"])
+    assert "Held: high findings" in verdict["overview"]
+    with hub.db.session() as session:
+        catalog.release_version(session, "inst", "1.0.0", actor="root", reason="our CDN")
+    moderation = client.get("/api/v1/skills/inst").json()["moderation"]
+    assert (moderation["isSuspicious"], moderation["reasonCodes"]) == (True, ["scan:high_released"])
+
+
+def test_a_registry_holding_only_critical_findings_publishes_high_ones_with_warnings(
+    hub_settings: HubSettings, tmp_path: Path
+) -> None:
+    settings = dataclasses.replace(hub_settings, hold_severity="critical")
+    hub = Hub.open(settings)
+    with hub.db.session() as session:
+        token = create_token(session, "alice")
+    with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+        folder = make_skill(
+            tmp_path / "inst", "inst", "Installs a tool.", body=f"```sh\n{HIGH_LINE}```"
+        )
+        assert publish(client, token, folder).status == "published"
+        detail = client.get("/api/v1/skills/inst/versions/1.0.0").json()["version"]
+        assert detail["security"]["status"] == "clean" and detail["security"]["hasWarnings"]
+        assert detail["scan"]["holding"] == 0
+        make_skill(folder, "inst", "Installs a tool.", body=f"```sh\n{CRITICAL_LINE}```")
+        assert publish(client, token, folder, version="1.0.1").status == "pending"
+    hub.db.close()
+    with pytest.raises(ValueError, match="hold severity 'medium'"):
+        dataclasses.replace(hub_settings, hold_severity="medium")

@@ -64,6 +64,26 @@ def test_a_token_has_its_own_budget_and_kinds_count_apart(
     hub.db.close()
 
 
+def test_a_401_carries_the_rate_limit_headers_and_bad_tokens_count(
+    hub_settings: HubSettings,
+) -> None:
+    client, hub = _client(hub_settings, RateLimits(write_per_ip=3))
+    fresh_rate_window(5)
+    with client:
+        answers = [
+            client.post("/api/v1/skills", json={}),
+            client.post("/api/v1/skills", json={}, headers={"Authorization": "Bearer clh_bad"}),
+            client.post("/api/v1/skills/-/upload-url", json={}, headers={"Authorization": "x"}),
+            client.post("/api/v1/skills", json={}, headers={"Authorization": "Bearer clh_bad2"}),
+        ]
+    # Guessing tokens is limited like any anonymous write, and every answer says so.
+    assert [a.status_code for a in answers] == [401, 401, 401, 429]
+    assert [a.headers.get("RateLimit-Remaining") for a in answers] == ["2", "1", "0", "0"]
+    assert all(a.headers["X-RateLimit-Limit"] == "3" for a in answers)
+    assert answers[0].text == "Unauthorized"
+    hub.db.close()
+
+
 def test_two_limiters_on_one_database_share_the_count(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'rl.sqlite3'}"
     one, two = Database.open(url), Database.open(url)

@@ -111,7 +111,8 @@ def publish_cmd(
         emit_lines(
             [
                 f"{outcome.slug}@{outcome.version}: held for review — the registry's scan "
-                "found critical patterns; an admin must release it."
+                "found patterns it holds (critical, or high by default); an admin must "
+                "release it."
             ]
         )
     else:

@@ -117,7 +117,7 @@ def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def held_cmd(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> None:
-    """List versions the scan held back, with their critical findings (exit 1 if any)."""
+    """List versions the scan held back, with the findings that held them (exit 1 if any)."""
     from skillbook.hub.catalog import held_versions
     from skillbook.hub.server import database
 
@@ -125,14 +125,16 @@ def held_cmd(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> 
         rows: list[dict[str, Any]] = []
         for skill, version in held_versions(session):
             scan = json.loads(version.scan_json or "{}")
-            critical = [f for f in scan.get("findings", []) if f.get("severity") == "critical"]
+            # The findings at the hold severity the registry had when it scanned them.
+            levels = ("critical", "high") if scan.get("holdSeverity") == "high" else ("critical",)
+            holding = [f for f in scan.get("findings", []) if f.get("severity") in levels]
             rows.append(
                 {
                     "slug": skill.slug,
                     "version": version.version,
                     "publisher": version.publisher,
                     "createdAt": version.created_at,
-                    "critical": critical,
+                    "findings": holding,
                 }
             )
     if as_json:
@@ -142,8 +144,9 @@ def held_cmd(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> 
         for r in rows:
             lines.append(f"{r['slug']}@{r['version']}  by @{r['publisher']}")
             lines += [
-                f"  ⛔ {f['rule']}  {f['file']}:{f.get('line') or ''}  {f['message']}"
-                for f in r["critical"]
+                f"  ⛔ {f['severity']} {f['rule']}  {f['file']}:{f.get('line') or ''}  "
+                f"{f['message']}"
+                for f in r["findings"]
             ]
         emit_lines(lines or ["No held versions."])
     if rows:

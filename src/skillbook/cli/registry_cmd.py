@@ -131,10 +131,19 @@ def registry_cmd() -> None:
     "(kinds read, download, write; scopes ip, token; 0 = unlimited). Repeatable.",
 )
 @click.option(
-    "--forwarded-allow-ips",
-    default="127.0.0.1",
+    "--hold-severity",
+    type=click.Choice(["high", "critical"]),
+    default="high",
     show_default=True,
-    help="Proxies whose X-Forwarded-For is trusted for the client address.",
+    help="Scan findings of this severity or worse hold a version until an admin "
+    "releases it (`skillbook registry held`).",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default="",
+    metavar="IPS",
+    help="Proxies (comma-separated addresses, * for any) whose X-Forwarded-For names the "
+    "client; default none: the connecting address counts, 127.0.0.1 included.",
 )
 @click.pass_obj
 def serve_cmd(
@@ -148,6 +157,7 @@ def serve_cmd(
     validate_mode: str,
     search_backend: str,
     limits: tuple[str, ...],
+    hold_severity: str,
     forwarded_allow_ips: str,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API) until interrupted."""
@@ -168,6 +178,7 @@ def serve_cmd(
         validate_mode=validate_mode,
         search_backend=search_backend,
         rate_limits=rates,
+        hold_severity=hold_severity,
         index_dir=str(obj.settings().paths.state_dir / "registry" / "index"),
     )
     from skillbook.hub.server import Listen, serve

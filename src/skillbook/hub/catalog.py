@@ -37,6 +37,7 @@ __all__ = [
     "hold_version",
     "latest_version",
     "list_audit",
+    "make_public",
     "move_tags",
     "published",
     "release_version",
@@ -143,6 +144,29 @@ def move_tags(session: Session, skill: Skill, version: Version, tags: Iterable[s
             existing.version_id = version.id
 
 
+def make_public(session: Session, skill: Skill, version: Version, tags: Iterable[str]) -> None:
+    """Move ``tags`` to a version that has just become visible (published or released).
+
+    The skill's public words (display name, summary) and its ``updatedAt`` follow the
+    version only when it is now the one ``latest`` means: they describe what a client
+    installs. A held version never gets here, so it cannot change them.
+    """
+    session.flush()
+    session.refresh(skill, ["versions", "tags"])
+    move_tags(session, skill, version, tags)
+    session.flush()
+    session.refresh(skill, ["tags"])
+    if latest_version(skill) is not version:
+        return
+    from skillbook.parse import parse_skill_text
+
+    if version.display_name:
+        skill.display_name = version.display_name
+    description = parse_skill_text(version.skill_md).description
+    skill.summary = description or skill.summary
+    skill.updated_at = now_ms()
+
+
 def _version_of(session: Session, slug: str, version: str) -> tuple[Skill, Version]:
     skill = find_skill(session, slug)
     if skill is None:
@@ -163,9 +187,8 @@ def release_version(
     row.status = PUBLISHED
     row.released_by = actor
     row.released_at = now_ms()
-    move_tags(session, skill, row, json.loads(row.pending_tags or "[]"))
+    make_public(session, skill, row, json.loads(row.pending_tags or "[]"))
     row.pending_tags = "[]"
-    skill.updated_at = now_ms()
     bump_generation(session)
     audit(
         session,

@@ -3,7 +3,8 @@
 Input: the version's files as ``(path, bytes)`` and the registry's validate mode.
 Output: :class:`CheckResult` — the validation diagnostics (errors refuse the
 publish), the scan findings with paths relative to the skill, and whether a
-critical finding holds the version until an admin releases it. The files are
+finding at the registry's hold severity (``high`` by default, else ``critical``)
+or worse holds the version until an admin releases it. The files are
 written to a private temporary folder for the two checks and removed afterwards.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.security import rules_version, scan_path
 from skillbook.security.findings import ScanReport
+from skillbook.security.findings import Severity as ScanSeverity
 from skillbook.validate import validate_path
 
 __all__ = ["CheckResult", "check_files", "scan_summary"]
@@ -52,8 +54,12 @@ def _relative(d: Diagnostic, root: Path) -> Diagnostic:
     return dataclasses.replace(d, path=rel)
 
 
-def scan_summary(report: ScanReport, root: Path) -> dict[str, Any]:
-    """The scan as the registry stores and serves it: relative paths, counts, verdict."""
+def scan_summary(report: ScanReport, root: Path, hold: str = "critical") -> dict[str, Any]:
+    """The scan as the registry stores and serves it: relative paths, counts, verdict.
+
+    ``blocking`` counts the critical findings (what blocks an install); ``holding``
+    the findings at ``hold`` or worse (what held the version for review).
+    """
     findings = []
     for f in report.findings:
         item = f.to_json()
@@ -69,11 +75,15 @@ def scan_summary(report: ScanReport, root: Path) -> dict[str, Any]:
         "counts": report.counts(),
         "worst": str(report.worst()) if report.worst() else None,
         "blocking": len(report.blocking()),
+        "holdSeverity": hold,
+        "holding": len(report.at_least(ScanSeverity(hold))),
         "findings": findings,
     }
 
 
-def check_files(files: Sequence[tuple[str, bytes]], *, slug: str, mode: str) -> CheckResult:
+def check_files(
+    files: Sequence[tuple[str, bytes]], *, slug: str, mode: str, hold: str = "high"
+) -> CheckResult:
     """Validate and scan the files of one version (written to a temporary folder).
 
     The folder is named after the slug: strict mode wants the name to match it.
@@ -89,11 +99,11 @@ def check_files(files: Sequence[tuple[str, bytes]], *, slug: str, mode: str) -> 
                 out.write(data)
         validation = [_relative(d, root) for d in validate_path(root, mode=mode).diagnostics]
         report = scan_path(root)
-        scan = scan_summary(report, root)
+        scan = scan_summary(report, root, hold)
     worst = report.worst()
     return CheckResult(
         validation=tuple(validation),
         scan=json.loads(json.dumps(scan)),
         worst=str(worst) if worst else None,
-        held=bool(report.blocking()),
+        held=bool(report.at_least(ScanSeverity(hold))),
     )

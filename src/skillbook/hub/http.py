@@ -169,18 +169,19 @@ def route(
         if token is not None:
             with hub.db.session() as session:
                 caller = authenticate(session, token)
-            if caller is None and auth:
-                raise HttpError(401, "Unauthorized")
         if caller is not None:
             subject = caller.token_hash[:32]
         else:
+            # A missing or wrong token counts against the address: guessing tokens is
+            # limited like any other anonymous traffic.
             subject = request.client.host if request.client else "unknown"
         decision = hub.limiter.hit(kind, subject, token=caller is not None)
+        headers = decision.headers() if decision is not None else {}
         if decision is not None and not decision.allowed:
             who = "token" if caller else "address"
-            raise HttpError(429, f"Rate limit exceeded for this {who}", decision.headers())
+            raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
         if auth and caller is None:
-            raise HttpError(401, "Unauthorized")
+            raise HttpError(401, "Unauthorized", headers)
         return caller, decision
 
     async def endpoint(request: Request) -> Response:
@@ -189,9 +190,14 @@ def route(
         try:
             caller, decision = await run_in_threadpool(admit, request, hub)
             body = b""
+            form = multipart and request.headers.get("content-type", "").startswith("multipart/")
             if body_limit is not None:
-                body = await _read_body(request, body_limit(hub.settings))
-            if multipart and request.headers.get("content-type", "").startswith("multipart/"):
+                limit = body_limit(hub.settings)
+                if multipart and not form:
+                    # The JSON publish names uploaded files; only a form carries their bytes.
+                    limit = min(limit, hub.settings.sizes.max_json_bytes)
+                body = await _read_body(request, limit)
+            if form:
                 request._body = body  # the form parser reads the body we already bounded
                 request.state.multipart = await _form(request, hub.settings)
                 body = b""

@@ -77,6 +77,9 @@ class Version(Base):
     archive_size: Mapped[int] = mapped_column(BigInteger)
     #: SKILL.md as published: the search index reads it.
     skill_md: Mapped[str] = mapped_column(Text)
+    #: The display name the publish asked for; the skill shows it once this version is
+    #: public and latest (a held version's waits for its release).
+    display_name: Mapped[str | None] = mapped_column(String(256), nullable=True)
     #: The scan report (``checks.ScanSummary`` as JSON) and the validation diagnostics.
     scan_json: Mapped[str] = mapped_column(Text)
     scan_worst: Mapped[str | None] = mapped_column(String(16), nullable=True)

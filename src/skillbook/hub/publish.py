@@ -7,8 +7,11 @@ answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
 :class:`~skillbook.errors.HubError` with the HTTP status and a short plain-text message.
 
 Every version is validated (the registry's mode; errors refuse it) and scanned
-(critical findings hold it: ``publicationStatus: "pending"`` until an admin
-releases it). A retried publish of the same files answers as the first did.
+(findings at the hold severity, ``high`` by default, hold it: ``publicationStatus:
+"pending"`` until an admin releases it). Who owns a new slug is decided by its unique
+index in the transaction that writes the version, so two replicas cannot both claim
+it. A retried publish of the same files answers as the first did, also when the two
+arrive at once.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from typing import Any, Final
 
 import msgspec
 from sqlalchemy import delete, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from skillbook.errors import HubError, HubNotFound
 from skillbook.hub import catalog
@@ -33,7 +38,7 @@ from skillbook.hub.blobs import BlobStore
 from skillbook.hub.checks import check_files
 from skillbook.hub.db import Database
 from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
-from skillbook.hub.models import HELD, PUBLISHED, Skill, Upload, Version, VersionFile
+from skillbook.hub.models import DELETED, HELD, PUBLISHED, Skill, Upload, Version, VersionFile
 from skillbook.hub.semver_tags import is_semver, valid_tag
 from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import Caller, now_ms
@@ -255,17 +260,14 @@ def publish_version(
         files = _gather(session, blobs, caller, req, settings, direct)
     key = _publish_key(req, files)
     with db.session() as session:
+        # An early answer that spares the checks; the write below decides again.
         skill = catalog.find_skill(session, slug)
         if skill is not None:
-            if skill.owner_handle != owner and not caller.admin:
-                raise HubError(403, f"Skill {slug} belongs to @{skill.owner_handle}")
-            existing = next((v for v in skill.versions if v.version == req.version), None)
-            if existing is not None:
-                if existing.publish_key == key and existing.status != "deleted":
-                    return _answer(skill, existing)
-                raise HubError(409, f"Version {req.version} of {slug} already exists")
+            done = _decide_existing(skill, owner, caller, req.version, key)
+            if done is not None:
+                return done
     pairs = [(p, d) for p, d, _ in files.entries]
-    checks = check_files(pairs, slug=slug, mode=settings.validate_mode)
+    checks = check_files(pairs, slug=slug, mode=settings.validate_mode, hold=settings.hold_severity)
     if not checks.valid:
         errors = [d for d in checks.validation if d.severity == "error"]
         detail = "; ".join(f"[{d.code}] {d.message}" for d in errors[:5])
@@ -282,26 +284,13 @@ def publish_version(
     parsed = parse_skill_text(skill_md)
     held = checks.held
     now = now_ms()
+    display = (req.displayName or "").strip() or parsed.name or slug
     try:
         with db.session() as session:
-            skill = catalog.find_skill(session, slug)
-            display = (req.displayName or "").strip() or parsed.name or slug
-            if skill is None:
-                skill = Skill(
-                    slug=slug,
-                    owner_handle=owner,
-                    display_name=display,
-                    summary=parsed.description or None,
-                    created_at=now,
-                    updated_at=now,
-                    downloads=0,
-                )
-                session.add(skill)
-                session.flush()
-            else:
-                skill.display_name = display
-                skill.summary = parsed.description or skill.summary
-                skill.updated_at = now
+            skill = _claim_skill(session, slug, owner, now)
+            done = _decide_existing(skill, owner, caller, req.version, key)
+            if done is not None:
+                return done
             version = Version(
                 skill_id=skill.id,
                 version=req.version,
@@ -314,6 +303,7 @@ def publish_version(
                 archive_sha256=archive_key,
                 archive_size=len(archive),
                 skill_md=skill_md,
+                display_name=display,
                 scan_json=json.dumps(checks.scan),
                 scan_worst=checks.worst,
                 validation_json=json.dumps(checks.validation_json()),
@@ -333,8 +323,8 @@ def publish_version(
                     )
                 )
             if not held:
-                session.refresh(skill, ["tags"])
-                catalog.move_tags(session, skill, version, tags)
+                # A held version moves no tag and says nothing in public until released.
+                catalog.make_public(session, skill, version, tags)
             catalog.bump_generation(session)
             catalog.audit(
                 session,
@@ -345,11 +335,75 @@ def publish_version(
                 held=held,
                 scanWorst=checks.worst,
                 blocking=checks.scan["blocking"],
+                holding=checks.scan["holding"],
                 fingerprint=version.fingerprint,
                 tags=tags,
             )
             session.flush()
             return _answer(skill, version)
     except IntegrityError:
-        # Another replica published the same slug or version at the same moment.
+        # Not expected (the skill row is claimed and locked first); answer as the row
+        # that won would have answered, never with a bare server error.
+        with db.session() as session:
+            skill = catalog.find_skill(session, slug)
+            done = (
+                None if skill is None else _decide_existing(skill, owner, caller, req.version, key)
+            )
+        if done is not None:
+            return done
         raise HubError(409, f"Version {req.version} of {slug} already exists") from None
+
+
+def _decide_existing(
+    skill: Skill, owner: str, caller: Caller, version: str, key: str
+) -> dict[str, Any] | None:
+    """Refuse a publish into someone else's skill or over another version's content;
+    the first answer again for a retry of the same publish; None: go ahead."""
+    if skill.deleted_at is not None:
+        raise HubError(409, f"Skill {skill.slug} was deleted; publish under another slug")
+    if skill.owner_handle != owner and not caller.admin:
+        raise HubError(403, f"Skill {skill.slug} belongs to @{skill.owner_handle}")
+    existing = next((v for v in skill.versions if v.version == version), None)
+    if existing is None:
+        return None
+    if existing.publish_key == key and existing.status != DELETED:
+        return _answer(skill, existing)
+    raise HubError(409, f"Version {version} of {skill.slug} already exists")
+
+
+def _claim_skill(session: Session, slug: str, owner: str, now: int) -> Skill:
+    """The row of ``slug``, created for ``owner`` when new, locked for this transaction.
+
+    The unique index on ``skills.slug`` decides who owns a new slug: the insert that
+    does nothing on a conflict is the transaction's first statement, so of two
+    publishers racing for one slug exactly one creates the row and the other reads
+    it (owned by the first) in the transaction that would write its version. The
+    row stays locked until commit (SQLite: the write lock the insert took;
+    PostgreSQL: ``FOR UPDATE``), so publishes to one skill write one at a time and
+    each sees the versions and tags of the one before.
+    """
+    postgres = session.get_bind().dialect.name == "postgresql"
+    dialect_insert = pg_insert if postgres else sqlite_insert
+    session.execute(
+        dialect_insert(Skill)
+        .values(
+            slug=slug,
+            owner_handle=owner,
+            # Public words come from the first version made public, never a held one.
+            display_name=slug,
+            summary=None,
+            created_at=now,
+            updated_at=now,
+            downloads=0,
+        )
+        .on_conflict_do_nothing(index_elements=[Skill.slug])
+    )
+    query = (
+        select(Skill)
+        .where(Skill.slug == slug)
+        .options(selectinload(Skill.versions), selectinload(Skill.tags))
+        .execution_options(populate_existing=True)
+    )
+    if postgres:
+        query = query.with_for_update(of=Skill)
+    return session.execute(query).scalar_one()

@@ -15,7 +15,7 @@ from skillbook.hub.app import SETTINGS_ENV, create_app
 from skillbook.hub.db import Database, connect, migrate
 from skillbook.hub.settings import HubSettings
 
-__all__ = ["Listen", "prepare", "serve"]
+__all__ = ["Listen", "prepare", "serve", "uvicorn_options"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +23,9 @@ class Listen:
     host: str = "127.0.0.1"
     port: int = 8787
     workers: int = 1
-    #: Addresses whose ``X-Forwarded-For``/``-Proto`` are believed (the load balancer's).
-    forwarded_allow_ips: str = "127.0.0.1"
+    #: Addresses whose ``X-Forwarded-For``/``-Proto`` are believed (the load balancer's,
+    #: comma-separated); empty: none, the connecting address is the client's.
+    forwarded_allow_ips: str = ""
     log_level: str = "info"
 
 
@@ -41,19 +42,32 @@ def prepare(settings: HubSettings) -> str:
     return revision
 
 
+def uvicorn_options(listen: Listen) -> dict[str, object]:
+    """What uvicorn is told; forwarded headers only from the proxies ``listen`` names.
+
+    With none named the proxy-header middleware is left out: uvicorn would otherwise
+    trust ``FORWARDED_ALLOW_IPS`` from the environment or 127.0.0.1, and any local
+    process could pick the address its requests are rate-limited under.
+    """
+    trusted = ",".join(p.strip() for p in listen.forwarded_allow_ips.split(",") if p.strip())
+    options: dict[str, object] = {
+        "host": listen.host,
+        "port": listen.port,
+        "proxy_headers": bool(trusted),
+        "log_level": listen.log_level,
+        "server_header": False,
+    }
+    if trusted:
+        options["forwarded_allow_ips"] = trusted
+    return options
+
+
 def serve(settings: HubSettings, listen: Listen) -> None:
     """Serve until interrupted (blocks)."""
     import uvicorn
 
     prepare(settings)
-    common = {
-        "host": listen.host,
-        "port": listen.port,
-        "proxy_headers": True,
-        "forwarded_allow_ips": listen.forwarded_allow_ips,
-        "log_level": listen.log_level,
-        "server_header": False,
-    }
+    common = uvicorn_options(listen)
     if listen.workers <= 1:
         uvicorn.run(create_app(settings, migrate=False), **common)  # type: ignore[arg-type]
         return

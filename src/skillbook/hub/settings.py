@@ -17,6 +17,7 @@ from skillbook.mode import Mode
 
 __all__ = [
     "DEFAULT_DB_NAME",
+    "HOLD_SEVERITIES",
     "MIB",
     "HubSettings",
     "RateLimits",
@@ -25,6 +26,8 @@ __all__ = [
 ]
 
 MIB: Final = 1024 * 1024
+#: The scan severities a registry may hold versions at (``--hold-severity``).
+HOLD_SEVERITIES: Final = ("critical", "high")
 #: The SQLite file under ``<state dir>/registry/`` when no database URL is given.
 DEFAULT_DB_NAME: Final = "metadata.sqlite3"
 
@@ -82,11 +85,20 @@ class HubSettings:
     sizes: SizeLimits = field(default_factory=SizeLimits)
     #: Upload tickets older than this are refused at publish time.
     upload_ttl_seconds: int = 3600
+    #: Scan findings of this severity or worse hold a version for an admin's review.
+    #: ``high`` by default: a remote script piped into a shell from a named host, a
+    #: binary in the skill, a markdown image that carries data out are a reviewer's
+    #: call, not something a registry serves to a team unseen.
+    hold_severity: str = "high"
 
     def __post_init__(self) -> None:
         Mode.of(self.validate_mode)
         if self.search_backend not in ("hybrid", "bm25", "embedding"):
             raise ValueError(f"unknown search backend {self.search_backend!r}")
+        if self.hold_severity not in HOLD_SEVERITIES:
+            raise ValueError(
+                f"hold severity {self.hold_severity!r}: use one of {', '.join(HOLD_SEVERITIES)}"
+            )
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)

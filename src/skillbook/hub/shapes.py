@@ -100,14 +100,28 @@ def scan_of(version: Version) -> dict[str, Any]:
     return data
 
 
+def flagged(scan: dict[str, Any]) -> int:
+    """The findings that held the version (at the registry's hold severity or worse).
+
+    Versions scanned before the hold severity was recorded were held for criticals.
+    """
+    return int(scan.get("holding", scan.get("blocking", 0)) or 0)
+
+
+def hold_level(scan: dict[str, Any]) -> str:
+    """``critical`` or ``high``: what the reason codes and texts name for a hold."""
+    worst = scan.get("worst")
+    return worst if worst in ("critical", "high") else "critical"
+
+
 def security(version: Version) -> dict[str, Any]:
     """``version.security`` as ``clawhub inspect`` reads it, plus the scan counts."""
     scan = scan_of(version)
     counts = scan.get("counts", {})
     if version.status == HELD:
         status = "malicious"
-    elif scan.get("blocking"):
-        status = "suspicious"  # critical findings an admin released
+    elif flagged(scan):
+        status = "suspicious"  # findings that held it, released by an admin
     else:
         status = "clean"
     warnings = sum(int(counts.get(k, 0)) for k in ("critical", "high", "medium"))
@@ -124,12 +138,12 @@ def security(version: Version) -> dict[str, Any]:
 
 def moderation(version: Version | None, *, evidence: bool = False) -> dict[str, Any]:
     scan = scan_of(version) if version is not None else {}
-    suspicious = bool(scan.get("blocking"))
+    suspicious = bool(flagged(scan))
     out: dict[str, Any] = {
         "isSuspicious": suspicious,
         "isMalwareBlocked": False,
         "verdict": "suspicious" if suspicious else "clean",
-        "reasonCodes": ["scan:critical_released"] if suspicious else [],
+        "reasonCodes": [f"scan:{hold_level(scan)}_released"] if suspicious else [],
         "updatedAt": version.created_at if version is not None else None,
         "engineVersion": scan.get("rules"),
         "summary": overview(version) if version is not None else None,
@@ -208,10 +222,11 @@ def overview(version: Version) -> str:
     counts = scan.get("counts", {})
     found = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no findings"
     line = f"skillbook scanner ({scan.get('rules', '?')}): {scan.get('filesScanned', 0)} files, {found}."
+    level = hold_level(scan)
     if version.status == HELD:
-        return line + " Held: critical findings; not downloadable until an admin releases it."
+        return line + f" Held: {level} findings; not downloadable until an admin releases it."
     if version.released_by:
-        return line + f" Released despite critical findings by {version.released_by}."
+        return line + f" Released despite {level} findings by {version.released_by}."
     return line
 
 
@@ -237,9 +252,10 @@ def verdict(
         }
     sec = security(version)
     held = version.status == HELD
-    reasons = ["scan:critical_blocked"] if held else []
+    level = hold_level(scan_of(version))
+    reasons = [f"scan:{level}_blocked"] if held else []
     if not held and sec["status"] == "suspicious":
-        reasons = ["scan:critical_released"]
+        reasons = [f"scan:{level}_released"]
     return {
         **out,
         "slug": skill.slug,
@@ -266,7 +282,7 @@ def verify(
         "schema": "clawhub.skill.verify.v1",
         "ok": ok,
         "decision": "pass" if ok else "fail",
-        "reasons": [] if ok else ["scan:critical_blocked"],
+        "reasons": [] if ok else [f"scan:{hold_level(scan_of(version))}_blocked"],
         "slug": skill.slug,
         "displayName": skill.display_name,
         "pageUrl": f"{base}/api/v1/skills/{quote(skill.slug)}",
