@@ -202,7 +202,7 @@ def route(
             response = text(str(exc), exc.status)
             response.headers.update(exc.headers)
         except HubError as exc:
-            response = text(str(exc), exc.status)
+            response = json(exc.body, exc.status) if exc.body else text(str(exc), exc.status)
         if decision is not None and "RateLimit-Limit" not in response.headers:
             response.headers.update(decision.headers())
         return response

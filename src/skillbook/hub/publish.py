@@ -28,7 +28,14 @@ from sqlalchemy.orm import Session
 
 from skillbook.errors import HubError, HubNotFound
 from skillbook.hub import catalog
-from skillbook.hub.archive import PathRejected, build_zip, check_publish_path, skill_file_of
+from skillbook.hub.archive import (
+    PathRejected,
+    build_zip,
+    check_publish_names,
+    check_publish_path,
+    name_refused,
+    skill_file_of,
+)
 from skillbook.hub.blobs import BlobStore
 from skillbook.hub.checks import check_files
 from skillbook.hub.db import Database
@@ -37,6 +44,7 @@ from skillbook.hub.models import HELD, PUBLISHED, Skill, Upload, Version, Versio
 from skillbook.hub.semver_tags import is_semver, valid_tag
 from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import Caller, now_ms
+from skillbook.install.name_rules import NameRejected
 
 __all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]
 
@@ -134,6 +142,8 @@ def _check_path(path: str) -> None:
         check_publish_path(path)
     except PathRejected as exc:
         raise HubError(400, str(exc)) from None
+    except NameRejected as exc:
+        raise name_refused(exc) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,21 +198,15 @@ def _gather(
         raise HubError(400, "SKILL.md required")
     if len(entries) > sizes.max_files:
         raise HubError(413, f"Too many files ({len(entries)} > {sizes.max_files})")
-    seen: set[str] = set()
+    check_publish_names(path for path, _, _ in entries)
+    seen = {path for path, _, _ in entries}
     total = 0
     for path, data, _ in entries:
-        if path in seen:
-            raise HubError(400, f"Duplicate file path {path}")
-        seen.add(path)
         if len(data) > sizes.max_file_bytes:
             raise HubError(413, f'File "{path}" exceeds {_mib(sizes.max_file_bytes)} limit')
         total += len(data)
     if total > sizes.max_version_bytes:
         raise HubError(413, f"Skill bundle exceeds {_mib(sizes.max_version_bytes)} limit")
-    folded = {p.casefold() for p in seen}
-    if len(folded) != len(seen):
-        # Two paths that differ only in case collide on macOS and Windows installs.
-        raise HubError(400, "Two file paths differ only in case")
     if skill_file_of(seen) is None:
         raise HubError(400, "SKILL.md required")
     return _Files(entries)
