@@ -144,3 +144,15 @@ def test_the_publish_client_refuses_bad_names_before_uploading(
     (folder / "aux.md").write_text("x")
     with httpx.Client() as client, pytest.raises(PublishFailed, match="windows-reserved"):
         publish_path(client, url, token, folder, PublishOptions())
+
+
+def test_a_lone_surrogate_in_a_multipart_payload_is_a_400(live: tuple[str, str]) -> None:
+    url, token = live
+    payload = '{"slug": "names", "version": "1.0.0", "displayName": "a\\ud800"}'
+    answer = httpx.post(
+        f"{url}/api/v1/skills",
+        data={"payload": payload},
+        files=[("files", ("SKILL.md", SKILL_MD))],
+        headers=_auth(token),
+    )
+    assert answer.status_code == 400 and "lone surrogate" in answer.text
