@@ -66,8 +66,8 @@ def test_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
     from alembic.migration import MigrationContext
 
     engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    assert migrate(engine) == "0001"
-    assert migrate(engine) == "0001"  # idempotent
+    assert migrate(engine) == "0002"
+    assert migrate(engine) == "0002"  # idempotent
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []

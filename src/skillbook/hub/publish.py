@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -40,6 +40,7 @@ from skillbook.hub.blobs import BlobStore
 from skillbook.hub.checks import check_files
 from skillbook.hub.db import Database
 from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
+from skillbook.hub.housekeeping import check_quota
 from skillbook.hub.models import HELD, PUBLISHED, Skill, Upload, Version, VersionFile
 from skillbook.hub.semver_tags import is_semver, valid_tag
 from skillbook.hub.settings import HubSettings
@@ -98,10 +99,9 @@ def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSe
         )
     if req.sha256 is not None and not _SHA256.match(req.sha256.lower()):
         raise HubError(400, f"Invalid sha256 for {req.path}")
+    # Expired tickets and their blobs go in the housekeeping sweep, not here.
+    check_quota(session, caller.token_id, req.size, settings, f'"{req.path}"', now_ms())
     ticket = secrets.token_urlsafe(24)
-    # Tickets nobody finished are worthless after their time: sweep them as we go.
-    stale = now_ms() - 2 * settings.upload_ttl_seconds * 1000
-    session.execute(delete(Upload).where(Upload.created_at < stale))
     session.add(
         Upload(
             ticket=ticket,
@@ -165,6 +165,8 @@ def _gather(
         for path, data in direct.items():
             _check_path(path)
             entries.append((path, data, "application/octet-stream"))
+        size = sum(len(data) for data in direct.values())
+        check_quota(session, caller.token_id, size, settings, "this publish", now_ms())
     else:
         oldest = now_ms() - settings.upload_ttl_seconds * 1000
         for ref in req.files:
@@ -323,6 +325,7 @@ def publish_version(
                 validation_json=json.dumps(checks.validation_json()),
                 pending_tags=json.dumps(tags if held else []),
                 publish_key=key,
+                token_id=caller.token_id,
             )
             session.add(version)
             session.flush()

@@ -18,6 +18,7 @@ from skillbook.mode import Mode
 __all__ = [
     "DEFAULT_DB_NAME",
     "MIB",
+    "Housekeeping",
     "HubSettings",
     "RateLimits",
     "SizeLimits",
@@ -62,6 +63,20 @@ class SizeLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class Housekeeping:
+    """Crash and abuse hygiene (:mod:`skillbook.hub.housekeeping`)."""
+
+    #: Bytes one token may hold: its unexpired uploads and the files of the versions it
+    #: published (deleted ones excepted); 0 = unlimited.
+    quota_bytes_per_token: int = 1024 * MIB
+    #: Seconds between two sweeps of one server process (one runs at start-up); 0 = only then.
+    sweep_seconds: int = 600
+    #: A temporary younger than this may belong to a live write; an upload is collected this
+    #: long after it expired (a publish that took it just in time has finished by then).
+    grace_seconds: int = 3600
+
+
+@dataclass(frozen=True, slots=True)
 class HubSettings:
     """Everything one registry process needs; every replica of a deployment gets the same."""
 
@@ -80,8 +95,9 @@ class HubSettings:
     index_dir: str | None = None
     rate_limits: RateLimits = field(default_factory=RateLimits)
     sizes: SizeLimits = field(default_factory=SizeLimits)
-    #: Upload tickets older than this are refused at publish time.
-    upload_ttl_seconds: int = 3600
+    #: Uploads not published within this time expire: refused at publish, then collected.
+    upload_ttl_seconds: int = 24 * 3600
+    housekeeping: Housekeeping = field(default_factory=Housekeeping)
 
     def __post_init__(self) -> None:
         Mode.of(self.validate_mode)
@@ -96,6 +112,7 @@ class HubSettings:
         data: dict[str, Any] = json.loads(text)
         data["rate_limits"] = RateLimits(**data.get("rate_limits", {}))
         data["sizes"] = SizeLimits(**data.get("sizes", {}))
+        data["housekeeping"] = Housekeeping(**data.get("housekeeping", {}))
         return cls(**data)
 
 

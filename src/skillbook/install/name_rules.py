@@ -85,9 +85,7 @@ class NameRejected(ValueError):
 
 def shown(text: str) -> str:
     """``text`` for a message: invisible characters spelled ``\\u202e`` so none can hide."""
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c) in _INVISIBLE else c for c in text
-    )
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in _INVISIBLE else c for c in text)
 
 
 def _refuse(path: str, rule: str, message: str, other: str | None = None) -> NameRejected:
@@ -149,8 +147,7 @@ def _check_part(path: str, part: str) -> None:
         raise _refuse(
             path,
             "windows-reserved",
-            f"{_named(part, path)} is the Windows device name {stem} "
-            "(reserved with any extension)",
+            f"{_named(part, path)} is the Windows device name {stem} (reserved with any extension)",
         )
 
 
