@@ -26,6 +26,9 @@ def test_folder_store_is_content_addressed_and_leaves_no_temp_files(tmp_path: Pa
     with pytest.raises(HubNotFound):
         store.get("../../etc/passwd")
     assert not store.exists("nothex")
+    store.delete(key)
+    store.delete(key)  # a second sweep finds nothing: no error
+    assert not store.exists(key)
 
 
 def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,6 +53,8 @@ def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch)
         with pytest.raises(HubNotFound):
             store.get("1" * 64)
         assert store.describe() == "s3://skills/registry"
+        store.delete(key)
+        assert not store.exists(key) and store.remove_partial(float("inf")) == 0
 
 
 def test_blob_urls(tmp_path: Path) -> None:

@@ -7,13 +7,13 @@ Tool downloads (``skillbook.install``'s ``download`` kind) keep OpenClaw's rules
 
 from __future__ import annotations
 
+import io
+import tarfile
 import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import pytest
 
-from install.archives import Entry, make_tar, make_zip
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1
 from skillbook.install.archive_paths import DEFAULT_LIMITS
@@ -27,7 +27,7 @@ SKILL = DEMO_V1["SKILL.md"]
 
 
 def _zip(names: list[str]) -> bytes:
-    buf = BytesIO()
+    buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("SKILL.md", SKILL)
         for name in names:
@@ -68,9 +68,16 @@ def test_a_registry_archive_with_a_refused_name_is_not_installed(
 
 def test_a_tar_with_a_case_clash_is_refused_as_a_skill_archive(tmp_path: Path) -> None:
     archive = tmp_path / "skill.tar.gz"
-    archive.write_bytes(
-        make_tar([Entry("SKILL.md", SKILL), Entry("Docs", kind="dir"), Entry("docs/a.md", b"x")])
-    )
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        folder = tarfile.TarInfo("Docs")
+        folder.type = tarfile.DIRTYPE
+        tf.addfile(folder)
+        for name, data in (("SKILL.md", SKILL), ("docs/a.md", b"x")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    archive.write_bytes(buf.getvalue())
     (tmp_path / "out").mkdir()
     with pytest.raises(InstallError, match=r"name refused \(case\)"):
         extract_tar(archive, tmp_path / "out", strip=0, limits=DEFAULT_LIMITS, names=True)
@@ -79,7 +86,9 @@ def test_a_tar_with_a_case_clash_is_refused_as_a_skill_archive(tmp_path: Path) -
 def test_tool_downloads_keep_openclaws_rules(tmp_path: Path) -> None:
     # A tool's own archive is not a published skill: a name Windows reserves is fine on Linux.
     archive = tmp_path / "tool.zip"
-    archive.write_bytes(make_zip([Entry("bin/tool", b"x"), Entry("share/con.txt", b"y")]))
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("bin/tool", b"x")
+        zf.writestr("share/con.txt", b"y")
     (tmp_path / "out").mkdir()
     extract_zip(archive, tmp_path / "out", strip=0, limits=DEFAULT_LIMITS)
     assert (tmp_path / "out" / "share" / "con.txt").read_bytes() == b"y"
