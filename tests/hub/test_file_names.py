@@ -118,7 +118,7 @@ def test_the_json_publish_refuses_names_that_fold_into_one(
     body = {"slug": "names", "version": "1.0.0", "files": refs}
     answer = httpx.post(f"{url}/api/v1/skills", json=body, headers=_auth(token))
     _refusal(answer, rule, paths[-1])
-    assert answer.json()["other"] == paths[-2] if rule != "file-folder" else "docs"
+    assert answer.json()["other"] == ("docs" if rule == "file-folder" else paths[-2])
 
 
 def test_a_lone_surrogate_in_a_path_is_a_400(live: tuple[str, str]) -> None:
