@@ -33,6 +33,9 @@ INTERNAL = {
     "skillbook.hub.http.HttpError",
     # the registry server turns a rejected upload path into a 400 HubError
     "skillbook.hub.archive.PathRejected",
+    # the registry server answers it as a 400 JSON HubError, the installers as
+    # install.archive-rejected
+    "skillbook.install.name_rules.NameRejected",
 }
 
 

@@ -270,12 +270,14 @@ class HubError(SkillbookError):
     """The registry server (:mod:`skillbook.hub`) refused a request or an admin action.
 
     ``status`` is the HTTP status the server answers with; the message is the short
-    plain-text body the ``clawhub`` CLI prints (``Version already exists``).
+    plain-text body the ``clawhub`` CLI prints (``Version already exists``). ``body``, when
+    given, is answered as JSON instead (a refused file name: its path and rule).
     """
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, body: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.body = body
 
 
 class HubNotFound(HubError, LookupError):

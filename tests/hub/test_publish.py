@@ -289,10 +289,14 @@ def test_stale_upload_tickets_are_refused_and_swept(
         session.execute(update(Upload).values(created_at=old))
     stale = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
     assert stale.status_code == 400 and "upload it again" in stale.text
-    _upload(client, token, "other.md", b"x")  # a new ticket sweeps the old ones
+    _upload(client, token, "other.md", b"x")
+    # The housekeeping sweep removes the expired ticket and its blob (nothing holds it).
+    report = client.app.state.housekeeper.sweep()  # type: ignore[attr-defined]
+    assert (report.expired_uploads, report.collected_blobs) == (1, 1)
     with hub.db.session() as session:
         left = session.execute(select(Upload.created_at)).scalars().all()
     assert old not in left and len(left) == 1
+    assert not hub.blobs.exists(str(files[0]["storageId"]))
 
 
 def _public_words(client: TestClient, slug: str) -> list[Any]:

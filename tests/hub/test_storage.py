@@ -26,6 +26,9 @@ def test_folder_store_is_content_addressed_and_leaves_no_temp_files(tmp_path: Pa
     with pytest.raises(HubNotFound):
         store.get("../../etc/passwd")
     assert not store.exists("nothex")
+    store.delete(key)
+    store.delete(key)  # a second sweep finds nothing: no error
+    assert not store.exists(key)
 
 
 def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,6 +53,8 @@ def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch)
         with pytest.raises(HubNotFound):
             store.get("1" * 64)
         assert store.describe() == "s3://skills/registry"
+        store.delete(key)
+        assert not store.exists(key) and store.remove_partial(float("inf")) == 0
 
 
 def test_blob_urls(tmp_path: Path) -> None:
@@ -66,8 +71,8 @@ def test_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
     from alembic.migration import MigrationContext
 
     engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    assert migrate(engine) == "0002"
-    assert migrate(engine) == "0002"  # idempotent
+    assert migrate(engine) == "0003"
+    assert migrate(engine) == "0003"  # idempotent
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []

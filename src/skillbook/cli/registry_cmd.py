@@ -145,6 +145,33 @@ def registry_cmd() -> None:
     help="Proxies (comma-separated addresses, * for any) whose X-Forwarded-For names the "
     "client; default none: the connecting address counts, 127.0.0.1 included.",
 )
+@click.option(
+    "--upload-ttl",
+    "upload_ttl_hours",
+    type=click.FloatRange(min=0, min_open=True),
+    default=24,
+    show_default=True,
+    metavar="HOURS",
+    help="Uploads not published within this time expire; their blobs are collected.",
+)
+@click.option(
+    "--quota",
+    "quota_mb",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    metavar="MB",
+    help="Storage per token: its unexpired uploads and published files (0 = unlimited).",
+)
+@click.option(
+    "--sweep-every",
+    "sweep_seconds",
+    type=click.IntRange(min=0),
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often each process removes leftovers and expired uploads (0 = at start only).",
+)
 @click.pass_obj
 def serve_cmd(
     obj: Context,
@@ -159,9 +186,12 @@ def serve_cmd(
     limits: tuple[str, ...],
     hold_severity: str,
     forwarded_allow_ips: str,
+    upload_ttl_hours: float,
+    quota_mb: int,
+    sweep_seconds: int,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API) until interrupted."""
-    from skillbook.hub.settings import RateLimits
+    from skillbook.hub.settings import MIB, Housekeeping, RateLimits
 
     rates = RateLimits()
     for item in limits:
@@ -180,6 +210,10 @@ def serve_cmd(
         rate_limits=rates,
         hold_severity=hold_severity,
         index_dir=str(obj.settings().paths.state_dir / "registry" / "index"),
+        upload_ttl_seconds=max(1, round(upload_ttl_hours * 3600)),
+        housekeeping=Housekeeping(
+            quota_bytes_per_token=quota_mb * MIB, sweep_seconds=sweep_seconds
+        ),
     )
     from skillbook.hub.server import Listen, serve
 

@@ -19,6 +19,7 @@ Modules, one concept each:
 * ``checks`` — the scan and validation every published version goes through;
 * ``catalog`` — queries and state changes (tags, release, delete, audit);
 * ``publish`` — the publish pipeline (uploads, checks, storage);
+* ``housekeeping`` — the sweep (crash leftovers, expired uploads) and per-token quotas;
 * ``search`` — the selector over the visible skills, refreshed by generation;
 * ``shapes`` — the JSON the clients read;
 * ``app``, ``routes_read``, ``routes_write``, ``http`` — the ASGI application;

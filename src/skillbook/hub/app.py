@@ -5,10 +5,14 @@
 factory uvicorn workers import: the serving process passes the settings in
 ``SKILLBOOK_HUB_SETTINGS`` as JSON, so every worker builds the same app. No route
 keeps state of its own: two processes on one database and one blob store answer alike.
+Each process sweeps the store at start-up and periodically
+(:mod:`skillbook.hub.housekeeping`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from skillbook.hub.housekeeping import Housekeeper, sweep_forever, sweep_logged
 from skillbook.hub.http import Hub, route
 from skillbook.hub.routes_read import READ_HANDLERS as R
 from skillbook.hub.routes_write import WRITE_HANDLERS as W
@@ -110,15 +115,29 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 def create_app(settings: HubSettings, *, hub: Hub | None = None, migrate: bool = True) -> Starlette:
     """The registry as an ASGI app; ``hub`` shares an already open one (tests)."""
     opened = hub or Hub.open(settings, migrate=migrate)
+    keeper = Housekeeper(opened.db, opened.blobs, settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        if hub is None:
-            opened.db.close()
+        from starlette.concurrency import run_in_threadpool
+
+        # What a crash left is removed before the first request, then swept periodically.
+        await run_in_threadpool(sweep_logged, keeper)
+        interval = settings.housekeeping.sweep_seconds
+        task = asyncio.create_task(sweep_forever(keeper, interval)) if interval > 0 else None
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if hub is None:
+                opened.db.close()
 
     app = Starlette(routes=_routes(), lifespan=lifespan, exception_handlers={404: _not_found})
     app.state.hub = opened
+    app.state.housekeeper = keeper
     return app
 
 

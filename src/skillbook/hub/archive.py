@@ -5,7 +5,10 @@ Input: the version's files as ``(path, bytes)``. Output: a flat, deterministic Z
 all three clients accept (spec §6: no ``package/`` folder, no top folder, forward
 slashes, no ``..``, no links). The same files always give the same bytes, so an
 archive is stored once in the content-addressed store and its sha256 is stable.
-Path checks reuse the installer's archive rules (:mod:`skillbook.install.archive_paths`).
+Path checks reuse the installer's archive rules (:mod:`skillbook.install.archive_paths`)
+and file name rules (:mod:`skillbook.install.name_rules`): what the registry accepts,
+every installer can write as published. A refused name is answered as a ``400`` JSON
+body naming the path and the rule (``{"error": "publish.file-name", "rule", "path", …}``).
 """
 
 from __future__ import annotations
@@ -16,10 +19,23 @@ import zipfile
 from collections.abc import Iterable
 from typing import Final
 
+from skillbook.errors import HubError
 from skillbook.install.archive_paths import check_entry_path
+from skillbook.install.name_rules import NameRejected, NameSet, check_name
 from skillbook.install.result import InstallError
 
-__all__ = ["PathRejected", "build_zip", "check_publish_path", "skill_file_of"]
+__all__ = [
+    "FILE_NAME_ERROR",
+    "PathRejected",
+    "build_zip",
+    "check_publish_names",
+    "check_publish_path",
+    "name_refused",
+    "skill_file_of",
+]
+
+#: The ``error`` of the JSON body a refused file name is answered with.
+FILE_NAME_ERROR: Final = "publish.file-name"
 
 #: 1980-01-01, the earliest time a ZIP can hold: the archive does not depend on the clock.
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
@@ -33,11 +49,13 @@ class PathRejected(ValueError):
 
 
 def check_publish_path(path: str) -> str:
-    """``path`` if it is a safe relative file path, else :class:`PathRejected`."""
+    """``path`` if it is a safe relative file path, else :class:`PathRejected` (unsafe as a
+    path) or :class:`~skillbook.install.name_rules.NameRejected` (a name one file system
+    cannot hold as published)."""
     if not path or len(path) > MAX_PATH_CHARS:
         raise PathRejected(f"invalid file path {path!r}")
-    if "\\" in path or "\x00" in path or any(ord(c) < 0x20 for c in path):
-        raise PathRejected(f"file path {path!r} holds a backslash or a control character")
+    if "\\" in path:
+        raise PathRejected(f"file path {path!r} holds a backslash")
     try:
         check_entry_path(path)
     except InstallError as exc:
@@ -45,7 +63,23 @@ def check_publish_path(path: str) -> str:
     segments = path.split("/")
     if any(seg in ("", ".", "..") for seg in segments) or posixpath.normpath(path) != path:
         raise PathRejected(f"file path {path!r} is not normalised (empty, '.' or '..' segment)")
+    check_name(path)
     return path
+
+
+def name_refused(exc: NameRejected) -> HubError:
+    """The ``400`` a refused file name is answered with: JSON naming the path and the rule."""
+    return HubError(400, str(exc), {"error": FILE_NAME_ERROR, **exc.problem.to_json()})
+
+
+def check_publish_names(paths: Iterable[str]) -> None:
+    """Refuse (``400``, JSON) the first path that clashes with another of the same version."""
+    names = NameSet()
+    try:
+        for path in paths:
+            names.add(path)
+    except NameRejected as exc:
+        raise name_refused(exc) from None
 
 
 def skill_file_of(paths: Iterable[str]) -> str | None:

@@ -5,13 +5,15 @@ Two backends behind one small protocol: :class:`FolderBlobStore` (a local folder
 the default; writes are temp file + rename, so a crash leaves no half blob) and
 :class:`S3BlobStore` (any S3-compatible store through ``boto3``). Because a key is
 the hash of its bytes, writing the same content twice is harmless, and replicas
-never disagree about what a key holds.
+never disagree about what a key holds. :mod:`skillbook.hub.housekeeping` removes what a
+crash left half-written and the blobs of uploads that expired unpublished.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import stat
 from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
@@ -22,6 +24,8 @@ from skillbook.errors import HubNotFound
 __all__ = ["BlobStore", "FolderBlobStore", "S3BlobStore", "open_blob_store"]
 
 _KEY: Final = re.compile(r"^[0-9a-f]{64}$")
+#: The prefix of a blob being written (temp file + rename); a crash can leave one behind.
+PARTIAL_PREFIX: Final = ".tmp-"
 
 
 class BlobStore(Protocol):
@@ -32,6 +36,13 @@ class BlobStore(Protocol):
         """The bytes under ``key``; raises :class:`~skillbook.errors.HubNotFound`."""
 
     def exists(self, key: str) -> bool: ...
+
+    def delete(self, key: str) -> None:
+        """Remove the blob under ``key`` (nothing if there is none)."""
+
+    def remove_partial(self, before: float) -> int:
+        """Remove half-written blobs a crash left, last changed before ``before`` (epoch
+        seconds); returns how many."""
 
     def describe(self) -> str:
         """Where blobs go, for ``doctor``-style output (no credentials)."""
@@ -64,7 +75,7 @@ class FolderBlobStore:
         if path.exists():
             return key
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data, mode=0o600, prefix=".tmp-", fsync=True)
+        write_atomic(path, data, mode=0o600, prefix=PARTIAL_PREFIX, fsync=True)
         return key
 
     def get(self, key: str) -> bytes:
@@ -78,6 +89,21 @@ class FolderBlobStore:
             return self._path(key).is_file()
         except HubNotFound:
             return False
+
+    def delete(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
+    def remove_partial(self, before: float) -> int:
+        removed = 0
+        for path in self.root.glob(f"*/*/{PARTIAL_PREFIX}*"):
+            try:
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and info.st_mtime < before:
+                    path.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue  # its writer finished (renamed it) or another sweep took it
+        return removed
 
     def describe(self) -> str:
         return str(self.root)
@@ -140,6 +166,13 @@ class S3BlobStore:
                 return False
             raise
         return True
+
+    def delete(self, key: str) -> None:
+        self._client.delete_object(Bucket=self.bucket, Key=self._name(key))
+
+    def remove_partial(self, before: float) -> int:
+        # One PUT per blob: an object is whole or absent, so there is nothing half-written.
+        return 0
 
     def describe(self) -> str:
         where = f" at {self.endpoint_url}" if self.endpoint_url else ""

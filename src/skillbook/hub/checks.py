@@ -25,7 +25,10 @@ from skillbook.security.findings import ScanReport
 from skillbook.security.findings import Severity as ScanSeverity
 from skillbook.validate import validate_path
 
-__all__ = ["CheckResult", "check_files", "scan_summary"]
+__all__ = ["CHECK_TEMP_PREFIX", "CheckResult", "check_files", "scan_summary"]
+
+#: The prefix of the temporary folders below; the sweep removes those a crash left.
+CHECK_TEMP_PREFIX = "skillbook-hub-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +91,7 @@ def check_files(
 
     The folder is named after the slug: strict mode wants the name to match it.
     """
-    with tempfile.TemporaryDirectory(prefix="skillbook-hub-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=CHECK_TEMP_PREFIX) as tmp:
         root = Path(tmp) / slug
         root.mkdir(mode=0o700)
         for path, data in files:

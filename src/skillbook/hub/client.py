@@ -18,7 +18,7 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -30,6 +30,7 @@ from skillbook.hub.archive import skill_file_of
 from skillbook.hub.fingerprint import fingerprint_digests
 from skillbook.hub.semver_tags import is_semver, semver_key
 from skillbook.hub.settings import MIB
+from skillbook.install.name_rules import NameRejected, check_names
 
 __all__ = [
     "LocalFile",
@@ -147,6 +148,10 @@ def collect_files(root: Path) -> list[LocalFile]:
             found.append(LocalFile(rel, full.read_bytes()))
     if skill_file_of(f.path for f in found) is None:
         raise PublishFailed("SKILL.md required")
+    try:  # the registry's own rules: refuse here rather than after the uploads
+        check_names([f.path for f in found])
+    except NameRejected as exc:
+        raise PublishFailed(f"{root}: file name refused ({exc.problem.rule}): {exc}") from None
     return sorted(found, key=lambda f: f.path)
 
 
@@ -176,9 +181,9 @@ def unpacked(path: Path) -> Iterator[Path]:
         stage.mkdir()
         try:
             if lower.endswith(".zip"):
-                extract_zip(path, stage, strip=0, limits=DEFAULT_LIMITS)
+                extract_zip(path, stage, strip=0, limits=DEFAULT_LIMITS, names=True)
             elif lower.endswith((".tar.gz", ".tgz")):
-                extract_tar(path, stage, strip=0, limits=DEFAULT_LIMITS)
+                extract_tar(path, stage, strip=0, limits=DEFAULT_LIMITS, names=True)
             else:
                 raise PublishFailed(f"{path}: expected a folder, .zip, .tar.gz or .tgz")
         except InstallError as exc:
@@ -195,6 +200,9 @@ def unpacked(path: Path) -> Iterator[Path]:
 def _check(response: Any, what: str) -> Any:
     if response.status_code >= 400:
         body = response.text.strip() or f"HTTP {response.status_code}"
+        if body.startswith("{"):  # a JSON refusal (a file name): its message reads better
+            with suppress(ValueError, AttributeError):
+                body = str(response.json().get("message") or body)
         raise PublishFailed(
             f"{what} failed ({response.status_code}): {body}", status=response.status_code
         )

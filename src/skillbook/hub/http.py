@@ -8,13 +8,13 @@ work runs in the thread pool: the handlers are plain functions.
 
 from __future__ import annotations
 
-import json as jsonlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -142,9 +142,11 @@ async def _form(request: Request, settings: HubSettings) -> dict[str, Any]:
             files[value.filename or ""] = await value.read()
     await form.close()
     try:
-        data = jsonlib.loads(payload)
-    except ValueError:
-        raise HttpError(400, "payload is not JSON") from None
+        # msgspec refuses lone surrogates (``\ud800``), which json.loads lets through and
+        # the database then cannot store (a 500).
+        data = msgspec.json.decode(payload.encode("utf-8", "surrogatepass"))
+    except msgspec.DecodeError:
+        raise HttpError(400, "payload is not JSON (or holds a lone surrogate)") from None
     return {"payload": data, "files": files}
 
 
@@ -208,7 +210,7 @@ def route(
             response = text(str(exc), exc.status)
             response.headers.update(exc.headers)
         except HubError as exc:
-            response = text(str(exc), exc.status)
+            response = json(exc.body, exc.status) if exc.body else text(str(exc), exc.status)
         if decision is not None and "RateLimit-Limit" not in response.headers:
             response.headers.update(decision.headers())
         return response

@@ -73,7 +73,7 @@ class Version(Base):
     #: The clawhub CLI's fingerprint (ICU order) and the same lines in byte order.
     fingerprint: Mapped[str] = mapped_column(String(64), index=True)
     fingerprint_bytes: Mapped[str] = mapped_column(String(64), index=True)
-    archive_sha256: Mapped[str] = mapped_column(String(64))
+    archive_sha256: Mapped[str] = mapped_column(String(64), index=True)
     archive_size: Mapped[int] = mapped_column(BigInteger)
     #: SKILL.md as published: the search index reads it.
     skill_md: Mapped[str] = mapped_column(Text)
@@ -90,6 +90,8 @@ class Version(Base):
     released_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     #: The request that created it (for an idempotent retry of the same publish).
     publish_key: Mapped[str] = mapped_column(String(64))
+    #: The token that published it: its files count toward that token's storage quota.
+    token_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
     skill: Mapped[Skill] = relationship(back_populates="versions")
     files: Mapped[list[VersionFile]] = relationship(
@@ -105,7 +107,7 @@ class VersionFile(Base):
     version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), index=True)
     path: Mapped[str] = mapped_column(String(1024))
     size: Mapped[int] = mapped_column(BigInteger)
-    sha256: Mapped[str] = mapped_column(String(64))
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
     content_type: Mapped[str] = mapped_column(String(128))
 
     version: Mapped[Version] = relationship(back_populates="files")
@@ -141,13 +143,13 @@ class Upload(Base):
     __tablename__ = "uploads"
 
     ticket: Mapped[str] = mapped_column(String(64), primary_key=True)
-    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id"))
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id"), index=True)
     path: Mapped[str] = mapped_column(String(1024))
     size: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     content_type: Mapped[str] = mapped_column(String(128))
     #: The blob key once the bytes arrived (the sha256 of the content).
-    storage_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    storage_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     created_at: Mapped[int] = mapped_column(BigInteger, index=True)
 
 

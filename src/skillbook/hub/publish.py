@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -33,15 +33,24 @@ from sqlalchemy.orm import Session, selectinload
 
 from skillbook.errors import HubError, HubNotFound
 from skillbook.hub import catalog
-from skillbook.hub.archive import PathRejected, build_zip, check_publish_path, skill_file_of
+from skillbook.hub.archive import (
+    PathRejected,
+    build_zip,
+    check_publish_names,
+    check_publish_path,
+    name_refused,
+    skill_file_of,
+)
 from skillbook.hub.blobs import BlobStore
 from skillbook.hub.checks import check_files
 from skillbook.hub.db import Database
 from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
+from skillbook.hub.housekeeping import check_quota
 from skillbook.hub.models import DELETED, HELD, PUBLISHED, Skill, Upload, Version, VersionFile
 from skillbook.hub.semver_tags import is_semver, valid_tag
 from skillbook.hub.settings import HubSettings
 from skillbook.hub.tokens import Caller, now_ms
+from skillbook.install.name_rules import NameRejected
 
 __all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]
 
@@ -95,10 +104,9 @@ def create_upload(session: Session, caller: Caller, body: bytes, settings: HubSe
         )
     if req.sha256 is not None and not _SHA256.match(req.sha256.lower()):
         raise HubError(400, f"Invalid sha256 for {req.path}")
+    # Expired tickets and their blobs go in the housekeeping sweep, not here.
+    check_quota(session, caller.token_id, req.size, settings, f'"{req.path}"', now_ms())
     ticket = secrets.token_urlsafe(24)
-    # Tickets nobody finished are worthless after their time: sweep them as we go.
-    stale = now_ms() - 2 * settings.upload_ttl_seconds * 1000
-    session.execute(delete(Upload).where(Upload.created_at < stale))
     session.add(
         Upload(
             ticket=ticket,
@@ -139,6 +147,8 @@ def _check_path(path: str) -> None:
         check_publish_path(path)
     except PathRejected as exc:
         raise HubError(400, str(exc)) from None
+    except NameRejected as exc:
+        raise name_refused(exc) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +170,8 @@ def _gather(
         for path, data in direct.items():
             _check_path(path)
             entries.append((path, data, "application/octet-stream"))
+        size = sum(len(data) for data in direct.values())
+        check_quota(session, caller.token_id, size, settings, "this publish", now_ms())
     else:
         oldest = now_ms() - settings.upload_ttl_seconds * 1000
         for ref in req.files:
@@ -193,21 +205,15 @@ def _gather(
         raise HubError(400, "SKILL.md required")
     if len(entries) > sizes.max_files:
         raise HubError(413, f"Too many files ({len(entries)} > {sizes.max_files})")
-    seen: set[str] = set()
+    check_publish_names(path for path, _, _ in entries)
+    seen = {path for path, _, _ in entries}
     total = 0
     for path, data, _ in entries:
-        if path in seen:
-            raise HubError(400, f"Duplicate file path {path}")
-        seen.add(path)
         if len(data) > sizes.max_file_bytes:
             raise HubError(413, f'File "{path}" exceeds {_mib(sizes.max_file_bytes)} limit')
         total += len(data)
     if total > sizes.max_version_bytes:
         raise HubError(413, f"Skill bundle exceeds {_mib(sizes.max_version_bytes)} limit")
-    folded = {p.casefold() for p in seen}
-    if len(folded) != len(seen):
-        # Two paths that differ only in case collide on macOS and Windows installs.
-        raise HubError(400, "Two file paths differ only in case")
     if skill_file_of(seen) is None:
         raise HubError(400, "SKILL.md required")
     return _Files(entries)
@@ -309,6 +315,7 @@ def publish_version(
                 validation_json=json.dumps(checks.validation_json()),
                 pending_tags=json.dumps(tags if held else []),
                 publish_key=key,
+                token_id=caller.token_id,
             )
             session.add(version)
             session.flush()

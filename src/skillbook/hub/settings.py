@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_DB_NAME",
     "HOLD_SEVERITIES",
     "MIB",
+    "Housekeeping",
     "HubSettings",
     "RateLimits",
     "SizeLimits",
@@ -65,6 +66,20 @@ class SizeLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class Housekeeping:
+    """Crash and abuse hygiene (:mod:`skillbook.hub.housekeeping`)."""
+
+    #: Bytes one token may hold: its unexpired uploads and the files of the versions it
+    #: published (deleted ones excepted); 0 = unlimited.
+    quota_bytes_per_token: int = 1024 * MIB
+    #: Seconds between two sweeps of one server process (one runs at start-up); 0 = only then.
+    sweep_seconds: int = 600
+    #: A temporary younger than this may belong to a live write; an upload is collected this
+    #: long after it expired (a publish that took it just in time has finished by then).
+    grace_seconds: int = 3600
+
+
+@dataclass(frozen=True, slots=True)
 class HubSettings:
     """Everything one registry process needs; every replica of a deployment gets the same."""
 
@@ -83,8 +98,9 @@ class HubSettings:
     index_dir: str | None = None
     rate_limits: RateLimits = field(default_factory=RateLimits)
     sizes: SizeLimits = field(default_factory=SizeLimits)
-    #: Upload tickets older than this are refused at publish time.
-    upload_ttl_seconds: int = 3600
+    #: Uploads not published within this time expire: refused at publish, then collected.
+    upload_ttl_seconds: int = 24 * 3600
+    housekeeping: Housekeeping = field(default_factory=Housekeeping)
     #: Scan findings of this severity or worse hold a version for an admin's review.
     #: ``high`` by default: a remote script piped into a shell from a named host, a
     #: binary in the skill, a markdown image that carries data out are a reviewer's
@@ -108,6 +124,7 @@ class HubSettings:
         data: dict[str, Any] = json.loads(text)
         data["rate_limits"] = RateLimits(**data.get("rate_limits", {}))
         data["sizes"] = SizeLimits(**data.get("sizes", {}))
+        data["housekeeping"] = Housekeeping(**data.get("housekeeping", {}))
         return cls(**data)
 
 

@@ -11,6 +11,8 @@ The pipeline, one module each::
     download    §8.5: tools dir (tools_dir), guarded fetch (netguard, fetch),
                 sha256, zip/tar.gz in-process (extract, archive_paths), tar.bz2
                 through a ``tar`` preflight (tarbz2), atomic swap (swap)
+    name_rules  the file names a skill may hold, shared with the registry server
+                (skill archives only; tool downloads keep OpenClaw's rules)
     execute     runs the command steps (runner) and sums up failures (result)
     setup, run  plan_setup → consent (the caller's) → run_setup → fresh status
 

@@ -4,8 +4,11 @@ Input: entry names, types and sizes as an archive lists them. Output: the safe
 relative path to write (after ``stripComponents``), or an ``install.archive-rejected``
 :class:`~skillbook.install.result.InstallError` with OpenClaw's message: drive-letter,
 absolute and ``..``-escaping paths, links, devices, FIFOs and sockets, more than
-50,000 entries, an entry over 256 MiB, more than 512 MiB in total. Pure: nothing
-here touches the disk.
+50,000 entries, an entry over 256 MiB, more than 512 MiB in total. Skill archives
+(registry downloads, ``skillbook publish`` of an archive) also pass the file name
+rules the registry publishes by (:mod:`skillbook.install.name_rules`: Windows device
+names, invisible characters, names that fold into one); tool downloads keep
+OpenClaw's rules only. Pure: nothing here touches the disk.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.install.name_rules import NameRejected, NameSet
 from skillbook.install.result import InstallError
 
 __all__ = [
@@ -24,6 +28,7 @@ __all__ = [
     "EntryChecker",
     "ExtractLimits",
     "check_entry_path",
+    "check_skill_name",
     "normalize_strip",
     "strip_entry_path",
 ]
@@ -76,6 +81,16 @@ def check_entry_path(entry: str, *, escape_label: str = "destination") -> None:
         raise _rejected(f"archive entry is absolute: {entry}")
 
 
+def check_skill_name(names: NameSet | None, rel: str, *, folder: bool) -> None:
+    """Add ``rel`` to the names of a skill tree (None: no name rules), or refuse the archive."""
+    if names is None:
+        return
+    try:
+        names.add(rel, folder=folder)
+    except NameRejected as exc:
+        raise _rejected(f"archive entry name refused ({exc.problem.rule}): {exc}") from None
+
+
 def strip_entry_path(entry: str, strip: int) -> str | None:
     """The entry path after dropping ``strip`` leading segments (as ``tar
     --strip-components`` counts them on the raw path), normalised; None if nothing is left.
@@ -122,19 +137,26 @@ class EntryChecker:
     """OpenClaw's tar preflight: one call per listed entry, in archive order.
 
     Returns the relative output path, or None for an entry that strips to nothing.
-    Entries that survive the strip are counted and their declared sizes budgeted.
+    Entries that survive the strip are counted and their declared sizes budgeted, and
+    with ``names`` pass the file name rules of a skill tree.
     """
 
-    __slots__ = ("_budget", "_count", "_label", "_limits", "_strip")
+    __slots__ = ("_budget", "_count", "_label", "_limits", "_names", "_strip")
 
     def __init__(
-        self, *, strip: int, limits: ExtractLimits, escape_label: str = "destination"
+        self,
+        *,
+        strip: int,
+        limits: ExtractLimits,
+        escape_label: str = "destination",
+        names: NameSet | None = None,
     ) -> None:
         self._strip = strip
         self._limits = limits
         self._label = escape_label
         self._budget = ByteBudget(limits)
         self._count = 0
+        self._names = names
 
     def check(self, path: str, kind: str, size: int, *, link_word: str = "tar") -> str | None:
         check_entry_path(path, escape_label=self._label)
@@ -147,5 +169,6 @@ class EntryChecker:
         self._count += 1
         if self._count > self._limits.max_entries:
             raise _rejected("archive entry count exceeds limit")
+        check_skill_name(self._names, rel, folder=kind == "Directory")
         self._budget.add_entry_size(max(0, size))
         return rel

@@ -7,7 +7,9 @@ which entry was refused and why (:mod:`skillbook.install.archive_paths`). Nothin
 written outside the staging folder; :class:`~skillbook.install.swap.StagedTarget`
 merges it into the target afterwards.
 
-Beyond OpenClaw: a zip's declared sizes are checked before anything is written (a
+``names=True`` (skill archives) adds the file name rules of
+:mod:`skillbook.install.name_rules`, so an archive the registry would refuse to publish
+is refused here too. Beyond OpenClaw: a zip's declared sizes are checked before anything is written (a
 zip bomb is refused, not half-extracted), and zip entries that are symlinks,
 devices or encrypted are refused (OpenClaw writes a symlink entry as a file).
 """
@@ -30,8 +32,10 @@ from skillbook.install.archive_paths import (
     EntryChecker,
     ExtractLimits,
     check_entry_path,
+    check_skill_name,
     strip_entry_path,
 )
+from skillbook.install.name_rules import NameSet
 from skillbook.install.progress import NoProgress, Progress
 from skillbook.install.result import InstallError
 
@@ -110,6 +114,7 @@ def extract_zip(
     limits: ExtractLimits,
     progress: Progress | None = None,
     guard: PathGuard | None = None,
+    names: bool = False,
 ) -> None:
     report = progress or NoProgress()
     check_archive_size(archive, limits)
@@ -122,6 +127,7 @@ def extract_zip(
         if len(infos) > limits.max_entries:
             raise _rejected("archive entry count exceeds limit")
         declared = ByteBudget(limits)
+        tree = NameSet() if names else None
         work: list[tuple[str, zipfile.ZipInfo]] = []
         for info in infos:
             check_entry_path(info.filename)
@@ -135,6 +141,7 @@ def extract_zip(
                 raise _rejected(f"zip entry is encrypted: {info.filename}")
             if not info.is_dir():
                 declared.add_entry_size(info.file_size)
+            check_skill_name(tree, rel, folder=info.is_dir())
             if guard is not None:
                 guard(rel, info.filename)
             work.append((rel, info))
@@ -183,11 +190,12 @@ def extract_tar(
     limits: ExtractLimits,
     progress: Progress | None = None,
     guard: PathGuard | None = None,
+    names: bool = False,
 ) -> None:
     """A (compressed) tar, streamed: each entry is checked as it is read, as node-tar does."""
     report = progress or NoProgress()
     check_archive_size(archive, limits)
-    checker = EntryChecker(strip=strip, limits=limits)
+    checker = EntryChecker(strip=strip, limits=limits, names=NameSet() if names else None)
     budget = ByteBudget(limits)
     report.start("Extracting", None)
     try:

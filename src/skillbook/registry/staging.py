@@ -114,10 +114,11 @@ def unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None:
 
     into.mkdir()
     try:
+        # A skill tree: the registry's file name rules apply (see install.name_rules).
         if kind == "zip":
-            extract_zip(archive, into, strip=0, limits=limits)
+            extract_zip(archive, into, strip=0, limits=limits, names=True)
         else:
-            extract_tar(archive, into, strip=0, limits=limits)
+            extract_tar(archive, into, strip=0, limits=limits, names=True)
     except InstallError as exc:
         raise RegistryError(exc.code, f"failed to extract archive: {exc.message}") from None
 
