@@ -12,11 +12,19 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
-from skillbook.security import rules_exec, rules_exfil, rules_persist, rules_sources, rules_text
+from skillbook.security import (
+    deobfuscate,
+    rules_exec,
+    rules_exfil,
+    rules_obfuscation,
+    rules_persist,
+    rules_sources,
+    rules_text,
+)
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
 from skillbook.security.context import DEMOTION_STEPS, Context
@@ -34,7 +42,7 @@ from skillbook.security.rules_openclaw import scan_source
 from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
 
 #: Bumped when a change to the code (not the patterns) alters results.
-SCANNER_VERSION = 1
+SCANNER_VERSION = 2
 DEFAULT_MAX_FILES = 500
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -53,13 +61,14 @@ FAMILIES: tuple[Family, ...] = (
     rules_persist.persistence,
     rules_text.prompt_injection,
     rules_text.hidden_instructions,
+    rules_obfuscation.assembled_exec,
 )
 
 
 #: One automaton over the keywords of every family, built once at import.
 INDEX = KeywordIndex(
     (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
-     *rules_sources.KEYWORDS, *rules_text.KEYWORDS)
+     *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS)
 )  # fmt: skip
 
 
@@ -80,7 +89,8 @@ class ScanOptions:
 def rules_version() -> str:
     """Names the scanner code and every pattern: a change invalidates cached results."""
     digest = hashlib.sha256(str(SCANNER_VERSION).encode())
-    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text)
+    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text,
+               rules_obfuscation, deobfuscate)  # fmt: skip
     from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
 
     for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
@@ -117,6 +127,46 @@ def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
         yield Hit(rule, severity, m.start(1), m.end(1), message, demotable=False)
 
 
+def _deobfuscated_hits(
+    doc: Document, found: list[tuple[Document, Hit]]
+) -> Iterator[tuple[Document, Hit]]:
+    """What the rules find once quote-split words, look-alike letters, escapes and shell
+    variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
+    ``obfuscated-command`` hit per line whose trick hid a command name."""
+    view = deobfuscate.view(doc.text)
+    if not view.tricks and view.text == doc.text:
+        return
+    undone = Document(view.text, doc.name, doc.kind, index=INDEX)
+    have = {(h.rule, where.line_of(h.start)) for where, h in found}
+    how_by_line: dict[int, list[deobfuscate.Trick]] = {}
+    for trick in view.tricks:
+        how_by_line.setdefault(trick.line, []).append(trick)
+    dangerous_lines: set[int] = set()
+    if view.text != doc.text:
+        for family in FAMILIES:
+            for h in family(undone):
+                line = undone.line_of(h.start)
+                if (h.rule, line) in have:
+                    continue
+                have.add((h.rule, line))
+                kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
+                if h.severity.at_least(Severity.HIGH):
+                    dangerous_lines.add(line)
+                yield undone, replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})")
+    for line, tricks in sorted(how_by_line.items()):
+        hiding = [t for t in tricks if t.hides_command]
+        if not hiding:
+            continue
+        start, end = doc.lines_span(line, line)
+        indent = len(doc.text[start:end]) - len(doc.text[start:end].lstrip())
+        severity = Severity.CRITICAL if line in dangerous_lines else Severity.HIGH
+        revealed = ", ".join(dict.fromkeys(t.revealed for t in hiding))
+        kinds = ", ".join(sorted({t.kind for t in hiding}))
+        why = "; the command it hides is itself a finding" if line in dangerous_lines else ""
+        yield doc, Hit("obfuscated-command", severity, start + indent, end,
+                       f"Command hidden by {kinds}: reads as {revealed}{why}")  # fmt: skip
+
+
 def analyze(
     text: str,
     name: str,
@@ -134,6 +184,7 @@ def analyze(
         rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
     for family in FAMILIES:
         hits.extend((rule_doc, h) for h in family(rule_doc))
+    hits.extend(list(_deobfuscated_hits(rule_doc, hits)))
     if doc.is_skill_md:
         hits.extend((doc, h) for h in _name_hits(doc, options.known_names))
     if openclaw and options.openclaw_rules:
