@@ -17,7 +17,9 @@ from pathlib import Path
 
 from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
 from skillbook.security import (
+    archives,
     deobfuscate,
+    envflow,
     rules_exec,
     rules_exfil,
     rules_obfuscation,
@@ -90,7 +92,7 @@ def rules_version() -> str:
     """Names the scanner code and every pattern: a change invalidates cached results."""
     digest = hashlib.sha256(str(SCANNER_VERSION).encode())
     modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text,
-               rules_obfuscation, deobfuscate)  # fmt: skip
+               rules_obfuscation, deobfuscate, envflow)  # fmt: skip
     from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
 
     for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
@@ -299,24 +301,35 @@ class _FolderScan:
             self.findings.append(_finding("unreadable-file", Severity.MEDIUM, path,
                                           f"Could not read {rel}: {exc.strerror or exc}"))  # fmt: skip
             return
+        self._content(path, rel, path.name, data, openclaw=openclaw, depth=0)
+        if path.name == "SKILL.md" and path.parent == self.root:
+            self.skill_name = _frontmatter_name(data)
+
+    def _content(self, path: Path, rel: str, name: str, data: bytes, *, openclaw: bool,
+                 depth: int, budget: archives.Budget | None = None) -> None:  # fmt: skip
+        """Judge one file's bytes (``depth`` > 0: a member of an archive, shown as
+        ``archive.zip/member``)."""
+        opts = self.options
         head = data[:HEAD_BYTES]
-        name = path.name
         for rule, severity, message in check_file(name, head):
             self.findings.append(_finding(rule, severity, path, message))
-        if head.startswith(b"PK\x03\x04") and encrypted_zip(path):
+        if depth == 0 and head.startswith(b"PK\x03\x04") and encrypted_zip(path):
             self.findings.append(_finding("password-archive", Severity.CRITICAL, path,
                                           "Zip archive with password-protected entries"))  # fmt: skip
+        if archives.kind_of(head[:512]) is not None:
+            self._archive(path, rel, name, data, depth=depth, budget=budget)
+            return
         if is_binary(head):
-            self.skipped += 1
+            self.skipped += depth == 0
             return
         if len(data) > opts.max_file_bytes:
-            self.skipped += 1
+            self.skipped += depth == 0
             self.findings.append(_finding("file-too-large", Severity.HIGH, path,
                                           f"{rel} is larger than {opts.max_file_bytes} bytes; not scanned"))  # fmt: skip
             return
         openclaw = openclaw and len(data) <= OPENCLAW_MAX_FILE_BYTES
         self.openclaw_files += openclaw
-        self.scanned += 1
+        self.scanned += depth == 0
         known = opts.known_names if name == "SKILL.md" else frozenset()
         key = content_key(
             data,
@@ -332,9 +345,45 @@ class _FolderScan:
             found = analyze(data.decode("utf-8", "replace"), name, openclaw=openclaw, options=opts)
             if self.cache is not None:
                 self.cache.put(key, found)
-        if name == "SKILL.md" and path.parent == self.root:
-            self.skill_name = _frontmatter_name(data)
         self.findings.extend(_attach(path, found))
+
+    def _archive(self, path: Path, rel: str, name: str, data: bytes, *, depth: int,
+                 budget: archives.Budget | None) -> None:  # fmt: skip
+        """Scan the members of an archive like files of the skill, within the limits of
+        :mod:`~skillbook.security.archives`; what is left unscanned is a finding."""
+        def unscanned(severity: Severity, why: str, rule: str = archives.UNSCANNED) -> None:
+            self.findings.append(_finding(rule, severity, path, f"{rel}: {why}"))
+
+        if depth == 0:
+            self.skipped += 1  # the archive itself is not text; its members are scanned
+        if len(data) > self.options.max_file_bytes:
+            unscanned(Severity.HIGH, f"larger than {self.options.max_file_bytes} bytes; its "
+                                     "members were not scanned")  # fmt: skip
+            return
+        if depth >= archives.MAX_DEPTH:
+            unscanned(Severity.HIGH, f"archive nested {depth + 1} deep; not looked into "
+                                     f"(limit {archives.MAX_DEPTH})")  # fmt: skip
+            return
+        budget = budget if budget is not None else archives.Budget()
+        for item in archives.members(data, name, max_member_bytes=self.options.max_file_bytes,
+                                     budget=budget):  # fmt: skip
+            if isinstance(item, archives.Problem):
+                unscanned(item.severity, item.message, item.rule)
+                continue
+            member = item.name.replace("\\", "/")
+            if archives.escapes(member):
+                unscanned(Severity.HIGH, f"member {member} would unpack outside its folder "
+                                         "(path traversal)", archives.PATH_ESCAPE)  # fmt: skip
+            safe = "/".join(p for p in member.split("/") if p not in ("", ".", "..")) or "member"
+            shown = path / safe
+            member_rel = f"{rel}/{safe}"
+            if item.truncated:
+                self.findings.append(_finding("file-too-large", Severity.HIGH, shown,
+                                              f"{member_rel} is larger than "
+                                              f"{self.options.max_file_bytes} bytes; not scanned"))  # fmt: skip
+                continue
+            self._content(shown, member_rel, safe.rsplit("/", 1)[-1], item.data, openclaw=False,
+                          depth=depth + 1, budget=budget)  # fmt: skip
 
     def symlink(self, path: Path, rel: str, root_real: str) -> None:
         try:
