@@ -9,6 +9,7 @@ and never tuned on: its rate is the honest one.
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 import zipfile
@@ -43,6 +44,9 @@ def _archive(kind: str, members: dict[str, Any]) -> bytes:
         for name, body in members.items()
     }
     buffer = io.BytesIO()
+    if kind == "gz":  # a single gzip-compressed file: its one member is the content
+        (data,) = files.values()
+        return gzip.compress(data)
     if kind == "zip":
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, data in files.items():

@@ -143,7 +143,9 @@ def _deobfuscated_hits(
     how_by_line: dict[int, list[deobfuscate.Trick]] = {}
     for trick in view.tricks:
         how_by_line.setdefault(trick.line, []).append(trick)
-    dangerous_lines: set[int] = set()
+    # A trick on a line that also does something dangerous is critical: hiding is intent.
+    dangerous_lines = {where.line_of(h.start) for where, h in found
+                       if h.severity.at_least(Severity.HIGH) and h.ruleset == "skillbook"}  # fmt: skip
     if view.text != doc.text:
         for family in FAMILIES:
             for h in family(undone):
