@@ -127,10 +127,45 @@ def _latin(ch: str) -> str | None:
     return None
 
 
+#: Blocks whose NFKC forms include ASCII letters and digits: Latin-1 (ª, ¹), super- and
+#: subscripts, letterlike symbols, enclosed and full-width forms, mathematical letters.
+_COMPATIBILITY_RANGES = ((0x80, 0x24F), (0x2070, 0x209F), (0x2100, 0x218F), (0x2460, 0x24FF),
+                         (0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x1F100, 0x1F1FF))  # fmt: skip
+
+
+@functools.cache
+def _lookalikes() -> frozenset[str]:
+    """Every non-ASCII character that reads as an ASCII letter or digit: the Unicode
+    confusables (Cyrillic ``с``, Greek ``ο``) and NFKC compatibility forms (full-width
+    ``ｃ``, mathematical ``𝐜``). Built once, on the first non-ASCII text."""
+    from confusable_homoglyphs import confusables
+
+    data: Any = confusables.confusables_data
+    found = {ch for ch in data if len(ch) == 1 and not ch.isascii() and _latin(ch) is not None}
+    for code in (c for first, last in _COMPATIBILITY_RANGES for c in range(first, last + 1)):
+        ch = chr(code)
+        folded = unicodedata.normalize("NFKC", ch)
+        if folded != ch and folded.isascii() and folded.isalnum():
+            found.add(ch)
+    return frozenset(found)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: Scripts and forms (first word of the character name) that hold Latin look-alikes;
+#: loading the confusables table costs 0.4 s, so text without these never loads it.
+_LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC",
+                                "MATHEMATICAL", "FULLWIDTH", "MODIFIER", "SUBSCRIPT",
+                                "SUPERSCRIPT", "CIRCLED", "PARENTHESIZED", "DOUBLE-STRUCK",
+                                "SCRIPT", "BLACK-LETTER", "LISU", "OLD", "TIFINAGH", "NKO",
+                                "VAI", "DESERET", "GOTHIC", "OSAGE", "SQUARED", "NEGATIVE",
+                                "ROMAN", "SMALL", "TURNED", "DIGIT"})  # fmt: skip
+
+
 @functools.lru_cache(maxsize=8192)
-def _suspect(ch: str) -> bool:
-    folded = unicodedata.normalize("NFKC", ch)
-    return (folded.isascii() and folded.isalnum()) or _latin(ch) is not None
+def _may_look_latin(ch: str) -> bool:
+    if unicodedata.category(ch)[0] not in "LN":
+        return False
+    return unicodedata.name(ch, "").split(" ", 1)[0] in _LOOKALIKE_SCRIPTS
 
 
 def _fold_word(word: str) -> str | None:
@@ -166,7 +201,10 @@ def fold_lookalikes(text: str, tricks: list[Trick]) -> str:
         return text
     # Most non-ASCII text (emoji, CJK, typography) has no Latin look-alike: find the
     # characters that do, once per distinct character, and touch only their lines.
-    suspects = sorted(ch for ch in set(text) if not ch.isascii() and _suspect(ch))
+    candidates = {ch for ch in set(_NON_ASCII.findall(text)) if _may_look_latin(ch)}
+    if not candidates:
+        return text  # CJK, emoji, typography: no need to load the confusables table
+    suspects = sorted(candidates & _lookalikes())
     if not suspects:
         return text
     return _by_line(text, re.compile("[" + re.escape("".join(suspects)) + "]"), _fold_line, tricks)

@@ -230,9 +230,11 @@ _HEX_LITERAL = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\
 
 _DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
                  "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from",
-                 "base32", "basenc", "tr ", "rev", "gunzip", "zcat", "gzcat", "bzcat", "bunzip2",
-                 "xzcat", "unxz", "zstd", "uudecode", "lzma", "lzcat", "gzip", "bzip2", "xz ",
-                 "brotli", "openssl")  # fmt: skip
+                 # Decoders that only matter in a pipeline (``| tr``, ``| rev``) are keyed
+                 # with the pipe: "tr " and "rev" alone are in every other line of prose.
+                 "base32", "basenc", "| tr ", "|tr ", "| rev", "|rev", "gunzip", "zcat", "gzcat",
+                 "bzcat", "bunzip2", "xzcat", "unxz", "zstdcat", "uudecode", "unlzma", "lzcat",
+                 "gzip -", "bzip2 -", "xz -", "zstd -", "lzma -", "brotli -", "openssl")  # fmt: skip
 
 
 def decoded_preview(line: str) -> str | None:

@@ -27,7 +27,8 @@ _SHELL_ASSEMBLED = re.compile(
 _CODE_ASSEMBLED = re.compile(
     r"(?<![\w.])(?P<runner>eval|exec|(?:new\s+)?Function)\s*\(\s*[A-Za-z_]\w*(?:\s*\+\s*[A-Za-z_]\w*)+\s*[,)]"
 )
-_WORDS = ("eval", "sh -c", "exec", "source", ". $", "function")
+#: Keywords (lower case): specific enough that ordinary code rarely holds them.
+_WORDS = ("eval", "sh -c", "exec", "source $", 'source "$', ". $", '. "$', "new function")
 
 
 def assembled_exec(doc: Document) -> Iterator[Hit]:

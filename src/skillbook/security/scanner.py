@@ -129,6 +129,17 @@ def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
         yield Hit(rule, severity, m.start(1), m.end(1), message, demotable=False)
 
 
+def _changed_lines_have_keywords(before: str, after: str) -> bool:
+    """Whether the lines the view changed hold any rule keyword: if not, no rule can
+    match there, and the second pass over the file is skipped (most changes are
+    ordinary shell variables)."""
+    if before == after:
+        return False
+    changed = [new for old, new in zip(before.split("\n"), after.split("\n"), strict=True)
+               if old != new]  # fmt: skip
+    return bool(INDEX.occurrences("\n".join(changed).lower()))
+
+
 def _deobfuscated_hits(
     doc: Document, found: list[tuple[Document, Hit]]
 ) -> Iterator[tuple[Document, Hit]]:
@@ -146,7 +157,7 @@ def _deobfuscated_hits(
     # A trick on a line that also does something dangerous is critical: hiding is intent.
     dangerous_lines = {where.line_of(h.start) for where, h in found
                        if h.severity.at_least(Severity.HIGH) and h.ruleset == "skillbook"}  # fmt: skip
-    if view.text != doc.text:
+    if _changed_lines_have_keywords(doc.text, view.text):
         for family in FAMILIES:
             for h in family(undone):
                 line = undone.line_of(h.start)
