@@ -22,7 +22,9 @@ import yaml
 from skillbook.security import Severity, scan_path
 
 EVASIONS = Path(__file__).resolve().parent / "evasions"
-_BENIGN_SKILL = "---\nname: {name}\ndescription: A helper skill.\n---\n# Helper\n\nUse the helper.\n"
+_BENIGN_SKILL = (
+    "---\nname: {name}\ndescription: A helper skill.\n---\n# Helper\n\nUse the helper.\n"
+)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,9 @@ def test_unsupported_corrupt_and_oversized_archives_are_reported(tmp_path: Path)
 
 @settings(max_examples=150, deadline=None)
 @given(
-    magic=st.sampled_from([b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"7z\xbc\xaf\x27\x1c"]),
+    magic=st.sampled_from(
+        [b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"7z\xbc\xaf\x27\x1c"]
+    ),
     rest=st.binary(max_size=600),
 )
 def test_members_never_raise_on_garbage(magic: bytes, rest: bytes) -> None:

@@ -36,9 +36,39 @@ def test_analyze_never_raises(text: str, name: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.one_of(st.text(), HOSTILE_TEXT, st.lists(st.sampled_from(
-    ["cu", "''", '"', "rl", "\\", "c", "$a", "${IFS}", "a=", "=cu", "; ", "$'\\x63", "\\x75",
-     "с", "ｃ", " + ", "'x'", "\n", "eval ", "sh -c "]), max_size=30).map("".join)))
+@given(
+    text=st.one_of(
+        st.text(),
+        HOSTILE_TEXT,
+        st.lists(
+            st.sampled_from(
+                [
+                    "cu",
+                    "''",
+                    '"',
+                    "rl",
+                    "\\",
+                    "c",
+                    "$a",
+                    "${IFS}",
+                    "a=",
+                    "=cu",
+                    "; ",
+                    "$'\\x63",
+                    "\\x75",
+                    "с",
+                    "ｃ",
+                    " + ",
+                    "'x'",
+                    "\n",
+                    "eval ",
+                    "sh -c ",
+                ]
+            ),
+            max_size=30,
+        ).map("".join),
+    )
+)
 def test_deobfuscated_view_keeps_every_line(text: str) -> None:
     from skillbook.security.deobfuscate import view
 

@@ -144,7 +144,9 @@ def _zip(data: bytes, limit: int, budget: Budget) -> Iterator[Member | Problem]:
             yield Member(info.filename, body, truncated=info.file_size > len(body))
 
 
-def _tar(data: bytes, limit: int, budget: Budget, *, cut: bool = False) -> Iterator[Member | Problem]:
+def _tar(
+    data: bytes, limit: int, budget: Budget, *, cut: bool = False
+) -> Iterator[Member | Problem]:
     count = 0
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:

@@ -263,6 +263,8 @@ def unescape(text: str, tricks: list[Trick]) -> str:
 _PART = r"(?>[A-Za-z0-9_.-]++|''|\"\"|'[A-Za-z0-9_.-]++'|\"[A-Za-z0-9_.-]++\"|\\[A-Za-z])"
 #: A word of two or more parts, at least one of them quotes or a backslash-escaped letter.
 _SPLIT_WORD = re.compile(rf"(?<![\w'\"\\$])(?>{_PART}{{2,}})(?![\w'\"])")
+
+
 #: Quotes inside a word (``cu''rl``, ``c"u"rl``, ``"cu"rl``) or escaped letters (``\c\u``).
 # Every branch starts at a quote or a backslash, so the engine skips ahead to those; a
 # leading ``\w`` or look-behind would make it try every offset (3 s over the corpus).
@@ -317,7 +319,9 @@ def replace_ifs(text: str, tricks: list[Trick]) -> str:
 # --------------------------------------------------------------------------- shell variables
 
 #: The value of ``NAME=`` (quoted, or a bare word without expansions of its own).
-_VALUE = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n$`\\]*)\"|(?P<bare>[^\s;&|'\"$`\\()<>]*)(?=\s|;|&|$)")
+_VALUE = re.compile(
+    r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n$`\\]*)\"|(?P<bare>[^\s;&|'\"$`\\()<>]*)(?=\s|;|&|$)"
+)
 _REFERENCE = re.compile(r"\$\{?([A-Za-z_]\w*)")
 _ASSIGN_LEAD = re.compile(r"(?:^|[;&]|\bexport|\blocal|\breadonly)\s*$")
 
@@ -400,7 +404,9 @@ def _concat_line(line: str, number: int, tricks: list[Trick]) -> str:
     # Words that only exist once the pieces are joined.
     fresh = set(_WORDS.findall(out.lower())) - set(_WORDS.findall(line.lower()))
     if fresh & SENSITIVE:
-        tricks.append(Trick(number, "string split into pieces", " ".join(sorted(fresh & SENSITIVE))))
+        tricks.append(
+            Trick(number, "string split into pieces", " ".join(sorted(fresh & SENSITIVE)))
+        )
     return out
 
 

@@ -208,14 +208,18 @@ def _tainted(text: str, start: int, end: int, env: _Env) -> set[str]:
             sources.append(((name,), m.end(), _line_statement_end(text, m.end(), end)))
     for m in _FOR.finditer(text, start, end):
         if m.group("php") is not None:
-            sources.append((tuple(_IDENT.findall(m.group("phpnames"))), m.start("php"), m.end("php")))
+            sources.append(
+                (tuple(_IDENT.findall(m.group("phpnames"))), m.start("php"), m.end("php"))
+            )
         else:
             targets = tuple(n for n in _IDENT.findall(m.group("names"))
                             if n.lower() not in _KEYWORDS_IGNORED)  # fmt: skip
             sources.append((targets, m.end(), _line_statement_end(text, m.end(), end)))
     for m in _UPDATE.finditer(text, start, end):
         paren = text.find("(", m.start())
-        sources.append(((m.group("name") or m.group("target"),), paren, _call_end(text, paren, end)))
+        sources.append(
+            ((m.group("name") or m.group("target"),), paren, _call_end(text, paren, end))
+        )
     names: set[str] = set()
     pending = sources
     for _ in range(_MAX_ROUNDS):

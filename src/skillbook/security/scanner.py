@@ -167,7 +167,10 @@ def _deobfuscated_hits(
                 kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
                 if h.severity.at_least(Severity.HIGH):
                     dangerous_lines.add(line)
-                yield undone, replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})")
+                yield (
+                    undone,
+                    replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
+                )
     for line, tricks in sorted(how_by_line.items()):
         hiding = [t for t in tricks if t.hides_command]
         if not hiding:
@@ -176,10 +179,10 @@ def _deobfuscated_hits(
         indent = len(doc.text[start:end]) - len(doc.text[start:end].lstrip())
         severity = Severity.CRITICAL if line in dangerous_lines else Severity.HIGH
         revealed = ", ".join(dict.fromkeys(t.revealed for t in hiding))
-        kinds = ", ".join(sorted({t.kind for t in hiding}))
+        how = ", ".join(sorted({t.kind for t in hiding}))
         why = "; the command it hides is itself a finding" if line in dangerous_lines else ""
         yield doc, Hit("obfuscated-command", severity, start + indent, end,
-                       f"Command hidden by {kinds}: reads as {revealed}{why}")  # fmt: skip
+                       f"Command hidden by {how}: reads as {revealed}{why}")  # fmt: skip
 
 
 def analyze(
@@ -364,6 +367,7 @@ class _FolderScan:
                  budget: archives.Budget | None) -> None:  # fmt: skip
         """Scan the members of an archive like files of the skill, within the limits of
         :mod:`~skillbook.security.archives`; what is left unscanned is a finding."""
+
         def unscanned(severity: Severity, why: str, rule: str = archives.UNSCANNED) -> None:
             self.findings.append(_finding(rule, severity, path, f"{rel}: {why}"))
 
