@@ -333,8 +333,12 @@ class _FolderScan:
             self.findings.append(_finding("password-archive", Severity.CRITICAL, path,
                                           "Zip archive with password-protected entries"))  # fmt: skip
         if archives.kind_of(head[:512]) is not None:
-            self._archive(path, rel, name, data, depth=depth, budget=budget)
-            return
+            opened = self._archive(path, rel, name, data, depth=depth, budget=budget)
+            # Text that merely starts like an archive ("BZh…", "ustar" at 257) and cannot be
+            # opened is still read as text: a magic prefix must not hide a script.
+            if opened or is_binary(head):
+                self.skipped += depth == 0  # not text itself; its members were scanned
+                return
         if is_binary(head):
             self.skipped += depth == 0
             return
@@ -364,29 +368,30 @@ class _FolderScan:
         self.findings.extend(_attach(path, found))
 
     def _archive(self, path: Path, rel: str, name: str, data: bytes, *, depth: int,
-                 budget: archives.Budget | None) -> None:  # fmt: skip
+                 budget: archives.Budget | None) -> bool:  # fmt: skip
         """Scan the members of an archive like files of the skill, within the limits of
-        :mod:`~skillbook.security.archives`; what is left unscanned is a finding."""
+        :mod:`~skillbook.security.archives`; what is left unscanned is a finding. Returns
+        whether the archive could be opened at all."""
 
         def unscanned(severity: Severity, why: str, rule: str = archives.UNSCANNED) -> None:
             self.findings.append(_finding(rule, severity, path, f"{rel}: {why}"))
 
-        if depth == 0:
-            self.skipped += 1  # the archive itself is not text; its members are scanned
         if len(data) > self.options.max_file_bytes:
             unscanned(Severity.HIGH, f"larger than {self.options.max_file_bytes} bytes; its "
                                      "members were not scanned")  # fmt: skip
-            return
+            return True
         if depth >= archives.MAX_DEPTH:
             unscanned(Severity.HIGH, f"archive nested {depth + 1} deep; not looked into "
                                      f"(limit {archives.MAX_DEPTH})")  # fmt: skip
-            return
+            return True
         budget = budget if budget is not None else archives.Budget()
+        opened = False
         for item in archives.members(data, name, max_member_bytes=self.options.max_file_bytes,
                                      budget=budget):  # fmt: skip
             if isinstance(item, archives.Problem):
                 unscanned(item.severity, item.message, item.rule)
                 continue
+            opened = True
             member = item.name.replace("\\", "/")
             if archives.escapes(member):
                 unscanned(Severity.HIGH, f"member {member} would unpack outside its folder "
@@ -401,6 +406,7 @@ class _FolderScan:
                 continue
             self._content(shown, member_rel, safe.rsplit("/", 1)[-1], item.data, openclaw=False,
                           depth=depth + 1, budget=budget)  # fmt: skip
+        return opened
 
     def symlink(self, path: Path, rel: str, root_real: str) -> None:
         try:
