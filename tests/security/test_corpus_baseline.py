@@ -48,8 +48,26 @@ def _key(row: dict[str, Any]) -> tuple[str, str, str, str]:
     return (row["skill"], row["file"], row["rule"], row["severity"])
 
 
-def test_no_new_critical_findings_on_the_corpus(corpus_dir: Path) -> None:
-    current = _current(corpus_dir)
+@pytest.fixture(scope="module")
+def current(corpus_dir: Path) -> list[dict[str, Any]]:
+    return _current(corpus_dir)
+
+
+def test_at_most_one_percent_of_real_skills_get_a_critical_finding(
+    corpus_dir: Path, current: list[dict[str, Any]]
+) -> None:
+    """Issue 18 §4: a critical finding blocks setup, so on real skills it must be rare.
+    Measured before the obfuscation and data-flow rules: 0 of 390; after: 0 of 390."""
+    skills = {p.parent for p in corpus_dir.rglob("SKILL.md")}
+    blocked = {r["skill"] for r in current if r["severity"] == "critical"}
+    rate = len(blocked) / len(skills)
+    print(f"\ncorpus: {len(blocked)} of {len(skills)} skills ({rate:.2%}) have a critical finding")
+    assert rate <= 0.01, sorted(blocked)
+
+
+def test_no_new_critical_findings_on_the_corpus(
+    corpus_dir: Path, current: list[dict[str, Any]]
+) -> None:
     baseline: list[dict[str, Any]] = json.loads(BASELINE.read_text(encoding="utf-8"))
     if os.environ.get("SKILLBOOK_UPDATE_SCAN_BASELINE"):
         notes = {_key(r): r.get("why", "") for r in baseline}

@@ -35,6 +35,48 @@ def test_analyze_never_raises(text: str, name: str) -> None:
         assert len(finding.excerpt) <= EXCERPT_MAX * 12  # invisible chars expand to <U+XXXX>
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(),
+        HOSTILE_TEXT,
+        st.lists(
+            st.sampled_from(
+                [
+                    "cu",
+                    "''",
+                    '"',
+                    "rl",
+                    "\\",
+                    "c",
+                    "$a",
+                    "${IFS}",
+                    "a=",
+                    "=cu",
+                    "; ",
+                    "$'\\x63",
+                    "\\x75",
+                    "с",
+                    "ｃ",
+                    " + ",
+                    "'x'",
+                    "\n",
+                    "eval ",
+                    "sh -c ",
+                ]
+            ),
+            max_size=30,
+        ).map("".join),
+    )
+)
+def test_deobfuscated_view_keeps_every_line(text: str) -> None:
+    from skillbook.security.deobfuscate import view
+
+    undone = view(text)
+    assert undone.text.count("\n") == text.count("\n")
+    assert all(1 <= t.line <= text.count("\n") + 1 for t in undone.tricks)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_excerpt_never_raises(text: str) -> None:

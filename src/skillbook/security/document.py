@@ -220,6 +220,10 @@ class Document:
             fences.append(Fence(opener + 1, self.line_count, info, opener))
         return fences, headings
 
+    def fences(self) -> list[Fence]:
+        """The fenced blocks of a Markdown file, in order."""
+        return self._layout[0]
+
     def fence_at(self, line: int) -> Fence | None:
         """The fenced block whose body holds ``line``, if any."""
         for fence in self._layout[0]:

@@ -29,10 +29,17 @@ _STAGE = re.compile(rf"^\s*{_PREFIX}(?P<interp>{_INTERP})(?![\w.-])(?P<args>[^)`
 _STAGE_SPLIT = re.compile(r"(?<!\|)\|(?!\|)")
 _COMMAND_END = re.compile(r"\n|;|&&|\|\|")
 _FETCHER = re.compile(r"\b(?:curl|wget|fetch|aria2c)\b", re.I)
+#: Stages that turn stored text back into a command: base64/base32/hex, rot13 and other
+#: letter maps (``tr 'A-Za-z' 'N-ZA-Mn-za-m'``), reversal, decompression, ``openssl enc -d``.
 _DECODER = re.compile(
-    r"\b(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
+    r"\b(?:base64|b64|base32|basenc|openssl\s+(?:enc\s+)?-?base64)\s+(?:-[\w-]+\s+)*?"
+    r"(?:-d|-D|--decode|-di|-id)\b"
     r"|\bxxd\s+(?:-\w+\s+)*-r\b"
-    r"|\b(?:printf|echo\s+-e)\s+[\"']?(?:\\x[0-9a-fA-F]{2}){8,}",
+    r"|\b(?:printf|echo\s+-e)\s+[\"']?(?:\\x[0-9a-fA-F]{2}){8,}"
+    r"|\btr\s+(?:-\w+\s+)*[\"']?\[?[A-Za-z]-[A-Za-z]"
+    r"|(?<![\w-])(?:rev|gunzip|zcat|gzcat|bzcat|bunzip2|xzcat|unxz|zstdcat|uudecode|unlzma|lzcat)\b"
+    r"|\b(?:gzip|bzip2|xz|zstd|lzma|brotli)\s+(?:-\w+\s+)*-\w*d"
+    r"|\bopenssl\s+(?:enc\s+)?-?[\w-]*\s+(?:-[\w-]+\s+(?:\S+\s+)?)*?-d\b",
     re.I,
 )
 
@@ -196,9 +203,13 @@ _B64_DECODE = (
     r"(?:base64|b64|openssl\s+(?:enc\s+)?-?base64)\s+(?:-\w+\s+)*?(?:-d|-D|--decode|-di|-id)\b"
 )
 _HEX_DECODE = r"xxd\s+(?:-\w+\s+)*-r\b"
+_DECODE_ANY = rf"(?:{_B64_DECODE}|{_HEX_DECODE}|{_DECODER.pattern})"
+#: An interpreter (or eval) whose code comes from a substitution or here-string that
+#: decodes: ``bash -c "$(… | base64 -d)"``, ``python3 -c "$(…)"``, ``bash <<< "$(…)"``.
 _ENCODED_SUBST = re.compile(
-    rf"\b(?:(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)|(?:(?:ba|z|da|k)?sh|source)\s+<\()"
-    rf"[^\n]*?(?:{_B64_DECODE}|{_HEX_DECODE})",
+    rf"\b(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|php)\s+(?:-\w+\s+)*?-c|eval|exec"
+    rf"|(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source))\s*(?:[\"']?(?:\$\(|`)|<\(|<<<)"
+    rf"[^\n]*?{_DECODE_ANY}",
     re.I,
 )
 _PY_DECODE_EXEC = re.compile(
@@ -218,7 +229,12 @@ _B64_LITERAL = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX_LITERAL = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
 
 _DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
-                 "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from")  # fmt: skip
+                 "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from",
+                 # Decoders that only matter in a pipeline (``| tr``, ``| rev``) are keyed
+                 # with the pipe: "tr " and "rev" alone are in every other line of prose.
+                 "base32", "basenc", "| tr ", "|tr ", "| rev", "|rev", "gunzip", "zcat", "gzcat",
+                 "bzcat", "bunzip2", "xzcat", "unxz", "zstdcat", "uudecode", "unlzma", "lzcat",
+                 "gzip -", "bzip2 -", "xz -", "zstd -", "lzma -", "brotli -", "openssl")  # fmt: skip
 
 
 def decoded_preview(line: str) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillbook.security import envflow
 from skillbook.security.document import CODE, MARKDOWN, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
@@ -165,7 +166,7 @@ _ENV_CMD_WORDS = ("env |", "env|", "env >", "env>", "printenv", "set |", "set|",
 
 
 def env_exfil(doc: Document) -> Iterator[Hit]:
-    if not doc.regions((*_ENV_WORDS, *_ENV_CMD_WORDS), after=0):
+    if not doc.regions((*_ENV_WORDS, *_ENV_CMD_WORDS, *envflow.WORDS), after=0):
         return
     text = doc.text
     seen: set[int] = set()
@@ -193,6 +194,16 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
         h = hit(m.start(), m.end(), "Sends os.environ in a network request")
         if h:
             yield h
+    # Critical flows first; a high "encoded, not sent" flow waits until the critical rules
+    # below have had their say, so it never shadows one of them on the same line.
+    weaker: list[tuple[int, int, str]] = []
+    for start, end, message, severity in envflow.flows(doc):
+        line = doc.line_of(start)
+        if severity is not _C:
+            weaker.append((start, end, message))
+        elif line not in seen:
+            seen.add(line)
+            yield Hit("env-exfil", severity, start, end, message)
     for regex, what in (
         (_PY_ENV_SERIAL, "Serialises os.environ in a file that sends data over the network"),
         (_JS_ENV, "Serialises process.env in a file that sends data over the network"),
@@ -203,6 +214,10 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
                 h = hit(m.start(), m.end(), what)
                 if h:
                     yield h
+    for start, end, message in weaker:
+        if doc.line_of(start) not in seen:
+            seen.add(doc.line_of(start))
+            yield Hit("env-exfil", _H, start, end, message)
 
 
 # --------------------------------------------------------------------------- markdown-exfil
@@ -225,5 +240,5 @@ def markdown_exfil(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS,
+KEYWORDS = (*_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
             *(w for words, _ in _NET for w in words))  # fmt: skip

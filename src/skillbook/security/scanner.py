@@ -12,11 +12,21 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
-from skillbook.security import rules_exec, rules_exfil, rules_persist, rules_sources, rules_text
+from skillbook.security import (
+    archives,
+    deobfuscate,
+    envflow,
+    rules_exec,
+    rules_exfil,
+    rules_obfuscation,
+    rules_persist,
+    rules_sources,
+    rules_text,
+)
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
 from skillbook.security.context import DEMOTION_STEPS, Context
@@ -34,7 +44,7 @@ from skillbook.security.rules_openclaw import scan_source
 from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
 
 #: Bumped when a change to the code (not the patterns) alters results.
-SCANNER_VERSION = 1
+SCANNER_VERSION = 2
 DEFAULT_MAX_FILES = 500
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -53,13 +63,14 @@ FAMILIES: tuple[Family, ...] = (
     rules_persist.persistence,
     rules_text.prompt_injection,
     rules_text.hidden_instructions,
+    rules_obfuscation.assembled_exec,
 )
 
 
 #: One automaton over the keywords of every family, built once at import.
 INDEX = KeywordIndex(
     (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
-     *rules_sources.KEYWORDS, *rules_text.KEYWORDS)
+     *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS)
 )  # fmt: skip
 
 
@@ -80,7 +91,8 @@ class ScanOptions:
 def rules_version() -> str:
     """Names the scanner code and every pattern: a change invalidates cached results."""
     digest = hashlib.sha256(str(SCANNER_VERSION).encode())
-    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text)
+    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text,
+               rules_obfuscation, deobfuscate, envflow)  # fmt: skip
     from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
 
     for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
@@ -117,6 +129,62 @@ def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
         yield Hit(rule, severity, m.start(1), m.end(1), message, demotable=False)
 
 
+def _changed_lines_have_keywords(before: str, after: str) -> bool:
+    """Whether the lines the view changed hold any rule keyword: if not, no rule can
+    match there, and the second pass over the file is skipped (most changes are
+    ordinary shell variables)."""
+    if before == after:
+        return False
+    changed = [new for old, new in zip(before.split("\n"), after.split("\n"), strict=True)
+               if old != new]  # fmt: skip
+    return bool(INDEX.occurrences("\n".join(changed).lower()))
+
+
+def _deobfuscated_hits(
+    doc: Document, found: list[tuple[Document, Hit]]
+) -> Iterator[tuple[Document, Hit]]:
+    """What the rules find once quote-split words, look-alike letters, escapes and shell
+    variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
+    ``obfuscated-command`` hit per line whose trick hid a command name."""
+    view = deobfuscate.view(doc.text)
+    if not view.tricks and view.text == doc.text:
+        return
+    undone = Document(view.text, doc.name, doc.kind, index=INDEX)
+    have = {(h.rule, where.line_of(h.start)) for where, h in found}
+    how_by_line: dict[int, list[deobfuscate.Trick]] = {}
+    for trick in view.tricks:
+        how_by_line.setdefault(trick.line, []).append(trick)
+    # A trick on a line that also does something dangerous is critical: hiding is intent.
+    dangerous_lines = {where.line_of(h.start) for where, h in found
+                       if h.severity.at_least(Severity.HIGH) and h.ruleset == "skillbook"}  # fmt: skip
+    if _changed_lines_have_keywords(doc.text, view.text):
+        for family in FAMILIES:
+            for h in family(undone):
+                line = undone.line_of(h.start)
+                if (h.rule, line) in have:
+                    continue
+                have.add((h.rule, line))
+                kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
+                if h.severity.at_least(Severity.HIGH):
+                    dangerous_lines.add(line)
+                yield (
+                    undone,
+                    replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
+                )
+    for line, tricks in sorted(how_by_line.items()):
+        hiding = [t for t in tricks if t.hides_command]
+        if not hiding:
+            continue
+        start, end = doc.lines_span(line, line)
+        indent = len(doc.text[start:end]) - len(doc.text[start:end].lstrip())
+        severity = Severity.CRITICAL if line in dangerous_lines else Severity.HIGH
+        revealed = ", ".join(dict.fromkeys(t.revealed for t in hiding))
+        how = ", ".join(sorted({t.kind for t in hiding}))
+        why = "; the command it hides is itself a finding" if line in dangerous_lines else ""
+        yield doc, Hit("obfuscated-command", severity, start + indent, end,
+                       f"Command hidden by {how}: reads as {revealed}{why}")  # fmt: skip
+
+
 def analyze(
     text: str,
     name: str,
@@ -134,6 +202,7 @@ def analyze(
         rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
     for family in FAMILIES:
         hits.extend((rule_doc, h) for h in family(rule_doc))
+    hits.extend(list(_deobfuscated_hits(rule_doc, hits)))
     if doc.is_skill_md:
         hits.extend((doc, h) for h in _name_hits(doc, options.known_names))
     if openclaw and options.openclaw_rules:
@@ -248,24 +317,39 @@ class _FolderScan:
             self.findings.append(_finding("unreadable-file", Severity.MEDIUM, path,
                                           f"Could not read {rel}: {exc.strerror or exc}"))  # fmt: skip
             return
+        self._content(path, rel, path.name, data, openclaw=openclaw, depth=0)
+        if path.name == "SKILL.md" and path.parent == self.root:
+            self.skill_name = _frontmatter_name(data)
+
+    def _content(self, path: Path, rel: str, name: str, data: bytes, *, openclaw: bool,
+                 depth: int, budget: archives.Budget | None = None) -> None:  # fmt: skip
+        """Judge one file's bytes (``depth`` > 0: a member of an archive, shown as
+        ``archive.zip/member``)."""
+        opts = self.options
         head = data[:HEAD_BYTES]
-        name = path.name
         for rule, severity, message in check_file(name, head):
             self.findings.append(_finding(rule, severity, path, message))
-        if head.startswith(b"PK\x03\x04") and encrypted_zip(path):
+        if depth == 0 and head.startswith(b"PK\x03\x04") and encrypted_zip(path):
             self.findings.append(_finding("password-archive", Severity.CRITICAL, path,
                                           "Zip archive with password-protected entries"))  # fmt: skip
+        if archives.kind_of(head[:512]) is not None:
+            opened = self._archive(path, rel, name, data, depth=depth, budget=budget)
+            # Text that merely starts like an archive ("BZh…", "ustar" at 257) and cannot be
+            # opened is still read as text: a magic prefix must not hide a script.
+            if opened or is_binary(head):
+                self.skipped += depth == 0  # not text itself; its members were scanned
+                return
         if is_binary(head):
-            self.skipped += 1
+            self.skipped += depth == 0
             return
         if len(data) > opts.max_file_bytes:
-            self.skipped += 1
+            self.skipped += depth == 0
             self.findings.append(_finding("file-too-large", Severity.HIGH, path,
                                           f"{rel} is larger than {opts.max_file_bytes} bytes; not scanned"))  # fmt: skip
             return
         openclaw = openclaw and len(data) <= OPENCLAW_MAX_FILE_BYTES
         self.openclaw_files += openclaw
-        self.scanned += 1
+        self.scanned += depth == 0
         known = opts.known_names if name == "SKILL.md" else frozenset()
         key = content_key(
             data,
@@ -281,9 +365,48 @@ class _FolderScan:
             found = analyze(data.decode("utf-8", "replace"), name, openclaw=openclaw, options=opts)
             if self.cache is not None:
                 self.cache.put(key, found)
-        if name == "SKILL.md" and path.parent == self.root:
-            self.skill_name = _frontmatter_name(data)
         self.findings.extend(_attach(path, found))
+
+    def _archive(self, path: Path, rel: str, name: str, data: bytes, *, depth: int,
+                 budget: archives.Budget | None) -> bool:  # fmt: skip
+        """Scan the members of an archive like files of the skill, within the limits of
+        :mod:`~skillbook.security.archives`; what is left unscanned is a finding. Returns
+        whether the archive could be opened at all."""
+
+        def unscanned(severity: Severity, why: str, rule: str = archives.UNSCANNED) -> None:
+            self.findings.append(_finding(rule, severity, path, f"{rel}: {why}"))
+
+        if len(data) > self.options.max_file_bytes:
+            unscanned(Severity.HIGH, f"larger than {self.options.max_file_bytes} bytes; its "
+                                     "members were not scanned")  # fmt: skip
+            return True
+        if depth >= archives.MAX_DEPTH:
+            unscanned(Severity.HIGH, f"archive nested {depth + 1} deep; not looked into "
+                                     f"(limit {archives.MAX_DEPTH})")  # fmt: skip
+            return True
+        budget = budget if budget is not None else archives.Budget()
+        opened = False
+        for item in archives.members(data, name, max_member_bytes=self.options.max_file_bytes,
+                                     budget=budget):  # fmt: skip
+            if isinstance(item, archives.Problem):
+                unscanned(item.severity, item.message, item.rule)
+                continue
+            opened = True
+            member = item.name.replace("\\", "/")
+            if archives.escapes(member):
+                unscanned(Severity.HIGH, f"member {member} would unpack outside its folder "
+                                         "(path traversal)", archives.PATH_ESCAPE)  # fmt: skip
+            safe = "/".join(p for p in member.split("/") if p not in ("", ".", "..")) or "member"
+            shown = path / safe
+            member_rel = f"{rel}/{safe}"
+            if item.truncated:
+                self.findings.append(_finding("file-too-large", Severity.HIGH, shown,
+                                              f"{member_rel} is larger than "
+                                              f"{self.options.max_file_bytes} bytes; not scanned"))  # fmt: skip
+                continue
+            self._content(shown, member_rel, safe.rsplit("/", 1)[-1], item.data, openclaw=False,
+                          depth=depth + 1, budget=budget)  # fmt: skip
+        return opened
 
     def symlink(self, path: Path, rel: str, root_real: str) -> None:
         try:

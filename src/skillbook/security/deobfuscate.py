@@ -1,0 +1,431 @@
+"""Undo the tricks that hide a command's words from pattern rules.
+
+Input: a file's text. Output: a :class:`View` — the same text with the tricks undone,
+line for line (no newline is added or removed, so a line number means the same line
+in both), and the :class:`Trick` values found on the way. The scanner runs every rule
+family again on the view, so ``cu''rl … | ba''sh`` is judged as ``curl … | bash``
+without one pattern per spelling.
+
+Tricks undone, in this order (each works on the output of the previous one):
+
+- look-alike letters: NFKC (full-width ``ｃｕｒｌ``) and Unicode confusables (Cyrillic
+  ``с``, Greek ``ο``) folded to Latin, in words that then read as plain ASCII;
+- escaped characters: ``$'\\x63\\x75…'`` and runs of ``\\xNN``/``\\uNNNN`` escapes
+  inside string literals, when they spell printable ASCII;
+- quote-split and backslash-split words: ``cu''rl``, ``c"u"rl``, ``\\c\\u\\r\\l``;
+- ``${IFS}`` used as a space;
+- shell variables: ``a=cu; b=rl; $a$b`` becomes ``curl`` (values without expansions
+  of their own, set on their own line or after ``;``/``&&``);
+- string literals joined with ``+``: ``"cu" + "rl"``.
+
+A trick that reveals a command name (``curl``, ``bash``, ``eval`` …) is reported by
+the scanner as ``obfuscated-command``: no legitimate script spells its commands so.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: Command and function names whose hiding is itself a finding.
+SENSITIVE = frozenset(
+    {
+        "curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", "netcat", "socat",
+        "telnet", "python", "python3", "perl", "ruby", "node", "php", "eval", "exec", "source",
+        "base64", "xxd", "openssl", "chmod", "sudo", "osascript", "powershell", "pwsh", "iex",
+        "invoke-expression", "invoke-webrequest", "crontab", "launchctl", "xattr", "spctl",
+        "printenv", "env", "mkfifo", "scp", "rsync", "nohup", "gunzip", "zcat", "certutil",
+        "mshta", "bitsadmin", "system", "popen", "subprocess", "child_process", "execsync",
+        "spawn", "fetch", "urlopen", "requests", "atob", "b64decode", "function", "dev/tcp",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """One undone trick: the 1-based line, what kind, and the words it revealed."""
+
+    line: int
+    kind: str
+    revealed: str
+
+    @property
+    def hides_command(self) -> bool:
+        if self.kind == IFS_TRICK:
+            return True  # no script writes a space that way but to slip past filters
+        return any(w in SENSITIVE for w in _WORDS.findall(self.revealed.lower()))
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    text: str
+    tricks: tuple[Trick, ...]
+
+
+_WORDS = re.compile(r"[a-z0-9_/-]+")
+IFS_TRICK = "${IFS} as a space"
+#: Rewrites one line (its text and 1-based number), recording tricks.
+LineRewrite = Callable[[str, int, list[Trick]], str]
+
+
+def _by_line(
+    text: str,
+    cue: re.Pattern[str],
+    rewrite: LineRewrite,
+    tricks: list[Trick],
+    accept: Callable[[str, re.Match[str]], bool] | None = None,
+) -> str:
+    """``text`` with every line that holds ``cue`` (and passes ``accept``) rewritten; the
+    other lines are copied untouched, so a file that needs nothing costs one search."""
+    out: list[str] = []
+    done = 0
+    line = 1
+
+    def next_cue(pos: int) -> re.Match[str] | None:
+        m = cue.search(text, pos)
+        while m is not None and accept is not None and not accept(text, m):
+            m = cue.search(text, m.end())
+        return m
+
+    m = next_cue(0)
+    while m is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        line += text.count("\n", done, start)
+        out.append(text[done:start])
+        out.append(rewrite(text[start:end], line, tricks))
+        done = end
+        m = next_cue(end)
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- look-alikes
+
+#: Every word, once (a regex that looked for the non-ASCII letter inside the word
+#: would backtrack quadratically on long words).
+_WORD = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _latin(ch: str) -> str | None:
+    """The ASCII letter or digit ``ch`` is confusable with, if any."""
+    from confusable_homoglyphs import confusables  # heavy table: only for non-ASCII text
+
+    data: Any = confusables.confusables_data
+    for entry in data.get(ch) or ():
+        glyph = entry.get("c", "")
+        if glyph.isascii() and glyph.isalnum() and len(glyph) == 1:
+            return str(glyph)
+    return None
+
+
+#: Blocks whose NFKC forms include ASCII letters and digits: Latin-1 (ª, ¹), super- and
+#: subscripts, letterlike symbols, enclosed and full-width forms, mathematical letters.
+_COMPATIBILITY_RANGES = ((0x80, 0x24F), (0x2070, 0x209F), (0x2100, 0x218F), (0x2460, 0x24FF),
+                         (0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x1F100, 0x1F1FF))  # fmt: skip
+
+
+@functools.cache
+def _lookalikes() -> frozenset[str]:
+    """Every non-ASCII character that reads as an ASCII letter or digit: the Unicode
+    confusables (Cyrillic ``с``, Greek ``ο``) and NFKC compatibility forms (full-width
+    ``ｃ``, mathematical ``𝐜``). Built once, on the first non-ASCII text."""
+    from confusable_homoglyphs import confusables
+
+    data: Any = confusables.confusables_data
+    found = {ch for ch in data if len(ch) == 1 and not ch.isascii() and _latin(ch) is not None}
+    for code in (c for first, last in _COMPATIBILITY_RANGES for c in range(first, last + 1)):
+        ch = chr(code)
+        folded = unicodedata.normalize("NFKC", ch)
+        if folded != ch and folded.isascii() and folded.isalnum():
+            found.add(ch)
+    return frozenset(found)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: Scripts and forms (first word of the character name) that hold Latin look-alikes;
+#: loading the confusables table costs 0.4 s, so text without these never loads it.
+_LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC",
+                                "MATHEMATICAL", "FULLWIDTH", "MODIFIER", "SUBSCRIPT",
+                                "SUPERSCRIPT", "CIRCLED", "PARENTHESIZED", "DOUBLE-STRUCK",
+                                "SCRIPT", "BLACK-LETTER", "LISU", "OLD", "TIFINAGH", "NKO",
+                                "VAI", "DESERET", "GOTHIC", "OSAGE", "SQUARED", "NEGATIVE",
+                                "ROMAN", "SMALL", "TURNED", "DIGIT"})  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8192)
+def _may_look_latin(ch: str) -> bool:
+    if unicodedata.category(ch)[0] not in "LN":
+        return False
+    return unicodedata.name(ch, "").split(" ", 1)[0] in _LOOKALIKE_SCRIPTS
+
+
+def _fold_word(word: str) -> str | None:
+    folded = unicodedata.normalize("NFKC", word)
+    out = []
+    for ch in folded:
+        if ch.isascii():
+            out.append(ch)
+            continue
+        latin = _latin(ch)
+        if latin is None:
+            return None  # a real word of another script, not a disguise
+        out.append(latin)
+    return "".join(out)
+
+
+def _fold_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word.isascii():
+            return word
+        folded = _fold_word(word)
+        if folded is None or folded == word or "\n" in folded:
+            return word
+        tricks.append(Trick(number, "look-alike letters", folded))
+        return folded
+
+    return _WORD.sub(repl, line)
+
+
+def fold_lookalikes(text: str, tricks: list[Trick]) -> str:
+    if text.isascii():
+        return text
+    # Most non-ASCII text (emoji, CJK, typography) has no Latin look-alike: find the
+    # characters that do, once per distinct character, and touch only their lines.
+    candidates = {ch for ch in set(_NON_ASCII.findall(text)) if _may_look_latin(ch)}
+    if not candidates:
+        return text  # CJK, emoji, typography: no need to load the confusables table
+    suspects = sorted(candidates & _lookalikes())
+    if not suspects:
+        return text
+    return _by_line(text, re.compile("[" + re.escape("".join(suspects)) + "]"), _fold_line, tricks)
+
+
+# --------------------------------------------------------------------------- escapes
+
+_ANSI_C = re.compile(r"\$'((?:\\(?:x[0-9a-fA-F]{1,2}|[0-7]{1,3})|[^'\\\n])*)'")
+_ESCAPE_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}){3,}")
+_ONE_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{1,2})|\\u00([0-9a-fA-F]{2})|\\([0-7]{1,3})")
+_ONE = r"(?:x[0-9a-fA-F]{2}|u00[0-9a-fA-F]{2}|[0-7]{3})"
+# Starts with a literal character class so that the engine skips ahead (see _SPLIT_CUE).
+_ESCAPE_CUE = re.compile(rf"[$\\](?:(?<=\$)'\\|(?<=\\){_ONE}\\{_ONE}\\{_ONE})")
+
+
+def _unescape(run: str) -> str | None:
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return chr(int(m.group(1), 16))
+        if m.group(2) is not None:
+            return chr(int(m.group(2), 16))
+        return chr(int(m.group(3), 8) & 0xFF)
+
+    out = _ONE_ESCAPE.sub(one, run)
+    # Only printable ASCII: escapes of binary data are data, not a disguise.
+    return out if all(" " <= c <= "~" for c in out) else None
+
+
+def _unescape_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def ansi(m: re.Match[str]) -> str:
+        out = _unescape(m.group(1)) if "\\" in m.group(1) else None
+        if out is None or "'" in out:
+            return m.group(0)
+        tricks.append(Trick(number, "escaped characters", out))
+        return "'" + out + "'"
+
+    def run(m: re.Match[str]) -> str:
+        out = _unescape(m.group(0))
+        if out is None or any(q in out for q in "\"'`\\"):
+            return m.group(0)
+        tricks.append(Trick(number, "escaped characters", out))
+        return out
+
+    return _ESCAPE_RUN.sub(run, _ANSI_C.sub(ansi, line))
+
+
+def unescape(text: str, tricks: list[Trick]) -> str:
+    if "\\" not in text:
+        return text
+    return _by_line(text, _ESCAPE_CUE, _unescape_line, tricks)
+
+
+# --------------------------------------------------------------------------- split words
+
+# Possessive and atomic: a long word that fails the test must not be retried piecewise.
+_PART = r"(?>[A-Za-z0-9_.-]++|''|\"\"|'[A-Za-z0-9_.-]++'|\"[A-Za-z0-9_.-]++\"|\\[A-Za-z])"
+#: A word of two or more parts, at least one of them quotes or a backslash-escaped letter.
+_SPLIT_WORD = re.compile(rf"(?<![\w'\"\\$])(?>{_PART}{{2,}})(?![\w'\"])")
+
+
+#: Quotes inside a word (``cu''rl``, ``c"u"rl``, ``"cu"rl``) or escaped letters (``\c\u``).
+# Every branch starts at a quote or a backslash, so the engine skips ahead to those; a
+# leading ``\w`` or look-behind would make it try every offset (3 s over the corpus).
+# A quoted piece counts when glued to a letter (``c"u"rl``, ``cu"rl"``) but not after a
+# string prefix (``f"x"``, ``rb'x'``).
+def _quoted_branch(q: str) -> str:
+    return (
+        rf"(?<={q})(?:{q}(?<=\w{q}{q})(?=\w)|\w+{q}(?=\w)"
+        rf"|(?<=\w{q})(?<!\b[fbruFBRU]{q})(?<!\b[fbrFBR]{{2}}{q})\w+{q})"
+    )
+
+
+_SQ, _DQ = _quoted_branch("'"), _quoted_branch('"')
+_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|{_SQ}|{_DQ})", re.I)
+
+
+def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if not any(c in word for c in "'\"\\"):
+            return word
+        joined = word.replace("'", "").replace('"', "")
+        joined = re.sub(r"\\([A-Za-z])", r"\1", joined)
+        if not joined:
+            return word
+        tricks.append(Trick(number, "quote-split word", joined))
+        return joined
+
+    return _SPLIT_WORD.sub(repl, line)
+
+
+def join_split_words(text: str, tricks: list[Trick]) -> str:
+    return _by_line(text, _SPLIT_CUE, _join_line, tricks)
+
+
+# --------------------------------------------------------------------------- ${IFS}
+
+_IFS = re.compile(r"(?<=\S)\$(?:\{IFS\}|IFS\b)(?=\S)")
+
+
+def _ifs_line(line: str, number: int, tricks: list[Trick]) -> str:
+    tricks.append(Trick(number, IFS_TRICK, "a space"))
+    return _IFS.sub(" ", line)
+
+
+def replace_ifs(text: str, tricks: list[Trick]) -> str:
+    if "IFS" not in text:
+        return text
+    return _by_line(text, _IFS, _ifs_line, tricks)
+
+
+# --------------------------------------------------------------------------- shell variables
+
+#: The value of ``NAME=`` (quoted, or a bare word without expansions of its own).
+_VALUE = re.compile(
+    r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n$`\\]*)\"|(?P<bare>[^\s;&|'\"$`\\()<>]*)(?=\s|;|&|$)"
+)
+_REFERENCE = re.compile(r"\$\{?([A-Za-z_]\w*)")
+_ASSIGN_LEAD = re.compile(r"(?:^|[;&]|\bexport|\blocal|\breadonly)\s*$")
+
+
+def _assignments(text: str) -> dict[str, str]:
+    """``NAME=value`` for every NAME the text expands (found by name: a regex that tried
+    every offset for an assignment costs more than the rest of the scan)."""
+    values: dict[str, str] = {}
+    for name in set(_REFERENCE.findall(text)):
+        needle = name + "="
+        pos = text.find(needle)
+        while pos != -1:
+            line_start = text.rfind("\n", 0, pos) + 1
+            lead = text[max(line_start, pos - 40) : pos]
+            before_ok = pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in "_$")
+            if before_ok and _ASSIGN_LEAD.search(lead):
+                m = _VALUE.match(text, pos + len(needle))
+                if m:
+                    value = m.group("sq") if m.group("sq") is not None else m.group("dq")
+                    value = m.group("bare") or "" if value is None else value
+                    if len(value) <= 400:
+                        values[name] = value
+            pos = text.find(needle, pos + 1)
+    return values
+
+
+_EXPANSION = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<plain>[A-Za-z_]\w*))")
+#: A run of pieces glued together that holds at least one expansion.
+_GLUED = re.compile(
+    r"[A-Za-z0-9_./-]*+(?:(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*+)[A-Za-z0-9_./-]*+)++"
+)
+_GLUED_PARTS = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|[A-Za-z0-9_./-]+")
+
+
+def expand_variables(text: str, tricks: list[Trick]) -> str:
+    if "$" not in text or "=" not in text:
+        return text
+    values = _assignments(text)
+    if not values:
+        return text
+    names = "|".join(re.escape(n) for n in sorted(values, key=len, reverse=True))
+    cue = re.compile(rf"\$(?:\{{(?:{names})\}}|(?:{names})(?!\w))")
+
+    def expand(m: re.Match[str]) -> str:
+        return values.get(m.group("braced") or m.group("plain"), m.group(0))
+
+    def rewrite(line: str, number: int, found: list[Trick]) -> str:
+        def glued(m: re.Match[str]) -> str:
+            parts = [_EXPANSION.sub(expand, part) for part in _GLUED_PARTS.findall(m.group(0))]
+            out = "".join(parts)
+            if len(parts) >= 2:
+                # ``$a$b`` spelling ``curl`` where no single piece does: built to hide.
+                single = {w for part in parts for w in _WORDS.findall(part.lower())}
+                hidden = {w for w in _WORDS.findall(out.lower()) if w in SENSITIVE} - single
+                if hidden:
+                    found.append(Trick(number, "word assembled from variables",
+                                       " ".join(sorted(hidden))))  # fmt: skip
+            return out
+
+        return _GLUED.sub(glued, line)
+
+    return _by_line(text, cue, rewrite, tricks)
+
+
+# --------------------------------------------------------------------------- string concatenation
+
+_CONCAT = re.compile(r"(['\"])([^'\"\n\\]{0,200})\1[ \t]*\+[ \t]*(['\"])([^'\"\n\\]{0,200})\3")
+
+
+_CONCAT_CUE = re.compile(r"['\"][ \t]*\+[ \t]*['\"]")
+
+
+def _concat_line(line: str, number: int, tricks: list[Trick]) -> str:
+    out = line
+    for _ in range(16):  # "c" + "u" + "r" + "l": each pass joins neighbours
+        joined = _CONCAT.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(1), out)
+        if joined == out:
+            break
+        out = joined
+    # Words that only exist once the pieces are joined.
+    fresh = set(_WORDS.findall(out.lower())) - set(_WORDS.findall(line.lower()))
+    if fresh & SENSITIVE:
+        tricks.append(
+            Trick(number, "string split into pieces", " ".join(sorted(fresh & SENSITIVE)))
+        )
+    return out
+
+
+def join_literals(text: str, tricks: list[Trick]) -> str:
+    if "+" not in text:
+        return text
+    return _by_line(text, _CONCAT_CUE, _concat_line, tricks)
+
+
+_STAGES = (fold_lookalikes, unescape, join_split_words, replace_ifs, expand_variables,
+           join_literals)  # fmt: skip
+
+
+def view(text: str) -> View:
+    """``text`` with every trick above undone, and the tricks found."""
+    tricks: list[Trick] = []
+    out = text
+    for stage in _STAGES:
+        out = stage(out, tricks)
+    if out.count("\n") != text.count("\n"):  # a stage must keep lines; never trust one that did not
+        return View(text, ())
+    return View(out, tuple(tricks))
