@@ -16,6 +16,7 @@ from skillbook.selection.evaluate import (
     QueryResult,
     metrics,
     parse_queries,
+    threshold_curve,
 )
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.triggers import match_triggers, skill_triggers, words
@@ -124,6 +125,23 @@ def test_metrics() -> None:
     assert m.recall[1] == pytest.approx(1 / 3) and m.recall[3] == pytest.approx(2 / 3)
     assert m.mrr == pytest.approx((1 + 1 / 3) / 3)
     assert m.selected_recall == pytest.approx(1 / 3) and m.abstention == 0.5
+
+
+def test_threshold_curve_counts_what_each_threshold_selects() -> None:
+    hit = QueryResult(LabelledQuery("a", "q", ("x",)), ("x", "y"), ("x",), (0.6, 0.3))
+    low = QueryResult(LabelledQuery("b", "q", ("y",)), ("x", "y"), (), (0.3, 0.2))
+    chat = QueryResult(LabelledQuery("c", "hi", ()), ("x",), (), (0.4,))
+    curve = {p.threshold: p for p in threshold_curve([hit, low, chat], 2, [0.2, 0.35, 0.5, 0.7])}
+    # 0.2: a picks x and y (x right), b picks x and y (y right), c picks x.
+    assert curve[0.2].precision == 2 / 5 and curve[0.2].recall == 1.0
+    assert curve[0.2].abstention == 0.0
+    assert (curve[0.35].precision, curve[0.35].recall, curve[0.35].abstention) == (0.5, 0.5, 0.0)
+    assert (curve[0.5].precision, curve[0.5].recall, curve[0.5].abstention) == (1.0, 0.5, 1.0)
+    assert curve[0.7].precision is None and curve[0.7].recall == 0.0
+    # Only the top 1 counts with top_k 1; default thresholds span the best scores seen.
+    assert threshold_curve([hit, low, chat], 1, [0.2])[0].precision == 1 / 3
+    auto = threshold_curve([hit, low, chat], 2)
+    assert auto[0].threshold == 0.3 and auto[-1].threshold == 0.6
 
 
 def test_lexical_channels_rebuild_in_the_background() -> None:
