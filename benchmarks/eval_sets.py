@@ -1,6 +1,6 @@
 """Both labelled selection sets, both splits: the figures benchmarks/README.md records.
 
-    python benchmarks/eval_sets.py [--backend hybrid]
+python benchmarks/eval_sets.py [--backend hybrid]
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ def main() -> None:
             embedders=embedders,
             index_dir=Path(tmp),
         )
-        print(f"{len(skills)} skills, backend {args.backend}, built in {time.perf_counter() - t:.1f} s")
+        print(
+            f"{len(skills)} skills, backend {args.backend}, built in {time.perf_counter() - t:.1f} s"
+        )
         for name, split, path in SETS:
             queries: list[LabelledQuery] = [q for q in load_queries(path) if q.split == split]
             report = evaluate(selector, queries)

@@ -114,3 +114,26 @@ def test_windows_number_each_distinct_window_once(ids: list[int], branch: tuple[
     for t, w in enumerate(windows):
         assert windows[int(first[inverse[t]])] == w
     assert all(windows[first[u]] != windows[first[v]] for u in range(len(first)) for v in range(u))
+
+
+def test_typed_requests_reach_the_skill_through_the_speller() -> None:
+    """A misspelled catalog word is corrected when the encoder's lexicon says it is no
+    word; a real word the catalog lacks is left alone; without the lexicon (BM25
+    alone) nothing is corrected."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.model import Skill
+    from skillbook.selection.selector import Selector, SelectorSettings
+
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    embedder = MultilingualEmbedder()
+    assert embedder.is_word("leather") and not embedder.is_word("wether")
+    sel = Selector(skills, settings=SelectorSettings(backend="bm25"), embedders={"m": embedder})
+    assert sel._lexicon is None  # BM25 alone loads no encoder: no lexicon
+    hybrid = Selector(skills, embedders={"multilingual": embedder})
+    assert hybrid.select("forcast for tomorow in Oslo").ranked[0].name == "weather"
+    assert hybrid.select("mergge my scans").ranked[0].name == "pdf-merge"
+    assert hybrid._lexical is not None
+    assert hybrid._lexical.corrections("a leather wallet", embedder.is_word) == []

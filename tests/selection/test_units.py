@@ -178,3 +178,24 @@ def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> No
     custom = Selector(skills, settings=SelectorSettings(backend="hybrid", min_score=0.5))
     assert custom.select("merge pdf").threshold == 0.5
     assert Selector(skills, settings=SelectorSettings(backend="bm25")).profile == "bm25"
+
+
+def test_speller_corrects_typos_not_words() -> None:
+    from skillbook.selection.lexical import Speller, catalog_words
+
+    speller = Speller.of(
+        [
+            catalog_words("Get the weather forecast"),
+            catalog_words("Deploy to Vercel"),
+            catalog_words("Merge PDF files, weather maps"),
+        ]
+    )
+    assert speller.correct("wether") == "weather"  # deletion
+    assert speller.correct("vercle") == "vercel"  # transposition
+    assert speller.correct("mergee") == "merge"  # insertion
+    assert speller.correct("weather") is None  # known
+    assert speller.correct("eather") is None  # the first letter is kept
+    lexicon = {"leather"}.__contains__
+    assert speller.correct("leather", lexicon) is None  # a real word is no typo
+    assert speller.corrections("the wether, deploy to vercle!") == ["weather", "vercel"]
+    assert speller.corrections("forecasts", known_stem=lambda w: w == "forecasts") == []

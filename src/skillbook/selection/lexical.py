@@ -13,6 +13,11 @@ cannot be updated in place, so a change rebuilds them from cached token lists; a
 are scored by the previous index (unchanged skills keep their scores, a new or changed
 skill scores 0 on BM25 until the new index is swapped in; its embeddings are current
 at once). Nothing is kept on disk.
+
+:class:`Speller` corrects typed requests: a request word the catalog never uses
+("wether", "vercle") gains the catalog word one edit away ("weather", "vercel"), so
+BM25 and the embeddings see a word they know. Its vocabulary is the catalog's own
+words, rebuilt with the BM25 index.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
+__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Speller", "Tokenizer"]
 
 #: Up to this many documents a BM25 rebuild runs inline; above, in the background.
 SYNC_LIMIT: Final = 2000
@@ -91,6 +96,92 @@ CHAT_WORDS: Final = frozenset(
         "using",
     ]
 )
+
+
+#: Words shorter than this are never corrected (four-letter words have too many
+#: neighbours one edit away: "loud" would become "load") nor offered.
+SPELL_MIN: Final = 5
+#: Corrections added to one request at most (a pasted log is not a typed request).
+SPELL_MAX: Final = 8
+_SPELL_RE: Final = re.compile(r"[^\W\d_]{5,}")
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+class Speller:
+    """One-edit corrections of request words against the catalog's words.
+
+    A symmetric-delete index (each catalog word under every form with one letter
+    removed) finds, for a word the catalog never uses, the catalog words one
+    insertion, deletion, substitution or transposition away without comparing it
+    with every word. A correction keeps the first letter (typos rarely change it, and
+    that halves the false friends) and prefers the word more skills use.
+    """
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        index: dict[str, list[str]] = {}
+        for word in counts:
+            for d in _deletes(word):
+                index.setdefault(d, []).append(word)
+        self._index = index
+
+    @classmethod
+    def of(cls, word_sets: Sequence[frozenset[str]]) -> Speller:
+        counts: dict[str, int] = {}
+        for words in word_sets:
+            for w in words:
+                counts[w] = counts.get(w, 0) + 1
+        return cls(counts)
+
+    def correct(self, word: str, is_word: Callable[[str], bool] | None = None) -> str | None:
+        """The catalog word one edit from ``word``, or None (known, short or no match).
+
+        ``is_word``: a lexicon of real words, which are never corrected ("milk" is
+        not a typo of "mail" even when the catalog only says "mail").
+        """
+        if len(word) < SPELL_MIN or word in self.counts:
+            return None
+        if is_word is not None and is_word(word):
+            return None
+        found: set[str] = set(self._index.get(word, ()))
+        for d in _deletes(word):
+            found.update(self._index.get(d, ()))
+            if d in self.counts:
+                found.add(d)
+        found = {w for w in found if w[0] == word[0] and len(w) >= SPELL_MIN}
+        if not found:
+            return None
+        return max(sorted(found), key=lambda w: self.counts[w])
+
+    def corrections(
+        self,
+        text: str,
+        is_word: Callable[[str], bool] | None = None,
+        known_stem: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        """Corrections for the words of ``text``, in order, each once.
+
+        ``known_stem``: whether a word's stem is indexed already ("months" when the
+        catalog says "month"): such a word is no typo.
+        """
+        out: dict[str, None] = {}
+        for word in _SPELL_RE.findall(text.casefold()):
+            if known_stem is not None and known_stem(word):
+                continue
+            fix = self.correct(word, is_word)
+            if fix is not None:
+                out[fix] = None
+                if len(out) >= SPELL_MAX:
+                    break
+        return list(out)
+
+
+def catalog_words(text: str) -> frozenset[str]:
+    """The words of a skill's text the speller may offer."""
+    return frozenset(_SPELL_RE.findall(text.casefold()))
 
 
 def _stemmer() -> Callable[[list[str]], list[str]] | None:
@@ -159,6 +250,11 @@ class Bm25Index:
         if self.size:
             self._bm25.index(corpus, show_progress=False)
 
+    @property
+    def vocab(self) -> Any:
+        """The indexed (stemmed) words, a mapping to their ids."""
+        return self._bm25.vocab_dict if self.size else {}
+
     def scores(self, query: str) -> npt.NDArray[np.float32]:
         """One BM25 score per text (zeros when no query word is in the index)."""
         np = self._np
@@ -178,6 +274,7 @@ class _Built:
     docs: tuple[Any, ...]
     #: Current document position -> position in ``docs`` (-1: not indexed yet).
     remap: Any = None
+    speller: Speller | None = None
 
 
 class LexicalChannels:
@@ -190,28 +287,33 @@ class LexicalChannels:
         self._np = numpy
         self.tokenize = Tokenizer()
         self.sync_limit = sync_limit
-        self._tokens: dict[int, tuple[Any, list[str], list[str]]] = {}
+        self._tokens: dict[int, tuple[Any, list[str], list[str], frozenset[str]]] = {}
         self._live: _Built | None = None
         self._generation = 0
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
 
-    def _tokens_of(self, docs: Sequence[Any]) -> tuple[list[list[str]], list[list[str]]]:
-        cache: dict[int, tuple[Any, list[str], list[str]]] = {}
+    def _tokens_of(
+        self, docs: Sequence[Any]
+    ) -> tuple[list[list[str]], list[list[str]], list[frozenset[str]]]:
+        cache: dict[int, tuple[Any, list[str], list[str], frozenset[str]]] = {}
         for doc in docs:
             hit = self._tokens.get(id(doc))
             if hit is None or hit[0] is not doc:
-                hit = (doc, self.tokenize(doc.lexical), self.tokenize(doc.body))
+                text = doc.lexical
+                hit = (doc, self.tokenize(text), self.tokenize(doc.body), catalog_words(text))
             cache[id(doc)] = hit
         self._tokens = cache
-        return [cache[id(d)][1] for d in docs], [cache[id(d)][2] for d in docs]
+        rows = [cache[id(d)] for d in docs]
+        return [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
 
     def _build(self, docs: tuple[Any, ...]) -> _Built:
-        lex, body = self._tokens_of(docs)
+        lex, body, words = self._tokens_of(docs)
         return _Built(
             Bm25Index((), tokenizer=self.tokenize, tokens=lex),
             Bm25Index((), tokenizer=self.tokenize, tokens=body),
             docs,
+            speller=Speller.of(words),
         )
 
     def update(self, documents: Sequence[Any]) -> None:
@@ -236,8 +338,12 @@ class LexicalChannels:
             old = {id(d): int(live.remap[i]) for i, d in enumerate(live.docs)}
             where = {k: v for k, v in old.items() if v >= 0}
         remap = np.array([where.get(id(d), -1) for d in docs], dtype=np.int64)
-        base = live if live.remap is None else _Built(live.lexical, live.body, live.docs)
-        self._live = _Built(base.lexical, base.body, docs, remap)
+        base = (
+            live
+            if live.remap is None
+            else _Built(live.lexical, live.body, live.docs, speller=live.speller)
+        )
+        self._live = _Built(base.lexical, base.body, docs, remap, speller=base.speller)
 
         def rebuild() -> None:
             with self._lock:
@@ -259,6 +365,23 @@ class LexicalChannels:
             worker.join(timeout)
         live = self._live
         return live is not None and live.remap is None
+
+    def corrections(self, text: str, is_word: Callable[[str], bool]) -> list[str]:
+        """Catalog words one edit from the words of ``text`` that are no word at all.
+
+        ``is_word`` is the lexicon of real words (a word the catalog does not use but
+        the language does is no typo); a word whose stem the index knows is none either.
+        """
+        live = self._live
+        if live is None or live.speller is None:
+            return []
+        vocab = live.lexical.vocab
+
+        def known_stem(word: str) -> bool:
+            stems = self.tokenize(word)
+            return bool(stems) and stems[0] in vocab
+
+        return live.speller.corrections(text, is_word, known_stem)
 
     def scores(self, text: str) -> dict[str, Any]:
         live = self._live

@@ -200,6 +200,15 @@ class Selector:
         self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self._one_blas_thread = one_blas_thread()
+        #: Real words for the speller: the multilingual encoder's vocabulary, if loaded.
+        self._lexicon: Callable[[str], bool] | None = next(
+            (
+                getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
+                for i in self._indexes.values()
+                if callable(getattr(i.embedder, "is_word", None))
+            ),
+            None,
+        )
         self.last_update = self.update(skills)
 
     @property
@@ -306,7 +315,16 @@ class Selector:
         import numpy as np
 
         settings = self.settings
-        channels = self.channel_scores(request)
+        # Typed requests: the catalog words one edit from words that are no word of
+        # any language the lexicon knows join the text every channel reads (the
+        # misspelled word stays, it may be a name). No lexicon, no corrections.
+        lexicon = self._lexicon
+        fixes = (
+            self._lexical.corrections(request, lexicon)
+            if self._lexical is not None and lexicon is not None
+            else []
+        )
+        channels = self.channel_scores(" ".join([request, *fixes]) if fixes else request)
         context = " ".join(t for t in recent if t.strip())
         if context:
             for name, scores in self.channel_scores(context).items():
