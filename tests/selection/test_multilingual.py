@@ -137,3 +137,28 @@ def test_typed_requests_reach_the_skill_through_the_speller() -> None:
     assert hybrid.select("mergge my scans").ranked[0].name == "pdf-merge"
     assert hybrid._lexical is not None
     assert hybrid._lexical.corrections("a leather wallet", embedder.is_word) == []
+
+
+def test_the_null_skill_raises_the_bar_for_small_talk_only() -> None:
+    """A greeting lies next to the no-skill sentences: its floor is above any skill's
+    score. A task keeps a floor below its skill's score, so it is still selected."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.model import Skill
+    from skillbook.selection.fusion import MixWeights
+    from skillbook.selection.selector import Selector, SelectorSettings
+
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    sel = Selector(skills, embedders={"multilingual": MultilingualEmbedder()})
+    chat = sel.select("haha thanks, that's cool, see you tomorrow")
+    assert chat.floor is not None and chat.threshold == chat.floor and not chat.selected
+    assert chat.to_json()["nullFloor"] == round(chat.floor, 4)
+    task = sel.select("merge these PDF files into one")
+    assert task.floor is not None and task.floor < task.ranked[0].score
+    assert task.names()[:1] == ["pdf-merge"]
+    # Own weights: the floor was calibrated for the default mix, so it does not apply.
+    own = SelectorSettings(weights=MixWeights(weights={"multilingual": 1.0}))
+    mine = Selector(skills, settings=own, embedders={"multilingual": MultilingualEmbedder()})
+    assert mine.select("haha thanks, that's cool").floor is None

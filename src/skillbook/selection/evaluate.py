@@ -110,6 +110,8 @@ class QueryResult:
     selected: tuple[str, ...]
     #: The fused score of each ranked skill (what the threshold is compared with).
     scores: tuple[float, ...] = ()
+    #: The null skill's floor for this request (see ``Selection.floor``).
+    floor: float | None = None
 
     @property
     def positive(self) -> bool:
@@ -224,7 +226,8 @@ def threshold_curve(
     """Precision, recall and abstention of the selected set at each threshold.
 
     A skill is selected when it is among the ``top_k`` best and its fused score
-    reaches the threshold, as :meth:`Selector.select` does. Without ``thresholds``,
+    reaches the threshold and the request's null-skill floor, as
+    :meth:`Selector.select` does. Without ``thresholds``,
     :data:`CURVE_STEPS` even steps from the lowest to the highest best score seen,
     rounded to 0.01.
     """
@@ -238,7 +241,11 @@ def threshold_curve(
     out = []
     for t in thresholds:
         picked = [
-            [n for n, s in zip(r.ranked[:top_k], r.scores[:top_k], strict=False) if s >= t]
+            [
+                n
+                for n, s in zip(r.ranked[:top_k], r.scores[:top_k], strict=False)
+                if s >= t and (r.floor is None or s >= r.floor)
+            ]
             for r in results
         ]
         chosen = sum(len(p) for p in picked)
@@ -330,6 +337,7 @@ def result_of(query: LabelledQuery, selection: Selection, depth: int) -> QueryRe
         tuple(c.name for c in selection.ranked[:depth]),
         tuple(selection.names()),
         tuple(c.score for c in selection.ranked[:depth]),
+        selection.floor,
     )
 
 
