@@ -79,7 +79,7 @@ DEFAULT_WEIGHTS: Final = {
 }
 #: Thresholds on the fused score, per backend, tuned with the weights above.
 DEFAULT_MIN_SCORE: Final = {
-    "hybrid": 0.31,
+    "hybrid": 0.27,
     "hybrid-monolingual": 0.28,
     "bm25": 0.32,
     "embedding": 0.31,
@@ -91,7 +91,7 @@ DEFAULT_MIN_SCORE: Final = {
 #: with crypto skills but is closer still to "explain how this works". Tuned on the
 #: tuning parts of both labelled sets with the threshold above (the highest selected
 #: recall with correct abstention >= 0.9 there).
-NULL_RULE: Final = {"hybrid": (1.1, 0.16)}
+NULL_RULE: Final = {"hybrid": (1.7, 0.02)}
 
 
 @dataclass(frozen=True, slots=True)
