@@ -199,3 +199,10 @@ def test_speller_corrects_typos_not_words() -> None:
     assert speller.correct("leather", lexicon) is None  # a real word is no typo
     assert speller.corrections("the wether, deploy to vercle!") == ["weather", "vercel"]
     assert speller.corrections("forecasts", known_stem=lambda w: w == "forecasts") == []
+    # Hostile input: a word too long to be a typo, and a pasted text of unknown words
+    # (looked up at most SPELL_LOOKUPS times, so the typo at the end is not reached).
+    assert speller.correct("w" + "e" * 100_000) is None
+    assert speller.corrections("wether" + "x" * 100_000) == []
+    pasted = " ".join(f"zzzz{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(2000))
+    assert speller.corrections(pasted + " wether") == []
+    assert speller.corrections("wether " + pasted) == ["weather"]

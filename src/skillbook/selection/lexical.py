@@ -103,7 +103,11 @@ CHAT_WORDS: Final = frozenset(
 SPELL_MIN: Final = 5
 #: Corrections added to one request at most (a pasted log is not a typed request).
 SPELL_MAX: Final = 8
-_SPELL_RE: Final = re.compile(r"[^\W\d_]{5,}")
+#: Longer words are no typos (and their delete forms would cost their length squared).
+SPELL_LONGEST: Final = 30
+#: Distinct unknown words looked up per request: a pasted document is no typed request.
+SPELL_LOOKUPS: Final = 64
+_SPELL_RE: Final = re.compile(r"\b[^\W\d_]{5,30}\b")
 
 
 def _deletes(word: str) -> set[str]:
@@ -142,7 +146,7 @@ class Speller:
         ``is_word``: a lexicon of real words, which are never corrected ("milk" is
         not a typo of "mail" even when the catalog only says "mail").
         """
-        if len(word) < SPELL_MIN or word in self.counts:
+        if not SPELL_MIN <= len(word) <= SPELL_LONGEST or word in self.counts:
             return None
         if is_word is not None and is_word(word):
             return None
@@ -168,7 +172,13 @@ class Speller:
         catalog says "month"): such a word is no typo.
         """
         out: dict[str, None] = {}
+        looked: set[str] = set()
         for word in _SPELL_RE.findall(text.casefold()):
+            if word in looked or word in self.counts:
+                continue
+            looked.add(word)
+            if len(looked) > SPELL_LOOKUPS:
+                break
             if known_stem is not None and known_stem(word):
                 continue
             fix = self.correct(word, is_word)
