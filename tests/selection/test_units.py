@@ -168,6 +168,28 @@ def test_lexical_channels_rebuild_in_the_background() -> None:
     assert channels.scores("trello")["bm25"][0] > 0
 
 
+def test_the_speller_of_a_large_catalog_is_built_off_the_build_path() -> None:
+    from dataclasses import dataclass
+
+    from skillbook.selection.lexical import LexicalChannels
+
+    @dataclass(frozen=True)
+    class Doc:
+        lexical: str
+        body: str = ""
+
+    channels = LexicalChannels()
+    channels.spell_sync_limit = 0  # every catalog counts as large
+    no_word = {"forecast"}.__contains__
+    channels.update([Doc("weather forecast"), Doc("trello cards")])
+    assert channels.wait(timeout=30)
+    assert channels.corrections("the wether", no_word) == ["weather"]
+    channels.update([Doc("merge pdf files"), Doc("trello cards")])
+    assert channels.wait(timeout=30)
+    assert channels.corrections("mergge", no_word) == ["merge"]
+    assert channels.corrections("the wether", no_word) == []  # the old catalog's words are gone
+
+
 def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> None:
     from skillbook.selection.selector import DEFAULT_MIN_SCORE, Selector, SelectorSettings
 

@@ -103,6 +103,8 @@ CHAT_WORDS: Final = frozenset(
 SPELL_MIN: Final = 5
 #: Corrections added to one request at most (a pasted log is not a typed request).
 SPELL_MAX: Final = 8
+#: Up to this many documents the speller is built inline; above, on a thread.
+SPELL_SYNC_LIMIT: Final = 500
 #: Longer words are no typos (and their delete forms would cost their length squared).
 SPELL_LONGEST: Final = 30
 #: Distinct unknown words looked up per request: a pasted document is no typed request.
@@ -134,11 +136,13 @@ class Speller:
 
     @classmethod
     def of(cls, word_sets: Sequence[frozenset[str]]) -> Speller:
-        counts: dict[str, int] = {}
-        for words in word_sets:
-            for w in words:
-                counts[w] = counts.get(w, 0) + 1
-        return cls(counts)
+        """From each skill's distinct words (any words: those that cannot be offered,
+        too short, too long or not letters only, are dropped here, once per word)."""
+        from collections import Counter
+        from itertools import chain
+
+        counts = Counter(chain.from_iterable(word_sets))
+        return cls({w: n for w, n in counts.items() if _offered(w)})
 
     def correct(self, word: str, is_word: Callable[[str], bool] | None = None) -> str | None:
         """The catalog word one edit from ``word``, or None (known, short or no match).
@@ -189,9 +193,13 @@ class Speller:
         return list(out)
 
 
+def _offered(word: str) -> bool:
+    return SPELL_MIN <= len(word) <= SPELL_LONGEST and word.isalpha()
+
+
 def catalog_words(text: str) -> frozenset[str]:
-    """The words of a skill's text the speller may offer."""
-    return frozenset(_SPELL_RE.findall(text.casefold()))
+    """The distinct lower-case words of a skill's text."""
+    return frozenset(_TOKEN_RE.findall(text.casefold()))
 
 
 def _stemmer() -> Callable[[list[str]], list[str]] | None:
@@ -284,7 +292,6 @@ class _Built:
     docs: tuple[Any, ...]
     #: Current document position -> position in ``docs`` (-1: not indexed yet).
     remap: Any = None
-    speller: Speller | None = None
 
 
 class LexicalChannels:
@@ -297,34 +304,59 @@ class LexicalChannels:
         self._np = numpy
         self.tokenize = Tokenizer()
         self.sync_limit = sync_limit
-        self._tokens: dict[int, tuple[Any, list[str], list[str], frozenset[str]]] = {}
+        self._tokens: dict[int, tuple[Any, list[str], list[str]]] = {}
         self._live: _Built | None = None
         self._generation = 0
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
+        #: The speller of the latest documents whose speller is built (None: none yet).
+        self._speller: Speller | None = None
+        self._speller_worker: threading.Thread | None = None
+        self._spelling: tuple[Any, ...] = ()
+        self.spell_sync_limit = SPELL_SYNC_LIMIT
 
-    def _tokens_of(
-        self, docs: Sequence[Any]
-    ) -> tuple[list[list[str]], list[list[str]], list[frozenset[str]]]:
-        cache: dict[int, tuple[Any, list[str], list[str], frozenset[str]]] = {}
+    def _tokens_of(self, docs: Sequence[Any]) -> tuple[list[list[str]], list[list[str]]]:
+        cache: dict[int, tuple[Any, list[str], list[str]]] = {}
         for doc in docs:
             hit = self._tokens.get(id(doc))
             if hit is None or hit[0] is not doc:
-                text = doc.lexical
-                hit = (doc, self.tokenize(text), self.tokenize(doc.body), catalog_words(text))
+                hit = (doc, self.tokenize(doc.lexical), self.tokenize(doc.body))
             cache[id(doc)] = hit
         self._tokens = cache
-        rows = [cache[id(d)] for d in docs]
-        return [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
+        return [cache[id(d)][1] for d in docs], [cache[id(d)][2] for d in docs]
 
     def _build(self, docs: tuple[Any, ...]) -> _Built:
-        lex, body, words = self._tokens_of(docs)
-        return _Built(
+        lex, body = self._tokens_of(docs)
+        built = _Built(
             Bm25Index((), tokenizer=self.tokenize, tokens=lex),
             Bm25Index((), tokenizer=self.tokenize, tokens=body),
             docs,
-            speller=Speller.of(words),
         )
+        self._spell(docs)
+        return built
+
+    def _spell(self, docs: tuple[Any, ...]) -> None:
+        """Build the speller of ``docs``: inline for a few, else on a thread of its own.
+
+        Off the build path for a large catalog (its words are read again, about 10 %
+        of the BM25 time): until it is ready, requests are corrected with the previous
+        speller, or not at all.
+        """
+
+        def build() -> None:
+            speller = Speller.of([catalog_words(d.lexical) for d in docs])
+            with self._lock:
+                if self._spelling is docs:
+                    self._speller = speller
+
+        with self._lock:
+            self._spelling = docs
+        if len(docs) <= self.spell_sync_limit:
+            build()
+            return
+        worker = threading.Thread(target=build, name="skillbook-speller", daemon=True)
+        self._speller_worker = worker
+        worker.start()
 
     def update(self, documents: Sequence[Any]) -> None:
         """Index ``documents`` (objects with ``lexical`` and ``body`` texts)."""
@@ -348,12 +380,8 @@ class LexicalChannels:
             old = {id(d): int(live.remap[i]) for i, d in enumerate(live.docs)}
             where = {k: v for k, v in old.items() if v >= 0}
         remap = np.array([where.get(id(d), -1) for d in docs], dtype=np.int64)
-        base = (
-            live
-            if live.remap is None
-            else _Built(live.lexical, live.body, live.docs, speller=live.speller)
-        )
-        self._live = _Built(base.lexical, base.body, docs, remap, speller=base.speller)
+        base = live if live.remap is None else _Built(live.lexical, live.body, live.docs)
+        self._live = _Built(base.lexical, base.body, docs, remap)
 
         def rebuild() -> None:
             with self._lock:
@@ -370,9 +398,9 @@ class LexicalChannels:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background rebuild; True when the live index covers every document."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
+        for worker in (self._worker, self._speller_worker):
+            if worker is not None:
+                worker.join(timeout)
         live = self._live
         return live is not None and live.remap is None
 
@@ -383,7 +411,8 @@ class LexicalChannels:
         the language does is no typo); a word whose stem the index knows is none either.
         """
         live = self._live
-        if live is None or live.speller is None:
+        speller = self._speller
+        if live is None or speller is None:
             return []
         vocab = live.lexical.vocab
 
@@ -391,7 +420,7 @@ class LexicalChannels:
             stems = self.tokenize(word)
             return bool(stems) and stems[0] in vocab
 
-        return live.speller.corrections(text, is_word, known_stem)
+        return speller.corrections(text, is_word, known_stem)
 
     def scores(self, text: str) -> dict[str, Any]:
         live = self._live
