@@ -1,10 +1,15 @@
-"""How the selector's mix weights and threshold were chosen (training split only).
+"""How the selector's mix weights, threshold and null skill were chosen (tuning parts only).
 
-Computes each channel's scores (BM25, wordllama, multilingual) once per training
-query over the corpus, then grid-searches the ``mix`` weights, BM25's squash
-constant and the threshold, scoring each setting by recall@1, recall@3 and the
-balance between abstaining on no-fit requests and selecting on the others. The
-held-out split is never looked at here: ``bench_select.py`` reports it.
+Computes each channel's scores (BM25, wordllama, multilingual) once per tuning
+query over the corpus — the first set's training split and the user-voice set's
+tuning file, requests corrected by the speller as the selector does — then
+grid-searches the ``mix`` weights, BM25's squash constant and the threshold,
+scoring each setting by recall@1, recall@3 and the balance between abstaining on
+no-fit requests and selecting on the others. Then, for the default hybrid weights,
+the null skill (``NULL_RULE``): the threshold, weight and margin with the highest
+selected recall among those that abstain on at least 90 % of the no-fit requests.
+The held-out parts (``test``, ``user-voice-report.jsonl``) are never read here:
+``eval_sets.py`` and ``bench_select.py`` report them.
 
     python benchmarks/tune_select.py
 """
@@ -21,25 +26,34 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus_skills import corpus_skills
 
+from skillbook.selection.anchors import NULL_ANCHORS
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import load_queries
-from skillbook.selection.fusion import squash
-from skillbook.selection.selector import Selector, SelectorSettings
+from skillbook.selection.fusion import mix, squash
+from skillbook.selection.selector import DEFAULT_WEIGHTS, Selector, SelectorSettings
 
 DATA = Path(__file__).parent / "data" / "selection" / "queries.jsonl"
+USER_VOICE = Path(__file__).parent / "data" / "selection" / "user-voice-tune.jsonl"
 
 
 def main() -> None:
     skills = corpus_skills()
     names = [s.name for s in skills]
-    queries = [q for q in load_queries(DATA) if q.split == "train"]
+    # The tuning parts of both sets: the first set's training split and the
+    # user-voice set's tuning file (their test and report parts are never read here).
+    queries = [q for q in load_queries(DATA) if q.split == "train"] + load_queries(USER_VOICE)
     sel = Selector(
         skills,
         settings=SelectorSettings(backend="hybrid"),
         embedders={"wordllama": WordLlamaEmbedder(), "multilingual": MultilingualEmbedder()},
     )
     t = time.perf_counter()
-    chans = [sel.channel_scores(q.query) for q in queries]
+    chans = [sel.channel_scores(sel.corrected(q.query)) for q in queries]
+    multilingual = sel._indexes["multilingual"].embedder
+    anchors = multilingual.embed(list(NULL_ANCHORS))
+    null_cos = [
+        float((anchors @ multilingual.embed([sel.corrected(q.query)])[0]).max()) for q in queries
+    ]
     print(f"{len(queries)} training queries scored in {time.perf_counter() - t:.1f} s")
     gold = [
         np.array([n in set(q.expected) for n in names], dtype=bool) if q.expected else None
@@ -71,6 +85,38 @@ def main() -> None:
         print(f"--- {backend}: best 5 of {len(best)} settings")
         for score, text in best[:5]:
             print(f"{score:.4f} {text}")
+    _null_rule(chans, gold, null_cos, names)
+
+
+def _null_rule(
+    chans: list[dict[str, np.ndarray]],
+    gold: list[np.ndarray | None],
+    null_cos: list[float],
+    names: list[str],
+) -> None:
+    """Threshold, weight and margin of the null skill for the default hybrid mix."""
+    fused = [mix(c, DEFAULT_WEIGHTS["hybrid"]) for c in chans]
+    top5 = [np.argsort(-f)[:5] for f in fused]
+    pos = [i for i, g in enumerate(gold) if g is not None]
+    neg = [i for i, g in enumerate(gold) if g is None]
+    found: list[tuple[float, float, float, float, float]] = []
+    for thr in np.arange(0.25, 0.5, 0.01):
+        for weight in np.arange(0.0, 2.01, 0.1):
+            for margin in np.arange(-0.6, 0.31, 0.02):
+                floor = [max(thr, margin + weight * a) for a in null_cos]
+                ab = sum(1 for i in neg if fused[i].max() < floor[i]) / len(neg)
+                sel_ok = 0
+                for i in pos:
+                    g = gold[i]
+                    assert g is not None
+                    sel_ok += any(g[j] and fused[i][j] >= floor[i] for j in top5[i])
+                found.append((sel_ok / len(pos), ab, float(thr), float(weight), float(margin)))
+    ok = [f for f in found if f[1] >= 0.9]
+    sel_ok, ab, thr, weight, margin = max(ok)
+    print(
+        f"--- null skill (hybrid, {len(names)} skills): thr={thr:.2f} weight={weight:.1f} "
+        f"margin={margin:.2f}: abstention={ab:.3f} selected={sel_ok:.3f}"
+    )
 
 
 def _scored(

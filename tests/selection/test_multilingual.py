@@ -114,3 +114,51 @@ def test_windows_number_each_distinct_window_once(ids: list[int], branch: tuple[
     for t, w in enumerate(windows):
         assert windows[int(first[inverse[t]])] == w
     assert all(windows[first[u]] != windows[first[v]] for u in range(len(first)) for v in range(u))
+
+
+def test_typed_requests_reach_the_skill_through_the_speller() -> None:
+    """A misspelled catalog word is corrected when the encoder's lexicon says it is no
+    word; a real word the catalog lacks is left alone; without the lexicon (BM25
+    alone) nothing is corrected."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.model import Skill
+    from skillbook.selection.selector import Selector, SelectorSettings
+
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    embedder = MultilingualEmbedder()
+    assert embedder.is_word("leather") and not embedder.is_word("wether")
+    sel = Selector(skills, settings=SelectorSettings(backend="bm25"), embedders={"m": embedder})
+    assert sel._lexicon is None  # BM25 alone loads no encoder: no lexicon
+    hybrid = Selector(skills, embedders={"multilingual": embedder})
+    assert hybrid.select("forcast for tomorow in Oslo").ranked[0].name == "weather"
+    assert hybrid.select("mergge my scans").ranked[0].name == "pdf-merge"
+    assert hybrid._lexical is not None
+    assert hybrid._lexical.corrections("a leather wallet", embedder.is_word) == []
+
+
+def test_the_null_skill_raises_the_bar_for_small_talk_only() -> None:
+    """A greeting lies next to the no-skill sentences: its floor is above any skill's
+    score. A task keeps a floor below its skill's score, so it is still selected."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.model import Skill
+    from skillbook.selection.fusion import MixWeights
+    from skillbook.selection.selector import Selector, SelectorSettings
+
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    sel = Selector(skills, embedders={"multilingual": MultilingualEmbedder()})
+    chat = sel.select("haha thanks, that's cool, see you tomorrow")
+    assert chat.floor is not None and chat.threshold == chat.floor and not chat.selected
+    assert chat.to_json()["nullFloor"] == round(chat.floor, 4)
+    task = sel.select("merge these PDF files into one")
+    assert task.floor is not None and task.floor < task.ranked[0].score
+    assert task.names()[:1] == ["pdf-merge"]
+    # Own weights: the floor was calibrated for the default mix, so it does not apply.
+    own = SelectorSettings(weights=MixWeights(weights={"multilingual": 1.0}))
+    mine = Selector(skills, settings=own, embedders={"multilingual": MultilingualEmbedder()})
+    assert mine.select("haha thanks, that's cool").floor is None

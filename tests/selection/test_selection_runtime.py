@@ -248,11 +248,15 @@ def test_cli_select_and_eval_select(workspace: Path, tmp_path: Path) -> None:
     }
     assert report["byKind"]["none"]["abstention"] == 1.0
     assert report["unknownExpected"] == ["no-such-skill"]
+    # The curve holds the applied threshold, where it agrees with the run.
+    applied = [p for p in report["curve"] if p["threshold"] == report["threshold"]]
+    assert applied and applied[0]["abstention"] == 1.0 and applied[0]["recall"] == 0.5
     assert set(report["baseline"]) == {"bm25"}
     table = _run(
         ["-w", str(workspace), "-c", str(cfg), "eval", "select", "--queries", str(qfile)], tmp_path
     )
     assert "kind=keyword" in table.output and "bm25" in table.output
+    assert "Threshold curve" in table.output and "precision" in table.output
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a"}\n')
     fail = CliRunner().invoke(

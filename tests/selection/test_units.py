@@ -16,6 +16,7 @@ from skillbook.selection.evaluate import (
     QueryResult,
     metrics,
     parse_queries,
+    threshold_curve,
 )
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.triggers import match_triggers, skill_triggers, words
@@ -126,6 +127,23 @@ def test_metrics() -> None:
     assert m.selected_recall == pytest.approx(1 / 3) and m.abstention == 0.5
 
 
+def test_threshold_curve_counts_what_each_threshold_selects() -> None:
+    hit = QueryResult(LabelledQuery("a", "q", ("x",)), ("x", "y"), ("x",), (0.6, 0.3))
+    low = QueryResult(LabelledQuery("b", "q", ("y",)), ("x", "y"), (), (0.3, 0.2))
+    chat = QueryResult(LabelledQuery("c", "hi", ()), ("x",), (), (0.4,))
+    curve = {p.threshold: p for p in threshold_curve([hit, low, chat], 2, [0.2, 0.35, 0.5, 0.7])}
+    # 0.2: a picks x and y (x right), b picks x and y (y right), c picks x.
+    assert curve[0.2].precision == 2 / 5 and curve[0.2].recall == 1.0
+    assert curve[0.2].abstention == 0.0
+    assert (curve[0.35].precision, curve[0.35].recall, curve[0.35].abstention) == (0.5, 0.5, 0.0)
+    assert (curve[0.5].precision, curve[0.5].recall, curve[0.5].abstention) == (1.0, 0.5, 1.0)
+    assert curve[0.7].precision is None and curve[0.7].recall == 0.0
+    # Only the top 1 counts with top_k 1; default thresholds span the best scores seen.
+    assert threshold_curve([hit, low, chat], 1, [0.2])[0].precision == 1 / 3
+    auto = threshold_curve([hit, low, chat], 2)
+    assert auto[0].threshold == 0.3 and auto[-1].threshold == 0.6
+
+
 def test_lexical_channels_rebuild_in_the_background() -> None:
     from dataclasses import dataclass
 
@@ -150,6 +168,28 @@ def test_lexical_channels_rebuild_in_the_background() -> None:
     assert channels.scores("trello")["bm25"][0] > 0
 
 
+def test_the_speller_of_a_large_catalog_is_built_off_the_build_path() -> None:
+    from dataclasses import dataclass
+
+    from skillbook.selection.lexical import LexicalChannels
+
+    @dataclass(frozen=True)
+    class Doc:
+        lexical: str
+        body: str = ""
+
+    channels = LexicalChannels()
+    channels.spell_sync_limit = 0  # every catalog counts as large
+    no_word = {"forecast"}.__contains__
+    channels.update([Doc("weather forecast"), Doc("trello cards")])
+    assert channels.wait(timeout=30)
+    assert channels.corrections("the wether", no_word) == ["weather"]
+    channels.update([Doc("merge pdf files"), Doc("trello cards")])
+    assert channels.wait(timeout=30)
+    assert channels.corrections("mergge", no_word) == ["merge"]
+    assert channels.corrections("the wether", no_word) == []  # the old catalog's words are gone
+
+
 def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> None:
     from skillbook.selection.selector import DEFAULT_MIN_SCORE, Selector, SelectorSettings
 
@@ -160,3 +200,31 @@ def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> No
     custom = Selector(skills, settings=SelectorSettings(backend="hybrid", min_score=0.5))
     assert custom.select("merge pdf").threshold == 0.5
     assert Selector(skills, settings=SelectorSettings(backend="bm25")).profile == "bm25"
+
+
+def test_speller_corrects_typos_not_words() -> None:
+    from skillbook.selection.lexical import Speller, catalog_words
+
+    speller = Speller.of(
+        [
+            catalog_words("Get the weather forecast"),
+            catalog_words("Deploy to Vercel"),
+            catalog_words("Merge PDF files, weather maps"),
+        ]
+    )
+    assert speller.correct("wether") == "weather"  # deletion
+    assert speller.correct("vercle") == "vercel"  # transposition
+    assert speller.correct("mergee") == "merge"  # insertion
+    assert speller.correct("weather") is None  # known
+    assert speller.correct("eather") is None  # the first letter is kept
+    lexicon = {"leather"}.__contains__
+    assert speller.correct("leather", lexicon) is None  # a real word is no typo
+    assert speller.corrections("the wether, deploy to vercle!") == ["weather", "vercel"]
+    assert speller.corrections("forecasts", known_stem=lambda w: w == "forecasts") == []
+    # Hostile input: a word too long to be a typo, and a pasted text of unknown words
+    # (looked up at most SPELL_LOOKUPS times, so the typo at the end is not reached).
+    assert speller.correct("w" + "e" * 100_000) is None
+    assert speller.corrections("wether" + "x" * 100_000) == []
+    pasted = " ".join(f"zzzz{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(2000))
+    assert speller.corrections(pasted + " wether") == []
+    assert speller.corrections("wether " + pasted) == ["weather"]

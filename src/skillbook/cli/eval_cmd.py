@@ -76,7 +76,10 @@ def eval_select_cmd(
     """Run labelled requests through the selector over the current workspace.
 
     Prints recall@1/@3/@5, MRR and the rate of correct abstention, overall, per kind
-    and per split, for the configured backend and for BM25 alone (same run).
+    and per split, for the configured backend and for BM25 alone (same run), then
+    the threshold curve of the configured backend: for each threshold on the fused
+    score, the precision and recall of the selected skills and the abstention on
+    requests that expect none, to choose skills.selection.minScore from.
     """
     from skillbook.selection.evaluate import evaluate
     from skillbook.selection.settings import selector_for
@@ -116,6 +119,19 @@ def eval_select_cmd(
                 f"{r.backend:<10} {name:<22} {m.queries:>4} {_f(m.recall[1])} {_f(m.recall[3])} "
                 f"{_f(m.recall[5])} {_f(m.mrr)} {_f(m.abstention, 8)}"
             )
+    main = reports[0]
+    lines.append("")
+    lines.append(
+        f"Threshold curve ({main.backend}, top {main.top_k}; * = applied, skills.selection.minScore):"
+    )
+    lines.append(f"  {'threshold':>9} {'precision':>9} {'recall':>6} {'abstain':>8}")
+    for p in main.curve():
+        mark = (
+            "*" if main.threshold is not None and abs(p.threshold - main.threshold) < 1e-9 else " "
+        )
+        lines.append(
+            f"{mark} {p.threshold:>9.3f} {_f(p.precision, 9)} {_f(p.recall)} {_f(p.abstention, 8)}"
+        )
     if reports[0].unknown:
         lines.append("")
         lines.append("Expected skills not found: " + ", ".join(reports[0].unknown))

@@ -182,6 +182,10 @@ class MultilingualEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return unit_rows(self._model.encode(texts, max_tokens=self.document_tokens))
 
+    def is_word(self, word: str) -> bool:
+        """A word of the encoder's vocabulary: the speller's lexicon of real words."""
+        return self._model.is_word(word)
+
 
 class Model2VecEmbedder:
     """A ``model2vec`` static model from a folder (or a hub id already in the cache)."""

@@ -10,7 +10,9 @@ optional labels that the report groups by; ``recent`` (a list of earlier turns) 
 passed to the selector as context. Output: one :class:`QueryResult` per line and
 :class:`Metrics` overall, per kind and per split — recall@1/@3/@5 and MRR over the
 requests that expect a skill (any listed skill counts: ambiguous requests list
-several), and for the others the rate of correct abstention (nothing selected).
+several), and for the others the rate of correct abstention (nothing selected) —
+and the :func:`threshold_curve`: what each threshold would select, so a user can
+pick ``skills.selection.minScore`` from their own requests.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from skillbook.errors import QueryFileError
 from skillbook.selection.selector import Selection, Selector
 
 __all__ = [
+    "CurvePoint",
     "EvalReport",
     "LabelledQuery",
     "Metrics",
@@ -34,6 +37,7 @@ __all__ = [
     "load_queries",
     "metrics",
     "parse_queries",
+    "threshold_curve",
 ]
 
 RECALL_AT: Final = (1, 3, 5)
@@ -104,6 +108,10 @@ class QueryResult:
     query: LabelledQuery
     ranked: tuple[str, ...]
     selected: tuple[str, ...]
+    #: The fused score of each ranked skill (what the threshold is compared with).
+    scores: tuple[float, ...] = ()
+    #: The null skill's floor for this request (see ``Selection.floor``).
+    floor: float | None = None
 
     @property
     def positive(self) -> bool:
@@ -186,6 +194,82 @@ def share_sum(values: Sequence[float], total: int) -> float | None:
 
 
 @dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """What one threshold would select over the labelled requests."""
+
+    threshold: float
+    #: Selected skills that were expected, over all selected skills (None: none selected).
+    precision: float | None
+    #: Requests that expect a skill and get one of theirs selected.
+    recall: float | None
+    #: Requests that expect none and get nothing selected.
+    abstention: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "threshold": round(self.threshold, 4),
+            "precision": _round(self.precision),
+            "recall": _round(self.recall),
+            "abstention": _round(self.abstention),
+        }
+
+
+#: Rows of the curve when no thresholds are given: this many steps over the scores seen.
+CURVE_STEPS: Final = 12
+
+
+def threshold_curve(
+    results: Sequence[QueryResult],
+    top_k: int,
+    thresholds: Sequence[float] | None = None,
+) -> list[CurvePoint]:
+    """Precision, recall and abstention of the selected set at each threshold.
+
+    A skill is selected when it is among the ``top_k`` best and its fused score
+    reaches the threshold and the request's null-skill floor, as
+    :meth:`Selector.select` does. Without ``thresholds``,
+    :data:`CURVE_STEPS` even steps from the lowest to the highest best score seen,
+    rounded to 0.01.
+    """
+    if thresholds is None:
+        best = [r.scores[0] for r in results if r.scores]
+        if not best:
+            return []
+        low, high = min(best), max(best)
+        step = (high - low) / CURVE_STEPS
+        thresholds = sorted({round(low + i * step, 2) for i in range(CURVE_STEPS + 1)})
+    out = []
+    for t in thresholds:
+        picked = [
+            [
+                n
+                for n, s in zip(r.ranked[:top_k], r.scores[:top_k], strict=False)
+                if s >= t and (r.floor is None or s >= r.floor)
+            ]
+            for r in results
+        ]
+        chosen = sum(len(p) for p in picked)
+        right = sum(
+            len(set(p) & set(r.query.expected)) for p, r in zip(picked, results, strict=True)
+        )
+        pos = [
+            bool(set(p) & set(r.query.expected))
+            for p, r in zip(picked, results, strict=True)
+            if r.positive
+        ]
+        neg = [not p for p, r in zip(picked, results, strict=True) if not r.positive]
+        out.append(
+            CurvePoint(
+                threshold=t,
+                precision=right / chosen if chosen else None,
+                recall=sum(pos) / len(pos) if pos else None,
+                abstention=sum(neg) / len(neg) if neg else None,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
 class EvalReport:
     backend: str
     results: tuple[QueryResult, ...]
@@ -194,6 +278,16 @@ class EvalReport:
     by_split: dict[str, Metrics]
     #: Expected skill names that are not among the ranked skills at all.
     unknown: tuple[str, ...] = ()
+    #: The threshold the selector applied and how many skills it selects at most.
+    threshold: float | None = None
+    top_k: int = 5
+
+    def curve(self, thresholds: Sequence[float] | None = None) -> list[CurvePoint]:
+        """:func:`threshold_curve` of these results, the applied threshold included."""
+        if thresholds is None and self.threshold is not None:
+            auto = [p.threshold for p in threshold_curve(self.results, self.top_k)]
+            thresholds = sorted({*auto, round(self.threshold, 4)})
+        return threshold_curve(self.results, self.top_k, thresholds)
 
     def to_json(self, *, with_results: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -202,6 +296,8 @@ class EvalReport:
             "byKind": {k: m.to_json() for k, m in self.by_kind.items()},
             "bySplit": {k: m.to_json() for k, m in self.by_split.items()},
             "unknownExpected": list(self.unknown),
+            "threshold": self.threshold,
+            "curve": [p.to_json() for p in self.curve()],
         }
         if with_results:
             out["results"] = [r.to_json() for r in self.results]
@@ -213,7 +309,14 @@ def _group(results: Sequence[QueryResult], label: str) -> dict[str, Metrics]:
     return {k: metrics([r for r in results if getattr(r.query, label) == k]) for k in keys}
 
 
-def report(backend: str, results: Sequence[QueryResult], known: Iterable[str]) -> EvalReport:
+def report(
+    backend: str,
+    results: Sequence[QueryResult],
+    known: Iterable[str],
+    *,
+    threshold: float | None = None,
+    top_k: int = 5,
+) -> EvalReport:
     names = set(known)
     unknown = sorted({e for r in results for e in r.query.expected if e not in names})
     return EvalReport(
@@ -223,6 +326,8 @@ def report(backend: str, results: Sequence[QueryResult], known: Iterable[str]) -
         by_kind=_group(results, "kind"),
         by_split=_group(results, "split"),
         unknown=tuple(unknown),
+        threshold=threshold,
+        top_k=top_k,
     )
 
 
@@ -231,6 +336,8 @@ def result_of(query: LabelledQuery, selection: Selection, depth: int) -> QueryRe
         query,
         tuple(c.name for c in selection.ranked[:depth]),
         tuple(selection.names()),
+        tuple(c.score for c in selection.ranked[:depth]),
+        selection.floor,
     )
 
 
@@ -242,8 +349,16 @@ def evaluate(
     depth: int = 10,
 ) -> EvalReport:
     """Run every query through ``selector``; ``depth`` ranked names are kept per query."""
+    limit = selector.settings.top_k if top_k is None else top_k
+    depth = max(depth, limit)
     results = [
         result_of(q, selector.select(q.query, recent=q.recent, top_k=top_k, depth=depth), depth)
         for q in queries
     ]
-    return report(selector.settings.backend, results, (s.name for s in selector.skills))
+    return report(
+        selector.settings.backend,
+        results,
+        (s.name for s in selector.skills),
+        threshold=selector.settings.threshold(selector.profile),
+        top_k=limit,
+    )

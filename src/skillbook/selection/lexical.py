@@ -13,6 +13,11 @@ cannot be updated in place, so a change rebuilds them from cached token lists; a
 are scored by the previous index (unchanged skills keep their scores, a new or changed
 skill scores 0 on BM25 until the new index is swapped in; its embeddings are current
 at once). Nothing is kept on disk.
+
+:class:`Speller` corrects typed requests: a request word the catalog never uses
+("wether", "vercle") gains the catalog word one edit away ("weather", "vercel"), so
+BM25 and the embeddings see a word they know. Its vocabulary is the catalog's own
+words, rebuilt with the BM25 index.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
+__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Speller", "Tokenizer"]
 
 #: Up to this many documents a BM25 rebuild runs inline; above, in the background.
 SYNC_LIMIT: Final = 2000
@@ -91,6 +96,110 @@ CHAT_WORDS: Final = frozenset(
         "using",
     ]
 )
+
+
+#: Words shorter than this are never corrected (four-letter words have too many
+#: neighbours one edit away: "loud" would become "load") nor offered.
+SPELL_MIN: Final = 5
+#: Corrections added to one request at most (a pasted log is not a typed request).
+SPELL_MAX: Final = 8
+#: Up to this many documents the speller is built inline; above, on a thread.
+SPELL_SYNC_LIMIT: Final = 500
+#: Longer words are no typos (and their delete forms would cost their length squared).
+SPELL_LONGEST: Final = 30
+#: Distinct unknown words looked up per request: a pasted document is no typed request.
+SPELL_LOOKUPS: Final = 64
+_SPELL_RE: Final = re.compile(r"\b[^\W\d_]{5,30}\b")
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+class Speller:
+    """One-edit corrections of request words against the catalog's words.
+
+    A symmetric-delete index (each catalog word under every form with one letter
+    removed) finds, for a word the catalog never uses, the catalog words one
+    insertion, deletion, substitution or transposition away without comparing it
+    with every word. A correction keeps the first letter (typos rarely change it, and
+    that halves the false friends) and prefers the word more skills use.
+    """
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        index: dict[str, list[str]] = {}
+        for word in counts:
+            for d in _deletes(word):
+                index.setdefault(d, []).append(word)
+        self._index = index
+
+    @classmethod
+    def of(cls, word_sets: Sequence[frozenset[str]]) -> Speller:
+        """From each skill's distinct words (any words: those that cannot be offered,
+        too short, too long or not letters only, are dropped here, once per word)."""
+        from collections import Counter
+        from itertools import chain
+
+        counts = Counter(chain.from_iterable(word_sets))
+        return cls({w: n for w, n in counts.items() if _offered(w)})
+
+    def correct(self, word: str, is_word: Callable[[str], bool] | None = None) -> str | None:
+        """The catalog word one edit from ``word``, or None (known, short or no match).
+
+        ``is_word``: a lexicon of real words, which are never corrected ("milk" is
+        not a typo of "mail" even when the catalog only says "mail").
+        """
+        if not SPELL_MIN <= len(word) <= SPELL_LONGEST or word in self.counts:
+            return None
+        if is_word is not None and is_word(word):
+            return None
+        found: set[str] = set(self._index.get(word, ()))
+        for d in _deletes(word):
+            found.update(self._index.get(d, ()))
+            if d in self.counts:
+                found.add(d)
+        found = {w for w in found if w[0] == word[0] and len(w) >= SPELL_MIN}
+        if not found:
+            return None
+        return max(sorted(found), key=lambda w: self.counts[w])
+
+    def corrections(
+        self,
+        text: str,
+        is_word: Callable[[str], bool] | None = None,
+        known_stem: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        """Corrections for the words of ``text``, in order, each once.
+
+        ``known_stem``: whether a word's stem is indexed already ("months" when the
+        catalog says "month"): such a word is no typo.
+        """
+        out: dict[str, None] = {}
+        looked: set[str] = set()
+        for word in _SPELL_RE.findall(text.casefold()):
+            if word in looked or word in self.counts:
+                continue
+            looked.add(word)
+            if len(looked) > SPELL_LOOKUPS:
+                break
+            if known_stem is not None and known_stem(word):
+                continue
+            fix = self.correct(word, is_word)
+            if fix is not None:
+                out[fix] = None
+                if len(out) >= SPELL_MAX:
+                    break
+        return list(out)
+
+
+def _offered(word: str) -> bool:
+    return SPELL_MIN <= len(word) <= SPELL_LONGEST and word.isalpha()
+
+
+def catalog_words(text: str) -> frozenset[str]:
+    """The distinct lower-case words of a skill's text."""
+    return frozenset(_TOKEN_RE.findall(text.casefold()))
 
 
 def _stemmer() -> Callable[[list[str]], list[str]] | None:
@@ -159,6 +268,11 @@ class Bm25Index:
         if self.size:
             self._bm25.index(corpus, show_progress=False)
 
+    @property
+    def vocab(self) -> Any:
+        """The indexed (stemmed) words, a mapping to their ids."""
+        return self._bm25.vocab_dict if self.size else {}
+
     def scores(self, query: str) -> npt.NDArray[np.float32]:
         """One BM25 score per text (zeros when no query word is in the index)."""
         np = self._np
@@ -195,6 +309,11 @@ class LexicalChannels:
         self._generation = 0
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
+        #: The speller of the latest documents whose speller is built (None: none yet).
+        self._speller: Speller | None = None
+        self._speller_worker: threading.Thread | None = None
+        self._spelling: tuple[Any, ...] = ()
+        self.spell_sync_limit = SPELL_SYNC_LIMIT
 
     def _tokens_of(self, docs: Sequence[Any]) -> tuple[list[list[str]], list[list[str]]]:
         cache: dict[int, tuple[Any, list[str], list[str]]] = {}
@@ -208,11 +327,36 @@ class LexicalChannels:
 
     def _build(self, docs: tuple[Any, ...]) -> _Built:
         lex, body = self._tokens_of(docs)
-        return _Built(
+        built = _Built(
             Bm25Index((), tokenizer=self.tokenize, tokens=lex),
             Bm25Index((), tokenizer=self.tokenize, tokens=body),
             docs,
         )
+        self._spell(docs)
+        return built
+
+    def _spell(self, docs: tuple[Any, ...]) -> None:
+        """Build the speller of ``docs``: inline for a few, else on a thread of its own.
+
+        Off the build path for a large catalog (its words are read again, about 10 %
+        of the BM25 time): until it is ready, requests are corrected with the previous
+        speller, or not at all.
+        """
+
+        def build() -> None:
+            speller = Speller.of([catalog_words(d.lexical) for d in docs])
+            with self._lock:
+                if self._spelling is docs:
+                    self._speller = speller
+
+        with self._lock:
+            self._spelling = docs
+        if len(docs) <= self.spell_sync_limit:
+            build()
+            return
+        worker = threading.Thread(target=build, name="skillbook-speller", daemon=True)
+        self._speller_worker = worker
+        worker.start()
 
     def update(self, documents: Sequence[Any]) -> None:
         """Index ``documents`` (objects with ``lexical`` and ``body`` texts)."""
@@ -254,11 +398,29 @@ class LexicalChannels:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background rebuild; True when the live index covers every document."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
+        for worker in (self._worker, self._speller_worker):
+            if worker is not None:
+                worker.join(timeout)
         live = self._live
         return live is not None and live.remap is None
+
+    def corrections(self, text: str, is_word: Callable[[str], bool]) -> list[str]:
+        """Catalog words one edit from the words of ``text`` that are no word at all.
+
+        ``is_word`` is the lexicon of real words (a word the catalog does not use but
+        the language does is no typo); a word whose stem the index knows is none either.
+        """
+        live = self._live
+        speller = self._speller
+        if live is None or speller is None:
+            return []
+        vocab = live.lexical.vocab
+
+        def known_stem(word: str) -> bool:
+            stems = self.tokenize(word)
+            return bool(stems) and stems[0] in vocab
+
+        return speller.corrections(text, is_word, known_stem)
 
     def scores(self, text: str) -> dict[str, Any]:
         live = self._live

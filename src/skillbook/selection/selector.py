@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.selection._blas import one_blas_thread
+from skillbook.selection.anchors import NULL_ANCHORS
 from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TOP_K",
+    "NULL_RULE",
     "Candidate",
     "Selection",
     "Selector",
@@ -77,11 +79,19 @@ DEFAULT_WEIGHTS: Final = {
 }
 #: Thresholds on the fused score, per backend, tuned with the weights above.
 DEFAULT_MIN_SCORE: Final = {
-    "hybrid": 0.33,
+    "hybrid": 0.27,
     "hybrid-monolingual": 0.28,
     "bm25": 0.32,
     "embedding": 0.31,
 }
+#: The "null skill" (:mod:`~skillbook.selection.anchors`), per profile with the
+#: multilingual channel: ``(weight, margin)``. A request whose multilingual cosine to
+#: the nearest no-skill sentence is ``a`` selects only skills scoring at least
+#: ``margin + weight * a`` (and the threshold): "what is a blockchain?" shares words
+#: with crypto skills but is closer still to "explain how this works". Tuned on the
+#: tuning parts of both labelled sets with the threshold above (the highest selected
+#: recall with correct abstention >= 0.9 there).
+NULL_RULE: Final = {"hybrid": (1.7, 0.02)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,11 +154,15 @@ class Selection:
 
     query: str
     backend: str
+    #: The score a skill needed to be selected for this request: the configured
+    #: threshold, or the null skill's floor when that is higher.
     threshold: float
     ranked: tuple[Candidate, ...]
     selected: tuple[Candidate, ...]
     #: Skills a ``none`` trigger hint removed from the ranking.
     vetoed: tuple[str, ...] = ()
+    #: ``margin + weight * cosine`` to the nearest no-skill sentence (None: no null skill).
+    floor: float | None = None
 
     def names(self) -> list[str]:
         return [c.name for c in self.selected]
@@ -159,6 +173,7 @@ class Selection:
             "query": self.query,
             "backend": self.backend,
             "threshold": self.threshold,
+            "nullFloor": None if self.floor is None else round(self.floor, 4),
             "selected": self.names(),
             "ranked": [c.to_json() for c in shown],
             "vetoed": list(self.vetoed),
@@ -200,6 +215,23 @@ class Selector:
         self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self._one_blas_thread = one_blas_thread()
+        #: Real words for the speller: the multilingual encoder's vocabulary, if loaded.
+        self._lexicon: Callable[[str], bool] | None = next(
+            (
+                getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
+                for i in self._indexes.values()
+                if callable(getattr(i.embedder, "is_word", None))
+            ),
+            None,
+        )
+        #: The no-skill sentences in the multilingual channel (None: no null skill).
+        self._null: Any = None
+        null_rule = NULL_RULE.get(self.profile) if self.settings.weights is None else None
+        if null_rule is not None and "multilingual" in self._indexes:
+            embedder = self._indexes["multilingual"].embedder
+            with self._one_blas_thread():
+                self._null = embedder.embed(list(NULL_ANCHORS))
+        self._null_rule = null_rule
         self.last_update = self.update(skills)
 
     @property
@@ -281,15 +313,39 @@ class Selector:
 
     def channel_scores(self, text: str) -> dict[str, Any]:
         """Each channel's raw score for every skill (BM25 scores, cosines)."""
+        return self._channels(text)[0]
+
+    def _channels(self, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The channel scores and the request's vector in each embedding channel."""
         out: dict[str, Any] = {}
+        vectors: dict[str, Any] = {}
         if self._lexical is not None:
             out.update(self._lexical.scores(text))
         with self._one_blas_thread():
             for name, index in self._indexes.items():
                 matrix = self._vectors[name]
-                query = index.embedder.embed([text])[0]
+                query = vectors[name] = index.embedder.embed([text])[0]
                 out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
-        return out
+        return out, vectors
+
+    def null_floor(self, vectors: Mapping[str, Any]) -> float | None:
+        """The null skill's floor for a request with these channel vectors."""
+        if self._null is None or self._null_rule is None or "multilingual" not in vectors:
+            return None
+        weight, margin = self._null_rule
+        return margin + weight * float((self._null @ vectors["multilingual"]).max())
+
+    def corrected(self, request: str) -> str:
+        """``request`` with the catalog words one edit from its typos appended.
+
+        A typo is a word that is no word of any language the lexicon knows; the
+        misspelled word stays (it may be a name). No lexicon, no corrections.
+        """
+        lexicon = self._lexicon
+        if self._lexical is None or lexicon is None:
+            return request
+        fixes = self._lexical.corrections(request, lexicon)
+        return " ".join([request, *fixes]) if fixes else request
 
     def select(
         self,
@@ -306,7 +362,8 @@ class Selector:
         import numpy as np
 
         settings = self.settings
-        channels = self.channel_scores(request)
+        channels, vectors = self._channels(self.corrected(request))
+        floor = self.null_floor(vectors)
         context = " ".join(t for t in recent if t.strip())
         if context:
             for name, scores in self.channel_scores(context).items():
@@ -333,6 +390,8 @@ class Selector:
             if rank <= max(depth, limit)
         )
         threshold = settings.threshold(self.profile)
+        if floor is not None:
+            threshold = max(threshold, floor)
         selected = tuple(c for c in ranked[:limit] if c.score >= threshold)
         return Selection(
             query=request,
@@ -341,6 +400,7 @@ class Selector:
             ranked=ranked,
             selected=selected,
             vetoed=tuple(self.skills[i].name for i in sorted(vetoed)),
+            floor=floor,
         )
 
     @property
