@@ -73,7 +73,7 @@ STRUCTURAL: dict[str, str] = {
     "dup-description-bad": "name: a\ndescription: one\ndescription: two: three",
     "dup-metadata": 'name: a\ndescription: d\nmetadata: {"a": 1}\nmetadata: {"b": 2}',
     "dup-nested": "name: a\ndescription: d\nmetadata:\n  x: 1\n  x: 2",
-    "dup-quoted-key": "name: a\n\"description\": one\ndescription: two",
+    "dup-quoted-key": 'name: a\n"description": one\ndescription: two',
     "anchor-alias-description": "x: &d hello\nname: a\ndescription: *d",
     "alias-before-anchor": "name: a\ndescription: *d\nx: &d hello",
     "anchor-reuse": "name: &n a\ndescription: &n d",
