@@ -11,9 +11,12 @@ block. The table is deterministic, so a failure names its case.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
-__all__ = ["MALFORMED", "malformed_cases"]
+__all__ = ["MALFORMED", "RECORDED", "answers", "load_recorded", "malformed_cases", "requests"]
 
 #: Values that are not valid YAML (or not what they look like) on a ``key: <value>`` line.
 BAD_VALUES: dict[str, str] = {
@@ -160,3 +163,42 @@ def malformed_cases() -> Iterator[tuple[str, str]]:
 
 #: The table as a list (its size is part of the test's promise: at least 200 cases).
 MALFORMED: list[tuple[str, str]] = list(malformed_cases())
+
+
+#: What OpenClaw itself made of every case, recorded from the oracle (``python
+#: tests/malformed_frontmatter.py`` with the oracle installed writes it again):
+#: ``{id: {"2026.4.12": frontmatter, "2026.9.6": {"loaded": bool, "frontmatter": ...}}}``.
+#: A 2026.9.6 case is loaded when ``parseFrontmatterBlockResult`` reports no issue
+#: (its skill loader throws on the first one).
+RECORDED = Path(__file__).with_name("malformed_frontmatter_recorded.json")
+
+
+def requests() -> list[dict[str, Any]]:
+    return [{"op": "frontmatter", "text": text, "omitMeta": True} for _, text in MALFORMED]
+
+
+def answers(baseline: list[dict[str, Any]], latest: list[dict[str, Any]]) -> dict[str, Any]:
+    """The recorded shape, from the two oracles' results (one per case, in order)."""
+    out: dict[str, Any] = {}
+    for (case_id, _), old, new in zip(MALFORMED, baseline, latest, strict=True):
+        out[case_id] = {
+            "2026.4.12": old["frontmatter"],
+            "2026.9.6": {"loaded": not new["issues"], "frontmatter": new["frontmatter"]},
+        }
+    return out
+
+
+def load_recorded() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(RECORDED.read_text(encoding="utf-8"))
+    return data
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintenance script
+    from oracle_support import run_batch
+
+    found = answers(
+        [r["result"] for r in run_batch(requests(), timeout=600)],
+        [r["result"] for r in run_batch(requests(), timeout=600, version="latest")],
+    )
+    RECORDED.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{len(found)} cases written to {RECORDED}")
