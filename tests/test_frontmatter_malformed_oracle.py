@@ -16,10 +16,12 @@ from compat_scenarios import PLUGINS_OFF, World
 from malformed_frontmatter import MALFORMED, answers, load_recorded, requests
 from oracle_cases import deep_merge
 from oracle_support import Oracle
+from test_frontmatter_depth import STYLES, deep_skill
 
 from skillbook.book import OPENCLAW_CHECK_COMMAND, Loader
 from skillbook.config import Config
-from skillbook.profile import OPENCLAW_2026_9
+from skillbook.parse import parse_skill_text
+from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
 
 pytestmark = pytest.mark.oracle
 
@@ -95,3 +97,32 @@ def test_a_workspace_of_the_table_gives_2026_9_6s_catalog(
     theirs = out["result"]["prompt"]
     assert theirs.count("<skill>") >= 60  # many cases load: the comparison is not empty
     assert book.catalog.text == theirs
+
+
+# Not 1000: there OpenClaw 2026.9.6's YAML package may run out of JavaScript stack
+# (RESOURCE_EXHAUSTION, depending on the stack left) and refuse the skill; skillbook
+# loads it by the line parser (docs/oracle-differences.md).
+@pytest.mark.parametrize("depth", [150, 400])
+def test_deep_nesting_loads_in_both_releases_as_here(
+    oracle: Oracle, latest_oracle: Oracle, depth: int
+) -> None:
+    """Hundreds of nested levels: both OpenClaw releases load the skill with the same
+    ``name`` and ``description`` as skillbook (which reads it through the line parser,
+    with ``parse.yaml-too-deep``); only the deep value's own text differs
+    (docs/oracle-differences.md)."""
+    texts = [deep_skill(depth, style) for style in STYLES]
+    batch = [{"op": "frontmatter", "text": t, "omitMeta": True} for t in texts]
+    for version, runner in (("2026.4.12", oracle), ("2026.9.6", latest_oracle)):
+        out = runner.run(batch, timeout=600)
+        profile = OPENCLAW_2026_4 if version == "2026.4.12" else OPENCLAW_2026_9
+        for style, text, result in zip(STYLES, texts, out["results"], strict=True):
+            theirs = result["result"]
+            assert not theirs.get("issues"), (version, style, theirs.get("issues"))
+            parsed = parse_skill_text(text, rules=profile.frontmatter)
+            assert not parsed.invalid
+            assert "parse.yaml-too-deep" in [d.code for d in parsed.diagnostics]
+            for key in ("name", "description"):
+                assert parsed.frontmatter.values[key] == theirs["frontmatter"][key], (
+                    version,
+                    style,
+                )
