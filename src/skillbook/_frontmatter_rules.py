@@ -104,9 +104,7 @@ def recovered(block: str, rules: FrontmatterRules) -> Recovery:
         if error is None:
             return Recovery(current, None, tuple(requoted))
         line, implicit_key = error
-        fixed = recover_freeform(
-            current, line, rules.recovered_fields, implicit_key=implicit_key
-        )
+        fixed = recover_freeform(current, line, rules.recovered_fields, implicit_key=implicit_key)
         if fixed is None or fixed == current:
             break
         assert line is not None  # recover_freeform needs it

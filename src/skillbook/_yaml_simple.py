@@ -202,9 +202,7 @@ def _mapping(
         out[key] = value
 
 
-def _sequence(
-    rows: list[str], ind: list[int], i: int, indent: int, depth: int
-) -> tuple[Any, int]:
+def _sequence(rows: list[str], ind: list[int], i: int, indent: int, depth: int) -> tuple[Any, int]:
     """``- item`` rows at exactly ``indent``; an item may be a compact mapping."""
     items: list[Any] = []
     while True:
