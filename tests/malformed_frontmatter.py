@@ -129,6 +129,57 @@ STRUCTURAL: dict[str, str] = {
 }
 
 
+#: Two faults at once, or one where the error could be placed on another line than the
+#: fault (the line that decides 2026.9.6's re-quoting): ids ``combo/NN``.
+COMBINATIONS: list[str] = [
+    "name: a\ndescription: [x\nsummary: a: b",
+    "name: a\nsummary: [x\ndescription: d",
+    "name: [x\ndescription: d",
+    "name: 'x\ndescription: d",
+    'name: a\nmetadata: {"a": 1\ndescription: d',
+    "name: a\nmetadata: [1, 2\ndescription: hello",
+    'name: a\nother: "open\ndescription: hello',
+    'name: a\ndescription: "open\nsummary: x',
+    "name: a\ndescription: 'open\n  continued",
+    "name: a\ndescription: [x\n  y",
+    "name: a\ndescription: {x\n# c",
+    "description: d\nname: a\nsummary: [x",
+    'description: d\nname: a\nread_when: "x: y',
+    "description: d\nname: a\nread_when: [x: y",
+    "description: d\nname: a\nsummary: x: [y",
+    "name: a\ndescription: x: [y",
+    'name: a\ndescription: "a" b: c',
+    "name: a\ndescription: |\n  ok\nsummary: [x",
+    "name: a\ndescription: >\n  text: [\nsummary: s",
+    "- a\ndescription: [x",
+    "name: a\n  description: [x",
+    "name: a\ndescription: [x]]",
+    "name: a\ndescription: [x]: y",
+    "name: a\ndescription: {a: b}: c",
+    "name: a\ndescription: - x: y",
+    "name: a\ndescription: ? x",
+    "name: a\ndescription: &a\nsummary: *a",
+    "name: a\ndescription: !!str [x",
+    "name: a\ndescription: !!map x",
+    'name: a\ndescription: "x""y"',
+    "name: a\ndescription: 'x'y'",
+    "name: a\ndescription: `x: y`",
+    "name: a\ndescription: %x: y",
+    "name: a\ndescription: @x: y",
+    "name: a\ndescription: x #: y",
+    "name: a\ndescription: x\n\ty",
+    "name: a\ndescription:\n  - [x",
+    "name: a\ndescription:\n  a: [x",
+    'name: a\nsummary: "x": y\ndescription: d',
+    "name: a\nread_when: x:y: z\ndescription: d",
+    "name: a\nread_when: 'x': y\ndescription: d",
+    "name: a\nread_when: [a]: y\ndescription: d",
+    "name: a\nread_when: - a: y\ndescription: d",
+    "name: a\nread_when: a: b\nsummary: c: d\ndescription: e: f\n",
+    "name: a\nread_when: a: b\nread_when: c: d\ndescription: e",
+]
+
+
 def _block(lines: list[str]) -> str:
     return "---\n" + "\n".join(lines) + "\n---\nBody text.\n"
 
@@ -159,6 +210,8 @@ def malformed_cases() -> Iterator[tuple[str, str]]:
         yield f"blank-after/{label}", _block(["name: demo-skill", f"summary: {value}", ""])
     for label, block in STRUCTURAL.items():
         yield f"structural/{label}", _block(block.split("\n"))
+    for number, block in enumerate(COMBINATIONS):
+        yield f"combo/{number:02d}", _block(block.split("\n"))
 
 
 #: The table as a list (its size is part of the test's promise: at least 200 cases).

@@ -58,8 +58,8 @@ def _ours_2026_9(text: str) -> dict[str, Any]:
 
 
 def test_2026_9_loads_what_2026_9_6_loads() -> None:
-    """Before: 13 cases that 2026.9.6 loads were dropped (an unclosed ``description`` on
-    the last line, a ``: value`` line) and 6 it refuses were loaded (``read_when``/
+    """Before: 14 cases that 2026.9.6 loads were dropped (an unclosed ``description`` on
+    the last line, a ``: value`` line) and 7 it refuses were loaded (``read_when``/
     ``summary`` with ``{a: 1}}`` or ``[a, {b: c]``)."""
     wrong: list[str] = []
     for case_id, text in MALFORMED:
