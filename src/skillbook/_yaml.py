@@ -55,7 +55,8 @@ _LIBYAML_HOSTILE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 )
 _DASH_PREFIX = re.compile(r" *(?:-[ \t]+)*-[ \t]*")
-_MAX_TAB_RETRIES = 20
+#: Repairs (a tab after `-`, an empty key) tried before the block is given up.
+_MAX_REPAIRS = 20
 
 
 class YamlError(ValueError):
@@ -128,7 +129,7 @@ def _load_full(text: str, *, max_alias_count: int, max_depth: int) -> tuple[Any,
     if _LIBYAML_HOSTILE.search(text, start):
         masked, restore = _mask(text[start:])
         text = text[:start] + masked
-    for _ in range(_MAX_TAB_RETRIES):
+    for _ in range(_MAX_REPAIRS):
         try:
             return _Builder(text, restore, max_alias_count, max_depth).run()
         except YamlError:
@@ -150,7 +151,7 @@ def _load_full(text: str, *, max_alias_count: int, max_depth: int) -> tuple[Any,
             raise YamlError(f"nesting deeper than {max_depth} levels", kind="too-deep") from None
         except (yaml.YAMLError, UnicodeError, ValueError, MemoryError) as exc:
             raise YamlError(str(exc) or "invalid YAML") from None
-    raise YamlError("too many tabs after `-` indicators")
+    raise YamlError("too many tabs after `-` indicators or empty keys")
 
 
 def _untab_block_indicator(text: str, problem: str | None, mark: Any) -> str | None:
