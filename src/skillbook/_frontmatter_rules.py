@@ -11,11 +11,12 @@ profile's :class:`~skillbook.profile.FrontmatterRules` say so.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from skillbook._js import JS_WHITESPACE, js_trim, json_quote
 from skillbook.profile import FrontmatterRules
 
-__all__ = ["recover_freeform", "recovered", "split_frontmatter_exact"]
+__all__ = ["Recovery", "recover_freeform", "recovered", "split_frontmatter_exact"]
 
 # 2026.9's delimiters: `---` plus optional blanks, alone on its line (JS `[^\S\n]`).
 _H_SPACE = JS_WHITESPACE.replace("\n", "")
@@ -53,9 +54,16 @@ def _first_closing(text: str, start: int) -> re.Match[str] | None:
     return at_start if at_start is not None else _CLOSING.search(text, start)
 
 
-def recover_freeform(block: str, line: int | None, fields: tuple[str, ...]) -> str | None:
+def recover_freeform(
+    block: str, line: int | None, fields: tuple[str, ...], *, implicit_key: bool = True
+) -> str | None:
     """2026.9's ``normalizeFreeformFieldAtError``: the block with the value on the failing
-    line JSON-quoted, when that line is a top-level free-text field; else None."""
+    line JSON-quoted, when that line is a top-level free-text field; else None.
+
+    ``implicit_key``: the error is a ``: `` inside a plain value (the JS package's
+    ``BLOCK_AS_IMPLICIT_KEY``). Only ``description`` is re-quoted for any other error;
+    ``read_when`` and ``summary`` only for that one (an unclosed ``[`` or a stray ``}``
+    in them keeps the skill out, as in 2026.9.6)."""
     lines = block.split("\n")
     if line is None or not 1 <= line <= len(lines):
         return None
@@ -66,7 +74,7 @@ def recover_freeform(block: str, line: int | None, fields: tuple[str, ...]) -> s
     raw = js_trim(match.group(4))
     if not raw or key not in fields or _BLOCK_INDICATOR.match(raw):
         return None
-    if key != "description" and ": " not in raw:
+    if key != "description" and (not implicit_key or ": " not in raw):
         return None
     if len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]:
         raw = raw[1:-1]
@@ -74,28 +82,65 @@ def recover_freeform(block: str, line: int | None, fields: tuple[str, ...]) -> s
     return "\n".join(lines)
 
 
-def recovered(block: str, rules: FrontmatterRules) -> tuple[str, str | None]:
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What 2026.9's rules made of a block: the block to read (re-quoted where they
+    quoted it), why it is still refused (None: it loads), and the fields re-quoted, each
+    with its 1-based line in the block."""
+
+    block: str
+    invalid: str | None = None
+    requoted: tuple[tuple[str, int], ...] = ()
+
+
+def recovered(block: str, rules: FrontmatterRules) -> Recovery:
     """The block after at most one re-quoting per free-text field, and why it is still
     invalid (None: it is a YAML mapping now)."""
     current = block
+    requoted: list[tuple[str, int]] = []
+    line: int | None = None
     for _ in range(len(rules.recovered_fields) + 1):
-        ok, line = _yaml_error_line(current)
-        if ok:
-            return current, None
-        fixed = recover_freeform(current, line, rules.recovered_fields)
+        error = _yaml_error(current)
+        if error is None:
+            return Recovery(current, None, tuple(requoted))
+        line, implicit_key = error
+        fixed = recover_freeform(current, line, rules.recovered_fields, implicit_key=implicit_key)
         if fixed is None or fixed == current:
             break
+        assert line is not None  # recover_freeform needs it
+        requoted.append((_key_at(current, line), line))
         current = fixed
     where = f" (line {line + 1})" if line is not None else ""
-    return block, f"the frontmatter is not a valid YAML mapping{where}"
+    return Recovery(block, f"the frontmatter is not a valid YAML mapping{where}")
 
 
-def _yaml_error_line(block: str) -> tuple[bool, int | None]:
-    """Whether ``block`` is a YAML mapping, and the 1-based line of the error if not."""
+def _key_at(block: str, line: int) -> str:
+    match = _FREEFORM_LINE.match(block.split("\n")[line - 1])
+    assert match is not None  # recover_freeform matched this line
+    return match.group(1) or match.group(2) or match.group(3)
+
+
+def _yaml_error(block: str) -> tuple[int | None, bool] | None:
+    """None when ``block`` is a YAML mapping as 2026.9.6 reads it; else the 1-based line
+    its YAML package reports the error on, and whether the error is a ``: `` inside a
+    plain value.
+
+    Nesting past skillbook's safety bound is no error to 2026.9.6 (its YAML package reads
+    a thousand levels and more), so it does not keep the skill out here; the frontmatter
+    is then read by the line parser, with a ``parse.yaml-too-deep`` warning."""
     from skillbook._yaml import YamlError, load_core_with_lines
 
     try:
         parsed, _ = load_core_with_lines(block)
     except YamlError as exc:
-        return False, exc.line
-    return isinstance(parsed, dict), None
+        if exc.kind == "too-deep":
+            return None
+        line = exc.line
+        # The loader reads the block with a final line break; an error at the end of
+        # the input (an unclosed `[`, `{` or quote) is then on the line after the last.
+        # The JS package reports it at the end of the text itself, which is the last
+        # line of the block (2026.9's block has no final line break of its own).
+        if line is not None:
+            line = min(line, block.count("\n") + 1)
+        return line, "mapping values are not allowed" in str(exc)
+    return None if isinstance(parsed, dict) else (None, False)

@@ -42,6 +42,8 @@ DEFAULT_MAX_ALIAS_COUNT = 100
 DEFAULT_MAX_DEPTH = 100
 
 _CORE_TAG = "tag:yaml.org,2002:"
+#: libyaml's problem text when its scanner's nesting bound is hit.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
 
 # Characters libyaml refuses or treats as line breaks while YAML 1.2 (and the JS
@@ -53,7 +55,8 @@ _LIBYAML_HOSTILE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 )
 _DASH_PREFIX = re.compile(r" *(?:-[ \t]+)*-[ \t]*")
-_MAX_TAB_RETRIES = 20
+#: Repairs (a tab after `-`, an empty key) tried before the block is given up.
+_MAX_REPAIRS = 20
 
 
 class YamlError(ValueError):
@@ -126,7 +129,7 @@ def _load_full(text: str, *, max_alias_count: int, max_depth: int) -> tuple[Any,
     if _LIBYAML_HOSTILE.search(text, start):
         masked, restore = _mask(text[start:])
         text = text[:start] + masked
-    for _ in range(_MAX_TAB_RETRIES):
+    for _ in range(_MAX_REPAIRS):
         try:
             return _Builder(text, restore, max_alias_count, max_depth).run()
         except YamlError:
@@ -134,15 +137,21 @@ def _load_full(text: str, *, max_alias_count: int, max_depth: int) -> tuple[Any,
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             patched = _untab_block_indicator(text, exc.problem, mark)
+            if patched is None:
+                patched = _key_empty_implicit(text, exc.problem, mark)
             if patched is not None:
                 text = patched
                 continue
             line = mark.line + 1 if mark is not None else None
             problem = exc.problem or exc.context or "invalid YAML"
-            raise YamlError(problem, line=line) from None
-        except (yaml.YAMLError, UnicodeError, ValueError, RecursionError, MemoryError) as exc:
+            # libyaml's own bound (1000 flow levels) stops it before our event count does.
+            kind = "too-deep" if problem == _LIBYAML_TOO_DEEP else "invalid"
+            raise YamlError(problem, kind=kind, line=line) from None
+        except RecursionError:
+            raise YamlError(f"nesting deeper than {max_depth} levels", kind="too-deep") from None
+        except (yaml.YAMLError, UnicodeError, ValueError, MemoryError) as exc:
             raise YamlError(str(exc) or "invalid YAML") from None
-    raise YamlError("too many tabs after `-` indicators")
+    raise YamlError("too many tabs after `-` indicators or empty keys")
 
 
 def _untab_block_indicator(text: str, problem: str | None, mark: Any) -> str | None:
@@ -165,6 +174,27 @@ def _untab_block_indicator(text: str, problem: str | None, mark: Any) -> str | N
     if rest[:1] == "-" and rest[1:2] in ("", " ", "\t"):
         return None  # a nested sequence after a tab: the JS package refuses it too
     lines[mark.line] = head + " " + line[mark.column + 1 :]
+    return "\n".join(lines)
+
+
+def _key_empty_implicit(text: str, problem: str | None, mark: Any) -> str | None:
+    """``: value`` at the start of a line: the JS package reads a pair with an empty key
+    (the property ``""``), libyaml wants a key first. Write the empty key out (``"":``,
+    the same property) and retry; the line numbers stay."""
+    if mark is None or problem != "did not find expected key":
+        return None
+    lines = text.split("\n")
+    if mark.line >= len(lines):
+        return None
+    line = lines[mark.line]
+    column = mark.column
+    if (
+        line[column : column + 1] != ":"
+        or line[:column].strip(" ")
+        or line[column + 1 : column + 2] not in ("", " ", "\t")
+    ):
+        return None
+    lines[mark.line] = line[:column] + '""' + line[column:]
     return "\n".join(lines)
 
 

@@ -159,9 +159,13 @@ def _skip_blank(rows: list[str], i: int) -> int:
     return i
 
 
-def _nested(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, int]:
+def _nested(
+    rows: list[str], ind: list[int], i: int, parent: int, depth: int = 0
+) -> tuple[Any, int]:
     """The block collection, or multi-line flow collection, indented below a key
-    (``ind``: the indentation of every row)."""
+    (``ind``: the indentation of every row; ``depth``: collections around it)."""
+    if depth >= _MAX_NESTING:
+        return None, i  # the parser refuses it with its own bound (parse.yaml-too-deep)
     j = _skip_blank(rows, i)
     if j >= len(rows):
         return None, i
@@ -174,12 +178,12 @@ def _nested(rows: list[str], ind: list[int], i: int, parent: int) -> tuple[Any, 
     if content[0] in "{[":
         return flow_lines(rows, ind, j, parent)
     if content[0] == "-":
-        return _sequence(rows, ind, j, indent)
-    return _mapping(rows, ind, j, indent, {})
+        return _sequence(rows, ind, j, indent, depth)
+    return _mapping(rows, ind, j, indent, {}, depth)
 
 
 def _mapping(
-    rows: list[str], ind: list[int], i: int, indent: int, out: dict[str, Any]
+    rows: list[str], ind: list[int], i: int, indent: int, out: dict[str, Any], depth: int
 ) -> tuple[Any, int]:
     """``key: value`` rows at exactly ``indent`` (added to ``out``)."""
     while True:
@@ -192,13 +196,13 @@ def _mapping(
         key, raw = match.group(1), match.group(2) or ""
         if key in out or not _plain_key(key):
             return None, i
-        value, i = _value(rows, ind, i + 1, raw, indent)
+        value, i = _value(rows, ind, i + 1, raw, indent, depth)
         if value is None:
             return None, i
         out[key] = value
 
 
-def _sequence(rows: list[str], ind: list[int], i: int, indent: int) -> tuple[Any, int]:
+def _sequence(rows: list[str], ind: list[int], i: int, indent: int, depth: int) -> tuple[Any, int]:
     """``- item`` rows at exactly ``indent``; an item may be a compact mapping."""
     items: list[Any] = []
     while True:
@@ -217,7 +221,7 @@ def _sequence(rows: list[str], ind: list[int], i: int, indent: int) -> tuple[Any
             first = _scalar(raw) if raw[0] not in "{[" else json_flow(raw)
             if first is None:
                 return None, i
-            item, i = _mapping(rows, ind, i + 1, indent + 2, {key: first})
+            item, i = _mapping(rows, ind, i + 1, indent + 2, {key: first}, depth + 1)
         elif match is not None or rest[0] in "{[" or rest in _BLOCK_HEADS:
             return None, i
         else:
@@ -227,14 +231,20 @@ def _sequence(rows: list[str], ind: list[int], i: int, indent: int) -> tuple[Any
         items.append(item)
 
 
-def _value(rows: list[str], ind: list[int], i: int, raw: str, indent: int) -> tuple[Any, int]:
+def _value(
+    rows: list[str], ind: list[int], i: int, raw: str, indent: int, depth: int
+) -> tuple[Any, int]:
     """The value after ``key:`` in a nested mapping, and the next row."""
     if not raw:
-        return _nested(rows, ind, i, indent)
+        return _nested(rows, ind, i, indent, depth + 1)
     if raw in _BLOCK_HEADS:
         return None, i
     return (json_flow(raw) if raw[0] in "{[" else _scalar(raw)), i
 
+
+#: Block collections nested deeper are left to the parser, whose bound
+#: (``_yaml.DEFAULT_MAX_DEPTH``) names the problem; this path's recursion stays shallow.
+_MAX_NESTING = 64
 
 #: Block scalar headers taken: folded or literal, clipped or stripped.
 _BLOCK_HEADS = frozenset({">", ">-", "|", "|-"})

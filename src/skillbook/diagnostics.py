@@ -37,6 +37,7 @@ CODES: dict[str, str] = {
     "parse.frontmatter-invalid": "The compat profile's frontmatter rules reject the file.",
     "parse.newer-field": "A field a newer OpenClaw reads is kept but not used by this profile.",
     "parse.yaml-invalid": "The frontmatter is not valid YAML; the line parser was used.",
+    "parse.yaml-recovered": "A free-text field is not valid YAML; OpenClaw 2026.9 quotes it and reads it.",
     "parse.yaml-duplicate-key": "A frontmatter key appears twice; the line parser was used.",
     "parse.yaml-alias-bomb": "YAML aliases expand beyond the safety bound; the line parser was used.",
     "parse.yaml-too-deep": "The frontmatter nests deeper than the safety bound.",

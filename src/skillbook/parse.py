@@ -85,7 +85,18 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     else:
         block, body, block_line, body_line = split_frontmatter(decoded)
     if block and rules is not None and rules.yaml_errors_invalid:
-        block, invalid = recovered(block, rules)
+        recovery = recovered(block, rules)
+        block, invalid = recovery.block, recovery.invalid
+        for key, line in recovery.requoted:
+            diags.append(
+                dg.info(
+                    "parse.yaml-recovered",
+                    f"`{key}` is not valid YAML as written; OpenClaw 2026.9 reads it as "
+                    f'quoted text (write it quoted: {key}: "...")',
+                    path=path,
+                    line=block_line + line - 1,
+                )
+            )
     if block is None:
         unterminated = decoded.startswith("---")
         diags.append(

@@ -137,14 +137,10 @@ def is_dangerous(name: str) -> bool:
     because a skill asked. Credentials (``GITHUB_TOKEN``…) are not in this set:
     passing those is the user's call.
     """
-    from skillbook.runtime.env import ALWAYS_BLOCKED_ENV_PREFIXES, HOST_DANGEROUS_ENV_KEYS
+    # One home for the list: the runtime's policy (OpenClaw 2026.9.6's).
+    from skillbook.runtime.env import is_host_dangerous
 
-    upper = name.strip().upper()
-    return (
-        upper in HOST_DANGEROUS_ENV_KEYS
-        or upper == "OPENSSL_CONF"
-        or upper.startswith(tuple(ALWAYS_BLOCKED_ENV_PREFIXES))
-    )
+    return is_host_dangerous(name)
 
 
 def env_file_text(variables: Sequence[EnvVar]) -> str:

@@ -1,0 +1,111 @@
+"""Very deep nesting in a frontmatter: a diagnostic, never a crash, under both profiles.
+
+Collections nested past ``_yaml.DEFAULT_MAX_DEPTH`` (100) give ``parse.yaml-too-deep``
+and the frontmatter as OpenClaw's line parser reads it, so the ``name`` and
+``description`` lines still count and the skill loads (OpenClaw 2026.9.6 itself reads
+a thousand levels as YAML and loads such a skill too, so ``openclaw-2026.9`` does not
+refuse it). Before: a block mapping nested a thousand deep raised ``RecursionError``
+in the YAML fast path (``parse.internal-error``), flow collections past libyaml's own
+bound gave ``parse.yaml-invalid``, and ``openclaw-2026.9`` refused every such skill.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillbook._yaml import DEFAULT_MAX_DEPTH
+from skillbook.book import Loader
+from skillbook.parse import parse_skill_text
+from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
+
+PROFILES = [OPENCLAW_2026_4, OPENCLAW_2026_9]
+STYLES = ("flow-seq", "flow-map", "block-map", "block-seq", "seq-of-maps")
+
+
+def nested(depth: int, style: str) -> str:
+    """``depth`` collections, one inside the other, as the value of a key (after ``: ``)."""
+    if style == "flow-seq":
+        return "[" * depth + "]" * depth
+    if style == "flow-map":
+        return "{a: " * depth + "1" + "}" * depth
+    if style == "block-map":
+        rows = "".join("  " * (i + 1) + f"k{i}:\n" for i in range(depth))
+        return "\n" + rows + "  " * (depth + 1) + "v"
+    if style == "block-seq":
+        rows = "".join("  " * (i + 1) + "-\n" for i in range(depth))
+        return "\n" + rows + "  " * (depth + 1) + "x"
+    rows = "".join("  " * i + "- k:\n" for i in range(1, depth))
+    return "\n" + rows + "  " * depth + "- x"
+
+
+def collections(depth: int, style: str) -> int:
+    """How many collections :func:`nested` opens (a ``- k:`` row opens two)."""
+    return 2 * depth - 1 if style == "seq-of-maps" else depth
+
+
+def deep_skill(depth: int, style: str, key: str = "metadata") -> str:
+    return f"---\nname: deep\ndescription: Deep one\n{key}: {nested(depth, style)}\n---\nBody\n"
+
+
+def _check(text: str, profile: Profile, *, too_deep: bool) -> None:
+    parsed = parse_skill_text(text, rules=profile.frontmatter)
+    codes = [d.code for d in parsed.diagnostics]
+    assert "parse.internal-error" not in codes
+    assert parsed.frontmatter.values["name"] == "deep"
+    assert parsed.frontmatter.values["description"] == "Deep one"
+    assert not parsed.invalid
+    assert ("parse.yaml-too-deep" in codes) is too_deep, codes
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=str)
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("depth", [150, 400, 1200])
+def test_hundreds_of_levels_give_too_deep_and_keep_the_name(
+    profile: Profile, style: str, depth: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="skillbook.parse"):
+        _check(deep_skill(depth, style), profile, too_deep=True)
+    assert not caplog.records  # no traceback logged either
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=str)
+def test_deep_description_keeps_its_line_text(profile: Profile) -> None:
+    text = f"---\nname: deep\ndescription: {'[' * 300}{']' * 300}\n---\n"
+    parsed = parse_skill_text(text, rules=profile.frontmatter)
+    assert parsed.frontmatter.values["description"] == "[" * 300 + "]" * 300
+    assert "parse.yaml-too-deep" in [d.code for d in parsed.diagnostics]
+    assert not parsed.invalid
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    depth=st.integers(min_value=1, max_value=450),
+    style=st.sampled_from(STYLES),
+    profile=st.sampled_from(PROFILES),
+)
+def test_any_depth_parses_without_crashing(depth: int, style: str, profile: Profile) -> None:
+    """The bound is exact: ``n`` collections under the top-level mapping are ``n + 1``
+    levels, refused from ``n = DEFAULT_MAX_DEPTH`` on."""
+    too_deep = collections(depth, style) >= DEFAULT_MAX_DEPTH
+    _check(deep_skill(depth, style), profile, too_deep=too_deep)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=str)
+def test_a_deep_skill_is_in_the_catalog(profile: Profile, tmp_path: Path) -> None:
+    folder = tmp_path / "ws" / "skills" / "deep"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(deep_skill(300, "block-map"), encoding="utf-8")
+    book = Loader(tmp_path / "ws", env={"HOME": str(tmp_path)}, compat=profile).load()
+    assert "deep" in [s.name for s in book.skills]
+    assert "<name>deep</name>" in book.catalog.text
+    codes = {d.code for d in book.diagnostics}
+    assert "parse.yaml-too-deep" in codes and "parse.internal-error" not in codes
