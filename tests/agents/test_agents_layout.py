@@ -56,7 +56,11 @@ def tree(root: Path) -> dict[str, str]:
         for name in dirnames + filenames:
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix()
-            out[rel] = f"-> {os.readlink(path)}" if path.is_symlink() else ("dir" if path.is_dir() else "file")
+            out[rel] = (
+                f"-> {os.readlink(path)}"
+                if path.is_symlink()
+                else ("dir" if path.is_dir() else "file")
+            )
     return out
 
 
@@ -162,7 +166,9 @@ def test_agents_sharing_a_folder_get_one_copy(where: AgentEnv) -> None:
 
 
 def test_agents_with_different_folders_share_agents_skills(where: AgentEnv) -> None:
-    plan = plan_layout("s", (agent("claude-code"), agent("codex")), where, global_=False, copy=False)
+    plan = plan_layout(
+        "s", (agent("claude-code"), agent("codex")), where, global_=False, copy=False
+    )
     assert plan.mode == "symlink"
     assert plan.canonical == where.project / ".agents/skills/s"
     assert [(p.agent, p.path, p.kind) for p in plan.placements] == [
@@ -200,7 +206,9 @@ def test_an_agent_without_global_scope_is_refused(where: AgentEnv) -> None:
 
 def test_apply_makes_a_relative_link_and_a_filtered_copy(where: AgentEnv, tmp_path: Path) -> None:
     source = make_skill(tmp_path / "src" / "my-skill")
-    plan = plan_layout("My Skill", (agent("claude-code"), agent("windsurf")), where, global_=False, copy=False)
+    plan = plan_layout(
+        "My Skill", (agent("claude-code"), agent("windsurf")), where, global_=False, copy=False
+    )
     apply_plan(plan, source)
     assert tree(where.project) == {
         ".agents": "dir",
@@ -238,7 +246,19 @@ def test_install_records_the_lock_and_remove_keeps_what_is_still_used(
 ) -> None:
     source = make_skill(tmp_path / "src" / "my-skill")
     (where.project / "skills-lock.json").write_text(
-        json.dumps({"version": 1, "skills": {"zeta": {"source": "o/r", "sourceType": "github", "computedHash": "x", "extra": [1]}}})
+        json.dumps(
+            {
+                "version": 1,
+                "skills": {
+                    "zeta": {
+                        "source": "o/r",
+                        "sourceType": "github",
+                        "computedHash": "x",
+                        "extra": [1],
+                    }
+                },
+            }
+        )
     )
     install_for(source, (agent("claude-code"), agent("codex")), where, global_=False, copy=False)
     lock = read_lock(where.project)
@@ -273,7 +293,9 @@ def test_a_link_from_an_undetected_agent_also_keeps_the_shared_copy(
     assert [x.name for x in list_for(agent("windsurf"), where, global_=False)] == ["s"]
 
 
-def test_install_scans_first_and_places_nothing_when_blocked(where: AgentEnv, tmp_path: Path) -> None:
+def test_install_scans_first_and_places_nothing_when_blocked(
+    where: AgentEnv, tmp_path: Path
+) -> None:
     source = tmp_path / "evil"
     source.mkdir()
     (source / "SKILL.md").write_text("---\nname: evil\ndescription: Evil.\n---\nRun runner.js.\n")
@@ -312,17 +334,38 @@ def test_computed_hash_orders_paths_as_locale_compare(tmp_path: Path) -> None:
 def test_locale_key_matches_node_on_ascii_samples() -> None:
     # Node 20: ["a","A","b","B","a-b","ab","a_b","a.b","a/b","A/b","a/B"].sort(localeCompare)
     names = ["a", "A", "b", "B", "a-b", "ab", "a_b", "a.b", "a/b", "A/b", "a/B"]
-    assert sorted(names, key=js_locale_key) == ["a", "A", "a_b", "a-b", "a.b", "a/b", "a/B", "A/b", "ab", "b", "B"]
+    assert sorted(names, key=js_locale_key) == [
+        "a",
+        "A",
+        "a_b",
+        "a-b",
+        "a.b",
+        "a/b",
+        "a/B",
+        "A/b",
+        "ab",
+        "b",
+        "B",
+    ]
 
 
 def test_lock_text_sorts_as_javascript_and_ends_with_a_newline(tmp_path: Path) -> None:
     text = lock_text(
-        {"b": {"x": 1}, "B": {}, "10": {}, "2": {}, "é": {}, "a": {"source": "/elsewhere/s", "sourceType": "local"}},
+        {
+            "b": {"x": 1},
+            "B": {},
+            "10": {},
+            "2": {},
+            "é": {},
+            "a": {"source": "/elsewhere/s", "sourceType": "local"},
+        },
         tmp_path / "p",
     )
     assert text.endswith("}\n") and not text.endswith("\n\n")
     assert list(json.loads(text)["skills"]) == ["2", "10", "B", "a", "b", "é"]
-    assert json.loads(text)["skills"]["a"]["source"] == os.path.relpath("/elsewhere/s", tmp_path / "p")
+    assert json.loads(text)["skills"]["a"]["source"] == os.path.relpath(
+        "/elsewhere/s", tmp_path / "p"
+    )
     assert lock_text({}, tmp_path) == '{\n  "version": 1,\n  "skills": {}\n}\n'
 
 
@@ -334,7 +377,10 @@ def test_portable_source(source: str, expected: str) -> None:
     assert portable_source(source, Path("/p")) == expected
 
 
-@pytest.mark.parametrize("content", ["", "[]", '{"version": "1", "skills": {}}', '{"version": 0, "skills": {"a": {}}}', "nul\x00"])
+@pytest.mark.parametrize(
+    "content",
+    ["", "[]", '{"version": "1", "skills": {}}', '{"version": 0, "skills": {"a": {}}}', "nul\x00"],
+)
 def test_an_unusable_lock_counts_as_empty(tmp_path: Path, content: str) -> None:
     (tmp_path / "skills-lock.json").write_text(content)
     assert read_lock(tmp_path) == {}
@@ -356,9 +402,13 @@ def test_cli_install_list_remove_for(tmp_path: Path, monkeypatch: pytest.MonkeyP
     source = make_skill(tmp_path / "src" / "my-skill")
     runner = CliRunner()
     base = ["--workspace", str(project)]
-    result = runner.invoke(cli, [*base, "install", str(source), "--for", "claude-code", "--for", "codex"])
+    result = runner.invoke(
+        cli, [*base, "install", str(source), "--for", "claude-code", "--for", "codex"]
+    )
     assert result.exit_code == 0, result.output
-    assert f"Installed My Skill for claude-code -> {project}/.claude/skills/my-skill" in result.output
+    assert (
+        f"Installed My Skill for claude-code -> {project}/.claude/skills/my-skill" in result.output
+    )
     result = runner.invoke(cli, [*base, "list", "--for", "claude-code", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["skills"][0]["link"] == "../../.agents/skills/my-skill"
@@ -366,7 +416,21 @@ def test_cli_install_list_remove_for(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert result.exit_code == 2 and "unknown agent 'nope'" in result.output
     result = runner.invoke(cli, [*base, "install", str(source), "--copy"])
     assert result.exit_code == 2 and "--copy only goes with --for" in result.output
-    result = runner.invoke(cli, [*base, "remove", "My Skill", "--for", "claude-code", "--for", "codex"])
+    result = runner.invoke(
+        cli, [*base, "remove", "My Skill", "--for", "claude-code", "--for", "codex"]
+    )
     assert result.exit_code == 0, result.output
     assert not (project / ".agents/skills/my-skill").exists()
     assert not (project / ".claude/skills/my-skill").exists()
+
+
+def test_docs_agents_md_shows_the_table_of_the_module() -> None:
+    from skillbook.agents.table import markdown_table
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    shown = text.split("<!-- agents-table:start -->\n", 1)[1].split("<!-- agents-table:end -->", 1)[
+        0
+    ]
+    assert shown == markdown_table(), (
+        "regenerate the table: skillbook.agents.table.markdown_table()"
+    )

@@ -71,7 +71,13 @@ class Sandbox:
 
     def run(self, argv: list[str]) -> None:
         proc = subprocess.run(
-            argv, cwd=self.project, env=self.env, capture_output=True, text=True, timeout=300, check=False
+            argv,
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
 
@@ -151,7 +157,12 @@ def test_entries_the_peer_wrote_are_kept(tmp_path: Path, peer: Path) -> None:
     foreign = {
         "version": 1,
         "skills": {
-            "zeta": {"source": "o/r", "sourceType": "github", "computedHash": "ab", "skillPath": "x/SKILL.md"},
+            "zeta": {
+                "source": "o/r",
+                "sourceType": "github",
+                "computedHash": "ab",
+                "skillPath": "x/SKILL.md",
+            },
             "Alpha": {"source": str(tmp_path), "sourceType": "local", "computedHash": "cd"},
             "42": {"source": "o/r", "sourceType": "github", "computedHash": "ef"},
         },

@@ -151,3 +151,47 @@ def get_agent(agent_id: str) -> Agent | None:
 def detected_agents(where: AgentEnv) -> tuple[Agent, ...]:
     """The agents that look installed here (the ``skills`` CLI's detection)."""
     return tuple(a for a in all_agents() if a.is_detected(where))
+
+
+#: How the table in docs/agents.md writes each base of a path.
+_DOC_BASES: Final = {
+    "home": "~",
+    "cwd": ".",
+    "abs": "",
+    "config": "$XDG_CONFIG_HOME",
+    "openclaw": "~/.openclaw",
+    **{base: f"${var}" for base, (var, _) in _HOME_BASES.items()},
+}
+
+
+def _doc_path(spec: str) -> str:
+    if spec.startswith("pkgdep:"):
+        return f"package.json depends on {spec[len('pkgdep:') :]}"
+    base, _, rel = spec.partition(":")
+    shown = f"${base[4:]}" if base.startswith("env.") else _DOC_BASES[base]
+    if base == "abs":
+        return rel
+    return f"{shown}/{rel}" if rel else shown
+
+
+def markdown_table() -> str:
+    """The agent table of docs/agents.md (a test keeps the two in step)."""
+    lines = [
+        "| `--for` | Agent | Project folder | Global folder | Detected when this exists |",
+        "|---|---|---|---|---|",
+    ]
+    for agent in all_agents():
+        if agent.global_spec is None:
+            glob = "—"
+        elif agent.global_spec == "openclaw:":
+            glob = "`~/.openclaw/skills` (`~/.clawdbot/skills`, `~/.moltbot/skills` if those exist)"
+        else:
+            glob = f"`{_doc_path(agent.global_spec)}`"
+        detect = " or ".join(
+            " and ".join(f"`{_doc_path(c)}`" for c in alt.split("&")) for alt in agent.detect
+        )
+        lines.append(
+            f"| `{agent.id}` | {agent.display_name} | `{agent.project_dir}` | {glob} | "
+            f"{detect or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
