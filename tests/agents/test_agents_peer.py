@@ -53,6 +53,11 @@ class Sandbox:
         for folder in (self.home, self.project, root / "state", root / "data", root / "cache"):
             folder.mkdir(parents=True)
         write_skill(root / "src" / "my-skill")
+        for name in ("one", "Two"):
+            (root / "src" / "pack" / name.lower()).mkdir(parents=True)
+            (root / "src" / "pack" / name.lower() / "SKILL.md").write_text(
+                f"---\nname: {name}\ndescription: Demo.\n---\n{name}\n"
+            )
         self.env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(self.home),
@@ -174,6 +179,39 @@ def test_entries_the_peer_wrote_are_kept(tmp_path: Path, peer: Path) -> None:
         "My Skill",
         "zeta",
     ]
+
+
+def test_a_folder_of_skills_installs_them_all(tmp_path: Path, peer: Path) -> None:
+    twins = Sandbox(tmp_path / "peer", {}), Sandbox(tmp_path / "ours", {})
+    twins[0].run(["node", str(peer), "add", "../src/pack", "-y", "--agent", "claude-code"])
+    twins[1].run(
+        [sys.executable, "-m", "skillbook", "install", "../src/pack", "--for", "claude-code"]
+    )
+    assert twins[1].snapshot() == twins[0].snapshot()
+    assert "project/.claude/skills/two/SKILL.md" in twins[0].snapshot()
+
+
+def test_remove_keeps_the_shared_copy_while_a_detected_agent_uses_it(
+    tmp_path: Path, peer: Path
+) -> None:
+    twins = Sandbox(tmp_path / "peer", {}), Sandbox(tmp_path / "ours", {})
+    for box in twins:
+        (box.home / ".codex").mkdir()  # Codex is installed; Claude Code is not.
+    node = ["node", str(peer)]
+    ours = [sys.executable, "-m", "skillbook"]
+    twins[0].run([*node, "add", "../src/pack", "-y", "--agent", "claude-code", "codex"])
+    twins[1].run([*ours, "install", "../src/pack", "--for", "claude-code", "--for", "codex"])
+    twins[0].run([*node, "remove", "Two", "-y", "--agent", "claude-code"])
+    twins[1].run([*ours, "remove", "Two", "--for", "claude-code"])
+    after_one = twins[0].snapshot()
+    assert twins[1].snapshot() == after_one
+    assert "project/.agents/skills/two/SKILL.md" in after_one
+    assert "project/.claude/skills/two" not in after_one
+    twins[0].run([*node, "remove", "one", "-y", "--agent", "claude-code", "codex"])
+    twins[1].run([*ours, "remove", "one", "--for", "claude-code", "--for", "codex"])
+    after_two = twins[0].snapshot()
+    assert twins[1].snapshot() == after_two
+    assert "project/.agents/skills/one" not in after_two
 
 
 def test_node_is_really_there(peer: Path) -> None:
