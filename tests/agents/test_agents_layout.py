@@ -314,6 +314,15 @@ def test_installing_a_skill_onto_itself_is_refused(where: AgentEnv) -> None:
     assert (source / "SKILL.md").is_file()
 
 
+def test_a_folder_that_cannot_be_made_is_an_io_error(where: AgentEnv, tmp_path: Path) -> None:
+    source = make_skill(tmp_path / "src" / "s", name="s")
+    (where.project / ".claude").write_text("a file where a folder should be")
+    with pytest.raises(AgentsError) as caught:
+        install_for(source, (agent("claude-code"),), where, global_=False, copy=False)
+    assert caught.value.code == "agents.io-error"
+    assert not (where.project / "skills-lock.json").exists()
+
+
 # -- the lock and its hash ---------------------------------------------------------------
 
 
@@ -387,6 +396,34 @@ def test_an_unusable_lock_counts_as_empty(tmp_path: Path, content: str) -> None:
     update_lock(tmp_path, add={"s": {"sourceType": "github"}})
     assert read_lock(tmp_path) == {"s": {"sourceType": "github"}}
     assert [p.name for p in tmp_path.iterdir()] == ["skills-lock.json"]
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.recursive(
+            st.none()
+            | st.booleans()
+            | st.integers()
+            | st.floats(allow_nan=False)
+            | st.text(max_size=5),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+            ),
+            max_leaves=10,
+        ).map(lambda v: json.dumps(v).encode()),
+    )
+)
+def test_any_lock_content_is_read_without_raising(content: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "skills-lock.json").write_bytes(content)
+        skills = read_lock(Path(folder))
+        assert isinstance(skills, dict)
+        text = lock_text(skills, Path(folder))
+        assert text.endswith("\n") and json.loads(text)["version"] == 1
 
 
 # -- the CLI -------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 from hub.processes import skills_cli, unavailable
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.subprocess
 
@@ -212,6 +214,32 @@ def test_remove_keeps_the_shared_copy_while_a_detected_agent_uses_it(
     after_two = twins[0].snapshot()
     assert twins[1].snapshot() == after_two
     assert "project/.agents/skills/one" not in after_two
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=[chr(c) for c in range(32, 127)], max_size=6), min_size=2, max_size=12
+    )
+)
+def test_locale_key_sorts_as_node_local_compare(names: list[str]) -> None:
+    from skillbook.agents.lock import js_locale_key
+
+    if shutil.which("node") is None:
+        unavailable("node is needed to compare with localeCompare")
+    script = "const a=JSON.parse(process.argv[1]);a.sort((x,y)=>x.localeCompare(y));console.log(JSON.stringify(a))"
+    out = subprocess.run(
+        ["node", "-e", script, json.dumps(names)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    theirs = json.loads(out.stdout)
+    ours = sorted(names, key=js_locale_key)
+    # Strings localeCompare finds equal may come in either order: compare by key.
+    assert [js_locale_key(n) for n in ours] == [js_locale_key(n) for n in theirs]
+    assert sorted(theirs) == sorted(names)
 
 
 def test_node_is_really_there(peer: Path) -> None:

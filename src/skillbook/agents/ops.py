@@ -99,14 +99,23 @@ def resolve_agents(ids: tuple[str, ...], where: AgentEnv) -> tuple[Agent, ...]:
 def _skill_name(folder: Path) -> str:
     from skillbook.parse import parse_skill_text
 
-    parsed = parse_skill_text((folder / "SKILL.md").read_bytes(), path=folder / "SKILL.md")
+    try:
+        raw = (folder / "SKILL.md").read_bytes()
+    except OSError as exc:
+        raise AgentsError(
+            "agents.io-error", f"could not read {folder / 'SKILL.md'}: {exc}"
+        ) from exc
+    parsed = parse_skill_text(raw, path=folder / "SKILL.md")
     return parsed.name or folder.name
 
 
 def _skill_folders(source: Path) -> list[Path]:
     if (source / "SKILL.md").is_file():
         return [source]
-    found = sorted(p for p in source.iterdir() if (p / "SKILL.md").is_file())
+    try:
+        found = sorted(p for p in source.iterdir() if (p / "SKILL.md").is_file())
+    except OSError as exc:
+        raise AgentsError("agents.io-error", f"could not read {source}: {exc}") from exc
     if not found:
         raise AgentsError(
             "agents.no-skill", f"{source} holds no SKILL.md (nor do its immediate subfolders)"
@@ -154,8 +163,11 @@ def install_for(
         staged.append((name, folder, plan, verdict.warnings))
     done: list[Installed] = []
     for name, folder, plan, warnings in staged:
-        digest = computed_hash(folder)
-        apply_plan(plan, folder)
+        try:
+            digest = computed_hash(folder)
+            apply_plan(plan, folder)
+        except OSError as exc:
+            raise AgentsError("agents.io-error", f"could not place {name}: {exc}") from exc
         done.append(Installed(name, plan, digest, warnings))
     if not global_ and done:
         # The lock records the folder given on the command line, as the other tool does.

@@ -72,6 +72,8 @@ def _remove_for(
         removed, kept = remove_for(name, resolve_agents(for_agents, where), where, global_=global_)
     except AgentsError as exc:
         fail(exc.message, 2 if exc.code == "agents.unknown" else 1, error=exc.code)
+    except OSError as exc:
+        fail(f"could not remove {name}: {exc}", 1, error="agents.io-error")
     if as_json:
         emit_json({"name": name, "removed": [str(p) for p in removed], "sharedKept": kept})
         return
