@@ -471,3 +471,27 @@ def test_docs_agents_md_shows_the_table_of_the_module() -> None:
     assert shown == markdown_table(), (
         "regenerate the table: skillbook.agents.table.markdown_table()"
     )
+
+
+def test_cli_for_all_and_global_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("SKILLBOOK_STATE_DIR", str(tmp_path / "state"))
+    source = make_skill(tmp_path / "src" / "my-skill")
+    runner = CliRunner()
+    base = ["--workspace", str(project)]
+    result = runner.invoke(cli, [*base, "install", str(source), "-g", "--for", "all", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["installed"][0]["agents"] == [
+        {"agent": "claude-code", "path": str(home / ".claude/skills/my-skill"), "kind": "copy"}
+    ]
+    assert not (project / "skills-lock.json").exists()  # no project lock for global installs
+    result = runner.invoke(cli, [*base, "list", "--for", "claude-code", "-g"])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"my-skill  {home}/.claude/skills/my-skill\n"
+    result = runner.invoke(cli, [*base, "list", "--for", "claude-code"])
+    assert result.output == "No skills for Claude Code here.\n"

@@ -216,6 +216,20 @@ def test_remove_keeps_the_shared_copy_while_a_detected_agent_uses_it(
     assert "project/.agents/skills/one" not in after_two
 
 
+def test_reinstalling_turns_copies_into_links_and_back(tmp_path: Path, peer: Path) -> None:
+    twins = Sandbox(tmp_path / "peer", {}), Sandbox(tmp_path / "ours", {})
+    steps = (["claude-code"], ["claude-code", "codex"], ["claude-code", "codex", "--copy"])
+    for step in steps:
+        agents = [a for a in step if not a.startswith("-")]
+        flags = [a for a in step if a.startswith("-")]
+        twins[0].run(
+            ["node", str(peer), "add", "../src/my-skill", "-y", *flags, "--agent", *agents]
+        )
+        ours = [sys.executable, "-m", "skillbook", "install", "../src/my-skill", *flags]
+        twins[1].run(ours + [x for a in agents for x in ("--for", a)])
+        assert twins[1].snapshot() == twins[0].snapshot(), step
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(
