@@ -288,6 +288,9 @@ def test_a_link_from_an_undetected_agent_also_keeps_the_shared_copy(
 ) -> None:
     source = make_skill(tmp_path / "src" / "s", name="s")
     install_for(source, (agent("claude-code"), agent("windsurf")), where, global_=False, copy=False)
+    # Codex reads the shared copy itself: removing for it alone keeps what Windsurf uses.
+    removed, kept = remove_for("s", (agent("codex"),), where, global_=False)
+    assert removed == [] and kept
     _, kept = remove_for("s", (agent("claude-code"),), where, global_=False)
     assert kept and (where.project / ".agents/skills/s").is_dir()
     assert [x.name for x in list_for(agent("windsurf"), where, global_=False)] == ["s"]

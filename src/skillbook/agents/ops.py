@@ -219,11 +219,7 @@ def remove_for(
         if not os.path.lexists(path):
             continue
         links_here = path.is_symlink() and os.path.realpath(path) == os.path.realpath(canonical)
-        if (
-            links_here
-            or (agent.is_detected(where) and path != canonical)
-            or (agent.is_detected(where) and path == canonical and canonical.exists())
-        ):
+        if links_here or agent.is_detected(where):
             still_used = True
             break
     if not still_used:
@@ -234,7 +230,7 @@ def remove_for(
             keys = tuple(k for k in lock if k == name or sanitize_name(k) == folder)
             if keys:
                 update_lock(where.project, drop=keys)
-    if not removed:
+    if not removed and not (still_used and os.path.lexists(canonical)):
         raise AgentsError(
             "agents.not-installed",
             f"{name} is not installed for {', '.join(sorted(chosen))} here",
