@@ -27,6 +27,7 @@ EDGES = (
     "hub",
     "selection",
     "experience",
+    "agents",
 )
 _MODULE_STRING = re.compile(r"skillbook(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\w*)?")
 CORE = sorted(p for p in SRC.glob("*.py") if p.name != "__main__.py")

@@ -22,6 +22,9 @@ REPO = Path(__file__).resolve().parents[2]
 #: Where the clawhub CLI is installed on first use (never at collection).
 CLAWHUB_CACHE = REPO / ".cache" / "clawhub-cli"
 CLAWHUB_VERSION = "0.23.3"
+#: The ``skills`` CLI (npm), the peer of ``install --for`` (tests/agents/test_agents_peer.py).
+SKILLS_CACHE = REPO / ".cache" / "skills-cli"
+SKILLS_VERSION = "1.6.0"
 #: Set by ``.ci/run``: there a missing PostgreSQL or clawhub CLI fails the test instead of
 #: skipping it, so CI never passes without the deployment and real-client checks.
 REQUIRE_ENV = "SKILLBOOK_HUB_REQUIRE_SERVICES"
@@ -117,23 +120,35 @@ def serve_registry(workdir: Path, env: Mapping[str, str], *args: str) -> tuple[P
 
 def clawhub_cli() -> Path | str:
     """The clawhub CLI binary, installed into ``.cache/clawhub-cli`` on first use."""
-    binary = CLAWHUB_CACHE / "node_modules" / ".bin" / "clawhub"
-    package = CLAWHUB_CACHE / "node_modules" / "clawhub" / "package.json"
-    if package.is_file() and json.loads(package.read_text())["version"] == CLAWHUB_VERSION:
+    return npm_cli(CLAWHUB_CACHE, "clawhub", CLAWHUB_VERSION, Path(".bin") / "clawhub")
+
+
+def skills_cli() -> Path | str:
+    """The ``skills`` CLI's entry script (run with node), installed into
+    ``.cache/skills-cli`` on first use."""
+    return npm_cli(SKILLS_CACHE, "skills", SKILLS_VERSION, Path("skills") / "bin" / "cli.mjs")
+
+
+def npm_cli(cache: Path, name: str, version: str, entry: Path) -> Path | str:
+    """``name@version`` installed from npm into ``cache`` on first use; returns the path of
+    ``entry`` under its node_modules, or why it is unavailable."""
+    binary = cache / "node_modules" / entry
+    package = cache / "node_modules" / name / "package.json"
+    if package.is_file() and json.loads(package.read_text())["version"] == version:
         return binary
     if shutil.which("npm") is None or shutil.which("node") is None:
-        return "node and npm are needed for the clawhub CLI"
-    CLAWHUB_CACHE.mkdir(parents=True, exist_ok=True)
+        return f"node and npm are needed for the {name} CLI"
+    cache.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
         [
             "npm",
             "install",
             "--prefix",
-            str(CLAWHUB_CACHE),
+            str(cache),
             "--no-audit",
             "--no-fund",
             "--no-save",
-            f"clawhub@{CLAWHUB_VERSION}",
+            f"{name}@{version}",
         ],
         capture_output=True,
         text=True,
@@ -141,7 +156,7 @@ def clawhub_cli() -> Path | str:
         check=False,
     )
     if proc.returncode != 0 or not binary.exists():
-        return f"npm install clawhub@{CLAWHUB_VERSION} failed: {proc.stderr[-800:]}"
+        return f"npm install {name}@{version} failed: {proc.stderr[-800:]}"
     return binary
 
 

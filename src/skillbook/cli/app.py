@@ -206,10 +206,28 @@ def cli(
 )
 @click.option("--eligible", is_flag=True, help="Only skills that are ready to use.")
 @click.option("-v", "--verbose", is_flag=True, help="Add a column with what is missing.")
+@click.option(
+    "--for",
+    "for_agent",
+    metavar="AGENT",
+    help="List the skills in the folder where this coding agent reads skills (docs/agents.md).",
+)
+@click.option("-g", "--global", "global_", is_flag=True, help="With --for: its global folder.")
 @click.pass_obj
-def list_cmd(obj: Context, as_json: bool, eligible: bool, verbose: bool) -> None:
+def list_cmd(
+    obj: Context,
+    as_json: bool,
+    eligible: bool,
+    verbose: bool,
+    for_agent: str | None = None,
+    global_: bool = False,
+) -> None:
     """List skills with their status, source and what they are missing."""
     from skillbook.registry.origins import installed_origins
+
+    if for_agent is not None:
+        _list_for(obj, for_agent, global_, as_json)
+        return
 
     book = obj.book()
     entries = [e for e in book.status.skills if e.eligible or not eligible]
@@ -253,6 +271,27 @@ _LIST_KEYS = (
     "origin",
     "missing",
 )
+
+
+def _list_for(obj: Context, agent_id: str, global_: bool, as_json: bool) -> None:
+    from skillbook.agents.layout import AgentsError
+    from skillbook.agents.ops import list_for, resolve_agents
+    from skillbook.cli.agents_support import agent_env
+
+    where = agent_env(obj, obj.settings())
+    try:
+        (agent,) = resolve_agents((agent_id,), where)
+        found = list_for(agent, where, global_=global_)
+    except (AgentsError, ValueError) as exc:
+        code = getattr(exc, "code", "agents.unknown")
+        fail(str(exc), 2 if code == "agents.unknown" else 1, error=code)
+    if as_json:
+        emit_json({"agent": agent.id, "global": global_, "skills": [f.to_json() for f in found]})
+        return
+    if not found:
+        emit_lines([f"No skills for {agent.display_name} here."])
+        return
+    emit_lines([f"{f.name}  {f.path}" + (f" -> {f.link}" if f.link else "") for f in found])
 
 
 def _list_json(entry: dict[str, Any], installed: Origin | None = None) -> dict[str, Any]:

@@ -145,6 +145,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook install ./my-skill --global", "a local folder, into the managed skills"),
         ("skillbook install skill.zip", "an archive (zip or tar.gz), checked like downloads"),
         ("skillbook install weather --site https://hub.example", "the registry the site names"),
+        ("skillbook install ./my-skill --for claude-code --for codex", "where those agents look"),
     ),
     "update": (
         ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
@@ -153,6 +154,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "remove": (
         ("skillbook remove weather", "delete the skill and its lock entry"),
         ("skillbook uninstall weather", "the same (also: skillbook rm weather)"),
+        ("skillbook remove my-skill --for claude-code", "from where Claude Code looks"),
     ),
     "restore": (
         ("skillbook restore --list", "the folders update --force kept"),

@@ -5,6 +5,10 @@ Output: ``Installed <slug>@<version> -> <dir>`` per skill (OpenClaw's line; git
 versions are the commit's first 12 characters), warnings on stderr; ``--json`` prints
 ``{"installed": [...]}``. Exit codes: 0 installed, 1 refused or failed (exists, scan
 blocked, not found, registry error), 2 bad arguments.
+
+With ``--for AGENT`` the skill goes where coding agents read skills instead
+(:mod:`skillbook.agents.ops`, docs/agents.md): ``Installed <name> for <agent> -> <path>``
+per agent.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from skillbook.cli.registry_support import (
     build_installer,
     dangerous_options,
     force_reason,
-    global_option,
     install_options,
     registry_error,
     registry_option,
@@ -45,8 +48,28 @@ from skillbook.cli.registry_support import (
 )
 @dangerous_options
 @click.option("--json", "as_json", is_flag=True, help="Print what was installed as JSON.")
+@click.option(
+    "--for",
+    "for_agents",
+    multiple=True,
+    metavar="AGENT",
+    help="Put the skill where this coding agent reads skills (repeatable; `all`: every "
+    "detected agent). Local folders only for now; see docs/agents.md.",
+)
+@click.option(
+    "--copy",
+    is_flag=True,
+    help="With --for: a real copy in each agent's folder instead of links to .agents/skills.",
+)
 @registry_option
-@global_option
+@click.option(
+    "-g",
+    "--global",
+    "global_",
+    is_flag=True,
+    help="Use the managed skills folder (<state dir>/skills) instead of the workspace; "
+    "with --for: the agents' global folders.",
+)
 @click.pass_obj
 def install_cmd(
     obj: Context,
@@ -62,6 +85,8 @@ def install_cmd(
     as_json: bool,
     registry: str | None,
     site: str | None,
+    for_agents: tuple[str, ...],
+    copy: bool,
     global_: bool,
 ) -> None:
     """Install a skill: SLUG, @owner/slug or skills-sh:owner/repo/slug (registry), a git
@@ -76,6 +101,26 @@ def install_cmd(
     from skillbook.registry.errors import RegistryError
 
     reason = force_reason(dangerous, reason)
+    if for_agents:
+        conflicting = [
+            flag
+            for flag, given in (
+                ("--version", version),
+                ("--tag", tag),
+                ("--skill", skills),
+                ("--all", all_skills),
+                ("--name", name),
+                ("--registry", registry),
+                ("--site", site),
+            )
+            if given
+        ]
+        if conflicting:
+            fail(f"--for does not take {', '.join(conflicting)} yet", EXIT_ERROR)
+        _install_for(obj, source, for_agents, global_, copy, reason, as_json)
+        return
+    if copy:
+        fail("--copy only goes with --for AGENT", EXIT_ERROR)
     if version and tag:
         fail("use either --version or --tag", EXIT_ERROR)
     settings, installer = build_installer(
@@ -107,4 +152,48 @@ def install_cmd(
         lines.append(f"Installed {outcome.name}@{outcome.display_version()} -> {outcome.target}")
         if outcome.audit_file is not None:
             lines.append(f"Recorded in {outcome.audit_file}")
+    emit_lines(lines)
+
+
+def _install_for(
+    obj: Context,
+    source: str,
+    for_agents: tuple[str, ...],
+    global_: bool,
+    copy: bool,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    from pathlib import Path
+
+    from skillbook.agents.layout import AgentsError
+    from skillbook.agents.ops import install_for, resolve_agents
+    from skillbook.cli.agents_support import agent_env
+
+    settings = obj.settings()
+    where = agent_env(obj, settings)
+    try:
+        agents = resolve_agents(for_agents, where)
+        done = install_for(
+            Path(source).expanduser(),
+            agents,
+            where,
+            global_=global_,
+            copy=copy,
+            force_reason=reason,
+            state_dir=settings.paths.state_dir,
+        )
+    except AgentsError as exc:
+        if not as_json:
+            scan_hint(exc.code)
+        fail(exc.message, 2 if exc.code in ("agents.unknown",) else 1, error=exc.code)
+    if as_json:
+        emit_json({"installed": [d.to_json() for d in done]})
+        return
+    lines = []
+    for item in done:
+        for warning in item.warnings:
+            say_stderr(warning)
+        for placement in item.plan.placements:
+            lines.append(f"Installed {item.name} for {placement.agent} -> {placement.path}")
     emit_lines(lines)
