@@ -219,11 +219,17 @@ class Learner:
                 diagnostics=(*diagnostics, *report.diagnostics),
             )
         try:
-            done = promote(self.queue, draft.id, workspace=self.workspace, mode=self.promote_mode)
-        except ExperienceError as exc:
-            return Learned(
-                record.id, "created", verdict, draft, diagnostics=(*diagnostics, *exc.diagnostics)
+            # Never shadow a loaded skill: a taken name leaves the draft for review.
+            done = promote(
+                self.queue,
+                draft.id,
+                workspace=self.workspace,
+                mode=self.promote_mode,
+                taken=frozenset(s[0] for s in self.skills),
             )
+        except ExperienceError as exc:
+            why = exc.diagnostics or (warning("experience.not-promoted", f"{exc} ({exc.code})", skill=draft.id),)
+            return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
 
 
