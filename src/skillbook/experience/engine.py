@@ -93,7 +93,8 @@ class Experience:
 
     def taken_names(self) -> frozenset[str]:
         """The names of every skill the book found, shadowed ones too: a promoted skill
-        must not take one (it would hide the other, or be hidden)."""
+        must not take one (it would hide the other, or be hidden). The book is the one
+        this was made with: make a new Experience to see skills added since."""
         found = self.book.discovery
         return frozenset(
             {s.name for s in found.loaded} | {s.hidden.name for s in found.shadowed}
