@@ -5,7 +5,8 @@ Input: a :class:`~skillbook.experience.draft.Draft`. Output: a bash script that:
 * starts with a header saying where it came from (session, fingerprint, skills) and
   how to call it, then ``set -euo pipefail``;
 * takes the parameters as positional arguments, each defaulting to the value of the
-  run it was learned from (``./<id>.sh /tmp/other.txt``);
+  run it was learned from (``./<id>.sh /tmp/other.txt``); a relative file or path
+  given is taken from the folder it was called in;
 * requires the secret variables the commands had (``${NAME:?…}``) instead of holding
   their values, and sets the skill's other configured variables unless already set;
 * finds the workspace from its own location (``scripts/auto/`` is two folders below
@@ -75,7 +76,9 @@ def render_replay(draft: Draft) -> str:
         lines.append(f"# Skills used: {_comment(', '.join(draft.skills_used))}")
     lines.append(f"# Usage: {_comment(draft.replay_filename)}{' ' + usage if usage else ''}")
     for index, p in enumerate(draft.params, 1):
-        lines.append(f"#   ${index} {p.name} ({p.kind}), default from the run: {_comment(p.value)}")
+        shown = _in_workspace(p.value, draft.workspace)
+        shown = f"<workspace>{shown}" if shown is not None else p.value
+        lines.append(f"#   ${index} {p.name} ({p.kind}), default from the run: {_comment(shown)}")
     if secret_names:
         lines.append(
             "# Secrets come from the environment at replay time: " + ", ".join(secret_names)
@@ -99,6 +102,9 @@ def render_replay(draft: Draft) -> str:
             f'if [ "$#" -ge {index} ]; then {p.name}="${{{index}}}"; '
             f"else {p.name}={_path_word(p.value, draft.workspace)}; fi"
         )
+        if p.kind in ("file", "path"):
+            # A relative path given is the caller's: each step runs in its own folder.
+            lines.append(f'case "${p.name}" in /*) ;; *) {p.name}="$PWD/${p.name}" ;; esac')
     for name in secret_names:
         lines.append(f': "${{{name}:?set {name} (a secret the skill uses) before replaying}}"')
         lines.append(f"export {name}")
@@ -139,11 +145,18 @@ def _env_lines(steps: Sequence[ProcedureStep]) -> list[str]:
 def _path_word(value: str, workspace: str | None) -> str:
     """``value`` as one shell word; a path inside the run's workspace relative to
     ``$SKILLBOOK_WORKSPACE`` (the workspace found at replay time)."""
-    ws = (workspace or "").rstrip("/")
-    if ws and (value == ws or value.startswith(ws + "/")):
-        rest = value[len(ws) :]
+    rest = _in_workspace(value, workspace)
+    if rest is not None:
         return f'"${{{WORKSPACE_VAR}}}"' + (shlex.quote(rest) if rest else "")
     return shlex.quote(value)
+
+
+def _in_workspace(value: str, workspace: str | None) -> str | None:
+    """The rest of ``value`` after the workspace (``/data/x``, or ``""``), or None."""
+    ws = (workspace or "").rstrip("/")
+    if ws and (value == ws or value.startswith(ws + "/")):
+        return value[len(ws) :]
+    return None
 
 
 def _step_lines(
@@ -186,7 +199,9 @@ def _step_lines(
             ")",
         ]
     if step.tool == "read":
-        return [f"# Step {number}: read {_comment(step.path or '')} (not a command)"]
+        rest = _in_workspace(step.path or "", workspace)
+        shown = f"<workspace>{rest}" if rest is not None else step.path or ""
+        return [f"# Step {number}: read {_comment(shown)} (not a command)"]
     return [f"# Step {number}: call {_comment(step.tool)} (not a shell command; not replayed)"]
 
 
