@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -29,7 +28,7 @@ def test_the_name_is_the_slug_and_the_files_keep_the_timestamp(space: Workspace)
     assert done.draft.name == "count-words" and draft.id.endswith("-count-words")
     assert done.skill_path == space.ws / "skills" / "auto" / draft.id / "SKILL.md"
     assert done.replay_path.name == f"{draft.id}.sh"
-    assert "name: \"count-words\"\n" in done.skill_path.read_text(encoding="utf-8")
+    assert 'name: "count-words"\n' in done.skill_path.read_text(encoding="utf-8")
     book = space.book()
     # What the user types and the model sees: the task, not a timestamp.
     commands = [c.name for c in book.commands().commands]
@@ -83,7 +82,7 @@ def test_a_shadowed_name_is_taken_too(space: Workspace) -> None:
 
 
 def test_suffix_takes_the_next_free_name(space: Workspace) -> None:
-    exp, draft = learned_draft(space)
+    _, draft = learned_draft(space)
     space.add_skill("count-words", mine("count-words"))
     space.add_skill("count-words-2", mine("count-words-2"))
     done = Experience(space.book()).promote(draft.id, suffix=True)
@@ -161,7 +160,7 @@ def sb(space: Workspace, *args: str) -> Result:
 
 
 def test_cli_promote_name_collision_suffix_and_strict_name(box: Workspace) -> None:
-    exp, draft = learned_draft(box)
+    _, draft = learned_draft(box)
     box.add_skill("count-words", mine("count-words"))
     taken = sb(box, "drafts", "promote", draft.id)
     assert taken.exit_code == 2 and "already exists" in taken.output

@@ -96,9 +96,7 @@ class Experience:
         must not take one (it would hide the other, or be hidden). The book is the one
         this was made with: make a new Experience to see skills added since."""
         found = self.book.discovery
-        return frozenset(
-            {s.name for s in found.loaded} | {s.hidden.name for s in found.shadowed}
-        )
+        return frozenset({s.name for s in found.loaded} | {s.hidden.name for s in found.shadowed})
 
     def promote(
         self,

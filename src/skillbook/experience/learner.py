@@ -228,7 +228,9 @@ class Learner:
                 taken=frozenset(s[0] for s in self.skills),
             )
         except ExperienceError as exc:
-            why = exc.diagnostics or (warning("experience.not-promoted", f"{exc} ({exc.code})", skill=draft.id),)
+            why = exc.diagnostics or (
+                warning("experience.not-promoted", f"{exc} ({exc.code})", skill=draft.id),
+            )
             return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
 
