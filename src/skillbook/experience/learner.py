@@ -77,7 +77,7 @@ class Learned:
         if self.action == "updated":
             return f"updated draft {d.id}: same procedure, {d.run_count} runs"
         if self.action == "promoted":
-            return f"learned and promoted {d.id} (review is off)"
+            return f"learned and promoted {d.id} as {d.name} (review is off)"
         return f"already learned as {d.id} ({d.status}); nothing new"
 
     def _why(self) -> str:
