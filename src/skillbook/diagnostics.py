@@ -102,6 +102,8 @@ CODES: dict[str, str] = {
     "experience.no-steps": "A draft has no procedure step; it cannot be promoted.",
     "experience.replay-invalid": "A draft's replay helper does not parse (`bash -n`); it cannot be promoted.",
     "experience.risk-unacknowledged": "A draft's run touched user data without approval; promotion needs `--accept-risk`.",
+    "experience.name-not-folder": "Strict mode: a learned skill's name is not its timestamped folder's; `--strict-name` names the folder after it.",
+    "experience.not-promoted": "Automatic promotion of a draft was refused (a taken name, an existing file); it waits for review.",
     "experience.refine-failed": "Refining a draft with the model failed; the unrefined draft is kept.",
     "experience.draft-unreadable": "A folder in the review queue has no readable draft.json; it is skipped.",
     "experience.stale-skill": "A skill was not used for `skills.experience.staleAfterDays` days (pin it to keep it quiet).",

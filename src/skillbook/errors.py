@@ -203,7 +203,7 @@ class ExperienceError(SkillbookError):
     """A session or draft operation of :mod:`skillbook.experience` was refused.
 
     ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
-    ``not-pending``, ``invalid-reason``); ``.diagnostics`` holds the failed checks of a
+    ``not-pending``, ``invalid-reason``, ``invalid-name``, ``name-taken``); ``.diagnostics`` holds the failed checks of a
     refused promotion, each with a stable code, so they can be shown one by one.
     """
 

@@ -76,7 +76,7 @@ def test_the_frontmatter_example_is_a_strict_skill(tmp_path: Path) -> None:
     (yaml,) = blocks("yaml")
     name = re.search(r"^name: (.+)$", yaml, re.M)
     assert name is not None
-    folder = tmp_path / name.group(1)
+    folder = tmp_path / name.group(1).strip('"')  # strict: the folder named after it
     folder.mkdir()
     (folder / "SKILL.md").write_text(yaml + "# Body\n", encoding="utf-8")
     result = validate_path(folder, mode="strict")

@@ -48,7 +48,9 @@ def test_a_learned_draft_has_the_frontmatter_and_body(space: Workspace) -> None:
     draft = learned.draft
     assert draft is not None and learned.action == "created"
     parsed = parse_skill_text(render_skill(draft))
-    assert parsed.name == draft.id == f"{draft.id[:15]}-count-words-top"
+    # The name is the task's; the id (file and folder names) keeps the timestamp.
+    assert parsed.name == draft.name == "count-words-top"
+    assert draft.id == f"{draft.id[:15]}-count-words-top"
     assert "Use when" in parsed.description
     meta = parsed.frontmatter.data["metadata"]
     assert meta == {
@@ -97,7 +99,7 @@ def test_mixed_and_legacy_drafts_are_standalone_markdown_files(mode: Mode) -> No
         # The loader of that mode finds it in a skills folder.
         config = Config.from_mapping({"skills": {"load": {"extraDirs": [tmp]}}})
         book = skillbook.load(env={"HOME": tmp}, mode=mode, config=config)
-        assert draft.id in [s.name for s in book.skills]
+        assert draft.name in [s.name for s in book.skills]
 
 
 REQUESTS = st.text(
@@ -125,7 +127,8 @@ def test_strict_drafts_pass_strict_validation_and_skills_ref(request: str) -> No
     draft = build_draft(record, reconstruct(record), mode=Mode.STRICT, now=NOW)
     assert draft_slug(request)  # never empty
     with tempfile.TemporaryDirectory() as tmp:
-        folder = write_skill(Path(tmp) / draft.id, text=render_skill(draft))
+        # Strict: the folder named after the skill (promote --strict-name).
+        folder = write_skill(Path(tmp) / draft.name, text=render_skill(draft))
         result = validate_path(folder, mode=Mode.STRICT)
         assert result.ok, [d.message for d in result.diagnostics]
         assert list(skills_ref.validate(folder)) == []
@@ -147,7 +150,9 @@ def test_a_command_never_escapes_its_code_block(command: str) -> None:
     text = render_skill(build_draft(record, reconstruct(record), mode=Mode.OPENCLAW, now=NOW))
     body = text.split("\n---\n", 1)[1]
     fences = [t for t in MarkdownIt("commonmark").parse(body) if t.type == "fence"]
-    assert [t.content for t in fences] == [command.replace("\r\n", "\n") + "\n"]
+    # The first is how to run the replay helper.
+    assert fences[0].content.startswith("bash ../../../scripts/auto/")
+    assert [t.content for t in fences[1:]] == [command.replace("\r\n", "\n") + "\n"]
 
 
 def test_backticks_in_a_command_get_a_longer_fence_and_spans() -> None:

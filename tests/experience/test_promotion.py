@@ -30,17 +30,19 @@ def learned_draft(space: Workspace, name: str = "notes.txt") -> tuple[Experience
 def test_a_draft_is_not_in_the_catalog_until_promoted(space: Workspace) -> None:
     exp, draft = learned_draft(space)
     book = space.book()
-    assert draft.id not in [s.name for s in book.skills] and draft.id not in book.prompt
+    assert draft.name not in [s.name for s in book.skills] and draft.name not in book.prompt
     report = exp.check(draft.id)
-    assert report.ok and report.diagnostics == ()
+    # Strict promotion says once that the timestamped folder is not the name.
+    assert report.ok and [d.code for d in report.diagnostics] == ["experience.name-not-folder"]
     done = exp.promote(draft.id)
     assert done.skill_path == space.ws / "skills" / "auto" / draft.id / "SKILL.md"
     assert done.replay_path == space.ws / "scripts" / "auto" / f"{draft.id}.sh"
     assert done.skill_path.read_text(encoding="utf-8") == render_skill(draft)
     assert done.replay_path.read_text(encoding="utf-8") == render_replay(draft)
     after = space.book()
-    learned = next(s for s in after.skills if s.name == draft.id)
-    assert learned.source == "openclaw-workspace" and draft.id in after.prompt
+    learned = next(s for s in after.skills if s.name == draft.name == "count-words")
+    assert learned.source == "openclaw-workspace" and "count-words" in after.prompt
+    assert f"<name>{draft.name}</name>" in after.prompt
     assert exp.queue.drafts() == [] and exp.queue.get(draft.id).status == "promoted"
     assert exp.queue.get(draft.id).promoted_to == str(done.skill_path)
     # Not twice.
@@ -58,9 +60,10 @@ def test_a_hand_written_skill_wins_the_name_over_a_learned_one(
 ) -> None:
     exp, draft = learned_draft(space)
     exp.promote(draft.id)
-    mine = space.add_skill(draft.id, f"---\nname: {draft.id}\ndescription: Mine.\n---\nBody\n")
+    # Written after the promotion: the person's own skill still wins its name.
+    mine = space.add_skill(draft.name, f"---\nname: {draft.name}\ndescription: Mine.\n---\nBody\n")
     book = space.book(compat=compat)
-    assert next(s for s in book.skills if s.name == draft.id).file_path == mine
+    assert next(s for s in book.skills if s.name == draft.name).file_path == mine
     hidden = [str(s.hidden.file_path) for s in book.discovery.shadowed]
     assert hidden == [exp.queue.get(draft.id).promoted_to]
 
@@ -71,9 +74,9 @@ def test_a_learned_skill_loads_once_under_each_profile(space: Workspace, compat:
     exp, draft = learned_draft(space)
     done = exp.promote(draft.id)
     book = space.book(compat=compat)
-    (learned,) = [s for s in book.discovery.loaded if s.name == draft.id]
+    (learned,) = [s for s in book.discovery.loaded if s.name == draft.name]
     assert learned.file_path == done.skill_path and learned.source == "openclaw-workspace"
-    assert book.discovery.shadowed == () and draft.id in book.prompt
+    assert book.discovery.shadowed == () and draft.name in book.prompt
     # Read once: its findings (if any) are not repeated.
     found = [(d.code, d.path) for d in book.diagnostics if draft.id in str(d.path)]
     assert len(found) == len(set(found))
@@ -84,7 +87,7 @@ def test_watchers_see_a_promotion(space: Workspace) -> None:
     loader = Loader(space.ws, env=space.env)
     seen = threading.Event()
     with SkillSession(loader) as session:
-        assert draft.id not in [s.name for s in session.current().skills]
+        assert draft.name not in [s.name for s in session.current().skills]
         watcher = session.watcher
         assert watcher is not None and watcher.wait_ready(10)
 
@@ -95,7 +98,7 @@ def test_watchers_see_a_promotion(space: Workspace) -> None:
         watcher.on_change = changed
         exp.promote(draft.id)
         assert seen.wait(30), "the watcher did not report the promoted skill"
-        assert draft.id in [s.name for s in session.current().skills]
+        assert draft.name in [s.name for s in session.current().skills]
 
 
 def test_the_gate_shows_every_failure(space: Workspace) -> None:
@@ -106,7 +109,7 @@ def test_the_gate_shows_every_failure(space: Workspace) -> None:
     assert not report.ok and {"experience.no-when", "experience.no-steps"} <= codes
     broken = replace(draft, steps=(ProcedureStep("exec", command="if then (", raw="x"),))
     assert "experience.replay-invalid" in {d.code for d in check_draft(broken).diagnostics}
-    long_name = replace(draft, id="Bad_Name")
+    long_name = replace(draft, skill_name="Bad_Name")
     assert "validate.name-invalid" in {d.code for d in check_draft(long_name).diagnostics}
 
 
@@ -116,7 +119,7 @@ def test_a_refused_promotion_raises_with_the_findings_and_writes_nothing(space: 
     with pytest.raises(ExperienceError) as refused:
         exp.promote(draft.id)
     assert refused.value.code == "promotion-refused"
-    (finding,) = refused.value.diagnostics
+    (finding,) = [d for d in refused.value.diagnostics if d.severity == "error"]
     assert finding.code == "experience.no-when"
     assert finding.path == exp.queue.skill_file(draft)
     assert not (space.ws / "skills" / "auto").exists()

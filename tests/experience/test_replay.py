@@ -22,15 +22,19 @@ Run `printf '%s|%s\\n' "${#KEYED_TOKEN}" "$GREETING"` as skill keyed.
 
 
 def run_script(
-    path: Path, *args: str, env: dict[str, str] | None = None
+    path: Path, *args: str, env: dict[str, str] | None = None, ws: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """Run a helper; ``ws``: the workspace of a copy outside ``<ws>/scripts/auto``."""
+    env = dict(env if env is not None else {"PATH": os.environ["PATH"]})
+    if ws is not None:
+        env["SKILLBOOK_WORKSPACE"] = str(ws)
     return subprocess.run(
         ["bash", str(path), *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
-        env=env if env is not None else {"PATH": os.environ["PATH"]},
+        env=env,
         cwd="/",
     )
 
@@ -53,19 +57,20 @@ def test_the_helper_reproduces_the_result_and_takes_other_inputs(space: Workspac
     assert "set -euo pipefail" in script and os.access(path, os.X_OK)
     # The run's output, reproduced: both commands' output in order.
     expected = "".join(t.result for t in record.tools[1:])
-    done = run_script(path)
+    # The queue's copy is told where the workspace is.
+    done = run_script(path, ws=space.ws)
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
     # Other inputs as positional arguments.
     other = space.data("other.txt", "kiwi kiwi lime\n")
-    again = run_script(path, str(other), "1")
+    again = run_script(path, str(other), "1", ws=space.ws)
     first, second = count_commands(str(other), 1)
     direct = subprocess.run(
         f"{first}; {second}", shell=True, capture_output=True, text=True, check=True
     )
     assert again.stdout == direct.stdout
     # A failing step stops it.
-    missing = run_script(path, str(space.root / "missing.txt"))
+    missing = run_script(path, str(space.root / "missing.txt"), ws=space.ws)
     assert missing.returncode != 0 and missing.stdout == ""
 
 
@@ -92,7 +97,8 @@ def test_secrets_come_from_the_environment_at_replay_time(space: Workspace) -> N
     assert token not in script
     assert ': "${KEYED_TOKEN:?set KEYED_TOKEN' in script
     assert ': "${GREETING:=hello there}"; export GREETING' in script
-    path = space.root / "replay.sh"
+    path = space.ws / "scripts" / "auto" / "replay.sh"
+    path.parent.mkdir(parents=True)
     path.write_text(script, encoding="utf-8")
     without = run_script(path)
     assert without.returncode != 0 and "set KEYED_TOKEN" in without.stderr
@@ -122,7 +128,8 @@ def test_names_from_skills_and_configs_cannot_inject_commands(space: Workspace) 
         env={f"B$(touch {marker})": "v"},
     )
     hostile = replace(draft, skills_used=(evil,), steps=(draft.steps[0], step))
-    path = space.root / "hostile.sh"
+    path = space.ws / "scripts" / "auto" / "hostile.sh"
+    path.parent.mkdir(parents=True)
     path.write_text(render_replay(hostile), encoding="utf-8")
     done = run_script(path)
     assert done.returncode == 0, done.stderr

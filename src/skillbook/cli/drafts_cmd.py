@@ -152,14 +152,44 @@ def diff_cmd(obj: Context, draft_id: str, with_skill: str | None, as_json: bool)
     help="Acknowledge the risk marker (the run touched user data without approval).",
 )
 @click.option(
+    "--name",
+    metavar="NAME",
+    help="The skill's name (and slash command) instead of the task's slug.",
+)
+@click.option(
+    "--suffix",
+    is_flag=True,
+    help="When another skill has the name, take NAME-2, NAME-3… instead of failing.",
+)
+@click.option(
+    "--strict-name",
+    is_flag=True,
+    help="Name the folder after the skill (skills/auto/NAME), as the Agent Skills "
+    "standard (strict mode) requires, instead of <timestamp>-<slug>.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the promotion or the gate's findings as JSON."
 )
 @click.pass_obj
-def promote_cmd(obj: Context, draft_id: str, accept_risk: bool, as_json: bool) -> None:
-    """Promote a draft into skills/auto (and scripts/auto) after the gate passes."""
+def promote_cmd(
+    obj: Context,
+    draft_id: str,
+    accept_risk: bool,
+    name: str | None,
+    suffix: bool,
+    strict_name: bool,
+    as_json: bool,
+) -> None:
+    """Promote a draft into skills/auto (and scripts/auto) after the gate passes.
+
+    The skill is named after the task (e.g. weekly-report, so /weekly_report), its
+    folder keeps <timestamp>-<slug>; a name another skill has is refused (name-taken).
+    """
     exp = _experience(obj)
     try:
-        done = exp.promote(draft_id, accept_risk=accept_risk)
+        done = exp.promote(
+            draft_id, accept_risk=accept_risk, name=name, suffix=suffix, strict_name=strict_name
+        )
     except ExperienceError as exc:
         if exc.code != "promotion-refused":
             _fail(exc)
@@ -177,11 +207,13 @@ def promote_cmd(obj: Context, draft_id: str, accept_risk: bool, as_json: bool) -
     if as_json:
         emit_json(done.to_json())
         return
+    notes = [d for d in done.report.diagnostics if d.severity != "error"]
     emit_lines(
         [
-            f"✓ promoted {done.draft.id}",
+            f"✓ promoted {done.draft.id} as {done.draft.name}",
             f"  skill:  {done.skill_path}",
             f"  replay: {done.replay_path}",
+            *(f"  {line}" for line in finding_lines(notes)),
         ]
     )
 

@@ -7,8 +7,9 @@ skill file.
 
 The file is a skill in the active spec mode's layout: a folder with ``SKILL.md``
 (``openclaw``, ``strict``) or a standalone ``<name>.md`` (``mixed``, ``legacy``). Its
-frontmatter passes strict validation and skills-ref's validator in every mode: ``name``
-(``<timestamp>-<slug>``, the file or folder name), a ``description`` that says when to
+frontmatter passes skills-ref's validator in every mode: ``name`` (the task's slug,
+``count-words``, or the name chosen at promotion: what the model and the slash command
+show), while the file or folder keeps the id ``<timestamp>-<slug>``; a ``description`` that says when to
 use it, and ``metadata`` (strings only) with ``source_session``, ``behavior_fingerprint``,
 ``created``, ``skills_used``, ``run_count`` and, for a risky run, ``risk``. The body holds
 the parameters, the procedure, the checks that showed success, the pitfalls seen and
@@ -103,10 +104,16 @@ class Draft:
     decided: str | None = None
     promoted_to: str | None = None
     rejected_reason: str | None = None
+    #: The workspace the run happened in: the replay helper finds its folders relative to
+    #: its own location instead (``None`` for drafts from before it was recorded).
+    workspace: str | None = None
+    #: The name chosen at promotion (``drafts promote --name``); empty: the slug.
+    skill_name: str = ""
 
     @property
     def name(self) -> str:
-        return self.id
+        """The skill's name (frontmatter, slash command): short, without the timestamp."""
+        return self.skill_name or self.slug or self.id
 
     @property
     def standalone(self) -> bool:
@@ -155,6 +162,8 @@ class Draft:
             "decided": self.decided,
             "promotedTo": self.promoted_to,
             "rejectedReason": self.rejected_reason,
+            "workspace": self.workspace,
+            "skillName": self.skill_name,
         }
 
     @classmethod
@@ -199,6 +208,8 @@ class Draft:
             decided=opt("decided"),
             promoted_to=opt("promotedTo"),
             rejected_reason=opt("rejectedReason"),
+            workspace=opt("workspace"),
+            skill_name=opt("skillName") or "",
         )
 
     def seen_again(self, record: SessionRecord, procedure: Procedure) -> Draft:
@@ -248,6 +259,7 @@ def build_draft(
         pitfalls=procedure.pitfalls,
         normalised=procedure.normalised,
         risks=tuple(risks),
+        workspace=record.workspace,
     )
 
 

@@ -79,17 +79,36 @@ class Experience:
 
     # ------------------------------------------------------------------ review
 
-    def check(self, ref: str, *, accept_risk: bool = False) -> GateReport:
+    def check(
+        self, ref: str, *, accept_risk: bool = False, strict_name: bool = False
+    ) -> GateReport:
         draft = self.queue.get(ref)
         return check_draft(
             draft,
             mode=self.config.promote_mode,
             accept_risk=accept_risk,
             path=self.queue.skill_file(draft),
+            strict_name=strict_name,
         )
 
-    def promote(self, ref: str, *, accept_risk: bool = False) -> Promotion:
-        """Promote a draft into the book's workspace (``skills/auto``, ``scripts/auto``)."""
+    def taken_names(self) -> frozenset[str]:
+        """The names of every skill the book found, shadowed ones too: a promoted skill
+        must not take one (it would hide the other, or be hidden). The book is the one
+        this was made with: make a new Experience to see skills added since."""
+        found = self.book.discovery
+        return frozenset({s.name for s in found.loaded} | {s.hidden.name for s in found.shadowed})
+
+    def promote(
+        self,
+        ref: str,
+        *,
+        accept_risk: bool = False,
+        name: str | None = None,
+        suffix: bool = False,
+        strict_name: bool = False,
+    ) -> Promotion:
+        """Promote a draft into the book's workspace (``skills/auto``, ``scripts/auto``)
+        as ``name`` (else its slug); :func:`~skillbook.experience.promotion.promote`."""
         workspace = self.book.workspace
         if workspace is None:
             raise ExperienceError(
@@ -102,6 +121,10 @@ class Experience:
             workspace=workspace,
             mode=self.config.promote_mode,
             accept_risk=accept_risk,
+            name=name,
+            taken=self.taken_names(),
+            suffix=suffix,
+            strict_name=strict_name,
         )
 
     def reject(self, ref: str, reason: str) -> Draft:

@@ -77,7 +77,7 @@ class Learned:
         if self.action == "updated":
             return f"updated draft {d.id}: same procedure, {d.run_count} runs"
         if self.action == "promoted":
-            return f"learned and promoted {d.id} (review is off)"
+            return f"learned and promoted {d.id} as {d.name} (review is off)"
         return f"already learned as {d.id} ({d.status}); nothing new"
 
     def _why(self) -> str:
@@ -219,11 +219,19 @@ class Learner:
                 diagnostics=(*diagnostics, *report.diagnostics),
             )
         try:
-            done = promote(self.queue, draft.id, workspace=self.workspace, mode=self.promote_mode)
-        except ExperienceError as exc:
-            return Learned(
-                record.id, "created", verdict, draft, diagnostics=(*diagnostics, *exc.diagnostics)
+            # Never shadow a loaded skill: a taken name leaves the draft for review.
+            done = promote(
+                self.queue,
+                draft.id,
+                workspace=self.workspace,
+                mode=self.promote_mode,
+                taken=frozenset(s[0] for s in self.skills),
             )
+        except ExperienceError as exc:
+            why = exc.diagnostics or (
+                warning("experience.not-promoted", f"{exc} ({exc.code})", skill=draft.id),
+            )
+            return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
 
 

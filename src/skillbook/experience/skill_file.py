@@ -22,6 +22,7 @@ from skillbook.experience._markdown import code_span, fence_for
 from skillbook.experience.draft import Draft, yaml_safe
 from skillbook.experience.hints import describe_hint
 from skillbook.experience.procedure import ProcedureStep
+from skillbook.experience.replay import helper_path
 from skillbook.experience.risk import RiskFinding
 
 __all__ = ["render_skill"]
@@ -41,7 +42,8 @@ def render_skill(draft: Draft) -> str:
         meta["risk"] = ", ".join(dict.fromkeys(r.capability for r in draft.risks))
     lines = [
         "---",
-        f"name: {draft.id}",
+        # Quoted: a slug such as 0e0 or 0x1f would read as a number.
+        f"name: {_quote(draft.name)}",
         f"description: {_quote(draft.description)}",
         "metadata:",
         *(f"  {key}: {_quote(value)}" for key, value in meta.items()),
@@ -54,8 +56,9 @@ def render_skill(draft: Draft) -> str:
         lines += [_risk_warning(draft.risks), ""]
     runs = f"{draft.run_count} successful runs" if draft.run_count > 1 else "a successful run"
     lines += [
-        f"Learned by skillbook from {runs} (session `{draft.source_session}`). The replay "
-        f"helper `scripts/auto/{draft.replay_filename}` runs the same commands.",
+        f"Learned by skillbook from {runs} (session `{draft.source_session}`).",
+        "",
+        *_replay_lines(draft),
         "",
         f"Original request: {_inline(draft.request)}",
         "",
@@ -86,6 +89,35 @@ def render_skill(draft: Draft) -> str:
             lines.append(f"- {code_span(pit.attempt)} failed ({_inline(pit.error)}){fix}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _replay_lines(draft: Draft) -> list[str]:
+    """How to run the replay helper with the tools the model has: ``exec`` with this
+    skill runs in its folder, where the helper's relative path resolves."""
+    command = f"bash {helper_path(draft)}"
+    out = [
+        "## Replay",
+        "",
+        f"The helper runs the same commands. Run it with `exec`, passing skill "
+        f"{code_span(draft.name)} (so it runs in this skill's folder):",
+        "",
+        "```sh",
+        command + "".join(f" [{p.name}]" for p in draft.params),
+        "```",
+        "",
+    ]
+    if draft.params:
+        out.append(
+            "Give the parameters in this order; one left out takes the value of the run "
+            "(see Parameters)."
+        )
+    else:
+        out.append("It takes no arguments.")
+    out.append(
+        f"It finds the workspace from its own location (`scripts/auto/{draft.replay_filename}` "
+        "in the workspace), so it works wherever the workspace is."
+    )
+    return out
 
 
 def _render_step(number: int, step: ProcedureStep) -> list[str]:
