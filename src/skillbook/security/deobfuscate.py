@@ -24,6 +24,8 @@ the scanner as ``obfuscated-command``: no legitimate script spells its commands 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import re
 import unicodedata
@@ -416,8 +418,212 @@ def join_literals(text: str, tricks: list[Trick]) -> str:
     return _by_line(text, _CONCAT_CUE, _concat_line, tricks)
 
 
-_STAGES = (fold_lookalikes, unescape, join_split_words, replace_ifs, expand_variables,
-           join_literals)  # fmt: skip
+# --------------------------------------------------------------------------- run-time decoding
+
+_INTS = r"(?:\d{1,3}(?:\s*,\s*\d{1,3}){1,200})"
+#: Text built from character codes, in every language's idiom: ``String.fromCharCode(…)``,
+#: ``"".join(chr(c) for c in […])``, ``''.join(map(chr, […]))``, ``bytes([…]).decode()``,
+#: PowerShell ``-join [char[]](…)``; and ``chr(99) + chr(117)`` / ``[char]99 + [char]117``.
+_CHAR_CODES = re.compile(
+    rf"\bString\.fromCharCode\s*\(\s*{_INTS}\s*\)"
+    rf"|(?P<q>['\"])(?P=q)\.join\s*\(\s*(?:\(?\s*chr\s*\(\s*\w+\s*\)\s+for\s+\w+\s+in\s+|map\s*\(\s*chr\s*,\s*)"
+    rf"[\[(]\s*{_INTS}\s*[\])]\s*\)?\s*\)"
+    rf"|\b(?:bytes|bytearray)\s*\(\s*\[\s*{_INTS}\s*\]\s*\)\s*\.decode\s*\(\s*\)"
+    rf"|-join\s*\(?\s*\[char\[\]\]\s*\(\s*{_INTS}\s*\)\s*\)?"
+    r"|(?P<chain>(?:\bchr\s*\(\s*\d{1,3}\s*\)|\[char\]\s*\d{1,3})"
+    r"(?:\s*[+.]\s*(?:\bchr\s*\(\s*\d{1,3}\s*\)|\[char\]\s*\d{1,3})){1,200})",
+    re.I,
+)
+_CHAR_CUE = re.compile(r"[cC](?:harCode|hr\s*\(|har\[?\]?\]?\s*[\d(])|\bbytes\s*\(\s*\[|\bbytearray\s*\(")
+def _literal(n: int) -> str:
+    return rf"(?P<q{n}>['\"])(?P<data{n}>[A-Za-z0-9+/=]{{4,8000}})(?P=q{n})"
+
+#: Stored text decoded in place: Perl ``pack("H*", "…")``, Ruby ``"…".unpack1("m")`` /
+#: ``unpack("m")``, Node ``Buffer.from("…", "hex"|"base64").toString()``.
+_LITERAL_DECODE = re.compile(
+    rf"\bpack\s*\(?\s*['\"]H\*['\"]\s*,\s*{_literal(1)}\s*\)?"
+    rf"|{_literal(2)}\.unpack1?\s*\(?\s*['\"]m0?['\"]\s*\)?(?:\s*\[0\]|\.first)?"
+    rf"|\bBuffer\.from\s*\(\s*{_literal(3)}\s*,\s*['\"](?P<enc>hex|base64)['\"]\s*\)\s*\.toString\s*\(\s*\)",
+)
+_LITERAL_CUE = re.compile(r"\bpack\s*\(|unpack1?\s*\(?\s*['\"]m|\bBuffer\.from\s*\(")
+#: A shell substitution that decodes a literal: ``$(echo Y3VybA== | base64 -d)``,
+#: ``\`echo lruc | rev\```, ``$(echo 6375726c | xxd -r -p)``.
+_SUBST_DECODE = re.compile(
+    r"(?:\$\(|`)\s*(?:echo|printf)\s+(?:-[ne]+\s+)?(?P<q>['\"]?)(?P<data>[A-Za-z0-9+/=._-]{1,4000})(?P=q)"
+    r"\s*\|\s*(?P<dec>base64\s+(?:-d|-D|--decode)|base32\s+(?:-d|--decode)"
+    r"|xxd\s+(?:-r\s+-p|-p\s+-r|-rp|-pr)|rev)\s*(?:\)|`)"
+)
+#: ``$(printf …)`` with literal arguments: ``$(printf 'cu')$(printf 'rl')``,
+#: ``$(printf '\143\165\162\154')``, ``$(printf '%s' c u r l)``.
+_PRINTF_SUBST = re.compile(
+    r"\$\(\s*printf\s+(?P<args>(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)"
+    r"(?:\s+(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)){0,60})\s*\)"
+)
+_PRINTF_ARG = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(\S+)")
+_DECODE_CUE = re.compile(r"\$\(\s*printf\b|(?:\$\(|`)\s*(?:echo|printf)\b[^\n]*?\|\s*(?:base(?:64|32)|xxd|rev)\b")
+
+
+def _printable_text(raw: bytes) -> str | None:
+    try:
+        out = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return out if out and all(" " <= c <= "~" for c in out) else None
+
+
+def _quoted(text: str) -> str | None:
+    for q in ('"', "'"):
+        if q not in text and "\\" not in text:
+            return q + text + q
+    return None
+
+
+def _codes(m: re.Match[str]) -> str | None:
+    values = re.findall(r"(?<![\w.])\d+", m.group(0))
+    codes = [int(v) for v in values]
+    if not codes or any(c > 255 for c in codes):
+        return None
+    return _printable_text(bytes(codes))
+
+
+def _decode_literal(m: re.Match[str]) -> str | None:
+    data = m.group("data1") or m.group("data2") or m.group("data3")
+    hexed = m.group("data1") is not None or m.group("enc") == "hex"
+    try:
+        raw = bytes.fromhex(data) if hexed else base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+    return _printable_text(raw)
+
+
+def _decode_subst(m: re.Match[str]) -> str | None:
+    data, dec = m.group("data"), m.group("dec")
+    try:
+        if dec.startswith("base64"):
+            raw = base64.b64decode(data, validate=True)
+        elif dec.startswith("base32"):
+            raw = base64.b32decode(data)
+        elif dec.startswith("xxd"):
+            raw = bytes.fromhex(data)
+        else:
+            raw = data[::-1].encode()
+    except (ValueError, binascii.Error):
+        return None
+    return _printable_text(raw)
+
+
+def _printf(m: re.Match[str]) -> str | None:
+    args = [a or b or c or "" for a, b, c in _PRINTF_ARG.findall(m.group("args"))]
+    fmt, rest = args[0], args[1:]
+    if not rest:
+        if "%" in fmt.replace("%%", ""):
+            return None
+        out = fmt.replace("%%", "%")
+    elif re.fullmatch(r"(?:%[sb])+", fmt):
+        out = "".join(rest)
+    else:
+        return None
+    out = _ONE_ESCAPE.sub(
+        lambda e: chr(int(e.group(1), 16) if e.group(1) else int(e.group(2), 16) if e.group(2)
+                      else int(e.group(3), 8) & 0xFF),
+        out,
+    )
+    return out if out and all(" " <= c <= "~" for c in out) else None
+
+
+def _decode_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def sub(regex: re.Pattern[str], decode: Callable[[re.Match[str]], str | None],
+            kind: str, *, bare: bool) -> Callable[[str], str]:
+        def repl(m: re.Match[str]) -> str:
+            out = decode(m)
+            if out is None:
+                return m.group(0)
+            # A bare word stays bare (``$(printf cu)$(printf rl)`` glues into ``curl``).
+            text = out if bare and re.fullmatch(r"[\w./-]+", out) else _quoted(out)
+            if text is None:
+                return m.group(0)
+            tricks.append(Trick(number, kind, out))
+            return text
+
+        return lambda s: regex.sub(repl, s)
+
+    out = line
+    for step in (
+        sub(_CHAR_CODES, _codes, "text built from character codes", bare=False),
+        sub(_LITERAL_DECODE, _decode_literal, "text decoded at run time", bare=False),
+        sub(_SUBST_DECODE, _decode_subst, "text decoded at run time", bare=True),
+        sub(_PRINTF_SUBST, _printf, "text printed by printf", bare=True),
+    ):
+        out = step(out)
+    return out
+
+
+_RUNTIME_CUE = re.compile(
+    rf"{_CHAR_CUE.pattern}|{_LITERAL_CUE.pattern}|{_DECODE_CUE.pattern}"
+)
+
+
+def decode_runtime(text: str, tricks: list[Trick]) -> str:
+    """Text a script builds at run time from literals: character codes, hex/base64
+    literals decoded in place, and shell substitutions that decode or ``printf`` them."""
+    return _by_line(text, _RUNTIME_CUE, _decode_line, tricks)
+
+
+# --------------------------------------------------------------------------- glob paths
+
+#: Where the commands worth hiding live; a glob path is tried against these.
+_BIN_DIRS = ("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin")
+_BIN_NAMES = ("curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", "netcat",
+              "socat", "telnet", "python", "python3", "perl", "ruby", "node", "php", "base64",
+              "xxd", "openssl", "osascript", "chmod", "sudo", "crontab", "launchctl", "xattr",
+              "env", "printenv", "scp", "rsync", "nohup")  # fmt: skip
+_GLOB_PATH = re.compile(r"(?<![\w/.$~-])/[\w?*\[\]/.-]*[?*\[][\w?*\[\]/.-]*")
+_GLOB_CUE = re.compile(r"/[\w/.-]*[?*\[]")
+
+
+@functools.cache
+def _bin_paths() -> tuple[str, ...]:
+    return tuple(f"{d}/{n}" for d in _BIN_DIRS for n in _BIN_NAMES)
+
+
+@functools.lru_cache(maxsize=1024)
+def _glob_target(pattern: str) -> str | None:
+    """The one known binary path ``pattern`` matches (``/???/???/c?rl`` → ``/usr/bin/curl``)."""
+    if "**" in pattern or len(pattern) > 60:
+        return None
+    regex = "".join(
+        "[^/]" if c == "?" else "[^/]*" if c == "*" else c if c in "[]" else re.escape(c)
+        for c in pattern
+    )
+    try:
+        compiled = re.compile(regex + r"\Z")
+    except re.error:
+        return None
+    names = {p.rsplit("/", 1)[1] for p in _bin_paths() if compiled.match(p)}
+    if len(names) != 1:
+        return None  # ``/bin/*`` is a listing, not a disguise
+    return next(p for p in _bin_paths() if compiled.match(p))
+
+
+def _glob_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        target = _glob_target(m.group(0))
+        if target is None:
+            return m.group(0)
+        tricks.append(Trick(number, "glob path", target))
+        return target
+
+    return _GLOB_PATH.sub(repl, line)
+
+
+def expand_globs(text: str, tricks: list[Trick]) -> str:
+    if "?" not in text and "*" not in text and "[" not in text:
+        return text
+    return _by_line(text, _GLOB_CUE, _glob_line, tricks)
+
+
+_STAGES = (fold_lookalikes, decode_runtime, unescape, join_split_words, replace_ifs,
+           expand_globs, expand_variables, join_literals)  # fmt: skip
 
 
 def view(text: str) -> View:
