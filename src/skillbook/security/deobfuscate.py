@@ -280,7 +280,7 @@ def _quoted_branch(q: str) -> str:
 
 
 _SQ, _DQ = _quoted_branch("'"), _quoted_branch('"')
-_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|{_SQ}|{_DQ})", re.I)
+_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|(?<=[a-z]\\)[a-z]|{_SQ}|{_DQ})", re.I)
 
 
 def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
@@ -291,6 +291,11 @@ def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
         joined = word.replace("'", "").replace('"', "")
         joined = re.sub(r"\\([A-Za-z])", r"\1", joined)
         if not joined:
+            return word
+        inner_only = not any(c in word for c in "'\"") and not word.startswith("\\")
+        if inner_only and joined.lower() not in SENSITIVE:
+            # An escaped letter inside a word (``c\\url``) is also how strings spell
+            # ``\\n``/``\\t``: only a word that then reads as a command counts.
             return word
         tricks.append(Trick(number, "quote-split word", joined))
         return joined

@@ -58,6 +58,7 @@ FAMILIES: tuple[Family, ...] = (
     rules_sources.password_archives,
     rules_sources.gatekeeper_bypass,
     rules_exfil.credentials,
+    rules_exfil.credential_prompt,
     rules_exfil.env_exfil,
     rules_exfil.markdown_exfil,
     rules_persist.persistence,
