@@ -439,9 +439,14 @@ _CHAR_CODES = re.compile(
     r"(?:\s*[+.]\s*(?:\bchr\s*\(\s*\d{1,3}\s*\)|\[char\]\s*\d{1,3})){1,200})",
     re.I,
 )
-_CHAR_CUE = re.compile(r"[cC](?:harCode|hr\s*\(|har\[?\]?\]?\s*[\d(])|\bbytes\s*\(\s*\[|\bbytearray\s*\(")
+_CHAR_CUE = re.compile(
+    r"[cC](?:harCode|hr\s*\(|har\[?\]?\]?\s*[\d(])|\bbytes\s*\(\s*\[|\bbytearray\s*\("
+)
+
+
 def _literal(n: int) -> str:
     return rf"(?P<q{n}>['\"])(?P<data{n}>[A-Za-z0-9+/=]{{4,8000}})(?P=q{n})"
+
 
 #: Stored text decoded in place: Perl ``pack("H*", "…")``, Ruby ``"…".unpack1("m")`` /
 #: ``unpack("m")``, Node ``Buffer.from("…", "hex"|"base64").toString()``.
@@ -465,7 +470,9 @@ _PRINTF_SUBST = re.compile(
     r"(?:\s+(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)){0,60})\s*\)"
 )
 _PRINTF_ARG = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(\S+)")
-_DECODE_CUE = re.compile(r"\$\(\s*printf\b|(?:\$\(|`)\s*(?:echo|printf)\b[^\n]*?\|\s*(?:base(?:64|32)|xxd|rev)\b")
+_DECODE_CUE = re.compile(
+    r"\$\(\s*printf\b|(?:\$\(|`)\s*(?:echo|printf)\b[^\n]*?\|\s*(?:base(?:64|32)|xxd|rev)\b"
+)
 
 
 def _printable_text(raw: bytes) -> str | None:
@@ -529,16 +536,26 @@ def _printf(m: re.Match[str]) -> str | None:
     else:
         return None
     out = _ONE_ESCAPE.sub(
-        lambda e: chr(int(e.group(1), 16) if e.group(1) else int(e.group(2), 16) if e.group(2)
-                      else int(e.group(3), 8) & 0xFF),
+        lambda e: chr(
+            int(e.group(1), 16)
+            if e.group(1)
+            else int(e.group(2), 16)
+            if e.group(2)
+            else int(e.group(3), 8) & 0xFF
+        ),
         out,
     )
     return out if out and all(" " <= c <= "~" for c in out) else None
 
 
 def _decode_line(line: str, number: int, tricks: list[Trick]) -> str:
-    def sub(regex: re.Pattern[str], decode: Callable[[re.Match[str]], str | None],
-            kind: str, *, bare: bool) -> Callable[[str], str]:
+    def sub(
+        regex: re.Pattern[str],
+        decode: Callable[[re.Match[str]], str | None],
+        kind: str,
+        *,
+        bare: bool,
+    ) -> Callable[[str], str]:
         def repl(m: re.Match[str]) -> str:
             out = decode(m)
             if out is None:
@@ -560,12 +577,14 @@ def _decode_line(line: str, number: int, tricks: list[Trick]) -> str:
         sub(_PRINTF_SUBST, _printf, "text printed by printf", bare=True),
     ):
         out = step(out)
+    # Pieces that spell a command only once glued (``$(printf cu)$(printf rl)``).
+    fresh = set(_WORDS.findall(out.lower())) - set(_WORDS.findall(line.lower()))
+    if fresh & SENSITIVE and not any(t.hides_command for t in tricks if t.line == number):
+        tricks.append(Trick(number, "text built at run time", " ".join(sorted(fresh & SENSITIVE))))
     return out
 
 
-_RUNTIME_CUE = re.compile(
-    rf"{_CHAR_CUE.pattern}|{_LITERAL_CUE.pattern}|{_DECODE_CUE.pattern}"
-)
+_RUNTIME_CUE = re.compile(rf"{_CHAR_CUE.pattern}|{_LITERAL_CUE.pattern}|{_DECODE_CUE.pattern}")
 
 
 def decode_runtime(text: str, tricks: list[Trick]) -> str:
@@ -596,10 +615,18 @@ def _glob_target(pattern: str) -> str | None:
     """The one known binary path ``pattern`` matches (``/???/???/c?rl`` → ``/usr/bin/curl``)."""
     if "**" in pattern or len(pattern) > 60:
         return None
-    regex = "".join(
-        "[^/]" if c == "?" else "[^/]*" if c == "*" else c if c in "[]" else re.escape(c)
-        for c in pattern
-    )
+    parts = []
+    for piece in re.findall(r"\[!?[^\]/]+\]|.", pattern):
+        if piece.startswith("[") and len(piece) > 1:
+            body = piece[1:-1]
+            parts.append(
+                "[^" + re.escape(body[1:]).replace("\\-", "-") + "]"
+                if body[0] == "!"
+                else "[" + re.escape(body).replace("\\-", "-") + "]"
+            )
+        else:
+            parts.append({"?": "[^/]", "*": "[^/]*"}.get(piece, re.escape(piece)))
+    regex = "".join(parts)
     try:
         compiled = re.compile(regex + r"\Z")
     except re.error:
@@ -615,7 +642,7 @@ def _glob_line(line: str, number: int, tricks: list[Trick]) -> str:
         target = _glob_target(m.group(0))
         if target is None:
             return m.group(0)
-        tricks.append(Trick(number, "glob path", target))
+        tricks.append(Trick(number, "glob path", target.rsplit("/", 1)[1]))
         return target
 
     return _GLOB_PATH.sub(repl, line)

@@ -189,7 +189,7 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
                 yield h
     for m in doc.finditer(_DOWNLOAD_TO_FILE, _DOWNLOAD_WORDS, after=0):
         shell = m.group("out") is not None
-        out = (m.group("out") or m.group("code_out") or m.group("ps_out") or m.group("js_out"))
+        out = m.group("out") or m.group("code_out") or m.group("ps_out") or m.group("js_out")
         out = out.rstrip("/")
         if out in ("-", "/dev/null", "&1", "&2") or not out or "/dev/" in out:
             continue

@@ -66,6 +66,9 @@ _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv",
           ".claude/settings")  # fmt: skip
 
 
+#: In the body of an entry (a unit, a plist, a here-document), only a download, a
+#: decode or a temporary path counts: units run ``bash -c`` and link their docs.
+_FETCHED = re.compile(r"\b(?:curl|wget|ncat|base64|iwr|irm)\b|/tmp/|/dev/shm/", re.I)
 _HEREDOC = re.compile(r"<<-?\s*([\"']?)(?P<tag>\w+)\1")
 #: How far a written entry may reach: a here-document's body, or the few lines of one
 #: statement in code (a plist dict, a unit written with ``write_text``).
@@ -73,24 +76,19 @@ _STATEMENT_LINES = 4
 
 
 def _entry_text(doc: Document, line: int) -> str:
-    """The text of the entry written on ``line``: the line itself plus, when it opens a
-    here-document, the body up to its tag; in code, the lines around it (the entry is
-    usually built in a literal spread over a few lines)."""
-    text = doc.line_text(line)
-    m = _HEREDOC.search(text)
+    """The body of the entry written on ``line``, beyond the line itself: a
+    here-document's lines up to its tag; in code, the lines around it (an entry is
+    usually a literal spread over a few lines); otherwise nothing."""
+    m = _HEREDOC.search(doc.line_text(line))
     if m:
-        start, _ = doc.lines_span(line, line)
-        body_start = doc.text.find("\n", start)
-        if body_start != -1:
-            tag = re.compile(rf"^\s*{re.escape(m.group('tag'))}\s*$", re.M)
-            end = tag.search(doc.text, body_start)
-            return text + doc.text[body_start : end.start() if end else body_start + 4000]
-        return text
+        _, body_start = doc.lines_span(line, line)
+        tag = re.compile(rf"^\s*{re.escape(m.group('tag'))}\s*$", re.M)
+        end = tag.search(doc.text, body_start)
+        return doc.text[body_start : end.start() if end else body_start + 4000]
     if doc.kind == CODE:
-        first = max(1, line - _STATEMENT_LINES)
-        start, end = doc.lines_span(first, line + _STATEMENT_LINES)
+        start, end = doc.lines_span(max(1, line - _STATEMENT_LINES), line + _STATEMENT_LINES)
         return doc.text[start:end]
-    return text
+    return ""
 
 
 def persistence(doc: Document) -> Iterator[Hit]:
@@ -105,7 +103,11 @@ def persistence(doc: Document) -> Iterator[Hit]:
         if line in seen:
             return None
         seen.add(line)
-        if escalate and _PAYLOAD.search(_entry_text(doc, line)) and severity.rank < _H.rank:
+        if (
+            escalate
+            and severity.rank < _H.rank
+            and (_PAYLOAD.search(doc.line_text(line)) or _FETCHED.search(_entry_text(doc, line)))
+        ):
             severity, message = _H, message + " and the entry fetches or runs a payload"
         return Hit("persistence", severity, m.start(), m.end(), message)
 
