@@ -83,8 +83,8 @@ def _entry_text(doc: Document, line: int) -> str:
     if m:
         _, body_start = doc.lines_span(line, line)
         tag = re.compile(rf"^\s*{re.escape(m.group('tag'))}\s*$", re.M)
-        end = tag.search(doc.text, body_start)
-        return doc.text[body_start : end.start() if end else body_start + 4000]
+        closing = tag.search(doc.text, body_start)
+        return doc.text[body_start : closing.start() if closing else body_start + 4000]
     if doc.kind == CODE:
         start, end = doc.lines_span(max(1, line - _STATEMENT_LINES), line + _STATEMENT_LINES)
         return doc.text[start:end]
