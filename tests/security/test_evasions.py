@@ -5,7 +5,7 @@ expected severity. The hold-out set (57) was written after tuning; its first
 measurement was 46/57 (80.7 %). The fresh set (50) was written after that, before the
 rules were generalised for the hold-out's miss families; its first measurement was
 22/50 (44.0 %). The generalised rules (families, not examples) then caught 57/57 and
-46/50: those are the floors now, as regression guards, and all sets together must
+48/50: those are the floors now, as regression guards, and all sets together must
 stay at 90 %. The rates are printed (``pytest -s``); what is still missed is listed in
 docs/security.md ("What it does not do").
 """
@@ -24,7 +24,7 @@ HOLDOUT = load("holdout.yaml")
 FRESH = load("fresh.yaml")
 #: Rates after generalising (before: 46/57 and 22/50, see the module docstring).
 HOLDOUT_FLOOR = 57 / 57
-FRESH_FLOOR = 46 / 50
+FRESH_FLOOR = 48 / 50
 
 
 def _rates(variants: list[Variant], root: Path) -> tuple[float, float, list[str]]:

