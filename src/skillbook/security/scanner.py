@@ -156,8 +156,7 @@ def _deobfuscated_hits(
     """What the rules find once quote-split words, look-alike letters, escapes and shell
     variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
     ``obfuscated-command`` hit per line whose trick hid a command name."""
-    present = frozenset(w for w in deobfuscate.RUNTIME_WORDS if doc.regions((w,), after=0))
-    view = deobfuscate.view(doc.text, runtime=present)
+    view = deobfuscate.view(doc.text, runtime=doc.keywords_present(deobfuscate.RUNTIME_WORDS))
     if not view.tricks and view.text == doc.text:
         return
     undone = Document(view.text, doc.name, doc.kind, index=INDEX)
