@@ -4,7 +4,8 @@ Each YAML entry is one skill: a benign ``SKILL.md`` plus one file holding the va
 (or the variant *is* the ``SKILL.md``), or an archive whose members hold it (nested
 archives are written as mappings with their own ``kind`` and ``members``). ``tune.yaml``
 is what the rules were tuned on; ``holdout.yaml`` was written afterwards, differently,
-and never tuned on: its rate is the honest one.
+and never tuned on: its rate is the honest one. ``fresh.yaml`` was written after both,
+before the rules were generalised for the hold-out's misses (see test_evasions.py).
 """
 
 from __future__ import annotations

@@ -81,6 +81,10 @@ _RULES = (
     RuleInfo("credential-access", "exfiltration", _L, "Reads a credential file or store",
              "Declare the secret in metadata (requires.env / primaryEnv) instead of reading "
              "credential files."),
+    RuleInfo("credential-prompt", "exfiltration", _H,
+             "Asks for the user's password in a dialog (osascript, zenity, PromptForCredential)",
+             "Never ask for the login password; let the system's own prompt (sudo, Keychain) "
+             "ask when it is needed."),
     RuleInfo("env-exfil", "exfiltration", _C, "The whole environment sent over the network",
              "Send only the variables the request needs; never dump the environment."),
     RuleInfo("persistence", "persistence", _M,

@@ -24,6 +24,8 @@ the scanner as ``obfuscated-command``: no legitimate script spells its commands 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import re
 import unicodedata
@@ -278,7 +280,7 @@ def _quoted_branch(q: str) -> str:
 
 
 _SQ, _DQ = _quoted_branch("'"), _quoted_branch('"')
-_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|{_SQ}|{_DQ})", re.I)
+_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|(?<=[a-z]\\)[a-z]|{_SQ}|{_DQ})", re.I)
 
 
 def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
@@ -289,6 +291,11 @@ def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
         joined = word.replace("'", "").replace('"', "")
         joined = re.sub(r"\\([A-Za-z])", r"\1", joined)
         if not joined:
+            return word
+        inner_only = not any(c in word for c in "'\"") and not word.startswith("\\")
+        if inner_only and joined.lower() not in SENSITIVE:
+            # An escaped letter inside a word (``c\\url``) is also how strings spell
+            # ``\\n``/``\\t``: only a word that then reads as a command counts.
             return word
         tricks.append(Trick(number, "quote-split word", joined))
         return joined
@@ -416,16 +423,293 @@ def join_literals(text: str, tricks: list[Trick]) -> str:
     return _by_line(text, _CONCAT_CUE, _concat_line, tricks)
 
 
-_STAGES = (fold_lookalikes, unescape, join_split_words, replace_ifs, expand_variables,
-           join_literals)  # fmt: skip
+# --------------------------------------------------------------------------- run-time decoding
+
+_INTS = r"(?:\d{1,3}(?:\s*,\s*\d{1,3}){1,200})"
+#: Text built from character codes, in every language's idiom: ``String.fromCharCode(…)``,
+#: ``"".join(chr(c) for c in […])``, ``''.join(map(chr, […]))``, ``bytes([…]).decode()``,
+#: PowerShell ``-join [char[]](…)``; and ``chr(99) + chr(117)`` / ``[char]99 + [char]117``.
+_CHAR_CODES = re.compile(
+    rf"\bString\.fromCharCode\s*\(\s*{_INTS}\s*\)"
+    rf"|(?P<q>['\"])(?P=q)\.join\s*\(\s*(?:\(?\s*chr\s*\(\s*\w+\s*\)\s+for\s+\w+\s+in\s+|map\s*\(\s*chr\s*,\s*)"
+    rf"[\[(]\s*{_INTS}\s*[\])]\s*\)?\s*\)"
+    rf"|\b(?:bytes|bytearray)\s*\(\s*\[\s*{_INTS}\s*\]\s*\)\s*\.decode\s*\(\s*\)"
+    rf"|-join\s*\(?\s*\[char\[\]\]\s*\(\s*{_INTS}\s*\)\s*\)?"
+    r"|(?P<chain>(?:\bchr\s*\(\s*\d{1,3}\s*\)|\[char\]\s*\d{1,3})"
+    r"(?:\s*[+.]\s*(?:\bchr\s*\(\s*\d{1,3}\s*\)|\[char\]\s*\d{1,3})){1,200})",
+    re.I,
+)
 
 
-def view(text: str) -> View:
-    """``text`` with every trick above undone, and the tricks found."""
+def _literal(n: int) -> str:
+    return rf"(?P<q{n}>['\"])(?P<data{n}>[A-Za-z0-9+/=]{{4,8000}})(?P=q{n})"
+
+
+#: Stored text decoded in place: Perl ``pack("H*", "…")``, Ruby ``"…".unpack1("m")`` /
+#: ``unpack("m")``, Node ``Buffer.from("…", "hex"|"base64").toString()``.
+_LITERAL_DECODE = re.compile(
+    rf"\bpack\s*\(?\s*['\"]H\*['\"]\s*,\s*{_literal(1)}\s*\)?"
+    rf"|{_literal(2)}\.unpack1?\s*\(?\s*['\"]m0?['\"]\s*\)?(?:\s*\[0\]|\.first)?"
+    rf"|\bBuffer\.from\s*\(\s*{_literal(3)}\s*,\s*['\"](?P<enc>hex|base64)['\"]\s*\)\s*\.toString\s*\(\s*\)",
+)
+#: A shell substitution that decodes a literal: ``$(echo Y3VybA== | base64 -d)``,
+#: ``\`echo lruc | rev\```, ``$(echo 6375726c | xxd -r -p)``.
+_SUBST_DECODE = re.compile(
+    r"(?:\$\(|`)\s*(?:echo|printf)\s+(?:-[ne]+\s+)?(?P<q>['\"]?)(?P<data>[A-Za-z0-9+/=._-]{1,4000})(?P=q)"
+    r"\s*\|\s*(?P<dec>base64\s+(?:-d|-D|--decode)|base32\s+(?:-d|--decode)"
+    r"|xxd\s+(?:-r\s+-p|-p\s+-r|-rp|-pr)|rev)\s*(?:\)|`)"
+)
+#: ``$(printf …)`` with literal arguments: ``$(printf 'cu')$(printf 'rl')``,
+#: ``$(printf '\143\165\162\154')``, ``$(printf '%s' c u r l)``.
+_PRINTF_SUBST = re.compile(
+    r"\$\(\s*printf\s+(?P<args>(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)"
+    r"(?:\s+(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)){0,60})\s*\)"
+)
+_PRINTF_ARG = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(\S+)")
+
+
+def _printable_text(raw: bytes) -> str | None:
+    try:
+        out = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return out if out and all(" " <= c <= "~" for c in out) else None
+
+
+def _quoted(text: str) -> str | None:
+    for q in ('"', "'"):
+        if q not in text and "\\" not in text:
+            return q + text + q
+    return None
+
+
+def _codes(m: re.Match[str]) -> str | None:
+    values = re.findall(r"(?<![\w.])\d+", m.group(0))
+    codes = [int(v) for v in values]
+    if not codes or any(c > 255 for c in codes):
+        return None
+    return _printable_text(bytes(codes))
+
+
+def _decode_literal(m: re.Match[str]) -> str | None:
+    data = m.group("data1") or m.group("data2") or m.group("data3")
+    hexed = m.group("data1") is not None or m.group("enc") == "hex"
+    try:
+        raw = bytes.fromhex(data) if hexed else base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+    return _printable_text(raw)
+
+
+def _decode_subst(m: re.Match[str]) -> str | None:
+    data, dec = m.group("data"), m.group("dec")
+    try:
+        if dec.startswith("base64"):
+            raw = base64.b64decode(data, validate=True)
+        elif dec.startswith("base32"):
+            raw = base64.b32decode(data)
+        elif dec.startswith("xxd"):
+            raw = bytes.fromhex(data)
+        else:
+            raw = data[::-1].encode()
+    except (ValueError, binascii.Error):
+        return None
+    return _printable_text(raw)
+
+
+def _printf(m: re.Match[str]) -> str | None:
+    args = [a or b or c or "" for a, b, c in _PRINTF_ARG.findall(m.group("args"))]
+    fmt, rest = args[0], args[1:]
+    if not rest:
+        if "%" in fmt.replace("%%", ""):
+            return None
+        out = fmt.replace("%%", "%")
+    elif re.fullmatch(r"(?:%[sb])+", fmt):
+        out = "".join(rest)
+    else:
+        return None
+    out = _ONE_ESCAPE.sub(
+        lambda e: chr(
+            int(e.group(1), 16)
+            if e.group(1)
+            else int(e.group(2), 16)
+            if e.group(2)
+            else int(e.group(3), 8) & 0xFF
+        ),
+        out,
+    )
+    return out if out and all(" " <= c <= "~" for c in out) else None
+
+
+def _decode_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def sub(
+        regex: re.Pattern[str],
+        decode: Callable[[re.Match[str]], str | None],
+        kind: str,
+        *,
+        bare: bool,
+    ) -> Callable[[str], str]:
+        def repl(m: re.Match[str]) -> str:
+            out = decode(m)
+            if out is None:
+                return m.group(0)
+            # A bare word stays bare (``$(printf cu)$(printf rl)`` glues into ``curl``).
+            text = out if bare and re.fullmatch(r"[\w./-]+", out) else _quoted(out)
+            if text is None:
+                return m.group(0)
+            tricks.append(Trick(number, kind, out))
+            return text
+
+        return lambda s: regex.sub(repl, s)
+
+    out = line
+    lower = line.lower()
+    # Each rewrite only where its words are: a minified bundle is one long line.
+    for needles, step in (
+        (
+            ("charcode", "chr", "char]", "char[", "bytes", "bytearray"),
+            sub(_CHAR_CODES, _codes, "text built from character codes", bare=False),
+        ),
+        (
+            ("pack", "buffer.from"),
+            sub(_LITERAL_DECODE, _decode_literal, "text decoded at run time", bare=False),
+        ),
+        (
+            ("base64", "base32", "xxd", "rev"),
+            sub(_SUBST_DECODE, _decode_subst, "text decoded at run time", bare=True),
+        ),
+        (("printf",), sub(_PRINTF_SUBST, _printf, "text printed by printf", bare=True)),
+    ):
+        if any(n in lower for n in needles):
+            out = step(out)
+    # Pieces that spell a command only once glued (``$(printf cu)$(printf rl)``).
+    fresh = set(_WORDS.findall(out.lower())) - set(_WORDS.findall(line.lower()))
+    if fresh & SENSITIVE and not any(t.hides_command for t in tricks if t.line == number):
+        tricks.append(Trick(number, "text built at run time", " ".join(sorted(fresh & SENSITIVE))))
+    return out
+
+
+#: Per kind of run-time text: the lower-case words the keyword pass looks for, and the
+#: cue of the lines to rewrite. Only the cues whose words occur are searched (a combined
+#: cue over every file cost 0.5 s over the corpus).
+_RUNTIME_CUES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("fromcharcode", "chr(", "chr (", "[char]", "[char[", "bytes([", "bytearray("),
+     r"fromCharCode|[Cc]hr\s*\(|CHR\s*\(|bytes\s*\(\s*\[|bytearray\s*\(|\[[Cc]har[\]\[]"),
+    (("pack(", "pack (", "unpack", "buffer.from"),
+     r"pack\s*\(|unpack1?\s*\(?\s*['\"]m|Buffer\.from"),
+    (("$(printf", "$( printf"), r"\$\(\s*printf"),
+    (("| base64", "|base64", "| base32", "|base32", "| xxd", "|xxd", "| rev", "|rev"),
+     r"[$`](?:(?<=\$)\(|(?<=`))\s*(?:echo|printf)[^\n|]*\|\s*(?:base(?:64|32)|xxd|rev)"),
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=16)
+def _runtime_cue(kinds: tuple[int, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(_RUNTIME_CUES[k][1] for k in kinds))
+
+
+def decode_runtime(text: str, tricks: list[Trick], present: frozenset[str] | None = None) -> str:
+    """Text a script builds at run time from literals: character codes, hex/base64
+    literals decoded in place, and shell substitutions that decode or ``printf`` them.
+    ``present``: the :data:`RUNTIME_WORDS` the caller found in the text (all if None)."""
+    if present is None:
+        present = frozenset(w for w in RUNTIME_WORDS if w in text.lower())
+    kinds = tuple(k for k, (words, _) in enumerate(_RUNTIME_CUES) if present & set(words))
+    if not kinds:
+        return text
+    return _by_line(text, _runtime_cue(kinds), _decode_line, tricks)
+
+
+# --------------------------------------------------------------------------- glob paths
+
+#: Where the commands worth hiding live; a glob path is tried against these.
+_BIN_DIRS = ("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin")
+_BIN_NAMES = ("curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", "netcat",
+              "socat", "telnet", "python", "python3", "perl", "ruby", "node", "php", "base64",
+              "xxd", "openssl", "osascript", "chmod", "sudo", "crontab", "launchctl", "xattr",
+              "env", "printenv", "scp", "rsync", "nohup")  # fmt: skip
+# A whole path token from its first ``/``, possessive and with a literal start (a
+# leading look-behind made the engine try every offset of every line).
+_GLOB_PATH = re.compile(r"/[\w?*\[\]/.-]*+")
+# One path segment then a glob character: a literal start and no backtracking across
+# segments (a run over the whole path from every ``/`` cost 0.2 s over the corpus).
+_GLOB_CUE = re.compile(r"/[\w.-]*+[?*\[]")
+
+
+@functools.cache
+def _bin_paths() -> tuple[str, ...]:
+    return tuple(f"{d}/{n}" for d in _BIN_DIRS for n in _BIN_NAMES)
+
+
+@functools.lru_cache(maxsize=1024)
+def _glob_target(pattern: str) -> str | None:
+    """The one known binary path ``pattern`` matches (``/???/???/c?rl`` → ``/usr/bin/curl``)."""
+    if "**" in pattern or len(pattern) > 60:
+        return None
+    parts = []
+    for piece in re.findall(r"\[!?[^\]/]+\]|.", pattern):
+        if piece.startswith("[") and len(piece) > 1:
+            body = piece[1:-1]
+            parts.append(
+                "[^" + re.escape(body[1:]).replace("\\-", "-") + "]"
+                if body[0] == "!"
+                else "[" + re.escape(body).replace("\\-", "-") + "]"
+            )
+        else:
+            parts.append({"?": "[^/]", "*": "[^/]*"}.get(piece, re.escape(piece)))
+    regex = "".join(parts)
+    try:
+        compiled = re.compile(regex + r"\Z")
+    except re.error:
+        return None
+    names = {p.rsplit("/", 1)[1] for p in _bin_paths() if compiled.match(p)}
+    if len(names) != 1:
+        return None  # ``/bin/*`` is a listing, not a disguise
+    return next(p for p in _bin_paths() if compiled.match(p))
+
+
+def _glob_line(line: str, number: int, tricks: list[Trick]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        token = m.group(0)
+        before = line[m.start() - 1] if m.start() else " "
+        if before.isalnum() or before in "_.$~-" or not any(c in token for c in "?*["):
+            return token  # the tail of a longer path or a URL, not a command path
+        if len(token) > 40 or token.count("/") > 4:
+            return token  # longer than any binary's path: not worth a regex
+        target = _glob_target(token)
+        if target is None:
+            return m.group(0)
+        tricks.append(Trick(number, "glob path", target.rsplit("/", 1)[1]))
+        return target
+
+    return _GLOB_PATH.sub(repl, line)
+
+
+def expand_globs(text: str, tricks: list[Trick]) -> str:
+    if "?" not in text and "*" not in text and "[" not in text:
+        return text
+    return _by_line(text, _GLOB_CUE, _glob_line, tricks)
+
+
+_STAGES = (fold_lookalikes, decode_runtime, unescape, join_split_words, replace_ifs,
+           expand_globs, expand_variables, join_literals)  # fmt: skip
+
+
+#: Lower-case words one of which is on every line :func:`decode_runtime` rewrites: the
+#: scanner's keyword pass finds them, so a file without any skips that stage's regexes.
+RUNTIME_WORDS = tuple(w for words, _ in _RUNTIME_CUES for w in words)
+
+
+def view(text: str, *, runtime: frozenset[str] | None = None) -> View:
+    """``text`` with every trick above undone, and the tricks found. ``runtime``: the
+    :data:`RUNTIME_WORDS` that occur in ``text``, if the caller knows them."""
     tricks: list[Trick] = []
     out = text
     for stage in _STAGES:
-        out = stage(out, tricks)
+        if stage is decode_runtime:
+            out = decode_runtime(out, tricks, runtime)
+        else:
+            out = stage(out, tricks)
     if out.count("\n") != text.count("\n"):  # a stage must keep lines; never trust one that did not
         return View(text, ())
     return View(out, tuple(tricks))

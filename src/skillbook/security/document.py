@@ -81,6 +81,11 @@ class Document:
             return low
         return "".join(c if len(c.lower()) != 1 else c.lower() for c in self.text)
 
+    def keywords_present(self, keywords: tuple[str, ...]) -> frozenset[str]:
+        """Which of ``keywords`` (lower case, all in the index) occur in the text."""
+        found = self._occurrences
+        return frozenset(w for w in keywords if w in found)
+
     def regions(self, keywords: tuple[str, ...], *, after: int = 1) -> list[tuple[int, int]]:
         """Offsets of the lines whose lower-cased text holds any of ``keywords`` (plus
         ``after`` following lines, so a phrase wrapped onto the next line still matches),

@@ -55,6 +55,7 @@ _CALL_SINK = re.compile(
     r"|gethostbyname|getaddrinfo|resolve4|lookup)\s*\("
     r"|\b(?:axios|got|ky|needle|requests|httpx|session|client|http|https|urllib3|aiohttp|\$)"
     r"\s*\.\s*(?:post|put|patch|get|request|ajax|delete|urlopen|fetch)\s*\("
+    r"|->\s*(?:post|put|patch|get|request)\s*\("
     r"|\.\s*(?:post|put|patch|send|sendall|sendto|sendmail|write_message|emit|upload\w*|"
     r"UploadString|UploadData|UploadValues)\s*\("
     r"|\bhttp\.(?:Post|PostForm|Get|NewRequest)\s*\(|\bNet::HTTP\.\w+\s*\(|\bcurl_setopt\w*\s*\("
@@ -80,8 +81,8 @@ _SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".command", ".ps1", ".psm
 # Possessive quantifiers and a word-start look-behind: without them the engine retried
 # every suffix of every identifier (0.3 s on one 11 KB script).
 _ASSIGN = re.compile(
-    r"(?<![\w$@%])[$@%]?(?P<name>[A-Za-z_]\w*+)\s*+(?::[ \t]*+[\w<>\[\], |.]{1,60}?)?"
-    r"(?:\+|\|\|)?=(?![=>])"
+    r"(?<![\w$@%])[$@%]?(?P<name>[A-Za-z_]\w*+)(?:[ \t]*+,[ \t]*+[A-Za-z_]\w*+)*+\s*+"
+    r"(?::[ \t]*+[\w<>\[\], |.]{1,60}?)?(?:\+|\|\||:)?=(?![=>])"
 )
 _FOR = re.compile(
     r"\bfor\s*\(?\s*(?:const|let|var|my)?\s*(?P<names>[\[\]\w\s,()$]{1,80}?)\s+(?:in|of)\s+"

@@ -91,15 +91,28 @@ _LOLBIN = re.compile(
     re.I,
 )
 _DOWNLOAD_TO_FILE = re.compile(
-    r"\b(?:curl|wget)\b[^\n]*?(?:\s-o\s*|\s-O\s+|\s--output(?:-document)?[= ]\s*)"
-    r"[\"']?(?P<out>[^\s\"';&|]+)",
+    r"\b(?:curl|wget)\b[^\n]*?(?:\s-[A-Za-z]*o\s*|\s-O\s+|\s--output(?:-document)?[= ]\s*"
+    r"|(?<![0-9&])>\s*)"
+    r"[\"']?(?P<out>[^\s\"';&|)]+)"
+    # The same in code: Python ``urlretrieve(url, "f")``, PowerShell ``DownloadFile(url,
+    # "f")``/``-OutFile f``, Node ``createWriteStream("f")`` fed by a download.
+    r"|\b(?:urlretrieve|DownloadFile)\s*\([^,\n]+,\s*[\"'](?P<code_out>[^\"'\n]+)[\"']"
+    r"|\b(?:iwr|Invoke-WebRequest)\b[^\n]*?-OutFile\s+[\"']?(?P<ps_out>[^\s\"';|)]+)"
+    r"|\b(?:https?\.get|fetch)\b[^\n]*?createWriteStream\s*\(\s*[\"'](?P<js_out>[^\"'\n]+)[\"']",
     re.I,
 )
-_DOWNLOAD_WORDS = ("curl", "wget")
+_DOWNLOAD_WORDS = ("curl", "wget", "urlretrieve", "downloadfile", "-outfile", "createwritestream")
+#: Running a saved file from code: ``["sh", "f"]``, ``execSync("sh f")``,
+#: ``Start-Process "f"``, ``os.system("chmod +x f; f")``.
+_CODE_RUN = (
+    r"(?:\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node|Start-Process|Invoke-Item|startfile)"
+    r"|\b(?:system|popen|Popen|call|run|check_call|check_output|execSync|exec|spawn\w*)\s*\()"
+    r"[\s\"',\[(]{0,6}"
+)
 #: Running a file, at the start of a command: ``bash f``, ``. f``, ``chmod +x f``, ``./f``.
 _RUN_FILE = (
     r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
-    r"(?:(?:(?:ba|z)?sh|python[0-9.]*|source|\.)\s+|chmod\s+[+0-7ugoa]*x\S*\s+|\./|/)"
+    r"(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source|\.)\s+|chmod\s+\S+\s+|\./|/|~/|\$HOME/|\$\{HOME\}/)"
 )
 
 #: Keywords: one of them is in every match of the fetch-and-run patterns (lower case).
@@ -143,7 +156,7 @@ def _host_severity(line: str) -> tuple[Severity, Severity | None, str]:
 
 
 def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
-    if not doc.regions(_FETCH_WORDS, after=0):
+    if not doc.regions(_FETCH_WORDS + _DOWNLOAD_WORDS, after=0):
         return
     text = doc.text
     seen: set[int] = set()
@@ -175,12 +188,17 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
             if h:
                 yield h
     for m in doc.finditer(_DOWNLOAD_TO_FILE, _DOWNLOAD_WORDS, after=0):
-        out = m.group("out").rstrip("/")
-        if out in ("-", "/dev/null") or not out:
+        shell = m.group("out") is not None
+        out = m.group("out") or m.group("code_out") or m.group("ps_out") or m.group("js_out")
+        out = out.rstrip("/")
+        if out in ("-", "/dev/null", "&1", "&2") or not out or "/dev/" in out:
             continue
-        name = re.escape(out.rsplit("/", 1)[-1])
+        name = re.escape(re.split(r"[/\\]", out)[-1])
+        if not name:
+            continue
         window_end = _line_end(text, m.end(), lines=3)
-        run = re.compile(rf"{_RUN_FILE}[\"']?\S*{name}\b", re.M)
+        run_start = _RUN_FILE if shell else _CODE_RUN
+        run = re.compile(rf"{run_start}[\"']?\S*?{name}(?![\w.-])", re.M)
         found = run.search(text, m.end(), window_end)
         if found:
             h = hit(m.start(), m.end(), f"Downloaded file {out} is then executed")

@@ -23,7 +23,7 @@ _C, _H, _L = Severity.CRITICAL, Severity.HIGH, Severity.LOW
 _CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (what, re.compile(pattern, re.I))
     for what, pattern in (
-        ("SSH private keys", r"\.ssh(?:/id_[\w-]+(?![\w.-]*\.pub\b)|/?\*|/?(?=[\s\"')]|$))"),
+        ("SSH private keys", r"\.ssh(?:/id_(?:[\w-]+(?![\w.-]*\.pub\b)|\*)|/?\*|/?(?=[\s\"')]|$))"),
         ("cloud credentials", r"\.aws/credentials|\.aws[\"']?\s*[,)/]\s*[\"']?credentials"
                               r"|application_default_credentials\.json|\.config/gcloud\b|\.azure/"
                               r"|\.kube/config\b|\.docker/config\.json"),
@@ -240,5 +240,35 @@ def markdown_exfil(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
+#: A dialog that asks for a password, to a script that has no business asking: the
+#: fake "System Preferences needs your password" of macOS stealers and its kin.
+_PROMPT = re.compile(
+    r"\bdisplay\s+dialog\b[^\n]{0,300}?\b(?:hidden\s+answer|password|passcode)\b"
+    r"|\bdisplayDialog\s*\([^\n]{0,300}?\b(?:hiddenAnswer|password|passcode)\b"
+    r"|\bzenity\b[^\n]{0,120}?--(?:password\b|entry\b[^\n]{0,120}?--hide-text\b)"
+    r"|\bkdialog\b[^\n]{0,60}?--password\b|\bPromptForCredential\s*\("
+    r"|\bGet-Credential\b[^\n]{0,80}?-Message\b",
+    re.I,
+)
+_PROMPT_WORDS = ("display dialog", "displaydialog", "zenity", "kdialog", "promptforcredential",
+                 "get-credential")  # fmt: skip
+
+
+def credential_prompt(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_PROMPT_WORDS, after=0):
+        return
+    seen: set[int] = set()
+    for m in doc.finditer(_PROMPT, _PROMPT_WORDS, after=0):
+        line = doc.line_of(m.start())
+        if line in seen:
+            continue
+        seen.add(line)
+        start, end = _scope(doc, line)
+        sent = sends(doc, start, end)
+        yield Hit("credential-prompt", _C if sent else _H, m.start(), m.end(),
+                  "Shows a dialog asking for the user's password"
+                  + (" and sends data over the network" if sent else ""))  # fmt: skip
+
+
+KEYWORDS = (*_PROMPT_WORDS, *_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
             *(w for words, _ in _NET for w in words))  # fmt: skip

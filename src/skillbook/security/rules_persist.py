@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillbook.security.document import Document
+from skillbook.security.document import CODE, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
 
@@ -27,7 +27,7 @@ _BENIGN_RC = re.compile(
     re.I,
 )
 _CRON = re.compile(
-    r"\|\s*crontab\s+-(?=\s|$|\))|\bcrontab\s+(?!-[lr]\b)[\"']?[\w./~$-]+\.(?:txt|cron|tab)\b"
+    r"\|\s*crontab\s+-(?=\s|$|\))|\bcrontab\s+(?:-\s+)?<<|\bcrontab\s+(?!-[lr]\b)[\"']?[\w./~$-]+\.(?:txt|cron|tab)\b"
     r"|/etc/cron\.(?:d|daily|hourly|weekly|monthly)/|/var/spool/cron\b|^\s*@reboot\s",
     re.I | re.M,
 )
@@ -50,7 +50,7 @@ _AGENT_CONFIG = re.compile(
     r"|(?:>>?\s*|\btee\s+(?:-a\s+)?)[\"']?[^\s\"'|;]*(?:openclaw\.json|\.claude/settings(?:\.local)?\.json)",
 )
 _KEYS_WORDS = ("authorized_keys",)
-_RC_WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
+_RC_WORDS = ("crontab <<", "crontab - <<", "bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
              ".profile", "fish/config.fish")  # fmt: skip
 _PUBKEY = re.compile(r"\bssh-(?:rsa|ed25519|dss)\s+AAAA|\becdsa-sha2-\S+\s+AAAA")
 _PAYLOAD = re.compile(
@@ -66,6 +66,31 @@ _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv",
           ".claude/settings")  # fmt: skip
 
 
+#: In the body of an entry (a unit, a plist, a here-document), only a download, a
+#: decode or a temporary path counts: units run ``bash -c`` and link their docs.
+_FETCHED = re.compile(r"\b(?:curl|wget|ncat|base64|iwr|irm)\b|/tmp/|/dev/shm/", re.I)
+_HEREDOC = re.compile(r"<<-?\s*([\"']?)(?P<tag>\w+)\1")
+#: How far a written entry may reach: a here-document's body, or the few lines of one
+#: statement in code (a plist dict, a unit written with ``write_text``).
+_STATEMENT_LINES = 4
+
+
+def _entry_text(doc: Document, line: int) -> str:
+    """The body of the entry written on ``line``, beyond the line itself: a
+    here-document's lines up to its tag; in code, the lines around it (an entry is
+    usually a literal spread over a few lines); otherwise nothing."""
+    m = _HEREDOC.search(doc.line_text(line))
+    if m:
+        _, body_start = doc.lines_span(line, line)
+        tag = re.compile(rf"^\s*{re.escape(m.group('tag'))}\s*$", re.M)
+        closing = tag.search(doc.text, body_start)
+        return doc.text[body_start : closing.start() if closing else body_start + 4000]
+    if doc.kind == CODE:
+        start, end = doc.lines_span(max(1, line - _STATEMENT_LINES), line + _STATEMENT_LINES)
+        return doc.text[start:end]
+    return ""
+
+
 def persistence(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_WORDS, after=0):
         return
@@ -78,7 +103,11 @@ def persistence(doc: Document) -> Iterator[Hit]:
         if line in seen:
             return None
         seen.add(line)
-        if escalate and _PAYLOAD.search(doc.line_text(line)) and severity.rank < _H.rank:
+        if (
+            escalate
+            and severity.rank < _H.rank
+            and (_PAYLOAD.search(doc.line_text(line)) or _FETCHED.search(_entry_text(doc, line)))
+        ):
             severity, message = _H, message + " and the entry fetches or runs a payload"
         return Hit("persistence", severity, m.start(), m.end(), message)
 

@@ -58,6 +58,7 @@ FAMILIES: tuple[Family, ...] = (
     rules_sources.password_archives,
     rules_sources.gatekeeper_bypass,
     rules_exfil.credentials,
+    rules_exfil.credential_prompt,
     rules_exfil.env_exfil,
     rules_exfil.markdown_exfil,
     rules_persist.persistence,
@@ -70,8 +71,17 @@ FAMILIES: tuple[Family, ...] = (
 #: One automaton over the keywords of every family, built once at import.
 INDEX = KeywordIndex(
     (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
-     *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS)
+     *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS,
+     *deobfuscate.RUNTIME_WORDS)
 )  # fmt: skip
+
+
+#: Words in the index only to cue a deobfuscation stage: no rule matches on them alone.
+_CUE_ONLY_WORDS = INDEX.words - {
+    w.lower()
+    for w in (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
+              *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS)
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +147,7 @@ def _changed_lines_have_keywords(before: str, after: str) -> bool:
         return False
     changed = [new for old, new in zip(before.split("\n"), after.split("\n"), strict=True)
                if old != new]  # fmt: skip
-    return bool(INDEX.occurrences("\n".join(changed).lower()))
+    return not INDEX.occurrences("\n".join(changed).lower()).keys() <= _CUE_ONLY_WORDS
 
 
 def _deobfuscated_hits(
@@ -146,7 +156,7 @@ def _deobfuscated_hits(
     """What the rules find once quote-split words, look-alike letters, escapes and shell
     variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
     ``obfuscated-command`` hit per line whose trick hid a command name."""
-    view = deobfuscate.view(doc.text)
+    view = deobfuscate.view(doc.text, runtime=doc.keywords_present(deobfuscate.RUNTIME_WORDS))
     if not view.tricks and view.text == doc.text:
         return
     undone = Document(view.text, doc.name, doc.kind, index=INDEX)
