@@ -16,6 +16,8 @@ from skillbook import errors
 #: Exceptions that are caught where they are raised (or turned into a diagnostic or a
 #: package's public error) and so are not part of the API; each says where it ends.
 INTERNAL = {
+    # the trust check re-raises it as a RegistryError named after the registry asked
+    "skillbook.registry.trust._Untrusted",
     # the parser turns it into parse.yaml-* diagnostics
     "skillbook._yaml.YamlError",
     # the verified opens turn it into a read error or a diagnostic
