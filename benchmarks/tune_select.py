@@ -122,7 +122,9 @@ def _null_rule(
                     sel_ok += any(g[j] and fused[i][j] >= floor[i] for j in top5[i])
                 found.append((sel_ok / len(pos), ab, float(thr), float(weight), float(margin)))
     ok = [f for f in found if f[1] >= 0.9]
-    sel_ok, ab, thr, weight, margin = max(ok)
+    # Ties (common: a step of the grid often changes no request) go to the lowest
+    # threshold, then the lowest weight and margin: the least the rule can add.
+    sel_ok, ab, thr, weight, margin = max(ok, key=lambda f: (f[0], f[1], -f[2], -f[3], -f[4]))
     print(
         f"--- null skill (hybrid, {len(names)} skills): thr={thr:.2f} weight={weight:.1f} "
         f"margin={margin:.2f}: abstention={ab:.3f} selected={sel_ok:.3f}"
