@@ -3,7 +3,8 @@
 Computes each channel's scores (BM25, wordllama, multilingual) once per tuning
 query over the corpus — the first set's training split and the user-voice set's
 tuning file, requests corrected by the speller as the selector does — then
-grid-searches the ``mix`` weights, BM25's squash constant and the threshold,
+grid-searches the ``mix`` weights (fixed, and ``adaptive``: the English channels
+weighted by the request's coverage), BM25's squash constant and the threshold,
 scoring each setting by recall@1, recall@3 and the balance between abstaining on
 no-fit requests and selecting on the others. Then, for the default hybrid weights,
 the null skill (``NULL_RULE``): the threshold, weight and margin with the highest
@@ -29,7 +30,7 @@ from corpus_skills import corpus_skills
 from skillbook.selection.anchors import NULL_ANCHORS
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import load_queries
-from skillbook.selection.fusion import mix, squash
+from skillbook.selection.fusion import MixWeights, mix
 from skillbook.selection.selector import DEFAULT_WEIGHTS, Selector, SelectorSettings
 
 DATA = Path(__file__).parent / "data" / "selection" / "queries.jsonl"
@@ -48,7 +49,10 @@ def main() -> None:
         embedders={"wordllama": WordLlamaEmbedder(), "multilingual": MultilingualEmbedder()},
     )
     t = time.perf_counter()
-    chans = [sel.channel_scores(sel.corrected(q.query)) for q in queries]
+    texts = [sel.corrected(q.query) for q in queries]
+    chans = [sel.channel_scores(t) for t in texts]
+    # The share of each request's words the catalog knows: the adaptive mix's input.
+    coverage = [sel.coverage(t) for t in texts]
     multilingual = sel._indexes["multilingual"].embedder
     anchors = multilingual.embed(list(NULL_ANCHORS))
     null_cos = [
@@ -63,6 +67,11 @@ def main() -> None:
         "hybrid": itertools.product(
             (6.0, 10.0), (0.2, 0.3, 0.4), (0.2, 0.3, 0.4), (0.1, 0.2, 0.3), (0.3, 0.5, 0.7)
         ),
+        # hybrid with ``adaptive``: the English channels by coverage, the rest to
+        # multilingual (the default since issue 21).
+        "hybrid-adaptive": itertools.product(
+            (10.0,), (0.2, 0.3, 0.4), (0.2, 0.3, 0.4), (0.1, 0.2, 0.3), (0.3, 0.5, 0.7)
+        ),
         # skills.selection.embedding.multilingual: false
         "hybrid-monolingual": itertools.product(
             (6.0, 10.0), (0.2, 0.3, 0.5), (0.2, 0.3, 0.5), (0.1, 0.2, 0.3, 0.5), (0,)
@@ -73,34 +82,35 @@ def main() -> None:
     for backend, grid in grids.items():
         best: list[tuple[float, str]] = []
         for k, wb, wbody, ww, wm in grid:
-            fused = [
-                wb * squash(c["bm25"], k)
-                + wbody * squash(c["bm25Body"], k)
-                + ww * c["wordllama"]
-                + wm * c["multilingual"]
-                for c in chans
-            ]
+            w = MixWeights(
+                bm25_k=k,
+                weights={"bm25": wb, "bm25Body": wbody, "wordllama": ww, "multilingual": wm},
+                adaptive=backend == "hybrid-adaptive",
+            )
+            fused = [mix(c, w, cov) for c, cov in zip(chans, coverage, strict=True)]
             best.extend(_scored(fused, gold, f"k={k} bm25={wb} body={wbody} wl={ww} ml={wm}"))
         best.sort(reverse=True)
         print(f"--- {backend}: best 5 of {len(best)} settings")
         for score, text in best[:5]:
             print(f"{score:.4f} {text}")
-    _null_rule(chans, gold, null_cos, names)
+    _null_rule(chans, coverage, gold, null_cos, names)
 
 
 def _null_rule(
     chans: list[dict[str, np.ndarray]],
+    coverage: list[float],
     gold: list[np.ndarray | None],
     null_cos: list[float],
     names: list[str],
 ) -> None:
     """Threshold, weight and margin of the null skill for the default hybrid mix."""
-    fused = [mix(c, DEFAULT_WEIGHTS["hybrid"]) for c in chans]
+    weights = DEFAULT_WEIGHTS["hybrid"]
+    fused = [mix(c, weights, cov) for c, cov in zip(chans, coverage, strict=True)]
     top5 = [np.argsort(-f)[:5] for f in fused]
     pos = [i for i, g in enumerate(gold) if g is not None]
     neg = [i for i, g in enumerate(gold) if g is None]
     found: list[tuple[float, float, float, float, float]] = []
-    for thr in np.arange(0.25, 0.5, 0.01):
+    for thr in np.arange(0.15, 0.5, 0.01):
         for weight in np.arange(0.0, 2.01, 0.1):
             for margin in np.arange(-0.6, 0.31, 0.02):
                 floor = [max(thr, margin + weight * a) for a in null_cos]
@@ -112,7 +122,9 @@ def _null_rule(
                     sel_ok += any(g[j] and fused[i][j] >= floor[i] for j in top5[i])
                 found.append((sel_ok / len(pos), ab, float(thr), float(weight), float(margin)))
     ok = [f for f in found if f[1] >= 0.9]
-    sel_ok, ab, thr, weight, margin = max(ok)
+    # Ties (common: a step of the grid often changes no request) go to the lowest
+    # threshold, then the lowest weight and margin: the least the rule can add.
+    sel_ok, ab, thr, weight, margin = max(ok, key=lambda f: (f[0], f[1], -f[2], -f[3], -f[4]))
     print(
         f"--- null skill (hybrid, {len(names)} skills): thr={thr:.2f} weight={weight:.1f} "
         f"margin={margin:.2f}: abstention={ab:.3f} selected={sel_ok:.3f}"

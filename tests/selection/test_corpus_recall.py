@@ -13,7 +13,7 @@ from pathlib import Path
 from skillbook.discover import DiscoverOptions, Limits, Root, discover
 from skillbook.model import Skill, Source
 from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
-from skillbook.selection.evaluate import EvalReport, evaluate, load_queries, metrics
+from skillbook.selection.evaluate import EvalReport, Metrics, evaluate, load_queries, metrics
 from skillbook.selection.selector import Selector, SelectorSettings
 
 ROOT = Path(__file__).parents[2]
@@ -59,10 +59,13 @@ def test_held_out_recall_meets_the_targets(corpus_dir: Path) -> None:
 
 
 def test_user_voice_report_split_keeps_its_measured_floor(corpus_dir: Path) -> None:
-    """The second set's report split (never used for tuning): typos are corrected and
-    small talk meets the null skill. Floors a little under the figures measured when
-    the speller and the null skill came in (benchmarks/README.md); before them the
-    split gave typo recall@3 0.77 and abstention 0.68."""
+    """The second set's report split (never used for tuning): typos are corrected,
+    small talk meets the null skill, and requests in another language are ranked by
+    the multilingual channel (the adaptive mix). Floors a little under the figures
+    measured with the adaptive mix (benchmarks/README.md: recall@3 0.908, abstention
+    0.812, typo recall@3 0.933, paraphrase recall@3 0.797, multilingual recall@1
+    0.697); before it they were 0.896, 0.850, 0.900, 0.746 and 0.636, and before the
+    speller and the null skill typo recall@3 was 0.77 and abstention 0.68."""
     skills = corpus_skills(corpus_dir)
     data = ROOT / "benchmarks" / "data" / "selection" / "user-voice-report.jsonl"
     emb: dict[str, Embedder] = {
@@ -72,6 +75,11 @@ def test_user_voice_report_split_keeps_its_measured_floor(corpus_dir: Path) -> N
     report = evaluate(Selector(skills, embedders=emb), load_queries(data))
     assert report.unknown == ()
     m = report.overall
-    assert (m.recall[3] or 0) >= 0.88 and (m.abstention or 0) >= 0.82
-    typos = metrics([r for r in report.results if r.query.kind == "typo"])
-    assert (typos.recall[3] or 0) >= 0.85
+    assert (m.recall[3] or 0) >= 0.90 and (m.abstention or 0) >= 0.80
+
+    def kind(name: str) -> Metrics:
+        return metrics([r for r in report.results if r.query.kind == name])
+
+    assert (kind("typo").recall[3] or 0) >= 0.90
+    assert (kind("paraphrase").recall[3] or 0) >= 0.78
+    assert (kind("multilingual").recall[1] or 0) >= 0.67

@@ -18,7 +18,7 @@ from skillbook.selection.evaluate import (
     parse_queries,
     threshold_curve,
 )
-from skillbook.selection.fusion import MixWeights, mix, rrf, squash
+from skillbook.selection.fusion import MixWeights, channel_weights, mix, rrf, squash
 from skillbook.selection.triggers import match_triggers, skill_triggers, words
 
 
@@ -142,6 +142,55 @@ def test_threshold_curve_counts_what_each_threshold_selects() -> None:
     assert threshold_curve([hit, low, chat], 1, [0.2])[0].precision == 1 / 3
     auto = threshold_curve([hit, low, chat], 2)
     assert auto[0].threshold == 0.3 and auto[-1].threshold == 0.6
+
+
+def test_adaptive_mix_moves_the_english_channels_weight_to_multilingual() -> None:
+    """A request whose words the catalog lacks (another language) is ranked by the
+    multilingual channel; the weights keep their sum, so one threshold still holds."""
+    w = MixWeights(
+        bm25_k=10.0,
+        weights={"bm25": 0.2, "bm25Body": 0.2, "wordllama": 0.2, "multilingual": 0.4},
+        adaptive=True,
+    )
+    names = ("bm25", "bm25Body", "wordllama", "multilingual")
+    assert channel_weights(w, names, 1.0) == pytest.approx(
+        dict(zip(names, (0.2, 0.2, 0.2, 0.4), strict=True))
+    )
+    half = channel_weights(w, names, 0.5)
+    assert half == pytest.approx(dict(zip(names, (0.1, 0.1, 0.1, 0.7), strict=True)))
+    assert channel_weights(w, names, 0.0)["multilingual"] == pytest.approx(1.0)
+    assert channel_weights(w, names, 7.0) == channel_weights(w, names, 1.0)  # clamped
+    # Noise in BM25 and wordllama (a Spanish request) no longer outranks the encoder.
+    channels = {
+        "bm25": np.array([30.0, 0.0]),
+        "bm25Body": np.array([0.0, 0.0]),
+        "wordllama": np.array([0.3, 0.1]),
+        "multilingual": np.array([0.2, 0.5]),
+    }
+    assert mix(channels, w, coverage=1.0).argmax() == 0
+    assert mix(channels, w, coverage=0.0).argmax() == 1
+    # Not adaptive, or no multilingual weight: coverage changes nothing.
+    fixed = MixWeights(bm25_k=10.0, weights={"bm25": 0.5, "wordllama": 0.5}, adaptive=True)
+    assert mix(channels, fixed, coverage=0.0).tolist() == mix(channels, fixed).tolist()
+
+
+def test_coverage_is_the_share_of_request_words_the_catalog_knows() -> None:
+    from dataclasses import dataclass
+
+    from skillbook.selection.lexical import LexicalChannels
+
+    @dataclass(frozen=True)
+    class Doc:
+        lexical: str
+        body: str = ""
+
+    channels = LexicalChannels()
+    assert channels.coverage("merge pdf") == 1.0  # nothing indexed yet
+    channels.update([Doc("merge pdf files"), Doc("weather forecast")])
+    assert channels.coverage("please merge the files") == 1.0  # stop words and stems
+    assert channels.coverage("merge zusammenfügen") == 0.5
+    assert channels.coverage("¿va a llover mañana en Lisboa?") == 0.0
+    assert channels.coverage("hi, how are you?") == 0.0  # no content word at all
 
 
 def test_lexical_channels_rebuild_in_the_background() -> None:

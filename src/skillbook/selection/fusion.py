@@ -11,6 +11,11 @@ Two fusions:
   Because the result is absolute, one threshold (``minScore``) separates "this fits"
   from "nothing fits". The weights were tuned on the training part of the labelled
   set (``benchmarks/data/selection``) and are documented in docs/selection.md.
+  With ``MixWeights.adaptive`` the English-only channels (BM25, wordllama) count in
+  proportion to the request's *coverage*, the share of its words the catalog's
+  vocabulary knows, and the weight they lose goes to the multilingual channel: for
+  "¿va a llover mañana?" BM25 and wordllama match noise, the multilingual encoder does
+  not, and the sum keeps its scale so one threshold still serves every language.
 - ``rrf``: reciprocal rank fusion, ``Σ 1 / (60 + rank)``; it needs no calibration
   but says nothing about absolute fit, so abstention still uses the ``mix`` score.
 
@@ -19,7 +24,7 @@ Pure: numpy arithmetic only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
 
     Scores = npt.NDArray[np.float32]
 
-__all__ = ["RRF_K", "MixWeights", "mix", "rrf", "squash"]
+__all__ = ["ENGLISH_CHANNELS", "RRF_K", "MixWeights", "channel_weights", "mix", "rrf", "squash"]
 
 RRF_K: Final = 60
 
@@ -41,6 +46,13 @@ class MixWeights:
     #: BM25 channels are squashed with ``s / (s + bm25_k)`` before weighting.
     bm25_k: float = 6.0
     weights: Mapping[str, float] = field(default_factory=dict)
+    #: Scale ``bm25*`` and ``wordllama`` by the request's coverage, the rest to
+    #: ``multilingual`` (only when that channel has a weight).
+    adaptive: bool = False
+
+
+#: The channels ``adaptive`` scales: they only know the catalog's (English) words.
+ENGLISH_CHANNELS: Final = ("bm25", "bm25Body", "wordllama")
 
 
 def squash(scores: Any, k: float) -> Scores:
@@ -51,13 +63,35 @@ def squash(scores: Any, k: float) -> Scores:
     return np.asarray(s / (s + np.float32(k)), dtype=np.float32)
 
 
-def mix(channels: Mapping[str, Any], weights: MixWeights) -> Scores:
-    """The weighted sum of the channels (the ``bm25*`` ones squashed first)."""
+def channel_weights(
+    weights: MixWeights, channels: Iterable[str], coverage: float = 1.0
+) -> dict[str, float]:
+    """The weight of each of ``channels`` for a request with this ``coverage`` (0–1)."""
+    names = list(channels)
+    out = {name: weights.weights.get(name, 0.0) for name in names}
+    if not weights.adaptive or not out.get("multilingual"):
+        return out
+    share = min(1.0, max(0.0, coverage))
+    for name in ENGLISH_CHANNELS:
+        if out.get(name):
+            lost = out[name] * (1.0 - share)
+            out[name] -= lost
+            out["multilingual"] += lost
+    return out
+
+
+def mix(channels: Mapping[str, Any], weights: MixWeights, coverage: float = 1.0) -> Scores:
+    """The weighted sum of the channels (the ``bm25*`` ones squashed first).
+
+    ``coverage`` is the share of the request's words the catalog knows; it only
+    matters for ``adaptive`` weights (see :func:`channel_weights`).
+    """
     import numpy as np
 
+    per = channel_weights(weights, channels, coverage)
     total: Any = None
     for name, scores in channels.items():
-        w = weights.weights.get(name, 0.0)
+        w = per[name]
         if not w:
             continue
         lexical = name.startswith("bm25")

@@ -422,6 +422,22 @@ class LexicalChannels:
 
         return speller.corrections(text, is_word, known_stem)
 
+    def coverage(self, text: str) -> float:
+        """The share of the words of ``text`` (stop words aside) the summary index knows.
+
+        1.0 when nothing is indexed yet; 0.0 for a request without a content word
+        ("hallo, wie geht's?" is all stop words to the English tokenizer), where the
+        lexical channels have nothing to say either.
+        """
+        live = self._live
+        if live is None:
+            return 1.0
+        tokens = self.tokenize(text)
+        if not tokens:
+            return 0.0
+        vocab = live.lexical.vocab
+        return sum(1 for t in tokens if t in vocab) / len(tokens)
+
     def scores(self, text: str) -> dict[str, Any]:
         live = self._live
         if live is None:

@@ -57,15 +57,18 @@ TRIGGER_BOOST: Final = 0.15
 #: ``embedding`` is the channel of a user-chosen model (model2vec, fastembed,
 #: ``/embeddings``): it takes wordllama's place and weight.
 DEFAULT_WEIGHTS: Final = {
+    # ``adaptive``: a request in another language than the catalog's moves the
+    # English channels' weight to the multilingual one (fusion.channel_weights).
     "hybrid": MixWeights(
         bm25_k=10.0,
         weights={
-            "bm25": 0.3,
+            "bm25": 0.2,
             "bm25Body": 0.3,
             "wordllama": 0.2,
             "embedding": 0.2,
-            "multilingual": 0.7,
+            "multilingual": 0.3,
         },
+        adaptive=True,
     ),
     # hybrid with ``embedding.multilingual: false``: calibrated without that channel.
     "hybrid-monolingual": MixWeights(
@@ -79,7 +82,7 @@ DEFAULT_WEIGHTS: Final = {
 }
 #: Thresholds on the fused score, per backend, tuned with the weights above.
 DEFAULT_MIN_SCORE: Final = {
-    "hybrid": 0.27,
+    "hybrid": 0.18,
     "hybrid-monolingual": 0.28,
     "bm25": 0.32,
     "embedding": 0.31,
@@ -91,7 +94,7 @@ DEFAULT_MIN_SCORE: Final = {
 #: with crypto skills but is closer still to "explain how this works". Tuned on the
 #: tuning parts of both labelled sets with the threshold above (the highest selected
 #: recall with correct abstention >= 0.9 there).
-NULL_RULE: Final = {"hybrid": (1.7, 0.02)}
+NULL_RULE: Final = {"hybrid": (1.4, -0.06)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +338,16 @@ class Selector:
         weight, margin = self._null_rule
         return margin + weight * float((self._null @ vectors["multilingual"]).max())
 
+    def coverage(self, request: str) -> float:
+        """The share of the request's content words the catalog uses (1.0 without BM25).
+
+        Pass the :meth:`corrected` request: a typo's correction is a catalog word, so a
+        misspelled English request still counts as English.
+        """
+        if self._lexical is None:
+            return 1.0
+        return self._lexical.coverage(request)
+
     def corrected(self, request: str) -> str:
         """``request`` with the catalog words one edit from its typos appended.
 
@@ -362,14 +375,15 @@ class Selector:
         import numpy as np
 
         settings = self.settings
-        channels, vectors = self._channels(self.corrected(request))
+        text = self.corrected(request)
+        channels, vectors = self._channels(text)
         floor = self.null_floor(vectors)
         context = " ".join(t for t in recent if t.strip())
         if context:
             for name, scores in self.channel_scores(context).items():
                 channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
         weights = self._weights()
-        fused = mix(channels, weights)
+        fused = mix(channels, weights, self.coverage(text))
         tokens = words(" ".join([request, context]))
         matches: dict[int, TriggerMatch] = {}
         boost = np.zeros(len(self.documents), dtype=np.float32)
@@ -416,7 +430,7 @@ class Selector:
         active = {k: v for k, v in w.weights.items() if k in self.channels}
         if not active:  # one channel alone: it gets the whole weight
             active = dict.fromkeys(self.channels, 1.0 / max(1, len(self.channels)))
-        return MixWeights(bm25_k=w.bm25_k, weights=active)
+        return MixWeights(bm25_k=w.bm25_k, weights=active, adaptive=w.adaptive)
 
     def _candidate(
         self,
