@@ -132,7 +132,7 @@ def route_selection(
     if not selected:
         return Route("nomatch", (), "", selection, gap)
     best = selected[0].score
-    close = tuple(c for c in selected if best - c.score < gap)
+    close = (selected[0], *(c for c in selected[1:] if best - c.score < gap))
     outcome: Outcome = "direct" if len(close) == 1 else "ambiguous"
     render = formatter or _default_formatter
     return Route(outcome, close, render([c.skill for c in close]), selection, gap)
