@@ -75,7 +75,8 @@ def test_three_outcomes(workspace: Path, tmp_path: Path) -> None:
 
 def _selection(scores: list[float], threshold: float, skills: Any) -> Selection:
     ranked = tuple(
-        Candidate(skill=s, rank=i, score=v) for i, (s, v) in enumerate(zip(skills, scores), 1)
+        Candidate(skill=s, rank=i, score=v)
+        for i, (s, v) in enumerate(zip(skills, scores, strict=False), 1)
     )
     return Selection(
         query="q",
