@@ -108,6 +108,8 @@ class _SelectionS(_Strict):
     pinned: list[str] | _U = _UNSET
     embedding: _EmbeddingS | _U = _UNSET
     index_dir: str | _U = _UNSET
+    route_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
+    placement: Literal["message", "system"] | _U = _UNSET
 
 
 class _RegistryS(_Strict):

@@ -215,6 +215,12 @@ class SelectionConfig:
     pinned: tuple[str, ...] = ()
     embedding: EmbeddingConfig = EmbeddingConfig()
     index_dir: str | None = None
+    #: The router's margin (:func:`skillbook.selection.route`): skills within it of
+    #: the best are "ambiguous" (None: the default).
+    route_margin: float | None = None
+    #: Where the routed skills go: ``message`` (default: in front of the user's
+    #: message) or ``system`` (the system prompt's catalog, per turn).
+    placement: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +482,8 @@ def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
             multilingual=_opt(emb.multilingual),
         ),
         index_dir=_opt(sel.index_dir),
+        route_margin=_opt(sel.route_margin),
+        placement=_opt(sel.placement),
     )
 
 

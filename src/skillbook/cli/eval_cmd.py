@@ -13,7 +13,9 @@ from skillbook.cli.context import Context, emit_json, emit_lines, fail
 from skillbook.errors import SkillbookError
 
 QUERIES_HELP = (
-    'JSON Lines: {"id", "query", "expected": [skill names] ([] = no skill), "kind"?, "split"?}.'
+    'JSON Lines, one request a line: {"id", "query", "expected": [skill names] ([] = no '
+    'skill), "kind"?, "split"?, "recent"?}; "id" (unique in the file), "query" and '
+    '"expected" are required. Blank lines and lines starting with // are skipped.'
 )
 
 
@@ -59,7 +61,8 @@ def _queries(path: str, split: str | None) -> list[Any]:
 @click.option(
     "--include-ineligible",
     is_flag=True,
-    help="Rank every loaded skill, not only those ready on this host.",
+    help="Rank every loaded skill, not only those ready on this host (without it, an "
+    "expected skill that is loaded but not eligible is reported with why).",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="One result per query plus the metrics, as JSON."
@@ -81,11 +84,13 @@ def eval_select_cmd(
     score, the precision and recall of the selected skills and the abstention on
     requests that expect none, to choose skills.selection.minScore from.
     """
+    from skillbook.selection.eligibility import not_eligible
     from skillbook.selection.evaluate import evaluate
     from skillbook.selection.settings import selector_for
 
     queries = _queries(queries_path, split)
     book = obj.book()
+    why = {} if include_ineligible else not_eligible(book)
     skills = book.skills if include_ineligible else book.eligible
     reports = []
     problems: list[Any] = []
@@ -97,9 +102,15 @@ def eval_select_cmd(
             reports.append(evaluate(selector, queries, top_k=top))
     except (SkillbookError, ImportError) as exc:
         fail(str(exc))
+    # An expected skill that is loaded but not eligible is no "not found": say why.
+    unknown = [n for n in reports[0].unknown if n not in why]
+    blocked = [why[n] for n in reports[0].unknown if n in why]
+    needing = {w.name: sum(1 for q in queries if w.name in q.expected) for w in blocked}
     if as_json:
         main, *others = reports
         out = main.to_json()
+        out["unknownExpected"] = unknown
+        out["ineligibleExpected"] = [{**w.to_json(), "queries": needing[w.name]} for w in blocked]
         out["skills"] = len(skills)
         out["baseline"] = {r.backend: r.to_json(with_results=False) for r in others}
         out["diagnostics"] = [d.to_dict() for d in problems]
@@ -132,9 +143,19 @@ def eval_select_cmd(
         lines.append(
             f"{mark} {p.threshold:>9.3f} {_f(p.precision, 9)} {_f(p.recall)} {_f(p.abstention, 8)}"
         )
-    if reports[0].unknown:
+    if blocked:
         lines.append("")
-        lines.append("Expected skills not found: " + ", ".join(reports[0].unknown))
+        lines.append(
+            "Expected skills loaded but not eligible on this host (not ranked; "
+            "--include-ineligible ranks them):"
+        )
+        for w in blocked:
+            lines.append(
+                f"  {w.name} ({needing[w.name]} queries)  {w.status}: {'; '.join(w.reasons)}"
+            )
+    if unknown:
+        lines.append("")
+        lines.append("Expected skills not found (not loaded at all): " + ", ".join(unknown))
     lines.extend(d.format() for d in problems)
     emit_lines(lines)
 

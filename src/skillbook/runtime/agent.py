@@ -381,10 +381,16 @@ class Agent:
         system = self.system_prompt()
         tools = self._tools
         if self.selection is not None:
-            # The block stays in the history: earlier turns never change (prompt cache).
             block = self.selection.turn_block(user_text, recent=_recent_requests(history))
             self.last_selection = block
-            user_text = block.apply(user_text)
+            if self.selection.placement == "system":
+                # The router's skills are this turn's catalog (OpenClaw's router seam):
+                # ``nomatch`` leaves the catalog out of the system prompt.
+                section = self.selection.turn_section(block, read_tool=self.read_tool_name)
+                system = self.base_instructions + ("\n" + section if section else "")
+            else:
+                # The block stays in the history: earlier turns never change (prompt cache).
+                user_text = block.apply(user_text)
         messages: list[Message] = [*history, Message.user(user_text)]
         runs: list[ToolRun] = []
         text = ""

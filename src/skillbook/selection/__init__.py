@@ -7,14 +7,18 @@ and :mod:`~skillbook.selection.http_embedder` (vectors),
 :mod:`~skillbook.selection.index` (vectors on disk by content hash),
 :mod:`~skillbook.selection.fusion` (hybrid scores), :mod:`~skillbook.selection.selector`
 (the ranking), :mod:`~skillbook.selection.settings` (the config made concrete),
-:mod:`~skillbook.selection.plan` and :mod:`~skillbook.selection.tool` (what the model
-sees: stable system section, per-request block, ``find_skills``),
+:mod:`~skillbook.selection.router` (:func:`route`: ``direct``, ``ambiguous`` or
+``nomatch`` per request), :mod:`~skillbook.selection.plan` and
+:mod:`~skillbook.selection.tool` (what the model sees: stable system section,
+per-request block, ``find_skills``), :mod:`~skillbook.selection.eligibility` (why a
+matching skill is not offered),
 :mod:`~skillbook.selection.evaluate` and :mod:`~skillbook.selection.trigger_eval`.
 
 An edge package: the core never imports it, and importing it loads no model and no
 numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
 """
 
+from skillbook.selection.router import Route, route
 from skillbook.selection.selector import Candidate, Selection, Selector, SelectorSettings
 
-__all__ = ["Candidate", "Selection", "Selector", "SelectorSettings"]
+__all__ = ["Candidate", "Route", "Selection", "Selector", "SelectorSettings", "route"]

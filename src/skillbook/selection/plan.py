@@ -15,6 +15,11 @@ skills. Output: a :class:`SelectionPlan` with
   request no skill fits gets no block at all;
 - :meth:`~SelectionPlan.find_tool`: ``find_skills`` over every eligible skill.
 
+The skills a turn lists are the router's (:func:`~skillbook.selection.router.route`):
+one skill for ``direct``, the close ones for ``ambiguous``, none for ``nomatch``. With
+``skills.selection.placement: system`` they are the system prompt's catalog for that
+turn instead (:meth:`~SelectionPlan.turn_section`; ``nomatch``: no catalog).
+
 Every eligible skill that a turn does not list is reported: the block says how many
 more ``find_skills`` reaches and ``selection.unlisted`` names them. ``auto`` mode is
 active only when OpenClaw's catalog would not fit the prompt budget whole (it is
@@ -37,6 +42,7 @@ from skillbook.prompt import (
     is_prompt_visible,
     skills_section,
 )
+from skillbook.selection.router import Route, catalog_formatter, route_selection
 from skillbook.selection.selector import Selection, Selector
 from skillbook.selection.tool import FindSkillsTool
 
@@ -74,6 +80,8 @@ class TurnBlock:
     listed: tuple[str, ...]
     unlisted: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: The router's decision for this request (``direct``, ``ambiguous``, ``nomatch``).
+    route: Route | None = None
 
     @staticmethod
     def strip(message: str) -> str:
@@ -110,6 +118,12 @@ class SelectionPlan:
             s for s in self.visible if _is_always(s) or s.name in pinned
         )
         self.homes = home_prefixes(book.paths.home, book.paths.os_home)
+        cfg = book.config.skills.selection
+        #: ``message`` (the routed skills go in front of the user's message) or ``system``.
+        self.placement: str = cfg.placement or "message"
+        self.route_margin: float | None = cfg.route_margin
+        #: The book's own catalog formatting, for any subset of its skills.
+        self.format_catalog = catalog_formatter(book)
         known = {s.name for s in book.eligible}
         self.diagnostics: tuple[Diagnostic, ...] = tuple(
             diag.warning(
@@ -149,15 +163,16 @@ class SelectionPlan:
 
     def turn_block(self, text: str, *, recent: Sequence[str] = ()) -> TurnBlock:
         selection = self.selector.select(text, recent=recent)
+        routed = route_selection(selection, margin=self.route_margin, formatter=self.format_catalog)
         standing = {s.name for s in self.standing}
-        listed = [c.skill for c in selection.selected if c.name not in standing]
+        listed = [s for s in routed.skills if s.name not in standing]
         visible = [s for s in self.visible if s.name not in standing]
         shown = {s.name for s in listed}
         unlisted = tuple(s.name for s in visible if s.name not in shown)
         block = ""
         if listed:
             intro = BLOCK_INTRO.format(total=len(self.visible))
-            block = intro + self._catalog(listed)
+            block = intro + self.format_catalog(listed)
             if unlisted:
                 block += "\n" + BLOCK_FIND_NOTE.format(count=len(unlisted))
         found: tuple[Diagnostic, ...] = ()
@@ -172,7 +187,22 @@ class SelectionPlan:
                     + (f" and {more} more" if more > 0 else ""),
                 ),
             )
-        return TurnBlock(block, selection, tuple(s.name for s in listed), unlisted, found)
+        return TurnBlock(block, selection, tuple(s.name for s in listed), unlisted, found, routed)
+
+    def turn_section(self, block: TurnBlock, *, read_tool: str = "read") -> str:
+        """The ``## Skills (mandatory)`` section for one turn (``placement: system``).
+
+        ``direct``/``ambiguous``: the routed skills' catalog (with the standing ones,
+        if any: it is then byte for byte OpenClaw's section for a skill filter naming
+        those skills); ``nomatch``: the standing skills only, and with none of them
+        no section at all — the catalog is suppressed for that request.
+        """
+        routed = block.route.skills if block.route is not None else ()
+        names = {s.name for s in routed}
+        skills = [*routed, *(s for s in self.standing if s.name not in names)]
+        if not skills:
+            return ""
+        return skills_section(self.format_catalog(skills), read_tool=read_tool)
 
     def find_tool(self) -> FindSkillsTool:
         return FindSkillsTool(self.selector, homes=self.homes)

@@ -238,6 +238,11 @@ class Selector:
         self.last_update = self.update(skills)
 
     @property
+    def embedders(self) -> dict[str, Embedder]:
+        """The embedding models by channel (to build another selector without reloading)."""
+        return {name: index.embedder for name, index in self._indexes.items()}
+
+    @property
     def channels(self) -> tuple[str, ...]:
         lexical = ("bm25", "bm25Body") if self.settings.backend != "embedding" else ()
         return (*lexical, *self._indexes)

@@ -128,10 +128,17 @@ def selector_for(
     skills: Sequence[Skill] | None = None,
     backend: str | None = None,
     persist: bool = True,
+    embedders: Mapping[str, Embedder] | None = None,
 ) -> tuple[Selector, tuple[Diagnostic, ...]]:
-    """A selector over ``book.eligible`` (or ``skills``) as ``skills.selection`` configures it."""
+    """A selector over ``book.eligible`` (or ``skills``) as ``skills.selection`` configures it.
+
+    ``embedders`` (another selector's, :attr:`Selector.embedders`) are reused instead of
+    loading the models again: two rankings of one request share them.
+    """
     cfg = book.config.skills.selection
-    embedders, found = build_embedders(cfg, env=env or {}, backend=backend)
+    found: tuple[Diagnostic, ...] = ()
+    if embedders is None:
+        embedders, found = build_embedders(cfg, env=env or {}, backend=backend)
     selector = Selector(
         book.eligible if skills is None else skills,
         settings=selector_settings(cfg, backend=backend),
