@@ -31,9 +31,9 @@ from skillbook.cli.context import (
 )
 from skillbook.cli.entry import write_prompt
 from skillbook.cli.examples import epilog
+from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
-from skillbook.cli.suggest import suggest
 
 if TYPE_CHECKING:
     from skillbook.registry.lockfile import Origin
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-class Group(click.Group):
+class Group(SubcommandGroup):
     """The ``skillbook`` group: its bigger commands live in their own modules.
 
     They are imported on first use (:meth:`get_command`), so ``skillbook list`` or
@@ -109,7 +109,8 @@ class Group(click.Group):
         return sorted({*super().list_commands(ctx), *self.EXTRA} - HIDDEN)
 
     def _command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        found = super().get_command(ctx, cmd_name)
+        # click's own lookup: SubcommandGroup's would name the epilog "skillbook CMD".
+        found = click.Group.get_command(self, ctx, cmd_name)
         if found is None and cmd_name in self.EXTRA:
             found = _extra_command(self.EXTRA[cmd_name])
             self.add_command(found, cmd_name)
@@ -118,16 +119,6 @@ class Group(click.Group):
             if not found.epilog:
                 found.epilog = epilog(cmd_name)
         return found
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            close = suggest(name, self.spellings(ctx))
-            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            ctx.fail(f"No such command {name!r}.{hint}")
-        return super().resolve_command(ctx, args)
 
     def spellings(self, ctx: click.Context) -> list[str]:
         """What a mistyped command may be corrected to: commands and aliases, not hidden ones."""
