@@ -125,7 +125,8 @@ def test_a_successful_run_leaves_a_draft_that_replays_and_updates(box: Box) -> N
     # The skill file: frontmatter and procedure.
     shown = json.loads(box.sb("drafts", "show", draft["id"], "--json").stdout)
     parsed = parse_skill_text(shown["skill"])
-    assert parsed.name == draft["id"] and "Use when" in parsed.description
+    # The name is the task's slug; the id (and the files) keep the timestamp.
+    assert parsed.name == draft["name"] != draft["id"] and "Use when" in parsed.description
     meta = parsed.frontmatter.data["metadata"]
     assert meta["source_session"] == draft["sourceSession"]
     assert meta["behavior_fingerprint"] == draft["behaviorFingerprint"]
@@ -134,7 +135,8 @@ def test_a_successful_run_leaves_a_draft_that_replays_and_updates(box: Box) -> N
     assert 'wc -w < "${file}"' in parsed.body and 'head -n "${top}"' in parsed.body
     assert shown["gate"]["ok"] is True
     # Strict validation of the file as it would be promoted, and skills-ref's validator.
-    folder = box.root / "check" / draft["id"]
+    # (in a folder named by the skill, as `drafts promote --strict-name` lays it out)
+    folder = box.root / "check" / draft["name"]
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(shown["skill"], encoding="utf-8")
     strict = box.sb("validate", "--mode", "strict", str(folder))

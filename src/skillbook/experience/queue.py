@@ -126,7 +126,10 @@ class ReviewQueue:
         as ``previous.md`` for ``drafts diff``."""
         draft = self.redactor.draft(draft)
         folder = self.folder(draft.id, draft.status)
-        skill, replay = self.clean(render_skill(draft)), self.clean(render_replay(draft))
+        skill, replay = (
+            self.clean(render_skill(draft)),
+            self.clean(render_replay(draft, queued=True)),
+        )
         if not folder.exists():
             staging = folder.parent / f".new-{draft.id}-{secrets.token_hex(4)}"
             staging.mkdir(parents=True)

@@ -61,8 +61,11 @@ def helper_path(draft: Draft) -> str:
     return f"{up}/scripts/auto/{draft.replay_filename}"
 
 
-def render_replay(draft: Draft) -> str:
-    """The script text (the module docstring says what it does)."""
+def render_replay(draft: Draft, *, queued: bool = False) -> str:
+    """The script text (the module docstring says what it does). ``queued``: the review
+    queue's copy, which lives in the state folder rather than under the workspace, so it
+    names the run's workspace itself (it is for review on this machine; the promoted
+    helper never holds an absolute path)."""
     usage = " ".join(f"[{p.name}]" for p in draft.params)
     secret_names = sorted({n for s in draft.commands for n in s.secret_env if _NAME.match(n)})
     lines = [
@@ -92,8 +95,14 @@ def render_replay(draft: Draft) -> str:
         "# path, so the helper keeps working when the workspace moves. A copy elsewhere",
         f"# (the review queue's) is told with {WORKSPACE_VAR}=<workspace>.",
         f'if [ -z "${{{WORKSPACE_VAR}:-}}" ]; then',
-        '  SKILLBOOK_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)',
-        f'  {WORKSPACE_VAR}=$(cd "$SKILLBOOK_HERE/../.." && pwd)',
+        *(
+            [f"  {WORKSPACE_VAR}={shlex.quote(draft.workspace)}"]
+            if queued and draft.workspace
+            else [
+                '  SKILLBOOK_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)',
+                f'  {WORKSPACE_VAR}=$(cd "$SKILLBOOK_HERE/../.." && pwd)',
+            ]
+        ),
         "fi",
         f"export {WORKSPACE_VAR}",
     ]
