@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli.conftest import Shell
 
 from registry.clawhub_server import ClawHub
 from skillbook.registry.client import RetryPolicy
@@ -60,3 +61,21 @@ def installer(hub: ClawHub, workdir: Workdir, said: Said) -> Installer:
 @pytest.fixture
 def options(tmp_path: Path) -> InstallOptions:
     return InstallOptions(state_dir=tmp_path / "state")
+
+
+#: Every variable that could point a command at another registry or hand it a token
+#: (the whole precedence of ``skillbook.registry.endpoint``), cleared for each CLI test.
+REGISTRY_VARS = (
+    "SKILLBOOK_REGISTRY_URL", "SKILLBOOK_REGISTRY_TOKEN", "OPENCLAW_CLAWHUB_URL", "CLAWHUB_URL",
+    "CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY", "CLAWHUB_SITE", "CLAWDHUB_SITE", "CLAWHUB_TOKEN",
+    "CLAWHUB_AUTH_TOKEN", "CLAWHUB_CONFIG_PATH", "XDG_CONFIG_HOME",
+)  # fmt: skip
+
+
+def point_at(shell: Shell, hub: ClawHub, monkeypatch: pytest.MonkeyPatch) -> Shell:
+    """The CLI shell talking to the stand-in registry only, with its own state folder."""
+    for name in REGISTRY_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLAWHUB_URL", hub.url)
+    monkeypatch.setenv("SKILLBOOK_STATE_DIR", str(shell.home / "state"))
+    return shell

@@ -11,16 +11,12 @@ import pytest
 from cli.conftest import Shell, shell  # noqa: F401 (fixture)
 
 from registry.clawhub_server import ClawHub
-from registry.conftest import DEMO_V1, DEMO_V2
+from registry.conftest import DEMO_V1, DEMO_V2, point_at
 
 
 @pytest.fixture
 def sh(shell: Shell, hub: ClawHub, monkeypatch: pytest.MonkeyPatch) -> Shell:  # noqa: F811
-    for name in ("CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY", "CLAWHUB_TOKEN", "CLAWHUB_SITE",
-                 "CLAWHUB_CONFIG_PATH", "XDG_CONFIG_HOME", "OPENCLAW_CLAWHUB_URL"):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("CLAWHUB_URL", hub.url)
-    monkeypatch.setenv("SKILLBOOK_STATE_DIR", str(shell.home / "state"))
+    point_at(shell, hub, monkeypatch)
     hub.state.publish("demo", "1.0.0", DEMO_V1)
     hub.state.publish(
         "other", "1.0.0", {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: O.\n---\n"}
