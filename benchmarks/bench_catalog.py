@@ -74,7 +74,7 @@ TABLE_TITLE = catalog_report.TABLE_TITLE
 OPENCLAW_CHECK_COMMAND = "openclaw skills check"
 #: Start-up figures are a few ms: more rounds than the loads get.
 STARTUP_ROUNDS = 15
-#: A little over the parse cache's racy window (skillbook.parse_store.RACY_NS).
+#: A little over the parse cache's racy window (skillbook.pipeline.cache.parse_store.RACY_NS).
 RACY_WAIT_S = 2.1
 #: Run from a checkout without an installed skillbook: use ``src/`` (here and in children).
 SRC_ON_PATH = importlib.util.find_spec("skillbook") is None
@@ -427,7 +427,7 @@ class Workload:
 def _loader(ws: Path, sb: Sandbox, *, cache: bool = False) -> Any:
     """A Loader as OpenClaw is compared with; ``cache`` keeps parsed files on disk (in
     the sandbox's state dir), as every process does by default."""
-    from skillbook.book import Loader
+    from skillbook.pipeline.book import Loader
 
     return Loader(
         ws,
@@ -451,7 +451,7 @@ def skill_files(ws: Path) -> list[Path]:
 
 def settle(paths: Sequence[Path]) -> None:
     """Wait until every file is older than the parse cache's racy window (a file
-    changed within 2 s of being cached is read again, see skillbook.parse_store)."""
+    changed within 2 s of being cached is read again, see skillbook.pipeline.cache.parse_store)."""
     newest = max((p.stat().st_ctime for p in paths), default=0.0)
     time.sleep(max(0.0, newest + RACY_WAIT_S - time.time()))
 
@@ -491,7 +491,7 @@ def bench_edits(w: Workload, sb: Sandbox, repeat: int) -> None:
         w.edit_matches = book.prompt == _load_new(w.workspace, sb)[1].prompt
         # The same, told which file changed: what a SkillSession's watcher hands its
         # Loader (without it, every SKILL.md must be stat-ed: the stat floor bounds it).
-        from skillbook.change_hint import ChangeHint
+        from skillbook.pipeline.cache.change_hint import ChangeHint
         from skillbook.runtime._watch_parts import IGNORED_SEGMENTS
 
         skills_root = [str(w.workspace / "skills")]
@@ -540,7 +540,7 @@ def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
     ``--no-cache``, and a Python process that stats every SKILL.md (the floor of any
     process that notices a change). The output is checked against the same Loader
     in-process with the CLI's defaults (skillbook's check command, legacy keys)."""
-    from skillbook.book import Loader
+    from skillbook.pipeline.book import Loader
 
     prompt = Loader(w.workspace, config=sb.config_path, env=sb.env, cwd=sb.root).load().prompt
     env = _process_env(sb)
@@ -548,7 +548,7 @@ def bench_cli(w: Workload, sb: Sandbox, repeat: int) -> None:
     cmd += ["--config", str(sb.config_path), "prompt"]
     stat_cmd = [sys.executable, "-c", STAT_FLOOR_SCRIPT, str(w.workspace / "skills")]
     matches = w.cli_matches is not False
-    # "Unchanged skills": a first run keeps the whole result (skillbook.result_store)
+    # "Unchanged skills": a first run keeps the whole result (skillbook.pipeline.cache.result_store)
     # once nothing it read is racy; the timed runs then check it and print it.
     settle([*skill_files(w.workspace), sb.config_path])
     subprocess.run(cmd, env=env, cwd=sb.root, capture_output=True, check=False)

@@ -6,8 +6,8 @@ folder state and one identity per SKILL.md) and with one symbolic link added amo
 its skill folders (not plain: every read of the scan is recorded one by one, the most
 a build can record): a cold in-process ``Loader`` build (nothing on disk: every file
 read and parsed) without a recorder, and the same build inside
-``skillbook.footprint.recording()`` plus making the record. Then
-:func:`skillbook.footprint.still_valid` on that record against listing the folder and
+``skillbook.pipeline.cache.footprint.recording()`` plus making the record. Then
+:func:`skillbook.pipeline.cache.footprint.still_valid` on that record against listing the folder and
 ``stat``-ing every SKILL.md in the same process. Rounds are paired; medians and
 ratios are printed, never asserted.
 
@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_catalog import _loader, make_generated_workspace, make_sandbox
 
-from skillbook import footprint
+from skillbook.pipeline.cache import footprint
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:

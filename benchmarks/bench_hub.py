@@ -106,11 +106,11 @@ def wait(url: str, proc: subprocess.Popen[bytes]) -> None:
 
 def seed(db_url: str, blobs: str, count: int, rng: random.Random) -> list[str]:
     """Publish ``count`` generated skills through the library's pipeline; returns slugs."""
-    from skillbook.hub.blobs import open_blob_store
-    from skillbook.hub.db import Database
-    from skillbook.hub.publish import publish_version
-    from skillbook.hub.settings import HubSettings
-    from skillbook.hub.tokens import authenticate, create_token
+    from skillbook.distribution.hub.blobs import open_blob_store
+    from skillbook.distribution.hub.db import Database
+    from skillbook.distribution.hub.publish import publish_version
+    from skillbook.distribution.hub.settings import HubSettings
+    from skillbook.distribution.hub.tokens import authenticate, create_token
 
     settings = HubSettings(database_url=db_url, blob_url=blobs, search_backend="bm25")
     db = Database.open(db_url)

@@ -38,8 +38,8 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_catalog import _loader, make_generated_workspace, make_sandbox
 
-from skillbook._parse_codec import decode_parsed, encode_parsed
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.cache.parse_codec import decode_parsed, encode_parsed
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 Files = list[tuple[Path, bytes]]
 
@@ -91,7 +91,11 @@ def _parse_split(files: Files, workers: int) -> list[Any]:
 
 
 def _spawn_cost() -> float:
-    argv = [sys.executable, "-c", "import skillbook.parse, skillbook._parse_codec"]
+    argv = [
+        sys.executable,
+        "-c",
+        "import skillbook.pipeline.parse.skill_file, skillbook.pipeline.cache.parse_codec",
+    ]
     t0 = time.perf_counter()
     subprocess.run(argv, check=True)
     return time.perf_counter() - t0

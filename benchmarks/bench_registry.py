@@ -44,11 +44,11 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from registry.clawhub_server import ClawHub, folder_files  # noqa: E402
 
-from skillbook.registry.endpoint import Endpoint  # noqa: E402
-from skillbook.registry.installer import Installer, InstallOptions  # noqa: E402
-from skillbook.registry.updater import update_skills  # noqa: E402
-from skillbook.registry.verify import verify_skills  # noqa: E402
-from skillbook.registry.workdir import Workdir  # noqa: E402
+from skillbook.distribution.registry.endpoint import Endpoint  # noqa: E402
+from skillbook.distribution.registry.installer import Installer, InstallOptions  # noqa: E402
+from skillbook.distribution.registry.updater import update_skills  # noqa: E402
+from skillbook.distribution.registry.verify import verify_skills  # noqa: E402
+from skillbook.distribution.registry.workdir import Workdir  # noqa: E402
 
 CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
 CLI = REPO / ".cache" / "clawhub-cli" / "node_modules" / "clawhub" / "bin" / "clawdhub.js"

@@ -19,7 +19,7 @@ binaries on PATH). It times:
    then the same for the ``Loader`` alone (``rebuild_edit1``, ``rebuild_unchanged``),
    and the stat floor (list the skills folder, stat every SKILL.md) for reference;
    ``rebuild_hinted``: the ``Loader`` after one edit, told which file changed (a
-   :class:`~skillbook.change_hint.ChangeHint`, what a session derives from its watcher);
+   :class:`~skillbook.pipeline.cache.change_hint.ChangeHint`, what a session derives from its watcher);
 4. with the watcher: the time to arm it on N folders, the time from writing a
    SKILL.md to the version bump (which includes the 250 ms debounce), and
    ``refresh_hinted``: a ``SkillSession`` with its own running watcher, timed from
@@ -99,12 +99,12 @@ def median_ms(samples: Sequence[float]) -> float:
 
 
 def run(size: int, repeat: int, seed: int, watch: bool) -> dict[str, Any]:
-    from skillbook.book import Loader
-    from skillbook.change_hint import ChangeHint
+    from skillbook.pipeline.book import Loader
+    from skillbook.pipeline.cache.change_hint import ChangeHint
+    from skillbook.pipeline.snapshot import SnapshotVersions
     from skillbook.runtime._watch_parts import IGNORED_SEGMENTS
     from skillbook.runtime.session import SkillSession
     from skillbook.runtime.watch import SkillsWatcher
-    from skillbook.snapshot import SnapshotVersions
 
     out: dict[str, Any] = {"size": size, "repeat": repeat, "samples": {}, "facts": {}}
     out["facts"]["loadavg_start"] = os.getloadavg()[0]

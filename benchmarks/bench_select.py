@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus_skills import corpus_skills
 
 from skillbook.model import Skill
-from skillbook.prompt import format_skills_for_prompt
+from skillbook.pipeline.prompt.skills_section import format_skills_for_prompt
 from skillbook.selection.embedders import (
     DocumentEmbedder,
     Embedder,

@@ -51,9 +51,9 @@ from bench_catalog import (  # noqa: E402
 if SRC_ON_PATH:
     sys.path.insert(0, str(HERE.parent / "src"))
 
-from skillbook.book import Loader  # noqa: E402
-from skillbook.config import Config  # noqa: E402
-from skillbook.sync import sync_book  # noqa: E402
+from skillbook.config.file import Config  # noqa: E402
+from skillbook.distribution.sync import sync_book  # noqa: E402
+from skillbook.pipeline.book import Loader  # noqa: E402
 
 DEFAULT_SIZES = (1000, 10_000)
 DEFAULT_REPEAT = 3

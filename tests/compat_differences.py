@@ -1,7 +1,7 @@
 """Every behavioural difference between OpenClaw 2026.4.12 and 2026.9.6 that skillbook knows.
 
 Not a test module. Each entry names the upstream function it comes from (2026.9.6's
-source file, as the package's ``dist/`` regions name it), the :class:`skillbook.profile.
+source file, as the package's ``dist/`` regions name it), the :class:`skillbook.config.profile.
 Profile` field that holds the rule, and the scenario of :mod:`compat_scenarios` that
 pins it against both oracles. ``docs/oracle-differences.md`` lists the same ids;
 :mod:`test_compat_differences` keeps the three in step, and a profile field that

@@ -3,7 +3,7 @@ dir, and ``skillbook prompt`` run through the real entry point in this process.
 
 Changes made by a test get a unique past modification time (:meth:`World.bump`):
 after a real build, anything that changes later has a timestamp at least
-:data:`~skillbook.footprint.RACY_NS` newer than the one recorded; tests make that
+:data:`~skillbook.pipeline.cache.footprint.RACY_NS` newer than the one recorded; tests make that
 true without sleeping, and turn the racy rule off for files they have just written.
 """
 
@@ -21,8 +21,8 @@ from unittest import mock
 
 from factories import isolated_env, stub_bins, write_file, write_skill
 
-from skillbook import result_store
 from skillbook.cli import entry
+from skillbook.pipeline.cache import result_store
 
 _TIMES = itertools.count(1_600_000_000_000_000_000, 1_000_000_000)
 BINS_META = 'metadata: {"openclaw": {"requires": {"bins": ["tool"]}}}'

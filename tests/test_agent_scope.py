@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from oracle_support import Oracle
 
-from skillbook.agent_scope import (
+from skillbook.config.agent_scope import (
     check_agent_id,
     default_agent_id,
     known_agent_ids,
     locate_workspace,
     openclaw_default_workspace,
 )
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.paths import Paths
 from skillbook.errors import AgentNotFound, SkillbookError
-from skillbook.paths import Paths
 
 AGENTS = {"agents": {"list": [{"id": "Main"}, {"id": "ops", "default": True}, {"id": "ops"}]}}
 

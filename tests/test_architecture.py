@@ -74,15 +74,15 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from skillbook.mcp.client import X\n"
         "def f():\n    import skillbook.cli.app\n    from . import runtime\n"
-        "_LAZY = {'Y': 'skillbook.install.recipes'}\n"
+        "_LAZY = {'Y': 'skillbook.distribution.install.recipes'}\n"
         "def g():\n    from skillbook import sync\n"
     )
     assert {m for m in imported(sample) if edge_of(m)} >= {
         "skillbook.mcp.client",
         "skillbook.cli.app",
         "skillbook.runtime",
-        "skillbook.install.recipes",
-        "skillbook.sync",
+        "skillbook.distribution.install.recipes",
+        "skillbook.distribution.sync",
     }
 
 

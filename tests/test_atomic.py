@@ -1,4 +1,4 @@
-"""``skillbook._atomic``: a file replaced in one rename, two paths swapped in one step.
+"""``skillbook.base.atomic``: a file replaced in one rename, two paths swapped in one step.
 
 Real files; the crash test kills a real process with SIGKILL halfway through a write.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._atomic import atomic_writer, exchange, new_token, write_atomic
+from skillbook.base.atomic import atomic_writer, exchange, new_token, write_atomic
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX renames and modes")
 
@@ -77,7 +77,7 @@ def test_kill_9_during_a_write_leaves_the_old_content(tmp_path: Path) -> None:
     target.write_text('{"old": true}')
     code = (
         "import os, signal, sys\n"
-        "from skillbook._atomic import atomic_writer\n"
+        "from skillbook.base.atomic import atomic_writer\n"
         "with atomic_writer(sys.argv[1], prefix='.marker.json.tmp-', suffix='') as fh:\n"
         "    fh.write(b'{\"new\": ')\n"
         "    fh.flush()\n"

@@ -10,8 +10,8 @@ import pytest
 from factories import write_skill
 
 import skillbook
-from skillbook.book import Loader
 from skillbook.errors import SkillNotFound
+from skillbook.pipeline.book import Loader
 
 
 @pytest.fixture
@@ -159,8 +159,8 @@ def test_a_new_config_is_never_answered_from_the_memo(ws: Path, env: dict[str, s
 def test_the_status_report_is_built_on_first_use_only(
     ws: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import skillbook.book as book_module
-    from skillbook.status import build_status as real
+    import skillbook.pipeline.book as book_module
+    from skillbook.pipeline.gating.status import build_status as real
 
     calls: list[int] = []
 

@@ -158,7 +158,7 @@ def test_every_bundled_download_carries_its_sha256(skill: str) -> None:
     """Issue 18 §6: a bundled download is verified before it is unpacked or put in place.
     The checksums are the publisher's own (jq: sig/v1.7.1/sha256sum.txt in jqlang/jq); a
     download whose checksum cannot be known is dropped, never given a made-up one."""
-    parse = pytest.importorskip("skillbook.parse")
+    parse = pytest.importorskip("skillbook.pipeline.parse.skill_file")
     parsed = parse.parse_skill_text((BUNDLED / skill / "SKILL.md").read_bytes())
     assert parsed.metadata is not None
     for spec in parsed.metadata.install or ():
@@ -213,7 +213,7 @@ def test_skills_ref_accepts_every_bundled_skill(skill: str) -> None:
 
 
 def test_skillbook_parser_reads_requires_and_install_without_drops(skill: str) -> None:
-    parse = pytest.importorskip("skillbook.parse")
+    parse = pytest.importorskip("skillbook.pipeline.parse.skill_file")
     parsed = parse.parse_skill_text((BUNDLED / skill / "SKILL.md").read_bytes())
     codes = [d.code for d in parsed.diagnostics]
     assert "parse.install-dropped" not in codes
@@ -234,7 +234,7 @@ def test_skillbook_parser_reads_requires_and_install_without_drops(skill: str) -
 
 
 def test_skillbook_strict_validation_has_no_errors(skill: str) -> None:
-    validate = pytest.importorskip("skillbook.validate")
+    validate = pytest.importorskip("skillbook.pipeline.validation.validate")
     result = validate.validate_path(BUNDLED / skill, mode="strict")
     assert result.ok, [d.format() for d in result.diagnostics]
     # The one expected note: the standard types metadata values as strings, while
@@ -248,9 +248,9 @@ COMMAND_EXEC = {"weather": './scripts/forecast.sh "$1"'}
 
 def test_command_exec_is_declared_only_where_expected(skill: str) -> None:
     """skillbook's extension: `/weather Shanghai` runs the helper with no model."""
-    from skillbook.dispatch import exec_dispatch, exec_dispatch_diagnostics
     from skillbook.model import Skill, Source
-    from skillbook.parse import parse_skill_text
+    from skillbook.pipeline.commands.dispatch import exec_dispatch, exec_dispatch_diagnostics
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     path = BUNDLED / skill / "SKILL.md"
     parsed = parse_skill_text(path.read_bytes())
@@ -276,7 +276,7 @@ def test_authoring_guide_example_passes_skills_ref(tmp_path: Path) -> None:
 
 
 def test_authoring_guide_example_parses_with_gates(tmp_path: Path) -> None:
-    parse = pytest.importorskip("skillbook.parse")
+    parse = pytest.importorskip("skillbook.pipeline.parse.skill_file")
     parsed = parse.parse_skill_text((_guide_example(tmp_path) / "SKILL.md").read_bytes())
     assert not [d.code for d in parsed.diagnostics if d.code.startswith("parse.")]
     assert parsed.metadata is not None and parsed.metadata.requires is not None
@@ -313,7 +313,7 @@ def test_openclaw_reads_the_same_manifest(oracle: Any) -> None:
             "userInvocable": True,
             "disableModelInvocation": False,
         }
-        parse = pytest.importorskip("skillbook.parse")
+        parse = pytest.importorskip("skillbook.pipeline.parse.skill_file")
         ours = parse.parse_skill_text((BUNDLED / name / "SKILL.md").read_bytes())
         assert ours.metadata is not None
         assert ours.metadata.to_json() == meta

@@ -1,4 +1,4 @@
-"""skillbook._catalog_parts: entries reused between builds give the very same catalog."""
+"""skillbook.pipeline.prompt.entries: entries reused between builds give the very same catalog."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._catalog_parts import CatalogParts
-from skillbook._home_paths import KeptPaths, PromptSkill
 from skillbook.model import Skill
-from skillbook.prompt import CatalogMemo, PromptLimits, build_prompt
+from skillbook.pipeline.prompt.entries import CatalogParts
+from skillbook.pipeline.prompt.home_paths import KeptPaths, PromptSkill
+from skillbook.pipeline.prompt.skills_section import CatalogMemo, PromptLimits, build_prompt
 
 HOME = Path("/home/alice")
 
@@ -43,7 +43,7 @@ def test_a_build_with_parts_is_the_build_without_them_through_edits() -> None:
 
 
 def test_an_edit_formats_only_the_entry_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import skillbook._catalog_parts as module
+    import skillbook.pipeline.prompt.entries as module
 
     formatted: list[str] = []
     real = module.full_entry

@@ -1,4 +1,4 @@
-"""A rebuild hinted with a watcher's changed paths equals a full build (skillbook.change_hint).
+"""A rebuild hinted with a watcher's changed paths equals a full build (skillbook.pipeline.cache.change_hint).
 
 The differential property: after random edits, additions, deletions and renames
 (and a few ways to make a root not plain), ``Loader.load(hint=...)`` with the paths
@@ -17,10 +17,10 @@ from factories import isolated_env, write_skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _root_memo
-from skillbook.book import Loader, SkillBook
-from skillbook.change_hint import ChangeHint
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.cache import root_memo as _root_memo
+from skillbook.pipeline.cache.change_hint import ChangeHint
 from skillbook.runtime._watch_parts import IGNORED_SEGMENTS
 
 NAMES = ("alpha", "beta", "gamma", "delta", "eps", "zeta")

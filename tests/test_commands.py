@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._js import utf16_len
-from skillbook.channels import (
+from skillbook.base.js import utf16_len
+from skillbook.diagnostics import CODES
+from skillbook.model import CommandDispatch, Skill, Source
+from skillbook.pipeline.commands.channels import (
     DISCORD,
     OMIT_DUPLICATE_NAME,
     OMIT_INVALID_NAME,
@@ -18,7 +20,14 @@ from skillbook.channels import (
     ChannelLimits,
     channel_view,
 )
-from skillbook.commands import (
+from skillbook.pipeline.commands.invocation import (
+    Invocation,
+    find_command,
+    resolve_invocation,
+    rewrite_for_model,
+    tool_call_arguments,
+)
+from skillbook.pipeline.commands.specs import (
     DEFAULT_RESERVED_NAMES,
     ELLIPSIS,
     CommandSet,
@@ -31,16 +40,7 @@ from skillbook.commands import (
     shorten,
     unique_command_name,
 )
-from skillbook.diagnostics import CODES
-from skillbook.invocation import (
-    Invocation,
-    find_command,
-    resolve_invocation,
-    rewrite_for_model,
-    tool_call_arguments,
-)
-from skillbook.model import CommandDispatch, Skill, Source
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 
 def make_skill(

@@ -19,16 +19,16 @@ import pytest
 from factories import write_skill
 from oracle_support import Oracle, run_batch
 
-from skillbook.commands import (
+from skillbook.model import Skill, Source
+from skillbook.pipeline.commands.invocation import resolve_invocation
+from skillbook.pipeline.commands.specs import (
     DEFAULT_RESERVED_NAMES,
     CommandSpec,
     build_command_specs,
     sanitize_command_name,
 )
-from skillbook.discover import Root, discover
-from skillbook.invocation import resolve_invocation
-from skillbook.model import Skill, Source
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.discovery.discover import Root, discover
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.oracle
 

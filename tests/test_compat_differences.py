@@ -14,7 +14,7 @@ from typing import Any
 from compat_differences import DELIBERATE_2026_4, DIFFERENCES, SAME
 from compat_scenarios import SCENARIOS
 
-from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, PROFILES, Profile
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, PROFILES, Profile
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "oracle-differences.md"
 

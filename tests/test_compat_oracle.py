@@ -2,7 +2,7 @@
 
 Every scenario of :mod:`compat_scenarios` builds a small workspace and runs the
 ``prompt``, ``status`` and ``commands`` ops on the baseline oracle and on the latest one,
-and :class:`skillbook.book.Loader` under the matching compat profile. Three things must
+and :class:`skillbook.pipeline.book.Loader` under the matching compat profile. Three things must
 hold: the two OpenClaw releases really differ on the ops the scenario names (so the
 difference exists upstream), skillbook's ``openclaw-2026.4`` result equals 2026.4.12's
 and its ``openclaw-2026.9`` result equals 2026.9.6's, byte for byte (the status and
@@ -22,11 +22,11 @@ from compat_scenarios import OPS, PLUGINS_OFF, SCENARIOS, Scenario, World, scena
 from oracle_cases import deep_merge, diff_json, diff_status
 from oracle_support import Oracle
 
-from skillbook.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
-from skillbook.config import Config
-from skillbook.gate import StaticRemote
-from skillbook.parse import parse_skill_text
-from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
+from skillbook.config.file import Config
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
+from skillbook.pipeline.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
+from skillbook.pipeline.gating.gate import StaticRemote
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.oracle
 

@@ -1,4 +1,4 @@
-"""skillbook.config: strict ``skills`` schema, open ``agents``, JSON5, key-path errors."""
+"""skillbook.config.file: strict ``skills`` schema, open ``agents``, JSON5, key-path errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skillbook.config import (
+from skillbook.config.file import (
     MISSING,
     Config,
     SecretRef,

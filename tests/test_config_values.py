@@ -1,8 +1,8 @@
 """Config values refused when the file is read, not when a command starts.
 
 Environment names holding ``=`` or NUL, non-finite or negative timeouts, and secret
-values kept out of every error message (``skillbook._config_values`` and the redaction
-in ``skillbook._config_errors``).
+values kept out of every error message (``skillbook.config.checks`` and the redaction
+in ``skillbook.config.errors``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from skillbook.config import Config, load_config
+from skillbook.config.file import Config, load_config
 from skillbook.errors import ConfigError
 
 SECRET = "sk-live-0123456789abcdef"

@@ -21,9 +21,9 @@ import pytest
 from oracle_cases import is_skill_dir, skill_files, skill_roots, sources
 
 from skillbook.diagnostics import CODES, Diagnostic
-from skillbook.discover import DiscoverOptions, Discovery, Limits, Root, discover
 from skillbook.model import Source
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Discovery, Limits, Root, discover
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.corpus
 

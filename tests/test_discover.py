@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from factories import write_skill
 
+from skillbook.config.mode import Mode
+from skillbook.config.paths import Paths
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import (
+from skillbook.model import Source
+from skillbook.pipeline.discovery.discover import (
     DEFAULT_MAX_CANDIDATES_PER_ROOT,
     DEFAULT_MAX_SKILL_FILE_BYTES,
     DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
@@ -25,9 +28,6 @@ from skillbook.discover import (
     discover,
     resolve_roots,
 )
-from skillbook.mode import Mode
-from skillbook.model import Source
-from skillbook.paths import Paths
 
 
 def run(*roots: tuple[Source, Path], **opts: object) -> Discovery:
@@ -96,7 +96,7 @@ def test_resolve_roots_order_and_extra_dir_expansion(env: tuple[Paths, Path]) ->
         Source.WORKSPACE,
         Source.WORKSPACE,
     ]
-    # skillbook's learned skills, just before the workspace's own (skillbook.learned).
+    # skillbook's learned skills, just before the workspace's own (skillbook.pipeline.discovery.learned).
     assert [r.path.relative_to(ws) for r in roots[-2:]] == [Path("skills/auto"), Path("skills")]
     assert roots[0].path == paths.home / "x"
     assert roots[1].path == ws / "rel"
@@ -551,13 +551,13 @@ def test_cache_hit_reads_nothing(env: tuple[Paths, Path], monkeypatch: pytest.Mo
     cache = ParseCache()
     first = discover(roots, cache=cache)
     assert cache.misses == 5 and len(cache) == 5
-    import skillbook._skill_reader
+    import skillbook.pipeline.discovery.skill_reader
 
     def boom(*_a: object, **_k: object) -> None:
         raise AssertionError("parsed again")
 
-    # Where the reader looks the parser up (it imports the name from skillbook.parse).
-    monkeypatch.setattr(skillbook._skill_reader, "parse_skill_text", boom)
+    # Where the reader looks the parser up (it imports the name from skillbook.pipeline.parse.skill_file).
+    monkeypatch.setattr(skillbook.pipeline.discovery.skill_reader, "parse_skill_text", boom)
     second = discover(roots, cache=cache)
     assert cache.hits == 5
     assert [s.to_json() for s in second.skills] == [s.to_json() for s in first.skills]

@@ -2,7 +2,7 @@
 
 Each scenario is run through the oracle's ``entries`` op (with ``home``, ``stateDir``
 and ``bundledDir`` pointing at the same folders we use) and through
-:func:`skillbook.discover.discover`; names, descriptions, paths, sources and order
+:func:`skillbook.pipeline.discovery.discover.discover`; names, descriptions, paths, sources and order
 must be identical. The one deliberate difference is a SKILL.md with a UTF-8 BOM,
 which skillbook loads and OpenClaw cannot.
 """
@@ -17,8 +17,14 @@ import pytest
 from factories import skill_text, write_skill, write_skills
 from oracle_support import run_batch
 
-from skillbook.discover import DiscoverOptions, Discovery, Limits, discover, resolve_roots
-from skillbook.paths import Paths
+from skillbook.config.paths import Paths
+from skillbook.pipeline.discovery.discover import (
+    DiscoverOptions,
+    Discovery,
+    Limits,
+    discover,
+    resolve_roots,
+)
 
 pytestmark = pytest.mark.oracle
 

@@ -1,4 +1,4 @@
-"""skillbook's ``metadata.skillbook.commandExec`` extension (``skillbook.dispatch``).
+"""skillbook's ``metadata.skillbook.commandExec`` extension (``skillbook.pipeline.commands.dispatch``).
 
 Spec §6.5 (§12 "Commands"): ``command-dispatch: tool`` dispatches to a tool, other
 commands are rewritten for the model; this extension adds a third way, a skill's own
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from factories import write_skill
 
-from skillbook.commands import CommandSpec, build_command_specs
-from skillbook.dispatch import (
+from skillbook.model import CommandDispatch, Skill, Source
+from skillbook.pipeline.commands.dispatch import (
     ARGS_ENV,
     KIND_EXEC,
     KIND_MODEL,
@@ -31,8 +31,8 @@ from skillbook.dispatch import (
     exec_dispatch_diagnostics,
     find_skill,
 )
-from skillbook.model import CommandDispatch, Skill, Source
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.commands.specs import CommandSpec, build_command_specs
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 REPO = Path(__file__).resolve().parents[1]
 AUTHORING = REPO / "docs" / "authoring.md"
@@ -211,7 +211,7 @@ def test_parse_and_openclaw_shapes_are_unchanged_by_the_extension() -> None:
 
 
 def _book(tmp_path: Path, env: Mapping[str, str]) -> Any:
-    from skillbook.book import Loader
+    from skillbook.pipeline.book import Loader
 
     ws = tmp_path / "ws"
     write_skill(

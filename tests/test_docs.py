@@ -247,7 +247,7 @@ def test_readme_opens_with_its_two_commands() -> None:
 def test_configuration_examples_are_valid_configs() -> None:
     import json5
 
-    from skillbook.config import Config
+    from skillbook.config.file import Config
 
     blocks = code_blocks((DOCS / "configuration.md").read_text(encoding="utf-8"), "json5")
     assert blocks

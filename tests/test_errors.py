@@ -17,27 +17,27 @@ from skillbook import errors
 #: package's public error) and so are not part of the API; each says where it ends.
 INTERNAL = {
     # the trust check re-raises it as a RegistryError named after the registry asked
-    "skillbook.registry.trust._Untrusted",
+    "skillbook.distribution.registry.trust._Untrusted",
     # the parser turns it into parse.yaml-* diagnostics
-    "skillbook._yaml.YamlError",
+    "skillbook.pipeline.parse.yaml_core.YamlError",
     # the verified opens turn it into a read error or a diagnostic
-    "skillbook._fs.PathChanged",
+    "skillbook.base.fs.PathChanged",
     # the MCP client reports a cut-off answer as mcp.digest-mismatch
     "skillbook.mcp._capped.AnswerTooLarge",
     # sentinels of the providers' stream parsers
     "skillbook.runtime.providers.anthropic_messages._NoError",
     "skillbook.runtime.providers.openai_chat._NoError",
     # sync re-raises it as SyncBusy naming the target
-    "skillbook.sync.swap.FolderBusy",
+    "skillbook.distribution.sync.swap.FolderBusy",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill
-    "skillbook.sync.copytree.CopyError",
+    "skillbook.distribution.sync.copytree.CopyError",
     # the registry server's routes answer it as a plain-text HTTP error
-    "skillbook.hub.http.HttpError",
+    "skillbook.distribution.hub.http.HttpError",
     # the registry server turns a rejected upload path into a 400 HubError
-    "skillbook.hub.archive.PathRejected",
+    "skillbook.distribution.hub.archive.PathRejected",
     # the registry server answers it as a 400 JSON HubError, the installers as
     # install.archive-rejected
-    "skillbook.install.name_rules.NameRejected",
+    "skillbook.distribution.install.name_rules.NameRejected",
 }
 
 
@@ -69,20 +69,23 @@ def test_every_exception_is_in_the_tree_and_exported() -> None:
         assert cls.__name__ in skillbook.__all__
         assert cls.__name__ in (errors.__doc__ or ""), f"{name} is missing from the tree"
     # The internal ones that a public function could let through still derive from it.
-    for name in ("skillbook.sync.swap.FolderBusy", "skillbook.sync.copytree.CopyError"):
+    for name in (
+        "skillbook.distribution.sync.swap.FolderBusy",
+        "skillbook.distribution.sync.copytree.CopyError",
+    ):
         assert issubclass(found[name], errors.SyncError)
 
 
 def test_edges_re_export_the_same_classes() -> None:
-    from skillbook.hub.client import PublishFailed
-    from skillbook.hub.publish import HubError
-    from skillbook.install import InstallError
+    from skillbook.distribution.hub.client import PublishFailed
+    from skillbook.distribution.hub.publish import HubError
+    from skillbook.distribution.install import InstallError
+    from skillbook.distribution.sync import SyncBusy, SyncError, TargetNotSynced
     from skillbook.mcp.server import PortInUse, ServeError
     from skillbook.security import ScanTargetError
     from skillbook.selection._deps import SelectionUnavailable
     from skillbook.selection.evaluate import QueryFileError
     from skillbook.selection.http_embedder import EmbeddingError
-    from skillbook.sync import SyncBusy, SyncError, TargetNotSynced
 
     for cls in (
         HubError,

@@ -1,4 +1,4 @@
-"""skillbook._fast_init: the swapped-in ``__init__`` builds what dataclasses' own builds.
+"""skillbook.base.fast_init: the swapped-in ``__init__`` builds what dataclasses' own builds.
 
 Differential: for every class the cold path decorates, random field values (given by
 position, by keyword, or left to their defaults) go through both the fast ``__init__``
@@ -15,8 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook import _verified_read, gate, model, status
-from skillbook._fast_init import ORIGINAL_INITS, fast_init
+from skillbook import model
+from skillbook.base import verified_read as _verified_read
+from skillbook.base.fast_init import ORIGINAL_INITS, fast_init
+from skillbook.pipeline.gating import gate, status
 
 DECORATED = [
     model.InstallSpec,

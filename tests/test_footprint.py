@@ -1,4 +1,4 @@
-"""The footprint of a build (skillbook.footprint): what is recorded while active, nothing
+"""The footprint of a build (skillbook.pipeline.cache.footprint): what is recorded while active, nothing
 while inactive, and when a record stops holding."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from factories import stub_bins, write_file, write_skill
 
-from skillbook import _fs, _listing, footprint
-from skillbook._scan_reads import scanning, stated, touch
-from skillbook.book import Loader
-from skillbook.footprint import RecordedEnv, recording, still_valid
+from skillbook.base import fs as _fs
+from skillbook.base import listing as _listing
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.cache import footprint
+from skillbook.pipeline.cache.footprint import RecordedEnv, recording, still_valid
+from skillbook.pipeline.cache.scan_reads import scanning, stated, touch
 
 OLD = 1_600_000_000_000_000_000
 

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillbook._yaml import DEFAULT_MAX_DEPTH
-from skillbook.book import Loader
-from skillbook.parse import parse_skill_text
-from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.parse.yaml_core import DEFAULT_MAX_DEPTH
 
 PROFILES = [OPENCLAW_2026_4, OPENCLAW_2026_9]
 STYLES = ("flow-seq", "flow-map", "block-map", "block-seq", "seq-of-maps")
@@ -68,7 +68,7 @@ def _check(text: str, profile: Profile, *, too_deep: bool) -> None:
 def test_hundreds_of_levels_give_too_deep_and_keep_the_name(
     profile: Profile, style: str, depth: int, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.ERROR, logger="skillbook.parse"):
+    with caplog.at_level(logging.ERROR, logger="skillbook.pipeline.parse.skill_file"):
         _check(deep_skill(depth, style), profile, too_deep=True)
     assert not caplog.records  # no traceback logged either
 

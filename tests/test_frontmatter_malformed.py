@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from malformed_frontmatter import MALFORMED, load_recorded
 
-from skillbook._frontmatter_rules import split_frontmatter_exact
-from skillbook._yaml import YamlError, load_core_with_lines
-from skillbook.parse import parse_skill_text
-from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
+from skillbook.pipeline.parse.frontmatter_rules import split_frontmatter_exact
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.parse.yaml_core import YamlError, load_core_with_lines
 
 RECORDED = load_recorded()
 

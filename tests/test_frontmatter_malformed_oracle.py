@@ -18,10 +18,10 @@ from oracle_cases import deep_merge
 from oracle_support import Oracle
 from test_frontmatter_depth import STYLES, deep_skill
 
-from skillbook.book import OPENCLAW_CHECK_COMMAND, Loader
-from skillbook.config import Config
-from skillbook.parse import parse_skill_text
-from skillbook.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
+from skillbook.config.file import Config
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
+from skillbook.pipeline.book import OPENCLAW_CHECK_COMMAND, Loader
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.oracle
 

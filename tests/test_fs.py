@@ -1,4 +1,4 @@
-"""``skillbook._fs``: contained opens, symlink loops, and discovery under a folder swap."""
+"""``skillbook.base.fs``: contained opens, symlink loops, and discovery under a folder swap."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
-from skillbook import _fs, _listing, _root_scanner, _verified_read
-from skillbook.discover import DiscoverOptions, Root, discover
+from skillbook.base import fs as _fs
+from skillbook.base import listing as _listing
+from skillbook.base import verified_read as _verified_read
 from skillbook.model import Source
+from skillbook.pipeline.discovery import root_scanner as _root_scanner
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
 
 #: Discovery passes under the swap; each reads the swapped skill's SKILL.md anew.
 DISCOVERY_ROUNDS = 400
@@ -135,7 +138,7 @@ def test_discovery_never_loads_a_skill_md_from_outside_under_a_folder_swap(
 ) -> None:
     """The skill folder is swapped for a symlink to an outside copy between the listing
     and the read; no pass may load the outside SKILL.md. A small root checks each
-    file's kernel path; a large one is held open (skillbook._pinned_root)."""
+    file's kernel path; a large one is held open (skillbook.base.pinned_root)."""
     root = tmp_path / "skills"
     victim = write_skill(root / "victim")
     names = ["victim", *(f"other-{i}" for i in range(others))]

@@ -1,4 +1,4 @@
-"""skillbook.gate: §4 eligibility and binary lookup (§12 Eligibility)."""
+"""skillbook.pipeline.gating.gate: §4 eligibility and binary lookup (§12 Eligibility)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,14 @@ from typing import Any
 
 from factories import stub_bins
 
-from skillbook.config import Config
-from skillbook.gate import (
+from skillbook.config.file import Config
+from skillbook.model import (
+    Requires,
+    Skill,
+    SkillMetadata,
+    Source,
+)
+from skillbook.pipeline.gating.gate import (
     BinaryLookup,
     ConfigCheck,
     Host,
@@ -17,12 +23,6 @@ from skillbook.gate import (
     eligible_skills,
     evaluate,
     node_platform,
-)
-from skillbook.model import (
-    Requires,
-    Skill,
-    SkillMetadata,
-    Source,
 )
 
 LINUX = Host(platform="linux", env={})

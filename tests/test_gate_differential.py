@@ -16,8 +16,18 @@ from factories import stub_bins
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook.config import Config
-from skillbook.gate import (
+from skillbook.config.file import Config
+from skillbook.config.profile import DEFAULT_PROFILE, PROFILES, GateRules
+from skillbook.model import (
+    Frontmatter,
+    InvocationPolicy,
+    ParsedSkillFile,
+    Requires,
+    Skill,
+    SkillMetadata,
+    Source,
+)
+from skillbook.pipeline.gating.gate import (
     BinaryLookup,
     ConfigCheck,
     Eligibility,
@@ -33,16 +43,6 @@ from skillbook.gate import (
     is_config_path_truthy,
     resolve_skill_source,
 )
-from skillbook.model import (
-    Frontmatter,
-    InvocationPolicy,
-    ParsedSkillFile,
-    Requires,
-    Skill,
-    SkillMetadata,
-    Source,
-)
-from skillbook.profile import DEFAULT_PROFILE, PROFILES, GateRules
 
 
 def reference_evaluate(

@@ -1,11 +1,11 @@
-"""JavaScript semantics helpers (skillbook._js)."""
+"""JavaScript semantics helpers (skillbook.base.js)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook._js import js_key_order, utf16_len
+from skillbook.base.js import js_key_order, utf16_len
 
 
 def test_js_key_order_puts_array_index_keys_first_ascending() -> None:

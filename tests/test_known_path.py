@@ -1,4 +1,4 @@
-"""skillbook._known_path: the cheap Path is Path(text) in every respect.
+"""skillbook.base.known_path: the cheap Path is Path(text) in every respect.
 
 Differential: random path strings (slashes, dots, `..`, NUL, non-ASCII, surrogates)
 through known_path and through Path(); value, type, string, parts, hash, parent,
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _known_path
-from skillbook._known_path import known_parent, known_path
+from skillbook.base import known_path as _known_path
+from skillbook.base.known_path import known_parent, known_path
 
 TEXT = st.text(
     alphabet=st.sampled_from(["/", ".", "a", "B", " ", "\x00", "é", "\udc80", "~", "\\"])

@@ -1,4 +1,4 @@
-"""``skillbook._locks.locked``: one holder at a time, across open files and threads."""
+"""``skillbook.base.locks.locked``: one holder at a time, across open files and threads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._locks import locked
+from skillbook.base.locks import locked
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="flock")
 

@@ -8,9 +8,9 @@ import pytest
 from factories import write_skill
 
 import skillbook
-from skillbook.config import Config
-from skillbook.lookup import find_entry, suggest_names
-from skillbook.status import StatusEntry
+from skillbook.config.file import Config
+from skillbook.pipeline.gating.status import StatusEntry
+from skillbook.pipeline.lookup import find_entry, suggest_names
 
 
 @pytest.fixture

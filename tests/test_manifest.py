@@ -1,4 +1,4 @@
-"""Unit tests for skillbook.manifest (spec §2.5-2.6, §12 "Frontmatter")."""
+"""Unit tests for skillbook.pipeline.parse.manifest (spec §2.5-2.6, §12 "Frontmatter")."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from skillbook._js import js_trim
+from skillbook.base.js import js_trim
 from skillbook.diagnostics import Severity
-from skillbook.manifest import (
+from skillbook.model import InstallSpec, Requires, SkillMetadata
+from skillbook.pipeline.parse.manifest import (
     normalize_http_url,
     normalize_string_list,
     parse_install_spec,
     resolve_metadata,
 )
-from skillbook.model import InstallSpec, Requires, SkillMetadata
 
 
 def meta(raw: str, **kw: Any) -> SkillMetadata | None:

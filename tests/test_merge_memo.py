@@ -1,4 +1,4 @@
-"""The last merge of local skills, reused after an edit (skillbook._merge_memo).
+"""The last merge of local skills, reused after an edit (skillbook.pipeline.cache.merge_memo).
 
 The differential property: through random edits (new objects with the same or another
 name or real folder), additions, removals and reorderings, a merge answered by the
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook import discover
-from skillbook._merge_memo import MergeMemo
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
+from skillbook.pipeline.cache.merge_memo import MergeMemo
+from skillbook.pipeline.discovery import discover
 
 NAMES = [f"n{i}" for i in range(12)]
 REALS = [None, *(Path(f"/real/r{i}") for i in range(12))]

@@ -17,10 +17,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _frontmatter_block, _json_readback, parse
-from skillbook._js import json_stringify, json_stringify_plain, load_json5
-from skillbook._yaml_simple import simple_block
-from skillbook.manifest import resolve_metadata
+from skillbook.base.js import json_stringify, json_stringify_plain, load_json5
+from skillbook.pipeline.parse import frontmatter as _frontmatter_block
+from skillbook.pipeline.parse import json_readback as _json_readback
+from skillbook.pipeline.parse import skill_file as parse
+from skillbook.pipeline.parse.manifest import resolve_metadata
+from skillbook.pipeline.parse.yaml_simple import simple_block
 
 SCALARS = st.one_of(
     st.none(),

@@ -1,12 +1,12 @@
-"""One spec-mode type for every stage (skillbook.mode)."""
+"""One spec-mode type for every stage (skillbook.config.mode)."""
 
 from __future__ import annotations
 
 import pytest
 
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.mode import MODE_NAMES, Mode
 from skillbook.errors import ConfigError
-from skillbook.mode import MODE_NAMES, Mode
 
 
 def test_values_and_strings_are_interchangeable() -> None:

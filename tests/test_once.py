@@ -1,10 +1,10 @@
-"""skillbook._once: a value made on first use, then kept."""
+"""skillbook.base.once: a value made on first use, then kept."""
 
 from __future__ import annotations
 
 import threading
 
-from skillbook._once import Once
+from skillbook.base.once import Once
 
 
 def test_made_on_first_use_then_kept() -> None:

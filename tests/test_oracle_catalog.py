@@ -5,7 +5,7 @@ OpenClaw machine would see it (workspace ``skills/``, ``.agents/skills``, extra,
 bundled, managed and personal folders) with the same HOME, state dir, bundled dir,
 ``PATH`` of stub binaries and environment on both sides. One oracle process per
 source runs the ``prompt`` and ``status`` ops for every configuration below; our
-:class:`skillbook.book.Loader` runs with ``check_command="openclaw skills check"``
+:class:`skillbook.pipeline.book.Loader` runs with ``check_command="openclaw skills check"``
 and ``legacy_manifest_keys=False`` (the baseline reads only ``metadata.openclaw``).
 
 Configurations: the defaults (spec §12 "Prompt": 30 000-character budget, 150
@@ -44,9 +44,9 @@ from oracle_cases import (
     sources,
 )
 
-from skillbook.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.model import SkillMetadata, Source
+from skillbook.pipeline.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
 
 pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
 

@@ -38,7 +38,7 @@ from oracle_cases import (
 )
 from test_oracle_catalog import _prompt_diff, build_cases, load_ours
 
-from skillbook.book import SkillBook
+from skillbook.pipeline.book import SkillBook
 
 pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
 

@@ -1,4 +1,4 @@
-"""Unit tests for skillbook.parse and skillbook._yaml (spec §2.2-2.4, §12 "Frontmatter")."""
+"""Unit tests for skillbook.pipeline.parse.skill_file and skillbook.pipeline.parse.yaml_core (spec §2.2-2.4, §12 "Frontmatter")."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from types import MappingProxyType
 import json5
 import pytest
 
-from skillbook._frontmatter_block import parse_frontmatter_block
-from skillbook._invocation_policy import parse_bool, resolve_dispatch
-from skillbook._skill_text import split_frontmatter
-from skillbook._yaml import DEFAULT_MAX_DEPTH, YamlError, _new_parser, load_core
 from skillbook.diagnostics import Severity
 from skillbook.model import CommandDispatch, InvocationPolicy, ParsedSkillFile
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.parse.frontmatter import parse_frontmatter_block
+from skillbook.pipeline.parse.invocation_policy import parse_bool, resolve_dispatch
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.parse.text import split_frontmatter
+from skillbook.pipeline.parse.yaml_core import DEFAULT_MAX_DEPTH, YamlError, _new_parser, load_core
 
 
 def fm(block: str, body: str = "Body\n") -> str:
@@ -527,13 +527,13 @@ def test_pure_python_parser_gives_the_same_values(monkeypatch: pytest.MonkeyPatc
 def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import skillbook.parse as parse_module
+    import skillbook.pipeline.parse.skill_file as parse_module
 
     def broken(text: str | bytes, path: Path | None, rules: object = None) -> ParsedSkillFile:
         raise KeyError("a bug")
 
     monkeypatch.setattr(parse_module, "_parse", broken)
-    with caplog.at_level("ERROR", logger="skillbook.parse"):
+    with caplog.at_level("ERROR", logger="skillbook.pipeline.parse.skill_file"):
         parsed = parse_skill_text("---\nname: x\ndescription: y\n---\n", path=Path("/s/SKILL.md"))
     assert codes(parsed) == ["parse.internal-error"]
     assert "KeyError: 'a bug'" in parsed.diagnostics[0].message
@@ -543,8 +543,10 @@ def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
 
 
 def test_the_stages_public_names_are_still_importable_from_skillbook_parse() -> None:
-    import skillbook.parse as parse_module
-    from skillbook import _frontmatter_block, _invocation_policy, _skill_text
+    import skillbook.pipeline.parse.skill_file as parse_module
+    from skillbook.pipeline.parse import frontmatter as _frontmatter_block
+    from skillbook.pipeline.parse import invocation_policy as _invocation_policy
+    from skillbook.pipeline.parse import text as _skill_text
 
     assert parse_module.decode_text is _skill_text.decode_text
     assert parse_module.split_frontmatter is _skill_text.split_frontmatter

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from skillbook._js import json_stringify
-from skillbook.parse import parse_skill_text
+from skillbook.base.js import json_stringify
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.oracle
 

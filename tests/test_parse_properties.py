@@ -1,4 +1,4 @@
-"""Property tests for skillbook.parse: total, deterministic, line-ending blind."""
+"""Property tests for skillbook.pipeline.parse.skill_file: total, deterministic, line-ending blind."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillbook.model import ParsedSkillFile
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

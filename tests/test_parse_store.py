@@ -1,4 +1,4 @@
-"""The persistent parse cache (skillbook.parse_store) and its codec (skillbook._parse_codec).
+"""The persistent parse cache (skillbook.pipeline.cache.parse_store) and its codec (skillbook.pipeline.cache.parse_codec).
 
 What must hold: a stored file comes back equal to a fresh parse; a changed, racy or
 foreign entry is never used; damaged files heal; several processes may share one
@@ -19,18 +19,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook._parse_codec import decode_parsed, encode_parsed
-from skillbook.book import Loader
+from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.model import ParsedSkillFile
-from skillbook.parse import parse_skill_text
-from skillbook.parse_store import (
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.cache.parse_codec import decode_parsed, encode_parsed
+from skillbook.pipeline.cache.parse_store import (
     RACY_NS,
     SHARDS,
     ParseStore,
     cache_folder,
     store_namespace,
 )
-from skillbook.profile import OPENCLAW_2026_9
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 REPO = Path(__file__).resolve().parents[1]
 #: Stored "in the future": entries count as older than the racy window.
@@ -273,7 +273,7 @@ def test_damaged_cache_files_heal(ws: Path, env: dict[str, str], damage: str) ->
 def test_a_damaged_payload_is_a_miss_not_an_error(ws: Path, env: dict[str, str]) -> None:
     import msgspec
 
-    from skillbook import parse_store as ps
+    from skillbook.pipeline.cache import parse_store as ps
 
     _loader(ws, env, cache=_store(env)).load()
     folder = Path(env["SKILLBOOK_STATE_DIR"]) / "cache" / "skills"
@@ -292,7 +292,7 @@ def test_entries_of_deleted_skills_are_dropped(tmp_path: Path) -> None:
 
     import msgspec
 
-    from skillbook import parse_store as ps
+    from skillbook.pipeline.cache import parse_store as ps
 
     root = tmp_path / "skills"
     files = [write(root, f"s{i:02d}", f"Skill {i}.") for i in range(40)]
@@ -436,7 +436,7 @@ def test_cli_no_cache_switch(ws: Path, env: dict[str, str]) -> None:
 _WORKER = """
 import json, sys, time
 from pathlib import Path
-from skillbook.book import Loader
+from skillbook.pipeline.book import Loader
 ws, state, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 env = {"HOME": state + "/home", "PATH": "/nonexistent", "SKILLBOOK_STATE_DIR": state,
        "SKILLBOOK_BUNDLED_SKILLS_DIR": state + "/bundled"}
@@ -492,7 +492,7 @@ def test_several_processes_share_one_cache_folder(ws: Path, tmp_path: Path) -> N
     for f in (Path(state) / "cache" / "skills").glob("*.bin"):
         import msgspec
 
-        from skillbook import parse_store as ps
+        from skillbook.pipeline.cache import parse_store as ps
 
         msgspec.msgpack.decode(f.read_bytes(), type=ps._ShardFile)
     assert store.corrupt == 0

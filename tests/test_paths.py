@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.paths import PACKAGE_BUNDLED_DIR, Paths, resolve_user_path
+from skillbook.config.paths import PACKAGE_BUNDLED_DIR, Paths, resolve_user_path
 
 
 def test_defaults_follow_home(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""skillbook._pinned_root: files opened below a held root, never through a link.
+"""skillbook.base.pinned_root: files opened below a held root, never through a link.
 
 The same guarantees as the per-file kernel-path check (tests/test_fs.py): a skill
 folder or a SKILL.md swapped for a symlink is refused with the same failure, paths
@@ -15,10 +15,12 @@ import pytest
 from factories import write_skill
 from races import OUTSIDE_MARKER, outside_copy
 
-from skillbook import _fs, _root_scanner, _verified_read
-from skillbook._pinned_root import PinnedRoot
-from skillbook.discover import DiscoverOptions, Root, discover
+from skillbook.base import fs as _fs
+from skillbook.base import verified_read as _verified_read
+from skillbook.base.pinned_root import PinnedRoot
 from skillbook.model import Source
+from skillbook.pipeline.discovery import root_scanner as _root_scanner
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
 
 pytestmark = pytest.mark.skipif(
     not (_fs.HAS_DIR_FD and _fs.HAS_PROC_FD),

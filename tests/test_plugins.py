@@ -15,12 +15,16 @@ from typing import Any
 import pytest
 from factories import isolated_env, write_plugin, write_skill
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
-from skillbook.dispatch import command_dispatch
+from skillbook.config.file import Config
+from skillbook.config.paths import Paths
 from skillbook.errors import ConfigError
-from skillbook.invocation import expand_template, resolve_invocation, rewrite_for_model
-from skillbook.paths import Paths
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.commands.dispatch import command_dispatch
+from skillbook.pipeline.commands.invocation import (
+    expand_template,
+    resolve_invocation,
+    rewrite_for_model,
+)
 from skillbook.runtime.watch import watch_roots
 
 

@@ -5,7 +5,7 @@ Each scenario builds plugins in the three places OpenClaw's manifest registry lo
 and a bundled-plugins folder named by ``OPENCLAW_BUNDLED_PLUGINS_DIR``), runs the
 oracle's ``entries`` and ``commands`` ops with a config, and compares the skills (name,
 path, source, order), the warnings OpenClaw logs about plugin skill paths, and the
-slash commands with what :class:`skillbook.book.Loader` gives for the same files.
+slash commands with what :class:`skillbook.pipeline.book.Loader` gives for the same files.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pytest
 from factories import write_plugin, write_skill
 from oracle_support import Oracle, run_batch
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader, SkillBook
 
 pytestmark = pytest.mark.oracle
 

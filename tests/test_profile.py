@@ -13,22 +13,27 @@ import pytest
 from factories import isolated_env, write_skill
 
 from skillbook import load
-from skillbook._bounded_catalog import Entry, bounded_catalog, shorten_description
-from skillbook._frontmatter_rules import recover_freeform
-from skillbook.book import Loader
-from skillbook.commands import build_command_specs
-from skillbook.config import Config, ConfigError
-from skillbook.manifest import parse_install_spec
-from skillbook.model import Skill, SkillMetadata
-from skillbook.parse import parse_skill_text
-from skillbook.profile import (
+from skillbook.config.file import Config, ConfigError
+from skillbook.config.profile import (
     DEFAULT_PROFILE,
     OPENCLAW_2026_4,
     OPENCLAW_2026_9,
     PROFILE_NAMES,
     profile_of,
 )
-from skillbook.prompt import KeptPaths, PromptLimits, build_prompt, compact_skill_paths
+from skillbook.model import Skill, SkillMetadata
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.commands.specs import build_command_specs
+from skillbook.pipeline.parse.frontmatter_rules import recover_freeform
+from skillbook.pipeline.parse.manifest import parse_install_spec
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.prompt.budget import Entry, bounded_catalog, shorten_description
+from skillbook.pipeline.prompt.skills_section import (
+    KeptPaths,
+    PromptLimits,
+    build_prompt,
+    compact_skill_paths,
+)
 
 NEW = OPENCLAW_2026_9
 

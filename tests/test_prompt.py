@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skillbook._js import js_trim, utf16_len
+from skillbook.base.js import js_trim, utf16_len
 from skillbook.diagnostics import Severity
 from skillbook.model import InvocationPolicy, Skill, Source
-from skillbook.prompt import (
+from skillbook.pipeline.prompt.skills_section import (
     COMPACT_WARNING_OVERHEAD,
     DEFAULT_CHECK_COMMAND,
     DEFAULT_MAX_SKILLS_IN_PROMPT,
@@ -29,7 +29,7 @@ from skillbook.prompt import (
     home_prefixes,
     skills_section,
 )
-from skillbook.snapshot import build_snapshot
+from skillbook.pipeline.snapshot import build_snapshot
 
 HOME = Path("/home/alice")
 
@@ -470,7 +470,7 @@ def test_kept_and_omitted_partition_resolved(max_chars: int) -> None:
 
 
 def test_catalog_memo_reuses_a_catalog_only_for_the_same_skills_and_settings() -> None:
-    from skillbook.prompt import CatalogMemo
+    from skillbook.pipeline.prompt.skills_section import CatalogMemo
 
     skills = [Skill.create("a", "first", base_dir=Path("/ws/skills/a"))]
     memo = CatalogMemo()

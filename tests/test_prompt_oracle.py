@@ -17,14 +17,14 @@ import pytest
 from factories import write_skill
 from oracle_support import Oracle, run_batch
 
-from skillbook._js import utf16_len
+from skillbook.base.js import utf16_len
 from skillbook.model import (
     InvocationPolicy,
     Requires,
     Skill,
     SkillMetadata,
 )
-from skillbook.prompt import (
+from skillbook.pipeline.prompt.skills_section import (
     OPENCLAW_CHECK_COMMAND,
     PromptLimits,
     build_prompt,
@@ -33,7 +33,7 @@ from skillbook.prompt import (
     format_skills_for_prompt,
     home_prefixes,
 )
-from skillbook.snapshot import build_snapshot
+from skillbook.pipeline.snapshot import build_snapshot
 
 pytestmark = pytest.mark.oracle
 

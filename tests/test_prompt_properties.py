@@ -7,10 +7,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook._bounded_catalog import largest_fitting_prefix
-from skillbook._js import utf16_len
+from skillbook.base.js import utf16_len
 from skillbook.model import InvocationPolicy, Skill, Source
-from skillbook.prompt import (
+from skillbook.pipeline.prompt.budget import largest_fitting_prefix
+from skillbook.pipeline.prompt.skills_section import (
     COMPACT_WARNING_OVERHEAD,
     PromptLimits,
     build_prompt,

@@ -1,4 +1,4 @@
-"""Kept results on disk (skillbook.result_store): where they live, corrupt and torn
+"""Kept results on disk (skillbook.pipeline.cache.result_store): where they live, corrupt and torn
 files read as misses, the folder stays bounded, concurrent writers leave a whole file."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skillbook import result_store
-from skillbook.result_store import invocation_key, load, results_folder, save
+from skillbook.pipeline.cache import result_store
+from skillbook.pipeline.cache.result_store import invocation_key, load, results_folder, save
 
 RECORD = {"env": {"A": "1"}, "roots": [("/r", (1, 2, 3, 4), ("/r/a/SKILL.md",), ((1,) * 7,))]}
 

@@ -1,4 +1,4 @@
-"""A plain root's whole scan is reused while nothing it read changed (skillbook._root_memo).
+"""A plain root's whole scan is reused while nothing it read changed (skillbook.pipeline.cache.root_memo).
 
 Reuse must be invisible: the same skills and diagnostics as a full scan, and any
 change a full scan would see (an edit, a chmod, a folder added, removed or replaced
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from skillbook import _root_memo
-from skillbook.discover import Discovery, ParseCache, Root, discover
 from skillbook.model import Source
+from skillbook.pipeline.cache import root_memo as _root_memo
+from skillbook.pipeline.discovery.discover import Discovery, ParseCache, Root, discover
 
 
 def write(root: Path, name: str, description: str = "Does things.") -> Path:

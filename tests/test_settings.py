@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from factories import write_skill
 
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.run_settings import Settings, choose_mode
 from skillbook.errors import AgentNotFound, ConfigError
-from skillbook.settings import Settings, choose_mode
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``skillbook._shell_words``: allowlist entries match simple commands only."""
+"""``skillbook.base.shell_words``: allowlist entries match simple commands only."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook._shell_words import command_words, entry_problem, starts_with
+from skillbook.base.shell_words import command_words, entry_problem, starts_with
 
 
 @pytest.mark.parametrize(

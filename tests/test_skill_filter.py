@@ -1,4 +1,4 @@
-"""skillbook.skill_filter: skill and agent filters (§4.3, §12 Eligibility / filters)."""
+"""skillbook.config.skill_filter: skill and agent filters (§4.3, §12 Eligibility / filters)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skillbook import gate
-from skillbook.config import Config
-from skillbook.model import Skill, SkillMetadata
-from skillbook.skill_filter import (
+from skillbook.config.file import Config
+from skillbook.config.skill_filter import (
     apply_filter,
     effective_skill_filter,
     matches_skill_filter,
@@ -17,6 +15,8 @@ from skillbook.skill_filter import (
     normalize_skill_filter,
     resolve_agent_filter,
 )
+from skillbook.model import Skill, SkillMetadata
+from skillbook.pipeline.gating import gate
 
 
 def make_skill(name: str, metadata: SkillMetadata | None = None) -> Skill:

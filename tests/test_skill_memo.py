@@ -1,4 +1,4 @@
-"""Values kept per skill object between builds (skillbook.skill_memo).
+"""Values kept per skill object between builds (skillbook.pipeline.cache.skill_memo).
 
 The property: whatever happens between two calls (edits in place, additions,
 removals, reorderings, more edits than a patch takes), a memo answers what calling
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillbook.model import Skill
-from skillbook.skill_memo import PATCH_LIMIT, PositionalMap, SkillMemo, moved
+from skillbook.pipeline.cache.skill_memo import PATCH_LIMIT, PositionalMap, SkillMemo, moved
 
 
 def skill(name: str) -> Skill:

@@ -14,8 +14,8 @@ from skillbook.model import (
     Skill,
     SkillMetadata,
 )
-from skillbook.prompt import PromptLimits, build_prompt
-from skillbook.snapshot import (
+from skillbook.pipeline.prompt.skills_section import PromptLimits, build_prompt
+from skillbook.pipeline.snapshot import (
     SkillsChangeEvent,
     SkillSnapshot,
     SnapshotSkill,
@@ -174,7 +174,7 @@ def test_listener_errors_are_logged_not_raised(caplog: pytest.LogCaptureFixture)
 
     v.subscribe(broken)
     v.subscribe(lambda e: after.append(e.reason))
-    with caplog.at_level(logging.WARNING, logger="skillbook.snapshot"):
+    with caplog.at_level(logging.WARNING, logger="skillbook.pipeline.snapshot"):
         assert v.bump(reason="remote-node") == 1
     assert after == ["remote-node"]
     assert [r.getMessage() for r in caplog.records] == ["skills change listener failed: boom"]
@@ -223,9 +223,3 @@ def test_should_refresh_rules() -> None:
     assert should_refresh_snapshot(True, 0) is False  # a boolean is not a number in JS
     assert should_refresh_snapshot(1.5, 2) is True
 
-
-def test_old_import_path_is_an_alias() -> None:
-    from skillbook.runtime import snapshot as old
-
-    assert old.SkillSnapshot is SkillSnapshot
-    assert old.SnapshotVersions is SnapshotVersions

@@ -12,20 +12,20 @@ from pathlib import Path
 import pytest
 from factories import write_skill
 
-from skillbook.book import Loader
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.paths import Paths
 from skillbook.diagnostics import CODES, Diagnostic, warning
-from skillbook.discover import (
+from skillbook.model import Skill, Source
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Root,
     RootSource,
     discover_sources,
     make_scanner,
 )
-from skillbook.model import Skill, Source
-from skillbook.paths import Paths
-from skillbook.plugins import PluginSkillSource, load_registry
-from skillbook.sources import (
+from skillbook.pipeline.discovery.plugins import PluginSkillSource, load_registry
+from skillbook.pipeline.discovery.sources import (
     REMOTE_PRECEDENCE,
     FileFetcher,
     Precedence,

@@ -1,4 +1,4 @@
-"""skillbook.status: the §10 status entry shape and §8.2 install options (§12 Status lines)."""
+"""skillbook.pipeline.gating.status: the §10 status entry shape and §8.2 install options (§12 Status lines)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from factories import stub_bins
 
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.errors import SkillNotFound
-from skillbook.gate import BinaryLookup, Eligibility, Host, StaticRemote
 from skillbook.model import (
     InstallSpec,
     Requires,
@@ -18,7 +17,8 @@ from skillbook.model import (
     SkillMetadata,
     Source,
 )
-from skillbook.status import (
+from skillbook.pipeline.gating.gate import BinaryLookup, Eligibility, Host, StaticRemote
+from skillbook.pipeline.gating.status import (
     InstallPreferences,
     SkillMemo,
     StatusMemo,

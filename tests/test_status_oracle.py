@@ -6,7 +6,7 @@ Each scenario writes skills to a temporary workspace (and bundled folder), runs 
 oracle with the same ``bins``, ``env``, ``config``, ``platform`` and remote
 eligibility, builds our report from the same files, and compares every entry as
 JSON: keys, key order and values. The one expected difference is the documented
-fix for ``always: true`` skills whose ``os`` excludes the host (see skillbook.gate).
+fix for ``always: true`` skills whose ``os`` excludes the host (see skillbook.pipeline.gating.gate).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from factories import stub_bins, write_skill
 
-from skillbook.config import Config
-from skillbook.gate import BinaryLookup, Host, StaticRemote
+from skillbook.config.file import Config
 from skillbook.model import Skill, Source
-from skillbook.parse import parse_skill_text
-from skillbook.status import build_status
+from skillbook.pipeline.gating.gate import BinaryLookup, Host, StaticRemote
+from skillbook.pipeline.gating.status import build_status
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 PRESENT_BINS = ["present-bin", "brew"]
 

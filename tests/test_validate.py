@@ -14,8 +14,8 @@ from factories import skill_text, write_file, write_skill
 
 from skillbook.diagnostics import CODES, Severity
 from skillbook.model import Skill
-from skillbook.parse import parse_skill_text
-from skillbook.validate import (
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.validation.validate import (
     MODES,
     Mode,
     ValidationResult,

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from skillbook.validate import validate_path
+from skillbook.pipeline.validation.validate import validate_path
 
 skills_ref = pytest.importorskip("skills_ref", reason="skills-ref is not installed")
 

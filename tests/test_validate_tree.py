@@ -6,9 +6,9 @@ from pathlib import Path
 
 from factories import write_skill
 
-from skillbook.discover import DiscoverOptions, Root, discover
 from skillbook.model import Source
-from skillbook.validate import validate_many, validate_tree
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
+from skillbook.pipeline.validation.validate import validate_many, validate_tree
 
 
 def names(report_paths: list[Path], root: Path) -> list[str]:

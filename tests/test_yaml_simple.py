@@ -1,4 +1,4 @@
-"""The YAML fast path (skillbook._yaml_simple) answers exactly as the full parser does.
+"""The YAML fast path (skillbook.pipeline.parse.yaml_simple) answers exactly as the full parser does.
 
 Differential: random blocks built from the characters that make YAML tricky; wherever
 the fast path answers, the full event-stream path must give the same mapping, the
@@ -16,9 +16,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillbook import _frontmatter_block, _yaml
-from skillbook._yaml import YamlError, _load_full
-from skillbook._yaml_simple import simple_mapping
+from skillbook.pipeline.parse import frontmatter as _frontmatter_block
+from skillbook.pipeline.parse import yaml_core as _yaml
+from skillbook.pipeline.parse.yaml_core import YamlError, _load_full
+from skillbook.pipeline.parse.yaml_simple import simple_mapping
 
 KEYS = st.sampled_from(
     [

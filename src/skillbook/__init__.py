@@ -8,8 +8,8 @@ Three lines give an agent its skills catalog::
 
 Public names are listed in ``__all__``; they load lazily, so ``import skillbook``
 stays fast and pulls in no YAML, JSON5, CLI or terminal libraries.
-Each stage is importable on its own: ``skillbook.parse``, ``skillbook.discover``,
-``skillbook.gate``, ``skillbook.status``, ``skillbook.prompt``, ``skillbook.validate``.
+Each stage is importable on its own: ``skillbook.pipeline.parse.skill_file``, ``skillbook.pipeline.discovery.discover``,
+``skillbook.pipeline.gating.gate``, ``skillbook.pipeline.gating.status``, ``skillbook.pipeline.prompt.skills_section``, ``skillbook.pipeline.validation.validate``.
 """
 
 # Not `typing`: importing it costs more than the rest of this module, and
@@ -20,10 +20,10 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # facade
-    "load": "skillbook.book",
-    "Loader": "skillbook.book",
-    "SkillBook": "skillbook.book",
-    "Mode": "skillbook.mode",
+    "load": "skillbook.pipeline.book",
+    "Loader": "skillbook.pipeline.book",
+    "SkillBook": "skillbook.pipeline.book",
+    "Mode": "skillbook.config.mode",
     # model
     "Skill": "skillbook.model",
     "Source": "skillbook.model",
@@ -64,36 +64,36 @@ _EXPORTS: dict[str, str] = {
     "HubError": "skillbook.errors",
     "HubNotFound": "skillbook.errors",
     # sources
-    "SkillSource": "skillbook.sources",
-    "SourceLoad": "skillbook.sources",
-    "StaticSource": "skillbook.sources",
-    "Precedence": "skillbook.sources",
+    "SkillSource": "skillbook.pipeline.discovery.sources",
+    "SourceLoad": "skillbook.pipeline.discovery.sources",
+    "StaticSource": "skillbook.pipeline.discovery.sources",
+    "Precedence": "skillbook.pipeline.discovery.sources",
     # stages
-    "parse_skill_text": "skillbook.parse",
-    "Paths": "skillbook.paths",
-    "Config": "skillbook.config",
-    "load_config": "skillbook.config",
-    "Root": "skillbook.discover",
-    "Limits": "skillbook.discover",
-    "DiscoverOptions": "skillbook.discover",
-    "Discovery": "skillbook.discover",
-    "ParseCache": "skillbook.discover",
-    "resolve_roots": "skillbook.discover",
-    "Host": "skillbook.gate",
-    "BinaryLookup": "skillbook.gate",
-    "RemoteEligibility": "skillbook.gate",
-    "StaticRemote": "skillbook.gate",
-    "Eligibility": "skillbook.gate",
-    "evaluate": "skillbook.gate",
-    "StatusReport": "skillbook.status",
-    "build_status": "skillbook.status",
-    "PromptCatalog": "skillbook.prompt",
-    "PromptLimits": "skillbook.prompt",
-    "build_prompt": "skillbook.prompt",
-    "skills_section": "skillbook.prompt",
-    "SkillSnapshot": "skillbook.snapshot",
-    "SnapshotVersions": "skillbook.snapshot",
-    "validate_path": "skillbook.validate",
+    "parse_skill_text": "skillbook.pipeline.parse.skill_file",
+    "Paths": "skillbook.config.paths",
+    "Config": "skillbook.config.file",
+    "load_config": "skillbook.config.file",
+    "Root": "skillbook.pipeline.discovery.discover",
+    "Limits": "skillbook.pipeline.discovery.discover",
+    "DiscoverOptions": "skillbook.pipeline.discovery.discover",
+    "Discovery": "skillbook.pipeline.discovery.discover",
+    "ParseCache": "skillbook.pipeline.discovery.discover",
+    "resolve_roots": "skillbook.pipeline.discovery.discover",
+    "Host": "skillbook.pipeline.gating.gate",
+    "BinaryLookup": "skillbook.pipeline.gating.gate",
+    "RemoteEligibility": "skillbook.pipeline.gating.gate",
+    "StaticRemote": "skillbook.pipeline.gating.gate",
+    "Eligibility": "skillbook.pipeline.gating.gate",
+    "evaluate": "skillbook.pipeline.gating.gate",
+    "StatusReport": "skillbook.pipeline.gating.status",
+    "build_status": "skillbook.pipeline.gating.status",
+    "PromptCatalog": "skillbook.pipeline.prompt.skills_section",
+    "PromptLimits": "skillbook.pipeline.prompt.skills_section",
+    "build_prompt": "skillbook.pipeline.prompt.skills_section",
+    "skills_section": "skillbook.pipeline.prompt.skills_section",
+    "SkillSnapshot": "skillbook.pipeline.snapshot",
+    "SnapshotVersions": "skillbook.pipeline.snapshot",
+    "validate_path": "skillbook.pipeline.validation.validate",
 }
 
 __all__ = [
@@ -188,17 +188,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from typing import Any
 
-    from skillbook.book import Loader, SkillBook, load
-    from skillbook.config import Config, load_config
+    from skillbook.config.file import Config, load_config
+    from skillbook.config.mode import Mode
+    from skillbook.config.paths import Paths
     from skillbook.diagnostics import Diagnostic, Severity
-    from skillbook.discover import (
-        DiscoverOptions,
-        Discovery,
-        Limits,
-        ParseCache,
-        Root,
-        resolve_roots,
-    )
     from skillbook.errors import (
         ConfigError,
         EmbeddingError,
@@ -226,15 +219,6 @@ if TYPE_CHECKING:
         SyncError,
         TargetNotSynced,
     )
-    from skillbook.gate import (
-        BinaryLookup,
-        Eligibility,
-        Host,
-        RemoteEligibility,
-        StaticRemote,
-        evaluate,
-    )
-    from skillbook.mode import Mode
     from skillbook.model import (
         CommandDispatch,
         Frontmatter,
@@ -246,11 +230,32 @@ if TYPE_CHECKING:
         SkillMetadata,
         Source,
     )
-    from skillbook.parse import parse_skill_text
-    from skillbook.paths import Paths
-    from skillbook.prompt import PromptCatalog, PromptLimits, build_prompt, skills_section
-    from skillbook.snapshot import SkillSnapshot, SnapshotVersions
-    from skillbook.status import StatusReport, build_status
-    from skillbook.validate import validate_path
+    from skillbook.pipeline.book import Loader, SkillBook, load
+    from skillbook.pipeline.discovery.discover import (
+        DiscoverOptions,
+        Discovery,
+        Limits,
+        ParseCache,
+        Root,
+        resolve_roots,
+    )
+    from skillbook.pipeline.gating.gate import (
+        BinaryLookup,
+        Eligibility,
+        Host,
+        RemoteEligibility,
+        StaticRemote,
+        evaluate,
+    )
+    from skillbook.pipeline.gating.status import StatusReport, build_status
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
+    from skillbook.pipeline.prompt.skills_section import (
+        PromptCatalog,
+        PromptLimits,
+        build_prompt,
+        skills_section,
+    )
+    from skillbook.pipeline.snapshot import SkillSnapshot, SnapshotVersions
+    from skillbook.pipeline.validation.validate import validate_path
 
 del TYPE_CHECKING

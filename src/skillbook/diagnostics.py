@@ -140,7 +140,7 @@ CODES: dict[str, str] = {
     "selection.trigger-ignored": "A trigger hint of a skill could not be read and was ignored.",
     "selection.backend-unavailable": "An embedding backend could not be used; ranking fell back.",
     "selection.index-error": "The on-disk embedding index could not be read or written.",
-    # sync: copying skills into a sandbox workspace (skillbook.sync)
+    # sync: copying skills into a sandbox workspace (skillbook.distribution.sync)
     "sync.invalid-destination": "A skill has no safe destination folder in the target; not synced.",
     "sync.copy-failed": "A skill could not be copied into the target; not synced.",
     "sync.renamed": "A synced skill's folder got a numbered or normalised name.",
@@ -155,7 +155,7 @@ CODES: dict[str, str] = {
     "load.edited": "A workspace copy made by `load` was edited; it is not overwritten without force.",
     "load.replaced": "An edited workspace copy was overwritten (forced); the message lists the discarded changes.",
     "sync.env-blocked": "A declared env var that changes how programs start is not passed through.",
-    # install: `skillbook setup` results (skillbook.install); the `reason` of a result
+    # install: `skillbook setup` results (skillbook.distribution.install); the `reason` of a result
     "install.skill-not-found": "No loaded skill has that name.",
     "install.no-installer": "The skill declares no installer for this platform.",
     "install.installer-not-found": "No installer of the skill has the requested id.",
@@ -176,7 +176,7 @@ CODES: dict[str, str] = {
     "install.command-failed": "The installer command exited non-zero or timed out.",
     "install.consent-required": "No terminal to ask for consent and no --yes; nothing ran.",
     "install.declined": "The user declined the install plan; nothing ran.",
-    # registry: `skillbook search/install/update/remove/verify` (skillbook.registry)
+    # registry: `skillbook search/install/update/remove/verify` (skillbook.distribution.registry)
     "registry.invalid-ref": "The install source or slug is malformed (OpenClaw's slug rule, owner handle, repository reference).",
     "registry.invalid-url": "The registry URL is not an http(s) URL.",
     "registry.invalid-token": "The registry token holds a line break.",

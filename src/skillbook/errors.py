@@ -34,7 +34,7 @@ degraded reading, such as a configuration file that does not validate::
           │    ├── RegistryNotFound  (also a LookupError) no such skill, version or route
           │    ├── RegistryUnavailable  unreachable or kept failing; ``.retry_after``
           │    └── PublishFailed     ``skillbook publish`` stopped (``registry.publish-failed``)
-          └── HubError               the registry server (``skillbook.hub``) refused a request or
+          └── HubError               the registry server (``skillbook.distribution.hub``) refused a request or
                │                     an admin action; ``.status`` is the HTTP status it answers
                └── HubNotFound       (also a LookupError) no such skill, version, token or blob
 
@@ -47,8 +47,8 @@ the MCP SDK, starlette and uvicorn just to name the class, and a module path of 
 edge in ``skillbook/__init__`` breaks the rule that the core never imports an edge
 (``tests/test_architecture.py`` counts lazy module strings too). So the classes are
 defined here, in the core, and each edge re-exports the ones it raises from the module
-that raises them (``skillbook.mcp.server.PortInUse``, ``skillbook.sync.SyncError``,
-``skillbook.install.InstallError``, ``skillbook.registry.errors.RegistryError`` …): the same class object under both names.
+that raises them (``skillbook.mcp.server.PortInUse``, ``skillbook.distribution.sync.SyncError``,
+``skillbook.distribution.install.InstallError``, ``skillbook.distribution.registry.errors.RegistryError`` …): the same class object under both names.
 Exceptions that never leave their package (a copy step's failure that becomes a
 diagnostic, a transport's cut-off answer) stay private there; those that a public
 function of an edge can raise still derive from :class:`SkillbookError`.
@@ -221,7 +221,7 @@ class ExperienceNotFound(ExperienceError, LookupError):
 
 
 class RegistryError(SkillbookError):
-    """A registry, source or install step of :mod:`skillbook.registry` refused or failed.
+    """A registry, source or install step of :mod:`skillbook.distribution.registry` refused or failed.
 
     ``code`` is stable (``registry.*``, listed in docs/diagnostics.md) so the CLI's
     ``--json`` and Python callers branch without parsing messages; messages are
@@ -267,7 +267,7 @@ class PublishFailed(RegistryError):
 
 
 class HubError(SkillbookError):
-    """The registry server (:mod:`skillbook.hub`) refused a request or an admin action.
+    """The registry server (:mod:`skillbook.distribution.hub`) refused a request or an admin action.
 
     ``status`` is the HTTP status the server answers with; the message is the short
     plain-text body the ``clawhub`` CLI prints (``Version already exists``). ``body``, when

@@ -14,8 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from skillbook._fast_init import fast_init
-from skillbook._js import js_trim
+from skillbook.base.fast_init import fast_init
+from skillbook.base.js import js_trim
 from skillbook.diagnostics import Diagnostic
 
 EMPTY_MAP: Mapping[str, Any] = MappingProxyType({})

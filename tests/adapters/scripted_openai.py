@@ -374,8 +374,8 @@ GATE_CASES = (
 
 
 def gate_book(ws: Path, env: dict[str, str], case: GateCase) -> Any:
-    from skillbook.book import Loader
-    from skillbook.config import Config
+    from skillbook.config.file import Config
+    from skillbook.pipeline.book import Loader
 
     skills: dict[str, Any] = {"exec": case.exec_config} if case.exec_config else {}
     config = Config.from_mapping({"skills": skills} if skills else {})

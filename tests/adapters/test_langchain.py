@@ -48,7 +48,6 @@ from scripted_openai import (
     text_of,
 )
 
-from skillbook.book import Loader, SkillBook
 from skillbook.integrations.langchain import (
     handle_slash_command,
     handle_slash_command_sync,
@@ -56,6 +55,7 @@ from skillbook.integrations.langchain import (
     skillbook_system_prompt,
     skillbook_tools,
 )
+from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.runtime.agent import Agent as SkillbookAgent
 from skillbook.runtime.approval import DECLINED_RESULT
 from skillbook.runtime.tools import ExecTool, ReadTool

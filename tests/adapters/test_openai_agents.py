@@ -44,8 +44,6 @@ from scripted_openai import (
     text_of,
 )
 
-from skillbook.book import Loader, SkillBook
-from skillbook.commands import build_command_specs
 from skillbook.integrations._common import dispatch_args
 from skillbook.integrations.openai_agents import (
     handle_slash_command,
@@ -53,7 +51,9 @@ from skillbook.integrations.openai_agents import (
     skillbook_instructions,
     skillbook_tools,
 )
-from skillbook.invocation import resolve_invocation
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.commands.invocation import resolve_invocation
+from skillbook.pipeline.commands.specs import build_command_specs
 from skillbook.runtime.agent import Agent as SkillbookAgent
 from skillbook.runtime.agent import dispatch_arguments
 from skillbook.runtime.tools import ExecTool, ReadTool

@@ -45,7 +45,6 @@ from scripted_openai import (
     skill_workspace,
 )
 
-from skillbook.book import Loader, SkillBook
 from skillbook.integrations.pydantic_ai import (
     SkillbookToolset,
     handle_slash_command,
@@ -54,6 +53,7 @@ from skillbook.integrations.pydantic_ai import (
     skillbook_instructions,
     skillbook_toolset,
 )
+from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.runtime.agent import Agent as SkillbookAgent
 from skillbook.runtime.tools import ExecTool, ReadTool
 

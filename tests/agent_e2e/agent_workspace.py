@@ -8,7 +8,7 @@ from pathlib import Path
 
 from factories import stub_bins, write_skill
 
-from skillbook.book import SkillBook
+from skillbook.pipeline.book import SkillBook
 
 CANNED = "Shanghai: ☀️ +21°C"
 COMMAND = 'curl -s "wttr.in/Shanghai?format=3"'

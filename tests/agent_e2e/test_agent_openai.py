@@ -18,7 +18,7 @@ import pytest
 from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspace
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
-from skillbook.book import Loader, SkillBook
+from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy, ToolStarted
 from skillbook.runtime.providers import ModelError, OpenAIChatModel
 

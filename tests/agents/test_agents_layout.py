@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook.agents.layout import AgentsError, apply_plan, plan_layout, sanitize_name
-from skillbook.agents.lock import (
+from skillbook.cli.app import cli
+from skillbook.distribution.agents.layout import AgentsError, apply_plan, plan_layout, sanitize_name
+from skillbook.distribution.agents.lock import (
     computed_hash,
     js_locale_key,
     lock_text,
@@ -22,9 +23,8 @@ from skillbook.agents.lock import (
     read_lock,
     update_lock,
 )
-from skillbook.agents.ops import install_for, list_for, remove_for, resolve_agents
-from skillbook.agents.table import AgentEnv, all_agents, get_agent
-from skillbook.cli.app import cli
+from skillbook.distribution.agents.ops import install_for, list_for, remove_for, resolve_agents
+from skillbook.distribution.agents.table import AgentEnv, all_agents, get_agent
 
 
 def agent(agent_id: str):  # type: ignore[no-untyped-def]
@@ -465,14 +465,14 @@ def test_cli_install_list_remove_for(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_docs_agents_md_shows_the_table_of_the_module() -> None:
-    from skillbook.agents.table import markdown_table
+    from skillbook.distribution.agents.table import markdown_table
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
     shown = text.split("<!-- agents-table:start -->\n", 1)[1].split("<!-- agents-table:end -->", 1)[
         0
     ]
     assert shown == markdown_table(), (
-        "regenerate the table: skillbook.agents.table.markdown_table()"
+        "regenerate the table: skillbook.distribution.agents.table.markdown_table()"
     )
 
 

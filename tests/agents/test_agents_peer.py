@@ -237,7 +237,7 @@ def test_reinstalling_turns_copies_into_links_and_back(tmp_path: Path, peer: Pat
     )
 )
 def test_locale_key_sorts_as_node_local_compare(names: list[str]) -> None:
-    from skillbook.agents.lock import js_locale_key
+    from skillbook.distribution.agents.lock import js_locale_key
 
     if shutil.which("node") is None:
         unavailable("node is needed to compare with localeCompare")

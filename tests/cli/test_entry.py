@@ -71,7 +71,7 @@ def test_an_unchanged_prompt_is_answered_without_loading_the_command_line(
     env = {**world.env, "PYTHONPATH": str(SRC)}
     # The first run records; its files were written just now, so the racy window is
     # closed for it (a real user's files are older than two seconds).
-    record = "import skillbook.footprint as f; f.RACY_NS = -(10**18)\n" + PROBE
+    record = "import skillbook.pipeline.cache.footprint as f; f.RACY_NS = -(10**18)\n" + PROBE
     runs = [
         subprocess.run(
             [sys.executable, "-c", script, *world.args()],

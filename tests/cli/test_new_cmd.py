@@ -8,8 +8,8 @@ import pytest
 
 from cli.conftest import Shell
 from skillbook.cli.new_cmd import name_problem, skill_text
-from skillbook.parse import parse_skill_text
-from skillbook.validate import MODES, validate_path
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.validation.validate import MODES, validate_path
 
 
 @pytest.mark.parametrize("mode", [m.value for m in MODES])

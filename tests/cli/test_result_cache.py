@@ -13,7 +13,7 @@ import pytest
 from factories import write_file, write_skill
 from result_world import World, fake_module
 
-from skillbook import footprint
+from skillbook.pipeline.cache import footprint
 
 
 @pytest.fixture
@@ -114,8 +114,8 @@ def test_a_config_candidate_appearing(world: World) -> None:
     assert world.run(*args) == first
 
     def cached() -> str | None:
-        from skillbook import result_store
         from skillbook.cli import entry
+        from skillbook.pipeline.cache import result_store
 
         with world.active():
             folder = result_store.results_folder(os.environ)

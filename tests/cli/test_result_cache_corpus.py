@@ -14,7 +14,7 @@ import pytest
 from factories import write_file, write_skill
 from result_world import World
 
-from skillbook import footprint
+from skillbook.pipeline.cache import footprint
 
 BIG = 100_000
 

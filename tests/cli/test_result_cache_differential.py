@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from result_world import BINS_META, ENV_META, World, fake_module
 
-from skillbook import footprint
+from skillbook.pipeline.cache import footprint
 
 NAMES = ("alpha", "beta", "gamma", "delta", "eps")
 Mutation = Callable[[World], None]
@@ -310,8 +310,8 @@ def test_fast_path_equals_a_fresh_build(
 
 
 def _cached(world: World, args: list[str]) -> str | None:
-    from skillbook import result_store
     from skillbook.cli import entry
+    from skillbook.pipeline.cache import result_store
 
     with world.active():
         folder = result_store.results_folder(os.environ)

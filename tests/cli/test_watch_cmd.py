@@ -6,8 +6,8 @@ from pathlib import Path
 
 from factories import write_skill
 
-from skillbook.book import Loader
 from skillbook.cli.watch_cmd import change_lines
+from skillbook.pipeline.book import Loader
 from skillbook.runtime.session import SkillSession
 
 

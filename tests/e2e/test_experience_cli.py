@@ -20,7 +20,7 @@ import fake_openai_server as fake
 import pytest
 from factories import write_skill
 
-from skillbook.parse import parse_skill_text
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.e2e
 

@@ -13,8 +13,8 @@ import pytest
 from factories import write_skill
 
 import skillbook
-from skillbook.book import SkillBook
 from skillbook.experience import Experience, SessionRecord
+from skillbook.pipeline.book import SkillBook
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call

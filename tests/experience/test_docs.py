@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.validate import validate_path
+from skillbook.pipeline.validation.validate import validate_path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "experience.md"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from experience.conftest import Workspace, count_script, new_space, run_recorded
+from skillbook.config.mode import Mode
 from skillbook.errors import ModelError
 from skillbook.experience import Experience, Learned, Learner, UsageStore
 from skillbook.experience.skill_file import render_skill
-from skillbook.mode import Mode
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 
 

@@ -14,8 +14,8 @@ from skillbook.cli.app import cli
 from skillbook.errors import ExperienceError
 from skillbook.experience import Experience, Learner
 from skillbook.experience.skill_file import render_skill
-from skillbook.parse import parse_skill_text
-from skillbook.validate import validate_path
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.validation.validate import validate_path
 
 
 def mine(name: str) -> str:

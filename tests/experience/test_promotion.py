@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from experience.conftest import Workspace, count_script, run_recorded
-from skillbook.book import Loader
 from skillbook.errors import ExperienceError, ExperienceNotFound
 from skillbook.experience import Draft, Experience, Learned, Learner, check_draft, render_replay
 from skillbook.experience.procedure import ProcedureStep
 from skillbook.experience.skill_file import render_skill
+from skillbook.pipeline.book import Loader
 from skillbook.runtime.session import SkillSession
 from skillbook.runtime.watch import ChangeSet
 

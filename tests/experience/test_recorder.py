@@ -16,9 +16,9 @@ from skillbook.experience import Experience, SessionRecord, SessionRecorder, Ses
 from skillbook.experience.procedure import LOOKUP_TOOLS
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
+from skillbook.runtime.find_skills import FindSkillsTool
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.tools import ToolResult
-from skillbook.selection.tool import FindSkillsTool
 
 SECRET = "sk-live-0123456789abcdef"
 KEYED = """---

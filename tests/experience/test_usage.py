@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from experience.conftest import Workspace, count_script, run_recorded
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.mode import Mode
 from skillbook.errors import ConfigError
 from skillbook.experience import Experience, UsageStore, stale_skills
-from skillbook.mode import Mode
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -11,10 +11,10 @@ pytest.importorskip("sqlalchemy", reason="the registry extra is not installed")
 
 from starlette.testclient import TestClient
 
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.settings import HubSettings, RateLimits
-from skillbook.hub.tokens import create_token
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.settings import HubSettings, RateLimits
+from skillbook.distribution.hub.tokens import create_token
 
 from .helpers import BASE, make_skill
 

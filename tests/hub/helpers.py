@@ -9,7 +9,12 @@ from pathlib import Path
 import httpx
 from factories import write_skill
 
-from skillbook.hub.client import HttpClient, PublishOptions, PublishOutcome, publish_path
+from skillbook.distribution.hub.client import (
+    HttpClient,
+    PublishOptions,
+    PublishOutcome,
+    publish_path,
+)
 
 BASE = "http://hub.test"
 

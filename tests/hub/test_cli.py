@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from skillbook.cli.app import cli
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.settings import HubSettings
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.settings import HubSettings
 
 from .conftest import GENEROUS
 from .helpers import CRITICAL_LINE, HIGH_LINE, LiveServer, make_skill

@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.settings import HubSettings
-from skillbook.hub.tokens import create_token
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.tokens import create_token
 
 from .conftest import GENEROUS
 from .helpers import LiveServer
@@ -135,7 +135,7 @@ def test_a_lone_surrogate_in_a_path_is_a_400(live: tuple[str, str]) -> None:
 def test_the_publish_client_refuses_bad_names_before_uploading(
     live: tuple[str, str], tmp_path: Path
 ) -> None:
-    from skillbook.hub.client import PublishFailed, PublishOptions, publish_path
+    from skillbook.distribution.hub.client import PublishFailed, PublishOptions, publish_path
 
     url, token = live
     folder = tmp_path / "names"

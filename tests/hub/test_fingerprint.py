@@ -8,7 +8,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests, fingerprinted
+from skillbook.distribution.hub.fingerprint import (
+    fingerprint_bytes_order,
+    fingerprint_digests,
+    fingerprinted,
+)
 
 H = hashlib.sha256(b"x").hexdigest()
 
@@ -44,7 +48,7 @@ def test_the_order_of_the_input_never_matters(paths: list[str]) -> None:
 
 
 def test_the_server_and_the_client_compute_one_fingerprint(tmp_path: Path) -> None:
-    from skillbook.registry.fingerprint import fingerprint_files
+    from skillbook.distribution.fingerprint import fingerprint_files
 
     files = [("SKILL.md", b"---\nname: a\n---\n"), ("references/a.md", b"x"), ("_meta.json", b"{}")]
     pairs = [(p, hashlib.sha256(d).hexdigest()) for p, d in files]

@@ -18,12 +18,17 @@ import pytest
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
 
-from skillbook.hub.app import create_app
-from skillbook.hub.blobs import FolderBlobStore
-from skillbook.hub.housekeeping import Housekeeper, SweepReport, sweep_forever, token_usage
-from skillbook.hub.http import Hub
-from skillbook.hub.models import Upload
-from skillbook.hub.settings import Housekeeping, HubSettings
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.blobs import FolderBlobStore
+from skillbook.distribution.hub.housekeeping import (
+    Housekeeper,
+    SweepReport,
+    sweep_forever,
+    token_usage,
+)
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.models import Upload
+from skillbook.distribution.hub.settings import Housekeeping, HubSettings
 
 from .helpers import BASE
 
@@ -174,7 +179,7 @@ def test_a_blob_claimed_during_the_sweep_is_put_back(
 
 @pytest.fixture
 def small_quota(hub_settings: HubSettings) -> Iterator[tuple[TestClient, Hub, str]]:
-    from skillbook.hub.tokens import create_token
+    from skillbook.distribution.hub.tokens import create_token
 
     settings = dataclasses.replace(
         hub_settings, housekeeping=Housekeeping(quota_bytes_per_token=1000)

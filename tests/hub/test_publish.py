@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from skillbook.hub import catalog
-from skillbook.hub.app import create_app
-from skillbook.hub.client import PublishFailed
-from skillbook.hub.http import Hub
-from skillbook.hub.settings import HubSettings
-from skillbook.hub.tokens import create_token
+from skillbook.distribution.hub import catalog
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.client import PublishFailed
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.tokens import create_token
 
 from .helpers import BASE, CRITICAL_LINE, HIGH_LINE, make_skill, publish
 
@@ -281,7 +281,7 @@ def test_stale_upload_tickets_are_refused_and_swept(
 ) -> None:
     from sqlalchemy import select, update
 
-    from skillbook.hub.models import Upload
+    from skillbook.distribution.hub.models import Upload
 
     files = [_upload(client, token, "SKILL.md", SKILL_MD)]
     old = 1_000  # epoch ms: far past the ticket's hour
@@ -383,7 +383,7 @@ def test_a_json_body_may_be_2_mb_and_not_one_byte_more(
 
 
 def test_the_documented_sizes_are_the_servers() -> None:
-    from skillbook.hub.settings import MIB, SizeLimits
+    from skillbook.distribution.hub.settings import MIB, SizeLimits
 
     doc = (Path(__file__).parents[2] / "docs" / "hub.md").read_text(encoding="utf-8")
     line = " ".join(doc[doc.index("Sizes (1 MB = 1,048,576 bytes)") :].split("\n\n")[0].split())

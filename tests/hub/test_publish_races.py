@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
-from skillbook.hub import checks
-from skillbook.hub import publish as publish_module
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.models import Skill, Version
-from skillbook.hub.tokens import create_token
+from skillbook.distribution.hub import checks
+from skillbook.distribution.hub import publish as publish_module
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.models import Skill, Version
+from skillbook.distribution.hub.tokens import create_token
 
 from .helpers import LiveServer, auth_header, publish_body, skill_md, upload
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from skillbook.hub.app import create_app
-from skillbook.hub.db import Database
-from skillbook.hub.http import Hub
-from skillbook.hub.ratelimit import RateLimiter
-from skillbook.hub.settings import HubSettings, RateLimits
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.db import Database
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.ratelimit import RateLimiter
+from skillbook.distribution.hub.settings import HubSettings, RateLimits
 
 from .helpers import BASE, fresh_rate_window
 

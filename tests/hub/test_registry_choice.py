@@ -22,10 +22,10 @@ from click.testing import CliRunner, Result
 from registry.tripwire import Tripwire, tripwire
 
 from skillbook.cli.app import cli
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.settings import HubSettings
-from skillbook.hub.tokens import create_token
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.tokens import create_token
 
 from .conftest import GENEROUS
 from .helpers import LiveServer, make_skill

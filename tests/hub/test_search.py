@@ -6,10 +6,10 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from skillbook.hub.app import create_app
-from skillbook.hub.http import Hub
-from skillbook.hub.search import HubSearch
-from skillbook.hub.settings import HubSettings
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.search import HubSearch
+from skillbook.distribution.hub.settings import HubSettings
 
 from .helpers import BASE, make_skill, publish
 

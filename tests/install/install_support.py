@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from skillbook.install.machine import Machine
+from skillbook.distribution.install.machine import Machine
 
 
 @dataclass

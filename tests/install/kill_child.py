@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from skillbook.install.download import DownloadOptions, plan_download, run_download
-from skillbook.install.machine import Machine
-from skillbook.install.netguard import NetworkPolicy
-from skillbook.manifest import parse_install_spec
+from skillbook.distribution.install.download import DownloadOptions, plan_download, run_download
+from skillbook.distribution.install.machine import Machine
+from skillbook.distribution.install.netguard import NetworkPolicy
+from skillbook.pipeline.parse.manifest import parse_install_spec
 
 
 class Printer:

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from factories import write_skill
 
 from skillbook.cli.app import cli
-from skillbook.config import Config
+from skillbook.config.file import Config
 
 #: Stand-in executables and child interpreters are Python processes.
 pytestmark = pytest.mark.subprocess

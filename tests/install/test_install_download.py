@@ -21,18 +21,18 @@ from install_support import (
     snapshot,
 )
 
-from skillbook.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
-from skillbook.install.download import (
+from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
     DownloadOptions,
     plan_download,
     run_download,
 )
-from skillbook.install.machine import Machine
-from skillbook.install.netguard import NetworkPolicy
-from skillbook.install.result import InstallError, InstallResult
-from skillbook.install.tools_dir import tools_root
-from skillbook.manifest import parse_install_spec
+from skillbook.distribution.install.machine import Machine
+from skillbook.distribution.install.netguard import NetworkPolicy
+from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.tools_dir import tools_root
+from skillbook.pipeline.parse.manifest import parse_install_spec
 
 LOCAL = NetworkPolicy(allow_private_network=True)
 

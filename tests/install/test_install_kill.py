@@ -23,8 +23,8 @@ from install_support import (
     snapshot,
 )
 
-from skillbook.install.download import STAGING_DIR_NAME
-from skillbook.install.tools_dir import tools_root
+from skillbook.distribution.install.download import STAGING_DIR_NAME
+from skillbook.distribution.install.tools_dir import tools_root
 
 #: Stand-in executables and child interpreters are Python processes.
 pytestmark = pytest.mark.subprocess

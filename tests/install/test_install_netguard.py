@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillbook.install.netguard import (
+from skillbook.distribution.install.netguard import (
     BLOCKED_HOST_OR_IP_MESSAGE,
     BLOCKED_RESOLVED_IP_MESSAGE,
     NetworkPolicy,
@@ -13,7 +13,7 @@ from skillbook.install.netguard import (
     is_special_use_ip,
     resolve_pinned,
 )
-from skillbook.install.result import InstallError
+from skillbook.distribution.install.result import InstallError
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook.install.result import (
+from skillbook.distribution.install.result import (
     InstallResult,
     format_install_failure_message,
     summarize_install_output,

@@ -20,20 +20,20 @@ from install_support import (  # noqa: F401 (fixtures)
     standins_fixture,
 )
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
-from skillbook.install import (
+from skillbook.config.file import Config
+from skillbook.distribution.install import (
     InstallPolicy,
     SetupOptions,
     install_skill,
     plan_setup,
     run_setup,
 )
-from skillbook.install.audit import AUDIT_FILE_NAME
-from skillbook.install.download import DownloadOptions
-from skillbook.install.netguard import NetworkPolicy
-from skillbook.install.run import SetupResult
-from skillbook.install.setup import SetupPlan
+from skillbook.distribution.install.audit import AUDIT_FILE_NAME
+from skillbook.distribution.install.download import DownloadOptions
+from skillbook.distribution.install.netguard import NetworkPolicy
+from skillbook.distribution.install.run import SetupResult
+from skillbook.distribution.install.setup import SetupPlan
+from skillbook.pipeline.book import Loader, SkillBook
 
 #: Stand-in executables and child interpreters are Python processes.
 pytestmark = pytest.mark.subprocess

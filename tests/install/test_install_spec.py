@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillbook.install.fallback import raw_installers
-from skillbook.manifest import parse_install_spec, resolve_metadata
+from skillbook.distribution.install.fallback import raw_installers
 from skillbook.model import Skill
+from skillbook.pipeline.parse.manifest import parse_install_spec, resolve_metadata
 
 
 def test_sha256_is_kept_trimmed_but_not_in_openclaws_shape() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.install import swap
-from skillbook.install.result import InstallError
-from skillbook.install.swap import StagedTarget, exchange, recover
+from skillbook.distribution.install import swap
+from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.install.swap import StagedTarget, exchange, recover
 
 
 def tree(root: Path) -> dict[str, str]:

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle_support import Oracle
 
-from skillbook.install.result import InstallError
-from skillbook.install.tools_dir import (
+from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.install.tools_dir import (
     assert_canonical_within,
     resolve_target_dir,
     safe_path_segment_hashed,

@@ -14,8 +14,8 @@ pytest.importorskip("mcp")
 from factories import write_skill
 from mcp import Client
 
-from skillbook.book import Loader
 from skillbook.mcp.server import build_server
+from skillbook.pipeline.book import Loader
 
 
 def loader(tmp_path: Path, **kw: object) -> Loader:

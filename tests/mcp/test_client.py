@@ -484,7 +484,7 @@ def test_names_are_qualified_never_dropped(tmp_path: Path) -> None:
 
 def test_local_skills_always_win(tmp_path: Path) -> None:
     """Precedence: remote < extra; a remote skill never shadows a local one."""
-    from skillbook.discover import Root, discover
+    from skillbook.pipeline.discovery.discover import Root, discover
 
     local_root = tmp_path / "extra"
     (local_root / "refunds").mkdir(parents=True)

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from skillbook.book import Loader
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.errors import ConfigError
 from skillbook.mcp.client import McpServerSpec, parse_server_spec
 from skillbook.mcp.remote_source import RemoteSkillSource
+from skillbook.pipeline.book import Loader
 
 pytest.importorskip("mcp")
 

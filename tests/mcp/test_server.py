@@ -31,9 +31,9 @@ from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from pydantic import BaseModel, ConfigDict
 
-from skillbook.book import Loader
 from skillbook.mcp import _skillformat as fmt
 from skillbook.mcp.server import build_server
+from skillbook.pipeline.book import Loader
 
 EXT = "io.modelcontextprotocol/skills"
 WAIT_S = 15.0
@@ -439,7 +439,7 @@ def test_in_process_extension_fallbacks_and_escapes(space: Workspace) -> None:
 
 
 def test_agent_filter_applies_to_everything_served(space: Workspace) -> None:
-    from skillbook.config import load_config
+    from skillbook.config.file import load_config
 
     server = build_server(
         space.loader(config=load_config(space.config), agent="writer"), watch=False

@@ -8,11 +8,16 @@ import pytest
 from test_client import FakeServer, honest_catalog
 from test_sources import SourceConformance
 
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.paths import Paths
 from skillbook.mcp.source import McpSkillSource, mcp_sources
 from skillbook.model import Source
-from skillbook.paths import Paths
-from skillbook.sources import REMOTE_PRECEDENCE, FileFetcher, SkillSource, SourceContext
+from skillbook.pipeline.discovery.sources import (
+    REMOTE_PRECEDENCE,
+    FileFetcher,
+    SkillSource,
+    SourceContext,
+)
 
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.subprocess

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from skillbook.registry.fingerprint import fingerprint_hashes, sha256_hex
+from skillbook.distribution.fingerprint import fingerprint_hashes, sha256_hex
 
 
 def flat_zip(files: dict[str, bytes], *, prefix: str = "") -> bytes:

@@ -9,10 +9,10 @@ import pytest
 from cli.conftest import Shell
 
 from registry.clawhub_server import ClawHub
-from skillbook.registry.client import RetryPolicy
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.client import RetryPolicy
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.workdir import Workdir
 
 DEMO_V1 = {
     "SKILL.md": b"---\nname: demo\ndescription: A demo skill.\n---\n# Demo\nSay hello.\n",
@@ -64,7 +64,7 @@ def options(tmp_path: Path) -> InstallOptions:
 
 
 #: Every variable that could point a command at another registry or hand it a token
-#: (the whole precedence of ``skillbook.registry.endpoint``), cleared for each CLI test.
+#: (the whole precedence of ``skillbook.distribution.registry.endpoint``), cleared for each CLI test.
 REGISTRY_VARS = (
     "SKILLBOOK_REGISTRY_URL", "SKILLBOOK_REGISTRY_TOKEN", "OPENCLAW_CLAWHUB_URL", "CLAWHUB_URL",
     "CLAWHUB_REGISTRY", "CLAWDHUB_REGISTRY", "CLAWHUB_SITE", "CLAWDHUB_SITE", "CLAWHUB_TOKEN",

@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import skillbook.registry.workdir as workdir_module
-from skillbook.registry import lockfile
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.updater import update_skills
-from skillbook.registry.workdir import Workdir
-from skillbook.sync.swap import replace_tree as swap
+import skillbook.distribution.registry.workdir as workdir_module
+from skillbook.distribution.registry import lockfile
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.updater import update_skills
+from skillbook.distribution.registry.workdir import Workdir
+from skillbook.distribution.sync.swap import replace_tree as swap
 
 
 def main() -> None:

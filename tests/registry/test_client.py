@@ -13,10 +13,19 @@ import pytest
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1, FAST, Said
-from skillbook.registry import api
-from skillbook.registry.client import RegistryClient, RetryPolicy, rate_note, retry_after
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.errors import RegistryError, RegistryNotFound, RegistryUnavailable
+from skillbook.distribution.registry import api
+from skillbook.distribution.registry.client import (
+    RegistryClient,
+    RetryPolicy,
+    rate_note,
+    retry_after,
+)
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.errors import (
+    RegistryError,
+    RegistryNotFound,
+    RegistryUnavailable,
+)
 
 
 def client(

@@ -12,9 +12,9 @@ from cli.conftest import Shell, shell  # noqa: F401 (fixture)
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1
-from skillbook.registry.client import new_http
-from skillbook.registry.discovery import discover
-from skillbook.registry.endpoint import resolve_endpoint
+from skillbook.distribution.registry.client import new_http
+from skillbook.distribution.registry.discovery import discover
+from skillbook.distribution.registry.endpoint import resolve_endpoint
 
 
 def document(hub: ClawHub, value: object, name: str = "clawhub.json") -> None:

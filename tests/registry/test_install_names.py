@@ -2,7 +2,7 @@
 
 The archive is served by a ClawHub-compatible server on 127.0.0.1; the installer must
 refuse it with ``install.archive-rejected`` naming the rule, and leave nothing behind.
-Tool downloads (``skillbook.install``'s ``download`` kind) keep OpenClaw's rules only.
+Tool downloads (``skillbook.distribution.install``'s ``download`` kind) keep OpenClaw's rules only.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import pytest
 
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1
-from skillbook.install.archive_paths import DEFAULT_LIMITS
-from skillbook.install.extract import extract_tar, extract_zip
-from skillbook.install.result import InstallError
-from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS
+from skillbook.distribution.install.extract import extract_tar, extract_zip
+from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.workdir import Workdir
 
 SKILL = DEMO_V1["SKILL.md"]
 

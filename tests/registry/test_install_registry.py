@@ -15,11 +15,11 @@ import pytest
 
 from registry.clawhub_server import ClawHub, flat_zip, folder_files
 from registry.conftest import DEMO_V1, Said
-from skillbook.registry.errors import RegistryError, RegistryNotFound
-from skillbook.registry.fingerprint import fingerprint_files, sha256_hex
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.skillfiles import tree_sha256
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.fingerprint import fingerprint_files, sha256_hex
+from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.skillfiles import tree_sha256
+from skillbook.distribution.registry.workdir import Workdir
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -97,7 +97,7 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
         "security": {"status": "clean"},
         "signature": None,
     }
-    manifest = json.loads(files[".skillbook/manifest.json"])
+    manifest = json.loads(files[".skillbook/pipeline/parse/manifest.json"])
     assert manifest["fingerprint"] == fingerprint
     assert set(manifest["files"]) == set(DEMO_V1)
     # Nothing else is left beside the skill.
@@ -214,7 +214,7 @@ def test_latest_from_the_install_route_when_the_detail_names_none(
 def test_a_download_url_elsewhere_passes_the_download_guard(
     hub: ClawHub, installer: Installer, options: InstallOptions
 ) -> None:
-    from skillbook.install.netguard import NetworkPolicy
+    from skillbook.distribution.install.netguard import NetworkPolicy
 
     skill = hub.state.publish("demo", "1.0.0", DEMO_V1)
     skill.latest = None
@@ -353,8 +353,8 @@ def test_hostile_archives_are_refused_and_nothing_changes(
 def test_a_zip_bomb_is_refused_before_it_is_written(
     hub: ClawHub, workdir: Workdir, said: Said, tmp_path: Path
 ) -> None:
-    from skillbook.install.archive_paths import ExtractLimits
-    from skillbook.registry.endpoint import Endpoint
+    from skillbook.distribution.install.archive_paths import ExtractLimits
+    from skillbook.distribution.registry.endpoint import Endpoint
 
     buf = BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -375,7 +375,7 @@ def test_tracking_files_shipped_in_an_archive_are_replaced(
         **DEMO_V1,
         ".clawhub/origin.json": b'{"version":1,"registry":"https://evil","slug":"x","installedVersion":"9","installedAt":1}',
         ".clawdhub/origin.json": b"{}",
-        ".skillbook/manifest.json": b"{}",
+        ".skillbook/pipeline/parse/manifest.json": b"{}",
     }
     hub.state.publish("demo", "1.0.0", DEMO_V1, archive=flat_zip(forged))
     [outcome] = installer.install("demo", options)
@@ -428,7 +428,7 @@ def test_moderation_flags(hub: ClawHub, installer: Installer, options: InstallOp
 def test_a_look_alike_name_is_warned_about(
     hub: ClawHub, workdir: Workdir, said: Said, options: InstallOptions
 ) -> None:
-    from skillbook.registry.endpoint import Endpoint
+    from skillbook.distribution.registry.endpoint import Endpoint
 
     hub.state.publish("githbu", "1.0.0", DEMO_V1)
     hub.state.publish("deploy-helpr", "1.0.0", DEMO_V1)

@@ -16,10 +16,10 @@ import pytest
 
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.verify import verify_skills
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.verify import verify_skills
+from skillbook.distribution.registry.workdir import Workdir
 
 pytestmark = pytest.mark.subprocess
 CHILD = Path(__file__).with_name("kill_child.py")

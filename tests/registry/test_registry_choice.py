@@ -1,4 +1,4 @@
-"""Which registry every command uses: one precedence (skillbook.registry.endpoint), the
+"""Which registry every command uses: one precedence (skillbook.distribution.registry.endpoint), the
 installed-skill rule (update goes back where a skill came from), and how output names it.
 
 The end-to-end proof against ``skillbook registry serve`` is tests/hub/test_registry_choice.py.
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1, DEMO_V2
 from registry.tripwire import tripwire
-from skillbook.registry.endpoint import (
+from skillbook.distribution.registry.endpoint import (
     DEFAULT_REGISTRY,
     Endpoint,
     installed_endpoint,
@@ -26,7 +26,7 @@ from skillbook.registry.endpoint import (
     resolve_endpoint,
     same_registry,
 )
-from skillbook.registry.errors import RegistryError
+from skillbook.distribution.registry.errors import RegistryError
 
 #: Every step that can name the registry, highest first: (where, kind, reason).
 LADDER = [

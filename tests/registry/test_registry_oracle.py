@@ -20,11 +20,11 @@ from oracle_support import REPO, Oracle
 
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1, DEMO_V2
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.updater import update_skills
-from skillbook.registry.verify import verify_skills
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.updater import update_skills
+from skillbook.distribution.registry.verify import verify_skills
+from skillbook.distribution.registry.workdir import Workdir
 
 CLI_VERSION = "0.23.3"
 CLI_CACHE = REPO / ".cache" / "clawhub-cli"
@@ -233,7 +233,7 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
 def test_pins_hold_across_the_clawhub_cli_and_skillbook(
     clawhub_cli: Path, hub: ClawHub, tmp_path: Path
 ) -> None:
-    from skillbook.registry.pins import set_pin
+    from skillbook.distribution.registry.pins import set_pin
 
     other = {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: Other.\n---\n"}
     hub.state.publish("demo", "1.0.0", DEMO_V1)
@@ -263,7 +263,7 @@ def test_pins_hold_across_the_clawhub_cli_and_skillbook(
 
 @pytest.mark.oracle
 def test_the_github_content_hash_is_the_clis(clawhub_cli: Path, tmp_path: Path) -> None:
-    from skillbook.registry.fingerprint import github_content_hash
+    from skillbook.distribution.fingerprint import github_content_hash
 
     rows = [
         ("SKILL.md", 12, "AB" * 32),

@@ -18,13 +18,13 @@ from oracle_support import Oracle
 
 from registry.clawhub_server import ClawHub, flat_zip
 from registry.conftest import DEMO_V1, DEMO_V2
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.skillfiles import tree_sha256
-from skillbook.registry.updater import update_skills
-from skillbook.registry.verify import verify_skills
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.skillfiles import tree_sha256
+from skillbook.distribution.registry.updater import update_skills
+from skillbook.distribution.registry.verify import verify_skills
+from skillbook.distribution.registry.workdir import Workdir
 
 # Node 20 lacks the ES2025 Set methods a dependency of 2026.9 calls at import time
 # (2026.9 asks for Node >= 24.16); on a newer Node these lines change nothing.
@@ -299,7 +299,7 @@ def test_both_follow_a_github_hand_off(latest_oracle: Oracle, hub: ClawHub, tmp_
 def test_both_install_a_skills_sh_reference_alike(
     latest_oracle: Oracle, hub: ClawHub, tmp_path: Path
 ) -> None:
-    from skillbook.registry.fingerprint import github_content_hash, sha256_hex
+    from skillbook.distribution.fingerprint import github_content_hash, sha256_hex
 
     commit = "fedcba9876543210fedcba9876543210fedcba98"
     hub.state.publish("web", "1.0.0", DEMO_V1)

@@ -16,12 +16,12 @@ import pytest
 from factories import skill_text
 
 from registry.conftest import DEMO_V1, Said
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.updater import update_skills
-from skillbook.registry.verify import verify_skills
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.updater import update_skills
+from skillbook.distribution.registry.verify import verify_skills
+from skillbook.distribution.registry.workdir import Workdir
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -118,7 +118,7 @@ def test_a_repository_with_several_skills_lists_them_and_installs_the_named_ones
 def test_a_tag_a_subpath_and_an_update_to_a_new_commit(
     repo: Path, local: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
-    from skillbook.registry.refs import GitRef
+    from skillbook.distribution.registry.refs import GitRef
 
     ref = GitRef(url(repo), "skills/alpha", "v1")
     [outcome] = local.install(ref, options)
@@ -239,7 +239,7 @@ def test_an_archive_url_goes_through_the_download_guard(
     tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
     from registry.clawhub_server import ClawHub, flat_zip
-    from skillbook.install.netguard import NetworkPolicy
+    from skillbook.distribution.install.netguard import NetworkPolicy
 
     hub = ClawHub()
     try:

@@ -11,12 +11,12 @@ import pytest
 
 from registry.clawhub_server import ClawHub, Failure, flat_zip
 from registry.conftest import DEMO_V1, FAST, Said
-from skillbook.registry.client import RegistryClient
-from skillbook.registry.endpoint import Endpoint
-from skillbook.registry.errors import RegistryError, RegistryNotFound
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.trust import check_release
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.client import RegistryClient
+from skillbook.distribution.registry.endpoint import Endpoint
+from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.trust import check_release
+from skillbook.distribution.registry.workdir import Workdir
 
 COMMIT = "89abcdef0123456789abcdef0123456789abcdef"
 
@@ -258,7 +258,7 @@ def test_install_route_refusals_are_shown_as_sent(
 def test_the_official_flag_rule() -> None:
     # OpenClaw 2026.9's hasOfficialClawHubFlag; stage_registry trusts it on
     # https://clawhub.ai only (the check_release(official=True) skip is tested above).
-    from skillbook.registry.api import official_flag
+    from skillbook.distribution.registry.api import official_flag
 
     assert official_flag({"channel": "official"}) and official_flag(None, {"isOfficial": True})
     assert not official_flag({"official": "yes"}, None)
@@ -268,7 +268,7 @@ def test_updating_a_github_hand_off_follows_the_commit(
     hub: ClawHub, workdir: Workdir, options: InstallOptions
 ) -> None:
     from registry.conftest import DEMO_V2
-    from skillbook.registry.updater import update_skills
+    from skillbook.distribution.registry.updater import update_skills
 
     github_hand_off(hub)
     env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/gh"}
@@ -302,7 +302,7 @@ def skills_sh(
 
 
 def demo_content_hash() -> str:
-    from skillbook.registry.fingerprint import github_content_hash, sha256_hex
+    from skillbook.distribution.fingerprint import github_content_hash, sha256_hex
 
     return github_content_hash((p, len(b), sha256_hex(b)) for p, b in DEMO_V1.items())
 
@@ -310,7 +310,7 @@ def demo_content_hash() -> str:
 def test_a_skills_sh_reference_installs_the_resolved_commit_unscanned(
     hub: ClawHub, workdir: Workdir, options: InstallOptions
 ) -> None:
-    from skillbook.registry.updater import update_skills
+    from skillbook.distribution.registry.updater import update_skills
 
     skills_sh(hub, demo_content_hash().upper())
     env = {"CLAWHUB_GITHUB_CODELOAD_BASE_URL": f"{hub.url}/gh"}

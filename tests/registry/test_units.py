@@ -12,13 +12,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook.registry.archive_root import find_skill_root
-from skillbook.registry.endpoint import DEFAULT_REGISTRY, Endpoint, resolve_endpoint
-from skillbook.registry.errors import RegistryError
-from skillbook.registry.fingerprint import fingerprint_files, fingerprint_hashes, sha256_hex
-from skillbook.registry.lockfile import dumps, read_lock, read_origin
-from skillbook.registry.refs import ArchiveRef, FolderRef, GitRef, RegistryRef, parse_ref
-from skillbook.registry.skillfiles import list_skill_files
+from skillbook.distribution.fingerprint import fingerprint_files, fingerprint_hashes, sha256_hex
+from skillbook.distribution.registry.archive_root import find_skill_root
+from skillbook.distribution.registry.endpoint import DEFAULT_REGISTRY, Endpoint, resolve_endpoint
+from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry.lockfile import dumps, read_lock, read_origin
+from skillbook.distribution.registry.refs import (
+    ArchiveRef,
+    FolderRef,
+    GitRef,
+    RegistryRef,
+    parse_ref,
+)
+from skillbook.distribution.registry.skillfiles import list_skill_files
 
 
 @pytest.mark.parametrize(
@@ -246,7 +252,7 @@ def test_archive_roots(tmp_path: Path) -> None:
 
 
 def test_skills_sh_references() -> None:
-    from skillbook.registry.refs import RegistryRef, parse_ref
+    from skillbook.distribution.registry.refs import RegistryRef, parse_ref
 
     ref = parse_ref("skills-sh:vercel-labs/agent-skills/web-design")
     assert ref == RegistryRef(

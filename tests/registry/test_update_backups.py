@@ -12,8 +12,8 @@ from cli.conftest import Shell, shell  # noqa: F401 (fixture)
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1, DEMO_V2, point_at
-from skillbook.registry.backups import list_backups
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.backups import list_backups
+from skillbook.distribution.registry.workdir import Workdir
 
 MINE = "---\nname: demo\ndescription: Mine.\n---\n# Demo\nSay hello.\n"
 

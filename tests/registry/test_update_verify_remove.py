@@ -10,12 +10,12 @@ import pytest
 
 from registry.clawhub_server import ClawHub
 from registry.conftest import DEMO_V1, DEMO_V2
-from skillbook.registry.errors import RegistryError
-from skillbook.registry.installer import Installer, InstallOptions
-from skillbook.registry.remove import remove_skill
-from skillbook.registry.updater import update_skills
-from skillbook.registry.verify import verify_skills
-from skillbook.registry.workdir import Workdir
+from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry.installer import Installer, InstallOptions
+from skillbook.distribution.registry.remove import remove_skill
+from skillbook.distribution.registry.updater import update_skills
+from skillbook.distribution.registry.verify import verify_skills
+from skillbook.distribution.registry.workdir import Workdir
 
 
 def visible(root: Path) -> dict[str, bytes]:
@@ -176,7 +176,7 @@ def test_no_fingerprint_and_no_resolve_route_needs_force(
 def test_update_uses_the_registry_recorded_in_origin(
     hub: ClawHub, workdir: Workdir, options: InstallOptions, installed: Path
 ) -> None:
-    from skillbook.registry.endpoint import Endpoint
+    from skillbook.distribution.registry.endpoint import Endpoint
 
     hub.state.publish("demo", "1.1.0", DEMO_V2)
     elsewhere = Installer(workdir, Endpoint("http://127.0.0.1:9", token="secret-token"))

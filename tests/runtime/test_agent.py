@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 import pytest
 from factories import process_alive, stub_bins, wait_until, write_skill
 
-from skillbook.book import Loader, SkillBook
 from skillbook.errors import ModelNotConfigured
-from skillbook.invocation import Invocation, rewrite_for_model
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.commands.invocation import Invocation, rewrite_for_model
 from skillbook.runtime.agent import (
     DECLINED_RESULT,
     DEFAULT_INSTRUCTIONS,
@@ -575,7 +575,7 @@ def exec_ws(env: Mapping[str, str]) -> Path:
 
 
 def load_exec(ws: Path, env: Mapping[str, str]) -> SkillBook:
-    from skillbook.config import Config
+    from skillbook.config.file import Config
 
     config = Config.from_mapping(
         {"skills": {"entries": {"probe": {"apiKey": "k-123456", "env": {"UNITS": "metric"}}}}}

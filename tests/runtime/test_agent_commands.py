@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from factories import write_skills
 
-from skillbook.book import Loader
+from skillbook.pipeline.book import Loader
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.providers import ScriptedModel
 

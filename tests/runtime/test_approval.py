@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from factories import stub_bins, write_skill
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.errors import ConfigError
+from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.runtime.agent import Agent, AgentEvent, ToolDeclined, ToolStarted
 from skillbook.runtime.approval import (
     DECLINED_RESULT,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from skillbook.config import Config, SecretRef
+from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
 from skillbook.model import (
     Requires,

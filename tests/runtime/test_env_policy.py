@@ -21,9 +21,10 @@ import pytest
 from env_policy_support import load_snapshot, read_policy
 from oracle_support import Oracle
 
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.config.profile import PROFILE_NAMES
+from skillbook.distribution.sync.sandbox import is_dangerous
 from skillbook.model import Requires, Skill, SkillMetadata
-from skillbook.profile import PROFILE_NAMES
 from skillbook.runtime.env import (
     ALWAYS_BLOCKED_ENV_PATTERNS,
     HOST_DANGEROUS_ENV_KEYS,
@@ -35,7 +36,6 @@ from skillbook.runtime.env import (
     is_host_dangerous,
     skill_env,
 )
-from skillbook.sync.sandbox import is_dangerous
 
 SNAPSHOT = load_snapshot()
 

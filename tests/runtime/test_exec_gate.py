@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.runtime.approval import (
     DECLINED_RESULT,
     REFUSED_NO_APPROVER_RESULT,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from factories import process_alive, wait_until
 
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.model import Skill
 from skillbook.runtime.tools import ExecTool
 
@@ -100,7 +100,7 @@ def test_an_environment_no_process_takes_is_a_tool_error(tmp_path: Path) -> None
     skill's env overlay refuses such a name rather than passing it on."""
     from types import MappingProxyType
 
-    from skillbook.config import SkillEntryConfig, SkillsConfig
+    from skillbook.config.file import SkillEntryConfig, SkillsConfig
     from skillbook.runtime.env import REASON_BAD_NAME, skill_env
 
     folder = tmp_path / "s"

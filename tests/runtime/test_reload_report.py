@@ -21,15 +21,15 @@ from factories import isolated_env, write_skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
-from skillbook.gate import BinaryLookup
+from skillbook.config.file import Config
 from skillbook.model import Skill
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.cache.skill_memo import PATCH_LIMIT
+from skillbook.pipeline.gating.gate import BinaryLookup
+from skillbook.pipeline.snapshot import SnapshotSkill
 from skillbook.runtime import reload_report
 from skillbook.runtime.reload_report import ReloadDiff, ReloadReport, StatusChange
 from skillbook.runtime.session import SkillSession
-from skillbook.skill_memo import PATCH_LIMIT
-from skillbook.snapshot import SnapshotSkill
 
 FOLDERS = ("alpha", "beta", "gamma", "delta", "eps")
 TOOL = "sb-test-tool"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from factories import process_alive, wait_until
 
-from skillbook.config import Config, SecretRef
+from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError, SkillbookError
 from skillbook.runtime.secrets import Secret, SecretResolver, ref_label, template_ref
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from factories import WAIT_S, notifying, wait_until, write_skill, write_skills
 
-from skillbook.book import Loader
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader
+from skillbook.pipeline.snapshot import SkillSnapshot, SnapshotVersions
 from skillbook.runtime.session import ReloadReport, SkillSession, StatusChange
 from skillbook.runtime.watch import WatcherRegistry
-from skillbook.snapshot import SkillSnapshot, SnapshotVersions
 
 
 @pytest.fixture

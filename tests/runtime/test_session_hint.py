@@ -9,8 +9,8 @@ from typing import NoReturn
 import pytest
 from factories import WAIT_S, notifying, wait_until, write_skill, write_skills
 
-from skillbook.book import Loader
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader
 from skillbook.runtime import reload_report
 from skillbook.runtime._watch_journal import ChangeJournal
 from skillbook.runtime.session import ReloadReport, SkillSession

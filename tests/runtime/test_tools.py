@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from factories import group_alive, wait_until, write_skill
 
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.model import (
     Frontmatter,
     InvocationPolicy,

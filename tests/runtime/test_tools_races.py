@@ -14,9 +14,9 @@ import pytest
 from factories import write_skill
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
-from skillbook.discover import DiscoverOptions, Root, discover
-from skillbook.mode import Mode
+from skillbook.config.mode import Mode
 from skillbook.model import Skill, Source
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
 from skillbook.runtime.tools import ReadTool
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="symlink swaps need POSIX renames")

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from factories import WAIT_S, wait_until, write_skill
 
-from skillbook.config import Config
-from skillbook.paths import Paths
+from skillbook.config.file import Config
+from skillbook.config.paths import Paths
+from skillbook.pipeline.snapshot import SkillsChangeEvent, SnapshotVersions
 from skillbook.runtime.watch import (
     DEFAULT_DEBOUNCE_MS,
     IGNORED_SEGMENTS,
@@ -30,7 +31,6 @@ from skillbook.runtime.watch import (
     watch_roots,
     watch_targets,
 )
-from skillbook.snapshot import SkillsChangeEvent, SnapshotVersions
 
 FAST_DEBOUNCE_MS = 100
 
@@ -539,8 +539,8 @@ def test_debouncer_keeps_each_path_once_with_merged_kinds() -> None:
 def test_watch_roots_follow_the_compat_profile_like_discovery(tmp_path: Path) -> None:
     """2026.9 reads ``~/.agents/skills`` only with the default state dir; the watcher
     watches exactly the roots the loader reads, under either profile."""
-    from skillbook.discover import resolve_roots
-    from skillbook.profile import profile_of
+    from skillbook.config.profile import profile_of
+    from skillbook.pipeline.discovery.discover import resolve_roots
 
     env = {"HOME": str(tmp_path / "home"), "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
     paths = Paths.from_env(env, cwd=tmp_path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fixture_tree import EXPECTED, MALICIOUS, materialize
 
-from skillbook.paths import PACKAGE_BUNDLED_DIR
+from skillbook.config.paths import PACKAGE_BUNDLED_DIR
 from skillbook.security import Severity, scan_path, scan_paths
 
 

@@ -15,9 +15,13 @@ from typing import Any
 import pytest
 from selection_support import env_for, make_workspace, write_skill
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
-from skillbook.prompt import compact_skill_paths, format_skills_for_prompt, skills_section
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.prompt.skills_section import (
+    compact_skill_paths,
+    format_skills_for_prompt,
+    skills_section,
+)
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent
 from skillbook.runtime.providers.scripted import ScriptedModel
 from skillbook.selection import Route, route

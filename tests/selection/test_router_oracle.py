@@ -18,8 +18,8 @@ from oracle_cases import SHARED_ENV
 from oracle_support import Oracle
 from selection_support import write_skill
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.selection import route
 from skillbook.selection.router import catalog_formatter
 from skillbook.selection.selector import Selector, SelectorSettings

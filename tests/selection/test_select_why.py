@@ -14,9 +14,9 @@ from typing import Any
 from click.testing import CliRunner
 from selection_support import env_for, make_workspace, write_skill
 
-from skillbook.book import Loader
 from skillbook.cli.app import cli
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader
 from skillbook.selection.eligibility import not_eligible
 
 GATED = {

@@ -13,16 +13,16 @@ from click.testing import CliRunner
 from fake_openai_server import Call, FakeOpenAIServer
 from selection_support import env_for, make_workspace, write_skill
 
-from skillbook.book import Loader
 from skillbook.cli.app import cli
-from skillbook.config import Config
+from skillbook.config.file import Config
+from skillbook.pipeline.book import Loader
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.providers.openai_chat import OpenAIChatModel
+from skillbook.runtime.trigger_eval import run_trigger_eval
 from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import parse_queries
 from skillbook.selection.plan import SelectionPlan, plan_for
 from skillbook.selection.selector import Selector, SelectorSettings
-from skillbook.selection.trigger_eval import run_trigger_eval
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,11 @@ from fake_openai_server import Call, FakeOpenAIServer
 from mcp import Client
 from selection_support import env_for, make_workspace
 
-from skillbook.book import Loader
 from skillbook.cli.app import cli
-from skillbook.config import Config
+from skillbook.config.file import Config
 from skillbook.integrations._common import build_instructions, runtime_tools
 from skillbook.mcp.server import build_server
+from skillbook.pipeline.book import Loader
 
 
 def _loader(tmp: Path, mode: str) -> Loader:

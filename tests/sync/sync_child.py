@@ -17,8 +17,8 @@ import os
 import sys
 from pathlib import Path
 
-from skillbook.book import Loader
-from skillbook.sync import SyncProgress, sync_book
+from skillbook.distribution.sync import SyncProgress, sync_book
+from skillbook.pipeline.book import Loader
 
 
 def main() -> None:

@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from skillbook.book import Loader, SkillBook
-from skillbook.config import Config
-from skillbook.sync.listing import list_tree
+from skillbook.config.file import Config
+from skillbook.distribution.sync.listing import list_tree
+from skillbook.pipeline.book import Loader, SkillBook
 
 
 def listing(root: Path) -> list[dict[str, Any]]:
@@ -124,7 +124,7 @@ def make_fifo(path: Path) -> None:
 _LOCK_HOLDER = """
 import sys
 from pathlib import Path
-from skillbook.sync import swap
+from skillbook.distribution.sync import swap
 with swap.folder_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     sys.stdin.read()

@@ -10,10 +10,10 @@ import pytest
 from factories import write_skill
 from sync_world import World
 
+from skillbook.distribution.sync import SyncError, swap
+from skillbook.distribution.sync.load import ORIGIN_FILE, load_skills, loadable_skills
 from skillbook.errors import SkillNotFound
 from skillbook.model import Source
-from skillbook.sync import SyncError, swap
-from skillbook.sync.load import ORIGIN_FILE, load_skills, loadable_skills
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_links_leaving_the_skill_are_not_copied(world: World) -> None:
 
 
 def test_load_needs_a_workspace(world: World) -> None:
-    from skillbook.book import Loader
+    from skillbook.pipeline.book import Loader
 
     book = Loader(None, env=world.env(), cwd=world.base).load()
     with pytest.raises(SyncError, match="needs a workspace"):

@@ -10,8 +10,7 @@ import pytest
 from factories import write_skill
 from sync_world import World, listing, lock_held_elsewhere
 
-from skillbook.book import Loader
-from skillbook.sync import (
+from skillbook.distribution.sync import (
     CATALOG_FILE,
     SyncBusy,
     SyncError,
@@ -23,7 +22,8 @@ from skillbook.sync import (
     sync_book,
     sync_entries,
 )
-from skillbook.sync.marker import MARKER_FILE
+from skillbook.distribution.sync.marker import MARKER_FILE
+from skillbook.pipeline.book import Loader
 
 GATED = {"openclaw": {"requires": {"bins": ["not-installed"]}}}
 

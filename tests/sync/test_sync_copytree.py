@@ -12,7 +12,7 @@ import pytest
 from factories import write_skill
 from sync_world import listing
 
-from skillbook.sync.copytree import CopyError, copy_skill
+from skillbook.distribution.sync.copytree import CopyError, copy_skill
 
 
 def paths(root: Path) -> list[str]:

@@ -20,8 +20,8 @@ import pytest
 from factories import write_skill
 from sync_world import World, listing
 
-from skillbook.sync import SyncBusy, sync_book
-from skillbook.sync.marker import MARKER_FILE
+from skillbook.distribution.sync import SyncBusy, sync_book
+from skillbook.distribution.sync.marker import MARKER_FILE
 
 pytestmark = pytest.mark.subprocess
 

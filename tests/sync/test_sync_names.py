@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillbook.sync.names import INVALID_NAME, Destination, DirNamer, Refusal
+from skillbook.distribution.sync.names import INVALID_NAME, Destination, DirNamer, Refusal
 
 ROOT = "/t/skills"
 HOME = "/home/u"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sync_world import listing, lock_held_elsewhere
 
-from skillbook.sync import swap
+from skillbook.distribution.sync import swap
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillbook.agents.table import AgentEnv
 from skillbook.cli.context import ERR_WORKSPACE, Context, fail
-from skillbook.settings import Settings
+from skillbook.config.run_settings import Settings
+from skillbook.distribution.agents.table import AgentEnv
 
 
 def agent_env(obj: Context, settings: Settings) -> AgentEnv:

@@ -1,4 +1,4 @@
-"""``skillbook``: the command line, a thin layer over :mod:`skillbook.book`.
+"""``skillbook``: the command line, a thin layer over :mod:`skillbook.pipeline.book`.
 
 Exit codes: 0 success; 1 findings (``validate`` errors, ``check --fail-on``, ``info``
 of an unknown skill); 2 could not run (bad config, unknown agent, bad arguments,
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import click
 
-from skillbook import __version__, footprint
+from skillbook import __version__
 from skillbook.cli import render
 from skillbook.cli.context import (
     EXIT_ERROR,
@@ -34,9 +34,10 @@ from skillbook.cli.examples import epilog
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
+from skillbook.pipeline.cache import footprint
 
 if TYPE_CHECKING:
-    from skillbook.registry.lockfile import Origin
+    from skillbook.distribution.registry.lockfile import Origin
 
 __all__ = [
     "EXIT_ERROR",
@@ -214,7 +215,7 @@ def list_cmd(
     global_: bool = False,
 ) -> None:
     """List skills with their status, source and what they are missing."""
-    from skillbook.registry.origins import installed_origins
+    from skillbook.distribution.registry.origins import installed_origins
 
     if for_agent is not None:
         _list_for(obj, for_agent, global_, as_json)
@@ -265,9 +266,9 @@ _LIST_KEYS = (
 
 
 def _list_for(obj: Context, agent_id: str, global_: bool, as_json: bool) -> None:
-    from skillbook.agents.layout import AgentsError
-    from skillbook.agents.ops import list_for, resolve_agents
     from skillbook.cli.agents_support import agent_env
+    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents.ops import list_for, resolve_agents
 
     where = agent_env(obj, obj.settings())
     try:
@@ -302,7 +303,7 @@ def info_cmd(obj: Context, name: str, as_json: bool) -> None:
     entry = find_skill(book, name)
     if as_json:
         data = entry.to_json()
-        from skillbook.registry.origins import installed_origins
+        from skillbook.distribution.registry.origins import installed_origins
 
         installed = installed_origins([entry.base_dir]).get(entry.base_dir)
         if installed is not None:
@@ -312,7 +313,7 @@ def info_cmd(obj: Context, name: str, as_json: bool) -> None:
         ]
         emit_json(data)
         return
-    from skillbook.registry.origins import installed_origins
+    from skillbook.distribution.registry.origins import installed_origins
 
     installed = installed_origins([entry.base_dir]).get(entry.base_dir)
     lines = render.info_lines(book, entry)

@@ -24,7 +24,7 @@ from skillbook.cli.render import STATUS_TEXT, clean
 from skillbook.runtime.agent import Agent, InvokeResult
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.approval import ExecPolicy
     from skillbook.runtime.providers import Message, ToolCall
     from skillbook.runtime.session import SkillSession
@@ -92,7 +92,7 @@ class Chat:
         policy: ExecPolicy | None = None,
         learning: Learning | None = None,
     ) -> None:
-        from skillbook.book import Loader
+        from skillbook.pipeline.book import Loader
         from skillbook.runtime.session import SkillSession
 
         self.hint = hint

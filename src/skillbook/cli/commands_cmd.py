@@ -2,7 +2,7 @@
 
 Input: the book the global options select. Output: one line per command (name, skill,
 dispatch kind, description), or with ``--channel`` the commands that fit that chat
-platform's native menu (:func:`skillbook.commands.channel_view`) and a footer saying
+platform's native menu (:func:`skillbook.pipeline.commands.specs.channel_view`) and a footer saying
 what was left out and why; ``--json`` prints ``{channel, commands, omitted, renamed,
 diagnostics}``. The dispatch kind is ``tool`` (``command-dispatch: tool``), ``exec``
 (the skill's own ``metadata.skillbook.commandExec``) or ``model`` (rewritten for the
@@ -20,10 +20,10 @@ from skillbook.cli.app import Context, emit_json, emit_lines
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:
-    from skillbook.channels import Omitted
-    from skillbook.commands import CommandSet, CommandSpec
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill
+    from skillbook.pipeline.commands.channels import Omitted
+    from skillbook.pipeline.commands.specs import CommandSet, CommandSpec
 
 CHANNELS: Final = ("telegram", "discord")
 HEADERS: Final = ("Command", "Skill", "Runs", "Description")
@@ -44,8 +44,8 @@ def commands_cmd(obj: Context, channel: str | None, as_json: bool) -> None:
     RUNS is `tool` (command-dispatch: tool calls a tool), `exec` (the skill's own
     command, metadata.skillbook.commandExec) or `model` (the request goes to the model).
     """
-    from skillbook.channels import DISCORD, TELEGRAM, channel_view
-    from skillbook.dispatch import exec_dispatch_diagnostics
+    from skillbook.pipeline.commands.channels import DISCORD, TELEGRAM, channel_view
+    from skillbook.pipeline.commands.dispatch import exec_dispatch_diagnostics
 
     book = obj.book()
     skills = book.eligible
@@ -78,7 +78,7 @@ def commands_cmd(obj: Context, channel: str | None, as_json: bool) -> None:
 
 
 def _dispatch_json(spec: CommandSpec, skills: Sequence[Skill]) -> dict[str, Any]:
-    from skillbook.dispatch import KIND_MODEL, command_dispatch
+    from skillbook.pipeline.commands.dispatch import KIND_MODEL, command_dispatch
 
     how = command_dispatch(spec, skills)
     return how.to_json() if how is not None else {"kind": KIND_MODEL}
@@ -119,7 +119,7 @@ def _table(shown: Sequence[CommandSpec], skills: Sequence[Skill]) -> list[str]:
     from rich.cells import cell_len
 
     from skillbook.cli.table import terminal_width, truncate
-    from skillbook.dispatch import dispatch_kind
+    from skillbook.pipeline.commands.dispatch import dispatch_kind
 
     rows = [
         (f"/{c.name}", _one_line(c.skill_name), dispatch_kind(c, skills), _one_line(c.description))
@@ -149,7 +149,7 @@ def _footer(
     diags: Sequence[Diagnostic],
     label: str | None,
 ) -> list[str]:
-    from skillbook.channels import (
+    from skillbook.pipeline.commands.channels import (
         OMIT_DUPLICATE_NAME,
         OMIT_INVALID_NAME,
         OMIT_MAX_COMMANDS,

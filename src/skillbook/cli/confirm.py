@@ -20,7 +20,7 @@ from skillbook.cli.printing import Printer
 from skillbook.runtime.approval import ExecPolicy, show_command
 
 if TYPE_CHECKING:
-    from skillbook.config import Config
+    from skillbook.config.file import Config
     from skillbook.runtime.providers import ToolCall
 
 CONFIRM_ENV: Final = "SKILLBOOK_CONFIRM_EXEC"

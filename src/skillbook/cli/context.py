@@ -2,7 +2,7 @@
 
 Input: the global options (``--workspace --config --agent --mode --compat --color``), given
 before or after the command. Output: :class:`Context` (``ctx.obj``), which resolves
-:class:`~skillbook.settings.Settings` and books and exits with one line on error, and
+:class:`~skillbook.config.run_settings.Settings` and books and exits with one line on error, and
 the writers :func:`emit_lines`, :func:`emit_json` and :func:`fail`.
 
 Errors: one line on stderr, ``skillbook: <what is wrong>``; under ``--json`` a JSON
@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
 
-from skillbook import footprint
 from skillbook.cli import render
 from skillbook.cli.style import Style
+from skillbook.config.mode import MODE_NAMES
 from skillbook.errors import AgentNotFound, ConfigError, SkillbookError
-from skillbook.mode import MODE_NAMES
+from skillbook.pipeline.cache import footprint
 
 if TYPE_CHECKING:
-    from skillbook.book import Loader, SkillBook
-    from skillbook.settings import Settings
+    from skillbook.config.run_settings import Settings
+    from skillbook.pipeline.book import Loader, SkillBook
 
 EXIT_OK: Final = 0
 EXIT_FINDINGS: Final = 1
@@ -77,7 +77,7 @@ class Context:
 
     def settings(self) -> Settings:
         """The settings the options select; exits 2 with one line when they cannot be read."""
-        from skillbook.settings import Settings
+        from skillbook.config.run_settings import Settings
 
         try:
             settings = Settings.resolve(

@@ -21,22 +21,22 @@ from typing import Any
 import click
 
 from skillbook import __version__
-from skillbook.agent_scope import (
+from skillbook.cli.context import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, error_code
+from skillbook.config.agent_scope import (
     PROFILE_ENV,
     check_agent_id,
     default_agent_id,
     known_agent_ids,
     locate_workspace,
 )
-from skillbook.cli.context import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, error_code
-from skillbook.config import Config, read_config
-from skillbook.discover import resolve_roots
+from skillbook.config.file import Config, read_config
+from skillbook.config.paths import COMPAT_ENV_PREFIX, ENV_PREFIX, Paths
+from skillbook.config.profile import profile_of
+from skillbook.config.run_settings import choose_compat, choose_mode
 from skillbook.errors import SkillbookError
-from skillbook.learned import is_learned_root
 from skillbook.model import Source
-from skillbook.paths import COMPAT_ENV_PREFIX, ENV_PREFIX, Paths
-from skillbook.profile import profile_of
-from skillbook.settings import choose_compat, choose_mode
+from skillbook.pipeline.discovery.discover import resolve_roots
+from skillbook.pipeline.discovery.learned import is_learned_root
 
 #: The variables that move folders; doctor shows those that are set.
 WATCHED_VARIABLES = (
@@ -179,7 +179,7 @@ def registry_report(
     """The registry ``search``/``install``/``update``/``publish`` use without ``--registry``,
     and why: the commands' own call, minus the network."""
     from skillbook.cli.registry_support import choose_endpoint
-    from skillbook.registry.errors import RegistryError
+    from skillbook.distribution.registry.errors import RegistryError
 
     try:
         endpoint = choose_endpoint(env, os_home, config, fetch=False)
@@ -203,8 +203,8 @@ def _skills_summary(
     cwd: Path,
     compat: str | None = None,
 ) -> dict[str, Any] | None:
-    from skillbook.book import Loader
     from skillbook.diagnostics import Severity
+    from skillbook.pipeline.book import Loader
 
     try:
         book = Loader(

@@ -6,8 +6,8 @@ Python; ``skillbook --version`` needs none of it, so it is answered here, with t
 text click's ``--version`` prints.
 
 ``skillbook prompt`` with only the options in :data:`VALUE_OPTIONS` and
-:data:`FLAGS` is answered from :mod:`skillbook.result_store` when the footprint of
-the build that made the stored text still holds (:func:`skillbook.footprint.still_valid`);
+:data:`FLAGS` is answered from :mod:`skillbook.pipeline.cache.result_store` when the footprint of
+the build that made the stored text still holds (:func:`skillbook.pipeline.cache.footprint.still_valid`);
 on a miss, or any doubt, the normal command runs under a footprint recorder and
 stores its output when nothing it read is beyond checking. Everything else goes
 to :func:`skillbook.cli.app.main` untouched.
@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from skillbook import footprint
+    from skillbook.pipeline.cache import footprint
 
 #: Options of ``prompt`` (and the global ones) that take a value.
 VALUE_OPTIONS = frozenset(
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.flush()
         return
     if prompt_call(args):
-        from skillbook import result_store
+        from skillbook.pipeline.cache import result_store
 
         folder = result_store.results_folder(os.environ)
         cwd = _cwd()
@@ -99,7 +99,7 @@ def _cwd() -> str | None:
 
 def cached_output(folder: str, key: str, env: Mapping[str, str]) -> str | None:
     """The stored output for ``key`` when its footprint still holds, else None."""
-    from skillbook import footprint, result_store
+    from skillbook.pipeline.cache import footprint, result_store
 
     found = result_store.load(folder, key)
     if found is None or not footprint.still_valid(found[1], env):
@@ -119,8 +119,8 @@ def write_prompt(out: str) -> None:
 
 
 def _run_recorded(args: list[str], folder: str, key: str) -> None:
-    from skillbook import footprint
     from skillbook.cli.app import main as run
+    from skillbook.pipeline.cache import footprint
 
     with footprint.recording() as fp:
         try:
@@ -133,7 +133,7 @@ def _run_recorded(args: list[str], folder: str, key: str) -> None:
 
 
 def _keep(fp: footprint.Footprint, folder: str, key: str) -> None:
-    from skillbook import result_store
+    from skillbook.pipeline.cache import result_store
 
     record = fp.record() if fp.result is not None else None
     if record is not None and fp.result is not None:

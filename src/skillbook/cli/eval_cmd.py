@@ -225,7 +225,7 @@ def eval_trigger_cmd(
 
     from skillbook.errors import ModelNotConfigured
     from skillbook.runtime.providers import model_from_env
-    from skillbook.selection.trigger_eval import MODES, estimate_cost, run_trigger_eval
+    from skillbook.runtime.trigger_eval import MODES, estimate_cost, run_trigger_eval
 
     queries = _queries(queries_path, split)
     book = obj.book()

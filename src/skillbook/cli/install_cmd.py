@@ -7,7 +7,7 @@ versions are the commit's first 12 characters), warnings on stderr; ``--json`` p
 blocked, not found, registry error), 2 bad arguments.
 
 With ``--for AGENT`` the skill goes where coding agents read skills instead
-(:mod:`skillbook.agents.ops`, docs/agents.md): ``Installed <name> for <agent> -> <path>``
+(:mod:`skillbook.distribution.agents.ops`, docs/agents.md): ``Installed <name> for <agent> -> <path>``
 per agent.
 """
 
@@ -98,7 +98,7 @@ def install_cmd(
     skills go to <workspace>/skills/<name> (with --global: the managed folder) and are
     recorded in .clawhub/lock.json (registry) or .skillbook/lock.json (other sources).
     """
-    from skillbook.registry.errors import RegistryError
+    from skillbook.distribution.registry.errors import RegistryError
 
     reason = force_reason(dangerous, reason)
     if for_agents:
@@ -166,9 +166,9 @@ def _install_for(
 ) -> None:
     from pathlib import Path
 
-    from skillbook.agents.layout import AgentsError
-    from skillbook.agents.ops import install_for, resolve_agents
     from skillbook.cli.agents_support import agent_env
+    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents.ops import install_for, resolve_agents
 
     settings = obj.settings()
     where = agent_env(obj, settings)

@@ -22,10 +22,10 @@ from skillbook.cli.validate_cmd import finding_lines
 from skillbook.experience.engine import Experience
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
     from skillbook.experience.learner import Learned
     from skillbook.experience.record import SessionRecord
     from skillbook.experience.recorder import SessionRecorder
+    from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.providers.base import ChatModel
 
 __all__ = ["Learning", "learn_options"]

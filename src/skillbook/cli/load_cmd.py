@@ -18,10 +18,10 @@ from skillbook.cli.context import (
     error_code,
     fail,
 )
+from skillbook.distribution.sync import SyncError
+from skillbook.distribution.sync.load import LOAD_SOURCES, LoadOutcome, load_skills
 from skillbook.errors import SkillNotFound
 from skillbook.model import Source
-from skillbook.sync import SyncError
-from skillbook.sync.load import LOAD_SOURCES, LoadOutcome, load_skills
 
 _FROM = {
     "any": LOAD_SOURCES,

@@ -14,11 +14,11 @@ from click.shell_completion import CompletionItem
 
 from skillbook.cli.context import ERR_SKILL, EXIT_FINDINGS, Context, emit_json, json_requested
 from skillbook.cli.render import clean
-from skillbook.lookup import find_entry, suggest_names
+from skillbook.pipeline.lookup import find_entry, suggest_names
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
-    from skillbook.status import StatusEntry
+    from skillbook.pipeline.book import SkillBook
+    from skillbook.pipeline.gating.status import StatusEntry
 
 
 def not_found_message(name: str, suggestions: list[str]) -> str:
@@ -63,7 +63,7 @@ def complete_skill_names(
             mode=root.get("mode"),
         )
     try:
-        from skillbook.settings import Settings
+        from skillbook.config.run_settings import Settings
 
         settings = Settings.resolve(
             config=obj.config, workspace=obj.workspace, agent=obj.agent, mode=obj.mode

@@ -19,7 +19,7 @@ from click.shell_completion import CompletionItem
 
 from skillbook.cli.context import MODES, Context
 from skillbook.cli.style import COLOR_CHOICES
-from skillbook.profile import PROFILE_NAMES
+from skillbook.config.profile import PROFILE_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,8 +39,8 @@ def _complete_agents(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """Agent ids of the config the command line names so far (nothing on any error)."""
-    from skillbook.agent_scope import known_agent_ids
-    from skillbook.settings import Settings
+    from skillbook.config.agent_scope import known_agent_ids
+    from skillbook.config.run_settings import Settings
 
     root = ctx.find_root().params
     obj = ctx.obj if isinstance(ctx.obj, Context) else Context()

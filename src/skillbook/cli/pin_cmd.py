@@ -22,8 +22,8 @@ from skillbook.cli.registry_support import global_option, registry_error, workdi
 @click.pass_obj
 def pin_cmd(obj: Context, slug: str, reason: str | None, as_json: bool, global_: bool) -> None:
     """Pin an installed skill: updates leave it at its version until `skillbook unpin`."""
-    from skillbook.registry.errors import RegistryError
-    from skillbook.registry.pins import set_pin
+    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry.pins import set_pin
 
     try:
         pin = set_pin(workdir_of(obj.settings(), global_), slug, pinned=True, reason=reason)

@@ -71,10 +71,10 @@ def publish_cmd(
     import httpx
 
     from skillbook.cli.registry_support import endpoint_of
+    from skillbook.distribution.hub.client import PublishOptions, publish_path
     from skillbook.errors import PublishFailed
-    from skillbook.hub.client import PublishOptions, publish_path
 
-    # The one registry choice of every command (skillbook.registry.endpoint), minus its
+    # The one registry choice of every command (skillbook.distribution.registry.endpoint), minus its
     # fallbacks: a registry cached by `clawhub login` or clawhub.ai is never chosen
     # here, so nothing is published to a public registry by mistake.
     endpoint = endpoint_of(obj.settings(), registry, None)

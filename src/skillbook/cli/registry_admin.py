@@ -38,15 +38,15 @@ def token_create(
     as_json: bool,
 ) -> None:
     """Create a token for HANDLE; it is printed once and stored only as a hash."""
+    from skillbook.distribution.hub.server import database
+    from skillbook.distribution.hub.tokens import create_token
     from skillbook.errors import HubError
-    from skillbook.hub.server import database
-    from skillbook.hub.tokens import create_token
 
     store = database(hub_settings(obj, db, blobs))
     try:
         with store.session() as session:
             token = create_token(session, handle, admin=admin, label=label)
-            from skillbook.hub.catalog import audit
+            from skillbook.distribution.hub.catalog import audit
 
             audit(session, actor_name(), "token-create", handle=handle.lower(), admin=admin)
     except HubError as exc:
@@ -63,8 +63,8 @@ def token_create(
 @click.pass_obj
 def token_list(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> None:
     """List tokens (id, prefix, handle, admin, created, revoked); never the tokens."""
-    from skillbook.hub.server import database
-    from skillbook.hub.tokens import list_tokens
+    from skillbook.distribution.hub.server import database
+    from skillbook.distribution.hub.tokens import list_tokens
 
     with database(hub_settings(obj, db, blobs)).session() as session:
         rows = [
@@ -98,10 +98,10 @@ def token_list(obj: Context, db: str | None, blobs: str | None, as_json: bool) -
 @click.pass_obj
 def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str) -> None:
     """Revoke a token by its id or its shown prefix; it stops working at once."""
+    from skillbook.distribution.hub.catalog import audit
+    from skillbook.distribution.hub.server import database
+    from skillbook.distribution.hub.tokens import revoke_token
     from skillbook.errors import HubError
-    from skillbook.hub.catalog import audit
-    from skillbook.hub.server import database
-    from skillbook.hub.tokens import revoke_token
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
@@ -118,8 +118,8 @@ def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str)
 @click.pass_obj
 def held_cmd(obj: Context, db: str | None, blobs: str | None, as_json: bool) -> None:
     """List versions the scan held back, with the findings that held them (exit 1 if any)."""
-    from skillbook.hub.catalog import held_versions
-    from skillbook.hub.server import database
+    from skillbook.distribution.hub.catalog import held_versions
+    from skillbook.distribution.hub.server import database
 
     with database(hub_settings(obj, db, blobs)).session() as session:
         rows: list[dict[str, Any]] = []
@@ -161,8 +161,8 @@ def _admin_change(
     *args: Any,
     reason: str,
 ) -> Any:
+    from skillbook.distribution.hub.server import database
     from skillbook.errors import HubError, HubNotFound
-    from skillbook.hub.server import database
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
@@ -184,7 +184,7 @@ def release_cmd(
     obj: Context, db: str | None, blobs: str | None, slug: str, version: str, reason: str
 ) -> None:
     """Release a held VERSION of SLUG: searchable and downloadable, its tags moved."""
-    from skillbook.hub.catalog import release_version
+    from skillbook.distribution.hub.catalog import release_version
 
     _admin_change(obj, db, blobs, release_version, slug, version, reason=reason)
     emit_lines([f"released {slug}@{version}"])
@@ -200,7 +200,7 @@ def hold_cmd(
     obj: Context, db: str | None, blobs: str | None, slug: str, version: str, reason: str
 ) -> None:
     """Hold a published VERSION of SLUG: out of search and downloads until released."""
-    from skillbook.hub.catalog import hold_version
+    from skillbook.distribution.hub.catalog import hold_version
 
     _admin_change(obj, db, blobs, hold_version, slug, version, reason=reason)
     emit_lines([f"held {slug}@{version}"])
@@ -217,7 +217,7 @@ def tag_cmd(
     obj: Context, db: str | None, blobs: str | None, slug: str, version: str, tag: str, reason: str
 ) -> None:
     """Move TAG of SLUG to VERSION (e.g. roll `latest` back to an earlier version)."""
-    from skillbook.hub.catalog import set_tag
+    from skillbook.distribution.hub.catalog import set_tag
 
     _admin_change(obj, db, blobs, set_tag, slug, version, tag, reason=reason)
     emit_lines([f"{slug}: {tag} -> {version}"])
@@ -233,7 +233,7 @@ def delete_cmd(
     obj: Context, db: str | None, blobs: str | None, slug: str, version: str | None, reason: str
 ) -> None:
     """Delete VERSION of SLUG, or the whole skill without VERSION (downloads answer 410)."""
-    from skillbook.hub.catalog import delete_skill
+    from skillbook.distribution.hub.catalog import delete_skill
 
     gone = _admin_change(obj, db, blobs, delete_skill, slug, version, reason=reason)
     emit_lines([f"deleted {slug}@{v}" for v in gone] or [f"deleted {slug}"])
@@ -253,8 +253,8 @@ def delete_cmd(
 @click.pass_obj
 def audit_cmd(obj: Context, db: str | None, blobs: str | None, limit: int, as_json: bool) -> None:
     """Show the audit log: publishes, releases, holds, deletions and token changes."""
-    from skillbook.hub.catalog import list_audit
-    from skillbook.hub.server import database
+    from skillbook.distribution.hub.catalog import list_audit
+    from skillbook.distribution.hub.server import database
 
     with database(hub_settings(obj, db, blobs)).session() as session:
         rows = [

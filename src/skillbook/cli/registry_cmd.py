@@ -43,7 +43,7 @@ def _need_extra() -> None:
 
 
 def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, str]:
-    from skillbook.hub.settings import default_database_url
+    from skillbook.distribution.hub.settings import default_database_url
 
     if db and blobs:
         return db, blobs
@@ -53,7 +53,7 @@ def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, s
 
 def hub_settings(obj: Context, db: str | None, blobs: str | None, **more: Any) -> Any:
     _need_extra()
-    from skillbook.hub.settings import HubSettings
+    from skillbook.distribution.hub.settings import HubSettings
 
     database_url, blob_url = _store_urls(obj, db, blobs)
     try:
@@ -191,7 +191,7 @@ def serve_cmd(
     sweep_seconds: int,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API) until interrupted."""
-    from skillbook.hub.settings import MIB, Housekeeping, RateLimits
+    from skillbook.distribution.hub.settings import MIB, Housekeeping, RateLimits
 
     rates = RateLimits()
     for item in limits:
@@ -215,7 +215,7 @@ def serve_cmd(
             quota_bytes_per_token=quota_mb * MIB, sweep_seconds=sweep_seconds
         ),
     )
-    from skillbook.hub.server import Listen, serve
+    from skillbook.distribution.hub.server import Listen, serve
 
     click.echo(f"skillbook registry: http://{host}:{port} (workers: {workers})", err=True)
     serve(
@@ -229,7 +229,7 @@ def serve_cmd(
 @click.pass_obj
 def migrate_cmd(obj: Context, db: str | None, blobs: str | None) -> None:
     """Create or upgrade the registry's database schema."""
-    from skillbook.hub.server import prepare
+    from skillbook.distribution.hub.server import prepare
 
     revision = prepare(hub_settings(obj, db, blobs))
     emit_lines([f"schema at revision {revision}"])

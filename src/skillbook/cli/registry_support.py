@@ -1,9 +1,9 @@
 """What ``search``, ``install``, ``update``, ``remove`` and ``verify`` share.
 
 Input: the global options (``ctx.obj``) and the commands' common ones (``--registry``,
-``--global``, ``--json``). Output: the :class:`~skillbook.registry.workdir.Workdir`
+``--global``, ``--json``). Output: the :class:`~skillbook.distribution.registry.workdir.Workdir`
 (the workspace, or the state dir with ``--global``: its ``skills/`` is the managed
-folder the loader reads), the :class:`~skillbook.registry.installer.Installer` with
+folder the loader reads), the :class:`~skillbook.distribution.registry.installer.Installer` with
 its endpoint, progress bars on a terminal and retry notices on stderr.
 """
 
@@ -22,12 +22,12 @@ from skillbook.cli.progress import terminal_progress
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:
-    from skillbook.config import Config
-    from skillbook.registry.endpoint import Endpoint
-    from skillbook.registry.errors import RegistryError
-    from skillbook.registry.installer import Installer, InstallOptions
-    from skillbook.registry.workdir import Workdir
-    from skillbook.settings import Settings
+    from skillbook.config.file import Config
+    from skillbook.config.run_settings import Settings
+    from skillbook.distribution.registry.endpoint import Endpoint
+    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry.installer import Installer, InstallOptions
+    from skillbook.distribution.registry.workdir import Workdir
 
 __all__ = [
     "build_installer",
@@ -99,7 +99,7 @@ def say_stderr(line: str) -> None:
 
 
 def workdir_of(settings: Settings, global_: bool) -> Workdir:
-    from skillbook.registry.workdir import Workdir
+    from skillbook.distribution.registry.workdir import Workdir
 
     if global_:
         return Workdir(settings.paths.state_dir)
@@ -110,8 +110,8 @@ def workdir_of(settings: Settings, global_: bool) -> Workdir:
 
 
 def _discover(site: str) -> tuple[str, str] | None:
-    from skillbook.registry.client import new_http
-    from skillbook.registry.discovery import discover
+    from skillbook.distribution.registry.client import new_http
+    from skillbook.distribution.registry.discovery import discover
 
     with new_http() as http:
         found = discover(site, http)
@@ -129,9 +129,9 @@ def choose_endpoint(
 ) -> Endpoint:
     """The registry of every registry command and of ``doctor``: the flag, the
     environment and the config handed to the one rule
-    (:func:`skillbook.registry.endpoint.resolve_endpoint`). ``fetch=False`` (doctor)
+    (:func:`skillbook.distribution.registry.endpoint.resolve_endpoint`). ``fetch=False`` (doctor)
     never asks a site's discovery document. Raises ``RegistryError``."""
-    from skillbook.registry.endpoint import resolve_endpoint
+    from skillbook.distribution.registry.endpoint import resolve_endpoint
 
     return resolve_endpoint(
         env,
@@ -158,7 +158,7 @@ def endpoint_of(settings: Settings, registry: str | None, site: str | None = Non
 def build_installer(
     obj: Context, *, registry: str | None, site: str | None, global_: bool, as_json: bool
 ) -> tuple[Settings, Installer]:
-    from skillbook.registry.installer import Installer
+    from skillbook.distribution.registry.installer import Installer
 
     settings = obj.settings()
     workdir = workdir_of(settings, global_)
@@ -184,9 +184,9 @@ def build_installer(
 
 
 def install_options(settings: Settings, **values: Any) -> InstallOptions:
-    from skillbook.install.policy import InstallPolicy
-    from skillbook.registry.installer import InstallOptions
-    from skillbook.registry.refs import DEFAULT_GIT_BASE
+    from skillbook.distribution.install.policy import InstallPolicy
+    from skillbook.distribution.registry.installer import InstallOptions
+    from skillbook.distribution.registry.refs import DEFAULT_GIT_BASE
 
     network = InstallPolicy.from_config(settings.config).network()
     git_base = settings.env.get(GIT_BASE_VAR, "").strip() or DEFAULT_GIT_BASE
@@ -197,7 +197,7 @@ def install_options(settings: Settings, **values: Any) -> InstallOptions:
 
 def registry_error(exc: BaseException, *, code: int = EXIT_FINDINGS) -> NoReturn:
     """Report a :class:`RegistryError` (exit 1: refused or failed) or re-raise others."""
-    from skillbook.registry.errors import RegistryError
+    from skillbook.distribution.registry.errors import RegistryError
 
     if not isinstance(exc, RegistryError):
         raise exc

@@ -40,12 +40,12 @@ def remove_cmd(
     obj: Context, slug: str, as_json: bool, for_agents: tuple[str, ...], global_: bool
 ) -> None:
     """Remove an installed skill: its folder and its lock entry."""
-    from skillbook.registry.errors import RegistryError
+    from skillbook.distribution.registry.errors import RegistryError
 
     if for_agents:
         _remove_for(obj, slug, for_agents, global_, as_json)
         return
-    from skillbook.registry.remove import remove_skill
+    from skillbook.distribution.registry.remove import remove_skill
 
     workdir = workdir_of(obj.settings(), global_)
     try:
@@ -63,9 +63,9 @@ def remove_cmd(
 def _remove_for(
     obj: Context, name: str, for_agents: tuple[str, ...], global_: bool, as_json: bool
 ) -> None:
-    from skillbook.agents.layout import AgentsError
-    from skillbook.agents.ops import remove_for, resolve_agents
     from skillbook.cli.agents_support import agent_env
+    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents.ops import remove_for, resolve_agents
 
     where = agent_env(obj, obj.settings())
     try:

@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from skillbook.book import SkillBook
 from skillbook.diagnostics import Diagnostic, Severity
-from skillbook.gate import Requirements
-from skillbook.status import StatusEntry
+from skillbook.pipeline.book import SkillBook
+from skillbook.pipeline.gating.gate import Requirements
+from skillbook.pipeline.gating.status import StatusEntry
 
 STATUS_TEXT = {
     "ready": "✓ ready",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillbook._atomic import write_atomic
+from skillbook.base.atomic import write_atomic
 from skillbook.cli.context import (
     ERR_PATH,
     EXIT_ERROR,
@@ -26,7 +26,7 @@ from skillbook.cli.context import (
 )
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
     from skillbook.security import ScanReport
 
 LEVELS = ("critical", "high", "medium", "low", "info")

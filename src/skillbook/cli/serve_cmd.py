@@ -18,7 +18,7 @@ import sys
 
 import click
 
-from skillbook.book import Loader
+from skillbook.pipeline.book import Loader
 
 DEFAULT_TRANSPORT = "stdio"
 DEFAULT_HOST = "127.0.0.1"

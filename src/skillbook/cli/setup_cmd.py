@@ -21,10 +21,10 @@ from skillbook.cli.progress import terminal_progress as _progress
 from skillbook.cli.render import STATUS_TEXT, clean
 
 if TYPE_CHECKING:
-    from skillbook.install.plan import Refusal
-    from skillbook.install.result import InstallResult
-    from skillbook.install.run import SetupResult
-    from skillbook.install.setup import SetupPlan
+    from skillbook.distribution.install.plan import Refusal
+    from skillbook.distribution.install.result import InstallResult
+    from skillbook.distribution.install.run import SetupResult
+    from skillbook.distribution.install.setup import SetupPlan
 
 CONSENT_MESSAGE: Final = (
     "nothing was run: no terminal to ask for consent; review the plan with --dry-run, "
@@ -83,8 +83,8 @@ def setup_cmd(
     without it, the one shown there is used. Nothing runs before you agree to the plan
     (or pass --yes); --dry-run shows it and stops.
     """
-    from skillbook.install.result import InstallError
-    from skillbook.install.setup import SetupOptions, plan_setup
+    from skillbook.distribution.install.result import InstallError
+    from skillbook.distribution.install.setup import SetupOptions, plan_setup
 
     if force and not (reason or "").strip():
         _usage("--dangerously-force needs --reason TEXT (it is recorded in the install audit log)")
@@ -113,7 +113,7 @@ def setup_cmd(
     # A refused plan runs nothing, so it needs no consent; run_setup returns the refusal.
     if not yes and plan.refusal is None:
         _ask_consent(plan, as_json=as_json)
-    from skillbook.install.run import run_setup
+    from skillbook.distribution.install.run import run_setup
 
     outcome = run_setup(plan, progress=None if as_json else _progress())
     if as_json:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillbook._atomic import write_atomic
+from skillbook.base.atomic import write_atomic
 from skillbook.cli.context import (
     ERR_PATH,
     ERR_USAGE,
@@ -19,10 +19,10 @@ from skillbook.cli.context import (
     error_code,
     fail,
 )
+from skillbook.config.paths import resolve_user_path
 from skillbook.diagnostics import Severity
-from skillbook.paths import resolve_user_path
-from skillbook.sync import SyncError, SyncResult, env_file_text, sync_book
-from skillbook.sync.copytree import LINK_POLICIES
+from skillbook.distribution.sync import SyncError, SyncResult, env_file_text, sync_book
+from skillbook.distribution.sync.copytree import LINK_POLICIES
 
 EXAMPLES = """\b
 Examples:

@@ -19,7 +19,7 @@ from rich.cells import cell_len
 
 from skillbook.cli import render
 from skillbook.cli.style import to_ascii
-from skillbook.status import StatusEntry
+from skillbook.pipeline.gating.status import StatusEntry
 
 #: Short source names for the table; ``--json`` keeps OpenClaw's labels.
 SOURCE_SHORT = {

@@ -19,8 +19,8 @@ from skillbook.cli.registry_support import global_option, registry_error, workdi
 @click.pass_obj
 def unpin_cmd(obj: Context, slug: str, as_json: bool, global_: bool) -> None:
     """Unpin an installed skill (see `skillbook pin`)."""
-    from skillbook.registry.errors import RegistryError
-    from skillbook.registry.pins import set_pin
+    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry.pins import set_pin
 
     try:
         pin = set_pin(workdir_of(obj.settings(), global_), slug, pinned=False)

@@ -27,7 +27,7 @@ from skillbook.cli.registry_support import (
 )
 
 if TYPE_CHECKING:
-    from skillbook.registry.updater import UpdateResult
+    from skillbook.distribution.registry.updater import UpdateResult
 
 
 @click.command("update")
@@ -65,7 +65,7 @@ def update_cmd(
     (`skillbook restore NAME`). Each new version is scanned before it replaces the old.
     Pinned skills (`skillbook pin`) are skipped by --all and refused by name.
     """
-    from skillbook.registry.updater import NOTHING_TRACKED, update_skills
+    from skillbook.distribution.registry.updater import NOTHING_TRACKED, update_skills
 
     if not slug and not all_:
         fail("Provide a skill slug or use --all.", EXIT_ERROR)
@@ -83,7 +83,7 @@ def update_cmd(
         force=force,
         force_reason=reason,
     )
-    from skillbook.registry.errors import RegistryError
+    from skillbook.distribution.registry.errors import RegistryError
 
     try:
         results = update_skills(installer, slug, options)

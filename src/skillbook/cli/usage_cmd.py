@@ -16,8 +16,8 @@ from skillbook.cli.render import clean
 from skillbook.experience.engine import Experience
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
     from skillbook.experience.usage import StaleSkill
+    from skillbook.pipeline.book import SkillBook
 
 
 @click.command("usage")

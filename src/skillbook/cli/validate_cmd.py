@@ -29,7 +29,12 @@ from skillbook.cli.context import (
 )
 from skillbook.cli.render import clean, collapse, where
 from skillbook.diagnostics import Diagnostic
-from skillbook.validate import Mode, ValidationReport, ValidationResult, validate_tree
+from skillbook.pipeline.validation.validate import (
+    Mode,
+    ValidationReport,
+    ValidationResult,
+    validate_tree,
+)
 
 
 @click.command("validate")

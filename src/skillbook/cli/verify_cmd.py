@@ -46,8 +46,8 @@ def verify_cmd(
 ) -> None:
     """Check installed skills against the fingerprint recorded when they were installed
     (and, with --remote, against their registry's verification)."""
-    from skillbook.registry.errors import RegistryError
-    from skillbook.registry.verify import verify_skills
+    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry.verify import verify_skills
 
     try:
         if remote:

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import click
 
-from skillbook._js import utf16_len
-from skillbook.book import Loader, SkillBook
+from skillbook.base.js import utf16_len
 from skillbook.cli.context import emit_lines
 from skillbook.cli.render import diag_lines, missing_summary
 from skillbook.diagnostics import Diagnostic, Severity
+from skillbook.pipeline.book import Loader, SkillBook
+from skillbook.pipeline.snapshot import SkillsChangeEvent, SnapshotVersions
 from skillbook.runtime.session import ReloadReport, SkillSession
-from skillbook.runtime.snapshot import SkillsChangeEvent, SnapshotVersions
 
 INDENT = "    "
 

@@ -3,8 +3,8 @@
 Every file is written to a temporary sibling and renamed over the target; folders are
 built under a temporary name and renamed into place. Read-modify-write of shared files
 (the usage counters) holds an advisory lock, so two chats do not lose each other's counts.
-The steps themselves are skillbook's shared ones (:mod:`skillbook._atomic`,
-:mod:`skillbook._locks`).
+The steps themselves are skillbook's shared ones (:mod:`skillbook.base.atomic`,
+:mod:`skillbook.base.locks`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from skillbook import _atomic
-from skillbook._locks import locked
+from skillbook.base import atomic as _atomic
+from skillbook.base.locks import locked
 
 __all__ = ["locked", "move_dir", "read_json", "write_atomic", "write_json"]
 

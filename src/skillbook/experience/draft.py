@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
+from skillbook.config.mode import Mode
 from skillbook.experience._words import STOPWORDS
 from skillbook.experience.params import Parameter
 from skillbook.experience.procedure import Pitfall, Procedure, ProcedureStep
 from skillbook.experience.record import SessionRecord, iso
 from skillbook.experience.risk import RiskFinding
-from skillbook.mode import Mode
 
 __all__ = [
     "Draft",

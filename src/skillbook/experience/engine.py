@@ -1,6 +1,6 @@
 """The experience engine of one skill book: its sessions, drafts, usage and settings.
 
-Input: a :class:`~skillbook.book.SkillBook` (its state dir, workspace, mode and
+Input: a :class:`~skillbook.pipeline.book.SkillBook` (its state dir, workspace, mode and
 ``skills.experience`` config). Output: the pieces wired together — a recorder for an
 :class:`~skillbook.runtime.agent.Agent`, a learner, the review queue, usage and stale
 skills — so the CLI and Python code do the same thing::
@@ -28,12 +28,12 @@ from skillbook.experience.redaction import Redactor, book_redactor
 from skillbook.experience.skill_file import render_skill
 from skillbook.experience.store import SessionStore
 from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
-from skillbook.lookup import find_entry
+from skillbook.pipeline.lookup import find_entry
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
-    from skillbook.config import ExperienceConfig
+    from skillbook.config.file import ExperienceConfig
     from skillbook.experience.draft import Draft
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = ["Experience"]
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, info, warning
 from skillbook.errors import ExperienceError
 from skillbook.experience.draft import Draft, build_draft
@@ -38,10 +39,9 @@ from skillbook.experience.refine import refine_draft
 from skillbook.experience.risk import find_risks
 from skillbook.experience.similarity import find_near_duplicates
 from skillbook.experience.success import SuccessRule, Verdict, default_success
-from skillbook.mode import Mode
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.providers.base import ChatModel
 
 __all__ = ["Learned", "Learner"]

@@ -27,7 +27,7 @@ __all__ = ["LOOKUP_TOOLS", "Pitfall", "Procedure", "ProcedureStep", "reconstruct
 
 #: Characters of a tool's output kept as evidence in checks and pitfalls.
 EVIDENCE_CHARS: Final = 160
-#: Tools that look skills up rather than act (``skillbook.selection.tool.FindSkillsTool``;
+#: Tools that look skills up rather than act (``skillbook.runtime.find_skills.FindSkillsTool``;
 #: named here so that learning never imports selection).
 LOOKUP_TOOLS: Final = frozenset({"find_skills"})
 _EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})

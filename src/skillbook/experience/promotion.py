@@ -4,7 +4,7 @@ Input: a pending draft of the :class:`~skillbook.experience.queue.ReviewQueue`. 
 the gate's :class:`GateReport`, or the promoted draft's files in the workspace:
 ``skills/auto/<id>/SKILL.md`` (``skills/auto/<id>.md`` in mixed/legacy mode) and
 ``scripts/auto/<id>.sh``, where discovery and the watchers find them
-(:mod:`skillbook.learned`); or the rejected draft in the archive, with the reason.
+(:mod:`skillbook.pipeline.discovery.learned`); or the rejected draft in the archive, with the reason.
 
 The gate (:func:`check_draft`) passes a draft when:
 
@@ -42,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook._strict import MAX_NAME_LENGTH, NAME_RE
+from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, error, has_errors, warning
 from skillbook.errors import ExperienceError
 from skillbook.experience._files import move_dir, write_atomic
@@ -51,9 +51,9 @@ from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import iso, utc_now
 from skillbook.experience.replay import EXEC_SHELL, check_syntax, render_replay
 from skillbook.experience.skill_file import render_skill
-from skillbook.learned import learned_scripts_dir, learned_skills_dir
-from skillbook.mode import Mode
-from skillbook.validate import validate_path
+from skillbook.pipeline.discovery.learned import learned_scripts_dir, learned_skills_dir
+from skillbook.pipeline.validation.strict_rules import MAX_NAME_LENGTH, NAME_RE
+from skillbook.pipeline.validation.validate import validate_path
 
 __all__ = ["GateReport", "Promotion", "check_draft", "choose_name", "promote", "reject"]
 

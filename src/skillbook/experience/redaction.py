@@ -42,16 +42,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
-from skillbook.config import Config, SecretRef
+from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
 from skillbook.runtime.env import ALWAYS_BLOCKED_ENV_KEYS, is_always_blocked, is_sensitive
 from skillbook.runtime.secrets import REDACTED, SecretLookup, SecretResolver, template_ref
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
     from skillbook.experience.draft import Draft
     from skillbook.experience.record import SessionRecord
     from skillbook.model import Skill
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "CREDENTIAL_ENV_KEYS",
@@ -283,7 +283,7 @@ def _api_key(value: str | SecretRef | None, key: str, resolver: SecretLookup) ->
 
 
 def _registry_tokens(env: Mapping[str, str], home: Path | str | None) -> list[str]:
-    from skillbook.registry.endpoint import config_tokens
+    from skillbook.distribution.registry.endpoint import config_tokens
 
     where = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
     try:

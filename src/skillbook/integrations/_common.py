@@ -1,4 +1,4 @@
-"""What every framework adapter shares: one :class:`~skillbook.book.SkillBook` in,
+"""What every framework adapter shares: one :class:`~skillbook.pipeline.book.SkillBook` in,
 the instructions text, the ``read``/``exec`` runtime tools and slash-command handling out.
 
 The adapters are thin on purpose: the catalog text is the one skillbook's own agent
@@ -20,14 +20,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.dispatch import ExecDispatch, command_dispatch
-from skillbook.invocation import (
+from skillbook.model import CommandDispatch
+from skillbook.pipeline.commands.dispatch import ExecDispatch, command_dispatch
+from skillbook.pipeline.commands.invocation import (
     Invocation,
     dispatch_arguments,
     resolve_invocation,
     rewrite_for_model,
 )
-from skillbook.model import CommandDispatch
 from skillbook.runtime.agent import (
     DEFAULT_INSTRUCTIONS,
     DONE_TEXT,
@@ -39,7 +39,7 @@ from skillbook.runtime.exec_gate import gate_exec, ungated
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",

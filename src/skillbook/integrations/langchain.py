@@ -1,6 +1,6 @@
 """Skills for LangChain and LangGraph.
 
-Input: a :class:`~skillbook.book.SkillBook`. Output: ``read`` and ``exec`` as
+Input: a :class:`~skillbook.pipeline.book.SkillBook`. Output: ``read`` and ``exec`` as
 :class:`~langchain_core.tools.StructuredTool` values (their args schema is skillbook's
 JSON Schema; the runtime tool checks the arguments), the system prompt (base, then
 the ``## Skills (mandatory)`` catalog section), a middleware for
@@ -48,7 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",

@@ -1,6 +1,6 @@
 """Skills for the OpenAI Agents SDK (the ``agents`` package).
 
-Input: a :class:`~skillbook.book.SkillBook`. Output: the instructions text for
+Input: a :class:`~skillbook.pipeline.book.SkillBook`. Output: the instructions text for
 ``Agent(instructions=...)`` (base, then the ``## Skills (mandatory)`` catalog section),
 ``read``/``exec`` as :class:`agents.FunctionTool` values that call skillbook's own
 runtime tools, and :func:`handle_slash_command` (async; :func:`handle_slash_command_sync`
@@ -47,7 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise missing_extra("OpenAI Agents SDK", "openai-agents") from exc
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",

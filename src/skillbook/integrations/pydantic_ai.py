@@ -1,6 +1,6 @@
 """Skills for PydanticAI.
 
-Input: a :class:`~skillbook.book.SkillBook`. Output: a :class:`SkillbookToolset` (a
+Input: a :class:`~skillbook.pipeline.book.SkillBook`. Output: a :class:`SkillbookToolset` (a
 ``FunctionToolset``) holding ``read`` and ``exec`` with skillbook's own JSON schemas
 and runtime tools, the instructions text (base, then the ``## Skills (mandatory)``
 catalog section), both bundled as one capability, and :func:`handle_slash_command`.
@@ -46,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise missing_extra("PydanticAI", "pydantic-ai") from exc
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "DEFAULT_ID",

@@ -22,15 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbook import diagnostics as dg
-from skillbook.commands import CommandSet
+from skillbook.config.profile import DEFAULT_PROFILE
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp import _skillformat as fmt
-from skillbook.profile import DEFAULT_PROFILE
+from skillbook.pipeline.commands.specs import CommandSet
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import ParsedSkillFile, Skill
+    from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.session import SkillSession
 
 _log = logging.getLogger("skillbook.mcp")
@@ -175,7 +175,7 @@ def page(items: Sequence[Any], cursor: str | None, size: int) -> tuple[list[Any]
 
 def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None:
     """``path`` relative to the skill folder; absolute and ``~`` paths must lie inside it."""
-    from skillbook._fs import is_path_inside, try_realpath
+    from skillbook.base.fs import is_path_inside, try_realpath
 
     if not (path.startswith("~") or os.path.isabs(path)):
         return fmt.normalize_relative(path)
@@ -207,7 +207,7 @@ def entry_frontmatter(
     mapping a JS host (``yaml`` package, core schema) gets when it verifies the file.
     ``parsed``: those very bytes already parsed under the default frontmatter rules.
     """
-    from skillbook.parse import parse_skill_text
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     md = files.skill_md
     if md is None:

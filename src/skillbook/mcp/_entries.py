@@ -191,7 +191,7 @@ def verify_bytes(entry: SkillEntry, uri: str, data: bytes) -> ClientError | None
 
 def frontmatter_problem(entry: SkillEntry, data: bytes) -> str | None:
     """Compare the fetched SKILL.md's frontmatter with the entry's, field by field."""
-    from skillbook.parse import parse_skill_text
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     parsed = parse_skill_text(data)
     if not parsed.has_frontmatter or not parsed.frontmatter.yaml_ok:

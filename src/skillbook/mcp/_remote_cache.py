@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from skillbook import diagnostics as dg
-from skillbook._atomic import write_atomic
+from skillbook.base.atomic import write_atomic
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp import _skillformat as fmt
 from skillbook.mcp._entries import SkillEntry, parse_entry

@@ -34,7 +34,7 @@ def build_skill(
 ) -> Skill | None:
     """The skill of ``entry`` from its SKILL.md bytes (None when it has no description);
     findings go to ``diags``."""
-    from skillbook.parse import parse_skill_text
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     parsed = parse_skill_text(data, path=file_path)
     diags.extend(parsed.diagnostics)

@@ -7,7 +7,7 @@ through the folder the walk saw. Symlinks that leave the folder and symlinked
 sub-folders are skipped (never followed); dot-files, ``node_modules`` and anything
 that is not a regular file are skipped. Each read opens the file from the skill
 folder down, one component at a time with ``O_NOFOLLOW``
-(:func:`skillbook._fs.open_contained`): a folder inside the skill can be swapped for a
+(:func:`skillbook.base.fs.open_contained`): a folder inside the skill can be swapped for a
 symlink between the walk and the read, so the skill folder must still be the one the
 walk saw (device and inode), and so must the file; on Linux the kernel's path of the
 opened file must equal the path the walk checked. Capturing the bytes of a whole
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbook import _fs
+from skillbook.base import fs as _fs
 from skillbook.mcp._skillformat import SKILL_FILE
 
 #: Folder names never served, besides every dot-name.

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from skillbook.config import Config, McpServerConfig
+from skillbook.config.file import Config, McpServerConfig
 from skillbook.errors import SourceError
 from skillbook.mcp import _skillformat as fmt
 
@@ -43,7 +43,7 @@ ClientError = SourceError
 
 # --------------------------------------------------------------------------- server specs
 
-#: A configured server: the config schema (:mod:`skillbook.config`) validates and owns it.
+#: A configured server: the config schema (:mod:`skillbook.config.file`) validates and owns it.
 McpServerSpec = McpServerConfig
 
 

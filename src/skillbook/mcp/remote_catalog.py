@@ -15,12 +15,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skillbook import diagnostics as dg
-from skillbook import discover
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Discovery, Shadowing
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_source import RemoteLoad, RemoteSkillSource, _run_sync
 from skillbook.model import Skill, Source
+from skillbook.pipeline.discovery import discover
+from skillbook.pipeline.discovery.discover import (
+    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    Discovery,
+    Shadowing,
+)
 
 __all__ = [
     "add_remote_skills",
@@ -159,7 +163,7 @@ def add_remote_skills(
     env: Mapping[str, str] | None = None,
 ) -> Discovery:
     """``found`` with the remote skills added at the lowest precedence (the hook for
-    :meth:`skillbook.book.Loader.load`)."""
+    :meth:`skillbook.pipeline.book.Loader.load`)."""
     if not specs:
         return found
     load = load_all(

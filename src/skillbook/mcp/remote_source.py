@@ -38,9 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
-from skillbook._skill_reader import limit_list
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp._entries import (
     SkillEntry,
@@ -65,6 +63,8 @@ from skillbook.mcp.client import (
     open_client,
 )
 from skillbook.model import Skill
+from skillbook.pipeline.discovery.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
+from skillbook.pipeline.discovery.skill_reader import limit_list
 
 __all__ = [
     "DEFAULT_CACHE_DIRNAME",

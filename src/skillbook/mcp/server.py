@@ -1,6 +1,6 @@
 """``skillbook serve``: a workspace's skills over MCP, with the official Skills extension.
 
-Input: a :class:`~skillbook.book.Loader` or a :class:`~skillbook.runtime.session.SkillSession`.
+Input: a :class:`~skillbook.pipeline.book.Loader` or a :class:`~skillbook.runtime.session.SkillSession`.
 Output: an ``mcp`` low-level server (:class:`SkillServer`) that publishes the skills the
 catalog shows (``book.eligible``: gates, agent filter and config applied) as:
 
@@ -41,8 +41,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.exceptions import MCPError
 
-from skillbook._js import js_trim
-from skillbook.invocation import Invocation, rewrite_for_model
+from skillbook.base.js import js_trim
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp import _skillformat as fmt
 from skillbook.mcp._catalog import (
@@ -74,10 +73,11 @@ from skillbook.mcp._wire import (
     prompts_of,
     resources_of,
 )
+from skillbook.pipeline.commands.invocation import Invocation, rewrite_for_model
 from skillbook.runtime.session import SkillSession
 
 if TYPE_CHECKING:
-    from skillbook.book import Loader
+    from skillbook.pipeline.book import Loader
 
 __all__ = [
     "PortInUse",

@@ -2,7 +2,7 @@
 
 The core knows nothing of MCP: skillbook's distribution offers :func:`mcp_sources`
 under the ``skills.mcp`` name of the ``skillbook.sources`` entry-point group, and
-:func:`skillbook.sources.configured_sources` calls it when the config lists servers.
+:func:`skillbook.pipeline.discovery.sources.configured_sources` calls it when the config lists servers.
 The servers load together (:func:`skillbook.mcp.remote_catalog.load_all`: concurrently,
 colliding names qualified) and rank below every local source (the remote tier).
 """
@@ -14,12 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbook.diagnostics import Diagnostic
-from skillbook.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Limits
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_catalog import fetch_remote_file, load_all
 from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
 from skillbook.model import Skill, Source
-from skillbook.sources import REMOTE_PRECEDENCE, Precedence, SkillSource, SourceContext, SourceLoad
+from skillbook.pipeline.discovery.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Limits
+from skillbook.pipeline.discovery.sources import (
+    REMOTE_PRECEDENCE,
+    Precedence,
+    SkillSource,
+    SourceContext,
+    SourceLoad,
+)
 
 __all__ = ["McpSkillSource", "mcp_sources"]
 

@@ -1,6 +1,6 @@
 """A small tool-using agent loop over a skill book: the model reads skills and runs them.
 
-Input: a :class:`~skillbook.book.SkillBook` (or a
+Input: a :class:`~skillbook.pipeline.book.SkillBook` (or a
 :class:`~skillbook.runtime.session.SkillSession`, refreshed at each turn's start), a
 :class:`~skillbook.runtime.providers.ChatModel` and tools (default: ``read`` and
 ``exec`` over the book's eligible skills). Output: :class:`TurnResult` values and,
@@ -21,7 +21,7 @@ error (:data:`DECLINED_RESULT` when the user said no), never an exception.
 :meth:`Agent.invoke` handles one user message as a chat front end would (§6.4–6.5): a
 slash command whose skill has ``command-dispatch: tool`` calls that tool directly with
 the raw arguments and no model; one whose skill names its own command
-(``metadata.skillbook.commandExec``, :mod:`skillbook.dispatch`) runs it through ``exec``
+(``metadata.skillbook.commandExec``, :mod:`skillbook.pipeline.commands.dispatch`) runs it through ``exec``
 with the arguments as ``$1``, also with no model; another slash command is rewritten
 for the model.
 """
@@ -38,11 +38,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from skillbook import invocation as slash
-from skillbook.commands import CommandSet
-from skillbook.dispatch import ExecDispatch, command_dispatch
 from skillbook.errors import ModelNotConfigured
-from skillbook.invocation import Invocation, resolve_invocation, rewrite_for_model
+from skillbook.pipeline.commands import invocation as slash
+from skillbook.pipeline.commands.dispatch import ExecDispatch, command_dispatch
+from skillbook.pipeline.commands.invocation import Invocation, resolve_invocation, rewrite_for_model
+from skillbook.pipeline.commands.specs import CommandSet
 from skillbook.runtime.approval import DECLINED_RESULT, Approver, Decision, ExecPolicy, decide
 from skillbook.runtime.providers.base import (
     ChatModel,
@@ -55,8 +55,8 @@ from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
     from skillbook.model import Skill
+    from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.session import SkillSession
     from skillbook.selection.plan import SelectionPlan, TurnBlock
 
@@ -208,7 +208,7 @@ def default_tools(
 
 def dispatch_arguments(tool: Tool, invocation: Invocation) -> dict[str, Any]:
     """The arguments a ``command-dispatch: tool`` command calls ``tool`` with
-    (:func:`skillbook.invocation.dispatch_arguments` for the tool's schema)."""
+    (:func:`skillbook.pipeline.commands.invocation.dispatch_arguments` for the tool's schema)."""
     return slash.dispatch_arguments(tool.schema, invocation)
 
 
@@ -231,7 +231,7 @@ class Agent:
         exec_policy: ExecPolicy | None = None,
         recorder: TurnRecorder | None = None,
     ) -> None:
-        from skillbook.book import SkillBook
+        from skillbook.pipeline.book import SkillBook
 
         if isinstance(book_or_session, SkillBook):
             self._book: SkillBook = book_or_session
@@ -531,7 +531,7 @@ def _selection_plan(
 
 
 def _skill_for_path(book: SkillBook, raw: str) -> Skill | None:
-    from skillbook.paths import resolve_user_path
+    from skillbook.config.paths import resolve_user_path
 
     try:
         real = os.path.realpath(resolve_user_path(raw, book.paths.home, cwd=book.workspace))

@@ -11,7 +11,7 @@ The order (``ask`` is the default policy):
 2. A simple command whose words start with an allowlist entry runs unasked:
    ``skills.exec.allow`` for any call, ``skills.entries.<key>.exec.allow`` for a call
    run as that skill (``skill`` names it). Never with a ``cwd`` argument, which could
-   point the entry's relative path somewhere else. See :mod:`skillbook._shell_words`.
+   point the entry's relative path somewhere else. See :mod:`skillbook.base.shell_words`.
 3. ``policy: "allowlist"``: anything else is refused, nobody is asked.
 4. ``policy: "ask"``: the approver is asked; only ``True`` runs the command. With no
    approver (no terminal, an ``Agent`` without ``approve``) it is refused.
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook._shell_words import command_words, starts_with
+from skillbook.base.shell_words import command_words, starts_with
 
 if TYPE_CHECKING:
-    from skillbook.config import Config
+    from skillbook.config.file import Config
     from skillbook.model import Skill
     from skillbook.runtime.providers.base import ToolCall
 

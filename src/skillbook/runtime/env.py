@@ -1,6 +1,6 @@
 """One skill's environment overlay for its own subprocesses (spec §11.3, Appendix A).
 
-Input: a :class:`~skillbook.model.Skill`, the :class:`~skillbook.config.Config`, the
+Input: a :class:`~skillbook.model.Skill`, the :class:`~skillbook.config.file.Config`, the
 base environment its commands would start from, and a secret resolver for
 ``apiKey`` refs. Output: a frozen :class:`SkillEnv` with the variables to add, the
 keys refused (with reasons) and value warnings. :meth:`SkillEnv.apply` returns a
@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from skillbook._js import utf16_len
-from skillbook.config import Config, SecretRef
+from skillbook.base.js import utf16_len
+from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
 from skillbook.model import Skill
 from skillbook.runtime.secrets import SecretLookup, ref_label, template_ref

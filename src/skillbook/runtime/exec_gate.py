@@ -36,7 +36,7 @@ from skillbook.runtime.providers.base import ToolCall
 from skillbook.runtime.tools import ExecTool, Tool, ToolResult
 
 if TYPE_CHECKING:
-    from skillbook.config import Config
+    from skillbook.config.file import Config
     from skillbook.model import Skill
 
 __all__ = ["ExecGate", "GatedTool", "gate_exec", "is_exec", "ungated"]

@@ -7,11 +7,11 @@ changed, and whether the prompt text changed. Never reads a file.
 A rebuild after an edit hands back the very same skill objects (the parse cache) and
 status entries (the status memo) everywhere but at the edited positions. There the
 diff is taken from those positions alone, found in C-level passes
-(:func:`skillbook.skill_memo.moved`), and gives what comparing every skill by name
+(:func:`skillbook.pipeline.cache.skill_memo.moved`), and gives what comparing every skill by name
 gives: a position whose name changed is a removal and an addition, a name that moved
 between two changed positions is neither. Whenever the books are not positionally
 comparable (a skill added or removed, more than
-:data:`~skillbook.skill_memo.PATCH_LIMIT` positions, names not known to be distinct)
+:data:`~skillbook.pipeline.cache.skill_memo.PATCH_LIMIT` positions, names not known to be distinct)
 every skill is compared by name instead.
 """
 
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skillbook.model import Skill
-from skillbook.skill_memo import PATCH_LIMIT, moved
-from skillbook.status import StatusEntry
+from skillbook.pipeline.cache.skill_memo import PATCH_LIMIT, moved
+from skillbook.pipeline.gating.status import StatusEntry
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
-    from skillbook.snapshot import SkillSnapshot
+    from skillbook.pipeline.book import SkillBook
+    from skillbook.pipeline.snapshot import SkillSnapshot
 
 __all__ = ["ReloadDiff", "ReloadReport", "StatusChange"]
 

@@ -1,6 +1,6 @@
 """Resolving ``apiKey`` secrets: ``SecretRef {source, provider, id}`` and ``${ENV}`` templates.
 
-Input: a :class:`~skillbook.config.SecretRef` (or an ``apiKey`` string), the config
+Input: a :class:`~skillbook.config.file.SecretRef` (or an ``apiKey`` string), the config
 key it came from (``skills.entries.weather.apiKey``) and, through
 :class:`SecretResolver`, the providers of ``secrets.providers`` in the raw config
 plus an environment mapping. Output: a :class:`Secret`, a wrapper whose ``str`` and
@@ -54,7 +54,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from skillbook.config import Config, SecretRef
+from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
 
 __all__ = [

@@ -1,8 +1,8 @@
 """A long-lived agent session's view of its skills, refreshed between turns (spec §7.4).
 
-Input: a :class:`~skillbook.book.Loader` (which owns the parse cache) and the
-:class:`~skillbook.snapshot.SnapshotVersions` that watchers bump. Output: the
-:class:`~skillbook.book.SkillBook` and :class:`~skillbook.snapshot.SkillSnapshot`
+Input: a :class:`~skillbook.pipeline.book.Loader` (which owns the parse cache) and the
+:class:`~skillbook.pipeline.snapshot.SnapshotVersions` that watchers bump. Output: the
+:class:`~skillbook.pipeline.book.SkillBook` and :class:`~skillbook.pipeline.snapshot.SkillSnapshot`
 a turn should use, and a :class:`ReloadReport` saying what a rebuild changed.
 
 A turn calls :meth:`SkillSession.current` (or :meth:`SkillSession.snapshot`) once, at
@@ -10,7 +10,7 @@ its start; nothing is rebuilt behind its back while it runs, because watchers on
 bump a counter. A rebuild reuses the loader's cache: folders are listed and files
 stat-ed again, but only changed SKILL.md files are read and parsed. With a running
 watcher it does less: the paths the watcher reported since the previous build are
-handed to the loader as a :class:`~skillbook.change_hint.ChangeHint`, and remembered
+handed to the loader as a :class:`~skillbook.pipeline.cache.change_hint.ChangeHint`, and remembered
 roots look at only those files. Any doubt that the watcher saw everything (first
 build, watcher replaced, re-armed or stopped, its journal overflowed, a config
 change, a bump from elsewhere, a symlink among the paths, an unknown event kind)
@@ -26,13 +26,10 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from skillbook.change_hint import ChangeHint
-from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, KINDS
-from skillbook.runtime.reload_report import ReloadDiff, ReloadReport, StatusChange
-from skillbook.runtime.watch import WATCH_REASON, WatcherRegistry, debounce_ms_of, watch_roots
-from skillbook.skill_filter import effective_skill_filter, matches_skill_filter
-from skillbook.skill_memo import SkillMemo
-from skillbook.snapshot import (
+from skillbook.config.skill_filter import effective_skill_filter, matches_skill_filter
+from skillbook.pipeline.cache.change_hint import ChangeHint
+from skillbook.pipeline.cache.skill_memo import SkillMemo
+from skillbook.pipeline.snapshot import (
     SkillsChangeEvent,
     SkillSnapshot,
     SnapshotSkill,
@@ -40,10 +37,13 @@ from skillbook.snapshot import (
     build_snapshot,
     should_refresh_snapshot,
 )
+from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, KINDS
+from skillbook.runtime.reload_report import ReloadDiff, ReloadReport, StatusChange
+from skillbook.runtime.watch import WATCH_REASON, WatcherRegistry, debounce_ms_of, watch_roots
 
 if TYPE_CHECKING:
-    from skillbook.book import Loader, SkillBook
-    from skillbook.config import Config
+    from skillbook.config.file import Config
+    from skillbook.pipeline.book import Loader, SkillBook
     from skillbook.runtime.watch import SkillsWatcher
 
 __all__ = ["ReloadReport", "SkillSession", "StatusChange"]

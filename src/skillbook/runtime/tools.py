@@ -24,7 +24,7 @@ without ``skill`` it gets the base environment only. Skill variables never enter
 keys (openclaw#78528). On timeout the whole process group is killed and the partial
 output returned. The overlay's secret values are replaced by ``***`` in the output.
 :meth:`ExecTool.run_dispatch` runs a skill's own slash command (``commandExec``, see
-:mod:`skillbook.dispatch`) the same way, with the user's text as ``$1`` and
+:mod:`skillbook.pipeline.commands.dispatch`) the same way, with the user's text as ``$1`` and
 ``$SKILL_ARGS`` instead of inside the command.
 """
 
@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
-from skillbook import _fs
-from skillbook.config import Config
-from skillbook.dispatch import ARGS_ENV, detaches
+from skillbook.base import fs as _fs
+from skillbook.config.file import Config
+from skillbook.config.paths import resolve_user_path
 from skillbook.errors import SecretError
 from skillbook.model import Skill, Source
-from skillbook.paths import resolve_user_path
+from skillbook.pipeline.commands.dispatch import ARGS_ENV, detaches
 from skillbook.runtime._proc import (
     Collector,
     Plan,

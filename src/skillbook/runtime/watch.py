@@ -2,7 +2,7 @@
 
 Input: the roots to watch (:func:`watch_roots` gives OpenClaw's: ``<ws>/skills``,
 ``<ws>/.agents/skills``, the managed dir, ``~/.agents/skills`` and the extra dirs; the
-bundled dir is not watched) and a :class:`~skillbook.snapshot.SnapshotVersions`.
+bundled dir is not watched) and a :class:`~skillbook.pipeline.snapshot.SnapshotVersions`.
 Output: after a quiet period (250 ms by default) following changes to ``SKILL.md``
 files or skill folders, one ``versions.bump(workspace, reason="watch",
 changed_path=<last path>)`` and one ``on_change(ChangeSet)`` call. Sessions compare
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbook._js import js_sorted
-from skillbook.mode import DEFAULT_MODE
+from skillbook.base.js import js_sorted
+from skillbook.config.mode import DEFAULT_MODE
 from skillbook.model import Source
 from skillbook.runtime._watch_journal import ChangeJournal
 from skillbook.runtime._watch_parts import (
@@ -49,10 +49,10 @@ from skillbook.runtime._watch_parts import (
 )
 
 if TYPE_CHECKING:
-    from skillbook.config import Config
-    from skillbook.paths import Paths
-    from skillbook.profile import Profile
-    from skillbook.snapshot import SnapshotVersions
+    from skillbook.config.file import Config
+    from skillbook.config.paths import Paths
+    from skillbook.config.profile import Profile
+    from skillbook.pipeline.snapshot import SnapshotVersions
 
 __all__ = [
     "DEFAULT_DEBOUNCE_MS",
@@ -105,10 +105,10 @@ def watch_roots(
     bundled-plugins folder; ``profile`` (default: the config's ``skills.compat``) decides
     the roots exactly as discovery does, so a watcher never misses or adds a root the
     loader reads (2026.9 leaves ``~/.agents/skills`` out under a non-default state dir)."""
-    from skillbook.discover import resolve_roots
-    from skillbook.learned import is_learned_root
-    from skillbook.plugins import load_registry, plugin_skill_dirs
-    from skillbook.profile import profile_of
+    from skillbook.config.profile import profile_of
+    from skillbook.pipeline.discovery.discover import resolve_roots
+    from skillbook.pipeline.discovery.learned import is_learned_root
+    from skillbook.pipeline.discovery.plugins import load_registry, plugin_skill_dirs
 
     text = os.fspath(workspace).strip() if workspace is not None else ""
     ws = Path(text) if text else None
@@ -127,7 +127,7 @@ def watch_roots(
         environ = os.environ if env is None else env
         registry = load_registry(ws, paths, config, env=environ, cwd=base)
         out += [Path(d) for d in plugin_skill_dirs(registry, config)[0]]
-        # Learned skills (skillbook.learned) are a root of their own, so their standalone
+        # Learned skills (skillbook.pipeline.discovery.learned) are a root of their own, so their standalone
         # .md files are seen too; after OpenClaw's roots.
         out += learned
     return out

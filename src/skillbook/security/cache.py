@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillbook._atomic import write_atomic
+from skillbook.base.atomic import write_atomic
 from skillbook.security.findings import Severity
 
 #: Folder under the state dir that holds the cache.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from skillbook._js import js_trim
+from skillbook.base.js import js_trim
 from skillbook.security.findings import RULESET_OPENCLAW, Severity
 from skillbook.security.hit import Hit
 

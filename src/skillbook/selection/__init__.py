@@ -9,10 +9,10 @@ and :mod:`~skillbook.selection.http_embedder` (vectors),
 (the ranking), :mod:`~skillbook.selection.settings` (the config made concrete),
 :mod:`~skillbook.selection.router` (:func:`route`: ``direct``, ``ambiguous`` or
 ``nomatch`` per request), :mod:`~skillbook.selection.plan` and
-:mod:`~skillbook.selection.tool` (what the model sees: stable system section,
+:mod:`~skillbook.runtime.find_skills` (what the model sees: stable system section,
 per-request block, ``find_skills``), :mod:`~skillbook.selection.eligibility` (why a
 matching skill is not offered),
-:mod:`~skillbook.selection.evaluate` and :mod:`~skillbook.selection.trigger_eval`.
+:mod:`~skillbook.selection.evaluate` and :mod:`~skillbook.runtime.trigger_eval`.
 
 An edge package: the core never imports it, and importing it loads no model and no
 numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).

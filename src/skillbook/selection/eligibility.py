@@ -1,6 +1,6 @@
 """Why a loaded skill is not offered on this host: the gate's reasons, in words.
 
-Input: a :class:`~skillbook.book.SkillBook`. Output: one :class:`NotEligible` per
+Input: a :class:`~skillbook.pipeline.book.SkillBook`. Output: one :class:`NotEligible` per
 loaded skill that is not in ``book.eligible``, with the status word and the reasons
 the gate found (a binary not on ``PATH``, an environment variable not set, a config
 path not set, another OS, disabled, not in ``skills.allowBundled``, left out by the
@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skillbook.gate import Requirements, node_platform
 from skillbook.model import Skill
+from skillbook.pipeline.gating.gate import Requirements, node_platform
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
     from skillbook.selection.selector import Selection
 
 __all__ = ["NotEligible", "matching_ineligible", "not_eligible", "reasons_for"]

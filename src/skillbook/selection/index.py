@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook import diagnostics as diag
-from skillbook._atomic import atomic_writer
+from skillbook.base.atomic import atomic_writer
 from skillbook.diagnostics import Diagnostic
 from skillbook.selection.embedders import DocumentEmbedder
 

@@ -1,6 +1,6 @@
 """How selection shapes what the model sees, designed around prompt caching.
 
-Input: a :class:`~skillbook.book.SkillBook` whose ``skills.selection.mode`` is not
+Input: a :class:`~skillbook.pipeline.book.SkillBook` whose ``skills.selection.mode`` is not
 ``off``, and a :class:`~skillbook.selection.selector.Selector` over its eligible
 skills. Output: a :class:`SelectionPlan` with
 
@@ -35,19 +35,19 @@ from typing import TYPE_CHECKING, Final
 from skillbook import diagnostics as diag
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
-from skillbook.prompt import (
+from skillbook.pipeline.prompt.skills_section import (
     compact_skill_paths,
     format_skills_for_prompt,
     home_prefixes,
     is_prompt_visible,
     skills_section,
 )
+from skillbook.runtime.find_skills import FindSkillsTool
 from skillbook.selection.router import Route, catalog_formatter, route_selection
 from skillbook.selection.selector import Selection, Selector
-from skillbook.selection.tool import FindSkillsTool
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = ["MAX_NAMED_UNLISTED", "SelectionPlan", "TurnBlock", "plan_for", "selection_active"]
 

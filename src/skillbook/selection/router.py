@@ -29,11 +29,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from skillbook.model import Skill
-from skillbook.prompt import build_prompt, compact_skill_paths, format_skills_for_prompt
+from skillbook.pipeline.prompt.skills_section import (
+    build_prompt,
+    compact_skill_paths,
+    format_skills_for_prompt,
+)
 from skillbook.selection.selector import Candidate, Selection, Selector
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
 
 __all__ = [
     "DEFAULT_ROUTE_MARGIN",
@@ -99,9 +103,9 @@ def catalog_formatter(book: SkillBook) -> Formatter:
     compat profile (2026.9 sorts by name and words the header its way), its prompt
     limits and home prefixes, the skills in load order.
     """
-    from skillbook.book import agent_prompt_chars
-    from skillbook.limits import Limits
-    from skillbook.prompt import PromptLimits, home_prefixes
+    from skillbook.config.limits import Limits
+    from skillbook.pipeline.book import agent_prompt_chars
+    from skillbook.pipeline.prompt.skills_section import PromptLimits, home_prefixes
 
     profile = book.profile
     limits = Limits.from_config(book.config.skills.limits, profile)

@@ -1,6 +1,6 @@
 """``skills.selection`` as the selector needs it: settings, embedders and the index folder.
 
-Input: the validated :class:`~skillbook.config.SelectionConfig` (the core checks the
+Input: the validated :class:`~skillbook.config.file.SelectionConfig` (the core checks the
 keys and values; this module gives them meaning), the environment mapping the caller
 chose (for ``embedding.apiKeyEnv``) and the state folder. Output:
 :class:`~skillbook.selection.selector.SelectorSettings`, the embedding backends by
@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from skillbook import diagnostics as diag
-from skillbook.config import SelectionConfig
+from skillbook.config.file import SelectionConfig
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.selection.selector import DEFAULT_TOP_K, Selector, SelectorSettings
 
 if TYPE_CHECKING:
-    from skillbook.book import SkillBook
+    from skillbook.pipeline.book import SkillBook
     from skillbook.selection.embedders import Embedder
 
 __all__ = [

@@ -1,0 +1,199 @@
+"""Turning msgspec validation errors into messages that name the config key.
+
+Private to :mod:`skillbook.config.file`: ``$.skills.limits.maxSkillsInPrompt`` becomes
+``skills.limits.maxSkillsInPrompt: expected int >= 0, got "many"``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from skillbook.base.js import json_stringify
+from skillbook.diagnostics import describe_value
+from skillbook.errors import ConfigError
+
+_GOT_MAX_CHARS: Final = 60
+#: Keys whose values may be secrets: an error under them names the type, not the value.
+#: (``tokenEnv`` holds a variable's name, but a token pasted there by mistake must not
+#: be echoed either.)
+_SECRET_KEYS: Final = frozenset({"apiKey", "env", "tokenEnv"})
+
+
+class _Missing:
+    """JavaScript's ``undefined`` for config lookups (distinct from JSON ``null``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+
+
+_AT_RE: Final = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_SEG_RE: Final = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+_FIELD_RE: Final = re.compile(r"field `([^`]*)`")
+_PLAIN_KEY_RE: Final = re.compile(r"^[A-Za-z0-9_$-]+$")
+
+
+def convert(value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None) -> Any:
+    try:
+        return msgspec.convert(_integral_floats(value), schema)
+    except msgspec.ValidationError as exc:
+        raise _translate(str(exc), value, schema, prefix, where, file) from None
+
+
+def _integral_floats(value: Any) -> Any:
+    # JSON5 ``5.0`` is the JavaScript number 5, which zod's int() accepts.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats(v) for v in value]
+    return value
+
+
+def _translate(
+    message: str, value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None
+) -> ConfigError:
+    m = _AT_RE.match(message)
+    assert m is not None  # the pattern matches any string
+    text, at = m.group("msg"), m.group("path") or ""
+    segments: list[str | int] = list(prefix)
+    info: Any = msgspec.inspect.type_info(schema)
+    current: Any = value
+    for sm in _SEG_RE.finditer(at):
+        name, index = sm.group(1), sm.group(2)
+        info = _unwrap(info)
+        if name is not None:
+            info = _field_info(info, name)
+            current = current.get(name, MISSING) if isinstance(current, Mapping) else MISSING
+            segments.append(name)
+        elif index == "...":
+            key = _first_bad_key(current, info)
+            info = info.value_type if isinstance(info, msgspec.inspect.DictType) else None
+            current = current.get(key, MISSING) if isinstance(current, Mapping) else MISSING
+            segments.append(key)
+        else:
+            info = info.item_type if isinstance(info, msgspec.inspect.ListType) else None
+            i = int(index)
+            current = current[i] if isinstance(current, list) and i < len(current) else MISSING
+            segments.append(i)
+    field_m = _FIELD_RE.search(text)
+    if text.startswith("Object contains unknown field") and field_m:
+        segments.append(field_m.group(1))
+        known = _known_keys(_unwrap(info))
+        detail = "unknown key" + (f" (expected one of: {', '.join(known)})" if known else "")
+    elif text.startswith("Object missing required field") and field_m:
+        segments.append(field_m.group(1))
+        detail = "required key is missing"
+    elif any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
+        kind = "nothing" if current is MISSING else describe_value(current)
+        detail = f"expected {_describe(info)}, got {kind} (the value is not shown)"
+    else:
+        detail = f"expected {_describe(info)}, got {render(current)}"
+    path = key_path(segments)
+    return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
+
+
+def _unwrap(info: Any) -> Any:
+    if isinstance(info, msgspec.inspect.Metadata):
+        info = info.type
+    if isinstance(info, msgspec.inspect.UnionType):
+        for t in info.types:
+            if isinstance(t, msgspec.inspect.StructType | msgspec.inspect.DictType):
+                return t
+    return info
+
+
+def _field_info(info: Any, name: str) -> Any:
+    if isinstance(info, msgspec.inspect.StructType):
+        for f in info.fields:
+            if f.encode_name == name:
+                return f.type
+    return None
+
+
+def _known_keys(info: Any) -> list[str]:
+    if isinstance(info, msgspec.inspect.StructType):
+        return [f.encode_name for f in info.fields]
+    return []
+
+
+def _first_bad_key(current: Any, info: Any) -> str:
+    if not isinstance(current, Mapping) or not current:
+        return "..."
+    wants_str = isinstance(info, msgspec.inspect.DictType) and isinstance(
+        info.value_type, msgspec.inspect.StrType
+    )
+    for key, v in current.items():
+        if not wants_str or not isinstance(v, str):
+            return str(key)
+    return str(next(iter(current)))
+
+
+def _describe(info: Any) -> str:
+    ins = msgspec.inspect
+    if isinstance(info, ins.Metadata):
+        label = (info.extra or {}).get("label")
+        return label if isinstance(label, str) else _describe(info.type)
+    if isinstance(info, ins.IntType | ins.FloatType):
+        kind = "int" if isinstance(info, ins.IntType) else "number"
+        bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
+        bounds += [f">= {info.ge:g}"] if info.ge is not None else []
+        bounds += [f"<= {info.le:g}"] if info.le is not None else []
+        return " ".join([kind, " and ".join(bounds)]) if bounds else kind
+    if isinstance(info, ins.BoolType):
+        return "boolean"
+    if isinstance(info, ins.StrType):
+        return "non-empty string" if info.min_length else "string"
+    if isinstance(info, ins.ListType):
+        what = f"array of {_describe(info.item_type)}s"
+        return f"non-empty {what}" if info.min_length else what
+    if isinstance(info, ins.LiteralType):
+        return "one of " + ", ".join(json.dumps(v) for v in info.values)
+    if isinstance(info, ins.EnumType):
+        return "one of " + ", ".join(json.dumps(m.value) for m in info.cls)
+    if isinstance(info, ins.DictType):
+        inner = _describe(info.value_type)
+        return "object" if inner == "any value" else f"object of {inner}s"
+    if isinstance(info, ins.StructType):
+        label = getattr(info.cls, "__config_label__", None)
+        return label if isinstance(label, str) else "object"
+    if isinstance(info, ins.UnionType):
+        return " or ".join(_describe(t) for t in info.types)
+    return "any value"
+
+
+def render(value: Any) -> str:
+    if value is MISSING:
+        return "nothing"
+    try:
+        text = json_stringify(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= _GOT_MAX_CHARS else text[: _GOT_MAX_CHARS - 1] + "…"
+
+
+def key_path(segments: Sequence[str | int]) -> str:
+    """``skills.entries["my key"].env[0]``: a key path as error messages print it."""
+    out: list[str] = []
+    for seg in segments:
+        if isinstance(seg, int):
+            out.append(f"[{seg}]")
+        elif _PLAIN_KEY_RE.match(seg):
+            out.append(("." if out else "") + seg)
+        else:
+            out.append(f"[{json.dumps(seg, ensure_ascii=False)}]")
+    return "".join(out)

@@ -1,0 +1,218 @@
+"""The request plumbing every route shares: auth, rate limits, body limits, error bodies.
+
+Input: a Starlette request and the process's :class:`Hub`. Output: the response of
+the route, with ``RateLimit-*`` headers, or a short plain-text error (the clawhub CLI
+shows the body; ``Skill not found``-style texts are what it recognises). Database
+work runs in the thread pool: the handlers are plain functions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from skillbook.distribution.hub.blobs import BlobStore, open_blob_store
+from skillbook.distribution.hub.db import Database
+from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
+from skillbook.distribution.hub.search import HubSearch
+from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.tokens import Caller, authenticate
+from skillbook.errors import HubError
+
+__all__ = ["Ctx", "HttpError", "Hub", "json", "route", "text"]
+
+log = logging.getLogger("skillbook.distribution.hub")
+
+
+class HttpError(Exception):
+    """Stop a request with ``status`` and a plain-text body."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.headers = dict(headers or {})
+
+
+@dataclass
+class Hub:
+    """What one server process holds: connections and caches, never state of its own."""
+
+    settings: HubSettings
+    db: Database
+    blobs: BlobStore
+    search: HubSearch
+    limiter: RateLimiter
+
+    @classmethod
+    def open(cls, settings: HubSettings, *, migrate: bool = True) -> Hub:
+        db = Database.open(settings.database_url, migrate_schema=migrate)
+        index = Path(settings.index_dir) if settings.index_dir else None
+        return cls(
+            settings=settings,
+            db=db,
+            blobs=open_blob_store(settings.blob_url),
+            search=HubSearch(db, backend=settings.search_backend, index_dir=index),
+            limiter=RateLimiter(db, settings.rate_limits),
+        )
+
+
+@dataclass
+class Ctx:
+    """One request as a handler sees it."""
+
+    request: Request
+    hub: Hub
+    caller: Caller | None
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def query(self) -> QueryParams:
+        return self.request.query_params
+
+    def param(self, name: str) -> str:
+        return str(self.request.path_params[name])
+
+    @property
+    def base_url(self) -> str:
+        """Where clients reach this registry: the configured URL, else the request's host."""
+        if self.hub.settings.public_url:
+            return self.hub.settings.public_url.rstrip("/")
+        return str(self.request.base_url).rstrip("/")
+
+    def need_caller(self) -> Caller:
+        if self.caller is None:
+            raise HttpError(401, "Unauthorized")
+        return self.caller
+
+
+def json(data: Any, status: int = 200) -> Response:
+    return JSONResponse(data, status_code=status)
+
+
+def text(message: str, status: int) -> Response:
+    return PlainTextResponse(message, status_code=status)
+
+
+def _bearer(request: Request) -> str | None:
+    value = request.headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise HttpError(413, f"Request body exceeds {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HttpError(413, f"Request body exceeds {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _form(request: Request, settings: HubSettings) -> dict[str, Any]:
+    """A multipart publish: the ``payload`` JSON part and the files, named by their paths."""
+    from starlette.datastructures import UploadFile
+
+    sizes = settings.sizes
+    try:
+        form = await request.form(max_files=sizes.max_files, max_part_size=sizes.max_json_bytes)
+    except Exception as exc:  # python-multipart's errors have no common public base
+        raise HttpError(400, f"Invalid multipart body: {exc}") from None
+    payload = form.get("payload")
+    if not isinstance(payload, str):
+        raise HttpError(400, "multipart publish needs a payload part (JSON)")
+    files: dict[str, bytes] = {}
+    for name, value in form.multi_items():
+        if name in ("files", "files[]") and isinstance(value, UploadFile):
+            files[value.filename or ""] = await value.read()
+    await form.close()
+    try:
+        # msgspec refuses lone surrogates (``\ud800``), which json.loads lets through and
+        # the database then cannot store (a 500).
+        data = msgspec.json.decode(payload.encode("utf-8", "surrogatepass"))
+    except msgspec.DecodeError:
+        raise HttpError(400, "payload is not JSON (or holds a lone surrogate)") from None
+    return {"payload": data, "files": files}
+
+
+Handler = Callable[[Ctx], Response]
+
+
+def route(
+    path: str,
+    handler: Handler,
+    *,
+    methods: tuple[str, ...] = ("GET",),
+    kind: str = "read",
+    auth: bool = False,
+    body_limit: Callable[[HubSettings], int] | None = None,
+    multipart: bool = False,
+) -> Route:
+    """A route whose handler runs after auth, the rate limit and the body limit."""
+
+    def admit(request: Request, hub: Hub) -> tuple[Caller | None, RateDecision | None]:
+        token = _bearer(request)
+        caller = None
+        if token is not None:
+            with hub.db.session() as session:
+                caller = authenticate(session, token)
+        if caller is not None:
+            subject = caller.token_hash[:32]
+        else:
+            # A missing or wrong token counts against the address: guessing tokens is
+            # limited like any other anonymous traffic.
+            subject = request.client.host if request.client else "unknown"
+        decision = hub.limiter.hit(kind, subject, token=caller is not None)
+        headers = decision.headers() if decision is not None else {}
+        if decision is not None and not decision.allowed:
+            who = "token" if caller else "address"
+            raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
+        if auth and caller is None:
+            raise HttpError(401, "Unauthorized", headers)
+        return caller, decision
+
+    async def endpoint(request: Request) -> Response:
+        hub: Hub = request.app.state.hub
+        decision: RateDecision | None = None
+        try:
+            caller, decision = await run_in_threadpool(admit, request, hub)
+            body = b""
+            form = multipart and request.headers.get("content-type", "").startswith("multipart/")
+            if body_limit is not None:
+                limit = body_limit(hub.settings)
+                if multipart and not form:
+                    # The JSON publish names uploaded files; only a form carries their bytes.
+                    limit = min(limit, hub.settings.sizes.max_json_bytes)
+                body = await _read_body(request, limit)
+            if form:
+                request._body = body  # the form parser reads the body we already bounded
+                request.state.multipart = await _form(request, hub.settings)
+                body = b""
+            ctx = Ctx(request=request, hub=hub, caller=caller, body=body)
+            response = await run_in_threadpool(handler, ctx)
+            response.headers.update(ctx.headers)
+        except HttpError as exc:
+            response = text(str(exc), exc.status)
+            response.headers.update(exc.headers)
+        except HubError as exc:
+            response = json(exc.body, exc.status) if exc.body else text(str(exc), exc.status)
+        if decision is not None and "RateLimit-Limit" not in response.headers:
+            response.headers.update(decision.headers())
+        return response
+
+    return Route(path, endpoint, methods=list(methods), name=handler.__name__)

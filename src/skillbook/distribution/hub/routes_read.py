@@ -1,0 +1,286 @@
+"""The read side of the API: search, list, detail, versions, files, downloads, resolve, install.
+
+Each handler takes a :class:`~skillbook.distribution.hub.http.Ctx` and returns a response in the
+shape of ``shapes``; unknown skills are ``404 Skill not found`` (the text the clawhub
+CLI recognises). Held and deleted versions are never listed or downloaded; their
+owner and admins can still read a held version's detail and scan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session, selectinload
+from starlette.responses import Response
+
+from skillbook.distribution.hub import catalog, shapes
+from skillbook.distribution.hub.http import Ctx, HttpError, json
+from skillbook.distribution.hub.models import DELETED, HELD, PUBLISHED, Skill, Version
+
+__all__ = ["READ_HANDLERS"]
+
+NOT_FOUND = "Skill not found"
+
+
+def _int(ctx: Ctx, name: str, default: int, low: int, high: int) -> int:
+    raw = ctx.query.get(name)
+    try:
+        value = int(raw) if raw not in (None, "") else default
+    except ValueError:
+        raise HttpError(400, f"{name} must be a number") from None
+    return max(low, min(high, value))
+
+
+def _skill(ctx: Ctx, session: Session) -> Skill:
+    skill = catalog.find_skill(session, ctx.param("slug"), ctx.query.get("ownerHandle"))
+    if skill is None:
+        raise HttpError(404, NOT_FOUND)
+    return skill
+
+
+def _can_see_held(ctx: Ctx, skill: Skill) -> bool:
+    return ctx.caller is not None and (ctx.caller.admin or ctx.caller.handle == skill.owner_handle)
+
+
+def well_known(ctx: Ctx) -> Response:
+    return json({"apiBase": ctx.base_url, "authBase": ctx.base_url})
+
+
+def search(ctx: Ctx) -> Response:
+    limit = _int(ctx, "limit", 25, 1, 200)
+    query = ctx.query.get("q", "")
+    hits = ctx.hub.search.search(query, limit=limit, exact=ctx.query.get("mode") == "exact")
+    return json({"results": [shapes.search_row(h.entry, h.score) for h in hits]})
+
+
+def trending(ctx: Ctx) -> Response:
+    limit = _int(ctx, "limit", 20, 1, 100)
+    entries = sorted(
+        ctx.hub.search.entries(), key=lambda e: (e.downloads, e.updated_at), reverse=True
+    )
+    return json({"items": [shapes.trending_item(e) for e in entries[:limit]]})
+
+
+_SORTS: dict[str, Any] = {
+    "createdAt": Skill.created_at.desc(),
+    "updated": Skill.updated_at.desc(),
+    "downloads": Skill.downloads.desc(),
+    "installs": Skill.downloads.desc(),
+    "installsCurrent": Skill.downloads.desc(),
+    "installsAllTime": Skill.downloads.desc(),
+    "trending": Skill.downloads.desc(),
+    "stars": Skill.updated_at.desc(),
+    "rating": Skill.updated_at.desc(),
+}
+
+
+def list_skills(ctx: Ctx) -> Response:
+    limit = _int(ctx, "limit", 25, 1, 200)
+    offset = _int(ctx, "cursor", 0, 0, 10**9)
+    order = _SORTS.get(ctx.query.get("sort") or "updated", Skill.updated_at.desc())
+    visible = exists().where(Version.skill_id == Skill.id, Version.status == PUBLISHED)
+    query = select(Skill).where(Skill.deleted_at.is_(None), visible)
+    prefix = (ctx.query.get("prefix") or "").strip().lower()
+    if prefix:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        query = query.where(Skill.slug.like(escaped + "%", escape="\\"))
+    query = query.order_by(order, Skill.id).offset(offset).limit(limit + 1)
+    query = query.options(selectinload(Skill.versions), selectinload(Skill.tags))
+    with ctx.hub.db.session() as session:
+        rows = list(session.execute(query).scalars())
+        items = [shapes.list_item(s) for s in rows[:limit]]
+    more = len(rows) > limit
+    return json({"items": items, "nextCursor": str(offset + limit) if more else None})
+
+
+def detail(ctx: Ctx) -> Response:
+    with ctx.hub.db.session() as session:
+        return json(shapes.detail(_skill(ctx, session)))
+
+
+def versions(ctx: Ctx) -> Response:
+    limit = _int(ctx, "limit", 25, 1, 200)
+    offset = _int(ctx, "cursor", 0, 0, 10**9)
+    with ctx.hub.db.session() as session:
+        rows = catalog.published(_skill(ctx, session))
+        items = [shapes.version_item(v) for v in rows[offset : offset + limit]]
+    more = len(rows) > offset + limit
+    return json({"items": items, "nextCursor": str(offset + limit) if more else None})
+
+
+def _version_row(ctx: Ctx, skill: Skill, name: str) -> Version:
+    row = next((v for v in skill.versions if v.version == name), None)
+    if row is None or row.status == DELETED:
+        raise HttpError(404, "Version not found")
+    if row.status == HELD and not _can_see_held(ctx, skill):
+        raise HttpError(404, "Version not found")
+    return row
+
+
+def version_detail(ctx: Ctx) -> Response:
+    with ctx.hub.db.session() as session:
+        skill = _skill(ctx, session)
+        row = _version_row(ctx, skill, ctx.param("version"))
+        session.refresh(row, ["files"])
+        return json(shapes.version_detail(skill, row))
+
+
+def version_scan(ctx: Ctx) -> Response:
+    """The scan report of a version; public for held versions too (it says why)."""
+    with ctx.hub.db.session() as session:
+        skill = _skill(ctx, session)
+        row = next((v for v in skill.versions if v.version == ctx.param("version")), None)
+        if row is None or row.status == DELETED:
+            raise HttpError(404, "Version not found")
+        return json(
+            {
+                "slug": skill.slug,
+                "version": row.version,
+                "status": row.status,
+                "security": shapes.security(row),
+                "scan": shapes.scan_of(row),
+            }
+        )
+
+
+def _requested(ctx: Ctx, skill: Skill) -> Version:
+    version, tag = ctx.query.get("version"), ctx.query.get("tag")
+    row = catalog.resolve_version(skill, version, tag)
+    if row is None:
+        named = next((v for v in skill.versions if v.version == version), None)
+        if named is not None and named.status == DELETED:
+            raise HttpError(410, "Version deleted")
+        if named is not None and named.status == HELD:
+            raise HttpError(423, "Version held for security review")
+        raise HttpError(404, "Version not found")
+    return row
+
+
+def file(ctx: Ctx) -> Response:
+    path = ctx.query.get("path") or ""
+    with ctx.hub.db.session() as session:
+        row = _requested(ctx, _skill(ctx, session))
+        session.refresh(row, ["files"])
+        entry = next((f for f in row.files if f.path == path), None)
+        if entry is None:
+            raise HttpError(404, "File not found")
+        key, ctype = entry.sha256, entry.content_type
+    return Response(ctx.hub.blobs.get(key), media_type=ctype)
+
+
+def moderation(ctx: Ctx) -> Response:
+    with ctx.hub.db.session() as session:
+        latest = catalog.latest_version(_skill(ctx, session))
+        return json({"moderation": shapes.moderation(latest, evidence=True)})
+
+
+def download(ctx: Ctx) -> Response:
+    slug = ctx.query.get("slug") or ""
+    owner, version = ctx.query.get("ownerHandle"), ctx.query.get("version")
+    with ctx.hub.db.session() as session:
+        found = catalog.exact_download(session, slug, version, owner) if version else None
+        if found is not None and found[2] == PUBLISHED:
+            skill_id, name, _, key = found
+        else:
+            skill = catalog.find_skill(session, slug, owner)
+            if skill is None:
+                raise HttpError(404, NOT_FOUND)
+            row = _requested(ctx, skill)
+            skill_id, name, key, version = skill.id, skill.slug, row.archive_sha256, row.version
+        catalog.count_download(session, skill_id)
+    data = ctx.hub.blobs.get(key)
+    disposition = f'attachment; filename="{name}-{version}.zip"'
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": disposition, "ETag": f'"{key}"'},
+    )
+
+
+def resolve(ctx: Ctx) -> Response:
+    digest = (ctx.query.get("hash") or "").strip().lower()
+    with ctx.hub.db.session() as session:
+        slug = ctx.query.get("slug") or ""
+        skill = catalog.find_skill(session, slug, ctx.query.get("ownerHandle"))
+        if skill is None:
+            raise HttpError(404, NOT_FOUND)
+        rows = catalog.published(skill)
+        match = next((v for v in rows if digest in (v.fingerprint, v.fingerprint_bytes)), None)
+        latest = catalog.latest_version(skill)
+        return json(
+            {
+                "slug": skill.slug,
+                "match": {"version": match.version} if match else None,
+                "latestVersion": {"version": latest.version} if latest else None,
+            }
+        )
+
+
+def install(ctx: Ctx) -> Response:
+    with ctx.hub.db.session() as session:
+        skill = _skill(ctx, session)
+        latest = catalog.latest_version(skill)
+        if latest is None:
+            body = {
+                "ok": False,
+                "slug": skill.slug,
+                "reason": "archive_version_missing",
+                "message": f'Skill "{skill.slug}" has no installable version.',
+                "status": 423,
+            }
+            return json(body, 423)
+        url = shapes.download_url(ctx.base_url, skill.slug, latest.version)
+        return json(
+            {
+                "ok": True,
+                "slug": skill.slug,
+                "installKind": "archive",
+                "archive": {"version": latest.version, "downloadUrl": url},
+            }
+        )
+
+
+def verify(ctx: Ctx) -> Response:
+    version, tag = ctx.query.get("version"), ctx.query.get("tag")
+    with ctx.hub.db.session() as session:
+        skill = _skill(ctx, session)
+        row = catalog.resolve_version(skill, version, tag)
+        if row is None and version:
+            named = next((v for v in skill.versions if v.version == version), None)
+            row = named if named is not None and named.status == HELD else None
+        if row is None:
+            raise HttpError(404, "Version not found")
+        source = "version" if version else "tag" if tag else "latest"
+        return json(
+            shapes.verify(
+                ctx.base_url, skill, row, resolved_from=source, tag=tag if source == "tag" else None
+            )
+        )
+
+
+def whoami(ctx: Ctx) -> Response:
+    caller = ctx.need_caller()
+    role = "admin" if caller.admin else "user"
+    return json(
+        {"user": {"handle": caller.handle, "displayName": None, "image": None, "role": role}}
+    )
+
+
+READ_HANDLERS = {
+    "well_known": well_known,
+    "search": search,
+    "trending": trending,
+    "list_skills": list_skills,
+    "detail": detail,
+    "versions": versions,
+    "version_detail": version_detail,
+    "version_scan": version_scan,
+    "file": file,
+    "moderation": moderation,
+    "download": download,
+    "resolve": resolve,
+    "install": install,
+    "verify": verify,
+    "whoami": whoami,
+}

@@ -1,0 +1,219 @@
+"""Registry search: the selector of ``skillbook.selection`` over every visible skill.
+
+Input: the catalog (read through :class:`~skillbook.distribution.hub.db.Database`) and a query.
+Output: :class:`Hit` values, best first. Ranking is the selector's — BM25 over name,
+description, headings and body, fused with the embedding models (``hybrid``, the
+default) — not a ``LIKE`` query. A skill is returned when the words match (BM25 above
+zero) or the fused score reaches the selector's tuned threshold, so a query no skill
+serves returns nothing rather than everything.
+
+The index is a cache, never state: before each search the process compares the
+catalog generation in the database with the one it indexed and rebuilds what
+changed (unchanged skills keep their documents and vectors). Any replica answers
+the same way after any other replica published.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from skillbook.distribution.hub import catalog
+from skillbook.distribution.hub.db import Database
+from skillbook.model import Skill as BookSkill
+from skillbook.pipeline.parse.skill_file import parse_skill_text
+
+if TYPE_CHECKING:
+    from skillbook.selection.selector import Selector
+
+__all__ = ["Entry", "Hit", "HubSearch"]
+
+log = logging.getLogger("skillbook.distribution.hub.search")
+
+#: How many recent answers a process keeps (per catalog generation).
+ANSWER_CACHE: Final = 512
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One skill as search shows it (its latest published version)."""
+
+    skill_id: int
+    version_id: int
+    slug: str
+    display_name: str
+    summary: str | None
+    version: str
+    owner: str
+    created_at: int
+    updated_at: int
+    downloads: int
+    book_skill: BookSkill
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    entry: Entry
+    score: float
+
+
+class HubSearch:
+    """Keeps a selector in step with the catalog generation; thread-safe."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        backend: str = "hybrid",
+        index_dir: Path | None = None,
+        embedders: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        self._db = db
+        self.backend = backend
+        self._index_dir = index_dir
+        self._make_embedders = embedders or self._default_embedders
+        self._lock = threading.Lock()
+        self._rank_lock = threading.Lock()
+        self._generation = -1
+        self._entries: tuple[Entry, ...] = ()
+        self._cache: dict[tuple[int, int], Entry] = {}
+        self._selector: Selector | None = None
+        self._exact: dict[str, list[Entry]] = {}
+        #: Answers by (generation, query, limit, exact): a new generation misses them all.
+        self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
+        self.rebuilds = 0
+
+    def _default_embedders(self) -> dict[str, Any]:
+        from skillbook.config.file import SelectionConfig
+        from skillbook.selection.settings import build_embedders
+
+        found, problems = build_embedders(SelectionConfig(), env={}, backend=self.backend)
+        for d in problems:
+            log.warning("%s", d.message)
+        return found
+
+    def entries(self) -> tuple[Entry, ...]:
+        """Every searchable skill, refreshed from the database when the catalog changed."""
+        generation = self._db.generation()
+        if generation == self._generation:
+            return self._entries
+        with self._lock:
+            if generation != self._generation:
+                self._reload(generation)
+            return self._entries
+
+    def _reload(self, generation: int) -> None:
+        with self._db.session() as session:
+            entries = []
+            for skill in catalog.live_skills(session):
+                latest = catalog.latest_version(skill)
+                if latest is None:
+                    continue
+                key = (skill.id, latest.id)
+                old = self._cache.get(key)
+                book_skill = (
+                    old.book_skill
+                    if old is not None
+                    else _book_skill(skill.slug, skill.summary, latest.skill_md)
+                )
+                entries.append(
+                    Entry(
+                        skill_id=skill.id,
+                        version_id=latest.id,
+                        slug=skill.slug,
+                        display_name=skill.display_name,
+                        summary=skill.summary,
+                        version=latest.version,
+                        owner=skill.owner_handle,
+                        created_at=skill.created_at,
+                        updated_at=skill.updated_at,
+                        downloads=skill.downloads,
+                        book_skill=book_skill,
+                    )
+                )
+        self._entries = tuple(entries)
+        self._cache = {(e.skill_id, e.version_id): e for e in entries}
+        exact: dict[str, list[Entry]] = {}
+        for e in entries:
+            for name in dict.fromkeys((e.slug.casefold(), e.display_name.casefold())):
+                exact.setdefault(name, []).append(e)
+        self._exact = exact
+        skills = [e.book_skill for e in entries]
+        if self._selector is None and skills:
+            from skillbook.selection.selector import Selector, SelectorSettings
+
+            self._selector = Selector(
+                skills,
+                settings=SelectorSettings(backend=self.backend),
+                embedders=self._make_embedders() if self.backend != "bm25" else {},
+                index_dir=self._index_dir,
+            )
+        elif self._selector is not None:
+            with self._rank_lock:
+                self._selector.update(skills)
+        self._generation = generation
+        self.rebuilds += 1
+
+    def search(self, query: str, *, limit: int = 25, exact: bool = False) -> list[Hit]:
+        """Skills for ``query``; ``*`` or blank lists every skill, newest first."""
+        entries = self.entries()
+        text = query.strip()
+        limit = max(1, min(limit, 200))
+        key = (self._generation, text, limit, exact)
+        with self._lock:
+            cached = self._answers.get(key)
+            if cached is not None:
+                self._answers.move_to_end(key)
+                return cached
+        hits = self._search(entries, text, limit, exact)
+        with self._lock:
+            self._answers[key] = hits
+            while len(self._answers) > ANSWER_CACHE:
+                self._answers.popitem(last=False)
+        return hits
+
+    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
+        if not text or text == "*":
+            ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
+            return [Hit(e, 1.0) for e in ordered[:limit]]
+        same = self._exact.get(text.casefold(), [])
+        if exact:
+            return [Hit(e, 1.0) for e in same[:limit]]
+        # One ranking at a time: a reload updates the selector under the same lock, and
+        # the work is CPU-bound anyway (the interpreter lock).
+        with self._rank_lock:
+            if self._selector is None or not entries:
+                return []
+            selection = self._selector.select(text, top_k=limit, depth=limit)
+        by_skill = {id(e.book_skill): e for e in entries}
+        # An exact slug or name match ranks first, whatever the fused scores say.
+        top = max((c.score for c in selection.ranked), default=1.0)
+        hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
+        seen = {h.entry.slug for h in hits}
+        for c in selection.ranked:
+            entry = by_skill.get(id(c.skill))
+            if entry is None or entry.slug in seen:
+                continue
+            lexical = c.parts.get("bm25", 0.0) > 0 or c.parts.get("bm25Body", 0.0) > 0
+            if lexical or c.score >= selection.threshold:
+                hits.append(Hit(entry, round(c.score, 6)))
+                seen.add(entry.slug)
+        return hits[:limit]
+
+
+def _book_skill(slug: str, summary: str | None, skill_md: str) -> BookSkill:
+    parsed = parse_skill_text(skill_md)
+    base = Path("/registry") / slug
+    return BookSkill(
+        name=slug,
+        description=parsed.description or summary or "",
+        file_path=base / "SKILL.md",
+        base_dir=base,
+        source="registry",
+        parsed=parsed,
+    )

@@ -1,0 +1,76 @@
+"""Install what a skill needs: OpenClaw's installers (spec §8) with skillbook's guards.
+
+The pipeline, one module each::
+
+    select      which installer (§8.2 preference chain, ids as ``info`` shows them)
+    policy      skills.install.policy and the apt/pip opt-ins may refuse it
+    scan_gate   the security scan runs first; critical findings block (§8.3 step 4)
+    argv        the installer's argv and its second validation pass (§8.3 step 8)
+    bootstrap   brew lookup, uv/go bootstraps, apt via root or ``sudo -n`` (§8.3 9-12)
+    fallback    opt-in apt/pip on Linux when brew or uv is missing
+    download    §8.5: tools dir (tools_dir), guarded fetch (netguard, fetch),
+                sha256, zip/tar.gz in-process (extract, archive_paths), tar.bz2
+                through a ``tar`` preflight (tarbz2), atomic swap (swap)
+    name_rules  the file names a skill may hold, shared with the registry server
+                (skill archives only; tool downloads keep OpenClaw's rules)
+    execute     runs the command steps (runner) and sums up failures (result)
+    setup, run  plan_setup → consent (the caller's) → run_setup → fresh status
+
+Typical use::
+
+    from skillbook import load
+    from skillbook.distribution.install import plan_setup, run_setup
+
+    plan = plan_setup(load("~/ws"), "weather")
+    print(plan.to_json())          # what would run
+    outcome = run_setup(plan)      # calling it is the consent
+    print(outcome.result.message, outcome.after.status if outcome.after else "")
+
+This is an edge package: nothing in the core imports it.
+"""
+
+from __future__ import annotations
+
+from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.install.download import DownloadOptions
+from skillbook.distribution.install.machine import Machine
+from skillbook.distribution.install.netguard import NetworkPolicy
+from skillbook.distribution.install.plan import DownloadPlan, Refusal, Role, Step
+from skillbook.distribution.install.policy import InstallPolicy
+from skillbook.distribution.install.progress import NoProgress, Progress
+from skillbook.distribution.install.result import (
+    InstallError,
+    InstallResult,
+    format_install_failure_message,
+    summarize_install_output,
+)
+from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
+from skillbook.distribution.install.setup import SetupOptions, SetupPlan, clamp_timeout, plan_setup
+from skillbook.distribution.install.tools_dir import safe_path_segment_hashed
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DownloadOptions",
+    "DownloadPlan",
+    "ExtractLimits",
+    "InstallError",
+    "InstallPolicy",
+    "InstallResult",
+    "Machine",
+    "NetworkPolicy",
+    "NoProgress",
+    "Progress",
+    "Refusal",
+    "Role",
+    "SetupOptions",
+    "SetupPlan",
+    "SetupResult",
+    "Step",
+    "clamp_timeout",
+    "format_install_failure_message",
+    "install_skill",
+    "plan_setup",
+    "run_setup",
+    "safe_path_segment_hashed",
+    "summarize_install_output",
+]

@@ -1,0 +1,274 @@
+"""One root the way OpenClaw 2026.9 scans it (``discoverSkillCandidates``, ``loadSkillRootRecords``).
+
+Input: a :class:`~skillbook.pipeline.discovery.root_scanner.RootScanner` (its reader, limits, real-path
+memo and containment check), a source label and a root folder. Output: the root's
+skills. The :class:`~skillbook.config.profile.DiscoveryRules` of the scanner's profile say
+when this is used instead of 2026.4's one-level scan.
+
+What changes against 2026.4 (spec §3.3): candidates are every folder holding a
+``SKILL.md`` down to six levels (two for an extra dir that is not a ``skills``
+folder), named by their relative path and sorted by ``localeCompare``; the listing
+is cut at ``maxCandidatesPerRoot`` and loading stops at ``maxSkillsLoadedPerSource``;
+an invalid SKILL.md never lets its children load instead; a ``skills`` child is
+always scanned; the nested ``skills/`` root is used only when the root itself holds
+no skills; the managed and personal roots may link anywhere (the real folder is the
+skill's folder).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from skillbook.base import fs as _fs
+from skillbook.base import listing as _listing
+from skillbook.base import verified_read as _verified_read
+from skillbook.base.js import js_sorted, js_trim, locale_compare_key
+from skillbook.config.limits import Limits
+from skillbook.config.profile import DiscoveryRules
+from skillbook.diagnostics import warning
+from skillbook.model import Skill, SkillMetadata, Source
+from skillbook.pipeline.cache.scan_reads import touch
+from skillbook.pipeline.discovery.learned import is_learned_subdir
+from skillbook.pipeline.discovery.skill_reader import SKILL_FILE, SkillReader, limit_list
+
+
+class RootScanner(Protocol):
+    """What this module needs of :class:`skillbook.pipeline.discovery.root_scanner.RootScanner`."""
+
+    rules: DiscoveryRules
+    limits: Limits
+    memo: _fs.RealpathMemo
+    reader: SkillReader
+    standalone: bool
+    _diag: Callable[..., Any]
+
+    def _standalone(
+        self, base_dir: str, base_real: str, files: Iterable[str], loaded: list[Skill], label: str
+    ) -> None: ...
+
+    def contained(
+        self, cand: str, *, source: str, root_dir: str, root_real: str, real: str | None = None
+    ) -> str | None: ...
+
+
+NESTED_ROOT_NAME = "skills"
+_MAX_KEY = "skills.limits.maxSkillsLoadedPerSource"
+
+
+def has_skill_file(folder: str) -> bool:
+    """``hasSkillFileCandidate``: anything named SKILL.md (``lstat``), even a broken link."""
+    path = os.path.join(folder, SKILL_FILE)
+    touch(path)
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _plain_dirs(folder: str) -> list[str]:
+    """Child folders, symbolic links left out (``followSymlinks: false``), JS-sorted."""
+    listing = _listing.list_child_dirs(folder)
+    return js_sorted(d for d in listing.dirs if d not in listing.linked)
+
+
+def _has_link_child(folder: str, skip: str | None) -> bool:
+    touch(folder)
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                name = entry.name
+                if name == skip or name.startswith(".") or name == "node_modules":
+                    continue
+                if entry.is_symlink():
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _contains_skills(folder: str, *, skip: str, limit: int, depth: int) -> bool:
+    """``containsDiscoverableSkill``: a SKILL.md (or a symlinked child) below ``folder``."""
+    queue = [(folder, 0)]
+    for current, level in queue:
+        if level > 0 and has_skill_file(current):
+            return True
+        if level >= depth:
+            continue
+        if _has_link_child(current, skip if level == 0 else None):
+            return True
+        for name in _plain_dirs(current)[:limit]:
+            if level == 0 and name == skip:
+                continue
+            queue.append((os.path.join(current, name), level + 1))
+    return False
+
+
+def nested_root(root_dir: str, limit: int, depth: int) -> str:
+    """``resolveNestedSkillsRoot`` of 2026.9: ``<root>/skills`` only when the root
+    itself holds no skill and some folder below ``skills/`` does."""
+    nested = os.path.join(root_dir, NESTED_ROOT_NAME)
+    touch(nested)
+    if not os.path.isdir(nested):
+        return root_dir
+    if not has_skill_file(root_dir) and _contains_skills(
+        root_dir, skip=NESTED_ROOT_NAME, limit=limit, depth=depth
+    ):
+        return root_dir
+    queue = [(nested, 0)]
+    for current, level in queue:
+        if has_skill_file(current):
+            return nested
+        if level >= depth:
+            continue
+        queue.extend((os.path.join(current, n), level + 1) for n in _plain_dirs(current)[:limit])
+    return root_dir
+
+
+def load_root(scanner: RootScanner, source: Source, root_dir: str, root_real: str) -> list[Skill]:
+    """The skills of one existing root (see the module docstring)."""
+    rules = scanner.rules
+    label = source.value
+    lim = scanner.limits
+    max_candidates = max(0, lim.max_candidates_per_root)
+    max_loaded = max(0, lim.max_skills_loaded_per_source)
+    depth = rules.grouped_depth
+    base_dir = nested_root(root_dir, max_candidates, depth)
+    uncontained = label in rules.uncontained_sources
+
+    def resolve(candidate: str, within: str) -> str | None:
+        if uncontained:
+            return scanner.memo.realpath(candidate)
+        return scanner.contained(candidate, source=label, root_dir=root_dir, root_real=within)
+
+    base_real = resolve(base_dir, root_real)
+    if base_real is None:
+        return []
+    if has_skill_file(base_dir):
+        one = _load_one(scanner, base_dir, base_real, label, uncontained)
+        return [one] if one is not None else []
+
+    listing = _listing.list_child_dirs(base_dir)
+    children = js_sorted(listing.dirs)
+    limited = [] if max_loaded == 0 else children[:max_candidates]
+    if max_loaded > 0 and NESTED_ROOT_NAME in children and NESTED_ROOT_NAME not in limited:
+        limited.append(NESTED_ROOT_NAME)
+    if len(children) > max_candidates:
+        scanner._diag(
+            warning,
+            "discover.over-limit",
+            f"{len(children)} candidate folders, over `skills.limits.maxCandidatesPerRoot` = "
+            f"{max_candidates}; not scanned: {limit_list(children[max_candidates:])}",
+            base_dir,
+        )
+    nested_path = os.path.join(base_dir, NESTED_ROOT_NAME)
+    base_is_skills = base_dir == os.path.join(root_dir, NESTED_ROOT_NAME) or (
+        os.path.basename(base_dir) == NESTED_ROOT_NAME
+    )
+    queue: list[tuple[str, str, int]] = []
+    for name in limited:
+        path = os.path.join(base_dir, name)
+        if is_learned_subdir(source, root_dir, path) and not has_skill_file(path):
+            # A candidate as in OpenClaw, but the skills below skills/auto are the learned
+            # skills' own source (skillbook.pipeline.discovery.learned): searching it here loads them twice.
+            continue
+        top = name == NESTED_ROOT_NAME and not has_skill_file(path)
+        queue.append((path, name, 0 if top else 1))
+    found: list[tuple[str, str, str]] = []
+    for path, name, level in queue:
+        real = resolve(path, base_real)
+        if real is None:
+            continue
+        if has_skill_file(path):
+            found.append((path, real, name))
+            continue
+        shallow = (
+            label == Source.EXTRA.value
+            and not base_is_skills
+            and path != nested_path
+            and not _fs.is_path_inside(nested_path, path)
+        )
+        if level >= (rules.grouped_depth_extra if shallow else depth):
+            continue
+        below = js_sorted(_listing.list_child_dirs(path).dirs)
+        queue.extend(
+            (os.path.join(path, n), f"{name}/{n}", level + 1) for n in below[:max_candidates]
+        )
+    found.sort(key=lambda item: locale_compare_key(item[2]))
+
+    if base_dir != root_dir and has_skill_file(root_dir):
+        one = _load_one(scanner, root_dir, root_real, label, uncontained)
+        if one is not None:
+            return [one]
+    loaded: list[Skill] = []
+    for index, (path, real, _name) in enumerate(found):
+        if len(loaded) >= max_loaded:
+            scanner._diag(
+                warning,
+                "discover.over-limit",
+                f"{len(loaded)} skills loaded, the `{_MAX_KEY}` limit of {max_loaded}; "
+                f"folders not loaded: {limit_list([n for _, _, n in found[index:]])}",
+                base_dir,
+            )
+            break
+        one = _load_one(scanner, path, real, label, uncontained)
+        if one is not None:
+            loaded.append(one)
+    if scanner.standalone:
+        # skillbook's mixed/legacy modes: standalone *.md files of the root, after the folders.
+        scanner._standalone(base_dir, base_real, listing.md_files, loaded, label)
+    return loaded
+
+
+def _load_one(
+    scanner: RootScanner, skill_dir: str, real: str, label: str, uncontained: bool
+) -> Skill | None:
+    """``loadSingleSkillDirectory``: the folder's own SKILL.md, never its children."""
+    skill = scanner.reader.load_single(skill_dir, real, label)
+    if skill is None:
+        return None
+    if scanner.rules.source_origin_key:
+        skill = with_origin_key(skill, real)
+    if not uncontained or real == skill_dir:
+        return skill
+    # `canonicalizeLoadedSkillRecord`: a linked managed or personal skill is its real folder.
+    base = Path(real)
+    return dataclasses.replace(skill, base_dir=base, file_path=base / SKILL_FILE, real_dir=base)
+
+
+#: ``.openclaw/source-origin.json``, written by OpenClaw 2026.9's source installs.
+SOURCE_ORIGIN = os.path.join(".openclaw", "source-origin.json")
+MAX_SOURCE_ORIGIN_BYTES = 16_384
+
+
+def with_origin_key(skill: Skill, real: str) -> Skill:
+    """``resolveSkillEntryMetadata``: without a manifest ``skillKey``, the ``slug`` of the
+    skill's ``.openclaw/source-origin.json`` (a JSON object inside the folder) is its key."""
+    meta = skill.metadata
+    if meta is not None and meta.skill_key:
+        return skill
+    path = os.path.join(real, SOURCE_ORIGIN)
+    touch(path)
+    if not os.path.lexists(path):
+        return skill
+    data = _verified_read.read_contained(path, root_real=real, max_bytes=MAX_SOURCE_ORIGIN_BYTES)
+    if isinstance(data, _verified_read.ReadFailure):
+        return skill
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return skill
+    slug = obj.get("slug") if isinstance(obj, dict) else None
+    key = js_trim(slug) if isinstance(slug, str) else ""
+    if not key:
+        return skill
+    base = meta if meta is not None else SkillMetadata()
+    parsed = dataclasses.replace(skill.parsed, metadata=dataclasses.replace(base, skill_key=key))
+    return dataclasses.replace(skill, parsed=parsed)

@@ -1,0 +1,1 @@
+"""Gating: whether each skill is eligible on this host, and the status report."""

@@ -1,0 +1,194 @@
+"""Parse the text of one SKILL.md into a :class:`~skillbook.model.ParsedSkillFile`.
+
+Input: the file's text or bytes (and optionally its path, for diagnostics).
+Output: the frontmatter in OpenClaw's string view and a structured view, the body,
+the ``metadata.openclaw`` manifest, the invocation policy, the tool dispatch and
+every diagnostic found on the way. Nothing here touches the disk or raises on bad
+input; discovery decides what to load.
+
+The stages are modules of their own: decoding and splitting the text
+(:mod:`skillbook.pipeline.parse.text`), the frontmatter block (:mod:`skillbook.pipeline.parse.frontmatter`,
+OpenClaw's ``parseFrontmatterBlock``, spec §2.2-2.4: YAML and a line parser, merged)
+and the invocation keys (:mod:`skillbook.pipeline.parse.invocation_policy`); this module runs them
+and adds the diagnostics about the file as a whole. Where JavaScript semantics differ
+from Python's (``\\s``, ``\\w``, ``trim``, object key order) we reproduce JavaScript's.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from skillbook import diagnostics as dg
+from skillbook.base.js import js_trim
+from skillbook.config.profile import FrontmatterRules
+from skillbook.diagnostics import Diagnostic
+from skillbook.model import Frontmatter, InvocationPolicy, ParsedSkillFile
+from skillbook.pipeline.parse.frontmatter import (
+    NONE_RELOADED,
+    frontmatter_block,
+    parse_frontmatter_block,
+)
+from skillbook.pipeline.parse.frontmatter_rules import recovered, split_frontmatter_exact
+from skillbook.pipeline.parse.invocation_policy import (
+    parse_bool,
+    resolve_dispatch,
+    resolve_invocation,
+)
+from skillbook.pipeline.parse.manifest import DEFAULT_METADATA_KEY, resolve_metadata
+from skillbook.pipeline.parse.text import decode_text, split_frontmatter
+
+#: The stages' public names, importable from here as they always were.
+__all__ = [
+    "decode_text",
+    "parse_bool",
+    "parse_frontmatter_block",
+    "parse_skill_text",
+    "resolve_dispatch",
+    "resolve_invocation",
+    "split_frontmatter",
+]
+
+_log = logging.getLogger("skillbook.pipeline.parse.skill_file")
+
+
+def parse_skill_text(
+    text: str | bytes, *, path: Path | None = None, rules: FrontmatterRules | None = None
+) -> ParsedSkillFile:
+    """Parse one SKILL.md (text or bytes). Never raises; problems become diagnostics.
+
+    ``rules`` are a compatibility profile's frontmatter rules (default: 2026.4's)."""
+    try:
+        return _parse(text, path, rules)
+    except Exception as exc:
+        # Bad input has its own diagnostics: reaching here is a bug in skillbook. It must
+        # not take discovery down, and the traceback must not be lost.
+        _log.error("internal error while parsing %s", path or "<text>", exc_info=exc)
+        return ParsedSkillFile(
+            frontmatter=Frontmatter(),
+            body="",
+            body_line=1,
+            metadata=None,
+            invocation=InvocationPolicy(),
+            dispatch=None,
+            diagnostics=(
+                dg.error(
+                    "parse.internal-error",
+                    f"skillbook could not parse this file because of a bug in skillbook "
+                    f"({type(exc).__name__}: {exc}); please report it with the file",
+                    path=path,
+                ),
+            ),
+        )
+
+
+def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None) -> ParsedSkillFile:
+    decoded, early, had_bom = decode_text(text)
+    diags = [_with_path(d, path) for d in early] if early else []
+    invalid: str | None = None
+    if rules is not None and rules.exact_delimiters:
+        block, body, block_line, body_line, opened = split_frontmatter_exact(decoded)
+        if block is None and opened and rules.yaml_errors_invalid:
+            invalid = "the `---` frontmatter block is never closed"
+    else:
+        block, body, block_line, body_line = split_frontmatter(decoded)
+    if block and rules is not None and rules.yaml_errors_invalid:
+        recovery = recovered(block, rules)
+        block, invalid = recovery.block, recovery.invalid
+        for key, line in recovery.requoted:
+            diags.append(
+                dg.info(
+                    "parse.yaml-recovered",
+                    f"`{key}` is not valid YAML as written; OpenClaw 2026.9 reads it as "
+                    f'quoted text (write it quoted: {key}: "...")',
+                    path=path,
+                    line=block_line + line - 1,
+                )
+            )
+    if block is None:
+        unterminated = decoded.startswith("---")
+        diags.append(
+            dg.warning(
+                "parse.unterminated-frontmatter" if unterminated else "parse.no-frontmatter",
+                "the `---` frontmatter block is never closed (add a line `---` after it)"
+                if unterminated
+                else "the file does not start with a `---` frontmatter block",
+                path=path,
+                line=1,
+            )
+        )
+        frontmatter, reloaded = Frontmatter(), NONE_RELOADED
+    else:
+        if not block:
+            diags.append(
+                dg.warning(
+                    "parse.empty-frontmatter", "the frontmatter block is empty", path=path, line=1
+                )
+            )
+        frontmatter, fm_diags, reloaded = frontmatter_block(block, path, block_line)
+        diags.extend(fm_diags)
+    if invalid is not None:
+        diags.append(
+            dg.error(
+                "parse.frontmatter-invalid",
+                f"{invalid}; OpenClaw 2026.9 does not load this skill (fix the YAML, or "
+                "quote values that contain ': ')",
+                path=path,
+                line=1,
+            )
+        )
+    values = frontmatter.values
+    # Without a `metadata` text resolve_metadata has nothing to read (half of all skills).
+    if values.get(DEFAULT_METADATA_KEY):
+        metadata, meta_diags = resolve_metadata(
+            values,
+            frontmatter.data,
+            path=path,
+            lines=frontmatter.lines,
+            rules=rules,
+            loaded=reloaded.get(DEFAULT_METADATA_KEY),
+        )
+        diags.extend(meta_diags)
+    else:
+        metadata = None
+    dispatch = None
+    if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
+        dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
+        diags.extend(dispatch_diags)
+    if block is not None and not js_trim(values.get("name") or ""):
+        diags.append(
+            dg.info(
+                "parse.missing-name",
+                "no `name` in the frontmatter; the folder name is used",
+                path=path,
+                line=block_line,
+            )
+        )
+    if not js_trim(values.get("description") or ""):
+        diags.append(
+            dg.error(
+                "parse.missing-description",
+                "no `description` in the frontmatter: the skill is not loaded "
+                "(add `description: <when to use this skill>`)",
+                path=path,
+                line=frontmatter.line_of("description") or (block_line or 1),
+            )
+        )
+    return ParsedSkillFile(
+        frontmatter=frontmatter,
+        body=body,
+        body_line=body_line,
+        metadata=metadata,
+        invocation=resolve_invocation(values),
+        dispatch=dispatch,
+        diagnostics=tuple(diags),
+        had_bom=had_bom,
+        has_frontmatter=block is not None,
+        invalid=invalid is not None,
+    )
+
+
+def _with_path(diag: Diagnostic, path: Path | None) -> Diagnostic:
+    if path is None or diag.path is not None:
+        return diag
+    return Diagnostic(diag.code, diag.severity, diag.message, path, diag.line, diag.skill)

@@ -1,0 +1,1 @@
+"""The prompt catalog: the skills section the model sees, within its budget."""

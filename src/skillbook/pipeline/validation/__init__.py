@@ -1,0 +1,1 @@
+"""Validation: the Agent Skills rules and why the loader skips a SKILL.md."""
