@@ -97,7 +97,7 @@ def test_install_writes_the_clawhub_cli_files_byte_for_byte(
         "security": {"status": "clean"},
         "signature": None,
     }
-    manifest = json.loads(files[".skillbook/pipeline/parse/manifest.json"])
+    manifest = json.loads(files[".skillbook/manifest.json"])
     assert manifest["fingerprint"] == fingerprint
     assert set(manifest["files"]) == set(DEMO_V1)
     # Nothing else is left beside the skill.
@@ -375,7 +375,7 @@ def test_tracking_files_shipped_in_an_archive_are_replaced(
         **DEMO_V1,
         ".clawhub/origin.json": b'{"version":1,"registry":"https://evil","slug":"x","installedVersion":"9","installedAt":1}',
         ".clawdhub/origin.json": b"{}",
-        ".skillbook/pipeline/parse/manifest.json": b"{}",
+        ".skillbook/manifest.json": b"{}",
     }
     hub.state.publish("demo", "1.0.0", DEMO_V1, archive=flat_zip(forged))
     [outcome] = installer.install("demo", options)
