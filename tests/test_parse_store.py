@@ -496,3 +496,16 @@ def test_several_processes_share_one_cache_folder(ws: Path, tmp_path: Path) -> N
 
         msgspec.msgpack.decode(f.read_bytes(), type=ps._ShardFile)
     assert store.corrupt == 0
+
+
+def test_the_code_fingerprint_stats_every_parser_module_that_exists() -> None:
+    """A moved parser module must not fall out of the key (the entry would outlive an edit)."""
+    from skillbook.pipeline.cache import parse_store
+
+    package = Path(parse_store.__file__).resolve().parents[2]
+    listed = {package / name for name in parse_store._PARSER_MODULES}
+    missing = sorted(str(p.relative_to(package)) for p in listed if not p.is_file())
+    assert missing == []
+    parse_stage = set((package / "pipeline" / "parse").glob("[!_]*.py"))
+    assert parse_stage <= listed, sorted(p.name for p in parse_stage - listed)
+    assert ":-" not in parse_store.code_fingerprint()

@@ -54,7 +54,7 @@ OPENCLAW_CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json")
 OPENCLAW_STATE_DIR_NAMES = (".openclaw", ".clawdbot")
 PERSONAL_SKILLS_PARTS = (".agents", "skills")
 MANAGED_SKILLS_DIR_NAME = "skills"
-PACKAGE_BUNDLED_DIR = Path(__file__).resolve().parent / "bundled_skills"
+PACKAGE_BUNDLED_DIR = Path(__file__).resolve().parents[1] / "bundled_skills"
 
 _TILDE = re.compile(r"^~(?=$|[\\/])")
 _UNSET_WORDS = frozenset({"undefined", "null"})

@@ -80,17 +80,25 @@ _TMP: Final = ".tmp"
 Identity = tuple[int, ...]
 
 #: The modules whose code decides what a parsed file holds.
+# Paths below the package folder: every module whose code shapes a parsed entry.
 _PARSER_MODULES: Final = (
-    "parse",
-    "_yaml",
-    "manifest",
-    "_js",
-    "_url",
-    "_frontmatter_rules",
-    "model",
-    "diagnostics",
-    "profile",
-    "_parse_codec",
+    "pipeline/parse/skill_file.py",
+    "pipeline/parse/text.py",
+    "pipeline/parse/line_parser.py",
+    "pipeline/parse/yaml_core.py",
+    "pipeline/parse/yaml_simple.py",
+    "pipeline/parse/yaml_flow.py",
+    "pipeline/parse/frontmatter.py",
+    "pipeline/parse/frontmatter_rules.py",
+    "pipeline/parse/invocation_policy.py",
+    "pipeline/parse/json_readback.py",
+    "pipeline/parse/manifest.py",
+    "pipeline/parse/url.py",
+    "base/js.py",
+    "model.py",
+    "diagnostics.py",
+    "config/profile.py",
+    "pipeline/cache/parse_codec.py",
 )
 
 
@@ -121,9 +129,9 @@ def code_fingerprint() -> str:
     YAML and JSON5 packages), so an edited or upgraded parser never reads old entries."""
     from skillbook import __version__
 
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[2]
     parts = [__version__]
-    files = [here / f"{name}.py" for name in _PARSER_MODULES]
+    files = [package / name for name in _PARSER_MODULES]
     import importlib.util
 
     for package in ("yaml", "json5"):
