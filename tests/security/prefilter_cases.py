@@ -119,7 +119,9 @@ def case_folders(work: Path, corpus: Path | None) -> Iterator[tuple[str, Path, P
 
 
 def scan_cases(work: Path, corpus: Path | None) -> dict[str, dict[str, Any]]:
-    return {case: rows(scan_path(folder), root) for case, folder, root in case_folders(work, corpus)}
+    return {
+        case: rows(scan_path(folder), root) for case, folder, root in case_folders(work, corpus)
+    }
 
 
 def write_baseline(cases: dict[str, dict[str, Any]], commit: str) -> None:

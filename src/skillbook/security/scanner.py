@@ -7,7 +7,6 @@ special files become findings. Only a path that does not exist is an error.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -19,7 +18,6 @@ from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; 
 from skillbook.security import (
     archives,
     deobfuscate,
-    envflow,
     rules_exec,
     rules_exfil,
     rules_obfuscation,
@@ -43,8 +41,6 @@ from skillbook.security.rules_openclaw import MAX_FILE_BYTES as OPENCLAW_MAX_FIL
 from skillbook.security.rules_openclaw import scan_source
 from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
 
-#: Bumped when a change to the code (not the patterns) alters results.
-SCANNER_VERSION = 2
 DEFAULT_MAX_FILES = 500
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -96,24 +92,6 @@ class ScanOptions:
     openclaw_rules: bool = True
     #: Keep OpenClaw's criticals critical (so they block) instead of skillbook's rating.
     openclaw_severities: bool = False
-
-
-def rules_version() -> str:
-    """Names the scanner code and every pattern: a change invalidates cached results."""
-    digest = hashlib.sha256(str(SCANNER_VERSION).encode())
-    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text,
-               rules_obfuscation, deobfuscate, envflow)  # fmt: skip
-    from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
-
-    for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
-        for value in vars(module).values():
-            if isinstance(value, re.Pattern):
-                digest.update(value.pattern.encode("utf-8", "surrogatepass"))
-            elif isinstance(value, frozenset | tuple) and all(isinstance(v, str) for v in value):
-                digest.update("\x00".join(sorted(value)).encode("utf-8", "surrogatepass"))
-    for rule in RULES.values():
-        digest.update(f"{rule.id}:{rule.severity}".encode())
-    return f"v{SCANNER_VERSION}-{digest.hexdigest()[:12]}"
 
 
 # --------------------------------------------------------------------------- one text
