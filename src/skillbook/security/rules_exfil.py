@@ -184,7 +184,10 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
             if h:
                 yield h
     for m in doc.finditer(_ENV_TO_FILE, _ENV_CMD_WORDS, after=0):
-        name = re.escape(m.group("f").rsplit("/", 1)[-1])
+        base = m.group("f").rsplit("/", 1)[-1]
+        if base not in text[m.end() :]:
+            continue  # the upload pattern holds the file name literally
+        name = re.escape(base)
         upload = re.compile(rf"(?:@|--upload-file\s+|-T\s+|--post-file=?\s*)[\"']?\S*{name}\b")
         if upload.search(text, m.end()):
             h = hit(m.start(), m.end(), "Writes the environment to a file that is then uploaded")

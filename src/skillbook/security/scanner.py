@@ -338,15 +338,18 @@ class _FolderScan:
         openclaw = openclaw and len(data) <= OPENCLAW_MAX_FILE_BYTES
         self.openclaw_files += openclaw
         self.scanned += depth == 0
-        known = opts.known_names if name == "SKILL.md" else frozenset()
-        key = content_key(
-            data,
-            name if name == "SKILL.md" else os.path.splitext(name)[1].lower(),
-            "#!" if data.startswith(b"#!") else "",
-            f"openclaw={int(openclaw and opts.openclaw_rules)}:{int(opts.openclaw_severities)}",
-            "\x00".join(sorted(known)),
-        )
-        found = self.cache.get(key) if self.cache is not None else None
+        found = None
+        key = ""
+        if self.cache is not None:  # without a cache, no key: hashing is a pass of its own
+            known = opts.known_names if name == "SKILL.md" else frozenset()
+            key = content_key(
+                data,
+                name if name == "SKILL.md" else os.path.splitext(name)[1].lower(),
+                "#!" if data.startswith(b"#!") else "",
+                f"openclaw={int(openclaw and opts.openclaw_rules)}:{int(opts.openclaw_severities)}",
+                "\x00".join(sorted(known)),
+            )
+            found = self.cache.get(key)
         if found is not None:
             self.cache_hits += 1
         else:
