@@ -34,7 +34,7 @@ SYNTHETIC_FILES = 240
 
 #: Fragments that, next to rule keywords, make the rules' regexes reach their
 #: interesting branches (pipes, redirections, URLs, assignments, quotes, comments).
-_FRAGMENTS = (
+FRAGMENTS = (
     "| bash", "| sh -s --", "|python3 -", "-fsSL https://203.0.113.7/x.sh", "https://glot.io/s/x",
     "http://bit.ly/abc", "> /tmp/x && chmod +x /tmp/x && /tmp/x", "-o run.sh; bash run.sh",
     "$(echo Y3VybA== | base64 -d)", "eval \"$a$b\"", "a=cu; b=rl; $a$b", "cu''rl", "c\\u\\r\\l",
@@ -61,7 +61,7 @@ def synthetic_texts() -> list[tuple[str, str]]:
     for _ in range(SYNTHETIC_FILES):
         lines = []
         for _ in range(rng.randint(1, 14)):
-            parts = [rng.choice(words) if rng.random() < 0.6 else rng.choice(_FRAGMENTS)
+            parts = [rng.choice(words) if rng.random() < 0.6 else rng.choice(FRAGMENTS)
                      for _ in range(rng.randint(1, 5))]  # fmt: skip
             lines.append(" ".join(parts))
         name = rng.choice(_NAMES)

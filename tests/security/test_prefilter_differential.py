@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from prefilter_cases import BASELINE, _FRAGMENTS, case_folders, scan_cases, write_baseline
+from prefilter_cases import FRAGMENTS, BASELINE, case_folders, scan_cases, write_baseline
 
 from skillbook.security import scan_path
 from skillbook.security.scanner import INDEX, analyze
@@ -83,7 +83,7 @@ _KEYWORDS = sorted(INDEX.words)
 _PIECE = st.one_of(
     st.sampled_from(_KEYWORDS),
     st.sampled_from(_KEYWORDS).map(str.upper),
-    st.sampled_from(_FRAGMENTS),
+    st.sampled_from(FRAGMENTS),
     st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
     st.sampled_from(("|", ";", "&&", "$", "=", "'", '"', "`", "\\", "+", "/", "*", "?", " ")),
 )

@@ -722,6 +722,26 @@ _STAGES = (fold_lookalikes, decode_runtime, unescape, join_split_words, replace_
 RUNTIME_WORDS = tuple(w for words, _ in _RUNTIME_CUES for w in words)
 
 
+def may_change(text: str, runtime: frozenset[str]) -> bool:
+    """Whether any stage of :func:`view` can change ``text`` or find a trick in it: the
+    stages' own first tests, side by side (``runtime``: the :data:`RUNTIME_WORDS` that
+    occur). When none holds, every stage hands the text on untouched, so the caller can
+    skip the view. Quotes (split words) are in most files; the others are rarer."""
+    return bool(
+        runtime
+        or not text.isascii()
+        or "'" in text
+        or '"' in text
+        or "\\" in text
+        or "+" in text
+        or "?" in text
+        or "*" in text
+        or "[" in text
+        or "IFS" in text
+        or ("$" in text and "=" in text)
+    )
+
+
 def view(text: str, *, runtime: frozenset[str] | None = None) -> View:
     """``text`` with every trick above undone, and the tricks found. ``runtime``: the
     :data:`RUNTIME_WORDS` that occur in ``text``, if the caller knows them."""

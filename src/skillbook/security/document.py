@@ -12,7 +12,7 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import accumulate
 
 from skillbook.security.keywords import KeywordIndex
@@ -88,6 +88,10 @@ class Document:
         found = self._occurrences
         return frozenset(w for w in keywords if w in found)
 
+    def holds_any(self, keywords: frozenset[str]) -> bool:
+        """Whether the text holds any of ``keywords`` (lower case, all in the index)."""
+        return not keywords.isdisjoint(self._occurrences)
+
     def regions(self, keywords: tuple[str, ...], *, after: int = 1) -> list[tuple[int, int]]:
         """Offsets of the lines whose lower-cased text holds any of ``keywords`` (plus
         ``after`` following lines, so a phrase wrapped onto the next line still matches),
@@ -116,13 +120,23 @@ class Document:
                 lines.add(line)
                 pos = self.lower.find(word, self._line_starts[line] if line < len(self._line_starts)
                                       else len(self.lower))  # fmt: skip
+        # :meth:`lines_span` inlined: this loop runs once per keyword line and family.
+        starts = self._line_starts
+        count = len(starts)
+        size = len(self.text)
         out: list[tuple[int, int]] = []
+        last_end = -1
         for line in sorted(lines):
-            start, end = self.lines_span(line, line + after)
-            if out and start <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], end))
+            start = starts[line - 1]
+            stop = min(max(line + after, line), count)
+            end = starts[stop] if stop < count else size
+            if out and start <= last_end:
+                if end > last_end:
+                    last_end = end
+                    out[-1] = (out[-1][0], end)
             else:
                 out.append((start, end))
+                last_end = end
         self._regions[memo_key] = out
         return out
 
@@ -134,7 +148,8 @@ class Document:
         """The lines holding ``word`` (an indexed keyword), computed once per word."""
         found = self._lines_by_word.get(word)
         if found is None:
-            found = {self.line_of(pos) for pos in self._occurrences.get(word, ())}
+            found = set(map(partial(bisect.bisect_right, self._line_starts),
+                            self._occurrences.get(word, ())))  # fmt: skip
             self._lines_by_word[word] = found
         return found
 

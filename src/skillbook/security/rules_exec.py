@@ -379,3 +379,10 @@ def reverse_shell(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_DECODE_WORDS, *_SHELL_WORDS)
+#: Per family, the keywords one of which a file must hold for it to find anything (its
+#: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
+TRIGGERS = {
+    "remote_fetch_exec": (*_FETCH_WORDS, *_DOWNLOAD_WORDS),
+    "encoded_exec": _DECODE_WORDS,
+    "reverse_shell": _SHELL_WORDS,
+}

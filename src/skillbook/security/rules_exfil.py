@@ -275,3 +275,11 @@ def credential_prompt(doc: Document) -> Iterator[Hit]:
 
 KEYWORDS = (*_PROMPT_WORDS, *_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
             *(w for words, _ in _NET for w in words))  # fmt: skip
+#: Per family, the keywords one of which a file must hold for it to find anything (its
+#: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
+TRIGGERS = {
+    "credentials": _CRED_WORDS,
+    "credential_prompt": _PROMPT_WORDS,
+    "env_exfil": (*_ENV_WORDS, *_ENV_CMD_WORDS, *envflow.WORDS),
+    "markdown_exfil": _BEACON_WORDS,
+}

@@ -249,3 +249,6 @@ def hidden_instructions(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_OVERRIDE_WORDS, *_CONCEAL_WORDS, *_REF_WORDS)
+#: The keywords one of which a (Markdown) file must hold for the family to find
+#: anything: it searches only the lines around them.
+TRIGGERS = {"prompt_injection": (*_OVERRIDE_WORDS, *_CONCEAL_WORDS)}

@@ -28,7 +28,7 @@ from skillbook.security import (
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
 from skillbook.security.context import DEMOTION_STEPS, Context
-from skillbook.security.document import Document
+from skillbook.security.document import MARKDOWN, Document
 from skillbook.security.findings import Finding, ScanReport, Severity
 from skillbook.security.hit import Hit
 from skillbook.security.keywords import KeywordIndex
@@ -70,6 +70,42 @@ INDEX = KeywordIndex(
      *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS,
      *deobfuscate.RUNTIME_WORDS)
 )  # fmt: skip
+
+
+def _gates() -> tuple[tuple[Family, frozenset[str] | None, bool], ...]:
+    """Per family: the keywords one of which a file must hold for it to find anything
+    (``None``: no such list), and whether it reads Markdown only. A family that the
+    prefilter rules out is not called at all."""
+    triggers = {**rules_exec.TRIGGERS, **rules_exfil.TRIGGERS, **rules_persist.TRIGGERS,
+                **rules_sources.TRIGGERS, **rules_text.TRIGGERS, **rules_obfuscation.TRIGGERS}  # fmt: skip
+    markdown_only = {rules_text.prompt_injection, rules_text.hidden_instructions,
+                     rules_exfil.markdown_exfil}  # fmt: skip
+    out = []
+    for family in FAMILIES:
+        words = frozenset(w.lower() for w in triggers.get(family.__name__, ()))
+        # Only words the automaton finds can gate: any other is looked up by each family.
+        gate = words if words and words <= INDEX.words else None
+        out.append((family, gate, family in markdown_only))
+    return tuple(out)
+
+
+_GATES = _gates()
+
+
+def _family_hits(doc: Document, *, prefilter: bool) -> Iterator[Hit]:
+    """Every family's hits in ``doc``, in family order. With the prefilter, a family runs
+    only when the file holds one of its keywords (found in the one automaton pass) and,
+    for the Markdown families, when the file is Markdown; ``prefilter=False`` runs them
+    all, as the scanner did before the gates (kept for the differential tests)."""
+    if not prefilter:
+        for family in FAMILIES:
+            yield from family(doc)
+        return
+    markdown = doc.kind == MARKDOWN
+    for family, gate, markdown_only in _GATES:
+        if (markdown_only and not markdown) or (gate is not None and not doc.holds_any(gate)):
+            continue
+        yield from family(doc)
 
 
 #: Words in the index only to cue a deobfuscation stage: no rule matches on them alone.
@@ -129,12 +165,15 @@ def _changed_lines_have_keywords(before: str, after: str) -> bool:
 
 
 def _deobfuscated_hits(
-    doc: Document, found: list[tuple[Document, Hit]]
+    doc: Document, found: list[tuple[Document, Hit]], *, prefilter: bool = True
 ) -> Iterator[tuple[Document, Hit]]:
     """What the rules find once quote-split words, look-alike letters, escapes and shell
     variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
     ``obfuscated-command`` hit per line whose trick hid a command name."""
-    view = deobfuscate.view(doc.text, runtime=doc.keywords_present(deobfuscate.RUNTIME_WORDS))
+    runtime = doc.keywords_present(deobfuscate.RUNTIME_WORDS)
+    if prefilter and not deobfuscate.may_change(doc.text, runtime):
+        return
+    view = deobfuscate.view(doc.text, runtime=runtime)
     if not view.tricks and view.text == doc.text:
         return
     undone = Document(view.text, doc.name, doc.kind, index=INDEX)
@@ -146,19 +185,18 @@ def _deobfuscated_hits(
     dangerous_lines = {where.line_of(h.start) for where, h in found
                        if h.severity.at_least(Severity.HIGH) and h.ruleset == "skillbook"}  # fmt: skip
     if _changed_lines_have_keywords(doc.text, view.text):
-        for family in FAMILIES:
-            for h in family(undone):
-                line = undone.line_of(h.start)
-                if (h.rule, line) in have:
-                    continue
-                have.add((h.rule, line))
-                kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
-                if h.severity.at_least(Severity.HIGH):
-                    dangerous_lines.add(line)
-                yield (
-                    undone,
-                    replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
-                )
+        for h in _family_hits(undone, prefilter=prefilter):
+            line = undone.line_of(h.start)
+            if (h.rule, line) in have:
+                continue
+            have.add((h.rule, line))
+            kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
+            if h.severity.at_least(Severity.HIGH):
+                dangerous_lines.add(line)
+            yield (
+                undone,
+                replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
+            )
     for line, tricks in sorted(how_by_line.items()):
         hiding = [t for t in tricks if t.hides_command]
         if not hiding:
@@ -179,8 +217,13 @@ def analyze(
     *,
     openclaw: bool = False,
     options: ScanOptions | None = None,
+    prefilter: bool = True,
 ) -> tuple[CachedFinding, ...]:
-    """Every finding in one file's text; ``name`` is the file name (it sets the kind)."""
+    """Every finding in one file's text; ``name`` is the file name (it sets the kind).
+
+    ``prefilter=False`` calls every rule family and the deobfuscation on every file,
+    whatever keywords it holds: the same findings, more slowly (for tests that prove
+    the prefilter only skips work that finds nothing)."""
     options = options or ScanOptions()
     doc = Document(text, name, index=INDEX)
     hits: list[tuple[Document, Hit]] = [(doc, h) for h in rules_text.invisible_unicode(doc)]
@@ -188,9 +231,8 @@ def analyze(
     rule_doc = doc
     if hits:
         rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
-    for family in FAMILIES:
-        hits.extend((rule_doc, h) for h in family(rule_doc))
-    hits.extend(list(_deobfuscated_hits(rule_doc, hits)))
+    hits.extend((rule_doc, h) for h in _family_hits(rule_doc, prefilter=prefilter))
+    hits.extend(list(_deobfuscated_hits(rule_doc, hits, prefilter=prefilter)))
     if doc.is_skill_md:
         hits.extend((doc, h) for h in _name_hits(doc, options.known_names))
     if openclaw and options.openclaw_rules:
