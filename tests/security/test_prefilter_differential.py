@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from prefilter_cases import FRAGMENTS, BASELINE, case_folders, scan_cases, write_baseline
+from prefilter_cases import BASELINE, FRAGMENTS, case_folders, scan_cases, write_baseline
 
 from skillbook.security import scan_path
 from skillbook.security.scanner import INDEX, analyze
