@@ -107,3 +107,26 @@ def test_a_keyword_on_the_first_line_is_found(word: str) -> None:
     occurrences = INDEX.occurrences(f"{word} x\nnc 1.2.3.4 4444")
     assert occurrences[word][0] == 0
     assert occurrences["\nnc "] == [len(word) + 2]
+
+
+def test_the_lookalike_test_per_character_agrees_with_the_whole_table() -> None:
+    """``_is_lookalike`` replaced a set built from the whole confusables table and the
+    NFKC compatibility blocks; every character of the first three planes agrees."""
+    import unicodedata
+
+    from confusable_homoglyphs import confusables
+
+    from skillbook.security import deobfuscate
+
+    data: Any = confusables.confusables_data
+    whole = {ch for ch in data if len(ch) == 1 and not ch.isascii()
+             and deobfuscate._latin(ch) is not None}  # fmt: skip
+    for first, last in deobfuscate._COMPATIBILITY_RANGES:
+        for code in range(first, last + 1):
+            folded = unicodedata.normalize("NFKC", chr(code))
+            if folded != chr(code) and folded.isascii() and folded.isalnum():
+                whole.add(chr(code))
+    assert len(whole) > 1000
+    disagree = [hex(c) for c in range(0x80, 0x30000)
+                if deobfuscate._is_lookalike(chr(c)) != (chr(c) in whole)]  # fmt: skip
+    assert disagree == []

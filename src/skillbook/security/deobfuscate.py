@@ -135,25 +135,21 @@ _COMPATIBILITY_RANGES = ((0x80, 0x24F), (0x2070, 0x209F), (0x2100, 0x218F), (0x2
                          (0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x1F100, 0x1F1FF))  # fmt: skip
 
 
-@functools.cache
-def _lookalikes() -> frozenset[str]:
-    """Every non-ASCII character that reads as an ASCII letter or digit: the Unicode
-    confusables (Cyrillic ``с``, Greek ``ο``) and NFKC compatibility forms (full-width
-    ``ｃ``, mathematical ``𝐜``). Built once, on the first non-ASCII text."""
-    from confusable_homoglyphs import confusables
-
-    data: Any = confusables.confusables_data
-    found = {ch for ch in data if len(ch) == 1 and not ch.isascii() and _latin(ch) is not None}
-    for code in (c for first, last in _COMPATIBILITY_RANGES for c in range(first, last + 1)):
-        ch = chr(code)
+@functools.lru_cache(maxsize=8192)
+def _is_lookalike(ch: str) -> bool:
+    """Whether ``ch`` reads as an ASCII letter or digit: a Unicode confusable (Cyrillic
+    ``с``, Greek ``ο``) or an NFKC compatibility form (full-width ``ｃ``, mathematical
+    ``𝐜``). Decided per character met: building the set of all of them costs a pass
+    over the whole confusables table."""
+    code = ord(ch)
+    if any(first <= code <= last for first, last in _COMPATIBILITY_RANGES):
         folded = unicodedata.normalize("NFKC", ch)
         if folded != ch and folded.isascii() and folded.isalnum():
-            found.add(ch)
-    return frozenset(found)
+            return True
+    return not ch.isascii() and _latin(ch) is not None
 
 
-#: Scripts and forms (first word of the character name) that hold Latin look-alikes;
-#: loading the confusables table costs 0.4 s, so text without these never loads it.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC",
                                 "MATHEMATICAL", "FULLWIDTH", "MODIFIER", "SUBSCRIPT",
                                 "SUPERSCRIPT", "CIRCLED", "PARENTHESIZED", "DOUBLE-STRUCK",
@@ -197,15 +193,18 @@ def _fold_line(line: str, number: int, tricks: list[Trick]) -> str:
     return _WORD.sub(repl, line)
 
 
-def fold_lookalikes(text: str, tricks: list[Trick]) -> str:
+def fold_lookalikes(text: str, tricks: list[Trick], non_ascii: frozenset[str] | None = None) -> str:
+    """``non_ascii``: the text's distinct non-ASCII characters, if the caller has them."""
     if text.isascii():
         return text
+    if non_ascii is None:
+        non_ascii = frozenset(_NON_ASCII.findall(text))
     # Most non-ASCII text (emoji, CJK, typography) has no Latin look-alike: find the
     # characters that do, once per distinct character, and touch only their lines.
-    candidates = {ch for ch in set(text) if ch > "\x7f" and _may_look_latin(ch)}
+    candidates = {ch for ch in non_ascii if _may_look_latin(ch)}
     if not candidates:
         return text  # CJK, emoji, typography: no need to load the confusables table
-    suspects = sorted(candidates & _lookalikes())
+    suspects = sorted(ch for ch in candidates if _is_lookalike(ch))
     if not suspects:
         return text
     return _by_line(text, re.compile("[" + re.escape("".join(suspects)) + "]"), _fold_line, tricks)
@@ -645,19 +644,29 @@ def _bin_paths() -> tuple[str, ...]:
 
 
 @functools.cache
-def _bin_segments() -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(p.split("/")) for p in _bin_paths())
+def _bin_segments() -> dict[int, tuple[frozenset[str], ...]]:
+    """Per number of ``/``-separated segments: the texts each segment of a binary path
+    of that length can have."""
+    by_count: dict[int, list[set[str]]] = {}
+    for path in _bin_paths():
+        pieces = path.split("/")
+        slots = by_count.setdefault(len(pieces), [set() for _ in pieces])
+        for slot, piece in zip(slots, pieces, strict=True):
+            slot.add(piece)
+    return {n: tuple(frozenset(slot) for slot in slots) for n, slots in by_count.items()}
 
 
 def _segments_may_match(pattern: str) -> bool:
-    """Whether some binary path has as many segments as ``pattern`` and the same text in
-    every segment of it that holds no glob character. Exact as a filter: without a
-    negated class (``[!…]``) no part of a glob matches a ``/``, so segments align."""
+    """Whether binary paths have as many segments as ``pattern``, with each of its
+    segments that holds no glob character among theirs. A filter that never rejects a
+    match: without a negated class (``[!…]``) no part of a glob matches a ``/``, so the
+    segments align, and a segment without a glob character matches only itself."""
     pieces = pattern.split("/")
-    return any(
-        len(path) == len(pieces)
-        and all(p == q or any(c in p for c in "?*[") for p, q in zip(pieces, path, strict=True))
-        for path in _bin_segments()
+    slots = _bin_segments().get(len(pieces))
+    if slots is None:
+        return False
+    return all(
+        p in slot or "?" in p or "*" in p or "[" in p for p, slot in zip(pieces, slots, strict=True)
     )
 
 
@@ -742,14 +751,19 @@ def may_change(text: str, runtime: frozenset[str]) -> bool:
     )
 
 
-def view(text: str, *, runtime: frozenset[str] | None = None) -> View:
+def view(
+    text: str, *, runtime: frozenset[str] | None = None, non_ascii: frozenset[str] | None = None
+) -> View:
     """``text`` with every trick above undone, and the tricks found. ``runtime``: the
-    :data:`RUNTIME_WORDS` that occur in ``text``, if the caller knows them."""
+    :data:`RUNTIME_WORDS` that occur in ``text``, and ``non_ascii``: its distinct
+    non-ASCII characters, if the caller knows them."""
     tricks: list[Trick] = []
     out = text
     for stage in _STAGES:
         if stage is decode_runtime:
             out = decode_runtime(out, tricks, runtime)
+        elif stage is fold_lookalikes:
+            out = fold_lookalikes(out, tricks, non_ascii if out is text else None)
         else:
             out = stage(out, tricks)
     if out.count("\n") != text.count("\n"):  # a stage must keep lines; never trust one that did not

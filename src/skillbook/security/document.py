@@ -35,6 +35,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _PLUS_ONE = (1).__add__
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def file_kind(name: str, head: str = "") -> str:
@@ -87,6 +88,14 @@ class Document:
         """Which of ``keywords`` (lower case, all in the index) occur in the text."""
         found = self._occurrences
         return frozenset(w for w in keywords if w in found)
+
+    @cached_property
+    def non_ascii(self) -> frozenset[str]:
+        """The distinct non-ASCII characters of the text (one C-level pass, shared by the
+        invisible-text rule and the look-alike stage of the deobfuscation)."""
+        if self.text.isascii():
+            return frozenset()
+        return frozenset(_NON_ASCII.findall(self.text))
 
     def holds_any(self, keywords: frozenset[str]) -> bool:
         """Whether the text holds any of ``keywords`` (lower case, all in the index)."""

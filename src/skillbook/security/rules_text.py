@@ -64,7 +64,9 @@ def _is_emoji_context(text: str, start: int, end: int) -> bool:
 
 def invisible_unicode(doc: Document) -> Iterator[Hit]:
     text = doc.text
-    if text.isascii():
+    # Most non-ASCII text (typography, emoji, other scripts) has no invisible character:
+    # looking at its distinct characters is cheaper than a search of the whole text.
+    if text.isascii() or not any(INVISIBLE.match(ch) for ch in doc.non_ascii):
         return
     for m in INVISIBLE.finditer(text):
         run = m.group(0)

@@ -173,7 +173,7 @@ def _deobfuscated_hits(
     runtime = doc.keywords_present(deobfuscate.RUNTIME_WORDS)
     if prefilter and not deobfuscate.may_change(doc.text, runtime):
         return
-    view = deobfuscate.view(doc.text, runtime=runtime)
+    view = deobfuscate.view(doc.text, runtime=runtime, non_ascii=doc.non_ascii)
     if not view.tricks and view.text == doc.text:
         return
     undone = Document(view.text, doc.name, doc.kind, index=INDEX)
