@@ -627,11 +627,10 @@ _BIN_NAMES = ("curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", 
               "xxd", "openssl", "osascript", "chmod", "sudo", "crontab", "launchctl", "xattr",
               "env", "printenv", "scp", "rsync", "nohup")  # fmt: skip
 # A whole path token from its first ``/``, possessive and with a literal start (a
-# leading look-behind made the engine try every offset of every line).
-_GLOB_PATH = re.compile(r"/[\w?*\[\]/.-]*+")
-#: The tokens of :data:`_GLOB_PATH` that hold a glob character: the others are left as
-#: they are anyway, and a line of a minified bundle holds thousands of them. (A token
-#: without one fails here at every ``/`` of it, as every suffix of it lacks one too.)
+# leading look-behind made the engine try every offset of every line), and only one
+# that holds a glob character: the others are left as they are anyway, and a line of
+# a minified bundle holds thousands of them. (A token without one fails here at every
+# ``/`` of it, as every suffix of it lacks one too.)
 _GLOB_TOKEN = re.compile(r"/(?=[\w./\]-]*+[?*\[])[\w?*\[\]/.-]*+")
 # One path segment then a glob character: a literal start and no backtracking across
 # segments (a run over the whole path from every ``/`` cost 0.2 s over the corpus).
