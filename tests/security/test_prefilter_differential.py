@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prefilter_cases import BASELINE, FRAGMENTS, case_folders, scan_cases, write_baseline
 
-from skillbook.security import scan_path
 from skillbook.security.scanner import INDEX, analyze
 
 UPDATE = os.environ.get("SKILLBOOK_UPDATE_PREFILTER_BASELINE") == "1"
@@ -76,7 +75,6 @@ def test_every_case_also_matches_with_the_prefilter_off(tmp_path: Path) -> None:
                 continue
             text = data.decode("utf-8", "replace")
             assert analyze(text, path.name) == analyze(text, path.name, prefilter=False), path
-    assert scan_path(folder).files_scanned >= 1
 
 
 _KEYWORDS = sorted(INDEX.words)
@@ -84,7 +82,7 @@ _PIECE = st.one_of(
     st.sampled_from(_KEYWORDS),
     st.sampled_from(_KEYWORDS).map(str.upper),
     st.sampled_from(FRAGMENTS),
-    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=12),
     st.sampled_from(("|", ";", "&&", "$", "=", "'", '"', "`", "\\", "+", "/", "*", "?", " ")),
 )
 _LINE = st.lists(_PIECE, min_size=1, max_size=8).map("".join)
