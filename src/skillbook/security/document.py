@@ -98,8 +98,9 @@ class Document:
         return frozenset(_NON_ASCII.findall(self.text))
 
     def holds_any(self, keywords: frozenset[str]) -> bool:
-        """Whether the text holds any of ``keywords`` (lower case, all in the index)."""
-        return not keywords.isdisjoint(self._occurrences)
+        """Whether the text holds any of ``keywords`` (lower case, all in the index);
+        without an index it cannot tell, and says yes."""
+        return self.index is None or not keywords.isdisjoint(self._occurrences)
 
     def regions(self, keywords: tuple[str, ...], *, after: int = 1) -> list[tuple[int, int]]:
         """Offsets of the lines whose lower-cased text holds any of ``keywords`` (plus
