@@ -17,8 +17,14 @@ Output: three plain-text tables on stdout and the same figures as JSON in
    so the cache is read from disk), and the floor of merely reading every file. With
    the oracle, OpenClaw's own scanner is timed on the same folders (it reads only
    JavaScript/TypeScript files, so its files/s are not comparable one to one).
+4. **Processes** (issue 22's figure): ``skillbook scan --no-cache --json <corpus>`` as
+   a whole process against a Python process that only walks the corpus and reads every
+   file, in paired rounds (``--repeat``), medians of wall and CPU time (the children's
+   ``getrusage``) and their ratios, with the load average before and after. The goal is
+   a wall ratio of at most 5. ``--process-only`` runs this part alone.
 
-Usage: ``python benchmarks/bench_scan.py [--repeat N] [--quick] [--no-oracle] [--out DIR]``.
+Usage: ``python benchmarks/bench_scan.py [--repeat N] [--quick] [--no-oracle]
+[--process-only] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -271,6 +278,89 @@ def print_speed(s: dict[str, Any]) -> None:
         )
 
 
+# --------------------------------------------------------------------------- processes
+
+_READ_EVERY_FILE = """
+import os, sys
+total = 0
+for base, _dirs, files in os.walk(sys.argv[1]):
+    for name in files:
+        path = os.path.join(base, name)
+        if not os.path.islink(path):
+            with open(path, "rb") as fh:
+                total += len(fh.read())
+print(total)
+"""
+
+
+def _run_timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall and CPU seconds (user + system, from the children's rusage) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          check=False, timeout=900)  # fmt: skip
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode
+
+
+def processes(corpus: Path, repeat: int, workdir: Path) -> dict[str, Any]:
+    """``skillbook scan --no-cache`` over the corpus against a process reading every file."""
+    env = dict(os.environ)
+    env["HOME"] = str(workdir / "home")
+    env["SKILLBOOK_STATE_DIR"] = str(workdir / "state")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    scan = [sys.executable, "-m", "skillbook", "scan", "--no-cache", "--json", str(corpus)]
+    floor = [sys.executable, "-c", _READ_EVERY_FILE, str(corpus)]
+    load_before = os.getloadavg()
+    _run_timed(floor, env)  # warm the page cache and the interpreter's files
+    scans: list[tuple[float, float, int]] = []
+    floors: list[tuple[float, float, int]] = []
+    for _ in range(repeat):
+        scans.append(_run_timed(scan, env))
+        floors.append(_run_timed(floor, env))
+    load_after = os.getloadavg()
+    scan_wall = statistics.median(w for w, _, _ in scans)
+    scan_cpu = statistics.median(c for _, c, _ in scans)
+    floor_wall = statistics.median(w for w, _, _ in floors)
+    floor_cpu = statistics.median(c for _, c, _ in floors)
+    return {
+        "scan_wall_s": scan_wall,
+        "scan_cpu_s": scan_cpu,
+        "floor_wall_s": floor_wall,
+        "floor_cpu_s": floor_cpu,
+        "ratio_wall": scan_wall / floor_wall,
+        "ratio_cpu": scan_cpu / floor_cpu,
+        "scan_samples": scans,
+        "floor_samples": floors,
+        "scan_exit_codes": sorted({rc for _, _, rc in scans}),
+        "load_before": load_before,
+        "load_after": load_after,
+        "repeat": repeat,
+    }
+
+
+def print_processes(p: dict[str, Any]) -> None:
+    print(
+        f"\n== Processes: skillbook scan --no-cache against reading every file (median of {p['repeat']}) =="
+    )
+    print(f"scan process   {p['scan_wall_s'] * 1000:8.0f} ms wall {p['scan_cpu_s'] * 1000:8.0f} ms CPU"
+          f"  (exit codes {p['scan_exit_codes']})")  # fmt: skip
+    print(
+        f"read process   {p['floor_wall_s'] * 1000:8.0f} ms wall {p['floor_cpu_s'] * 1000:8.0f} ms CPU"
+    )
+    print(
+        f"ratio          {p['ratio_wall']:8.1f}x wall {p['ratio_cpu']:8.1f}x CPU  (goal: <= 5x wall)"
+    )
+    lb, la = p["load_before"], p["load_after"]
+    print(
+        f"load average   {lb[0]:.2f} {lb[1]:.2f} {lb[2]:.2f} -> {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}"
+    )
+
+
 def _oracle_dir(use: bool) -> Path | None:
     if not use or shutil.which("node") is None:
         return None
@@ -287,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-oracle", action="store_true", help="do not run OpenClaw's own scanner"
     )
+    parser.add_argument(
+        "--process-only", action="store_true", help="only the process comparison (part 4)"
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
@@ -294,6 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"repeat": repeat}
     with tempfile.TemporaryDirectory(prefix="bench-scan-") as tmp:
         work = Path(tmp)
+        if args.process_only:
+            if not CORPUS.is_dir():
+                print(f"\n(corpus not found at {CORPUS}: nothing to time)")
+                return 1
+            results["processes"] = processes(CORPUS, repeat, work)
+            print_processes(results["processes"])
+            return _write(results, args)
         results["detection"] = detection(work)
         print_detection(results["detection"])
         if CORPUS.is_dir():
@@ -301,8 +401,14 @@ def main(argv: list[str] | None = None) -> int:
             print_false_positives(results["false_positives"])
             results["speed"] = speed(CORPUS, repeat, work, _oracle_dir(not args.no_oracle))
             print_speed(results["speed"])
+            results["processes"] = processes(CORPUS, repeat, work)
+            print_processes(results["processes"])
         else:
             print(f"\n(corpus not found at {CORPUS}: false positives and speed skipped)")
+    return _write(results, args)
+
+
+def _write(results: dict[str, Any], args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     suffix = "-quick" if args.quick else ""

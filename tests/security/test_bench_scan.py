@@ -30,4 +30,7 @@ def test_quick_benchmark_runs(tmp_path: Path) -> None:
     assert data["detection"]["skillbook_detected"] == data["detection"]["fixtures"]
     if (REPO / ".." / "shared" / "corpus").is_dir():
         assert "== False positives:" in proc.stdout and "== Speed:" in proc.stdout
+        assert "== Processes: skillbook scan --no-cache" in proc.stdout
+        assert data["processes"]["scan_exit_codes"] == [0]
+        assert data["processes"]["ratio_wall"] > 0
         assert data["false_positives"]["skillbook_critical"] == 0

@@ -6,20 +6,22 @@
 
 The package is an edge: the core never imports it. Modules, one concept each:
 ``findings`` (result types), ``catalog`` (rule ids and fixes), ``document`` (a text
-file's layout), ``rules_*`` (rule families), ``context`` (demotion), ``walk``
-(bounded file listing), ``cache`` (results by content hash), ``scanner`` (one
-folder), ``batch`` (many folders, loaded skills), ``sarif`` and ``report`` (output).
+file's layout), ``keywords`` (the one-pass keyword prefilter), ``rules_*`` (rule
+families), ``context`` (demotion), ``walk`` (bounded file listing), ``rules_version``
+(the name of the rule set, below both the cache and the scanner), ``cache`` (results
+by content hash), ``scanner`` (one folder), ``batch`` (many folders, loaded skills),
+``sarif`` and ``report`` (output).
 """
 
 from skillbook.security.batch import SkillScanSummary, find_skill_dirs, scan_paths, scan_skills
 from skillbook.security.cache import ScanCache
 from skillbook.security.catalog import RULES, RuleInfo
 from skillbook.security.findings import Finding, ScanReport, Severity
+from skillbook.security.rules_version import rules_version
 from skillbook.security.scanner import (
     ScanOptions,
     ScanTargetError,
     analyze,
-    rules_version,
     scan_path,
 )
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from skillbook.base.atomic import write_atomic
 from skillbook.security.findings import Severity
+from skillbook.security.rules_version import rules_version
 
 #: Folder under the state dir that holds the cache.
 CACHE_SUBDIR = ("cache", "scan")
@@ -82,13 +83,11 @@ def content_key(data: bytes, *facets: str) -> str:
 class ScanCache:
     """Findings per file content, on disk under ``directory`` for one ``version``.
 
-    ``version`` names the scanner and rule set (see :func:`skillbook.security.scanner.rules_version`);
+    ``version`` names the scanner and rule set (see :func:`skillbook.security.rules_version.rules_version`);
     entries of any other version are ignored and their folders deleted.
     """
 
     def __init__(self, directory: Path, *, version: str | None = None) -> None:
-        from skillbook.security.scanner import rules_version
-
         self.version = version or rules_version()
         self.directory = directory
         self.folder = directory / self.version

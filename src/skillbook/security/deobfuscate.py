@@ -135,26 +135,21 @@ _COMPATIBILITY_RANGES = ((0x80, 0x24F), (0x2070, 0x209F), (0x2100, 0x218F), (0x2
                          (0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x1F100, 0x1F1FF))  # fmt: skip
 
 
-@functools.cache
-def _lookalikes() -> frozenset[str]:
-    """Every non-ASCII character that reads as an ASCII letter or digit: the Unicode
-    confusables (Cyrillic ``с``, Greek ``ο``) and NFKC compatibility forms (full-width
-    ``ｃ``, mathematical ``𝐜``). Built once, on the first non-ASCII text."""
-    from confusable_homoglyphs import confusables
-
-    data: Any = confusables.confusables_data
-    found = {ch for ch in data if len(ch) == 1 and not ch.isascii() and _latin(ch) is not None}
-    for code in (c for first, last in _COMPATIBILITY_RANGES for c in range(first, last + 1)):
-        ch = chr(code)
+@functools.lru_cache(maxsize=8192)
+def _is_lookalike(ch: str) -> bool:
+    """Whether ``ch`` reads as an ASCII letter or digit: a Unicode confusable (Cyrillic
+    ``с``, Greek ``ο``) or an NFKC compatibility form (full-width ``ｃ``, mathematical
+    ``𝐜``). Decided per character met: building the set of all of them costs a pass
+    over the whole confusables table."""
+    code = ord(ch)
+    if any(first <= code <= last for first, last in _COMPATIBILITY_RANGES):
         folded = unicodedata.normalize("NFKC", ch)
         if folded != ch and folded.isascii() and folded.isalnum():
-            found.add(ch)
-    return frozenset(found)
+            return True
+    return not ch.isascii() and _latin(ch) is not None
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-#: Scripts and forms (first word of the character name) that hold Latin look-alikes;
-#: loading the confusables table costs 0.4 s, so text without these never loads it.
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC",
                                 "MATHEMATICAL", "FULLWIDTH", "MODIFIER", "SUBSCRIPT",
                                 "SUPERSCRIPT", "CIRCLED", "PARENTHESIZED", "DOUBLE-STRUCK",
@@ -198,15 +193,18 @@ def _fold_line(line: str, number: int, tricks: list[Trick]) -> str:
     return _WORD.sub(repl, line)
 
 
-def fold_lookalikes(text: str, tricks: list[Trick]) -> str:
+def fold_lookalikes(text: str, tricks: list[Trick], non_ascii: frozenset[str] | None = None) -> str:
+    """``non_ascii``: the text's distinct non-ASCII characters, if the caller has them."""
     if text.isascii():
         return text
+    if non_ascii is None:
+        non_ascii = frozenset(_NON_ASCII.findall(text))
     # Most non-ASCII text (emoji, CJK, typography) has no Latin look-alike: find the
     # characters that do, once per distinct character, and touch only their lines.
-    candidates = {ch for ch in set(_NON_ASCII.findall(text)) if _may_look_latin(ch)}
+    candidates = {ch for ch in non_ascii if _may_look_latin(ch)}
     if not candidates:
         return text  # CJK, emoji, typography: no need to load the confusables table
-    suspects = sorted(candidates & _lookalikes())
+    suspects = sorted(ch for ch in candidates if _is_lookalike(ch))
     if not suspects:
         return text
     return _by_line(text, re.compile("[" + re.escape("".join(suspects)) + "]"), _fold_line, tricks)
@@ -629,8 +627,11 @@ _BIN_NAMES = ("curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", 
               "xxd", "openssl", "osascript", "chmod", "sudo", "crontab", "launchctl", "xattr",
               "env", "printenv", "scp", "rsync", "nohup")  # fmt: skip
 # A whole path token from its first ``/``, possessive and with a literal start (a
-# leading look-behind made the engine try every offset of every line).
-_GLOB_PATH = re.compile(r"/[\w?*\[\]/.-]*+")
+# leading look-behind made the engine try every offset of every line), and only one
+# that holds a glob character: the others are left as they are anyway, and a line of
+# a minified bundle holds thousands of them. (A token without one fails here at every
+# ``/`` of it, as every suffix of it lacks one too.)
+_GLOB_TOKEN = re.compile(r"/(?=[\w./\]-]*+[?*\[])[\w?*\[\]/.-]*+")
 # One path segment then a glob character: a literal start and no backtracking across
 # segments (a run over the whole path from every ``/`` cost 0.2 s over the corpus).
 _GLOB_CUE = re.compile(r"/[\w.-]*+[?*\[]")
@@ -641,11 +642,40 @@ def _bin_paths() -> tuple[str, ...]:
     return tuple(f"{d}/{n}" for d in _BIN_DIRS for n in _BIN_NAMES)
 
 
+@functools.cache
+def _bin_segments() -> dict[int, tuple[frozenset[str], ...]]:
+    """Per number of ``/``-separated segments: the texts each segment of a binary path
+    of that length can have."""
+    by_count: dict[int, list[set[str]]] = {}
+    for path in _bin_paths():
+        pieces = path.split("/")
+        slots = by_count.setdefault(len(pieces), [set() for _ in pieces])
+        for slot, piece in zip(slots, pieces, strict=True):
+            slot.add(piece)
+    return {n: tuple(frozenset(slot) for slot in slots) for n, slots in by_count.items()}
+
+
+def _segments_may_match(pattern: str) -> bool:
+    """Whether binary paths have as many segments as ``pattern``, with each of its
+    segments that holds no glob character among theirs. A filter that never rejects a
+    match: without a negated class (``[!…]``) no part of a glob matches a ``/``, so the
+    segments align, and a segment without a glob character matches only itself."""
+    pieces = pattern.split("/")
+    slots = _bin_segments().get(len(pieces))
+    if slots is None:
+        return False
+    return all(
+        p in slot or "?" in p or "*" in p or "[" in p for p, slot in zip(pieces, slots, strict=True)
+    )
+
+
 @functools.lru_cache(maxsize=1024)
 def _glob_target(pattern: str) -> str | None:
     """The one known binary path ``pattern`` matches (``/???/???/c?rl`` → ``/usr/bin/curl``)."""
     if "**" in pattern or len(pattern) > 60:
         return None
+    if "[!" not in pattern and not _segments_may_match(pattern):
+        return None  # most globs are paths of a project (``/api/*``): no regex for them
     parts = []
     for piece in re.findall(r"\[!?[^\]/]+\]|.", pattern):
         if piece.startswith("[") and len(piece) > 1:
@@ -682,7 +712,7 @@ def _glob_line(line: str, number: int, tricks: list[Trick]) -> str:
         tricks.append(Trick(number, "glob path", target.rsplit("/", 1)[1]))
         return target
 
-    return _GLOB_PATH.sub(repl, line)
+    return _GLOB_TOKEN.sub(repl, line)
 
 
 def expand_globs(text: str, tricks: list[Trick]) -> str:
@@ -700,14 +730,39 @@ _STAGES = (fold_lookalikes, decode_runtime, unescape, join_split_words, replace_
 RUNTIME_WORDS = tuple(w for words, _ in _RUNTIME_CUES for w in words)
 
 
-def view(text: str, *, runtime: frozenset[str] | None = None) -> View:
+def may_change(text: str, runtime: frozenset[str]) -> bool:
+    """Whether any stage of :func:`view` can change ``text`` or find a trick in it: the
+    stages' own first tests, side by side (``runtime``: the :data:`RUNTIME_WORDS` that
+    occur). When none holds, every stage hands the text on untouched, so the caller can
+    skip the view. Quotes (split words) are in most files; the others are rarer."""
+    return bool(
+        runtime
+        or not text.isascii()
+        or "'" in text
+        or '"' in text
+        or "\\" in text
+        or "+" in text
+        or "?" in text
+        or "*" in text
+        or "[" in text
+        or "IFS" in text
+        or ("$" in text and "=" in text)
+    )
+
+
+def view(
+    text: str, *, runtime: frozenset[str] | None = None, non_ascii: frozenset[str] | None = None
+) -> View:
     """``text`` with every trick above undone, and the tricks found. ``runtime``: the
-    :data:`RUNTIME_WORDS` that occur in ``text``, if the caller knows them."""
+    :data:`RUNTIME_WORDS` that occur in ``text``, and ``non_ascii``: its distinct
+    non-ASCII characters, if the caller knows them."""
     tricks: list[Trick] = []
     out = text
     for stage in _STAGES:
         if stage is decode_runtime:
             out = decode_runtime(out, tricks, runtime)
+        elif stage is fold_lookalikes:
+            out = fold_lookalikes(out, tricks, non_ascii if out is text else None)
         else:
             out = stage(out, tricks)
     if out.count("\n") != text.count("\n"):  # a stage must keep lines; never trust one that did not

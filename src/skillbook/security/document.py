@@ -12,7 +12,8 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
+from itertools import accumulate
 
 from skillbook.security.keywords import KeywordIndex
 
@@ -33,6 +34,8 @@ _CODE_EXT = frozenset(
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_PLUS_ONE = (1).__add__
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def file_kind(name: str, head: str = "") -> str:
@@ -86,6 +89,19 @@ class Document:
         found = self._occurrences
         return frozenset(w for w in keywords if w in found)
 
+    @cached_property
+    def non_ascii(self) -> frozenset[str]:
+        """The distinct non-ASCII characters of the text (one C-level pass, shared by the
+        invisible-text rule and the look-alike stage of the deobfuscation)."""
+        if self.text.isascii():
+            return frozenset()
+        return frozenset(_NON_ASCII.findall(self.text))
+
+    def holds_any(self, keywords: frozenset[str]) -> bool:
+        """Whether the text holds any of ``keywords`` (lower case, all in the index);
+        without an index it cannot tell, and says yes."""
+        return self.index is None or not keywords.isdisjoint(self._occurrences)
+
     def regions(self, keywords: tuple[str, ...], *, after: int = 1) -> list[tuple[int, int]]:
         """Offsets of the lines whose lower-cased text holds any of ``keywords`` (plus
         ``after`` following lines, so a phrase wrapped onto the next line still matches),
@@ -114,13 +130,23 @@ class Document:
                 lines.add(line)
                 pos = self.lower.find(word, self._line_starts[line] if line < len(self._line_starts)
                                       else len(self.lower))  # fmt: skip
+        # :meth:`lines_span` inlined: this loop runs once per keyword line and family.
+        starts = self._line_starts
+        count = len(starts)
+        size = len(self.text)
         out: list[tuple[int, int]] = []
+        last_end = -1
         for line in sorted(lines):
-            start, end = self.lines_span(line, line + after)
-            if out and start <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], end))
+            start = starts[line - 1]
+            stop = min(max(line + after, line), count)
+            end = starts[stop] if stop < count else size
+            if out and start <= last_end:
+                if end > last_end:
+                    last_end = end
+                    out[-1] = (out[-1][0], end)
             else:
                 out.append((start, end))
+                last_end = end
         self._regions[memo_key] = out
         return out
 
@@ -132,7 +158,8 @@ class Document:
         """The lines holding ``word`` (an indexed keyword), computed once per word."""
         found = self._lines_by_word.get(word)
         if found is None:
-            found = {self.line_of(pos) for pos in self._occurrences.get(word, ())}
+            found = set(map(partial(bisect.bisect_right, self._line_starts),
+                            self._occurrences.get(word, ())))  # fmt: skip
             self._lines_by_word[word] = found
         return found
 
@@ -158,12 +185,10 @@ class Document:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        starts = [0]
-        find = self.text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        # Running sums of the line lengths (plus their newline), in C: a loop of
+        # ``find`` calls cost a Python step per line.
+        starts = list(accumulate(map(_PLUS_ONE, map(len, self.text.split("\n"))), initial=0))
+        starts.pop()
         return starts
 
     def line_of(self, offset: int) -> int:

@@ -7,6 +7,7 @@ name or touches the network.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ _HOST = re.compile(r"^(?:[^@/]*@)?(\[[0-9a-f:.]+\]|[^/:?#]+)", re.I)
 #: A bare IPv4 address after a fetch command (``curl 203.0.113.7/x``).
 BARE_IP = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?=[/\s'\"]|$)")
 
+_IPV4_CHARS = "0123456789."
 _LOCAL_NETS = tuple(
     ipaddress.ip_network(n)
     for n in (
@@ -119,6 +121,10 @@ def is_public_ip(host: str) -> bool:
     Documentation ranges (203.0.113.0/24 …) count as public: they stand in for
     real addresses in examples and in our own test fixtures.
     """
+    # Most hosts are names: an IPv4 literal is digits and dots only, an IPv6 one has
+    # colons. Anything else cannot parse, so the (costly) failed parse is skipped.
+    if ":" not in host and host.strip(_IPV4_CHARS):
+        return False
     try:
         addr = ipaddress.ip_address(host)
     except ValueError:
@@ -126,19 +132,36 @@ def is_public_ip(host: str) -> bool:
     return not any(addr in net for net in _LOCAL_NETS if net.version == addr.version)
 
 
-def _matches(host: str, path: str, entries: frozenset[str]) -> bool:
-    target = f"{host}{path}"
-    for entry in entries:
-        if "/" in entry:
-            if target.startswith(entry):
-                return True
-        elif host == entry or host.endswith("." + entry):
+class _HostSet:
+    """Host entries (``host`` or ``host/path/`` prefixes), asked whether a host is one
+    of them or a subdomain of one: the host's dot-suffixes are looked up in a set
+    instead of comparing every entry."""
+
+    def __init__(self, entries: frozenset[str]) -> None:
+        self.hosts = frozenset(e for e in entries if "/" not in e)
+        self.prefixes = tuple(sorted(e for e in entries if "/" in e))
+
+    def matches(self, host: str, path: str) -> bool:
+        if host in self.hosts:
             return True
-    return False
+        dot = host.find(".")
+        while dot != -1:
+            if host[dot + 1 :] in self.hosts:
+                return True
+            dot = host.find(".", dot + 1)
+        return bool(self.prefixes) and f"{host}{path}".startswith(self.prefixes)
 
 
+_PASTE = _HostSet(PASTE_HOSTS)
+_FILE_DROP = _HostSet(FILE_DROP_HOSTS)
+_KNOWN_INSTALLER = _HostSet(KNOWN_INSTALLER_HOSTS)
+_TUNNEL = _HostSet(frozenset(TUNNEL_SUFFIXES))
+
+
+@functools.lru_cache(maxsize=4096)
 def classify(url: str) -> HostVerdict:
-    """What kind of host ``url`` points at (``OTHER`` when nothing is notable)."""
+    """What kind of host ``url`` points at (``OTHER`` when nothing is notable).
+    Cached: the same URLs recur across the files of a scan."""
     host = host_of(url)
     rest = url.split("://", 1)[-1]
     path = rest[len(rest.split("/", 1)[0]) :].lower()
@@ -147,11 +170,11 @@ def classify(url: str) -> HostVerdict:
         kind = KNOWN_BAD
     elif is_public_ip(host):
         kind = RAW_IP
-    elif _matches(host, path, PASTE_HOSTS):
+    elif _PASTE.matches(host, path):
         kind = PASTE
-    elif _matches(host, path, FILE_DROP_HOSTS):
+    elif _FILE_DROP.matches(host, path):
         kind = FILE_DROP
-    elif any(host == s or host.endswith("." + s) for s in TUNNEL_SUFFIXES):
+    elif _TUNNEL.matches(host, path):
         kind = TUNNEL
     elif host in SHORTENER_HOSTS:
         kind = SHORTENER
@@ -159,7 +182,7 @@ def classify(url: str) -> HostVerdict:
         kind = RAW_GIST
     elif any((host + path).startswith(p) for p in CHAT_CDN_PREFIXES):
         kind = CHAT_CDN
-    elif _matches(host, path, KNOWN_INSTALLER_HOSTS):
+    elif _KNOWN_INSTALLER.matches(host, path):
         kind = KNOWN_INSTALLER if url.lower().startswith("https://") else PLAIN_HTTP
     elif url.lower().startswith(("http://", "ftp://")) and not _is_local_name(host):
         kind = PLAIN_HTTP

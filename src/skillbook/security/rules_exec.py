@@ -193,10 +193,15 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
         out = out.rstrip("/")
         if out in ("-", "/dev/null", "&1", "&2") or not out or "/dev/" in out:
             continue
-        name = re.escape(re.split(r"[/\\]", out)[-1])
-        if not name:
+        base = re.split(r"[/\\]", out)[-1]
+        if not base:
             continue
         window_end = _line_end(text, m.end(), lines=3)
+        # The run pattern holds the file name literally (case-sensitive): where the
+        # window does not, no pattern needs compiling.
+        if base not in text[m.end() : window_end]:
+            continue
+        name = re.escape(base)
         run_start = _RUN_FILE if shell else _CODE_RUN
         run = re.compile(rf"{run_start}[\"']?\S*?{name}(?![\w.-])", re.M)
         found = run.search(text, m.end(), window_end)
@@ -374,3 +379,10 @@ def reverse_shell(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_DECODE_WORDS, *_SHELL_WORDS)
+#: Per family, the keywords one of which a file must hold for it to find anything (its
+#: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
+TRIGGERS = {
+    "remote_fetch_exec": (*_FETCH_WORDS, *_DOWNLOAD_WORDS),
+    "encoded_exec": _DECODE_WORDS,
+    "reverse_shell": _SHELL_WORDS,
+}

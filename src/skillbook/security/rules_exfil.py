@@ -184,7 +184,10 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
             if h:
                 yield h
     for m in doc.finditer(_ENV_TO_FILE, _ENV_CMD_WORDS, after=0):
-        name = re.escape(m.group("f").rsplit("/", 1)[-1])
+        base = m.group("f").rsplit("/", 1)[-1]
+        if base not in text[m.end() :]:
+            continue  # the upload pattern holds the file name literally
+        name = re.escape(base)
         upload = re.compile(rf"(?:@|--upload-file\s+|-T\s+|--post-file=?\s*)[\"']?\S*{name}\b")
         if upload.search(text, m.end()):
             h = hit(m.start(), m.end(), "Writes the environment to a file that is then uploaded")
@@ -272,3 +275,11 @@ def credential_prompt(doc: Document) -> Iterator[Hit]:
 
 KEYWORDS = (*_PROMPT_WORDS, *_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
             *(w for words, _ in _NET for w in words))  # fmt: skip
+#: Per family, the keywords one of which a file must hold for it to find anything (its
+#: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
+TRIGGERS = {
+    "credentials": _CRED_WORDS,
+    "credential_prompt": _PROMPT_WORDS,
+    "env_exfil": (*_ENV_WORDS, *_ENV_CMD_WORDS, *envflow.WORDS),
+    "markdown_exfil": _BEACON_WORDS,
+}

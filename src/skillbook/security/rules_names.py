@@ -102,6 +102,12 @@ def skeleton(name: str) -> str:
     return "".join(out).lower()
 
 
+@functools.lru_cache(maxsize=8)
+def _ordered(known: frozenset[str]) -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """The known names in order, each with its separator-free form and its letters."""
+    return tuple((o, _SEPARATORS.sub("", o), frozenset(o)) for o in sorted(known))
+
+
 @functools.lru_cache(maxsize=4096)
 def check_name(name: str, known: frozenset[str]) -> tuple[Verdict, ...]:
     """What is wrong with a skill called ``name`` (empty when nothing is)."""
@@ -145,11 +151,19 @@ def _ascii(name: str, known: frozenset[str]) -> list[Verdict]:
             return [("name-impersonation", _H,
                      f"Name {name!r} is {m.group('base')!r} with a random tag (clone pattern)")]  # fmt: skip
     flat = _SEPARATORS.sub("", name)
-    for other in sorted(known):
-        if flat == _SEPARATORS.sub("", other):
+    ordered = _ordered(known)
+    for other, other_flat, _ in ordered:
+        if flat == other_flat:
             return [("name-impersonation", _M, f"Name {name!r} is {other!r} with other separators")]
-    for other in sorted(known):
+    letters = frozenset(name)
+    for other, _, other_letters in ordered:
         if len(other) < 5 or abs(len(other) - len(name)) > 2:
+            continue
+        # Each edit adds at most one letter and removes at most one, so the distinct
+        # letters one name has and the other lacks bound the distance from below. At 2
+        # or more the one-typo verdict cannot hold, and the two-typo one needs the same
+        # letters (a bound of 0): no distance to compute for most pairs.
+        if len(letters - other_letters) >= 2 or len(other_letters - letters) >= 2:
             continue
         distance = osa_distance(name, other)
         if distance == 1 and _one_typo(name, other):

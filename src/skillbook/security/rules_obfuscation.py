@@ -47,3 +47,5 @@ def assembled_exec(doc: Document) -> Iterator[Hit]:
 
 
 KEYWORDS = _WORDS
+#: The keywords one of which a file must hold for the family to find anything.
+TRIGGERS = {"assembled_exec": _WORDS}

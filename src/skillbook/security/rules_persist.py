@@ -140,3 +140,5 @@ def persistence(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_WORDS, *_KEYS_WORDS, *_RC_WORDS)
+#: The keywords one of which a file must hold for the family to find anything.
+TRIGGERS = {"persistence": _WORDS}

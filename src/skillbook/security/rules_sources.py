@@ -148,3 +148,10 @@ def gatekeeper_bypass(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_URL_WORDS, *_FETCH_WORDS, *_ARCHIVE_WORDS, *_BYPASS_WORDS)
+#: Per family, the keywords one of which a file must hold for it to find anything: the
+#: scanner's file-level gate (``"://" in text`` is the URL word's test).
+TRIGGERS = {
+    "untrusted_urls": (*_URL_WORDS, *_FETCH_WORDS),
+    "password_archives": _ARCHIVE_WORDS,
+    "gatekeeper_bypass": _BYPASS_WORDS,
+}

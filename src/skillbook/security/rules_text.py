@@ -64,7 +64,9 @@ def _is_emoji_context(text: str, start: int, end: int) -> bool:
 
 def invisible_unicode(doc: Document) -> Iterator[Hit]:
     text = doc.text
-    if text.isascii():
+    # Most non-ASCII text (typography, emoji, other scripts) has no invisible character:
+    # looking at its distinct characters is cheaper than a search of the whole text.
+    if text.isascii() or not any(INVISIBLE.match(ch) for ch in doc.non_ascii):
         return
     for m in INVISIBLE.finditer(text):
         run = m.group(0)
@@ -249,3 +251,6 @@ def hidden_instructions(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_OVERRIDE_WORDS, *_CONCEAL_WORDS, *_REF_WORDS)
+#: The keywords one of which a (Markdown) file must hold for the family to find
+#: anything: it searches only the lines around them.
+TRIGGERS = {"prompt_injection": (*_OVERRIDE_WORDS, *_CONCEAL_WORDS)}

@@ -7,7 +7,6 @@ special files become findings. Only a path that does not exist is an error.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -19,7 +18,6 @@ from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; 
 from skillbook.security import (
     archives,
     deobfuscate,
-    envflow,
     rules_exec,
     rules_exfil,
     rules_obfuscation,
@@ -30,7 +28,7 @@ from skillbook.security import (
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
 from skillbook.security.catalog import RULES
 from skillbook.security.context import DEMOTION_STEPS, Context
-from skillbook.security.document import Document
+from skillbook.security.document import MARKDOWN, Document
 from skillbook.security.findings import Finding, ScanReport, Severity
 from skillbook.security.hit import Hit
 from skillbook.security.keywords import KeywordIndex
@@ -43,8 +41,6 @@ from skillbook.security.rules_openclaw import MAX_FILE_BYTES as OPENCLAW_MAX_FIL
 from skillbook.security.rules_openclaw import scan_source
 from skillbook.security.walk import FILE, SPECIAL, SYMLINK, walk
 
-#: Bumped when a change to the code (not the patterns) alters results.
-SCANNER_VERSION = 2
 DEFAULT_MAX_FILES = 500
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -76,6 +72,42 @@ INDEX = KeywordIndex(
 )  # fmt: skip
 
 
+def _gates() -> tuple[tuple[Family, frozenset[str] | None, bool], ...]:
+    """Per family: the keywords one of which a file must hold for it to find anything
+    (``None``: no such list), and whether it reads Markdown only. A family that the
+    prefilter rules out is not called at all."""
+    triggers = {**rules_exec.TRIGGERS, **rules_exfil.TRIGGERS, **rules_persist.TRIGGERS,
+                **rules_sources.TRIGGERS, **rules_text.TRIGGERS, **rules_obfuscation.TRIGGERS}  # fmt: skip
+    markdown_only = {rules_text.prompt_injection, rules_text.hidden_instructions,
+                     rules_exfil.markdown_exfil}  # fmt: skip
+    out = []
+    for family in FAMILIES:
+        words = frozenset(w.lower() for w in triggers.get(family.__name__, ()))
+        # Only words the automaton finds can gate: any other is looked up by each family.
+        gate = words if words and words <= INDEX.words else None
+        out.append((family, gate, family in markdown_only))
+    return tuple(out)
+
+
+_GATES = _gates()
+
+
+def _family_hits(doc: Document, *, prefilter: bool) -> Iterator[Hit]:
+    """Every family's hits in ``doc``, in family order. With the prefilter, a family runs
+    only when the file holds one of its keywords (found in the one automaton pass) and,
+    for the Markdown families, when the file is Markdown; ``prefilter=False`` runs them
+    all, as the scanner did before the gates (kept for the differential tests)."""
+    if not prefilter:
+        for family in FAMILIES:
+            yield from family(doc)
+        return
+    markdown = doc.kind == MARKDOWN
+    for family, gate, markdown_only in _GATES:
+        if (markdown_only and not markdown) or (gate is not None and not doc.holds_any(gate)):
+            continue
+        yield from family(doc)
+
+
 #: Words in the index only to cue a deobfuscation stage: no rule matches on them alone.
 _CUE_ONLY_WORDS = INDEX.words - {
     w.lower()
@@ -96,24 +128,6 @@ class ScanOptions:
     openclaw_rules: bool = True
     #: Keep OpenClaw's criticals critical (so they block) instead of skillbook's rating.
     openclaw_severities: bool = False
-
-
-def rules_version() -> str:
-    """Names the scanner code and every pattern: a change invalidates cached results."""
-    digest = hashlib.sha256(str(SCANNER_VERSION).encode())
-    modules = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text,
-               rules_obfuscation, deobfuscate, envflow)  # fmt: skip
-    from skillbook.security import context, hosts, mask, rules_names, rules_openclaw
-
-    for module in (*modules, context, hosts, mask, rules_names, rules_openclaw):
-        for value in vars(module).values():
-            if isinstance(value, re.Pattern):
-                digest.update(value.pattern.encode("utf-8", "surrogatepass"))
-            elif isinstance(value, frozenset | tuple) and all(isinstance(v, str) for v in value):
-                digest.update("\x00".join(sorted(value)).encode("utf-8", "surrogatepass"))
-    for rule in RULES.values():
-        digest.update(f"{rule.id}:{rule.severity}".encode())
-    return f"v{SCANNER_VERSION}-{digest.hexdigest()[:12]}"
 
 
 # --------------------------------------------------------------------------- one text
@@ -151,12 +165,15 @@ def _changed_lines_have_keywords(before: str, after: str) -> bool:
 
 
 def _deobfuscated_hits(
-    doc: Document, found: list[tuple[Document, Hit]]
+    doc: Document, found: list[tuple[Document, Hit]], *, prefilter: bool = True
 ) -> Iterator[tuple[Document, Hit]]:
     """What the rules find once quote-split words, look-alike letters, escapes and shell
     variables are undone (:mod:`~skillbook.security.deobfuscate`), plus one
     ``obfuscated-command`` hit per line whose trick hid a command name."""
-    view = deobfuscate.view(doc.text, runtime=doc.keywords_present(deobfuscate.RUNTIME_WORDS))
+    runtime = doc.keywords_present(deobfuscate.RUNTIME_WORDS)
+    if prefilter and not deobfuscate.may_change(doc.text, runtime):
+        return
+    view = deobfuscate.view(doc.text, runtime=runtime, non_ascii=doc.non_ascii)
     if not view.tricks and view.text == doc.text:
         return
     undone = Document(view.text, doc.name, doc.kind, index=INDEX)
@@ -168,19 +185,18 @@ def _deobfuscated_hits(
     dangerous_lines = {where.line_of(h.start) for where, h in found
                        if h.severity.at_least(Severity.HIGH) and h.ruleset == "skillbook"}  # fmt: skip
     if _changed_lines_have_keywords(doc.text, view.text):
-        for family in FAMILIES:
-            for h in family(undone):
-                line = undone.line_of(h.start)
-                if (h.rule, line) in have:
-                    continue
-                have.add((h.rule, line))
-                kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
-                if h.severity.at_least(Severity.HIGH):
-                    dangerous_lines.add(line)
-                yield (
-                    undone,
-                    replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
-                )
+        for h in _family_hits(undone, prefilter=prefilter):
+            line = undone.line_of(h.start)
+            if (h.rule, line) in have:
+                continue
+            have.add((h.rule, line))
+            kinds = sorted({t.kind for t in how_by_line.get(line, ())}) or ["shell variables"]
+            if h.severity.at_least(Severity.HIGH):
+                dangerous_lines.add(line)
+            yield (
+                undone,
+                replace(h, message=f"{h.message} (seen after undoing {', '.join(kinds)})"),
+            )
     for line, tricks in sorted(how_by_line.items()):
         hiding = [t for t in tricks if t.hides_command]
         if not hiding:
@@ -201,8 +217,13 @@ def analyze(
     *,
     openclaw: bool = False,
     options: ScanOptions | None = None,
+    prefilter: bool = True,
 ) -> tuple[CachedFinding, ...]:
-    """Every finding in one file's text; ``name`` is the file name (it sets the kind)."""
+    """Every finding in one file's text; ``name`` is the file name (it sets the kind).
+
+    ``prefilter=False`` calls every rule family and the deobfuscation on every file,
+    whatever keywords it holds: the same findings, more slowly (for tests that prove
+    the prefilter only skips work that finds nothing)."""
     options = options or ScanOptions()
     doc = Document(text, name, index=INDEX)
     hits: list[tuple[Document, Hit]] = [(doc, h) for h in rules_text.invisible_unicode(doc)]
@@ -210,9 +231,8 @@ def analyze(
     rule_doc = doc
     if hits:
         rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
-    for family in FAMILIES:
-        hits.extend((rule_doc, h) for h in family(rule_doc))
-    hits.extend(list(_deobfuscated_hits(rule_doc, hits)))
+    hits.extend((rule_doc, h) for h in _family_hits(rule_doc, prefilter=prefilter))
+    hits.extend(list(_deobfuscated_hits(rule_doc, hits, prefilter=prefilter)))
     if doc.is_skill_md:
         hits.extend((doc, h) for h in _name_hits(doc, options.known_names))
     if openclaw and options.openclaw_rules:
@@ -360,15 +380,18 @@ class _FolderScan:
         openclaw = openclaw and len(data) <= OPENCLAW_MAX_FILE_BYTES
         self.openclaw_files += openclaw
         self.scanned += depth == 0
-        known = opts.known_names if name == "SKILL.md" else frozenset()
-        key = content_key(
-            data,
-            name if name == "SKILL.md" else os.path.splitext(name)[1].lower(),
-            "#!" if data.startswith(b"#!") else "",
-            f"openclaw={int(openclaw and opts.openclaw_rules)}:{int(opts.openclaw_severities)}",
-            "\x00".join(sorted(known)),
-        )
-        found = self.cache.get(key) if self.cache is not None else None
+        found = None
+        key = ""
+        if self.cache is not None:  # without a cache, no key: hashing is a pass of its own
+            known = opts.known_names if name == "SKILL.md" else frozenset()
+            key = content_key(
+                data,
+                name if name == "SKILL.md" else os.path.splitext(name)[1].lower(),
+                "#!" if data.startswith(b"#!") else "",
+                f"openclaw={int(openclaw and opts.openclaw_rules)}:{int(opts.openclaw_severities)}",
+                "\x00".join(sorted(known)),
+            )
+            found = self.cache.get(key)
         if found is not None:
             self.cache_hits += 1
         else:
