@@ -23,5 +23,6 @@ Modules, one concept each:
 * ``search`` — the selector over the visible skills, refreshed by generation;
 * ``shapes`` — the JSON the clients read;
 * ``app``, ``routes_read``, ``routes_write``, ``http`` — the ASGI application;
+* ``web`` — the pages a team browses (search, a page per skill, admin review);
 * ``server`` — running it under uvicorn; ``client`` — ``skillbook publish``.
 """
