@@ -40,7 +40,7 @@ from .helpers import HIGH_LINE, LiveServer, make_skill
 from .processes import REPO, unavailable
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page, Route
+    from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Route
 
 pytestmark = pytest.mark.subprocess
 
@@ -125,7 +125,8 @@ def _publish(url: str, token: str, folder: Path, **options: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+def registry(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[Registry]:
+    # ``browser`` first: without Chromium there is nothing to publish for.
     root = tmp_path_factory.mktemp("web")
     settings = HubSettings(
         database_url=f"sqlite:///{root / 'db' / 'metadata.sqlite3'}",
@@ -230,10 +231,15 @@ def watched(browser: Browser) -> Iterator[tuple[BrowserContext, Watch]]:
         else:
             route.continue_()
 
+    def dialog(d: Dialog) -> None:
+        watch.dialogs.append(d.message)
+        d.dismiss()
+
+    def opened(p: Page) -> None:
+        p.on("dialog", dialog)
+
     context.route("**/*", intercept)
-    context.on(
-        "page", lambda p: p.on("dialog", lambda d: (watch.dialogs.append(d.message), d.dismiss()))
-    )
+    context.on("page", opened)
     yield context, watch
     context.close()
 
