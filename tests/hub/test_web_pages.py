@@ -524,3 +524,89 @@ def test_screenshots(registry: Registry, browser: Browser, tmp_path: Path) -> No
         if os.environ.get(UPDATE_SCREENSHOTS) == "1":
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(target, SCREENSHOTS / name)
+
+
+def test_the_pages_on_postgres_with_two_replicas_behind_a_proxy(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The team deployment: PostgreSQL, an S3 store, two replicas, a round-robin proxy.
+
+    Consecutive requests land on alternate replicas, so a sign-in on one and the
+    release on the other show that sessions and CSRF tokens need no shared memory.
+    """
+    from .processes import S3_ENV, Postgres, Process, moto_server, proxy, serve_registry, skillbook
+
+    try:
+        pg = Postgres()
+    except FileNotFoundError as exc:
+        unavailable(str(exc))
+    started: list[Process] = []
+    try:
+        s3, s3_url = moto_server(tmp_path)
+        started.append(s3)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
+        env.update(S3_ENV, HOME=str(tmp_path / "home"), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
+        store = ["--db", pg.url, "--blobs", f"s3://skills/web?endpoint_url={s3_url}"]
+        replicas = []
+        for _ in range(2):
+            proc, url = serve_registry(
+                tmp_path, env, *store, "--search", "bm25", "--forwarded-allow-ips", "127.0.0.1"
+            )
+            started.append(proc)
+            replicas.append(url)
+        front, front_url = proxy(tmp_path, replicas)
+        started.append(front)
+
+        def token(*args: str) -> str:
+            made = skillbook("registry", "token", "create", *args, *store, env=env)
+            return made.stdout.strip()
+
+        alice, ops = token("alice"), token("ops", "--admin")
+        src = tmp_path / "src"
+        weather = write_skill(src / "weather", "weather", "Get a weather forecast.", body=README)
+        assert _publish(replicas[0], alice, weather, changelog="First.") == "published"
+        held = make_skill(
+            src / "gizmo", "gizmo", "The gizmo installer.", body=f"```sh\n{HIGH_LINE}```"
+        )
+        assert _publish(replicas[1], alice, held) == "pending"
+
+        context = browser.new_context()
+        served: list[str] = []
+        context.on(
+            "response",
+            lambda r: (
+                served.append(r.headers.get("x-upstream", ""))
+                if r.request.resource_type == "document"
+                else None
+            ),
+        )
+        try:
+            page = context.new_page()
+            page.goto(front_url + "/")
+            assert "Weather" in _card_names(page)
+            page.get_by_role("searchbox", name="Search skills").fill("forecast")
+            page.get_by_role("searchbox", name="Search skills").press("Enter")
+            page.wait_for_url(re.compile(r"\?q=forecast$"))
+            assert _card_names(page) == ["Weather"]
+            page.get_by_role("link", name="Weather").click()
+            assert page.locator("article.readme strong").inner_text() == "two sentences"
+            assert page.goto(front_url + "/skills/gizmo").status == 404  # type: ignore[union-attr]
+            page.goto(front_url + "/admin/login")
+            page.get_by_label("Admin token").fill(ops)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(front_url + "/admin")
+            entry = page.locator("ul.held > li", has_text="gizmo@1.0.0")
+            entry.get_by_label("Reason to release gizmo@1.0.0").fill("reviewed on two replicas")
+            entry.get_by_role("button", name="Release gizmo@1.0.0").click()
+            page.wait_for_url(front_url + "/admin")
+            assert page.get_by_role("status").inner_text() == "Released gizmo@1.0.0."
+        finally:
+            context.close()
+        assert set(served) == set(replicas)
+        for url in replicas:
+            answer = httpx.get(url + "/api/v1/download", params={"slug": "gizmo"})
+            assert answer.status_code == 200
+    finally:
+        for proc in reversed(started):
+            proc.stop()
+        pg.stop()
