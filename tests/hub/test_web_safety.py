@@ -398,3 +398,24 @@ def test_the_home_page_searches_with_the_api_selector(
     assert shown == api == ["weather"]
     everything = re.findall(r'<h3><a href="/skills/([a-z-]+)">', client.get("/").text)
     assert sorted(everything) == ["notes", "weather"]
+
+
+def test_a_refusal_naming_any_characters_reaches_the_admin(
+    client: TestClient, admin_token: str
+) -> None:
+    csrf = _sign_in(client, admin_token)
+    form = {"slug": 'tool-版;"', "version": "1.0.0", "reason": "r", "csrf": csrf}
+    answer = client.post("/admin/release", data=form, follow_redirects=False)
+    assert answer.status_code == 303
+    shown = client.get("/admin").text
+    assert "Not changed: skill &#39;tool-版;&#34;&#39; not found" in shown
+    # Shown once: the message does not follow the admin around.
+    assert "Not changed" not in client.get("/admin").text
+
+
+def test_a_huge_skill_md_is_rendered_up_to_a_limit() -> None:
+    from skillbook.distribution.hub.web.views import MAX_RENDERED, rendered
+
+    html = rendered("word " * (MAX_RENDERED // 4), None, 2)
+    assert len(html) < MAX_RENDERED + 1000
+    assert "Cut here: the file is longer than this page shows." in html

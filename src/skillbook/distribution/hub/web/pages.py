@@ -15,6 +15,8 @@ refused when the browser says the request came from another site.
 
 from __future__ import annotations
 
+import base64
+import functools
 import hmac
 import math
 import time
@@ -129,7 +131,7 @@ def page(
     admin: AdminSession | None = None,
     **context: Any,
 ) -> Response:
-    flash = request.cookies.get(FLASH_COOKIE, "")[:300]
+    flash = _unpack_flash(request.cookies.get(FLASH_COOKIE, ""))
     html = (
         _templates()
         .get_template(template)
@@ -298,10 +300,14 @@ def owner_and_slug(request: Request) -> Response:
     return RedirectResponse(target, status_code=301)
 
 
+@functools.cache
+def _css() -> bytes:
+    return files("skillbook.distribution.hub.web").joinpath("static/registry.css").read_bytes()
+
+
 async def stylesheet(request: Request) -> Response:
-    css = files("skillbook.distribution.hub.web").joinpath("static/registry.css").read_bytes()
     return Response(
-        css,
+        _css(),
         media_type="text/css; charset=utf-8",
         headers={"Cache-Control": "public, max-age=3600"},
     )
@@ -440,11 +446,24 @@ async def _admin_form(
     return admin, fields, None
 
 
+def _pack_flash(message: str) -> str:
+    # A cookie value is ASCII without quotes or semicolons; a message may hold anything
+    # an admin typed into a form (its version field) or an error repeated it.
+    return base64.urlsafe_b64encode(message[:300].encode("utf-8")).decode("ascii")
+
+
+def _unpack_flash(value: str) -> str:
+    try:
+        return base64.urlsafe_b64decode(value[:800].encode("ascii")).decode("utf-8", "replace")
+    except (ValueError, UnicodeEncodeError):
+        return ""
+
+
 def _flash_redirect(request: Request, target: str, message: str) -> Response:
     answer = RedirectResponse(target, status_code=303)
     answer.set_cookie(
         FLASH_COOKIE,
-        message[:300],
+        _pack_flash(message),
         max_age=60,
         path="/",
         httponly=True,

@@ -8,6 +8,7 @@ signed-in admin, deleted ones for nobody.
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 from collections.abc import Sequence
@@ -34,6 +35,10 @@ __all__ = [
     "owner_cards",
     "skill_page",
 ]
+
+#: Characters of a SKILL.md or changelog rendered; a longer one is cut there (the whole
+#: file is one click away in the viewer).
+MAX_RENDERED = 500_000
 
 #: What a version's scan status is called on the pages.
 VERDICT_LABELS = {
@@ -114,6 +119,16 @@ class SkillPage:
     archive_size: int
     validation: tuple[str, ...]
     tags: dict[str, str] = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=256)
+def rendered(text: str, links: Links | None, heading_offset: int) -> str:
+    """Markdown of a version as HTML, kept per process (versions never change)."""
+    if len(text) > MAX_RENDERED:
+        cut = text[:MAX_RENDERED]
+        note = "\n\n*(Cut here: the file is longer than this page shows.)*\n"
+        return render_markdown(cut + note, links, heading_offset=heading_offset)
+    return render_markdown(text, links, heading_offset=heading_offset)
 
 
 def verdict_of(version: Version) -> Verdict:
@@ -262,7 +277,7 @@ def skill_page(session: Session, slug: str, asked: str | None, *, admin: bool) -
         updated_at=skill.updated_at,
         latest=latest.version if latest is not None else None,
         shown=_version_row(shown, tags),
-        readme_html=render_markdown(parse_skill_text(shown.skill_md).body, links, heading_offset=2),
+        readme_html=rendered(parse_skill_text(shown.skill_md).body, links, 2),
         files=files,
         versions=tuple(_version_row(v, tags) for v in visible_versions(skill, admin=admin)),
         fingerprint=shown.fingerprint,
