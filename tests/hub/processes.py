@@ -25,8 +25,9 @@ CLAWHUB_VERSION = "0.23.3"
 #: The ``skills`` CLI (npm), the peer of ``install --for`` (tests/agents/test_agents_peer.py).
 SKILLS_CACHE = REPO / ".cache" / "skills-cli"
 SKILLS_VERSION = "1.6.0"
-#: Set by ``.ci/run``: there a missing PostgreSQL or clawhub CLI fails the test instead of
-#: skipping it, so CI never passes without the deployment and real-client checks.
+#: Set by ``.ci/run``: there a missing PostgreSQL, Chromium or clawhub CLI fails the test
+#: instead of skipping it, so CI never passes without the deployment, page and real-client
+#: checks.
 REQUIRE_ENV = "SKILLBOOK_HUB_REQUIRE_SERVICES"
 
 

@@ -46,11 +46,17 @@ def build(upstreams: list[str]) -> Starlette:
             headers=headers,
             content=await request.body(),
         )
-        out = {
-            k: v for k, v in answer.headers.items() if k.lower() not in _HOP | {"content-encoding"}
-        }
-        out["x-upstream"] = upstream
-        return Response(answer.content, status_code=answer.status_code, headers=out)
+        out = Response(answer.content, status_code=answer.status_code)
+        # Header by header: a login answer sets one cookie and clears another, and two
+        # Set-Cookie headers must not be merged into one (as a dict of headers would).
+        out.raw_headers = [
+            (k.lower().encode("latin-1"), v.encode("latin-1"))
+            for k, v in answer.headers.multi_items()
+            if k.lower() not in _HOP | {"content-encoding"}
+        ]
+        out.raw_headers.append((b"content-length", str(len(answer.content)).encode()))
+        out.raw_headers.append((b"x-upstream", upstream.encode("latin-1")))
+        return out
 
     methods = ["GET", "POST", "PUT", "DELETE", "HEAD"]
     return Starlette(routes=[Route("/{path:path}", forward, methods=methods)])

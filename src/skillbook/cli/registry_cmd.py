@@ -190,7 +190,7 @@ def serve_cmd(
     quota_mb: int,
     sweep_seconds: int,
 ) -> None:
-    """Serve the registry (the ClawHub HTTP API) until interrupted."""
+    """Serve the registry (the ClawHub HTTP API and its web pages) until interrupted."""
     from skillbook.distribution.hub.settings import MIB, Housekeeping, RateLimits
 
     rates = RateLimits()

@@ -5,7 +5,8 @@ The clients are unchanged: ``openclaw skills install`` (2026.4 and 2026.9), the
 install`` read and write it through the HTTP API of ``docs/clawhub-api`` (spec
 ``clawhub-api.md``). The package is an edge: the core never imports it, and nothing
 here is imported by ``import skillbook``. Its heavy dependencies (SQLAlchemy, Alembic,
-Starlette, uvicorn, boto3, psycopg) come with ``pip install "skillbook[registry]"``.
+Starlette, uvicorn, boto3, psycopg; Jinja2, markdown-it-py and nh3 for the pages) come
+with ``pip install "skillbook[registry]"``.
 
 Modules, one concept each:
 
@@ -23,5 +24,6 @@ Modules, one concept each:
 * ``search`` — the selector over the visible skills, refreshed by generation;
 * ``shapes`` — the JSON the clients read;
 * ``app``, ``routes_read``, ``routes_write``, ``http`` — the ASGI application;
+* ``web`` — the pages a team browses (search, a page per skill, admin review);
 * ``server`` — running it under uvicorn; ``client`` — ``skillbook publish``.
 """

@@ -1,10 +1,12 @@
-"""The ASGI application: every route of the ClawHub API this registry serves.
+"""The ASGI application: every route of the ClawHub API this registry serves, and its pages.
 
 ``create_app(settings)`` builds a Starlette app around one :class:`~skillbook.distribution.hub.http.Hub`
 (database engine, blob store, search cache, rate limiter). ``app_from_env`` is the
 factory uvicorn workers import: the serving process passes the settings in
 ``SKILLBOOK_HUB_SETTINGS`` as JSON, so every worker builds the same app. No route
 keeps state of its own: two processes on one database and one blob store answer alike.
+The web pages (:mod:`skillbook.distribution.hub.web`) come after the API routes, and
+every answer gets the security headers of :class:`~skillbook.distribution.hub.web.SecurityHeaders`.
 Each process sweeps the store at start-up and periodically
 (:mod:`skillbook.distribution.hub.housekeeping`).
 """
@@ -18,6 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -27,6 +30,7 @@ from skillbook.distribution.hub.http import Hub, route
 from skillbook.distribution.hub.routes_read import READ_HANDLERS as R
 from skillbook.distribution.hub.routes_write import WRITE_HANDLERS as W
 from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.web import SecurityHeaders, web_routes
 
 __all__ = ["SETTINGS_ENV", "app_from_env", "create_app"]
 
@@ -135,7 +139,13 @@ def create_app(settings: HubSettings, *, hub: Hub | None = None, migrate: bool =
             if hub is None:
                 opened.db.close()
 
-    app = Starlette(routes=_routes(), lifespan=lifespan, exception_handlers={404: _not_found})
+    # The web pages share the process and port; their routes come after the API's.
+    app = Starlette(
+        routes=_routes() + web_routes(),
+        middleware=[Middleware(SecurityHeaders)],
+        lifespan=lifespan,
+        exception_handlers={404: _not_found},
+    )
     app.state.hub = opened
     app.state.housekeeper = keeper
     return app
