@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.runtime.process_group import exited, kill_group
 from skillbook.runtime.secrets import redact
 
 #: After the shell exits, how long background children may keep the pipe open.
@@ -80,26 +81,6 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return str(number)
-
-
-def kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
-        os.killpg(pid, signal.SIGKILL)
-
-
-def exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the shell exited, without reaping it: until it is reaped its pid, which
-    is also its group's id, cannot be reused, so killing the group is safe."""
-    if proc.returncode is not None:
-        return True
-    waitid = getattr(os, "waitid", None)
-    if waitid is None:  # pragma: no cover - POSIX platforms without waitid
-        return proc.poll() is not None
-    try:
-        info = waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return proc.poll() is not None
-    return info is not None
 
 
 def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:

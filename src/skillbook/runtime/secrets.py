@@ -56,6 +56,7 @@ from typing import Any, Final, Protocol
 
 from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
+from skillbook.runtime.process_group import exited, kill_group
 
 __all__ = [
     "DEFAULT_EXEC_TIMEOUT_MS",
@@ -389,8 +390,6 @@ def _run_provider(
     as it exits, so neither it nor a child it left behind keeps running (or keeps its
     output pipe open). Partial output is never kept: it may hold the secret.
     """
-    from skillbook.runtime._proc import exited, kill_group  # _proc imports this module
-
     try:
         proc = subprocess.Popen(
             argv,
