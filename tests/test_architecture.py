@@ -71,7 +71,7 @@ def _resolve(name: str) -> str | None:
 
 def _logger_names(tree: ast.AST) -> set[int]:
     """Ids of the strings given to ``getLogger``: logger names, not modules."""
-    found = set()
+    found: set[int] = set()
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
@@ -188,19 +188,18 @@ def _one_cycle(group: list[str], graph: Mapping[str, Iterable[str]]) -> str:
 ALL_PARTS = [part for level in PARTS for part in level]
 
 
+def _python_entries(folder: Path) -> set[str]:
+    """The modules and the folders holding Python code (packages or not) in ``folder``."""
+    return {
+        p.stem if p.suffix == ".py" else p.name
+        for p in folder.iterdir()
+        if p.suffix == ".py" or (p.is_dir() and any(p.rglob("*.py")))
+    }
+
+
 def test_every_entry_of_the_package_is_a_declared_part() -> None:
-    entries = {
-        p.stem if p.suffix == ".py" else p.name
-        for p in SRC.iterdir()
-        if (p.suffix == ".py" or (p / "__init__.py").exists())
-    } - {"__init__", "__main__"}
-    assert entries == set(ALL_PARTS)
-    stages = {
-        p.stem if p.suffix == ".py" else p.name
-        for p in (SRC / "pipeline").iterdir()
-        if (p.suffix == ".py" or (p / "__init__.py").exists())
-    } - {"__init__"}
-    assert stages == set(_STAGE_RANK)
+    assert _python_entries(SRC) - {"__init__", "__main__"} == set(ALL_PARTS)
+    assert _python_entries(SRC / "pipeline") - {"__init__"} == set(_STAGE_RANK)
 
 
 def test_the_package_holds_few_plain_modules() -> None:
@@ -300,3 +299,14 @@ def test_the_circle_finder_sees_a_circle_and_only_one() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert circles(graph) == [["a", "b", "c"]]
     assert _one_cycle(["a", "b", "c"], graph) == "a -> b -> c -> a"
+
+
+def test_parts_and_stages_are_read_as_declared() -> None:
+    assert part_of("skillbook.pipeline.parse.text") == "pipeline"
+    assert rank_of("skillbook.base.fs") < rank_of("skillbook.errors") == rank_of("skillbook.model")
+    assert rank_of("skillbook.runtime.agent") < rank_of("skillbook.experience.recorder")
+    assert rank_of("skillbook.cli.app") < rank_of(ENTRY) == rank_of(FACE)
+    assert stage_of("skillbook.pipeline.cache.footprint") == "cache"
+    assert stage_of("skillbook.pipeline.book") == "book"
+    assert stage_of("skillbook.pipeline") is None
+    assert _STAGE_RANK["parse"] < _STAGE_RANK["lookup"] == _STAGE_RANK["validation"]
