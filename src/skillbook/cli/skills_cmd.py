@@ -42,7 +42,7 @@ class OpenClawSkills(SubcommandGroup):
     def spellings(self, ctx: click.Context) -> list[str]:
         # The root group (cli.app's, which imports this module lazily) knows its aliases.
         root = ctx.find_root().command
-        if isinstance(root, SubcommandGroup):
+        if isinstance(root, SubcommandGroup) and root is not self:
             return [n for n in root.spellings(ctx.find_root()) if n != "skills"]
         return list(OPENCLAW_SKILLS)
 
