@@ -3,6 +3,6 @@
 ``registry`` (the ClawHub-compatible client: search, install, update, remove, verify),
 ``hub`` (the registry server), ``install`` (what a skill needs: OpenClaw's installers),
 ``sync`` (skills copied where a sandboxed agent reads them), ``agents`` (skills placed
-where other coding agents read them), and ``fingerprint``, the content fingerprint the
-client and the server share.
+where other coding agents read them: ``rows`` and ``table``, ``layout``, ``lock``,
+``ops``), and ``fingerprint``, the content fingerprint the client and the server share.
 """
