@@ -24,9 +24,8 @@ INTERNAL = {
     "skillbook.base.fs.PathChanged",
     # the MCP client reports a cut-off answer as mcp.digest-mismatch
     "skillbook.mcp._capped.AnswerTooLarge",
-    # sentinels of the providers' stream parsers
-    "skillbook.runtime.providers.anthropic_messages._NoError",
-    "skillbook.runtime.providers.openai_chat._NoError",
+    # the providers' stand-in for an absent SDK's error class, never raised
+    "skillbook.runtime.providers.vendor._NoError",
     # sync re-raises it as SyncBusy naming the target
     "skillbook.distribution.sync.swap.FolderBusy",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill

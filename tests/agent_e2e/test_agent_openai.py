@@ -19,8 +19,9 @@ from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspac
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy, ToolStarted
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy
 from skillbook.runtime.providers import ModelError, OpenAIChatModel
+from skillbook.runtime.turn import ToolStarted
 
 pytest.importorskip("openai")
 

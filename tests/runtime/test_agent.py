@@ -25,13 +25,8 @@ from skillbook.runtime.agent import (
     DEFAULT_INSTRUCTIONS,
     STEP_LIMIT_RESULT,
     Agent,
-    AgentEvent,
     ExecPolicy,
     TextDelta,
-    ToolDeclined,
-    ToolFinished,
-    ToolStarted,
-    TurnEnded,
     dispatch_arguments,
 )
 from skillbook.runtime.providers import (
@@ -43,6 +38,7 @@ from skillbook.runtime.providers import (
     resolve_model_config,
 )
 from skillbook.runtime.tools import ToolResult
+from skillbook.runtime.turn import AgentEvent, ToolDeclined, ToolFinished, ToolStarted, TurnEnded
 
 WEATHER_BODY = """# Weather
 

@@ -20,7 +20,7 @@ from factories import stub_bins, write_skill
 from skillbook.config.file import Config
 from skillbook.errors import ConfigError
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.runtime.agent import Agent, AgentEvent, ToolDeclined, ToolStarted
+from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import (
     DECLINED_RESULT,
     REFUSED_ALLOWLIST_RESULT,
@@ -30,6 +30,7 @@ from skillbook.runtime.approval import (
 )
 from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.providers.scripted import Turn
+from skillbook.runtime.turn import AgentEvent, ToolDeclined, ToolStarted
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh")
 

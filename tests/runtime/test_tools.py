@@ -31,8 +31,6 @@ from skillbook.runtime.tools import (
     ReadTool,
     Tool,
     ToolResult,
-    anthropic_tool_spec,
-    openai_tool_spec,
 )
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh and process groups")
@@ -524,19 +522,6 @@ def test_schemas_are_json_schema_objects(weather: Skill, tmp_path: Path) -> None
         assert tool.description and tool.name in ("read", "exec")
         tool.schema["properties"].clear()  # a copy: the tool's schema is unchanged
         assert tool.schema["properties"]
-        assert openai_tool_spec(tool) == {
-            "type": "function",
-            "function": {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.schema,
-            },
-        }
-        assert anthropic_tool_spec(tool) == {
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": tool.schema,
-        }
     assert ReadTool([weather]).schema["required"] == ["path"]
     assert exec_tool([], tmp_path).schema["required"] == ["command"]
 

@@ -17,6 +17,7 @@ from skillbook.cli.app import cli
 from skillbook.config.file import Config
 from skillbook.pipeline.book import Loader
 from skillbook.runtime.agent import Agent
+from skillbook.runtime.find_skills import find_tool
 from skillbook.runtime.providers.openai_chat import OpenAIChatModel
 from skillbook.runtime.trigger_eval import run_trigger_eval
 from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
@@ -142,7 +143,7 @@ def test_off_and_auto_modes(workspace: Path, tmp_path: Path) -> None:
 def test_find_skills_tool(workspace: Path, tmp_path: Path) -> None:
     plan = plan_for(_book(workspace, tmp_path, mode="always"), env={})
     assert plan is not None
-    tool = plan.find_tool()
+    tool = find_tool(plan)
     found = tool.run({"query": "lamp brightness", "limit": 2})
     assert not found.is_error and found.text.startswith("The following skills")
     assert "<name>hue-lights</name>" in found.text and found.text.count("<skill>") == 2

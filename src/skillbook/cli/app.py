@@ -29,11 +29,11 @@ from skillbook.cli.context import (
     emit_lines,
     fail,
 )
-from skillbook.cli.entry import write_prompt
 from skillbook.cli.examples import epilog
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
+from skillbook.cli.prompt_output import write_prompt
 from skillbook.pipeline.cache import footprint
 
 if TYPE_CHECKING:

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from skillbook.cli.app import Context
 from skillbook.cli.confirm import CONFIRM_QUESTION, exec_policy, exec_request_text, is_yes
+from skillbook.cli.context import Context
 from skillbook.cli.learning import Learning, learn_options
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
 from skillbook.cli.render import STATUS_TEXT, clean
-from skillbook.runtime.agent import Agent, InvokeResult
+from skillbook.runtime.agent import Agent
+from skillbook.runtime.turn import InvokeResult
 
 if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from skillbook.cli.app import Context, emit_json, emit_lines
+from skillbook.cli.context import Context, emit_json, emit_lines
 from skillbook.cli.render import clean
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ def completion_cmd(ctx: click.Context, shell: str) -> None:
 
     It completes commands, options and skill names.
     """
-    from skillbook.cli.app import cli
-
+    # The root group: cli.app's, which registers this command (and imports it lazily).
+    cli = ctx.find_root().command
     complete_class = get_completion_class(shell)
     assert complete_class is not None  # every name in SHELLS is one click knows
     script = complete_class(cli, {}, PROG_NAME, COMPLETE_VAR).source()

@@ -81,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             key = result_store.invocation_key(args, cwd)
             text = cached_output(folder, key, os.environ)
             if text is not None:
+                from skillbook.cli.prompt_output import write_prompt
+
                 write_prompt(text)
                 return
             _run_recorded(args, folder, key)
@@ -105,17 +107,6 @@ def cached_output(folder: str, key: str, env: Mapping[str, str]) -> str | None:
     if found is None or not footprint.still_valid(found[1], env):
         return None
     return found[0]
-
-
-def write_prompt(out: str) -> None:
-    """Print the catalog as ``prompt`` prints it: as is, as UTF-8 bytes where the locale
-    could not show them (it is the model's text)."""
-    try:
-        sys.stdout.write(out)
-    except UnicodeEncodeError:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(out.encode("utf-8"))
-    sys.stdout.flush()
 
 
 def _run_recorded(args: list[str], folder: str, key: str) -> None:

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from skillbook.cli.app import fail
 from skillbook.cli.confirm import CONFIRM_ENV
+from skillbook.cli.context import fail
 from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.agent import DEFAULT_MAX_STEPS
 

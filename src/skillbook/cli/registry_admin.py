@@ -13,10 +13,10 @@ from typing import Any
 import click
 
 from skillbook.cli.context import ERR_USAGE, EXIT_FINDINGS, Context, emit_json, emit_lines, fail
-from skillbook.cli.registry_cmd import actor_name, hub_settings, registry_cmd, store_options
+from skillbook.cli.registry_store import actor_name, hub_settings, store_options
 
 
-@registry_cmd.group("token")
+@click.group("token")
 def token_cmd() -> None:
     """Create, list and revoke publish tokens."""
 
@@ -112,7 +112,7 @@ def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str)
     emit_lines([f"revoked token {row.id} ({row.prefix}…) of @{row.handle}"])
 
 
-@registry_cmd.command("held")
+@click.command("held")
 @store_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
@@ -174,7 +174,7 @@ def _admin_change(
 REASON = click.option("--reason", required=True, help="Why (kept in the audit log).")
 
 
-@registry_cmd.command("release")
+@click.command("release")
 @store_options
 @click.argument("slug")
 @click.argument("version")
@@ -190,7 +190,7 @@ def release_cmd(
     emit_lines([f"released {slug}@{version}"])
 
 
-@registry_cmd.command("hold")
+@click.command("hold")
 @store_options
 @click.argument("slug")
 @click.argument("version")
@@ -206,7 +206,7 @@ def hold_cmd(
     emit_lines([f"held {slug}@{version}"])
 
 
-@registry_cmd.command("tag")
+@click.command("tag")
 @store_options
 @click.argument("slug")
 @click.argument("version")
@@ -223,7 +223,7 @@ def tag_cmd(
     emit_lines([f"{slug}: {tag} -> {version}"])
 
 
-@registry_cmd.command("delete")
+@click.command("delete")
 @store_options
 @click.argument("slug")
 @click.argument("version", required=False)
@@ -239,7 +239,7 @@ def delete_cmd(
     emit_lines([f"deleted {slug}@{v}" for v in gone] or [f"deleted {slug}"])
 
 
-@registry_cmd.command("audit")
+@click.command("audit")
 @store_options
 @click.option(
     "-n",
@@ -279,3 +279,15 @@ def audit_cmd(obj: Context, db: str | None, blobs: str | None, limit: int, as_js
         target = f"{r['slug']}@{r['version']}" if r["version"] else (r["slug"] or "")
         lines.append(f"{when}  {r['actor']:<16} {r['action']:<13} {target}".rstrip())
     emit_lines(lines or ["No audit entries."])
+
+
+#: Added to ``skillbook registry`` by :mod:`skillbook.cli.registry_cmd`.
+ADMIN_COMMANDS: tuple[click.Command, ...] = (
+    token_cmd,
+    held_cmd,
+    release_cmd,
+    hold_cmd,
+    tag_cmd,
+    delete_cmd,
+    audit_cmd,
+)

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Final
 
 import click
 
-from skillbook.cli.app import EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.confirm import TerminalConfirm, exec_policy
+from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.learning import Learning, learn_options, lines_of
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
@@ -35,7 +35,7 @@ from skillbook.cli.render import clean
 from skillbook.runtime.agent import Agent
 
 if TYPE_CHECKING:
-    from skillbook.runtime.agent import InvokeResult
+    from skillbook.runtime.turn import InvokeResult
 
 EXIT_MODEL_ERROR: Final = 3
 EXIT_STEP_LIMIT: Final = 4

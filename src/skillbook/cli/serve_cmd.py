@@ -26,7 +26,7 @@ DEFAULT_PORT = 8000
 
 
 def _loader(obj: object) -> Loader:
-    from skillbook.cli.app import Context
+    from skillbook.cli.context import Context
 
     assert isinstance(obj, Context)
     return obj.loader()
@@ -97,7 +97,7 @@ def serve_cmd(
     read_skill tool for hosts without it). Reloads when skill folders change."""
     import os
 
-    from skillbook.cli.app import fail
+    from skillbook.cli.context import fail
 
     try:
         from skillbook.mcp._startup import server_imports

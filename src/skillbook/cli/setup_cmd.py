@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from skillbook.cli.app import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines
+from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines
 from skillbook.cli.progress import terminal_progress as _progress
 from skillbook.cli.render import STATUS_TEXT, clean
 

@@ -16,7 +16,6 @@ from typing import Final
 
 import click
 
-from skillbook.cli.app import Group
 from skillbook.cli.context import ERR_USAGE, fail
 from skillbook.cli.groups import SubcommandGroup
 
@@ -41,8 +40,9 @@ class OpenClawSkills(SubcommandGroup):
         return root.command.get_command(root, cmd_name)
 
     def spellings(self, ctx: click.Context) -> list[str]:
+        # The root group (cli.app's, which imports this module lazily) knows its aliases.
         root = ctx.find_root().command
-        if isinstance(root, Group):
+        if isinstance(root, SubcommandGroup) and root is not self:
             return [n for n in root.spellings(ctx.find_root()) if n != "skills"]
         return list(OPENCLAW_SKILLS)
 

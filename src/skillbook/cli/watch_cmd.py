@@ -31,7 +31,7 @@ INDENT = "    "
 
 
 def _loader(obj: object) -> Loader:
-    from skillbook.cli.app import Context
+    from skillbook.cli.context import Context
 
     assert isinstance(obj, Context)
     return obj.loader()

@@ -1,7 +1,7 @@
 """The experience engine: skills written from successful runs, reviewed before use.
 
-An edge package (the core never imports it; the runtime knows only the
-:class:`~skillbook.runtime.recording.TurnRecorder` protocol). One concept per module:
+A part above the runtime and distribution (the runtime knows only the
+:class:`~skillbook.runtime.recording.TurnRecorder` protocol, which the engine implements). One concept per module:
 
 * :mod:`.record`, :mod:`.recorder`, :mod:`.store` — sessions as JSON Lines under
   ``<state dir>/sessions``;

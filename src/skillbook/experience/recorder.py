@@ -42,7 +42,9 @@ from skillbook.experience.redaction import (
     model_secrets,
 )
 from skillbook.experience.store import SessionStore, new_session_id
-from skillbook.runtime.agent import (
+from skillbook.runtime.env import is_sensitive
+from skillbook.runtime.tools import ExecTool, ToolResult
+from skillbook.runtime.turn import (
     InvokeResult,
     ToolDeclined,
     ToolFinished,
@@ -50,13 +52,12 @@ from skillbook.runtime.agent import (
     TurnEnded,
     TurnResult,
 )
-from skillbook.runtime.env import is_sensitive
-from skillbook.runtime.tools import ExecTool, ToolResult
 
 if TYPE_CHECKING:
     from skillbook.runtime._proc import Plan
-    from skillbook.runtime.agent import Agent, AgentEvent
     from skillbook.runtime.providers.base import ToolCall
+    from skillbook.runtime.recording import RecordedAgent
+    from skillbook.runtime.turn import AgentEvent
 
 __all__ = ["MIN_SECRET_CHARS", "SessionRecorder"]
 
@@ -93,7 +94,7 @@ class SessionRecorder:
         #: The last finished session, redacted as saved.
         self.last: SessionRecord | None = None
         self._record: SessionRecord | None = None
-        self._agent: Agent | None = None
+        self._agent: RecordedAgent | None = None
         self._tools: dict[str, ToolEntry] = {}
         self._clocks: dict[str, float] = {}
         self._skill_of: dict[str, str | None] = {}
@@ -102,7 +103,7 @@ class SessionRecorder:
 
     # ------------------------------------------------------------------ TurnRecorder
 
-    def begin(self, text: str, agent: Agent) -> None:
+    def begin(self, text: str, agent: RecordedAgent) -> None:
         book = agent.book
         now = self.clock()
         self._agent = agent
@@ -250,11 +251,11 @@ class SessionRecorder:
         return clean
 
 
-def _exec_tool(agent: Agent) -> ExecTool | None:
+def _exec_tool(agent: RecordedAgent) -> ExecTool | None:
     return next((t for t in agent.tools if isinstance(t, ExecTool)), None)
 
 
-def _redactor_for(agent: Agent, extra: Iterable[str]) -> Redactor:
+def _redactor_for(agent: RecordedAgent, extra: Iterable[str]) -> Redactor:
     """Every secret the agent's book, environment, exec tool and model know of."""
     book = agent.book
     tool = _exec_tool(agent)

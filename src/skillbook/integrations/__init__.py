@@ -1,7 +1,7 @@
 """Adapters that give other agent frameworks skillbook's skills.
 
-Each module imports its framework when it is imported, and only then; nothing in
-skillbook's core imports this package. All three hand the framework the same three
+Each module imports its framework when it is imported, and only then; only the
+command line sits above this package. All three hand the framework the same three
 things, built from one :class:`~skillbook.pipeline.book.SkillBook`: the instructions text (base
 instructions and the ``## Skills (mandatory)`` catalog section), the ``read`` and
 ``exec`` tools of :mod:`skillbook.runtime.tools`, and slash-command handling (§6).

@@ -96,7 +96,11 @@ def runtime_tools(book: SkillBook, *, env: Mapping[str, str] | None = None) -> t
     leaves skills out of the catalog."""
     tools: tuple[Tool, ...] = tuple(default_tools(book, env=env))
     plan = _selection_plan(book, env)
-    return (*tools, plan.find_tool()) if plan is not None else tools
+    if plan is None:
+        return tools
+    from skillbook.runtime.find_skills import find_tool
+
+    return (*tools, find_tool(plan))
 
 
 def adapter_tools(

@@ -3,6 +3,8 @@
 ``build_server(loader_or_session)`` gives an ``mcp`` server publishing the skills with
 the Skills extension (``io.modelcontextprotocol/skills``) and fallbacks for hosts that
 lack it; ``serve(...)`` runs one over stdio or streamable HTTP. See ``docs/mcp.md``.
+The other way round, ``client``, ``remote_source``, ``remote_catalog`` and ``source``
+read skills from MCP servers (the ``skills.mcp`` skill source).
 
 Names load lazily: importing ``skillbook.mcp._skillfiles`` (digests, URIs, manifests)
 does not import the ``mcp`` SDK.

@@ -25,12 +25,13 @@ import contextlib
 import json
 import logging
 import os
-import signal
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any, Final
 
 import httpx2
+
+from skillbook.runtime.process_group import kill_group
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -278,13 +279,8 @@ async def capped_stdio_client(
                         await process.stdin.aclose()
                 with anyio.move_on_after(STDIO_EXIT_GRACE_S):
                     await process.wait()
-                _kill_group(process.pid)  # the server, or what it left behind
+                if os.name == "posix":
+                    kill_group(process.pid)  # the server, or what it left behind
                 with anyio.move_on_after(STDIO_EXIT_GRACE_S):
                     await process.aclose()  # its pipes and its transport
             tg.cancel_scope.cancel()
-
-
-def _kill_group(pid: int) -> None:
-    if os.name == "posix":
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)

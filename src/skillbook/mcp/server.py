@@ -306,7 +306,9 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
         tools = [tool]
         plan = self._plan(await self.state())
         if plan is not None:
-            find = plan.find_tool()
+            from skillbook.runtime.find_skills import find_tool
+
+            find = find_tool(plan)
             tools.append(
                 types.Tool(
                     name=find.name,
@@ -334,7 +336,9 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
     ) -> types.CallToolResult:
         plan = self._plan(await self.state()) if params.name == "find_skills" else None
         if plan is not None:
-            found = await anyio.to_thread.run_sync(plan.find_tool().run, params.arguments or {})
+            from skillbook.runtime.find_skills import find_tool
+
+            found = await anyio.to_thread.run_sync(find_tool(plan).run, params.arguments or {})
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=found.text)], is_error=found.is_error
             )

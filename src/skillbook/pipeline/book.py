@@ -4,9 +4,12 @@
 >>> book = skillbook.load("~/my-workspace")
 >>> print(book.prompt)
 
-:func:`load` builds one :class:`SkillBook`; :class:`Loader` keeps the caches
-(parsed files, PATH lookups) so that building again after a change is cheap.
-The facade has no logic of its own: each step is a call into one stage module.
+:func:`load` builds one :class:`SkillBook`. :class:`Loader` runs the stages in order:
+config and plugins, the sources and their discovery, the legacy manifest keys dropped,
+strict mode's split, the gates, the agent's skill filter, the catalog within the
+agent's budget; the status report and commands are made on first use. It owns what
+makes the next build cheap (the parse store, the root, merge, gate, status and catalog
+memos, PATH lookups) and pauses the cyclic garbage collector while it builds.
 """
 
 from __future__ import annotations

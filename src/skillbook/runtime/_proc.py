@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.runtime.process_group import exited, kill_group
 from skillbook.runtime.secrets import redact
 
 #: After the shell exits, how long background children may keep the pipe open.
@@ -82,26 +83,6 @@ def signal_name(number: int) -> str:
         return str(number)
 
 
-def kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
-        os.killpg(pid, signal.SIGKILL)
-
-
-def exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the shell exited, without reaping it: until it is reaped its pid, which
-    is also its group's id, cannot be reused, so killing the group is safe."""
-    if proc.returncode is not None:
-        return True
-    waitid = getattr(os, "waitid", None)
-    if waitid is None:  # pragma: no cover - POSIX platforms without waitid
-        return proc.poll() is not None
-    try:
-        info = waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return proc.poll() is not None
-    return info is not None
-
-
 def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:
     col = Collector(keep)
     proc = subprocess.Popen(
@@ -116,52 +97,78 @@ def run_posix(plan: Plan, keep: int) -> tuple[Collector, int | None, bool]:
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
-    deadline = time.monotonic() + plan.timeout
-    drain_end: float | None = None
-    timed_out = False
+    run = _PosixRun(plan, proc, fd, col, deadline=time.monotonic() + plan.timeout)
     try:
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
-            eof = False
-            while not eof:
-                now = time.monotonic()
-                if not exited(proc):
-                    if now >= deadline:
-                        timed_out = True
-                        break
-                    wait = deadline - now
-                else:
-                    if drain_end is None:
-                        if not plan.detach:
-                            kill_group(proc.pid)  # its background children end with it
-                        drain_end = now + DEFAULT_DRAIN_GRACE_S
-                    if now >= drain_end:
-                        break
-                    wait = drain_end - now
-                if sel.select(min(wait, _POLL_S)):
-                    eof = not read_into(fd, col)
-            # Closed its output but still running: wait for it (unreaped, as above).
-            while not timed_out and not exited(proc):
-                if time.monotonic() >= deadline:
-                    timed_out = True
-                else:
-                    time.sleep(_POLL_S)
-            if not timed_out and drain_end is None and not plan.detach:
-                kill_group(proc.pid)
-            if timed_out:
-                kill_group(proc.pid)
-                proc.wait()
-                end = time.monotonic() + DEFAULT_DRAIN_GRACE_S
-                while time.monotonic() < end and sel.select(_POLL_S):
-                    if not read_into(fd, col):
-                        break
+            run.read(sel)
+            run.wait_for_exit()
+            run.end(sel)
     finally:
         if proc.returncode is None:
             if not plan.detach or not exited(proc):
                 kill_group(proc.pid)
             proc.wait()
         proc.stdout.close()
-    return col, proc.returncode, timed_out
+    return col, proc.returncode, run.timed_out
+
+
+@dataclass(slots=True)
+class _PosixRun:
+    """One command of :func:`run_posix` in steps: read, wait for the shell, end the group."""
+
+    plan: Plan
+    proc: subprocess.Popen[bytes]
+    fd: int
+    col: Collector
+    deadline: float
+    #: When reading stops after the shell exited (background children may hold the pipe).
+    drain_end: float | None = None
+    timed_out: bool = False
+
+    def read(self, sel: selectors.BaseSelector) -> None:
+        """Collect output until end of file, the deadline, or the drain grace."""
+        eof = False
+        while not eof:
+            wait = self._wait()
+            if wait is None:
+                return
+            if sel.select(min(wait, _POLL_S)):
+                eof = not read_into(self.fd, self.col)
+
+    def _wait(self) -> float | None:
+        """How long to wait for output now; None: stop reading."""
+        now = time.monotonic()
+        if not exited(self.proc):
+            if now >= self.deadline:
+                self.timed_out = True
+                return None
+            return self.deadline - now
+        if self.drain_end is None:
+            if not self.plan.detach:
+                kill_group(self.proc.pid)  # its background children end with it
+            self.drain_end = now + DEFAULT_DRAIN_GRACE_S
+        return None if now >= self.drain_end else self.drain_end - now
+
+    def wait_for_exit(self) -> None:
+        """Closed its output but still running: wait for it (unreaped, as in ``_wait``)."""
+        while not self.timed_out and not exited(self.proc):
+            if time.monotonic() >= self.deadline:
+                self.timed_out = True
+            else:
+                time.sleep(_POLL_S)
+
+    def end(self, sel: selectors.BaseSelector) -> None:
+        """End the group; after a timeout, keep what it printed while dying."""
+        if not self.timed_out and self.drain_end is None and not self.plan.detach:
+            kill_group(self.proc.pid)
+        if self.timed_out:
+            kill_group(self.proc.pid)
+            self.proc.wait()
+            end = time.monotonic() + DEFAULT_DRAIN_GRACE_S
+            while time.monotonic() < end and sel.select(_POLL_S):
+                if not read_into(self.fd, self.col):
+                    break
 
 
 def read_into(fd: int, col: Collector) -> bool:

@@ -3,8 +3,9 @@
 Input: a :class:`~skillbook.pipeline.book.SkillBook` (or a
 :class:`~skillbook.runtime.session.SkillSession`, refreshed at each turn's start), a
 :class:`~skillbook.runtime.providers.ChatModel` and tools (default: ``read`` and
-``exec`` over the book's eligible skills). Output: :class:`TurnResult` values and,
-while a turn runs, :data:`AgentEvent` values for user interfaces.
+``exec`` over the book's eligible skills). Output:
+:class:`~skillbook.runtime.turn.TurnResult` values and, while a turn runs,
+:data:`~skillbook.runtime.turn.AgentEvent` values for user interfaces.
 
 The system prompt is the base instructions, a newline, and the book's
 ``## Skills (mandatory)`` section (§5.5; left out when no skill is in the catalog).
@@ -35,7 +36,6 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from skillbook.errors import ModelNotConfigured
@@ -53,6 +53,17 @@ from skillbook.runtime.providers.base import (
 )
 from skillbook.runtime.recording import TurnRecorder, notify, recording_approver
 from skillbook.runtime.tools import ExecTool, ReadTool, Tool, ToolResult
+from skillbook.runtime.turn import (
+    AgentEvent,
+    EventHandler,
+    InvokeResult,
+    ToolDeclined,
+    ToolFinished,
+    ToolRun,
+    ToolStarted,
+    TurnEnded,
+    TurnResult,
+)
 
 if TYPE_CHECKING:
     from skillbook.model import Skill
@@ -65,17 +76,9 @@ __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "DEFAULT_MAX_STEPS",
     "Agent",
-    "AgentEvent",
     "Approver",
     "ExecPolicy",
-    "InvokeResult",
     "TextDelta",
-    "ToolDeclined",
-    "ToolFinished",
-    "ToolRun",
-    "ToolStarted",
-    "TurnEnded",
-    "TurnResult",
     "default_tools",
     "dispatch_arguments",
 ]
@@ -93,95 +96,6 @@ DEFAULT_INSTRUCTIONS: Final = (
 )
 DONE_TEXT: Final = "✅ Done."
 STEP_LIMIT_RESULT: Final = "not run: the agent reached its step limit"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolRun:
-    """A tool call and what it returned; ``skill`` is the skill it read or ran as."""
-
-    call: ToolCall
-    result: ToolResult
-    skill: str | None = None
-    #: The call never ran: the user declined it or the exec policy refused it.
-    declined: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            **self.call.to_json(),
-            "skill": self.skill,
-            "isError": self.result.is_error,
-            "declined": self.declined,
-            "result": self.result.text,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class TurnResult:
-    final_text: str
-    #: Model calls made.
-    steps: int
-    tool_calls: tuple[ToolRun, ...]
-    #: The whole conversation after the turn: pass it as the next turn's history.
-    messages: tuple[Message, ...]
-    #: ``answer`` (the model answered) or ``max-steps``.
-    stop: str = "answer"
-    #: What the agent added to the model's text (the step-limit note), else "".
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class InvokeResult:
-    """One :meth:`Agent.invoke`: the reply text and how it came about."""
-
-    text: str
-    invocation: Invocation | None = None
-    #: True when a command ran without the model (``command-dispatch: tool`` or
-    #: ``commandExec``).
-    dispatched: bool = False
-    is_error: bool = False
-    turn: TurnResult | None = None
-    tool_run: ToolRun | None = None
-
-    @property
-    def messages(self) -> tuple[Message, ...]:
-        return self.turn.messages if self.turn is not None else ()
-
-
-@dataclass(frozen=True, slots=True)
-class ToolStarted:
-    """A tool call is about to run; ``target`` is the path read or the command run."""
-
-    call: ToolCall
-    skill: str | None
-    target: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolFinished:
-    call: ToolCall
-    result: ToolResult
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDeclined:
-    """A model's ``exec`` call did not run (no start/finish events): the user declined
-    it (``asked``), or the policy refused it with no one to ask."""
-
-    call: ToolCall
-    skill: str | None
-    target: str
-    #: The tool error the model got.
-    message: str = DECLINED_RESULT
-    asked: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class TurnEnded:
-    result: TurnResult
-
-
-AgentEvent = TextDelta | ToolStarted | ToolFinished | ToolDeclined | TurnEnded
-EventHandler = Callable[[AgentEvent], "Awaitable[None] | None"]
 
 
 def command_call_id() -> str:
@@ -293,7 +207,9 @@ class Agent:
     def _default_tools(self) -> tuple[Tool, ...]:
         tools: tuple[Tool, ...] = default_tools(self._book, env=self.env)
         if self.selection is not None:
-            tools = (*tools, self.selection.find_tool())
+            from skillbook.runtime.find_skills import find_tool
+
+            tools = (*tools, find_tool(self.selection))
         return tools
 
     def system_prompt(self) -> str:

@@ -48,7 +48,7 @@ from types import MappingProxyType
 from typing import Final
 
 from skillbook.base.js import utf16_len
-from skillbook.config.file import Config, SecretRef
+from skillbook.config.file import Config, SecretRef, SkillEntryConfig
 from skillbook.errors import SecretError
 from skillbook.model import Skill
 from skillbook.runtime.secrets import SecretLookup, ref_label, template_ref
@@ -284,33 +284,9 @@ def skill_env(
     entry = config.entry(key)
     if entry is None:
         return SkillEnv(skill_key=key)
-    meta = skill.metadata
-    primary = (meta.primary_env or "").strip() if meta is not None else ""
-    required = meta.requires.env if meta is not None and meta.requires is not None else ()
-    allowed_sensitive = {e.strip() for e in (primary, *required) if e.strip()}
-
-    pending: dict[str, str] = {}
-    for raw_key, value in entry.env.items():
-        env_key = raw_key.strip()
-        if env_key and value and env_key not in base_env:
-            pending[env_key] = value
-    if primary and primary not in pending and primary not in base_env:
-        api_key = _api_key(entry.api_key, key, resolver)
-        if api_key:
-            pending[primary] = api_key
-
-    values: dict[str, str] = {}
-    blocked: list[tuple[str, str]] = []
-    warnings: list[str] = []
-    for env_key, value in pending.items():
-        reason = _refusal(env_key, value, allowed_sensitive)
-        if reason is not None:
-            blocked.append((env_key, reason))
-            continue
-        warning = _value_warning(value)
-        if warning is not None:
-            warnings.append(f"{env_key}: {warning}")
-        values[env_key] = value
+    primary, allowed_sensitive = _declared(skill)
+    pending = _pending(entry, key, primary, base_env, resolver)
+    values, blocked, warnings = _admitted(pending, allowed_sensitive)
     if blocked:
         log.warning("Blocked skill env overrides for %s: %s", key, ", ".join(k for k, _ in blocked))
     if warnings:
@@ -323,6 +299,53 @@ def skill_env(
         warnings=tuple(warnings),
         secret_keys=secret_keys,
     )
+
+
+def _declared(skill: Skill) -> tuple[str, set[str]]:
+    """The skill's ``primaryEnv``, and the sensitive names it may set (it declares them)."""
+    meta = skill.metadata
+    primary = (meta.primary_env or "").strip() if meta is not None else ""
+    required = meta.requires.env if meta is not None and meta.requires is not None else ()
+    return primary, {e.strip() for e in (primary, *required) if e.strip()}
+
+
+def _pending(
+    entry: SkillEntryConfig,
+    key: str,
+    primary: str,
+    base_env: Mapping[str, str],
+    resolver: SecretLookup | None,
+) -> dict[str, str]:
+    """The entry's ``env`` and its ``apiKey`` as ``primaryEnv``, for names not set already."""
+    pending: dict[str, str] = {}
+    for raw_key, value in entry.env.items():
+        env_key = raw_key.strip()
+        if env_key and value and env_key not in base_env:
+            pending[env_key] = value
+    if primary and primary not in pending and primary not in base_env:
+        api_key = _api_key(entry.api_key, key, resolver)
+        if api_key:
+            pending[primary] = api_key
+    return pending
+
+
+def _admitted(
+    pending: Mapping[str, str], allowed_sensitive: set[str]
+) -> tuple[dict[str, str], list[tuple[str, str]], list[str]]:
+    """The values let through, the ones blocked with why, and warnings about the kept ones."""
+    values: dict[str, str] = {}
+    blocked: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    for env_key, value in pending.items():
+        reason = _refusal(env_key, value, allowed_sensitive)
+        if reason is not None:
+            blocked.append((env_key, reason))
+            continue
+        warning = _value_warning(value)
+        if warning is not None:
+            warnings.append(f"{env_key}: {warning}")
+        values[env_key] = value
+    return values, blocked, warnings
 
 
 def _api_key(value: str | SecretRef | None, key: str, resolver: SecretLookup | None) -> str:

@@ -15,13 +15,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from skillbook.pipeline.prompt.skills_section import compact_skill_paths, format_skills_for_prompt
 from skillbook.runtime.tools import ToolResult
 from skillbook.selection.selector import Selector
 
-__all__ = ["DEFAULT_FIND_LIMIT", "FIND_SKILLS_SCHEMA", "FindSkillsTool"]
+if TYPE_CHECKING:
+    from skillbook.selection.plan import SelectionPlan
+
+__all__ = ["DEFAULT_FIND_LIMIT", "FIND_SKILLS_SCHEMA", "FindSkillsTool", "find_tool"]
 
 DEFAULT_FIND_LIMIT: Final = 5
 MAX_FIND_LIMIT: Final = 20
@@ -88,3 +91,10 @@ class FindSkillsTool:
             return ToolResult(f"No skill matches {query!r}. Answer without a skill.")
         shown = compact_skill_paths(found, self.homes)
         return ToolResult(format_skills_for_prompt(shown).lstrip("\n"))
+
+
+def find_tool(plan: SelectionPlan) -> FindSkillsTool:
+    """``find_skills`` over every eligible skill of ``plan``, with its catalog's home paths.
+
+    It lives here, not on the plan: selection ranks, the runtime owns the tools."""
+    return FindSkillsTool(plan.selector, homes=plan.homes)

@@ -1,5 +1,9 @@
 """The hook through which an :class:`~skillbook.runtime.agent.Agent` reports a session.
 
+The recorder seam: the agent calls a :class:`TurnRecorder` and shows it a
+:class:`RecordedAgent`; both are protocols, so this module imports neither the agent
+loop nor the experience engine, only the turn's values (:mod:`skillbook.runtime.turn`).
+
 Input: what happens in one :meth:`Agent.invoke` or :meth:`Agent.run_turn` call (the
 request, every agent event, each approval the user gave or refused, the result or the
 exception that ended it). Output: calls on a :class:`TurnRecorder`, which may write
@@ -17,19 +21,40 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from skillbook.runtime.agent import Agent, AgentEvent, InvokeResult, TurnResult
-    from skillbook.runtime.providers.base import ToolCall
+    from skillbook.pipeline.book import SkillBook
+    from skillbook.runtime.providers.base import ChatModel, ToolCall
+    from skillbook.runtime.tools import Tool
+    from skillbook.runtime.turn import AgentEvent, InvokeResult, TurnResult
 
-__all__ = ["TurnRecorder", "notify", "recording_approver"]
+__all__ = ["RecordedAgent", "TurnRecorder", "notify", "recording_approver"]
 
 _log = logging.getLogger("skillbook.agent")
+
+
+class RecordedAgent(Protocol):
+    """What a recorder may read of the agent running a request (an ``Agent`` is one)."""
+
+    @property
+    def book(self) -> SkillBook:
+        """The skill book the request runs over."""
+        ...
+
+    @property
+    def model(self) -> ChatModel | None:
+        """The chat model, None when only commands run."""
+        ...
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools the model may call."""
+        ...
 
 
 @runtime_checkable
 class TurnRecorder(Protocol):
     """Receives one request at a time, from :meth:`begin` to :meth:`end`."""
 
-    def begin(self, text: str, agent: Agent) -> None:
+    def begin(self, text: str, agent: RecordedAgent) -> None:
         """A request starts: the text the user sent, and the agent that runs it."""
         ...
 

@@ -56,6 +56,7 @@ from typing import Any, Final, Protocol
 
 from skillbook.config.file import Config, SecretRef
 from skillbook.errors import SecretError
+from skillbook.runtime.process_group import exited, kill_group
 
 __all__ = [
     "DEFAULT_EXEC_TIMEOUT_MS",
@@ -338,24 +339,9 @@ def _json_pointer(document: Any, ref: SecretRef, key: str, file: Path) -> str:
 def _from_exec(
     ref: SecretRef, key: str, provider: Mapping[str, Any], env: Mapping[str, str]
 ) -> str:
-    where = f"secrets.providers.{ref.provider}"
-    command = provider.get("command")
-    openclaw_form = isinstance(command, str)
-    if openclaw_form:
-        extra = provider.get("args", [])
-        argv = [str(command), *extra] if isinstance(extra, list) else None
-    elif isinstance(command, list) and command and all(isinstance(c, str) for c in command):
-        argv = [*command, ref.id]
-    else:
-        argv = None
-    if not argv or not all(isinstance(a, str) for a in argv) or not argv[0].strip():
-        raise _error(key, ref, f"{where}.command must be a non-empty list of strings")
-    argv[0] = os.path.expanduser(argv[0])
-    if "passEnv" in provider or "env" in provider:
-        child_env = {k: env[k] for k in provider.get("passEnv") or [] if k in env}
-        child_env.update({str(k): str(v) for k, v in dict(provider.get("env") or {}).items()})
-    else:
-        child_env = dict(env)
+    openclaw_form = isinstance(provider.get("command"), str)
+    argv = _exec_argv(ref, key, provider)
+    child_env = _exec_env(provider, env)
     timeout_ms = _positive_int(provider.get("timeoutMs"), DEFAULT_EXEC_TIMEOUT_MS)
     max_out = _positive_int(provider.get("maxOutputBytes"), DEFAULT_EXEC_MAX_OUTPUT_BYTES)
     request = json.dumps({"protocolVersion": 1, "provider": ref.provider, "ids": [ref.id]})
@@ -365,6 +351,37 @@ def _from_exec(
         if ran == _TIMED_OUT:
             raise _error(key, ref, f'exec provider "{ref.provider}" timed out after {timeout_ms}ms')
         raise _error(key, ref, f'exec provider "{ref.provider}" could not run {argv[0]}: {ran}')
+    text = _exec_output(ran, ref, key, max_out)
+    return _exec_value(text, ref, key, json_only=bool(provider.get("jsonOnly", openclaw_form)))
+
+
+def _exec_argv(ref: SecretRef, key: str, provider: Mapping[str, Any]) -> list[str]:
+    """The provider's command line: OpenClaw's ``command`` + ``args`` (the id goes on
+    stdin), or skillbook's ``command`` list with the id appended."""
+    command = provider.get("command")
+    argv: list[Any] | None = None
+    if isinstance(command, str):
+        extra = provider.get("args", [])
+        argv = [command, *extra] if isinstance(extra, list) else None
+    elif isinstance(command, list) and command and all(isinstance(c, str) for c in command):
+        argv = [*command, ref.id]
+    if not argv or not all(isinstance(a, str) for a in argv) or not argv[0].strip():
+        where = f"secrets.providers.{ref.provider}"
+        raise _error(key, ref, f"{where}.command must be a non-empty list of strings")
+    return [os.path.expanduser(argv[0]), *argv[1:]]
+
+
+def _exec_env(provider: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """With ``passEnv`` or ``env`` only those variables, else the resolver's environment."""
+    if "passEnv" not in provider and "env" not in provider:
+        return dict(env)
+    child_env = {k: env[k] for k in provider.get("passEnv") or [] if k in env}
+    child_env.update({str(k): str(v) for k, v in dict(provider.get("env") or {}).items()})
+    return child_env
+
+
+def _exec_output(ran: tuple[int, bytes], ref: SecretRef, key: str, max_out: int) -> str:
+    """The provider's stdout as text, when it exited 0 and printed something not too long."""
     code, stdout = ran
     if code != 0:
         raise _error(key, ref, f'exec provider "{ref.provider}" exited with code {code}')
@@ -373,7 +390,7 @@ def _from_exec(
     text = stdout.decode("utf-8", errors="replace").strip()
     if not text:
         raise _error(key, ref, f'exec provider "{ref.provider}" printed nothing')
-    return _exec_value(text, ref, key, json_only=bool(provider.get("jsonOnly", openclaw_form)))
+    return text
 
 
 _TIMED_OUT: Final = "timed out"
@@ -389,8 +406,6 @@ def _run_provider(
     as it exits, so neither it nor a child it left behind keeps running (or keeps its
     output pipe open). Partial output is never kept: it may hold the secret.
     """
-    from skillbook.runtime._proc import exited, kill_group  # _proc imports this module
-
     try:
         proc = subprocess.Popen(
             argv,

@@ -3,8 +3,8 @@
 Input: the loaded skills (usually ``SkillBook.eligible``), and for ``exec`` the
 config, a base environment and a secret resolver. Output: objects with ``name``,
 ``description``, a JSON Schema ``schema`` and ``run(args) -> ToolResult`` /
-``await arun(args)``, usable from any agent loop; :func:`openai_tool_spec` and
-:func:`anthropic_tool_spec` give the declarations those APIs expect. Bad arguments,
+``await arun(args)``, usable from any agent loop (each provider in
+:mod:`skillbook.runtime.providers` declares them as its API expects). Bad arguments,
 refused paths, failing commands and timeouts come back as ``ToolResult(is_error=True)``
 with a message for the model, never as exceptions.
 
@@ -67,8 +67,6 @@ __all__ = [
     "ReadTool",
     "Tool",
     "ToolResult",
-    "anthropic_tool_spec",
-    "openai_tool_spec",
 ]
 
 DEFAULT_READ_MAX_BYTES: Final = 256_000
@@ -102,19 +100,6 @@ class Tool(Protocol):
     def schema(self) -> dict[str, Any]: ...
     def run(self, args: Mapping[str, Any]) -> ToolResult: ...
     async def arun(self, args: Mapping[str, Any]) -> ToolResult: ...
-
-
-def openai_tool_spec(tool: Tool) -> dict[str, Any]:
-    """``{"type": "function", "function": {name, description, parameters}}``."""
-    return {
-        "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": tool.schema},
-    }
-
-
-def anthropic_tool_spec(tool: Tool) -> dict[str, Any]:
-    """``{name, description, input_schema}``."""
-    return {"name": tool.name, "description": tool.description, "input_schema": tool.schema}
 
 
 def _check_args(args: Any, schema: Mapping[str, Any]) -> str | None:

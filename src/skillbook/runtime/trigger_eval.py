@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook.runtime.agent import Agent
+from skillbook.runtime.find_skills import find_tool
 from skillbook.runtime.providers.base import ChatModel
 from skillbook.runtime.tools import ReadTool, Tool
 from skillbook.selection.evaluate import LabelledQuery
@@ -115,7 +116,7 @@ def _agent(book: SkillBook, model: ChatModel, mode: str, env: Mapping[str, str])
         workspace=variant.workspace,
     )
     plan = plan_for(variant, env=env) if mode == "on" else None
-    tools: tuple[Tool, ...] = (read, plan.find_tool()) if plan is not None else (read,)
+    tools: tuple[Tool, ...] = (read, find_tool(plan)) if plan is not None else (read,)
     agent = Agent(variant, model, tools=tools, max_steps=DEFAULT_MAX_STEPS, env=env)
     agent.selection = plan  # one selector for the per-request block and find_skills
     return agent

@@ -4,7 +4,7 @@
     report = scan_path(Path("skills/weather"))
     if report.blocking(): ...
 
-The package is an edge: the core never imports it. Modules, one concept each:
+A part above the pipeline: it may read skills, the pipeline never imports it. Modules:
 ``findings`` (result types), ``catalog`` (rule ids and fixes), ``document`` (a text
 file's layout), ``keywords`` (the one-pass keyword prefilter), ``rules_*`` (rule
 families), ``context`` (demotion), ``walk`` (bounded file listing), ``rules_version``

@@ -14,8 +14,8 @@ per-request block, ``find_skills``), :mod:`~skillbook.selection.eligibility` (wh
 matching skill is not offered),
 :mod:`~skillbook.selection.evaluate` and :mod:`~skillbook.runtime.trigger_eval`.
 
-An edge package: the core never imports it, and importing it loads no model and no
-numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
+A part above security and below the runtime: the pipeline never imports it, and
+importing it loads no model and no numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
 """
 
 from skillbook.selection.router import Route, route

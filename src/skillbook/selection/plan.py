@@ -13,7 +13,8 @@ skills. Output: a :class:`SelectionPlan` with
   ``<available_skills>`` format, to put in front of the user's message. It becomes
   part of the conversation, so earlier turns (and their cache) never change; a
   request no skill fits gets no block at all;
-- :meth:`~SelectionPlan.find_tool`: ``find_skills`` over every eligible skill.
+- :attr:`~SelectionPlan.selector`: the ranking over every eligible skill, which the
+  runtime's ``find_skills`` tool (:func:`skillbook.runtime.find_skills.find_tool`) searches.
 
 The skills a turn lists are the router's (:func:`~skillbook.selection.router.route`):
 one skill for ``direct``, the close ones for ``ambiguous``, none for ``nomatch``. With
@@ -42,7 +43,6 @@ from skillbook.pipeline.prompt.skills_section import (
     is_prompt_visible,
     skills_section,
 )
-from skillbook.runtime.find_skills import FindSkillsTool
 from skillbook.selection.router import Route, catalog_formatter, route_selection
 from skillbook.selection.selector import Selection, Selector
 
@@ -203,9 +203,6 @@ class SelectionPlan:
         if not skills:
             return ""
         return skills_section(self.format_catalog(skills), read_tool=read_tool)
-
-    def find_tool(self) -> FindSkillsTool:
-        return FindSkillsTool(self.selector, homes=self.homes)
 
 
 def plan_for(

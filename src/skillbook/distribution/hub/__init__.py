@@ -3,10 +3,10 @@
 The clients are unchanged: ``openclaw skills install`` (2026.4 and 2026.9), the
 ``clawhub`` CLI (``install``, ``update``, ``search``, ``publish``) and ``skillbook
 install`` read and write it through the HTTP API of ``docs/clawhub-api`` (spec
-``clawhub-api.md``). The package is an edge: the core never imports it, and nothing
-here is imported by ``import skillbook``. Its heavy dependencies (SQLAlchemy, Alembic,
-Starlette, uvicorn, boto3, psycopg; Jinja2, markdown-it-py and nh3 for the pages) come
-with ``pip install "skillbook[registry]"``.
+``clawhub-api.md``). Part of :mod:`skillbook.distribution`; nothing here is imported
+by ``import skillbook``. Its heavy dependencies (SQLAlchemy, Alembic, Starlette,
+uvicorn, boto3, psycopg; Jinja2, markdown-it-py and nh3 for the pages) come with
+``pip install "skillbook[registry]"``.
 
 Modules, one concept each:
 

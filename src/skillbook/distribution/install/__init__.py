@@ -26,7 +26,7 @@ Typical use::
     outcome = run_setup(plan)      # calling it is the consent
     print(outcome.result.message, outcome.after.status if outcome.after else "")
 
-This is an edge package: nothing in the core imports it.
+Part of :mod:`skillbook.distribution`: above the pipeline, security and the runtime.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 - :func:`load_skills`: copy bundled or managed skills into a workspace to edit them
   (OpenPocket's ``skills load``), never overwriting an edited copy unless forced.
 
-An edge package: it uses the core (discover, gate, prompt); the core never imports it.
+Part of :mod:`skillbook.distribution`: it uses the pipeline (discovery, gating, prompt).
 """
 
 from skillbook.distribution.sync.errors import SyncBusy, SyncError, TargetNotSynced

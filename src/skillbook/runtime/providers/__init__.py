@@ -14,7 +14,7 @@ variables select ``anthropic``; with both, a ``claude-*`` model name picks Anthr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -84,6 +84,24 @@ class ModelConfig:
         return f"{self.provider}:{self.model}" + (f" @ {self.base_url}" if self.base_url else "")
 
 
+@dataclass(frozen=True, slots=True)
+class _VendorEnv:
+    """Where one provider's settings come from when the flags leave them out."""
+
+    label: str
+    base_url_env: str
+    key_env: str
+    default_model: str
+
+
+_VENDOR_ENV: Final = {
+    "openai": _VendorEnv("OpenAI", "OPENAI_BASE_URL", "OPENAI_API_KEY", DEFAULT_OPENAI_MODEL),
+    "anthropic": _VendorEnv(
+        "Anthropic", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", DEFAULT_ANTHROPIC_MODEL
+    ),
+}
+
+
 def resolve_model_config(
     env: Mapping[str, str],
     *,
@@ -92,60 +110,85 @@ def resolve_model_config(
     base_url: str | None = None,
     api_key: str | None = None,
 ) -> ModelConfig:
-    """The settings :func:`model_from_env` uses; raises :class:`ModelNotConfigured`."""
+    """The settings :func:`model_from_env` uses; raises :class:`ModelNotConfigured`.
+
+    In steps: the provider named (flag, ``SKILLBOOK_PROVIDER``) or guessed from what is
+    set; then its base URL, its key (a local server needs none) and the model name.
+    """
 
     def get(name: str) -> str | None:
-        return (env.get(name) or "").strip() or None
+        return _given(env.get(name))
 
-    name = (provider or get("SKILLBOOK_PROVIDER") or "").strip().lower() or None
+    name = _named_provider(provider or get("SKILLBOOK_PROVIDER"))
+    model = _given(model) or get("SKILLBOOK_MODEL")
+    base_url = _given(base_url) or get("SKILLBOOK_BASE_URL")
+    api_key = _given(api_key)
+    if name is None:
+        name = _guess_provider(get, model, base_url, api_key)
+    vendor = _VENDOR_ENV[name]
+    base_url = base_url or get(vendor.base_url_env)
+    key = _api_key(api_key or get(vendor.key_env), vendor, base_url, model)
+    return ModelConfig(name, _model_name(model, base_url, vendor), base_url, key)
+
+
+def _given(value: str | None) -> str | None:
+    """A setting with its blanks trimmed; blank is not given."""
+    return (value or "").strip() or None
+
+
+def _named_provider(value: str | None) -> str | None:
+    name = (_given(value) or "").lower() or None
     if name is not None and name not in PROVIDERS:
         raise ModelNotConfigured(
             f"unknown provider {name!r}: use openai (any OpenAI-compatible server) or anthropic",
             code="unknown-provider",
         )
-    model = (model or "").strip() or get("SKILLBOOK_MODEL")
-    base_url = (base_url or "").strip() or get("SKILLBOOK_BASE_URL")
-    api_key = (api_key or "").strip() or None
-    if name is None:
-        openai_hint = bool(base_url or get("OPENAI_API_KEY") or get("OPENAI_BASE_URL"))
-        anthropic_hint = bool(get("ANTHROPIC_API_KEY") or get("ANTHROPIC_BASE_URL"))
-        claude = (model or "").lower().startswith("claude")
-        if anthropic_hint and (not openai_hint or (claude and not base_url)):
-            name = "anthropic"
-        elif openai_hint or (api_key and not claude):
-            name = "openai"
-        elif api_key:
-            name = "anthropic"
-        elif model:
-            # A model is named, only its key is missing: say that, for its provider.
-            name = "anthropic" if claude else "openai"
-        else:
-            raise ModelNotConfigured(NOT_CONFIGURED)
-    if name == "openai":
-        base_url = base_url or get("OPENAI_BASE_URL")
-        key = api_key or get("OPENAI_API_KEY")
-        default_model = DEFAULT_OPENAI_MODEL
-        missing_key = "no OpenAI API key: set OPENAI_API_KEY (or --api-key-env NAME)"
-    else:
-        base_url = base_url or get("ANTHROPIC_BASE_URL")
-        key = api_key or get("ANTHROPIC_API_KEY")
-        default_model = DEFAULT_ANTHROPIC_MODEL
-        missing_key = "no Anthropic API key: set ANTHROPIC_API_KEY (or --api-key-env NAME)"
-    if key is None:
-        if base_url is None:
-            if model is not None:
-                missing_key = missing_key.replace(" key:", f" key for model {model}:", 1)
-            raise ModelNotConfigured(missing_key, code="no-api-key")
-        key = PLACEHOLDER_API_KEY
-    if model is None:
-        if base_url is not None:
-            raise ModelNotConfigured(
-                f"no model name for {base_url}: set SKILLBOOK_MODEL or --model to a model "
-                "the server serves (e.g. llama3.2 on Ollama)",
-                code="no-model-name",
-            )
-        model = default_model
-    return ModelConfig(name, model, base_url, key)
+    return name
+
+
+def _guess_provider(
+    get: Callable[[str], str | None], model: str | None, base_url: str | None, api_key: str | None
+) -> str:
+    """The provider no one named: from the vendor variables set, the key given, the model."""
+    openai_hint = bool(base_url or get("OPENAI_API_KEY") or get("OPENAI_BASE_URL"))
+    anthropic_hint = bool(get("ANTHROPIC_API_KEY") or get("ANTHROPIC_BASE_URL"))
+    claude = (model or "").lower().startswith("claude")
+    if anthropic_hint and (not openai_hint or (claude and not base_url)):
+        return "anthropic"
+    if openai_hint or (api_key and not claude):
+        return "openai"
+    if api_key:
+        return "anthropic"
+    if model:
+        # A model is named, only its key is missing: say that, for its provider.
+        return "anthropic" if claude else "openai"
+    raise ModelNotConfigured(NOT_CONFIGURED)
+
+
+def _api_key(key: str | None, vendor: _VendorEnv, base_url: str | None, model: str | None) -> str:
+    """The key, a placeholder for a server of one's own, else why there is none."""
+    if key is not None:
+        return key
+    if base_url is not None:
+        return PLACEHOLDER_API_KEY
+    model_part = f" for model {model}" if model is not None else ""
+    raise ModelNotConfigured(
+        f"no {vendor.label} API key{model_part}: set {vendor.key_env} (or --api-key-env NAME)",
+        code="no-api-key",
+    )
+
+
+def _model_name(model: str | None, base_url: str | None, vendor: _VendorEnv) -> str:
+    """The model named, the vendor's default on its own endpoint, else why there is none."""
+    if model is not None:
+        return model
+    if base_url is not None:
+        raise ModelNotConfigured(
+            f"no model name for {base_url}: set SKILLBOOK_MODEL or --model to a model "
+            "the server serves (e.g. llama3.2 on Ollama)",
+            code="no-model-name",
+        )
+    return vendor.default_model
 
 
 def model_from_env(

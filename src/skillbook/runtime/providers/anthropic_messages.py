@@ -8,6 +8,9 @@ server-sent events: ``content_block_start`` opens a text or ``tool_use`` block,
 ``content_block_stop`` closes it (a tool call is emitted there), ``message_delta``
 holds the stop reason.
 
+The plumbing both vendors share (the SDK's client and errors, closing the stream) is
+:mod:`skillbook.runtime.providers.vendor`; this module is the wire format.
+
 Tool results travel as ``tool_result`` blocks in a user message; consecutive
 messages of one role are merged, since the API expects user and assistant turns to
 alternate.
@@ -19,25 +22,28 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.providers.base import (
     Message,
-    ModelError,
     ModelEvent,
     Stop,
     TextDelta,
     ToolCall,
     ToolCallReady,
-    one_line,
     parse_arguments,
 )
+from skillbook.runtime.providers.vendor import Vendor, stream_events
 
 if TYPE_CHECKING:
     from skillbook.runtime.tools import Tool
 
-INSTALL_HINT = 'the anthropic package is not installed: pip install "skillbook[anthropic]"'
+ANTHROPIC = Vendor("anthropic", "AsyncAnthropic", "api.anthropic.com")
 #: The messages API requires a cap on the answer length.
 DEFAULT_MAX_TOKENS: Final = 4096
+
+
+def anthropic_tool_spec(tool: Tool) -> dict[str, Any]:
+    """A tool as the messages API declares it: ``{name, description, input_schema}``."""
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.schema}
 
 
 def anthropic_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -98,13 +104,9 @@ class AnthropicModel:
         self.base_url = base_url
         self.max_tokens = max_tokens
         self.temperature = temperature
-        if client is None:
-            try:
-                import anthropic
-            except ImportError as exc:
-                raise ModelNotConfigured(INSTALL_HINT, code="missing-package") from exc
-            client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url)
-        self.client = client
+        self.client = (
+            client if client is not None else ANTHROPIC.client(api_key=api_key, base_url=base_url)
+        )
 
     @property
     def name(self) -> str:
@@ -113,8 +115,6 @@ class AnthropicModel:
     def _request(
         self, messages: Sequence[Message], tools: Sequence[Tool], system: str
     ) -> dict[str, Any]:
-        from skillbook.runtime.tools import anthropic_tool_spec
-
         request: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -129,44 +129,43 @@ class AnthropicModel:
             request["temperature"] = self.temperature
         return request
 
-    async def stream(
+    def stream(
         self, messages: Sequence[Message], tools: Sequence[Tool], system: str
     ) -> AsyncIterator[ModelEvent]:
-        api_error = _api_error()
-        request = self._request(messages, tools, system)
-        where = self.base_url or "api.anthropic.com"
-        try:
-            stream = await self.client.messages.create(**request)
-        except api_error as exc:
-            raise ModelError(f"{where}: {one_line(str(exc))}") from exc
-        blocks: dict[int, _Block] = {}
-        stop: str | None = None
-        try:
-            async for event in stream:
-                kind = getattr(event, "type", None)
-                if kind == "content_block_start":
-                    cb = event.content_block
-                    if getattr(cb, "type", None) == "tool_use":
-                        blocks[event.index] = _Block(cb.id, cb.name, "", cb.input)
-                    elif getattr(cb, "type", None) == "text" and cb.text:
-                        yield TextDelta(cb.text)
-                elif kind == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta" and delta.text:
-                        yield TextDelta(delta.text)
-                    elif delta.type == "input_json_delta" and event.index in blocks:
-                        blocks[event.index].json += delta.partial_json
-                elif kind == "content_block_stop" and event.index in blocks:
-                    yield ToolCallReady(_finish(blocks.pop(event.index)))
-                elif kind == "message_delta":
-                    stop = event.delta.stop_reason or stop
-        except api_error as exc:
-            raise ModelError(f"{where}: {one_line(str(exc))}") from exc
-        finally:
-            await stream.close()
-        for index in sorted(blocks):  # a stream cut before content_block_stop
-            yield ToolCallReady(_finish(blocks[index]))
-        yield Stop(stop or "end_turn")
+        # The request is built and sent when the caller starts iterating.
+        return stream_events(
+            ANTHROPIC,
+            self.base_url,
+            lambda: self.client.messages.create(**self._request(messages, tools, system)),
+            _events,
+        )
+
+
+async def _events(stream: Any) -> AsyncIterator[ModelEvent]:
+    """Text as it streams; each tool call when its block closes."""
+    blocks: dict[int, _Block] = {}
+    stop: str | None = None
+    async for event in stream:
+        kind = getattr(event, "type", None)
+        if kind == "content_block_start":
+            cb = event.content_block
+            if getattr(cb, "type", None) == "tool_use":
+                blocks[event.index] = _Block(cb.id, cb.name, "", cb.input)
+            elif getattr(cb, "type", None) == "text" and cb.text:
+                yield TextDelta(cb.text)
+        elif kind == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta" and delta.text:
+                yield TextDelta(delta.text)
+            elif delta.type == "input_json_delta" and event.index in blocks:
+                blocks[event.index].json += delta.partial_json
+        elif kind == "content_block_stop" and event.index in blocks:
+            yield ToolCallReady(_finish(blocks.pop(event.index)))
+        elif kind == "message_delta":
+            stop = event.delta.stop_reason or stop
+    for index in sorted(blocks):  # a stream cut before content_block_stop
+        yield ToolCallReady(_finish(blocks[index]))
+    yield Stop(stop or "end_turn")
 
 
 def _finish(block: _Block) -> ToolCall:
@@ -177,15 +176,3 @@ def _finish(block: _Block) -> ToolCall:
     else:
         args, error = {}, None
     return ToolCall(block.id, block.name, args, error)
-
-
-def _api_error() -> type[Exception]:
-    try:
-        import anthropic
-    except ImportError:  # an injected client without the package: nothing to translate
-        return _NoError
-    return anthropic.APIError
-
-
-class _NoError(Exception):
-    pass

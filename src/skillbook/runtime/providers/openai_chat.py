@@ -5,6 +5,9 @@ events of :mod:`skillbook.runtime.providers.base`. Speaks the wire protocol ever
 OpenAI-compatible server implements (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
 OpenRouter), through the official ``openai`` package, imported when a model is made.
 
+The plumbing both vendors share (the SDK's client and errors, closing the stream) is
+:mod:`skillbook.runtime.providers.vendor`; this module is the wire format.
+
 Streamed tool calls arrive in pieces keyed by ``index``: the first piece carries the
 id and name, later ones fragments of the JSON arguments. Servers differ (some send a
 whole call in one piece, some repeat the id, a few omit the index), so the pieces are
@@ -18,23 +21,30 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skillbook.errors import ModelNotConfigured
 from skillbook.runtime.providers.base import (
     Message,
-    ModelError,
     ModelEvent,
     Stop,
     TextDelta,
     ToolCall,
     ToolCallReady,
-    one_line,
     parse_arguments,
 )
+from skillbook.runtime.providers.vendor import Vendor, stream_events
 
 if TYPE_CHECKING:
     from skillbook.runtime.tools import Tool
 
-INSTALL_HINT = 'the openai package is not installed: pip install "skillbook[openai]"'
+OPENAI = Vendor("openai", "AsyncOpenAI", "api.openai.com")
+
+
+def openai_tool_spec(tool: Tool) -> dict[str, Any]:
+    """A tool as chat completions declares it: ``{"type": "function", "function": {name,
+    description, parameters}}``."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.schema},
+    }
 
 
 def openai_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -91,13 +101,9 @@ class OpenAIChatModel:
         self.base_url = base_url
         self.max_tokens = max_tokens
         self.temperature = temperature
-        if client is None:
-            try:
-                import openai
-            except ImportError as exc:
-                raise ModelNotConfigured(INSTALL_HINT, code="missing-package") from exc
-            client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url)
-        self.client = client
+        self.client = (
+            client if client is not None else OPENAI.client(api_key=api_key, base_url=base_url)
+        )
 
     @property
     def name(self) -> str:
@@ -106,8 +112,6 @@ class OpenAIChatModel:
     def _request(
         self, messages: Sequence[Message], tools: Sequence[Tool], system: str
     ) -> dict[str, Any]:
-        from skillbook.runtime.tools import openai_tool_spec
-
         request: dict[str, Any] = {
             "model": self.model,
             "messages": openai_messages(system, messages),
@@ -121,48 +125,35 @@ class OpenAIChatModel:
             request["temperature"] = self.temperature
         return request
 
-    async def stream(
+    def stream(
         self, messages: Sequence[Message], tools: Sequence[Tool], system: str
     ) -> AsyncIterator[ModelEvent]:
-        api_error = _api_error()
-        request = self._request(messages, tools, system)
-        where = self.base_url or "api.openai.com"
-        try:
-            stream = await self.client.chat.completions.create(**request)
-        except api_error as exc:
-            raise ModelError(f"{where}: {one_line(str(exc))}") from exc
-        partials: dict[int, _Partial] = {}
-        finish: str | None = None
-        try:
-            async for chunk in stream:
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if delta is not None and delta.content:
-                        yield TextDelta(delta.content)
-                    for piece in (delta.tool_calls if delta is not None else None) or ():
-                        _merge(partials, piece)
-                    finish = choice.finish_reason or finish
-        except api_error as exc:
-            raise ModelError(f"{where}: {one_line(str(exc))}") from exc
-        finally:
-            await stream.close()
-        for n, index in enumerate(sorted(partials)):
-            part = partials[index]
-            args, error = parse_arguments(part.arguments)
-            yield ToolCallReady(ToolCall(part.id or f"call_{n}", part.name, args, error))
-        yield Stop(finish or ("tool_calls" if partials else "stop"))
+        # The request is built and sent when the caller starts iterating.
+        return stream_events(
+            OPENAI,
+            self.base_url,
+            lambda: self.client.chat.completions.create(**self._request(messages, tools, system)),
+            _events,
+        )
 
 
-def _api_error() -> type[Exception]:
-    try:
-        import openai
-    except ImportError:  # an injected client without the package: nothing to translate
-        return _NoError
-    return openai.APIError
-
-
-class _NoError(Exception):
-    pass
+async def _events(stream: Any) -> AsyncIterator[ModelEvent]:
+    """Text as it streams; the tool calls, assembled from their pieces, at the end."""
+    partials: dict[int, _Partial] = {}
+    finish: str | None = None
+    async for chunk in stream:
+        for choice in chunk.choices or ():
+            delta = choice.delta
+            if delta is not None and delta.content:
+                yield TextDelta(delta.content)
+            for piece in (delta.tool_calls if delta is not None else None) or ():
+                _merge(partials, piece)
+            finish = choice.finish_reason or finish
+    for n, index in enumerate(sorted(partials)):
+        part = partials[index]
+        args, error = parse_arguments(part.arguments)
+        yield ToolCallReady(ToolCall(part.id or f"call_{n}", part.name, args, error))
+    yield Stop(finish or ("tool_calls" if partials else "stop"))
 
 
 def _merge(partials: dict[int, _Partial], piece: Any) -> None:

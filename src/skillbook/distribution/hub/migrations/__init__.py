@@ -1,0 +1,1 @@
+"""The registry server's Alembic migrations (``env.py`` and ``versions/``)."""

@@ -1,0 +1,1 @@
+"""The registry server's schema revisions, one Alembic script each."""
