@@ -24,6 +24,8 @@ from skillbook.config.limits import Limits
 from skillbook.config.profile import DEFAULT_PROFILE, Profile
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.model import ParsedSkillFile, Skill
+from skillbook.pipeline.cache.realpath_memo import RealpathMemo
+from skillbook.pipeline.cache.scan_reads import checked as checked_read
 from skillbook.pipeline.cache.scan_reads import touch
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
@@ -138,7 +140,7 @@ class SkillReader:
         self.profile = profile
         # Parsed files depend on the profile's frontmatter rules: one cache key space each.
         self._key_suffix = "" if profile is DEFAULT_PROFILE else f"\0{profile}"
-        self.memo = _fs.RealpathMemo()
+        self.memo = RealpathMemo()
         self.diagnostics: list[Diagnostic] = []
         #: The root being scanned, held open by the scanner (see skillbook.base.pinned_root).
         self.pinned: PinnedRoot | None = None
@@ -175,6 +177,7 @@ class SkillReader:
         if not self.profile.discovery.invalid_falls_back_to_children:
             return []
         out: list[Skill] = []
+        touch(root)  # its listing: the children tried in its place
         for child in _listing.list_real_subdirs_locale(root):
             child_real = os.path.join(root_real, os.path.basename(child))
             self.memo.note(child, child_real)
@@ -299,10 +302,11 @@ class SkillReader:
             file_path,
             root_real=root_real,
             max_bytes=max_bytes,
-            memo=self.memo,
+            realpath=self.memo.realpath,
             dir_real=dir_real,
             known=known,
         )
+        checked_read(file_path, checked)
         if (
             isinstance(checked, _verified_read.ReadFailure)
             and checked.kind == _verified_read.SYMLINK
@@ -312,9 +316,11 @@ class SkillReader:
             and _fs.is_path_inside(dir_real, checked.real)
         ):
             # 2026.9 reads a linked SKILL.md whose target stays inside the skill folder.
+            target = checked.real
             checked = _verified_read.verify_file(
-                checked.real, root_real=root_real, max_bytes=max_bytes
+                target, root_real=root_real, max_bytes=max_bytes, realpath=self.memo.realpath
             )
+            checked_read(target, checked)
         if isinstance(checked, _verified_read.ReadFailure):
             if checked.kind != _verified_read.MISSING or report_missing:
                 self.report_read_failure(checked, file_path, skill)
