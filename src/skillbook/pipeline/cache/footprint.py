@@ -52,6 +52,8 @@ import time
 from _collections_abc import Mapping  # collections.abc without importing `collections`
 from contextvars import ContextVar
 
+from skillbook.base.env import EnvSnapshot
+
 # Not `typing`: the fast path of `skillbook prompt` imports this module (mypy reads it).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +70,6 @@ __all__ = [
     "binary",
     "current",
     "make_open",
-    "own_env",
     "probe",
     "real",
     "recorded",
@@ -297,8 +298,9 @@ def absent(folder: str) -> None:
         fp.covered += 1
 
 
-class RecordedEnv(Mapping[str, str]):
-    """A snapshot of an environment that reports each key read to a footprint."""
+class RecordedEnv(EnvSnapshot):
+    """A snapshot of an environment that reports each key read to a footprint (kept,
+    not copied, by :func:`skillbook.base.env.own_env`, so every reader reports)."""
 
     def __init__(self, env: Mapping[str, str], footprint: Footprint) -> None:
         self._env = dict(env)
@@ -325,11 +327,6 @@ def recorded(env: Mapping[str, str]) -> Mapping[str, str]:
     """``env`` as a :class:`RecordedEnv` while a footprint is recorded, else as is."""
     fp = _CURRENT.get()
     return env if fp is None else RecordedEnv(env, fp)
-
-
-def own_env(env: Mapping[str, str]) -> Mapping[str, str]:
-    """A private copy of ``env`` (a :class:`RecordedEnv` already is one, and keeps recording)."""
-    return env if isinstance(env, RecordedEnv) else dict(env)
 
 
 # --------------------------------------------------------------------------- checking
