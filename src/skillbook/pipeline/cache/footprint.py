@@ -16,8 +16,9 @@ What is recorded, and who reports it:
   and plugin folders all read that mapping), with its value or its absence; iterating
   over it makes the whole env part of the record.
 - paths probed (:func:`probe`: ``stat`` and ``lstat`` signature, or absent): the
-  config candidates of :func:`skillbook.config.paths.locate_config`, the config file
-  (:func:`skillbook.config.file.load_config`), the bundled folder, the workspace folder,
+  paths :class:`~skillbook.config.paths.Paths` names as probed to find the config file
+  and the bundled folder, and the config file read (both recorded by the book,
+  :func:`skillbook.pipeline.book.record_paths`), the workspace folder,
   every plugin folder searched (:mod:`skillbook.pipeline.discovery.plugin_discovery`; one that holds
   anything makes the footprint open), every skill root that is absent or not a folder.
 - real paths (:func:`real`): the homes shortened in the catalog, the kept state paths
@@ -26,14 +27,16 @@ What is recorded, and who reports it:
   its folder state, real path and every SKILL.md's ``lstat`` identity.
 - any other root (links, nested ``skills/`` roots, groups, hidden or broken entries,
   skills that fail to load, limits, the 2026.9 recursive scan) is scanned inside
-  :class:`skillbook.pipeline.cache.scan_reads.scanning`: the low-level helpers every scan goes
-  through report each path they list, ``stat``, ``lstat`` or read (recorded as its
+  :class:`skillbook.pipeline.cache.scan_reads.scanning`: the discovery stage records
+  each path it lists, ``stat``-s, ``lstat``-s or reads (the file-system helpers of
+  :mod:`skillbook.base` report nothing; the stage records from what they return; recorded as its
   signature, taken when the record is made or from the scan's own ``lstat``: a
   folder's listing is unchanged while its device, inode, mtime and ctime are) and
   each real path they resolve (the answer itself). A path gone or a dangling link also records its nearest existing
   folder, whose mtime its removal or creation changed.
 - plugin skills, configured sources (``skills.mcp``), sources handed to the
-  ``Loader``, a remote node, plugin load paths, a missing ``HOME``, Windows: the
+  ``Loader``, a remote node, plugin load paths, a missing ``HOME`` (the book sees it
+  in :attr:`Paths.origins <skillbook.config.paths.Paths.origins>`), Windows: the
   footprint is open.
 - binaries looked up for gating (:class:`skillbook.pipeline.gating.gate.BinaryLookup`): the answer;
   :func:`still_valid` repeats the lookup on ``PATH``.
