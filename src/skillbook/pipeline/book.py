@@ -37,6 +37,7 @@ from skillbook.model import Skill, Source
 from skillbook.pipeline.cache.change_hint import ChangeHint
 from skillbook.pipeline.cache.footprint import make_open, probe, real
 from skillbook.pipeline.cache.merge_memo import MergeMemo
+from skillbook.pipeline.cache.parse_cache import ParseCache
 from skillbook.pipeline.cache.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.pipeline.cache.skill_memo import PositionalMap, SkillMemo
 from skillbook.pipeline.commands.bundle_commands import BundleCommand, load_bundle_commands
@@ -44,7 +45,6 @@ from skillbook.pipeline.commands.specs import CommandSet, build_command_specs
 from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Discovery,
-    ParseCache,
     discover_sources,
     make_scanner,
     openclaw_sources,
