@@ -16,6 +16,7 @@ from skillbook.config.mode import Mode
 from skillbook.config.paths import Paths
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
+from skillbook.pipeline.cache.parse_cache import ParseCache
 from skillbook.pipeline.discovery.discover import (
     DEFAULT_MAX_CANDIDATES_PER_ROOT,
     DEFAULT_MAX_SKILL_FILE_BYTES,
@@ -23,7 +24,6 @@ from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Discovery,
     Limits,
-    ParseCache,
     Root,
     discover,
     resolve_roots,

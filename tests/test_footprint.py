@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from factories import stub_bins, write_file, write_skill
 
-from skillbook.base import fs as _fs
-from skillbook.base import listing as _listing
+from skillbook.base.env import own_env
 from skillbook.pipeline.book import Loader
 from skillbook.pipeline.cache import footprint
 from skillbook.pipeline.cache.footprint import RecordedEnv, recording, still_valid
+from skillbook.pipeline.cache.realpath_memo import RealpathMemo
 from skillbook.pipeline.cache.scan_reads import scanning, stated, touch
+from skillbook.pipeline.discovery import scan_fs
 
 OLD = 1_600_000_000_000_000_000
 
@@ -43,7 +44,7 @@ def test_recorded_env_records_reads_and_absences() -> None:
         env = RecordedEnv({"A": "1", "B": "2"}, fp)
         assert env.get("A") == "1"
         assert "MISSING" not in env
-        assert footprint.own_env(env) is env
+        assert own_env(env) is env
     assert fp.env == {"A": "1", "MISSING": None}
     assert fp.whole_env is None
     record = fp.record()
@@ -166,13 +167,13 @@ def test_a_scan_reports_what_it_lists_and_resolves_to_its_footprint(tmp_path: Pa
     root = tmp_path / "root"
     write_skill(root / "real")
     (root / "link").symlink_to(root / "real")
-    memo = _fs.RealpathMemo()
+    memo = RealpathMemo()
     memo.note(str(root / "noted"), str(root / "noted"))
     with recording() as fp, scanning() as scan:
-        listing = _listing.list_child_dirs(str(root))
+        listing = scan_fs.list_child_dirs(str(root))
         assert memo.realpath(str(root / "link")) == str(root / "real")
         memo.realpath(str(root / "noted"))
-        assert _fs.has_file(str(root / "real" / "SKILL.md"))
+        assert scan_fs.has_file(str(root / "real" / "SKILL.md"))
     assert listing.linked == {"link"}
     # The folder (its listing), the link entry (its target), the file checked.
     assert scan.paths == {str(root), str(root / "link"), str(root / "real" / "SKILL.md")}

@@ -11,6 +11,7 @@ from factories import write_skill
 from skillbook.config.file import Config
 from skillbook.config.run_settings import Settings, choose_mode
 from skillbook.errors import AgentNotFound, ConfigError
+from skillbook.pipeline.book import Loader
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def _seen(settings: Settings) -> list[tuple[str, str, str]]:
-    book = settings.loader().load()
+    book = Loader.from_settings(settings).load()
     return [(e.name, e.source, e.status) for e in book.status.skills]
 
 
@@ -85,7 +86,7 @@ def test_a_bad_config_raises_config_error(tmp_path: Path) -> None:
 
 def test_roots_are_the_loaders(openclaw_home: Path, tmp_path: Path) -> None:
     settings = Settings.resolve(env=_env(openclaw_home), cwd=tmp_path)
-    roots = [(r.source.value, r.path) for r in settings.roots()]
+    discovered = Loader.from_settings(settings).load().discovery.roots
+    roots = [(r.source.value, r.path) for r in discovered]
     assert ("openclaw-managed", openclaw_home / ".openclaw" / "skills") in roots
     assert roots[-1] == ("openclaw-workspace", openclaw_home / ".openclaw" / "workspace" / "skills")
-    assert settings.loader().load().discovery.roots == tuple(settings.roots())

@@ -77,7 +77,7 @@ _EXPORTS: dict[str, str] = {
     "Limits": "skillbook.pipeline.discovery.discover",
     "DiscoverOptions": "skillbook.pipeline.discovery.discover",
     "Discovery": "skillbook.pipeline.discovery.discover",
-    "ParseCache": "skillbook.pipeline.discovery.discover",
+    "ParseCache": "skillbook.pipeline.cache.parse_cache",
     "resolve_roots": "skillbook.pipeline.discovery.discover",
     "Host": "skillbook.pipeline.gating.gate",
     "BinaryLookup": "skillbook.pipeline.gating.gate",
@@ -231,11 +231,11 @@ if TYPE_CHECKING:
         Source,
     )
     from skillbook.pipeline.book import Loader, SkillBook, load
+    from skillbook.pipeline.cache.parse_cache import ParseCache
     from skillbook.pipeline.discovery.discover import (
         DiscoverOptions,
         Discovery,
         Limits,
-        ParseCache,
         Root,
         resolve_roots,
     )

@@ -5,9 +5,10 @@ absolute and real paths, whether a path lies inside a folder, exists or is a lin
 a link that loops); a descriptor of a file opened below a real folder
 (:func:`open_contained`) and at most a given number of its bytes
 (:func:`read_at_most`). Nothing here raises on a bad skill folder but
-:func:`open_contained` (:class:`OSError`, :class:`PathChanged`), and nothing keeps
-state between calls except the :class:`RealpathMemo` a caller creates. Listings are
-:mod:`skillbook.base.listing`'s, the checked reads of skill files
+:func:`open_contained` (:class:`OSError`, :class:`PathChanged`), nothing keeps state
+between calls, and nothing reports what it read: a caller that must account for its
+reads (the result cache's footprint) records them from what it asked and what these
+answer. Listings are :mod:`skillbook.base.listing`'s, the checked reads of skill files
 :mod:`skillbook.base.verified_read`'s.
 
 The containment test mirrors OpenClaw's ``isPathInside``. Beyond OpenClaw: a folder
@@ -24,8 +25,6 @@ import errno
 import os
 import stat as st
 import sys
-
-from skillbook.pipeline.cache.scan_reads import resolved, touch
 
 # Windows compares paths case-insensitively (as OpenClaw's isPathInside does there).
 _CASE_FOLD = os.name == "nt"
@@ -73,68 +72,20 @@ def _basename(path: str) -> str:
 def try_realpath(path: str) -> str | None:
     """``fs.realpathSync`` or ``None`` when the path (or a link in it) does not resolve."""
     try:
-        answer: str | None = os.path.realpath(path, strict=True)
+        return os.path.realpath(path, strict=True)
     except (OSError, ValueError, RuntimeError):
-        answer = None
-    resolved(path, answer)  # the result cache's footprint (skillbook.pipeline.cache.footprint)
-    return answer
+        return None
 
 
 def is_symlink(path: str) -> bool:
-    touch(path)
     try:
         return st.S_ISLNK(os.lstat(path).st_mode)
     except (OSError, ValueError):
         return False
 
 
-class RealpathMemo:
-    """Per-discovery memo of directory real paths (realpath is many ``lstat`` calls).
-
-    Owned by one ``discover`` call: results may go stale afterwards, and every read
-    is re-verified on its descriptor anyway, so a stale entry cannot smuggle a file in.
-    """
-
-    __slots__ = ("_known", "_noted")
-
-    def __init__(self) -> None:
-        self._known: dict[str, str | None] = {}
-        #: Paths whose answer :meth:`note` gave: facts of a listing, recorded with it.
-        self._noted: set[str] = set()
-
-    def realpath(self, path: str) -> str | None:
-        if path in self._known:
-            known = self._known[path]
-            if path not in self._noted:
-                resolved(path, known)  # perhaps found while another root was scanned
-            return known
-        real = try_realpath(path)
-        self._known[path] = real
-        return real
-
-    def child(self, parent_real: str, name: str) -> str | None:
-        """Real path of ``parent_real/name`` when ``parent_real`` is already real."""
-        candidate = os.path.join(parent_real, name)
-        touch(candidate)
-        try:
-            mode = os.lstat(candidate).st_mode
-        except (OSError, ValueError):
-            return None
-        if not st.S_ISLNK(mode):
-            # A real parent plus a non-link last component is already canonical.
-            self._known.setdefault(candidate, candidate)
-            return candidate
-        return self.realpath(candidate)
-
-    def note(self, path: str, real: str) -> None:
-        if path not in self._known:
-            self._known[path] = real
-            self._noted.add(path)
-
-
 def has_file(path: str) -> bool:
     """``fs.existsSync``: follows symlinks; a broken link does not exist."""
-    touch(path)
     try:
         os.stat(path)
     except (OSError, ValueError):
@@ -144,7 +95,6 @@ def has_file(path: str) -> bool:
 
 def is_symlink_loop(path: str) -> bool:
     """Whether ``path`` is a symlink that never resolves (``a -> a``, ``a <-> b``)."""
-    touch(path)
     try:
         os.stat(path)
     except OSError as exc:

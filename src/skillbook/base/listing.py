@@ -4,7 +4,9 @@ Input: a folder path (``str``). Output: a :class:`Listing` of its candidate chil
 folders in Node's ``readdir`` (byte) order, with what OpenClaw skips silently kept for
 diagnostics (:func:`list_child_dirs`), or the real child folders in ``localeCompare``
 order (:func:`list_real_subdirs_locale`). Never raises on an unreadable folder: the
-listing carries the error.
+listing carries the error. A listing also names the entries whose kind the folder's
+own ``stat`` does not vouch for (:attr:`Listing.followed`), for callers that record
+what a result depends on.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import sys
 from dataclasses import dataclass
 
 from skillbook.base.js import locale_compare_key
-from skillbook.pipeline.cache.scan_reads import touch
 
 #: Names a directory listing never offers as candidates (besides ``.``-prefixed ones).
 IGNORED_DIR_NAMES = frozenset({"node_modules"})
@@ -52,14 +53,15 @@ class Listing:
     error: str | None = None
     #: Symlinks that resolve to themselves (``a -> a``, ``a <-> b``).
     looped_links: tuple[str, ...] = ()
+    #: Every entry whose kind came through a symbolic link, or could not be read: a
+    #: folder's entries and their kinds are unchanged while its stat is, but for these.
+    followed: tuple[str, ...] = ()
 
 
 _NAME = operator.attrgetter("name")
 
 
 def list_child_dirs(directory: str) -> Listing:
-    # A folder's entries (and their kinds, but for links) are unchanged while its stat is.
-    touch(directory)
     try:
         with os.scandir(directory) as it:
             entries = list(it)
@@ -77,15 +79,17 @@ def list_child_dirs(directory: str) -> Listing:
     broken: list[str] = []
     looped: list[str] = []
     md_files: list[str] = []
+    followed: list[str] = []
     for entry in entries:
         name = entry.name
         try:
             is_link = entry.is_symlink()
             if is_link:
-                touch(entry.path)  # where it points is not in the folder's stat
+                followed.append(name)  # where it points is not in the folder's stat
             is_dir = entry.is_dir(follow_symlinks=True)
         except OSError as exc:
-            touch(entry.path)
+            if not followed or followed[-1] != name:
+                followed.append(name)
             if exc.errno == errno.ELOOP:
                 looped.append(name)
                 continue
@@ -112,12 +116,12 @@ def list_child_dirs(directory: str) -> Listing:
         broken_links=tuple(broken),
         md_files=tuple(md_files),
         looped_links=tuple(looped),
+        followed=tuple(followed),
     )
 
 
 def list_real_subdirs_locale(directory: str) -> list[str]:
     """``listCandidateSkillDirs``: real (non-link) child dirs, full paths, localeCompare order."""
-    touch(directory)
     try:
         with os.scandir(directory) as it:
             paths = [

@@ -16,7 +16,6 @@ import os
 import weakref
 
 from skillbook.base import fs as _fs
-from skillbook.pipeline.cache.scan_reads import touch
 
 
 class PinnedRoot:
@@ -50,7 +49,6 @@ class PinnedRoot:
         if it is a link (``OSError`` as ``os.open`` raises it); None for any other path."""
         if not real.startswith(self.prefix):
             return None
-        touch(real)
         folder, sep, name = real[len(self.prefix) :].partition(os.sep)
         if not sep or folder in ("", ".", "..") or name in ("", ".", "..") or os.sep in name:
             return None

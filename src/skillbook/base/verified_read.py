@@ -12,6 +12,10 @@ the file must be regular, its size is checked from ``stat`` before reading, it i
 opened with ``O_NOFOLLOW`` (below its folder, :func:`skillbook.base.fs.open_contained`) and
 the descriptor must be the same inode/device that was checked, and no more than
 ``max_bytes`` are read.
+
+Nothing here reports what it read: a :class:`Verified` file carries the ``lstat`` its
+check took and a :class:`ReadFailure` the real path it was refused at, so a caller
+that records its reads (the result cache's footprint) records them from the answer.
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from skillbook.base.fast_init import fast_init
 from skillbook.base.fs import OPEN_FLAGS as _OPEN_FLAGS
 from skillbook.base.fs import (
     PathChanged,
-    RealpathMemo,
     _basename,
     is_path_inside,
     is_symlink,
@@ -36,7 +39,6 @@ from skillbook.base.fs import (
     read_at_most,
     try_realpath,
 )
-from skillbook.pipeline.cache.scan_reads import stated, touch
 
 # Failure kinds of a verified read; discover maps each to a diagnostic code.
 MISSING = "missing"
@@ -68,6 +70,8 @@ class Verified:
     identity: tuple[int, int, int, int, int]
     #: The real folder the file was checked to lie in; the open starts there.
     root_real: str = ""
+    #: The ``lstat`` of :attr:`real` the check was made on (the file is no link).
+    info: os.stat_result | None = None
 
 
 def _identity(s: os.stat_result) -> tuple[int, int, int, int, int]:
@@ -79,43 +83,33 @@ def verify_file(
     *,
     root_real: str,
     max_bytes: int,
-    memo: RealpathMemo | None = None,
+    realpath: Callable[[str], str | None] = try_realpath,
     dir_real: str | None = None,
     known: os.stat_result | None = None,
 ) -> Verified | ReadFailure:
     """Check ``path`` without reading it.
 
+    ``realpath`` resolves a path (a caller's memo, which may record it);
     ``dir_real``: the known real path of its folder; ``known``: an ``lstat`` of
     ``path`` the caller just made (saves a system call on the hot path).
     """
     try:
         link_stat = known if known is not None else os.lstat(path)
     except FileNotFoundError:
-        touch(path)
         return ReadFailure(MISSING)
     except (OSError, ValueError) as exc:
-        touch(path)
         return ReadFailure(IO_ERROR, str(exc))
-    # The result cache's footprint: the file's signature covers the bytes read (they
-    # cannot change without its ctime changing).
-    stated(path, link_stat)
     if st.S_ISLNK(link_stat.st_mode):
         if is_symlink_loop(path):
             return ReadFailure(LOOP)
-        return ReadFailure(SYMLINK, real=try_realpath(path))
-    if dir_real is not None:
-        real: str | None = join(dir_real, _basename(path))
-    else:
-        real = memo.realpath(path) if memo is not None else try_realpath(path)
+        return ReadFailure(SYMLINK, real=realpath(path))
+    real = join(dir_real, _basename(path)) if dir_real is not None else realpath(path)
     if real is None:
         return ReadFailure(IO_ERROR, "the path does not resolve")
     try:
         pre = link_stat if real == path else os.lstat(real)
     except (OSError, ValueError) as exc:
-        touch(real)
-        return ReadFailure(IO_ERROR, str(exc))
-    if real != path:
-        stated(real, pre)
+        return ReadFailure(IO_ERROR, str(exc), real=real)
     if not st.S_ISREG(pre.st_mode):
         return ReadFailure(NOT_REGULAR, real=real)
     if pre.st_size > max_bytes:
@@ -124,14 +118,25 @@ def verify_file(
     if root_real != dir_real and not is_path_inside(root_real, real):
         return ReadFailure(ESCAPE, real=real)
     return Verified(
-        path=path, real=real, size=pre.st_size, identity=_identity(pre), root_real=root_real
+        path=path,
+        real=real,
+        size=pre.st_size,
+        identity=_identity(pre),
+        root_real=root_real,
+        info=pre,
     )
 
 
-def read_contained(path: str, *, root_real: str, max_bytes: int) -> bytes | ReadFailure:
+def read_contained(
+    path: str,
+    *,
+    root_real: str,
+    max_bytes: int,
+    realpath: Callable[[str], str | None] = try_realpath,
+) -> bytes | ReadFailure:
     """A small file inside ``root_real`` (a manifest, a command file), verified as a
     SKILL.md is: no symlink, regular, inside the root, at most ``max_bytes``."""
-    checked = verify_file(path, root_real=root_real, max_bytes=max_bytes)
+    checked = verify_file(path, root_real=root_real, max_bytes=max_bytes, realpath=realpath)
     if isinstance(checked, ReadFailure):
         return checked
     got = read_verified(checked, max_bytes=max_bytes)

@@ -112,7 +112,11 @@ class Context:
             source = "" if chosen.reason == "--workspace" else f" (from {chosen.reason})"
             fail(f"workspace folder {chosen.path}{source} does not exist", error=ERR_WORKSPACE)
         try:
-            return settings.loader(**({"cache": False} if self.cache is False else {}))
+            from skillbook.pipeline.book import Loader
+
+            return Loader.from_settings(
+                settings, **({"cache": False} if self.cache is False else {})
+            )
         except SkillbookError as exc:
             fail(str(exc), error=error_code(exc))
         except OSError as exc:

@@ -64,11 +64,12 @@ def complete_skill_names(
         )
     try:
         from skillbook.config.run_settings import Settings
+        from skillbook.pipeline.book import Loader
 
         settings = Settings.resolve(
             config=obj.config, workspace=obj.workspace, agent=obj.agent, mode=obj.mode
         )
-        book = settings.loader().load()
+        book = Loader.from_settings(settings).load()
     except Exception:  # completion must never print a traceback into the shell
         return []
     return [

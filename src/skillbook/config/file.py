@@ -69,7 +69,6 @@ from skillbook.config.source_sections import (
     plugins_config,
 )
 from skillbook.errors import ConfigError
-from skillbook.pipeline.cache.footprint import probe
 
 if TYPE_CHECKING:
     from skillbook.config.paths import ConfigLocation
@@ -350,7 +349,6 @@ class Config:
 def load_config(path: str | os.PathLike[str]) -> Config:
     """Read and validate a JSON5 config file; raises :class:`ConfigError`."""
     file = Path(path)
-    probe(file)
     try:
         text = file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -3,7 +3,9 @@
 Input: an environment mapping (never ``os.environ`` implicitly) and a working
 directory. Output: a frozen :class:`Paths`, whose :class:`ConfigLocation` says which
 config file is read and why. Nothing here creates folders or reads files; finding
-the config file only asks whether candidate files and folders exist.
+the config file only asks whether candidate files and folders exist, and every path
+asked about is named in the answer (:attr:`ConfigLocation.probed`,
+:attr:`Paths.probed`) for a caller that records what a build depended on.
 
 Resolution follows OpenClaw (spec §3.7-3.8) with skillbook's own variables; the
 ``OPENCLAW_*`` spelling of each variable is honoured as a fallback so a machine set
@@ -40,8 +42,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from skillbook.pipeline.cache.footprint import make_open, probe
-
 #: skillbook's own variable prefix, and the OpenClaw prefix read as a fallback.
 ENV_PREFIX = "SKILLBOOK_"
 COMPAT_ENV_PREFIX = "OPENCLAW_"
@@ -55,6 +55,9 @@ OPENCLAW_STATE_DIR_NAMES = (".openclaw", ".clawdbot")
 PERSONAL_SKILLS_PARTS = (".agents", "skills")
 MANAGED_SKILLS_DIR_NAME = "skills"
 PACKAGE_BUNDLED_DIR = Path(__file__).resolve().parents[1] / "bundled_skills"
+#: The origin of an OS home no variable set (:attr:`Paths.origins`): the account's
+#: entry in the system's user database.
+ACCOUNT_HOME = "the account's home directory"
 
 _TILDE = re.compile(r"^~(?=$|[\\/])")
 _UNSET_WORDS = frozenset({"undefined", "null"})
@@ -72,7 +75,6 @@ def _normalize(value: str | None) -> str | None:
 
 def _account_home() -> str | None:
     """The home directory of the account, without consulting environment variables."""
-    make_open("the account's home directory")
     try:
         import pwd
 
@@ -106,7 +108,6 @@ def resolve_user_path(p: str, home: Path | str, *, cwd: Path | None = None) -> P
 
 
 def _is_file(path: Path) -> bool:
-    probe(path)
     try:
         return path.is_file()
     except OSError:
@@ -114,7 +115,6 @@ def _is_file(path: Path) -> bool:
 
 
 def _is_dir(path: Path) -> bool:
-    probe(path)
     try:
         return path.is_dir()
     except OSError:
@@ -140,6 +140,9 @@ class ConfigLocation:
     searched: tuple[Path, ...] = ()
     #: Config files at those places that exist but are not read (a lower-precedence one).
     not_read: tuple[Path, ...] = ()
+    #: Every path whose existence was asked to choose the file and the state dir: the
+    #: default places, and their folders when none holds a file.
+    probed: tuple[Path, ...] = dataclasses.field(default=(), compare=False)
 
     @property
     def managed_dir(self) -> Path:
@@ -225,18 +228,36 @@ def locate_config(
             else "skillbook's own config"
         )
         return with_state(
-            found[0], f"{owner} {where}", searched=searched, not_read=tuple(found[1:])
+            found[0],
+            f"{owner} {where}",
+            searched=searched,
+            not_read=tuple(found[1:]),
+            probed=searched,
         )
     reason = "no config file at the default places"
     if state_env is not None:
-        return ConfigLocation(None, reason, state_env, f"${state_name}", searched=searched)
-    existing = [d for d in (p.parent for p in searched) if _is_dir(d)]
+        return ConfigLocation(
+            None, reason, state_env, f"${state_name}", searched=searched, probed=searched
+        )
+    folders = tuple(p.parent for p in searched)
+    existing = [d for d in folders if _is_dir(d)]
+    probed = (*searched, *folders)
     if existing:
         return ConfigLocation(
-            None, reason, existing[0], "the first existing default state dir", searched=searched
+            None,
+            reason,
+            existing[0],
+            "the first existing default state dir",
+            searched=searched,
+            probed=probed,
         )
     return ConfigLocation(
-        None, reason, home / DEFAULT_STATE_DIR_NAME, "the default", searched=searched
+        None,
+        reason,
+        home / DEFAULT_STATE_DIR_NAME,
+        "the default",
+        searched=searched,
+        probed=probed,
     )
 
 
@@ -281,6 +302,9 @@ class Paths:
     config_location: ConfigLocation
     #: Which variable set each folder, for ``skillbook doctor``: ``{"home": "$HOME", …}``.
     origins: Mapping[str, str] = dataclasses.field(default_factory=dict, compare=False)
+    #: Every path whose existence was asked to resolve these folders (the config
+    #: location's, then the package's bundled folder when no variable names one).
+    probed: tuple[Path, ...] = dataclasses.field(default=(), compare=False)
 
     @classmethod
     def from_env(
@@ -308,7 +332,7 @@ class Paths:
             origins["os_home"] = "$USERPROFILE"
         if raw_os_home is None:
             raw_os_home = _normalize(_account_home())
-            origins["os_home"] = "the account's home directory"
+            origins["os_home"] = ACCOUNT_HOME
         os_home = _resolve(raw_os_home, base) if raw_os_home else base
 
         home, origins["home"] = os_home, "the OS home"
@@ -333,12 +357,14 @@ class Paths:
 
         bundled_name, raw_bundled = var("BUNDLED_SKILLS_DIR")
         bundled_dir: Path | None
+        probed = location.probed
         if raw_bundled:
             # Returned without checks, as OpenClaw does; made absolute against cwd.
             bundled_dir, origins["bundled_dir"] = _resolve(raw_bundled, base), f"${bundled_name}"
         else:
             bundled_dir = PACKAGE_BUNDLED_DIR if _is_dir(PACKAGE_BUNDLED_DIR) else None
             origins["bundled_dir"] = "the skillbook package's own"
+            probed = (*probed, PACKAGE_BUNDLED_DIR)
 
         return cls(
             home=home,
@@ -350,6 +376,7 @@ class Paths:
             config_path=location.file,
             config_location=location,
             origins=MappingProxyType(origins),
+            probed=probed,
         )
 
     @classmethod

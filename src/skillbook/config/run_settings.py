@@ -6,7 +6,9 @@ a workspace, an agent id, a spec mode), all optional. Output: a frozen
 and why it was chosen), the validated :class:`~skillbook.config.file.Config`, the
 :class:`~skillbook.config.agent_scope.WorkspaceChoice`, the agent and the mode. It is what
 the command line resolves before loading a book and what ``skillbook doctor`` prints;
-reasons use the command line's option names (``--config``, ``--mode``).
+reasons use the command line's option names (``--config``, ``--mode``). The loader
+for them is :meth:`skillbook.pipeline.book.Loader.from_settings`, their skill roots
+:func:`skillbook.pipeline.discovery.discover.settings_roots`.
 """
 
 from __future__ import annotations
@@ -15,18 +17,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from skillbook.base.env import own_env
 from skillbook.config.agent_scope import WorkspaceChoice, check_agent_id, locate_workspace
 from skillbook.config.file import Config, read_config
 from skillbook.config.mode import DEFAULT_MODE
 from skillbook.config.paths import Paths
-from skillbook.config.profile import DEFAULT_PROFILE, profile_of
-from skillbook.pipeline.cache.footprint import own_env
-from skillbook.pipeline.discovery.discover import Root, resolve_roots
-
-if TYPE_CHECKING:
-    from skillbook.pipeline.book import Loader
+from skillbook.config.profile import DEFAULT_PROFILE
 
 __all__ = ["Settings", "choose_compat", "choose_mode"]
 
@@ -104,29 +101,4 @@ class Settings:
             base,
             chosen_compat,
             compat_reason,
-        )
-
-    def roots(self) -> list[Root]:
-        """The skill folders in load order (lowest precedence first), as discovery reads them."""
-        return resolve_roots(
-            self.workspace.path,
-            self.paths,
-            extra_dirs=self.config.skills.load.extra_dirs,
-            cwd=self.cwd,
-            profile=profile_of(self.compat),
-        )
-
-    def loader(self, **options: Any) -> Loader:
-        """A :class:`~skillbook.pipeline.book.Loader` for these settings (``options`` pass through)."""
-        from skillbook.pipeline.book import Loader
-
-        return Loader(
-            self.workspace.path,
-            config=self.config,
-            agent=self.agent,
-            mode=self.mode,
-            env=self.env,
-            cwd=self.cwd,
-            compat=self.compat,
-            **options,
         )

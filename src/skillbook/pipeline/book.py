@@ -23,20 +23,24 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import attrgetter, eq
 from pathlib import Path
+from typing import Any
 
+from skillbook.base.env import own_env
 from skillbook.base.once import Once
 from skillbook.config.file import Config, read_config
 from skillbook.config.limits import Limits
 from skillbook.config.mode import DEFAULT_MODE, Mode
-from skillbook.config.paths import Paths, resolve_user_path
+from skillbook.config.paths import ACCOUNT_HOME, Paths, resolve_user_path
 from skillbook.config.profile import Profile, profile_of
+from skillbook.config.run_settings import Settings
 from skillbook.config.skill_filter import apply_filter, effective_skill_filter
 from skillbook.diagnostics import Diagnostic
 from skillbook.errors import SkillNotFound
 from skillbook.model import Skill, Source
 from skillbook.pipeline.cache.change_hint import ChangeHint
-from skillbook.pipeline.cache.footprint import make_open, own_env, probe, real
+from skillbook.pipeline.cache.footprint import make_open, probe, real
 from skillbook.pipeline.cache.merge_memo import MergeMemo
+from skillbook.pipeline.cache.parse_cache import ParseCache
 from skillbook.pipeline.cache.parse_store import ParseStore, cache_folder, store_namespace
 from skillbook.pipeline.cache.skill_memo import PositionalMap, SkillMemo
 from skillbook.pipeline.commands.bundle_commands import BundleCommand, load_bundle_commands
@@ -44,7 +48,6 @@ from skillbook.pipeline.commands.specs import CommandSet, build_command_specs
 from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Discovery,
-    ParseCache,
     discover_sources,
     make_scanner,
     openclaw_sources,
@@ -205,6 +208,8 @@ class Loader:
         self.env: Mapping[str, str] = dict(os.environ) if env is None else own_env(env)
         self.cwd = cwd if cwd is not None else Path.cwd()
         self.paths, self.config = _locate_config(config, self.env, self.cwd)
+        # The result cache's footprint: what finding these folders and the config asked.
+        record_paths(self.paths, config_read=not isinstance(config, Config))
         self.workspace = (
             resolve_user_path(os.fspath(workspace), self.paths.home, cwd=self.cwd)
             if workspace is not None
@@ -247,6 +252,22 @@ class Loader:
         self._catalog_memo = CatalogMemo()
         self._merge_memo = MergeMemo()
         self._ready_flags = PositionalMap[Eligibility, bool]()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **options: Any) -> Loader:
+        """A loader for the settings the command line resolved (``options`` pass through)."""
+        # Settings.resolve found and read the config: record what that asked.
+        record_paths(settings.paths, config_read=True)
+        return cls(
+            settings.workspace.path,
+            config=settings.config,
+            agent=settings.agent,
+            mode=settings.mode,
+            env=settings.env,
+            cwd=settings.cwd,
+            compat=settings.compat,
+            **options,
+        )
 
     def load(self, *, hint: ChangeHint | None = None) -> SkillBook:
         """Build the book. ``hint`` lists what a file watcher saw change since this
@@ -507,6 +528,19 @@ def _gc_paused() -> Iterator[None]:
             gc.freeze()
             gc.unfreeze()
             gc.enable()
+
+
+def record_paths(paths: Paths, *, config_read: bool) -> None:
+    """Record in the result cache's footprint what resolving ``paths`` asked of the
+    world: every path probed, the config file when it was read, and a home taken from
+    the account (which no record can check)."""
+    for path in paths.probed:
+        probe(path)
+    file = paths.config_location.file
+    if config_read and file is not None:
+        probe(file)
+    if paths.origins.get("os_home") == ACCOUNT_HOME:
+        make_open("the account's home directory")
 
 
 def _locate_config(

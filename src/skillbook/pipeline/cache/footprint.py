@@ -16,8 +16,9 @@ What is recorded, and who reports it:
   and plugin folders all read that mapping), with its value or its absence; iterating
   over it makes the whole env part of the record.
 - paths probed (:func:`probe`: ``stat`` and ``lstat`` signature, or absent): the
-  config candidates of :func:`skillbook.config.paths.locate_config`, the config file
-  (:func:`skillbook.config.file.load_config`), the bundled folder, the workspace folder,
+  paths :class:`~skillbook.config.paths.Paths` names as probed to find the config file
+  and the bundled folder, and the config file read (both recorded by the book,
+  :func:`skillbook.pipeline.book.record_paths`), the workspace folder,
   every plugin folder searched (:mod:`skillbook.pipeline.discovery.plugin_discovery`; one that holds
   anything makes the footprint open), every skill root that is absent or not a folder.
 - real paths (:func:`real`): the homes shortened in the catalog, the kept state paths
@@ -26,14 +27,16 @@ What is recorded, and who reports it:
   its folder state, real path and every SKILL.md's ``lstat`` identity.
 - any other root (links, nested ``skills/`` roots, groups, hidden or broken entries,
   skills that fail to load, limits, the 2026.9 recursive scan) is scanned inside
-  :class:`skillbook.pipeline.cache.scan_reads.scanning`: the low-level helpers every scan goes
-  through report each path they list, ``stat``, ``lstat`` or read (recorded as its
+  :class:`skillbook.pipeline.cache.scan_reads.scanning`: the discovery stage records
+  each path it lists, ``stat``-s, ``lstat``-s or reads (the file-system helpers of
+  :mod:`skillbook.base` report nothing; the stage records from what they return; recorded as its
   signature, taken when the record is made or from the scan's own ``lstat``: a
   folder's listing is unchanged while its device, inode, mtime and ctime are) and
   each real path they resolve (the answer itself). A path gone or a dangling link also records its nearest existing
   folder, whose mtime its removal or creation changed.
 - plugin skills, configured sources (``skills.mcp``), sources handed to the
-  ``Loader``, a remote node, plugin load paths, a missing ``HOME``, Windows: the
+  ``Loader``, a remote node, plugin load paths, a missing ``HOME`` (the book sees it
+  in :attr:`Paths.origins <skillbook.config.paths.Paths.origins>`), Windows: the
   footprint is open.
 - binaries looked up for gating (:class:`skillbook.pipeline.gating.gate.BinaryLookup`): the answer;
   :func:`still_valid` repeats the lookup on ``PATH``.
@@ -52,6 +55,8 @@ import time
 from _collections_abc import Mapping  # collections.abc without importing `collections`
 from contextvars import ContextVar
 
+from skillbook.base.env import EnvSnapshot
+
 # Not `typing`: the fast path of `skillbook prompt` imports this module (mypy reads it).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +73,6 @@ __all__ = [
     "binary",
     "current",
     "make_open",
-    "own_env",
     "probe",
     "real",
     "recorded",
@@ -297,8 +301,9 @@ def absent(folder: str) -> None:
         fp.covered += 1
 
 
-class RecordedEnv(Mapping[str, str]):
-    """A snapshot of an environment that reports each key read to a footprint."""
+class RecordedEnv(EnvSnapshot):
+    """A snapshot of an environment that reports each key read to a footprint (kept,
+    not copied, by :func:`skillbook.base.env.own_env`, so every reader reports)."""
 
     def __init__(self, env: Mapping[str, str], footprint: Footprint) -> None:
         self._env = dict(env)
@@ -325,11 +330,6 @@ def recorded(env: Mapping[str, str]) -> Mapping[str, str]:
     """``env`` as a :class:`RecordedEnv` while a footprint is recorded, else as is."""
     fp = _CURRENT.get()
     return env if fp is None else RecordedEnv(env, fp)
-
-
-def own_env(env: Mapping[str, str]) -> Mapping[str, str]:
-    """A private copy of ``env`` (a :class:`RecordedEnv` already is one, and keeps recording)."""
-    return env if isinstance(env, RecordedEnv) else dict(env)
 
 
 # --------------------------------------------------------------------------- checking

@@ -169,7 +169,7 @@ class _Shard:
 class ParseStore:
     """Parsed files on disk, for one namespace of parser options (see the module).
 
-    Owned by a :class:`~skillbook.pipeline.discovery.skill_reader.ParseCache`, which asks it on a miss
+    Owned by a :class:`~skillbook.pipeline.cache.parse_cache.ParseCache`, which asks it on a miss
     of its in-memory entries; :meth:`flush` writes what changed. Not thread-safe on
     its own: the parse cache's owner serialises loads.
     """

@@ -48,6 +48,7 @@ from skillbook.diagnostics import Diagnostic, info, warning
 from skillbook.model import Skill, Source
 from skillbook.pipeline.cache.footprint import real
 from skillbook.pipeline.cache.merge_memo import MergeMemo
+from skillbook.pipeline.cache.parse_cache import ParseCache
 from skillbook.pipeline.discovery.learned import (
     LEARNED_DIRNAME,
     is_learned_root,
@@ -56,12 +57,7 @@ from skillbook.pipeline.discovery.learned import (
 )
 from skillbook.pipeline.discovery.root_containment import resolve_symlink_targets
 from skillbook.pipeline.discovery.root_scanner import RootScanner
-from skillbook.pipeline.discovery.skill_reader import (
-    SKILL_FILE,
-    ParseCache,
-    SkillReader,
-    limit_list,
-)
+from skillbook.pipeline.discovery.skill_reader import SKILL_FILE, SkillReader, limit_list
 from skillbook.pipeline.discovery.sources import (
     Precedence,
     SkillSource,
@@ -79,7 +75,6 @@ __all__ = [
     "DiscoverOptions",
     "Discovery",
     "Limits",
-    "ParseCache",
     "Root",
     "RootSource",
     "Shadowing",

@@ -282,33 +282,46 @@ def activation(
     pid, origin = record.id, record.origin
     entry = policy.entries.get(pid)
     allowed = pid in policy.allow
+    refused = _refusal(policy, pid, origin, entry, allowed=allowed)
+    if refused is not None:
+        return False, refused
     channel = origin == "bundled" and _channel_enabled(root, pid, channel_ids)
-    explicit = entry is True or channel or policy.memory_slot == pid
-    explicit = explicit or policy.context_engine_slot == pid or (origin != "bundled" and allowed)
-    if not policy.enabled:
-        return False, "plugins are disabled (`plugins.enabled: false`)"
-    if pid in policy.deny:
-        return False, "it is in `plugins.deny`"
-    if entry is False:
-        return False, f"`plugins.entries.{pid}.enabled` is false"
-    if (
-        origin == "workspace"
-        and not allowed
-        and entry is not True
-        and policy.context_engine_slot != pid
-    ):
-        return False, (
-            f"workspace plugins are off by default: add {pid!r} to `plugins.allow` or set "
-            f"`plugins.entries.{pid}.enabled: true`"
-        )
     if policy.memory_slot == pid or policy.context_engine_slot == pid:
         return True, "selected slot"
     if channel_first and channel:
         return True, "channel enabled in config"
     if policy.allow and not allowed:
         return False, f"`plugins.allow` does not list {pid!r}"
-    if explicit:
+    if entry is True or channel or (origin != "bundled" and allowed):
         return True, "enabled in config"
+    return _by_default(pid, origin, channel=channel)
+
+
+def _refusal(
+    policy: PluginPolicy, pid: str, origin: str, entry: bool | None, *, allowed: bool
+) -> str | None:
+    """Why the config turns the plugin off whatever else it says, or None."""
+    if not policy.enabled:
+        return "plugins are disabled (`plugins.enabled: false`)"
+    if pid in policy.deny:
+        return "it is in `plugins.deny`"
+    if entry is False:
+        return f"`plugins.entries.{pid}.enabled` is false"
+    if (
+        origin == "workspace"
+        and not allowed
+        and entry is not True
+        and policy.context_engine_slot != pid
+    ):
+        return (
+            f"workspace plugins are off by default: add {pid!r} to `plugins.allow` or set "
+            f"`plugins.entries.{pid}.enabled: true`"
+        )
+    return None
+
+
+def _by_default(pid: str, origin: str, *, channel: bool) -> tuple[bool, str]:
+    """A plugin the config does not name: bundled ones are off unless their channel is configured."""
     if origin == "bundled" and channel:
         return True, "channel configured"
     if origin == "bundled":

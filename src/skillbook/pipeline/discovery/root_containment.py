@@ -5,6 +5,7 @@ and the configured ``skills.load.allowSymlinkTargets``. Output: the candidate's 
 path when it lies inside the root or an allowed target (OpenClaw's
 ``resolveContainedSkillPath`` and ``filterLoadedSkillsInsideRoot``), else None and a
 ``discover.symlink-escape`` / ``discover.path-escape`` diagnostic. Never reads a file.
+The root scanner and its layouts each hold the one :class:`Containment` of a scan.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from skillbook.base import fs as _fs
 from skillbook.diagnostics import Diagnostic, warning
 from skillbook.model import Skill, Source
 from skillbook.pipeline.cache import footprint
+from skillbook.pipeline.cache.realpath_memo import RealpathMemo
+from skillbook.pipeline.cache.scan_reads import touch
 
 
 def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], list[Diagnostic]]:
@@ -39,16 +42,23 @@ def resolve_symlink_targets(targets: Iterable[Path]) -> tuple[tuple[str, ...], l
     return tuple(allowed), diags
 
 
-class RootContainment:
-    """The containment checks of :class:`~skillbook.pipeline.discovery.root_scanner.RootScanner`."""
+class Containment:
+    """The containment checks of one scan: a candidate's real path against its root and
+    the allowed symlink targets; an escape is reported through ``diag``."""
 
-    #: The scanner's real-path memo (shared with its reader).
-    memo: _fs.RealpathMemo
-    #: Real paths that symlinked skills may point into, beside their root.
-    allowed: tuple[str, ...]
-    _diag: Callable[..., None]
+    __slots__ = ("allowed", "diag", "memo")
+
+    def __init__(
+        self, memo: RealpathMemo, allowed: tuple[str, ...], diag: Callable[..., None]
+    ) -> None:
+        #: The scan's real-path memo (shared with its reader).
+        self.memo = memo
+        #: Real paths that symlinked skills may point into, beside their root.
+        self.allowed = allowed
+        self.diag = diag
 
     def _escape(self, source: str, root_dir: str, root_real: str, cand: str, real: str) -> None:
+        touch(cand)
         link = _fs.is_symlink(cand)
         bundled = source == Source.BUNDLED.value
         stray = " hint=likely-stray-local-symlink-or-checkout-mutation"
@@ -63,7 +73,7 @@ class RootContainment:
             if link
             else ""
         )
-        self._diag(
+        self.diag(
             warning,
             "discover.symlink-escape" if link else "discover.path-escape",
             "Skipping escaped skill path outside its configured root: "
@@ -72,7 +82,8 @@ class RootContainment:
             cand,
         )
 
-    def _inside(self, root_real: str, real: str) -> bool:
+    def inside(self, root_real: str, real: str) -> bool:
+        """``real`` lies in the root or in an allowed symlink target."""
         return _fs.is_path_inside(root_real, real) or any(
             _fs.is_path_inside(a, real) for a in self.allowed
         )
@@ -85,12 +96,12 @@ class RootContainment:
             real = self.memo.realpath(cand)
         if real is None:
             return None
-        if self._inside(root_real, real):
+        if self.inside(root_real, real):
             return real
         self._escape(source, root_dir, root_real, cand, real)
         return None
 
-    def _filter_inside(
+    def filter_inside(
         self, skills: list[Skill], *, source: str, root_dir: str, root_real: str
     ) -> list[Skill]:
         """``filterLoadedSkillsInsideRoot``: each folder (and so its SKILL.md) inside the root.
@@ -102,7 +113,7 @@ class RootContainment:
         for skill in skills:
             real = os.fspath(skill.real_dir) if skill.real_dir is not None else None
             # `contained` needs the folder's own path only to resolve or report it.
-            if real is not None and self._inside(root_real, real):
+            if real is not None and self.inside(root_real, real):
                 kept.append(skill)
                 continue
             base = os.fspath(skill.base_dir)

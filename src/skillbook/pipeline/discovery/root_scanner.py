@@ -2,13 +2,21 @@
 
 Input: one root folder and its source label. Output: the skills it yields, in
 OpenClaw's order (spec §3.3 ``loadSkills``), plus diagnostics. The scanner decides
-*which* folders are skills: its loop here lists a root, applies the limits, reads each
-candidate and reuses a remembered root; containment is
-:mod:`skillbook.pipeline.discovery.root_containment`'s and nested, grouped, hidden and standalone
-layouts :mod:`skillbook.pipeline.discovery.root_layouts`'. Reading one folder into a skill (§2.1
-``loadSkillsFromDirSafe``) is the job of the
-:class:`~skillbook.pipeline.discovery.skill_reader.SkillReader` it holds. One scanner serves one
-discovery: its real-path memo must not outlive the tree's state.
+*which* folders are skills: its steps here list a root, apply the limits, read each
+candidate and reuse a remembered root. It is made of parts it holds: the
+:class:`~skillbook.pipeline.discovery.skill_reader.SkillReader` that reads one folder
+into a skill (§2.1 ``loadSkillsFromDirSafe``), the
+:class:`~skillbook.pipeline.discovery.root_containment.Containment` of candidates, the
+:class:`~skillbook.pipeline.discovery.root_layouts.Layouts` (nested, grouped, hidden
+and standalone) and, for profiles that scan roots recursively, the
+:class:`~skillbook.pipeline.discovery.recursive_scan.RecursiveScan`. One scanner serves
+one discovery: its real-path memo must not outlive the tree's state.
+
+While the result cache records a build, each root is scanned inside
+:class:`skillbook.pipeline.cache.scan_reads.scanning`: the scanner and its parts record
+every path they ask about (:mod:`skillbook.pipeline.discovery.scan_fs`), every file
+they check and every real path they take, unless the root is recorded plain
+(:func:`skillbook.pipeline.cache.footprint.root`).
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import itertools
 import os
 import stat
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from skillbook.base import fs as _fs
 from skillbook.base import listing as _listing
@@ -30,8 +38,11 @@ from skillbook.model import Skill, Source
 from skillbook.pipeline.cache import footprint
 from skillbook.pipeline.cache.root_memo import FolderState, RootRecord, file_identity, folder_state
 from skillbook.pipeline.cache.scan_reads import scanning, touch
+from skillbook.pipeline.discovery import scan_fs
+from skillbook.pipeline.discovery.recursive_scan import RecursiveScan
+from skillbook.pipeline.discovery.root_containment import Containment
 from skillbook.pipeline.discovery.root_layouts import MAX_LOADED_KEY as _MAX_KEY
-from skillbook.pipeline.discovery.root_layouts import NESTED_ROOT_NAME, RootLayouts
+from skillbook.pipeline.discovery.root_layouts import NESTED_ROOT_NAME, Layouts
 from skillbook.pipeline.discovery.skill_reader import SKILL_FILE, SkillReader, limit_list
 
 #: A remembered root with at most this many changed SKILL.md files is patched, not rescanned.
@@ -42,7 +53,35 @@ _CANDIDATES_KEY = "skills.limits.maxCandidatesPerRoot"
 _PIN_FROM = 4
 
 
-class RootScanner(RootLayouts):
+@dataclass(slots=True)
+class _Root:
+    """One root being scanned: where it is, and what the root memo knows of it."""
+
+    label: str
+    root_dir: str
+    base_dir: str
+    #: ``source``, ``root_dir`` and ``root_real`` (the base's real path), for containment.
+    where: dict[str, str]
+    memo_key: tuple[object, ...]
+    record: RootRecord | None
+    folder: FolderState
+    scanned_at: int
+
+
+@dataclass(slots=True)
+class _Pass:
+    """What one full pass over a root's candidates has gathered."""
+
+    #: Plain roots (see root_memo) are remembered whole: (SKILL.md, lstat) per skill;
+    #: None once the root is not plain.
+    seen: list[tuple[str, os.stat_result]] | None
+    first_diag: int
+    loaded: list[Skill] = field(default_factory=list)
+    groups: list[tuple[str, list[str]]] = field(default_factory=list)
+    per_file: list[tuple[Diagnostic, ...]] = field(default_factory=list)
+
+
+class RootScanner:
     """Loads roots one by one (spec §3.3 ``loadSkills``) with a :class:`SkillReader`."""
 
     def __init__(
@@ -58,23 +97,17 @@ class RootScanner(RootLayouts):
         self.limits = reader.limits
         # The reader's memo, shared: a folder the scanner resolved is not resolved again.
         self.memo = reader.memo
-        #: Real paths that symlinked skills may point into, beside their root.
-        self.allowed = allowed
-        self.grouped = grouped
         self.standalone = standalone
         #: The compat profile's discovery rules (2026.9 scans roots recursively).
         self.rules = rules
         # Findings go where the reader's go, so one root's diagnostics stay in order.
-        self._diag = reader.add
-        #: What a remembered root's result also depends on (see _root_memo).
-        self._options = (
-            self.limits,
-            grouped,
-            standalone,
-            allowed,
-            rules,
-            reader.profile,
+        self.containment = Containment(reader.memo, allowed, reader.add)
+        self.layouts = Layouts(reader, self.containment, grouped=grouped)
+        self.recursive = RecursiveScan(
+            reader, self.containment, self.layouts, rules=rules, standalone=standalone
         )
+        #: What a remembered root's result also depends on (see root_memo).
+        self._options = (self.limits, grouped, standalone, allowed, rules, reader.profile)
 
     def scan(
         self, source: Source, path: str | os.PathLike[str]
@@ -103,217 +136,284 @@ class RootScanner(RootLayouts):
         return loaded
 
     def _load_root(self, source: Source, path: str) -> list[Skill]:
-        label = source.value
         root_dir = _fs.abspath(path)
-        touch(root_dir)
-        if not os.path.isdir(root_dir):
+        if not scan_fs.is_dir(root_dir):
             footprint.absent(root_dir)
             if source is Source.EXTRA:
-                what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
-                if _fs.is_symlink_loop(root_dir):
-                    what = "is a symbolic link that loops back to itself"
-                self._diag(
-                    warning,
-                    "discover.root-missing",
-                    f"the skills folder {root_dir} from `skills.load.extraDirs` {what}",
-                    root_dir,
-                )
+                self._report_missing(root_dir)
             return []
         root_real = self.memo.realpath(root_dir) or root_dir
         if self.rules.slice_by_candidates:
-            from skillbook.pipeline.discovery.recursive_scan import load_root
-
-            return load_root(self, source, root_dir, root_real)
-        base_dir = self._nested_root(root_dir)
-        base_real = self.contained(base_dir, source=label, root_dir=root_dir, root_real=root_real)
+            return self.recursive.load_root(source, root_dir, root_real)
+        label = source.value
+        base_dir = self.layouts.nested_root(root_dir)
+        base_real = self.containment.contained(
+            base_dir, source=label, root_dir=root_dir, root_real=root_real
+        )
         if base_real is None:
             return []
         where = {"source": label, "root_dir": root_dir, "root_real": base_real}
         root_md = os.path.join(base_dir, SKILL_FILE)
-        if _fs.has_file(root_md):
-            real_md = self.contained(root_md, **where)
-            if real_md is None:
-                return []
-            touch(real_md)
-            try:
-                size = os.stat(real_md).st_size
-            except OSError as exc:
-                self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", root_md)
-                return []
-            if size > self.limits.max_skill_file_bytes:
-                self.reader.report_too_large(root_md, size, root_level=True)
-                return []
-            return self._filter_inside(self.reader.load_dir(base_dir, label), **where)
-        touch(root_md)
-        if os.path.lexists(root_md):
+        if scan_fs.has_file(root_md):
+            return self._root_skill(base_dir, root_md, label, where)
+        if scan_fs.lexists(root_md):
             self.reader.report_read_failure(
                 _verified_read.ReadFailure(_verified_read.SYMLINK), root_md, None
             )
+        return self._load_folders(self._root(label, root_dir, base_dir, where))
 
+    def _report_missing(self, root_dir: str) -> None:
+        what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
+        if scan_fs.is_symlink_loop(root_dir):
+            what = "is a symbolic link that loops back to itself"
+        self.reader.add(
+            warning,
+            "discover.root-missing",
+            f"the skills folder {root_dir} from `skills.load.extraDirs` {what}",
+            root_dir,
+        )
+
+    def _root_skill(
+        self, base_dir: str, root_md: str, label: str, where: dict[str, str]
+    ) -> list[Skill]:
+        """A root that is itself a skill (its own SKILL.md)."""
+        real_md = self.containment.contained(root_md, **where)
+        if real_md is None:
+            return []
+        touch(real_md)
+        try:
+            size = os.stat(real_md).st_size
+        except OSError as exc:
+            self.reader.add(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", root_md)
+            return []
+        if size > self.limits.max_skill_file_bytes:
+            self.reader.report_too_large(root_md, size, root_level=True)
+            return []
+        return self.containment.filter_inside(self.reader.load_dir(base_dir, label), **where)
+
+    def _root(self, label: str, root_dir: str, base_dir: str, where: dict[str, str]) -> _Root:
         cache = self.reader.cache
-        memo_key = (label, base_dir, base_real, self._options)
-        record = cache.roots.get((label, base_dir)) if cache is not None else None
-        folder = folder_state(base_dir) if cache is not None else None
-        scanned_at = time.time_ns()
+        return _Root(
+            label=label,
+            root_dir=root_dir,
+            base_dir=base_dir,
+            where=where,
+            memo_key=(label, base_dir, where["root_real"], self._options),
+            record=cache.roots.get((label, base_dir)) if cache is not None else None,
+            folder=folder_state(base_dir) if cache is not None else None,
+            scanned_at=time.time_ns(),
+        )
+
+    def _load_folders(self, root: _Root) -> list[Skill]:
+        """A root of skill folders: remembered, patched, or listed and scanned in full."""
+        reused = self._remembered(root)
+        if reused is not None:
+            return reused
+        listing = scan_fs.list_child_dirs(root.base_dir)
+        if listing.error is not None:
+            self.reader.add(
+                error, "discover.unreadable", f"cannot list: {listing.error}", root.base_dir
+            )
+            return []
+        self.layouts.report_listing(root.base_dir, listing)
+        record = root.record
+        if record is not None:
+            changed = record.changed(root.memo_key, listing)
+            reused = self._reuse(root, changed, root.folder, root.scanned_at)
+            if reused is not None:
+                return reused
+        return self._scan_listing(root, listing)
+
+    def _remembered(self, root: _Root) -> list[Skill] | None:
+        """The remembered root's result, without listing it, when a watcher's hint or
+        the folder's unchanged state vouches for its entries; else None."""
+        record = root.record
+        if record is None:
+            return None
+        cache = self.reader.cache
         hint = cache.hint if cache is not None else None
+        base_dir = root.base_dir
         if (
-            record is not None
-            and hint is not None
+            hint is not None
             and hint.covers(base_dir)
             and hint.blind.isdisjoint(record.listing.dirs)
         ):
             # A watcher listed every change in this root: only those files are looked at.
-            changed = record.hinted(memo_key, base_dir, hint.below(base_dir))
-            slot = (label, base_dir)
-            reused = self._reuse(record, changed, slot, where, record.folder, record.scanned_at)
+            changed = record.hinted(root.memo_key, base_dir, hint.below(base_dir))
+            reused = self._reuse(root, changed, record.folder, record.scanned_at)
             if reused is not None:
                 return reused
-        if record is not None and record.listing_unchanged(memo_key, folder):
-            changed = record.changed(memo_key, None)
-            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
-            if reused is not None:
-                return reused
-        listing = _listing.list_child_dirs(base_dir)
-        if listing.error is not None:
-            self._diag(error, "discover.unreadable", f"cannot list: {listing.error}", base_dir)
-            return []
-        self._report_listing(base_dir, listing)
-        if record is not None:
-            changed = record.changed(memo_key, listing)
-            reused = self._reuse(record, changed, (label, base_dir), where, folder, scanned_at)
-            if reused is not None:
-                return reused
-        per_file: list[tuple[Diagnostic, ...]] = []
-        first_diag = len(self.reader.diagnostics)
-        # Plain roots (see _root_memo) are remembered whole: (SKILL.md, lstat) per skill.
-        seen: list[tuple[str, os.stat_result]] | None = (
-            []
-            if cache is not None
-            and not (listing.linked or listing.hidden_dirs or listing.broken_links)
+        if record.listing_unchanged(root.memo_key, root.folder):
+            changed = record.changed(root.memo_key, None)
+            return self._reuse(root, changed, root.folder, root.scanned_at)
+        return None
+
+    def _scan_listing(self, root: _Root, listing: _listing.Listing) -> list[Skill]:
+        """Every candidate folder of the listing read, then groups and standalone files."""
+        plain = self.reader.cache is not None and self._plain(listing)
+        run = _Pass(seen=[] if plain else None, first_diag=len(self.reader.diagnostics))
+        candidates = self._candidates(root.base_dir, listing, run)
+        self._read_candidates(root, listing.linked, candidates, run)
+        self.layouts.groups(run.groups, run.loaded, root.label, root.where, self._load_candidate)
+        if self.standalone:
+            self.layouts.standalone(
+                root.base_dir, root.where["root_real"], listing.md_files, run.loaded, root.label
+            )
+        self._remember(root, listing, run)
+        return self._ranked(root.base_dir, run.loaded)
+
+    def _plain(self, listing: _listing.Listing) -> bool:
+        """A root the root memo may remember whole: no links, hidden or nested folders."""
+        return (
+            not (listing.linked or listing.hidden_dirs or listing.broken_links)
             and not listing.looped_links
             and NESTED_ROOT_NAME not in listing.dirs
             and not (self.standalone and listing.md_files)
-            else None
         )
+
+    def _candidates(self, base_dir: str, listing: _listing.Listing, run: _Pass) -> list[str]:
+        """The folders to read, in order, cut at ``maxSkillsLoadedPerSource``."""
         lim = self.limits
         max_loaded = lim.max_skills_loaded_per_source
         ordered = js_sorted(listing.dirs)
         candidates = ordered[: max(0, max_loaded)]
         if len(ordered) > len(candidates):
-            seen = None
+            run.seen = None
             over = len(ordered) > lim.max_candidates_per_root
             note = (
                 f" (also over `{_CANDIDATES_KEY}` = {lim.max_candidates_per_root})" if over else ""
             )
-            self._diag(
+            self.reader.add(
                 warning,
                 "discover.over-limit",
                 f"{len(ordered)} candidate folders, over `{_MAX_KEY}` = {max_loaded}{note}; "
                 f"not scanned: {limit_list(ordered[len(candidates) :])}",
                 base_dir,
             )
+        return candidates
 
-        loaded: list[Skill] = []
-        groups: list[tuple[str, list[str]]] = []
+    def _read_candidates(
+        self, root: _Root, linked: frozenset[str], candidates: list[str], run: _Pass
+    ) -> None:
         # Many skills: their files are opened below the root held open (one check for
         # the root instead of one per file); see skillbook.base.pinned_root.
+        base_real = root.where["root_real"]
         pinned = PinnedRoot.open(base_real) if len(candidates) >= _PIN_FROM else None
         self.reader.pinned = pinned
+        try:
+            self._read_each(root, linked, candidates, run)
+        finally:
+            if pinned is not None:
+                self.reader.pinned = None
+                pinned.close()
+
+    def _read_each(
+        self, root: _Root, linked: frozenset[str], candidates: list[str], run: _Pass
+    ) -> None:
+        max_loaded = self.limits.max_skills_loaded_per_source
+        where = root.where
         # _fs.join(base_dir, name) and _fs.join(base_real, name), their prefix made once.
-        dir_prefix = _fs.join(base_dir, "")
-        real_prefix = _fs.join(base_real, "")
-        linked = listing.linked
+        dir_prefix = _fs.join(root.base_dir, "")
+        real_prefix = _fs.join(where["root_real"], "")
         for index, name in enumerate(candidates):
             skill_dir = dir_prefix + name
             if name in linked:
                 real = self.memo.realpath(skill_dir)
-                inside = real is not None and self._inside(base_real, real)
+                inside = real is not None and self.containment.inside(where["root_real"], real)
             else:
                 # A real parent plus a non-link entry: canonical (no syscall), and inside.
                 real = real_prefix + name
                 self.memo.note(skill_dir, real)
                 inside = True
-            if not inside and self.contained(skill_dir, real=real, **where) is None:
+            if not inside and self.containment.contained(skill_dir, real=real, **where) is None:
                 continue
-            before = len(self.reader.diagnostics)
-            result = self._load_candidate(skill_dir, label, where, seen)
-            if seen is not None:
-                per_file.append(tuple(self.reader.diagnostics[before:]))
-            if seen is not None and (
-                result is None
-                or len(result) != 1
-                or os.fspath(result[0].base_dir) != skill_dir
-                or len(seen) != len(loaded) + 1
-            ):
-                seen = None
-            if result is None:
-                leaves = self._group_leaves(skill_dir)
-                if leaves:
-                    groups.append((skill_dir, leaves))
-                else:
-                    # e.g. a repository root whose skills/ holds only skills/.curated/…
-                    self._report_hidden(skill_dir, _listing.list_child_dirs(skill_dir))
-                continue
-            loaded.extend(result)
-            if len(loaded) >= max_loaded:
-                rest = candidates[index + 1 :]
-                if rest:
-                    seen = None
-                    self._diag(
-                        warning,
-                        "discover.over-limit",
-                        f"{len(loaded)} skills loaded, the `{_MAX_KEY}` limit of {max_loaded}; "
-                        f"folders not scanned: {limit_list(rest)}",
-                        base_dir,
-                    )
-                break
+            self._read_one(skill_dir, root.label, where, run)
+            if len(run.loaded) >= max_loaded:
+                self._stop(root.base_dir, candidates[index + 1 :], run)
+                return
 
-        if pinned is not None:
-            self.reader.pinned = None
-            pinned.close()
-        self._groups(groups, loaded, label, where)
-        if self.standalone:
-            self._standalone(base_dir, base_real, listing.md_files, loaded, label)
+    def _read_one(self, skill_dir: str, label: str, where: dict[str, str], run: _Pass) -> None:
+        """One candidate folder: its skills, or a group of skill folders, or nothing."""
+        diags = self.reader.diagnostics
+        before = len(diags)
+        seen = run.seen
+        result = self._load_candidate(skill_dir, label, where, seen)
+        if seen is not None:
+            run.per_file.append(tuple(diags[before:]))
+            if not _one_skill_of(result, skill_dir) or len(seen) != len(run.loaded) + 1:
+                run.seen = None
+        if result is not None:
+            run.loaded.extend(result)
+            return
+        leaves = self.layouts.group_leaves(skill_dir)
+        if leaves:
+            run.groups.append((skill_dir, leaves))
+        else:
+            # e.g. a repository root whose skills/ holds only skills/.curated/…
+            self.layouts.report_hidden(skill_dir, scan_fs.list_child_dirs(skill_dir))
+
+    def _stop(self, base_dir: str, rest: list[str], run: _Pass) -> None:
+        """``maxSkillsLoadedPerSource`` reached: the folders left are not read."""
+        if not rest:
+            return
+        run.seen = None
+        self.reader.add(
+            warning,
+            "discover.over-limit",
+            f"{len(run.loaded)} skills loaded, the `{_MAX_KEY}` limit of "
+            f"{self.limits.max_skills_loaded_per_source}; folders not scanned: {limit_list(rest)}",
+            base_dir,
+        )
+
+    def _remember(self, root: _Root, listing: _listing.Listing, run: _Pass) -> None:
+        """Keep a plain root whole in the root memo (and its reads in the footprint), or
+        forget what was remembered of it."""
+        cache = self.reader.cache
+        if cache is None:
+            return
+        seen = run.seen
+        slot = (root.label, root.base_dir)
         if (
-            seen is not None
-            and cache is not None
-            and not groups
-            and len(seen) == len(loaded)
-            and sum(map(len, per_file)) == len(self.reader.diagnostics) - first_diag
+            seen is None
+            or run.groups
+            or len(seen) != len(run.loaded)
+            or sum(map(len, run.per_file)) != len(self.reader.diagnostics) - run.first_diag
         ):
-            record = cache.roots[label, base_dir] = RootRecord(
-                memo_key,
-                listing,
-                tuple(path for path, _ in seen),
-                tuple(file_identity(info) for _, info in seen),
-                tuple(loaded),
-                tuple(per_file),
-                folder,
-                scanned_at,
-            )
-            if base_dir == root_dir:
-                footprint.root(base_dir, folder, record.files, record.identities)
-        elif cache is not None:
-            cache.roots.pop((label, base_dir), None)
-        if len(loaded) > max_loaded:
-            ranked = sorted(loaded, key=lambda s: locale_compare_key(s.name))
-            dropped = ranked[max(0, max_loaded) :]
-            self._diag(
-                warning,
-                "discover.over-limit",
-                f"{len(loaded)} skills loaded, over `{_MAX_KEY}` = {max_loaded}; kept the first "
-                f"by name, not loaded: {limit_list([s.name for s in dropped])}",
-                base_dir,
-            )
-            return ranked[: max(0, max_loaded)]
-        return loaded
+            cache.roots.pop(slot, None)
+            return
+        record = cache.roots[slot] = RootRecord(
+            root.memo_key,
+            listing,
+            tuple(path for path, _ in seen),
+            tuple(file_identity(info) for _, info in seen),
+            tuple(run.loaded),
+            tuple(run.per_file),
+            root.folder,
+            root.scanned_at,
+        )
+        if root.base_dir == root.root_dir:
+            footprint.root(root.base_dir, root.folder, record.files, record.identities)
+
+    def _ranked(self, base_dir: str, loaded: list[Skill]) -> list[Skill]:
+        """Grouped and standalone skills may pass the limit: the first by name are kept."""
+        max_loaded = self.limits.max_skills_loaded_per_source
+        if len(loaded) <= max_loaded:
+            return loaded
+        ranked = sorted(loaded, key=lambda s: locale_compare_key(s.name))
+        dropped = ranked[max(0, max_loaded) :]
+        self.reader.add(
+            warning,
+            "discover.over-limit",
+            f"{len(loaded)} skills loaded, over `{_MAX_KEY}` = {max_loaded}; kept the first "
+            f"by name, not loaded: {limit_list([s.name for s in dropped])}",
+            base_dir,
+        )
+        return ranked[: max(0, max_loaded)]
 
     def _reuse(
         self,
-        record: RootRecord,
+        root: _Root,
         changed: list[int] | None,
-        slot: tuple[str, str],
-        where: dict[str, str],
         folder: FolderState,
         scanned_at: int,
     ) -> list[Skill] | None:
@@ -321,31 +421,26 @@ class RootScanner(RootLayouts):
         still load as one skill each); None when the root has to be scanned in full.
         Files taken from the record count as parse-cache hits."""
         cache = self.reader.cache
-        if changed is None or cache is None or len(changed) > MAX_PATCHED:
+        record = root.record
+        if changed is None or cache is None or record is None or len(changed) > MAX_PATCHED:
             return None
         diags = self.reader.diagnostics
         start = len(diags)
         skills, identities = list(record.skills), list(record.identities)
         per_file = list(record.diagnostics)
-        label = slot[0]
         for index in changed:
-            md = record.files[index]
-            skill_dir = os.path.dirname(md)
+            skill_dir = os.path.dirname(record.files[index])
             seen: list[tuple[str, os.stat_result]] = []
             before = len(diags)
-            result = self._load_candidate(skill_dir, label, where, seen)
-            if (
-                result is None
-                or len(result) != 1
-                or os.fspath(result[0].base_dir) != skill_dir
-                or len(seen) != 1
-            ):
+            result = self._load_candidate(skill_dir, root.label, root.where, seen)
+            if result is None or not _one_skill_of(result, skill_dir) or len(seen) != 1:
                 del diags[start:]  # not plain any more: the full scan reports it
                 return None
             skills[index], identities[index] = result[0], file_identity(seen[0][1])
             per_file[index] = tuple(diags[before:])
         del diags[start:]
         diags.extend(itertools.chain.from_iterable(per_file))
+        slot = (root.label, root.base_dir)
         if changed:
             cache.roots[slot] = replace(
                 record,
@@ -356,12 +451,7 @@ class RootScanner(RootLayouts):
                 scanned_at=scanned_at,
             )
         cache.hits += len(record.files) - len(changed)
-        if where["root_dir"] == slot[1]:
-            footprint.root(slot[1], folder, record.files, tuple(identities))
-        else:  # a nested root: what the record stands for, for the scan's footprint
-            touch(slot[1])
-            for md in record.files:
-                touch(md)
+        _record_reused(root, record.files, tuple(identities), folder)
         return skills
 
     def _load_candidate(
@@ -378,25 +468,15 @@ class RootScanner(RootLayouts):
         try:
             md_stat = os.lstat(md)
         except FileNotFoundError:
-            self._check_case(skill_dir)
+            self.layouts.check_case(skill_dir)
             return None
         except OSError as exc:
-            self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
+            self.reader.add(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
             return []
         known: os.stat_result | None = None
         if stat.S_ISLNK(md_stat.st_mode):
-            real_md = self.contained(md, **where) if _fs.has_file(md) else None
-            if real_md is None:
-                if not _fs.has_file(md):
-                    self.reader.report_read_failure(
-                        _verified_read.ReadFailure(_verified_read.SYMLINK), md, None
-                    )
-                return []
-            touch(real_md)
-            try:
-                size = os.stat(real_md).st_size
-            except OSError as exc:
-                self._diag(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
+            size = self._linked_md_size(md, where)
+            if size is None:
                 return []
         else:
             # Not a link: its real path is inside the (already checked) real skill folder.
@@ -406,4 +486,42 @@ class RootScanner(RootLayouts):
             return []
         if seen is not None and known is not None:
             seen.append((md, known))
-        return self._filter_inside(self.reader.load_dir(skill_dir, label, known), **where)
+        return self.containment.filter_inside(
+            self.reader.load_dir(skill_dir, label, known), **where
+        )
+
+    def _linked_md_size(self, md: str, where: dict[str, str]) -> int | None:
+        """The size of the file a symlinked SKILL.md points to inside the root, or None
+        (reported) when it points nowhere, outside, or cannot be read."""
+        exists = scan_fs.has_file(md)
+        real_md = self.containment.contained(md, **where) if exists else None
+        if real_md is None:
+            if not exists:
+                self.reader.report_read_failure(
+                    _verified_read.ReadFailure(_verified_read.SYMLINK), md, None
+                )
+            return None
+        touch(real_md)
+        try:
+            return os.stat(real_md).st_size
+        except OSError as exc:
+            self.reader.add(error, "discover.unreadable", f"cannot stat SKILL.md: {exc}", md)
+            return None
+
+
+def _one_skill_of(result: list[Skill] | None, skill_dir: str) -> bool:
+    """The candidate loaded as exactly one skill of its own folder (a plain root's case)."""
+    return result is not None and len(result) == 1 and os.fspath(result[0].base_dir) == skill_dir
+
+
+def _record_reused(
+    root: _Root, files: tuple[str, ...], identities: tuple[object, ...], folder: FolderState
+) -> None:
+    """What a reused record stands for, for the footprint: a plain root as such, a
+    nested one as the paths the scan would have read."""
+    if root.where["root_dir"] == root.base_dir:
+        footprint.root(root.base_dir, folder, files, identities)
+        return
+    touch(root.base_dir)
+    for md in files:
+        touch(md)

@@ -3,8 +3,9 @@
 Input: a folder (or, in mixed/legacy mode, a standalone ``.md`` file) and the real
 path it must stay inside. Output: the skill, or ``None`` with a diagnostic saying
 why (spec §2.1: ``loadSkillsFromDirSafe`` and its safe reader). Parsed files and
-built skills are reused from the caller's :class:`ParseCache` while the file's
-identity (device, inode, size, mtime, ctime) is unchanged. Which folders to read is
+built skills are reused from the caller's
+:class:`~skillbook.pipeline.cache.parse_cache.ParseCache` while the file's identity
+(device, inode, size, mtime, ctime) is unchanged. Which folders to read is
 the root scanner's business (:mod:`skillbook.pipeline.discovery.root_scanner`), not this module's.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from skillbook.base import fs as _fs
 from skillbook.base import listing as _listing
@@ -24,102 +25,16 @@ from skillbook.config.limits import Limits
 from skillbook.config.profile import DEFAULT_PROFILE, Profile
 from skillbook.diagnostics import Diagnostic, error, warning
 from skillbook.model import ParsedSkillFile, Skill
+from skillbook.pipeline.cache.realpath_memo import RealpathMemo
+from skillbook.pipeline.cache.scan_reads import checked as checked_read
 from skillbook.pipeline.cache.scan_reads import touch
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 if TYPE_CHECKING:
     from skillbook.base.pinned_root import PinnedRoot
-    from skillbook.pipeline.cache.change_hint import ChangeHint
-    from skillbook.pipeline.cache.parse_store import ParseStore
-    from skillbook.pipeline.cache.root_memo import RootRecord
+    from skillbook.pipeline.cache.parse_cache import ParseCache
 
 SKILL_FILE = "SKILL.md"
-
-
-class ParseCache:
-    """Parsed SKILL.md files, owned by the caller and reused across discoveries.
-
-    An entry is used only while the file's (device, inode, size, mtime_ns, ctime_ns)
-    are unchanged, so a cached discovery is always as correct as a fresh one; an
-    unchanged tree costs only directory listings and ``stat`` calls. Given a
-    :class:`~skillbook.pipeline.cache.parse_store.ParseStore`, misses are looked up on disk too
-    (files parsed by an earlier process) and new entries are kept there by
-    :meth:`flush`.
-    """
-
-    __slots__ = ("_built", "_entries", "disk", "hint", "hits", "misses", "roots", "store_hits")
-
-    def __init__(self, store: ParseStore | None = None) -> None:
-        self._entries: dict[str, tuple[tuple[int, ...], object]] = {}
-        self._built: dict[tuple[str, ...], tuple[tuple[int, ...], object]] = {}
-        #: The on-disk store behind the memory, or None.
-        self.disk = store
-        #: Whole plain roots as last scanned, by (source label, folder): see _root_memo.
-        self.roots: dict[tuple[str, str], RootRecord] = {}
-        #: What a watcher saw change, during one hinted build (see skillbook.pipeline.cache.change_hint).
-        self.hint: ChangeHint | None = None
-        #: Parse lookups answered from the cache / that had to read and parse.
-        self.hits = 0
-        self.misses = 0
-        #: Of the hits, those answered from the on-disk store.
-        self.store_hits = 0
-
-    def lookup(self, path: str, identity: tuple[int, ...]) -> object | None:
-        entry = self._entries.get(path)
-        if entry is not None and entry[0] == identity:
-            self.hits += 1
-            return entry[1]
-        disk = self.disk
-        if disk is not None:
-            found = disk.lookup(path, identity)
-            if found is not None:
-                self._entries[path] = (identity, found)
-                self.hits += 1
-                self.store_hits += 1
-                return found
-        self.misses += 1
-        return None
-
-    def peek(self, path: str, identity: tuple[int, ...]) -> ParsedSkillFile | None:
-        """The parsed file held in memory for exactly ``identity`` (no counting, no disk)."""
-        entry = self._entries.get(path)
-        if entry is not None and entry[0] == identity and isinstance(entry[1], ParsedSkillFile):
-            return entry[1]
-        return None
-
-    def store(self, path: str, identity: tuple[int, ...], value: object) -> None:
-        self._entries[path] = (identity, value)
-        if self.disk is not None and isinstance(value, ParsedSkillFile):
-            self.disk.store(path, identity, value)
-
-    def flush(self) -> None:
-        """Write new entries to the on-disk store (a no-op without one)."""
-        if self.disk is not None:
-            self.disk.flush()
-
-    def lookup_built(self, key: tuple[str, ...], identity: tuple[int, ...]) -> Any:
-        """The skill built from a file at ``key`` (path, folder, source, real folder)."""
-        entry = self._built.get(key)
-        return entry[1] if entry is not None and entry[0] == identity else None
-
-    def store_built(self, key: tuple[str, ...], identity: tuple[int, ...], value: object) -> None:
-        self._built[key] = (identity, value)
-
-    def discard(self, path: str) -> None:
-        self._entries.pop(path, None)
-        self.roots.clear()
-        for key in [k for k in self._built if k[0] == path]:
-            del self._built[key]
-
-    def clear(self) -> None:
-        self._entries.clear()
-        self._built.clear()
-        self.roots.clear()
-        self.hits = 0
-        self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
 
 class SkillReader:
@@ -138,7 +53,7 @@ class SkillReader:
         self.profile = profile
         # Parsed files depend on the profile's frontmatter rules: one cache key space each.
         self._key_suffix = "" if profile is DEFAULT_PROFILE else f"\0{profile}"
-        self.memo = _fs.RealpathMemo()
+        self.memo = RealpathMemo()
         self.diagnostics: list[Diagnostic] = []
         #: The root being scanned, held open by the scanner (see skillbook.base.pinned_root).
         self.pinned: PinnedRoot | None = None
@@ -175,6 +90,7 @@ class SkillReader:
         if not self.profile.discovery.invalid_falls_back_to_children:
             return []
         out: list[Skill] = []
+        touch(root)  # its listing: the children tried in its place
         for child in _listing.list_real_subdirs_locale(root):
             child_real = os.path.join(root_real, os.path.basename(child))
             self.memo.note(child, child_real)
@@ -299,10 +215,11 @@ class SkillReader:
             file_path,
             root_real=root_real,
             max_bytes=max_bytes,
-            memo=self.memo,
+            realpath=self.memo.realpath,
             dir_real=dir_real,
             known=known,
         )
+        checked_read(file_path, checked)
         if (
             isinstance(checked, _verified_read.ReadFailure)
             and checked.kind == _verified_read.SYMLINK
@@ -312,9 +229,11 @@ class SkillReader:
             and _fs.is_path_inside(dir_real, checked.real)
         ):
             # 2026.9 reads a linked SKILL.md whose target stays inside the skill folder.
+            target = checked.real
             checked = _verified_read.verify_file(
-                checked.real, root_real=root_real, max_bytes=max_bytes
+                target, root_real=root_real, max_bytes=max_bytes, realpath=self.memo.realpath
             )
+            checked_read(target, checked)
         if isinstance(checked, _verified_read.ReadFailure):
             if checked.kind != _verified_read.MISSING or report_missing:
                 self.report_read_failure(checked, file_path, skill)
