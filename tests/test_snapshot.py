@@ -222,4 +222,3 @@ def test_should_refresh_rules() -> None:
     assert should_refresh_snapshot("42", 0) is False
     assert should_refresh_snapshot(True, 0) is False  # a boolean is not a number in JS
     assert should_refresh_snapshot(1.5, 2) is True
-

@@ -21,7 +21,7 @@ from install_support import (
     snapshot,
 )
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
     DownloadOptions,
@@ -29,9 +29,9 @@ from skillbook.distribution.install.download import (
     run_download,
 )
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
 from skillbook.distribution.install.result import InstallError, InstallResult
 from skillbook.distribution.install.tools_dir import tools_root
+from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.pipeline.parse.manifest import parse_install_spec
 
 LOCAL = NetworkPolicy(allow_private_network=True)

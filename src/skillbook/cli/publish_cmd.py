@@ -70,7 +70,7 @@ def publish_cmd(
     """
     import httpx
 
-    from skillbook.cli.registry_support import endpoint_of
+    from skillbook.cli.registry_support import endpoint_of, say_stderr
     from skillbook.distribution.hub.client import PublishOptions, publish_path
     from skillbook.errors import PublishFailed
 
@@ -100,7 +100,7 @@ def publish_cmd(
     )
     try:
         with httpx.Client(timeout=120, follow_redirects=True) as client:
-            outcome = publish_path(client, base, token, path, options)
+            outcome = publish_path(client, base, token, path, options, on_wait=say_stderr)
     except PublishFailed as exc:
         fail(str(exc), error=exc.code)
     if as_json:

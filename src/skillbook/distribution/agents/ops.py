@@ -140,7 +140,7 @@ def install_for(
     state_dir: Path | None = None,
 ) -> list[Installed]:
     """Scan, then place every skill of ``source`` for ``agents``; record them in the lock."""
-    from skillbook.distribution.install.scan_gate import scan_for_install
+    from skillbook.distribution.scan_gate import scan_for_install
 
     if not source.is_dir():
         raise AgentsError(

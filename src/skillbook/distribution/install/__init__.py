@@ -31,13 +31,11 @@ This is an edge package: nothing in the core imports it.
 
 from __future__ import annotations
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import DownloadOptions
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
 from skillbook.distribution.install.plan import DownloadPlan, Refusal, Role, Step
 from skillbook.distribution.install.policy import InstallPolicy
-from skillbook.distribution.install.progress import NoProgress, Progress
 from skillbook.distribution.install.result import (
     InstallError,
     InstallResult,
@@ -47,6 +45,8 @@ from skillbook.distribution.install.result import (
 from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
 from skillbook.distribution.install.setup import SetupOptions, SetupPlan, clamp_timeout, plan_setup
 from skillbook.distribution.install.tools_dir import safe_path_segment_hashed
+from skillbook.distribution.netguard import NetworkPolicy
+from skillbook.distribution.progress import NoProgress, Progress
 
 __all__ = [
     "DEFAULT_LIMITS",

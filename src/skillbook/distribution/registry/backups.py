@@ -31,7 +31,7 @@ from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import SKILLBOOK_DIR, read_json, write_json_atomic
 from skillbook.distribution.registry.skillfiles import list_skill_files
 from skillbook.distribution.registry.workdir import MANIFEST_NAME, Workdir
-from skillbook.distribution.sync.swap import make_staging, remove_tree
+from skillbook.distribution.swap import make_staging, remove_tree
 
 __all__ = ["Backup", "list_backups", "make_backup", "restore", "tree_diff"]
 

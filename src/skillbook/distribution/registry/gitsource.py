@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from skillbook.distribution.registry.archive_root import find_marker
+from skillbook.distribution.archives.layout import find_marker
 from skillbook.distribution.registry.errors import RegistryError, RegistryUnavailable
 from skillbook.distribution.registry.refs import GitRef, redact_url
 

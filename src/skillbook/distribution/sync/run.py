@@ -16,7 +16,8 @@ from pathlib import Path
 
 from skillbook import diagnostics as dg
 from skillbook.diagnostics import Diagnostic
-from skillbook.distribution.sync import marker, swap
+from skillbook.distribution import swap
+from skillbook.distribution.sync import marker
 from skillbook.distribution.sync.copytree import EXCLUDED_NAMES, CopyError, CopyReport, copy_skill
 from skillbook.distribution.sync.errors import TargetNotSynced
 from skillbook.distribution.sync.names import DirNamer, Refusal
