@@ -495,5 +495,5 @@ def test_the_publish_client_retries_busy_answers_and_a_lost_publish_publishes_on
     assert all(count == 2 for count in seen.values()), seen
     # whoami, resolve, upload-url, the upload, then the publish (a backoff: no Retry-After).
     assert waits[:4] == [2.0] * 4 and len(waits) == 5 and waits[4] < 2
-    assert said[0] == "/api/v1/whoami: HTTP 503; retrying in 2.0s (attempt 2 of 3)"
+    assert said[0] == "hub.test: HTTP 503; retrying in 2.0s (attempt 2 of 3)"
     assert [v["version"] for v in versions["items"]] == ["1.0.0"]

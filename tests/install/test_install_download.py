@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,11 @@ class Box:
         assert not result.ok, result
         assert self.outside() == before_out
         assert self.inside() == before_in
-        assert not [p for p in self.root.parent.iterdir() if ".sb-" in p.name]
+        assert not [
+            p
+            for p in self.root.parent.iterdir()
+            if re.search(r"\.(tmp|old|new)-[a-z0-9]{8}$", p.name)
+        ]
         return result
 
 
@@ -496,8 +501,11 @@ def test_a_half_done_swap_is_recovered_before_the_next_install(box: Box, server:
     box.root.mkdir(parents=True)
     (box.root / "mine.txt").write_text("kept")
     # A crash between the two renames of the non-atomic swap leaves only the old tree.
-    box.root.rename(box.root.with_name(f".{box.root.name}.sb-old-1"))
+    box.root.rename(box.root.with_name(f".{box.root.name}.old-abcd1234"))
     assert box.run(server.file("/t.zip", make_zip(GOOD))).ok
     assert (box.root / "mine.txt").read_text() == "kept"
     assert (box.root / "tool" / "README").read_text() == "read me"
-    assert not [p for p in box.root.parent.iterdir() if ".sb-" in p.name]
+    leftovers = [
+        p.name for p in box.root.parent.iterdir() if p.name.startswith(f".{box.root.name}.")
+    ]
+    assert leftovers == []

@@ -79,15 +79,20 @@ _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _EPOCH_THRESHOLD: Final = 31_536_000
 
 
-def new_http(transport: httpx.BaseTransport | None = None) -> httpx.Client:
+def new_http(
+    transport: httpx.BaseTransport | None = None, *, timeout: float | None = None
+) -> httpx.Client:
     """The HTTP client registry requests go through (redirects followed, skillbook's
-    User-Agent); proxies come from the environment as usual for httpx."""
+    User-Agent); proxies come from the environment as usual for httpx. ``timeout``:
+    the client's default per request (the registry client passes its own each time;
+    the publisher's uploads need longer than httpx's 5 s)."""
     import httpx
 
     return httpx.Client(
         follow_redirects=True,
         headers={"User-Agent": USER_AGENT},
         transport=transport,
+        timeout=httpx.Timeout(5.0 if timeout is None else timeout),  # 5 s: httpx's default
     )
 
 
@@ -220,7 +225,7 @@ def stream_capped(
         if each is not None:
             each()
     sink.flush()
-    return size, digest
+    return size, digest.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

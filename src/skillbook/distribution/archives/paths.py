@@ -18,6 +18,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.base.fs import climbs_out
 from skillbook.distribution.archives.names import NameRejected, NameSet
 from skillbook.errors import InstallError
 
@@ -74,8 +75,8 @@ def check_entry_path(entry: str, *, escape_label: str = "destination") -> None:
         return
     if _is_drive(entry):
         raise _rejected(f"archive entry uses a drive path: {entry}")
-    normalized = posixpath.normpath(entry.replace("\\", "/"))
-    if normalized == ".." or normalized.startswith("../"):
+    normalized = entry.replace("\\", "/")
+    if climbs_out(normalized):
         raise _rejected(f"archive entry escapes {escape_label}: {entry}")
     if normalized.startswith("/"):
         raise _rejected(f"archive entry is absolute: {entry}")

@@ -268,9 +268,9 @@ class _Retrying:
 
     def _wait(self, seconds: float, why: str, url: str, attempt: int) -> None:
         if self._on_wait is not None:
-            route = httpx.URL(url).path
+            # As the registry client says it: the host, why, how long.
             self._on_wait(
-                f"{route}: {why}; retrying in {seconds:.1f}s "
+                f"{httpx.URL(url).netloc.decode('ascii')}: {why}; retrying in {seconds:.1f}s "
                 f"(attempt {attempt + 1} of {self._retry.attempts})"
             )
         self._sleep(seconds)

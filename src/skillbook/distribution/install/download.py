@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
+from skillbook.base.fs import is_path_inside
 from skillbook.base.js import js_trim
 from skillbook.base.locks import locked
 from skillbook.distribution.archives.extract import extract_tar, extract_zip
@@ -160,8 +161,8 @@ def _locked_download(
         real_root, target = _prepare(plan)
     except InstallError as exc:
         return InstallResult.from_error(exc, as_stderr=True)
-    archive_rel = os.path.relpath(target / plan.filename, real_root)
-    if archive_rel in ("", ".", "..") or archive_rel.startswith(".." + os.sep):
+    archive = os.path.normpath(target / plan.filename)
+    if archive == str(real_root) or not is_path_inside(str(real_root), archive):
         message = "invalid download archive path"
         return InstallResult.failure("install.target-escape", message, stderr=message)
     tmp: _StagingFile | None = None
