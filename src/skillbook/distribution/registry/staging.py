@@ -114,7 +114,7 @@ def unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None:
 
     into.mkdir()
     try:
-        # A skill tree: the registry's file name rules apply (see install.name_rules).
+        # A skill tree: the registry's file name rules apply (see distribution.archives.names).
         if kind == "zip":
             extract_zip(archive, into, strip=0, limits=limits, names=True)
         else:
