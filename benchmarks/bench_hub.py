@@ -109,7 +109,7 @@ def seed(db_url: str, blobs: str, count: int, rng: random.Random) -> list[str]:
     from skillbook.distribution.hub.blobs import open_blob_store
     from skillbook.distribution.hub.db import Database
     from skillbook.distribution.hub.publish import publish_version
-    from skillbook.distribution.hub.settings import HubSettings
+    from skillbook.distribution.hub.server_config import HubSettings
     from skillbook.distribution.hub.tokens import authenticate, create_token
 
     settings = HubSettings(database_url=db_url, blob_url=blobs, search_backend="bm25")

@@ -27,7 +27,7 @@ INTERNAL = {
     # the providers' stand-in for an absent SDK's error class, never raised
     "skillbook.runtime.providers.vendor._NoError",
     # sync re-raises it as SyncBusy naming the target
-    "skillbook.distribution.sync.swap.FolderBusy",
+    "skillbook.base.locks.FolderBusy",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill
     "skillbook.distribution.sync.copytree.CopyError",
     # the registry server's routes answer it as a plain-text HTTP error
@@ -36,7 +36,7 @@ INTERNAL = {
     "skillbook.distribution.hub.archive.PathRejected",
     # the registry server answers it as a 400 JSON HubError, the installers as
     # install.archive-rejected
-    "skillbook.distribution.install.name_rules.NameRejected",
+    "skillbook.distribution.archives.names.NameRejected",
 }
 
 
@@ -69,7 +69,7 @@ def test_every_exception_is_in_the_tree_and_exported() -> None:
         assert cls.__name__ in (errors.__doc__ or ""), f"{name} is missing from the tree"
     # The internal ones that a public function could let through still derive from it.
     for name in (
-        "skillbook.distribution.sync.swap.FolderBusy",
+        "skillbook.base.locks.FolderBusy",
         "skillbook.distribution.sync.copytree.CopyError",
     ):
         assert issubclass(found[name], errors.SyncError)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from factories import write_skill
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
 
@@ -237,3 +237,26 @@ def test_an_entry_joined_to_a_real_folder_is_inside_it(base: str, name: str) -> 
     """Why the root scanner takes a listed, non-link folder as inside its real root
     without the containment test: a folder entry joined to a path lies below it."""
     assert _fs.is_path_inside(base, _fs.join(base, name))
+
+
+_SEGMENT = st.sampled_from(["a", "b", ".", "..", "", "..a", "a.."])
+
+
+@given(st.lists(_SEGMENT, min_size=1, max_size=6))
+def test_climbs_out_is_is_path_inside_for_relative_paths(parts: list[str]) -> None:
+    # The relative rule and the absolute one agree: a path climbs out of a folder
+    # exactly when, joined to it, it is not inside it.
+    relative = "/".join(parts)
+    assume(not relative.startswith("/"))  # absolute paths: the callers refuse them first
+    root = "/r/o/o/t"
+    joined = os.path.normpath(os.path.join(root, relative))
+    assert _fs.climbs_out(relative) == (not _fs.is_path_inside(root, joined))
+
+
+def test_read_file_at_most_reads_no_more_than_asked(tmp_path: Path) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 5000)
+    assert _fs.read_file_at_most(path, 10) == b"x" * 10
+    assert _fs.read_file_at_most(path, 10_000) == b"x" * 5000
+    with pytest.raises(FileNotFoundError):
+        _fs.read_file_at_most(tmp_path / "missing", 10)

@@ -12,7 +12,7 @@ from datetime import datetime
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from skillbook.experience.fingerprint import (
+from skillbook.experience.behaviour import (
     FINGERPRINT_CHARS,
     MAX_STEPS,
     behavior_fingerprint,

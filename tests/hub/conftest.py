@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings, RateLimits
+from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 from skillbook.distribution.hub.tokens import create_token
 
 from .helpers import BASE, make_skill

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 from skillbook.cli.app import cli
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 
 from .conftest import GENEROUS
 from .helpers import CRITICAL_LINE, HIGH_LINE, LiveServer, make_skill

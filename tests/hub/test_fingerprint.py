@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook.distribution.hub.fingerprint import (
+from skillbook.distribution.fingerprint import (
     fingerprint_bytes_order,
     fingerprint_digests,
     fingerprinted,

@@ -28,7 +28,7 @@ from skillbook.distribution.hub.housekeeping import (
 )
 from skillbook.distribution.hub.http import Hub
 from skillbook.distribution.hub.models import Upload
-from skillbook.distribution.hub.settings import Housekeeping, HubSettings
+from skillbook.distribution.hub.server_config import Housekeeping, HubSettings
 
 from .helpers import BASE
 

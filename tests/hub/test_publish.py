@@ -15,7 +15,7 @@ from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.client import PublishFailed
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import create_token
 
 from .helpers import BASE, CRITICAL_LINE, HIGH_LINE, make_skill, publish
@@ -383,7 +383,7 @@ def test_a_json_body_may_be_2_mb_and_not_one_byte_more(
 
 
 def test_the_documented_sizes_are_the_servers() -> None:
-    from skillbook.distribution.hub.settings import MIB, SizeLimits
+    from skillbook.distribution.hub.server_config import MIB, SizeLimits
 
     doc = (Path(__file__).parents[2] / "docs" / "hub.md").read_text(encoding="utf-8")
     line = " ".join(doc[doc.index("Sizes (1 MB = 1,048,576 bytes)") :].split("\n\n")[0].split())
@@ -442,3 +442,58 @@ def test_a_registry_holding_only_critical_findings_publishes_high_ones_with_warn
     hub.db.close()
     with pytest.raises(ValueError, match="hold severity 'medium'"):
         dataclasses.replace(hub_settings, hold_severity="medium")
+
+
+def test_the_publish_client_retries_busy_answers_and_a_lost_publish_publishes_once(
+    hub: Hub, token: str, skill_dir: Path
+) -> None:
+    from skillbook.distribution.hub.client import PublishOptions, publish_path
+
+    app = create_app(hub.settings, hub=hub)
+    seen: dict[tuple[str, str], int] = {}
+
+    async def flaky(scope: Any, receive: Any, send: Any) -> None:
+        """The real registry behind a proxy that fails each request's first try: a 503
+        (asked to come back in 2 s), except the publish, which reaches the registry and
+        whose answer is then lost (a 502)."""
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        key = (scope["method"], scope["path"])
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            await app(scope, receive, send)
+            return
+        headers = [(b"content-type", b"text/plain")]
+        if key == ("POST", "/api/v1/skills"):
+
+            async def lost(message: Any) -> None:
+                pass
+
+            await app(scope, receive, lost)
+            status = 502
+        else:
+            status, headers = 503, [*headers, (b"retry-after", b"2")]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"busy"})
+
+    waits: list[float] = []
+    said: list[str] = []
+    with TestClient(flaky, base_url=BASE) as client:
+        outcome = publish_path(
+            client,
+            BASE,
+            token,
+            skill_dir,
+            PublishOptions(),
+            sleep=waits.append,
+            on_wait=said.append,
+        )
+    with TestClient(app, base_url=BASE) as client:
+        versions = client.get("/api/v1/skills/weather-report/versions").json()
+    assert (outcome.status, outcome.version) == ("published", "1.0.0")
+    assert all(count == 2 for count in seen.values()), seen
+    # whoami, resolve, upload-url, the upload, then the publish (a backoff: no Retry-After).
+    assert waits[:4] == [2.0] * 4 and len(waits) == 5 and waits[4] < 2
+    assert said[0] == "hub.test: HTTP 503; retrying in 2.0s (attempt 2 of 3)"
+    assert [v["version"] for v in versions["items"]] == ["1.0.0"]

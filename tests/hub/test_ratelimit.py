@@ -10,7 +10,7 @@ from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
 from skillbook.distribution.hub.ratelimit import RateLimiter
-from skillbook.distribution.hub.settings import HubSettings, RateLimits
+from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
 from .helpers import BASE, fresh_rate_window
 

@@ -24,7 +24,7 @@ from registry.tripwire import Tripwire, tripwire
 from skillbook.cli.app import cli
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import create_token
 
 from .conftest import GENEROUS

@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.http import Hub
 from skillbook.distribution.hub.search import HubSearch
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 
 from .helpers import BASE, make_skill, publish
 

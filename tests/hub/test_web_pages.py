@@ -32,7 +32,7 @@ from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.client import PublishOptions, publish_path
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import create_token
 
 from .conftest import GENEROUS

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.settings import HubSettings, RateLimits
+from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 from skillbook.distribution.hub.tokens import revoke_token
 from skillbook.distribution.hub.web.render import ALLOWED_TAGS, Links, render_markdown
 from skillbook.distribution.hub.web.session import SESSION_COOKIE, open_session

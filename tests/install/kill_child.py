@@ -13,7 +13,7 @@ from pathlib import Path
 
 from skillbook.distribution.install.download import DownloadOptions, plan_download, run_download
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
+from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.pipeline.parse.manifest import parse_install_spec
 
 

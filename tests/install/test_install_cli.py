@@ -22,7 +22,7 @@ from install_support import (  # noqa: F401 (fixtures)
 
 from skillbook.cli.app import cli
 from skillbook.cli.setup_cmd import CONSENT_MESSAGE
-from skillbook.distribution.install.audit import AUDIT_FILE_NAME
+from skillbook.distribution.audit import AUDIT_FILE_NAME
 
 #: Stand-in executables and child interpreters are Python processes.
 pytestmark = pytest.mark.subprocess

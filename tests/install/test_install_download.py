@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from install_support import (
     snapshot,
 )
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
     DownloadOptions,
@@ -29,9 +30,9 @@ from skillbook.distribution.install.download import (
     run_download,
 )
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
 from skillbook.distribution.install.result import InstallError, InstallResult
 from skillbook.distribution.install.tools_dir import tools_root
+from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.pipeline.parse.manifest import parse_install_spec
 
 LOCAL = NetworkPolicy(allow_private_network=True)
@@ -79,7 +80,11 @@ class Box:
         assert not result.ok, result
         assert self.outside() == before_out
         assert self.inside() == before_in
-        assert not [p for p in self.root.parent.iterdir() if ".sb-" in p.name]
+        assert not [
+            p
+            for p in self.root.parent.iterdir()
+            if re.search(r"\.(tmp|old|new)-[a-z0-9]{8}$", p.name)
+        ]
         return result
 
 
@@ -496,8 +501,9 @@ def test_a_half_done_swap_is_recovered_before_the_next_install(box: Box, server:
     box.root.mkdir(parents=True)
     (box.root / "mine.txt").write_text("kept")
     # A crash between the two renames of the non-atomic swap leaves only the old tree.
-    box.root.rename(box.root.with_name(f".{box.root.name}.sb-old-1"))
+    box.root.rename(box.root.with_name(f".{box.root.name}.old-abcd1234"))
     assert box.run(server.file("/t.zip", make_zip(GOOD))).ok
     assert (box.root / "mine.txt").read_text() == "kept"
     assert (box.root / "tool" / "README").read_text() == "read me"
-    assert not [p for p in box.root.parent.iterdir() if ".sb-" in p.name]
+    beside = sorted(p.name for p in box.root.parent.iterdir() if p.name.startswith("."))
+    assert beside == [f".{box.root.name}.lock"]  # the install lock, never a swap leftover

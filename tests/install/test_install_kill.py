@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -98,6 +99,8 @@ def test_kill_9_leaves_the_old_or_the_new_tree(
     out, _ = again.communicate(timeout=120)
     assert '"ok": true' in out, out
     assert state(root) == new
-    assert not [p.name for p in root.parent.iterdir() if ".sb-" in p.name]
+    assert not [
+        p.name for p in root.parent.iterdir() if re.search(r"\.(tmp|old|new)-[a-z0-9]{8}$", p.name)
+    ]
     staging = root / STAGING_DIR_NAME
     assert not staging.exists() or list(staging.iterdir()) == []

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skillbook.distribution.install.netguard import (
+from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.netguard import (
     BLOCKED_HOST_OR_IP_MESSAGE,
     BLOCKED_RESOLVED_IP_MESSAGE,
     NetworkPolicy,
@@ -13,7 +14,6 @@ from skillbook.distribution.install.netguard import (
     is_special_use_ip,
     resolve_pinned,
 )
-from skillbook.distribution.install.result import InstallError
 
 
 @pytest.mark.parametrize(

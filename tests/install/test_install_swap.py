@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.distribution.install import swap
-from skillbook.distribution.install.result import InstallError
-from skillbook.distribution.install.swap import StagedTarget, exchange, recover
+from skillbook.base.atomic import exchange
+from skillbook.distribution import swap
+from skillbook.distribution.swap import StagedTarget, recover
+from skillbook.errors import InstallError
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -50,7 +51,7 @@ def test_commit_replaces_the_tree_and_never_writes_the_old_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, atomic: bool
 ) -> None:
     if not atomic:
-        monkeypatch.setattr(swap, "exchange", lambda a, b: False)
+        monkeypatch.setattr(swap, "swap_paths", lambda a, b: False)
     target = make_target(tmp_path)
     old_a = target / "a.txt"
     inode = old_a.stat().st_ino
@@ -86,9 +87,9 @@ def test_leaving_without_commit_keeps_the_old_tree(tmp_path: Path) -> None:
 def test_recover_after_a_crash_between_two_renames(tmp_path: Path) -> None:
     target = make_target(tmp_path)
     before = tree(target)
-    old = tmp_path / ".target.sb-old-123"
-    target.rename(old)  # the first rename happened, the second did not
-    (tmp_path / ".target.sb-next-123").mkdir()
+    old = tmp_path / ".target.old-abcd1234"
+    target.rename(old)  # the target went aside, the clone was not renamed in yet
+    (tmp_path / ".target.tmp-abcd1234").mkdir()
     recover(target)
     assert tree(target) == before
     assert [p.name for p in tmp_path.iterdir()] == ["target"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillbook.distribution.install.name_rules import (
+from skillbook.distribution.archives.names import (
     MAX_PART_BYTES,
     RULES,
     NameRejected,

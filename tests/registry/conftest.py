@@ -9,7 +9,7 @@ import pytest
 from cli.conftest import Shell
 
 from registry.clawhub_server import ClawHub
-from skillbook.distribution.registry.client import RetryPolicy
+from skillbook.distribution.http import RetryPolicy
 from skillbook.distribution.registry.endpoint import Endpoint
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.workdir import Workdir

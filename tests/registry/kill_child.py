@@ -19,7 +19,7 @@ from skillbook.distribution.registry.endpoint import Endpoint
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.updater import update_skills
 from skillbook.distribution.registry.workdir import Workdir
-from skillbook.distribution.sync.swap import replace_tree as swap
+from skillbook.distribution.swap import replace_tree as swap
 
 
 def main() -> None:

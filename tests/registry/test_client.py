@@ -13,13 +13,9 @@ import pytest
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1, FAST, Said
+from skillbook.distribution.http import RetryPolicy, rate_note, retry_after
 from skillbook.distribution.registry import api
-from skillbook.distribution.registry.client import (
-    RegistryClient,
-    RetryPolicy,
-    rate_note,
-    retry_after,
-)
+from skillbook.distribution.registry.client import RegistryClient
 from skillbook.distribution.registry.endpoint import Endpoint
 from skillbook.distribution.registry.errors import (
     RegistryError,

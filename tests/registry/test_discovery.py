@@ -12,7 +12,7 @@ from cli.conftest import Shell, shell  # noqa: F401 (fixture)
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1
-from skillbook.distribution.registry.client import new_http
+from skillbook.distribution.http import new_http
 from skillbook.distribution.registry.discovery import discover
 from skillbook.distribution.registry.endpoint import resolve_endpoint
 

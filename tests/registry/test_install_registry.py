@@ -214,7 +214,7 @@ def test_latest_from_the_install_route_when_the_detail_names_none(
 def test_a_download_url_elsewhere_passes_the_download_guard(
     hub: ClawHub, installer: Installer, options: InstallOptions
 ) -> None:
-    from skillbook.distribution.install.netguard import NetworkPolicy
+    from skillbook.distribution.netguard import NetworkPolicy
 
     skill = hub.state.publish("demo", "1.0.0", DEMO_V1)
     skill.latest = None
@@ -353,7 +353,7 @@ def test_hostile_archives_are_refused_and_nothing_changes(
 def test_a_zip_bomb_is_refused_before_it_is_written(
     hub: ClawHub, workdir: Workdir, said: Said, tmp_path: Path
 ) -> None:
-    from skillbook.distribution.install.archive_paths import ExtractLimits
+    from skillbook.distribution.archives.paths import ExtractLimits
     from skillbook.distribution.registry.endpoint import Endpoint
 
     buf = BytesIO()

@@ -239,7 +239,7 @@ def test_an_archive_url_goes_through_the_download_guard(
     tmp_path: Path, local: Installer, workdir: Workdir, options: InstallOptions
 ) -> None:
     from registry.clawhub_server import ClawHub, flat_zip
-    from skillbook.distribution.install.netguard import NetworkPolicy
+    from skillbook.distribution.netguard import NetworkPolicy
 
     hub = ClawHub()
     try:

@@ -25,6 +25,7 @@ from skillbook.pipeline.prompt.skills_section import (
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent
 from skillbook.runtime.providers.scripted import ScriptedModel
 from skillbook.selection import Route, route
+from skillbook.selection.options import selector_settings
 from skillbook.selection.plan import BLOCK_INTRO
 from skillbook.selection.router import (
     DEFAULT_ROUTE_MARGIN,
@@ -32,7 +33,6 @@ from skillbook.selection.router import (
     route_selection,
 )
 from skillbook.selection.selector import Candidate, Selection, Selector
-from skillbook.selection.settings import selector_settings
 
 DIRECT = "check the weather forecast: rain and wind in Oslo"
 AMBIGUOUS = "merge two PDF files into one PDF"

@@ -124,8 +124,8 @@ def make_fifo(path: Path) -> None:
 _LOCK_HOLDER = """
 import sys
 from pathlib import Path
-from skillbook.distribution.sync import swap
-with swap.folder_lock(Path(sys.argv[1])):
+from skillbook.base.locks import folder_lock
+with folder_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     sys.stdin.read()
 """

@@ -10,7 +10,8 @@ import pytest
 from factories import write_skill
 from sync_world import World
 
-from skillbook.distribution.sync import SyncError, swap
+from skillbook.distribution import swap
+from skillbook.distribution.sync import SyncError
 from skillbook.distribution.sync.load import ORIGIN_FILE, load_skills, loadable_skills
 from skillbook.errors import SkillNotFound
 from skillbook.model import Source

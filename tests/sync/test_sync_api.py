@@ -10,6 +10,7 @@ import pytest
 from factories import write_skill
 from sync_world import World, listing, lock_held_elsewhere
 
+from skillbook.distribution import swap
 from skillbook.distribution.sync import (
     CATALOG_FILE,
     SyncBusy,
@@ -17,7 +18,6 @@ from skillbook.distribution.sync import (
     SyncProgress,
     TargetNotSynced,
     env_file_text,
-    swap,
     sync,
     sync_book,
     sync_entries,

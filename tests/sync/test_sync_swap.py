@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from sync_world import listing, lock_held_elsewhere
 
-from skillbook.distribution.sync import swap
+from skillbook.base import locks
+from skillbook.distribution import swap
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:
@@ -180,11 +181,11 @@ def test_remove_tree_clears_read_only_folders(nobody_dir: Path, workers: int) ->
 def test_the_folder_lock_excludes_other_processes(tmp_path: Path) -> None:
     with (
         lock_held_elsewhere(tmp_path),
-        pytest.raises(swap.FolderBusy),
-        swap.folder_lock(tmp_path, wait=False),
+        pytest.raises(locks.FolderBusy),
+        locks.folder_lock(tmp_path, wait=False),
     ):
         pass
-    with swap.folder_lock(tmp_path, wait=False):
+    with locks.folder_lock(tmp_path, wait=False):
         pass
 
 
@@ -193,7 +194,7 @@ def test_the_lock_is_released_when_its_holder_is_killed(tmp_path: Path) -> None:
     with lock_held_elsewhere(tmp_path) as proc:
         proc.kill()
         proc.wait()
-        with swap.folder_lock(tmp_path, wait=False):
+        with locks.folder_lock(tmp_path, wait=False):
             pass
 
 

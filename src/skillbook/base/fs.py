@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat as st
 import sys
 
@@ -60,6 +61,16 @@ def is_path_inside(root: str, target: str) -> bool:
     if target == root:
         return True
     return target.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def climbs_out(relative: str) -> bool:
+    """Whether a relative POSIX path, normalised, leaves the folder it is relative to
+    (``..`` or ``../…``): an archive entry or a link target that escapes.
+
+    The relative twin of :func:`is_path_inside` (one rule for each kind of path).
+    """
+    normalized = posixpath.normpath(relative)
+    return normalized == ".." or normalized.startswith("../")
 
 
 def _basename(path: str) -> str:
@@ -228,3 +239,13 @@ def read_at_most(fd: int, limit: int, size: int = -1) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
+
+
+def read_file_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The first ``limit`` bytes of the file at ``path`` (links followed), read through
+    :func:`read_at_most`: a file larger than the caller wants is never read whole."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return read_at_most(fd, limit)
+    finally:
+        os.close(fd)

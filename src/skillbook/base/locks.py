@@ -1,11 +1,16 @@
-"""An advisory lock held while a read-modify-write runs, so two processes never
-interleave theirs (two chats counting usage, two installs into one tools folder).
+"""Advisory locks, so two processes never interleave their read-modify-writes or swaps.
 
-Input: the path of a lock file (created if missing, parents included). Output: an
-exclusive ``flock`` on it for the ``with`` block; the kernel drops it when the process
-dies, even by ``kill -9``. Where ``fcntl`` does not exist (Windows) the block runs
-unlocked: writes stay atomic (:mod:`skillbook.base.atomic`), only the serialisation is lost.
-Private to skillbook; sync locks its target folder itself (``sync.swap.folder_lock``).
+Two kinds, one rule (an exclusive ``flock`` the kernel drops when the process dies,
+even by ``kill -9``):
+
+- :func:`locked` holds a *lock file* (created if missing, parents included) while a
+  read-modify-write runs: two chats counting usage, two installs into one tools
+  folder. Where ``fcntl`` does not exist (Windows) the block runs unlocked: writes
+  stay atomic (:mod:`skillbook.base.atomic`), only the serialisation is lost.
+- :func:`folder_lock` holds the *folder itself* (no lock file is left behind) while a
+  tree inside it is rebuilt and swapped (sync, load, the registry's installs; see
+  :mod:`skillbook.distribution.swap`); ``wait=False`` raises :class:`FolderBusy`
+  instead of waiting.
 """
 
 from __future__ import annotations
@@ -15,7 +20,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["locked"]
+from skillbook.errors import SyncBusy
+
+__all__ = ["FolderBusy", "folder_lock", "locked"]
+
+
+class FolderBusy(SyncBusy):
+    """Another process holds the lock on the folder (only with ``wait=False``)."""
 
 
 @contextlib.contextmanager
@@ -30,6 +41,25 @@ def locked(lock_file: Path) -> Iterator[None]:
     fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, *, wait: bool = True) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` itself while the block runs.
+
+    Raises :class:`FolderBusy` when ``wait`` is false and another process holds it.
+    """
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError as exc:
+            raise FolderBusy(f"{folder} is locked by another process") from exc
         yield
     finally:
         os.close(fd)

@@ -86,7 +86,7 @@ def eval_select_cmd(
     """
     from skillbook.selection.eligibility import not_eligible
     from skillbook.selection.evaluate import evaluate
-    from skillbook.selection.settings import selector_for
+    from skillbook.selection.options import selector_for
 
     queries = _queries(queries_path, split)
     book = obj.book()

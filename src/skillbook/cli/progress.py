@@ -1,6 +1,6 @@
 """Progress on a terminal: rich bars for downloads, extraction and commands.
 
-Implements :class:`skillbook.distribution.install.progress.Progress` for the CLI. Shown only when
+Implements :class:`skillbook.distribution.progress.Progress` for the CLI. Shown only when
 stderr is a terminal (never in pipes, logs, CI output or under ``--json``); the
 library reports nothing by default.
 """

@@ -68,9 +68,9 @@ def publish_cmd(
     $CLAWHUB_TOKEN or $CLAWHUB_AUTH_TOKEN, else from `clawhub login`'s config file
     when it was saved for that registry.
     """
-    import httpx
 
-    from skillbook.cli.registry_support import endpoint_of
+    from skillbook.cli.registry_support import endpoint_of, say_stderr
+    from skillbook.distribution.http import new_http
     from skillbook.distribution.hub.client import PublishOptions, publish_path
     from skillbook.errors import PublishFailed
 
@@ -99,8 +99,8 @@ def publish_cmd(
         owner=owner,
     )
     try:
-        with httpx.Client(timeout=120, follow_redirects=True) as client:
-            outcome = publish_path(client, base, token, path, options)
+        with new_http(timeout=120) as client:
+            outcome = publish_path(client, base, token, path, options, on_wait=say_stderr)
     except PublishFailed as exc:
         fail(str(exc), error=exc.code)
     if as_json:

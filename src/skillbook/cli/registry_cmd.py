@@ -135,7 +135,7 @@ def serve_cmd(
     sweep_seconds: int,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API and its web pages) until interrupted."""
-    from skillbook.distribution.hub.settings import MIB, Housekeeping, RateLimits
+    from skillbook.distribution.hub.server_config import MIB, Housekeeping, RateLimits
 
     rates = RateLimits()
     for item in limits:

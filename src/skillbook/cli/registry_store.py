@@ -32,7 +32,7 @@ def _need_extra() -> None:
 
 
 def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, str]:
-    from skillbook.distribution.hub.settings import default_database_url
+    from skillbook.distribution.hub.server_config import default_database_url
 
     if db and blobs:
         return db, blobs
@@ -42,7 +42,7 @@ def _store_urls(obj: Context, db: str | None, blobs: str | None) -> tuple[str, s
 
 def hub_settings(obj: Context, db: str | None, blobs: str | None, **more: Any) -> Any:
     _need_extra()
-    from skillbook.distribution.hub.settings import HubSettings
+    from skillbook.distribution.hub.server_config import HubSettings
 
     database_url, blob_url = _store_urls(obj, db, blobs)
     try:

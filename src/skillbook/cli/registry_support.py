@@ -110,7 +110,7 @@ def workdir_of(settings: Settings, global_: bool) -> Workdir:
 
 
 def _discover(site: str) -> tuple[str, str] | None:
-    from skillbook.distribution.registry.client import new_http
+    from skillbook.distribution.http import new_http
     from skillbook.distribution.registry.discovery import discover
 
     with new_http() as http:

@@ -58,7 +58,7 @@ def select_cmd(
     why = not_eligible(book)
     blocked: list[tuple[float, Any]] = []
     try:
-        from skillbook.selection.settings import selector_for
+        from skillbook.selection.options import selector_for
 
         selector, problems = selector_for(
             book,

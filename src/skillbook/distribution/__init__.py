@@ -1,8 +1,23 @@
 """Distribution: getting skills onto a machine and serving them.
 
-``registry`` (the ClawHub-compatible client: search, install, update, remove, verify),
-``hub`` (the registry server), ``install`` (what a skill needs: OpenClaw's installers),
-``sync`` (skills copied where a sandboxed agent reads them), ``agents`` (skills placed
-where other coding agents read them: ``rows`` and ``table``, ``layout``, ``lock``,
-``ops``), and ``fingerprint``, the content fingerprint the client and the server share.
+The parts, side by side: ``registry`` (the client: search, install, update, verify),
+``hub`` (the registry server and ``skillbook publish``), ``install`` (what a skill needs
+installed), ``sync`` (a book copied into a sandbox), ``agents`` (skills placed for other
+agents). None of ``registry``, ``hub`` and ``agents`` imports ``install`` or ``sync``, and
+``sync`` imports neither ``install`` nor ``registry`` (``tests/test_distribution_layers.py``).
+
+What they share lives once, here, below them:
+
+    fingerprint   the ``clawhub`` CLI's content fingerprint (files, or stored hashes)
+    archives      what a skill archive may hold and how it is unpacked
+    swap          a folder replaced in one step, with crash recovery
+    http          client set-up, retries with ``Retry-After``, capped streams, the
+                  guarded download
+    netguard      the download guard (which hosts and addresses may be fetched)
+    scan_gate     the security scan before an install
+    audit         the install audit log
+    progress      the progress report of long steps
+
+Locks, path containment and bounded reads are :mod:`skillbook.base`'s (``locks``,
+``fs``): the core needs them too.
 """

@@ -21,6 +21,12 @@ clawhub-api.md §4.5): entries depth first, each level sorted by code unit, each
 :func:`tree_digest` computes it from those entries (:func:`skillbook.distribution.registry.skillfiles.tree_entries`
 walks a folder for them); dotfiles count there, only the top-level ``.clawhub`` and
 ``.clawdhub`` do not.
+
+A registry (the server, or the publisher before it uploads) fingerprints a version from
+the ``(path, sha256)`` list it stored: :func:`fingerprint_digests` leaves out what the
+CLI never counts (a path with an empty or dot-prefixed segment), and
+:func:`fingerprint_bytes_order` gives the code-unit-order value a client without ICU
+would send, which ``/resolve`` also accepts.
 """
 
 from __future__ import annotations
@@ -36,8 +42,11 @@ from skillbook.base.js import js_sort_key, locale_compare_key
 __all__ = [
     "ORDERS",
     "TreeEntry",
+    "fingerprint_bytes_order",
+    "fingerprint_digests",
     "fingerprint_files",
     "fingerprint_hashes",
+    "fingerprinted",
     "github_content_hash",
     "integrity",
     "sha256_hex",
@@ -69,6 +78,23 @@ def fingerprint_hashes(pairs: Iterable[tuple[str, str]], *, order: Order = "loca
 def fingerprint_files(files: Iterable[tuple[str, bytes]]) -> str:
     """The CLI's fingerprint of ``(relative path, content)`` pairs (``/`` separators)."""
     return fingerprint_hashes((path, sha256_hex(data)) for path, data in files)
+
+
+def fingerprinted(path: str) -> bool:
+    """Whether the CLI counts ``path`` (no empty, ``.`` or dot-prefixed segment)."""
+    return all(seg and not seg.startswith(".") for seg in path.split("/"))
+
+
+def fingerprint_digests(pairs: Iterable[tuple[str, str]]) -> str:
+    """The CLI's fingerprint of a version's ``(path, sha256 hex)`` pairs, the paths it
+    never counts left out (ICU ``localeCompare`` order)."""
+    return fingerprint_hashes(((p, h.lower()) for p, h in pairs if fingerprinted(p)))
+
+
+def fingerprint_bytes_order(pairs: Iterable[tuple[str, str]]) -> str:
+    """The same lines in code-unit order: what a client without ICU would send."""
+    kept = ((p, h.lower()) for p, h in pairs if fingerprinted(p))
+    return fingerprint_hashes(kept, order="bytes")
 
 
 #: One entry of OpenClaw 2026.9's tree digest: ``(path, sha256 hex)`` for a file,

@@ -21,9 +21,9 @@ A part above the runtime and distribution (the runtime knows only the
 
 from __future__ import annotations
 
+from skillbook.experience.behaviour import behavior_fingerprint, normalise_step
 from skillbook.experience.draft import Draft, NearDuplicate
 from skillbook.experience.engine import Experience
-from skillbook.experience.fingerprint import behavior_fingerprint, normalise_step
 from skillbook.experience.hints import CommandRun, FileRead, ToolHints, UiTarget
 from skillbook.experience.learner import Learned, Learner
 from skillbook.experience.params import Parameter

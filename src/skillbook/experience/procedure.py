@@ -4,7 +4,7 @@ Input: a successful :class:`~skillbook.experience.record.SessionRecord`. Output:
 :class:`Procedure`: the steps that worked (commands with the run's varying values as
 ``${name}`` parameters), the checks that showed success, the pitfalls (attempts that
 failed or were refused before something else worked), the tool hints, and the
-behaviour fingerprint (:mod:`skillbook.experience.fingerprint`). Nothing here does I/O.
+behaviour fingerprint (:mod:`skillbook.experience.behaviour`). Nothing here does I/O.
 
 Calls that only looked for a skill (:data:`LOOKUP_TOOLS`: selection's ``find_skills``)
 stay in the session but are not part of the procedure: the learned skill is what such
@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from skillbook.experience._markdown import code_span
-from skillbook.experience.fingerprint import MAX_STEPS, behavior_fingerprint, normalise_step
+from skillbook.experience.behaviour import MAX_STEPS, behavior_fingerprint, normalise_step
 from skillbook.experience.params import Parameter, extract_parameters, substitute
 from skillbook.experience.record import SessionRecord, ToolEntry
 

@@ -3,7 +3,7 @@
 Input: a draft, the other drafts and the loaded skills. Output: :class:`NearDuplicate`
 values, best first. Two kinds, with documented thresholds:
 
-``steps``        the normalised steps (:mod:`skillbook.experience.fingerprint`), read
+``steps``        the normalised steps (:mod:`skillbook.experience.behaviour`), read
                  as one sequence of words, match for at least :data:`STEP_SIMILARITY`
                  of their length (``difflib`` ratio), though the fingerprints differ;
 ``description``  the request's content words (words of three letters or more, its

@@ -6,7 +6,7 @@ skill), :mod:`~skillbook.selection.triggers` (OpenPocket's hints),
 and :mod:`~skillbook.selection.http_embedder` (vectors),
 :mod:`~skillbook.selection.index` (vectors on disk by content hash),
 :mod:`~skillbook.selection.fusion` (hybrid scores), :mod:`~skillbook.selection.selector`
-(the ranking), :mod:`~skillbook.selection.settings` (the config made concrete),
+(the ranking), :mod:`~skillbook.selection.options` (the config made concrete),
 :mod:`~skillbook.selection.router` (:func:`route`: ``direct``, ``ambiguous`` or
 ``nomatch`` per request), :mod:`~skillbook.selection.plan` and
 :mod:`~skillbook.runtime.find_skills` (what the model sees: stable system section,

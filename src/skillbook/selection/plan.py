@@ -139,7 +139,7 @@ class SelectionPlan:
     def selector(self) -> Selector:
         """Built on first use: the system section needs no model, only turns and the tool do."""
         if self._selector is None:
-            from skillbook.selection.settings import selector_for
+            from skillbook.selection.options import selector_for
 
             self._selector, problems = selector_for(self.book, env=self.env)
             self.diagnostics += problems

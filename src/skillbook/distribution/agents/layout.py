@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from skillbook.base.atomic import exchange, new_token
+from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents.table import UNIVERSAL_DIR, Agent, AgentEnv
 
 __all__ = ["AgentsError", "Placement", "Plan", "apply_plan", "plan_layout", "sanitize_name"]
@@ -132,7 +133,7 @@ def _copy_tree(source: Path, dest: Path, root: Path) -> None:
             # The other tool follows links; skillbook follows only those that stay inside
             # the skill, so a link cannot smuggle a file from elsewhere into the copy.
             target = src.resolve()
-            if not target.is_relative_to(root):
+            if not is_path_inside(str(root), str(target)):
                 raise AgentsError(
                     "agents.symlink-escape",
                     f"{src} links outside the skill ({target}); remove the link or copy the file in",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents.layout import (
     AgentsError,
     Plan,
@@ -140,7 +141,7 @@ def install_for(
     state_dir: Path | None = None,
 ) -> list[Installed]:
     """Scan, then place every skill of ``source`` for ``agents``; record them in the lock."""
-    from skillbook.distribution.install.scan_gate import scan_for_install
+    from skillbook.distribution.scan_gate import scan_for_install
 
     if not source.is_dir():
         raise AgentsError(
@@ -161,7 +162,8 @@ def install_for(
         if plan.canonical is not None:
             targets.append(plan.canonical)
         for target in targets:
-            if target.resolve().is_relative_to(folder) or folder.is_relative_to(target.resolve()):
+            real = str(target.resolve())
+            if is_path_inside(str(folder), real) or is_path_inside(real, str(folder)):
                 raise AgentsError(
                     "agents.source-is-target",
                     f"{folder} is where the skill would go ({target}); install from elsewhere",

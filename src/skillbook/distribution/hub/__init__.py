@@ -10,13 +10,15 @@ uvicorn, boto3, psycopg; Jinja2, markdown-it-py and nh3 for the pages) come with
 
 Modules, one concept each:
 
-* ``settings`` — :class:`HubSettings`, every knob of a server (passed in, never read
+* ``server_config`` — :class:`HubSettings`, every knob of a server (passed in, never read
   from the environment here);
 * ``models``, ``db``, ``migrations/`` — the metadata schema, engines and Alembic;
 * ``blobs`` — the content-addressed store of files and archives (folder or S3);
 * ``tokens`` — bearer tokens, stored as hashes;
 * ``ratelimit`` — fixed-window counters in the database, shared by every replica;
-* ``fingerprint``, ``semver_tags``, ``archive`` — the pure parts of a version;
+* ``semver_tags``, ``archive`` — the pure parts of a version (its fingerprint is
+  :mod:`skillbook.distribution.fingerprint`'s, its archive rules
+  :mod:`skillbook.distribution.archives`'s);
 * ``checks`` — the scan and validation every published version goes through;
 * ``catalog`` — queries and state changes (tags, release, delete, audit);
 * ``publish`` — the publish pipeline (uploads, checks, storage);
@@ -25,5 +27,6 @@ Modules, one concept each:
 * ``shapes`` — the JSON the clients read;
 * ``app``, ``routes_read``, ``routes_write``, ``http`` — the ASGI application;
 * ``web`` — the pages a team browses (search, a page per skill, admin review);
-* ``server`` — running it under uvicorn; ``client`` — ``skillbook publish``.
+* ``server`` — running it under uvicorn; ``client`` — ``skillbook publish`` (retried
+  by :mod:`skillbook.distribution.http`'s rule).
 """

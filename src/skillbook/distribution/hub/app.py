@@ -29,7 +29,7 @@ from skillbook.distribution.hub.housekeeping import Housekeeper, sweep_forever, 
 from skillbook.distribution.hub.http import Hub, route
 from skillbook.distribution.hub.routes_read import READ_HANDLERS as R
 from skillbook.distribution.hub.routes_write import WRITE_HANDLERS as W
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.web import SecurityHeaders, web_routes
 
 __all__ = ["SETTINGS_ENV", "app_from_env", "create_app"]

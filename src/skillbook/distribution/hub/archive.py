@@ -5,9 +5,9 @@ Input: the version's files as ``(path, bytes)``. Output: a flat, deterministic Z
 all three clients accept (spec §6: no ``package/`` folder, no top folder, forward
 slashes, no ``..``, no links). The same files always give the same bytes, so an
 archive is stored once in the content-addressed store and its sha256 is stable.
-Path checks reuse the installer's archive rules (:mod:`skillbook.distribution.install.archive_paths`)
-and file name rules (:mod:`skillbook.distribution.install.name_rules`): what the registry accepts,
-every installer can write as published. A refused name is answered as a ``400`` JSON
+Path checks are the archive rules every installer applies
+(:mod:`skillbook.distribution.archives.paths`, :mod:`skillbook.distribution.archives.names`):
+what the registry accepts, every installer can write as published. A refused name is answered as a ``400`` JSON
 body naming the path and the rule (``{"error": "publish.file-name", "rule", "path", …}``).
 """
 
@@ -19,10 +19,9 @@ import zipfile
 from collections.abc import Iterable
 from typing import Final
 
-from skillbook.distribution.install.archive_paths import check_entry_path
-from skillbook.distribution.install.name_rules import NameRejected, NameSet, check_name
-from skillbook.distribution.install.result import InstallError
-from skillbook.errors import HubError
+from skillbook.distribution.archives.names import NameRejected, NameSet, check_name
+from skillbook.distribution.archives.paths import check_entry_path
+from skillbook.errors import HubError, InstallError
 
 __all__ = [
     "FILE_NAME_ERROR",
@@ -31,7 +30,6 @@ __all__ = [
     "check_publish_names",
     "check_publish_path",
     "name_refused",
-    "skill_file_of",
 ]
 
 #: The ``error`` of the JSON body a refused file name is answered with.
@@ -39,8 +37,6 @@ FILE_NAME_ERROR: Final = "publish.file-name"
 
 #: 1980-01-01, the earliest time a ZIP can hold: the archive does not depend on the clock.
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
-#: Root files that make a folder a skill (the CLI requires one of these at publish).
-SKILL_FILES: Final = ("SKILL.md", "skill.md", "skills.md", "SKILL.MD")
 MAX_PATH_CHARS: Final = 1024
 
 
@@ -50,7 +46,7 @@ class PathRejected(ValueError):
 
 def check_publish_path(path: str) -> str:
     """``path`` if it is a safe relative file path, else :class:`PathRejected` (unsafe as a
-    path) or :class:`~skillbook.distribution.install.name_rules.NameRejected` (a name one file system
+    path) or :class:`~skillbook.distribution.archives.names.NameRejected` (a name one file system
     cannot hold as published)."""
     if not path or len(path) > MAX_PATH_CHARS:
         raise PathRejected(f"invalid file path {path!r}")
@@ -80,16 +76,6 @@ def check_publish_names(paths: Iterable[str]) -> None:
             names.add(path)
     except NameRejected as exc:
         raise name_refused(exc) from None
-
-
-def skill_file_of(paths: Iterable[str]) -> str | None:
-    """The root skill file among ``paths`` (``SKILL.md`` first), or None."""
-    present = {p for p in paths if "/" not in p}
-    for name in SKILL_FILES:
-        if name in present:
-            return name
-    lowered = {p.lower(): p for p in present}
-    return lowered.get("skill.md") or lowered.get("skills.md")
 
 
 def build_zip(files: Iterable[tuple[str, bytes]]) -> bytes:

@@ -7,6 +7,15 @@ folder is "already published"), ``upload-url`` and the raw upload per file, then
 ``POST /api/v1/skills``. The files are chosen by the CLI's rules (§4.3): no
 dot-files or ``node_modules``, regular files only, the root ``.gitignore`` and
 ``.clawhubignore``, 10 MB per file and 50 MB in all, ``SKILL.md`` required.
+
+Every request is retried as the registry client retries
+(:mod:`skillbook.distribution.http`: 429, 5xx but 501, timeouts and connection errors;
+the server's ``Retry-After``, else a backoff), which is safe for each step of the
+sequence: ``whoami`` and ``resolve`` read; ``upload-url`` mints a ticket, and one left
+unused expires; an upload stores bytes under their sha256, so sending them twice
+stores them once; and the registry answers a repeat of the same publish (same slug,
+version and files) with the first publish's answer, so a publish whose answer was lost
+and that is sent again is published once.
 """
 
 from __future__ import annotations
@@ -17,7 +26,8 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +35,19 @@ from typing import Any, Final, Protocol
 
 import httpx
 
-from skillbook.distribution.hub.archive import skill_file_of
-from skillbook.distribution.hub.fingerprint import fingerprint_digests
+from skillbook.distribution.archives.layout import skill_file_of
+from skillbook.distribution.archives.names import NameRejected, check_names
+from skillbook.distribution.fingerprint import fingerprint_digests
+from skillbook.distribution.http import (
+    RetryPolicy,
+    backoff,
+    reason,
+    retryable_error,
+    retryable_status,
+    server_wait,
+)
 from skillbook.distribution.hub.semver_tags import is_semver, semver_key
-from skillbook.distribution.hub.settings import MIB
-from skillbook.distribution.install.name_rules import NameRejected, check_names
+from skillbook.distribution.hub.server_config import MIB
 from skillbook.errors import PublishFailed
 
 __all__ = [
@@ -171,9 +189,9 @@ def unpacked(path: Path) -> Iterator[Path]:
     if path.is_dir():
         yield path
         return
-    from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS
-    from skillbook.distribution.install.extract import extract_tar, extract_zip
-    from skillbook.distribution.install.result import InstallError
+    from skillbook.distribution.archives.extract import extract_tar, extract_zip
+    from skillbook.distribution.archives.paths import DEFAULT_LIMITS
+    from skillbook.errors import InstallError
 
     lower = path.name.lower()
     with tempfile.TemporaryDirectory(prefix="skillbook-publish-") as tmp:
@@ -209,11 +227,70 @@ def _check(response: Any, what: str) -> Any:
     return response.json()
 
 
+class _Retrying:
+    """``client``'s ``get``/``post`` with the registry client's retries."""
+
+    def __init__(
+        self,
+        client: HttpClient,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None],
+        on_wait: Callable[[str], None] | None,
+    ) -> None:
+        self._client, self._retry, self._sleep, self._on_wait = client, retry, sleep, on_wait
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self._send(self._client.get, url, kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self._send(self._client.post, url, kwargs)
+
+    def _send(self, call: Callable[..., Any], url: str, kwargs: dict[str, Any]) -> Any:
+        attempts = self._retry.attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                response = call(url, **kwargs)
+            except Exception as exc:
+                if not retryable_error(exc) or attempt == attempts:
+                    raise
+                self._wait(backoff(self._retry, attempt), reason(exc), url, attempt)
+                continue
+            status = response.status_code
+            if retryable_status(status) and attempt < attempts:
+                wait = server_wait(status, response.headers)
+                delay = wait if wait is not None else backoff(self._retry, attempt)
+                if delay <= self._retry.max_wait:
+                    what = "rate limited" if status == 429 else f"HTTP {status}"
+                    self._wait(delay, what, url, attempt)
+                    continue
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, seconds: float, why: str, url: str, attempt: int) -> None:
+        if self._on_wait is not None:
+            # As the registry client says it: the host, why, how long.
+            self._on_wait(
+                f"{httpx.URL(url).netloc.decode('ascii')}: {why}; retrying in {seconds:.1f}s "
+                f"(attempt {attempt + 1} of {self._retry.attempts})"
+            )
+        self._sleep(seconds)
+
+
 def publish_path(
-    client: HttpClient, base_url: str, token: str, path: Path, options: PublishOptions
+    client: HttpClient,
+    base_url: str,
+    token: str,
+    path: Path,
+    options: PublishOptions,
+    *,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    on_wait: Callable[[str], None] | None = None,
 ) -> PublishOutcome:
-    """Publish the skill at ``path`` to the registry at ``base_url``."""
+    """Publish the skill at ``path`` to the registry at ``base_url``; each request is
+    retried under ``retry`` (see the module doc), each wait announced to ``on_wait``."""
     base = base_url.rstrip("/")
+    http = _Retrying(client, retry or RetryPolicy(), sleep, on_wait)
     auth = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     with unpacked(path) as folder:
         named = folder if folder.name else path
@@ -225,12 +302,12 @@ def publish_path(
     try:
         owner = options.owner
         if owner is None:
-            who = _check(client.get(f"{base}/api/v1/whoami", headers=auth), "whoami")
+            who = _check(http.get(f"{base}/api/v1/whoami", headers=auth), "whoami")
             owner = str((who.get("user") or {}).get("handle") or "").lstrip("@")
             if not owner:
                 raise PublishFailed("Unable to resolve your publisher handle. Pass --owner.")
         query = {"slug": slug, "ownerHandle": owner, "hash": fingerprint}
-        answer = client.get(f"{base}/api/v1/resolve", params=query, headers=auth)
+        answer = http.get(f"{base}/api/v1/resolve", params=query, headers=auth)
         latest: str | None = None
         if answer.status_code != 404:
             resolved = _check(answer, "resolve")
@@ -252,11 +329,11 @@ def publish_path(
                 "contentType": f.content_type,
             }
             ticket = _check(
-                client.post(f"{base}/api/v1/skills/-/upload-url", json=meta, headers=auth),
+                http.post(f"{base}/api/v1/skills/-/upload-url", json=meta, headers=auth),
                 f"upload-url for {f.path}",
             )
             stored = _check(
-                client.post(
+                http.post(
                     ticket["uploadUrl"],
                     content=f.data,
                     headers={**auth, "Content-Type": f.content_type},
@@ -276,7 +353,7 @@ def publish_path(
             "tags": list(options.tags),
             "files": refs,
         }
-        result = _check(client.post(f"{base}/api/v1/skills", json=body, headers=auth), "publish")
+        result = _check(http.post(f"{base}/api/v1/skills", json=body, headers=auth), "publish")
     except httpx.HTTPError as exc:
         raise PublishFailed(f"cannot reach the registry at {base}: {exc}") from None
     status = str(result.get("publicationStatus") or result.get("status") or "published")

@@ -1,6 +1,6 @@
 """Crash and abuse hygiene: leftover temporaries, expired uploads, per-token storage quotas.
 
-Input: the database, the blob store, :class:`~skillbook.distribution.hub.settings.HubSettings` and a
+Input: the database, the blob store, :class:`~skillbook.distribution.hub.server_config.HubSettings` and a
 clock (injected: the tests move time instead of sleeping). Output: :meth:`Housekeeper.sweep`
 removes what a crash left behind and what nobody will use, and reports counts;
 :func:`check_quota` refuses (``413``) an upload or a publish that would take a token past
@@ -44,7 +44,7 @@ from skillbook.distribution.hub.blobs import BlobStore
 from skillbook.distribution.hub.checks import CHECK_TEMP_PREFIX
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.models import DELETED, Upload, Version, VersionFile
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.errors import HubError, HubNotFound
 
 __all__ = ["Housekeeper", "SweepReport", "check_quota", "sweep_forever", "token_usage"]

@@ -25,7 +25,7 @@ from skillbook.distribution.hub.blobs import BlobStore, open_blob_store
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.distribution.hub.search import HubSearch
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, authenticate
 from skillbook.errors import HubError
 

@@ -31,6 +31,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from skillbook.distribution.archives.layout import skill_file_of
+from skillbook.distribution.archives.names import NameRejected
+from skillbook.distribution.fingerprint import fingerprint_bytes_order, fingerprint_digests
 from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.archive import (
     PathRejected,
@@ -38,12 +41,10 @@ from skillbook.distribution.hub.archive import (
     check_publish_names,
     check_publish_path,
     name_refused,
-    skill_file_of,
 )
 from skillbook.distribution.hub.blobs import BlobStore
 from skillbook.distribution.hub.checks import check_files
 from skillbook.distribution.hub.db import Database
-from skillbook.distribution.hub.fingerprint import fingerprint_bytes_order, fingerprint_digests
 from skillbook.distribution.hub.housekeeping import check_quota
 from skillbook.distribution.hub.models import (
     DELETED,
@@ -55,9 +56,8 @@ from skillbook.distribution.hub.models import (
     VersionFile,
 )
 from skillbook.distribution.hub.semver_tags import is_semver, valid_tag
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, now_ms
-from skillbook.distribution.install.name_rules import NameRejected
 from skillbook.errors import HubError, HubNotFound
 
 __all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]

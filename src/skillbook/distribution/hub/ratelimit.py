@@ -1,7 +1,7 @@
 """Rate limits shared by every replica: fixed-window counters in the registry database.
 
 Input: the kind of request (``read``, ``download``, ``write``), who sends it (a valid
-token, else the client address) and :class:`~skillbook.distribution.hub.settings.RateLimits`.
+token, else the client address) and :class:`~skillbook.distribution.hub.server_config.RateLimits`.
 Output: a :class:`RateDecision` with the numbers for the ``RateLimit-*`` headers (and
 ``Retry-After`` once the limit is reached). Each request is one upsert that returns
 the new count, atomic in SQLite and PostgreSQL alike, so two replicas behind a load
@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.models import RateCounter
-from skillbook.distribution.hub.settings import RateLimits
+from skillbook.distribution.hub.server_config import RateLimits
 
 __all__ = ["KINDS", "RateDecision", "RateLimiter"]
 

@@ -90,7 +90,7 @@ class HubSearch:
 
     def _default_embedders(self) -> dict[str, Any]:
         from skillbook.config.file import SelectionConfig
-        from skillbook.selection.settings import build_embedders
+        from skillbook.selection.options import build_embedders
 
         found, problems = build_embedders(SelectionConfig(), env={}, backend=self.backend)
         for d in problems:

@@ -1,6 +1,6 @@
 """Running the registry under uvicorn: one process, or several workers of one server.
 
-Input: :class:`~skillbook.distribution.hub.settings.HubSettings` and where to listen. The schema
+Input: :class:`~skillbook.distribution.hub.server_config.HubSettings` and where to listen. The schema
 is migrated once, before any worker starts (on PostgreSQL under an advisory lock, so
 replicas on other machines starting at the same moment migrate once too). Several
 workers get the settings as JSON in ``SKILLBOOK_HUB_SETTINGS`` and build the same app.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from skillbook.distribution.hub.app import SETTINGS_ENV, create_app
 from skillbook.distribution.hub.db import Database, connect, migrate
-from skillbook.distribution.hub.settings import HubSettings
+from skillbook.distribution.hub.server_config import HubSettings
 
 __all__ = ["Listen", "prepare", "serve", "uvicorn_options"]
 

@@ -4,15 +4,15 @@ The pipeline, one module each::
 
     select      which installer (§8.2 preference chain, ids as ``info`` shows them)
     policy      skills.install.policy and the apt/pip opt-ins may refuse it
-    scan_gate   the security scan runs first; critical findings block (§8.3 step 4)
+    (scan)      the security scan runs first; critical findings block (§8.3 step 4;
+                :mod:`skillbook.distribution.scan_gate`, shared with the registry)
     argv        the installer's argv and its second validation pass (§8.3 step 8)
     bootstrap   brew lookup, uv/go bootstraps, apt via root or ``sudo -n`` (§8.3 9-12)
     fallback    opt-in apt/pip on Linux when brew or uv is missing
-    download    §8.5: tools dir (tools_dir), guarded fetch (netguard, fetch),
-                sha256, zip/tar.gz in-process (extract, archive_paths), tar.bz2
-                through a ``tar`` preflight (tarbz2), atomic swap (swap)
-    name_rules  the file names a skill may hold, shared with the registry server
-                (skill archives only; tool downloads keep OpenClaw's rules)
+    download    §8.5: tools dir (tools_dir), guarded fetch (``distribution.http``,
+                ``distribution.netguard``), sha256, zip/tar.gz in-process
+                (``distribution.archives``), tar.bz2 through a ``tar`` preflight
+                (tarbz2), atomic swap (``distribution.swap.StagedTarget``)
     execute     runs the command steps (runner) and sums up failures (result)
     setup, run  plan_setup → consent (the caller's) → run_setup → fresh status
 
@@ -31,13 +31,11 @@ Part of :mod:`skillbook.distribution`: above the pipeline, security and the runt
 
 from __future__ import annotations
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import DownloadOptions
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
 from skillbook.distribution.install.plan import DownloadPlan, Refusal, Role, Step
 from skillbook.distribution.install.policy import InstallPolicy
-from skillbook.distribution.install.progress import NoProgress, Progress
 from skillbook.distribution.install.result import (
     InstallError,
     InstallResult,
@@ -47,6 +45,8 @@ from skillbook.distribution.install.result import (
 from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
 from skillbook.distribution.install.setup import SetupOptions, SetupPlan, clamp_timeout, plan_setup
 from skillbook.distribution.install.tools_dir import safe_path_segment_hashed
+from skillbook.distribution.netguard import NetworkPolicy
+from skillbook.distribution.progress import NoProgress, Progress
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -7,7 +7,7 @@ refuses a ``targetDir`` outside the root without touching disk or network (what
 folders inside the real root) *before* any network access, downloads to
 ``<root>/.skillbook-download-staging/<uuid>.tmp``, verifies the spec's ``sha256``
 when it has one, and then either moves the file into place or unpacks it through a
-:class:`~skillbook.distribution.install.swap.StagedTarget`, so the target is replaced as a whole
+:class:`~skillbook.distribution.swap.StagedTarget`, so the target is replaced as a whole
 (a crash leaves the old or the new tree). Output: an
 :class:`~skillbook.distribution.install.result.InstallResult` with OpenClaw's messages
 (``Downloaded to …``, ``Downloaded and extracted to …``, ``Download failed (404 Not
@@ -26,31 +26,33 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
+from skillbook.base.fs import is_path_inside
 from skillbook.base.js import js_trim
-from skillbook.distribution.install.archive_paths import (
+from skillbook.base.locks import locked
+from skillbook.distribution.archives.extract import extract_tar, extract_zip
+from skillbook.distribution.archives.paths import (
     DEFAULT_LIMITS,
     ExtractLimits,
     normalize_strip,
 )
-from skillbook.distribution.install.extract import extract_tar, extract_zip
-from skillbook.distribution.install.fetch import DEFAULT_MAX_DOWNLOAD_BYTES, fetch_to_file
+from skillbook.distribution.http import DEFAULT_MAX_DOWNLOAD_BYTES, fetch_to_file
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy, Resolver
 from skillbook.distribution.install.plan import DownloadPlan
-from skillbook.distribution.install.progress import NoProgress, Progress
 from skillbook.distribution.install.result import (
     InstallError,
     InstallResult,
     format_install_failure_message,
 )
 from skillbook.distribution.install.runner import CommandResult
-from skillbook.distribution.install.swap import StagedTarget, locked, recover
 from skillbook.distribution.install.tarbz2 import TAR_MISSING, extract_tar_bz2
 from skillbook.distribution.install.tools_dir import (
     assert_canonical_within,
     ensure_dir,
     resolve_target_dir,
 )
+from skillbook.distribution.netguard import NetworkPolicy, Resolver
+from skillbook.distribution.progress import NoProgress, Progress
+from skillbook.distribution.swap import StagedTarget, recover
 from skillbook.model import InstallSpec
 
 __all__ = ["STAGING_DIR_NAME", "DownloadOptions", "plan_download", "run_download"]
@@ -159,8 +161,8 @@ def _locked_download(
         real_root, target = _prepare(plan)
     except InstallError as exc:
         return InstallResult.from_error(exc, as_stderr=True)
-    archive_rel = os.path.relpath(target / plan.filename, real_root)
-    if archive_rel in ("", ".", "..") or archive_rel.startswith(".." + os.sep):
+    archive = os.path.normpath(target / plan.filename)
+    if archive == str(real_root) or not is_path_inside(str(real_root), archive):
         message = "invalid download archive path"
         return InstallResult.failure("install.target-escape", message, stderr=message)
     tmp: _StagingFile | None = None

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from skillbook.base.js import js_trim
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import Role, Step
-from skillbook.distribution.install.progress import NoProgress, Progress
 from skillbook.distribution.install.result import InstallResult, format_install_failure_message
 from skillbook.distribution.install.runner import run_command
+from skillbook.distribution.progress import NoProgress, Progress
 
 __all__ = ["run_steps"]
 

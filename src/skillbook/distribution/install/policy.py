@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from skillbook.config.file import Config
-from skillbook.distribution.install.netguard import NetworkPolicy, host_matches
+from skillbook.distribution.netguard import NetworkPolicy, host_matches
 
 __all__ = ["FALLBACKS", "InstallPolicy"]
 

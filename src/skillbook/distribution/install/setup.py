@@ -2,7 +2,7 @@
 
 :func:`plan_setup` decides everything without running anything: which installer
 (:mod:`~skillbook.distribution.install.select`), whether its binaries are already there, whether
-the policy allows it, what the security scan says (:mod:`~skillbook.distribution.install.scan_gate`),
+the policy allows it, what the security scan says (:mod:`~skillbook.distribution.scan_gate`),
 the trust warning of §8.3 step 5, and the exact commands or download plan (with the
 uv/go bootstraps and the opt-in apt/pip fallbacks). :func:`run_setup` carries the
 plan out (after the caller's consent: the CLI asks), records a forced install in the
@@ -25,9 +25,9 @@ from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import DownloadPlan, Refusal, Step
 from skillbook.distribution.install.policy import InstallPolicy
 from skillbook.distribution.install.result import InstallError
-from skillbook.distribution.install.scan_gate import ScanVerdict, scan_for_install
 from skillbook.distribution.install.select import Choice, choose
 from skillbook.distribution.install.tools_dir import tools_root
+from skillbook.distribution.scan_gate import ScanVerdict, scan_for_install
 from skillbook.errors import SkillNotFound
 from skillbook.model import InstallSpec, Skill, Source
 from skillbook.pipeline.book import SkillBook

@@ -3,7 +3,7 @@
 Input: the archive, an empty staging folder, ``stripComponents``, the limits and the
 machine to run ``tar`` on. The archive is hashed, listed twice (``tar tf`` for names,
 ``tar tvf`` for types and sizes), every entry checked as in
-:mod:`skillbook.distribution.install.archive_paths` (with OpenClaw's ``targetDir`` wording), the
+:mod:`skillbook.distribution.archives.paths` (with OpenClaw's ``targetDir`` wording), the
 hash checked again (a file swapped during the preflight is refused), and only then
 ``tar xf <archive> -C <staging> [--strip-components N]`` runs. Output: the
 :class:`~skillbook.distribution.install.runner.CommandResult` of the step that decided the
@@ -12,18 +12,18 @@ outcome (code 0 on success); a refused entry raises ``install.archive-rejected``
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import Final
 
 from skillbook.base.js import JS_WHITESPACE, js_trim
-from skillbook.distribution.install.archive_paths import EntryChecker, ExtractLimits
+from skillbook.distribution.archives.extract import sha256_file
+from skillbook.distribution.archives.paths import EntryChecker, ExtractLimits
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.result import InstallError
 from skillbook.distribution.install.runner import CommandResult, run_command
 
-__all__ = ["TAR_MISSING", "extract_tar_bz2", "parse_tar_verbose", "sha256_file"]
+__all__ = ["TAR_MISSING", "extract_tar_bz2", "parse_tar_verbose"]
 
 TAR_MISSING: Final = "tar not found on PATH"
 
@@ -42,14 +42,6 @@ _TYPES: Final = {
     "s": "Socket",
     "d": "Directory",
 }
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1024 * 1024):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _size_before(tokens: list[str], index: int, line: str) -> int:

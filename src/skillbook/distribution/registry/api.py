@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 from urllib.parse import quote
 
-from skillbook.distribution.install.progress import Progress
+from skillbook.distribution.progress import Progress
 from skillbook.distribution.registry.client import Downloaded, RegistryClient
 from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 

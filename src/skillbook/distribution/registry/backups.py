@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
+from skillbook.base.fs import read_file_at_most
 from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import SKILLBOOK_DIR, read_json, write_json_atomic
 from skillbook.distribution.registry.skillfiles import list_skill_files
 from skillbook.distribution.registry.workdir import MANIFEST_NAME, Workdir
-from skillbook.distribution.sync.swap import make_staging, remove_tree
+from skillbook.distribution.swap import make_staging, remove_tree
 
 __all__ = ["Backup", "list_backups", "make_backup", "restore", "tree_diff"]
 
@@ -237,9 +238,10 @@ def _retag(tree: Path, transaction: str) -> None:
 
 def _text(path: Path) -> list[str] | None:
     try:
-        if path.stat().st_size > MAX_DIFF_BYTES:
+        data = read_file_at_most(path, MAX_DIFF_BYTES + 1)
+        if len(data) > MAX_DIFF_BYTES:
             return None
-        return path.read_bytes().decode("utf-8").splitlines(keepends=True)
+        return data.decode("utf-8").splitlines(keepends=True)
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -37,11 +37,10 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
+from skillbook.distribution.archives.layout import ROOT_MARKERS, find_marker, find_skill_root
 from skillbook.distribution.fingerprint import github_content_hash, integrity
-from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.distribution.registry import api
-from skillbook.distribution.registry.archive_root import ROOT_MARKERS, find_marker, find_skill_root
 from skillbook.distribution.registry.client import Downloaded, RegistryClient
 from skillbook.distribution.registry.endpoint import DEFAULT_REGISTRY
 from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
@@ -50,6 +49,7 @@ from skillbook.distribution.registry.refs import RegistryRef
 from skillbook.distribution.registry.staging import StageContext, Staged, adopt, scratch, unpack
 from skillbook.distribution.registry.trust import TrustVerdict, check_release, fetch_verification
 from skillbook.distribution.registry.trust import verification_snapshot as snapshot
+from skillbook.errors import InstallError
 
 __all__ = [
     "CODELOAD_VARS",
@@ -193,7 +193,7 @@ def _check_content_hash(staged: Path, github: api.GitHubSource, warnings: list[s
     files = list_skill_files(staged).hashes
     rows = [(path, (staged / path).stat().st_size, digest) for path, digest in files.items()]
     if github_content_hash(rows) != github.content_hash:
-        from skillbook.distribution.sync.swap import remove_tree
+        from skillbook.distribution.swap import remove_tree
 
         remove_tree(staged)
         raise RegistryError(
@@ -315,7 +315,7 @@ def _github_root(extracted: Path, github: api.GitHubSource) -> Path:
 def _check_elsewhere(client: RegistryClient, url: str, network: NetworkPolicy) -> None:
     """A URL on another host than the registry passes the download guard
     (``skills.install.policy``), as any URL a server hands out would."""
-    from skillbook.distribution.install.netguard import resolve_pinned
+    from skillbook.distribution.netguard import resolve_pinned
 
     target, base = urlsplit(client.url(url) if "://" not in url else url), urlsplit(client.url(""))
     if (target.scheme, target.netloc) == (base.scheme, base.netloc):

@@ -7,12 +7,10 @@ OpenClaw's wording, naming the registry actually asked
 (``/api/v1/search on https://hub.example.com failed (500): boom``, ``… on clawhub.ai
 (default) …``; OpenClaw says ``ClawHub`` whichever registry it asked).
 
-Retries (clawhub-api.md §7, the ``clawhub`` CLI's rules, which are kinder to a busy
-server than OpenClaw's): 429, any 5xx but 501, timeouts and connection errors are retried;
-other 4xx fail at once. The wait is the server's ``Retry-After`` (seconds or an HTTP
-date; a number beyond a year is read as epoch seconds), else on a 429 its
-``RateLimit-Reset``/``X-RateLimit-Reset``, else an exponential backoff (0.3 s doubling,
-at most 5 s) with jitter. Each wait is announced through ``on_wait`` (the CLI prints
+Retries are :mod:`skillbook.distribution.http`'s rule (clawhub-api.md §7, the
+``clawhub`` CLI's): 429, any 5xx but 501, timeouts and connection errors are retried;
+other 4xx fail at once; the wait is the server's ``Retry-After`` or rate-limit reset,
+else an exponential backoff with jitter. Each wait is announced through ``on_wait`` (the CLI prints
 it) with what the rate-limit headers said. A wait longer than ``max_wait`` is not
 sat out: the error says when to try again. The token goes only to the registry's own
 origin (a download URL elsewhere gets none); proxies come from the environment as
@@ -21,18 +19,26 @@ usual for httpx.
 
 from __future__ import annotations
 
-import email.utils
-import hashlib
 import json
-import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from urllib.parse import urlsplit
 
-from skillbook import __version__
-from skillbook.distribution.install.progress import NoProgress, Progress
+from skillbook.distribution.http import (
+    RetryPolicy,
+    backoff,
+    header_float,
+    new_http,
+    rate_note,
+    reason,
+    retryable_error,
+    retryable_status,
+    server_wait,
+    stream_capped,
+)
+from skillbook.distribution.progress import NoProgress, Progress
 from skillbook.distribution.registry.endpoint import Endpoint
 from skillbook.distribution.registry.errors import (
     RegistryError,
@@ -43,25 +49,11 @@ from skillbook.distribution.registry.errors import (
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["MAX_DOWNLOAD_BYTES", "MAX_JSON_BYTES", "Downloaded", "RegistryClient", "RetryPolicy"]
+__all__ = ["MAX_DOWNLOAD_BYTES", "MAX_JSON_BYTES", "Downloaded", "RegistryClient"]
 
 MAX_JSON_BYTES: Final = 16 * 1024 * 1024
 MAX_DOWNLOAD_BYTES: Final = 256 * 1024 * 1024
-_EPOCH_THRESHOLD: Final = 31_536_000
 _SNIPPET: Final = 400
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How often and how long to retry (defaults: the ``clawhub`` CLI's 3 attempts)."""
-
-    attempts: int = 3
-    #: The longest server-requested wait sat out; longer ones fail with the time to wait.
-    max_wait: float = 60.0
-    base_delay: float = 0.3
-    max_delay: float = 5.0
-    #: Seconds per request (connect, each read); OpenClaw uses 30.
-    timeout: float = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,74 +61,6 @@ class Downloaded:
     size: int
     sha256: str
     url: str
-
-
-def _header_float(headers: httpx.Headers, name: str) -> float | None:
-    raw = headers.get(name)
-    if raw is None:
-        return None
-    try:
-        return float(raw.strip())
-    except ValueError:
-        return None
-
-
-def retry_after(headers: httpx.Headers, *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``Retry-After`` (delta, epoch seconds or HTTP date)."""
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    clock = time.time() if now is None else now
-    value = raw.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(1.0, when.timestamp() - clock)
-    if seconds > _EPOCH_THRESHOLD:
-        seconds -= clock
-    return max(1.0, seconds)
-
-
-def rate_reset(headers: httpx.Headers, *, now: float | None = None) -> float | None:
-    """Seconds until the rate-limit window resets (``RateLimit-Reset`` is a delta,
-    the legacy ``X-RateLimit-Reset`` epoch seconds)."""
-    delta = _header_float(headers, "ratelimit-reset")
-    if delta is not None:
-        return max(0.0, delta)
-    epoch = _header_float(headers, "x-ratelimit-reset")
-    if epoch is not None:
-        clock = time.time() if now is None else now
-        return max(0.0, epoch - clock if epoch > _EPOCH_THRESHOLD else epoch)
-    return None
-
-
-def rate_note(headers: httpx.Headers) -> str:
-    """``remaining: r/l, reset in Ns`` from whichever rate-limit headers were sent."""
-    bits = []
-    remaining = headers.get("ratelimit-remaining") or headers.get("x-ratelimit-remaining")
-    limit = headers.get("ratelimit-limit") or headers.get("x-ratelimit-limit")
-    if remaining is not None and limit is not None:
-        bits.append(f"remaining: {remaining.strip()}/{limit.strip()}")
-    reset = rate_reset(headers)
-    if reset is not None:
-        bits.append(f"reset in {round(reset)}s")
-    return ", ".join(bits)
-
-
-def new_http(transport: httpx.BaseTransport | None = None) -> httpx.Client:
-    """The HTTP client registry requests go through (redirects followed, skillbook's
-    User-Agent); proxies come from the environment as usual for httpx."""
-    import httpx
-
-    return httpx.Client(
-        follow_redirects=True,
-        headers={"User-Agent": f"skillbook/{__version__}"},
-        transport=transport,
-    )
 
 
 class RegistryClient:
@@ -231,16 +155,21 @@ class RegistryClient:
     ) -> Downloaded:
         """Stream a body into ``sink`` (retried from the start on a retryable failure);
         ``auth=False``: never send the token (GitHub hand-offs)."""
-        import httpx
-
         absolute = "://" in url_or_route
         url = url_or_route if absolute else self.url(url_or_route)
         route = urlsplit(url).path
         report = progress or NoProgress()
+
+        def too_large() -> RegistryError:
+            return RegistryError(
+                "registry.download-too-large",
+                f"Download refused: {label} is more than {max_bytes} bytes",
+            )
+
         for attempt in range(1, self.retry.attempts + 1):
             response = self._send(url, route, params, accept=None, auth=auth)
             try:
-                announced = _header_float(response.headers, "content-length")
+                announced = header_float(response.headers, "content-length")
                 if announced is not None and announced > max_bytes:
                     raise RegistryError(
                         "registry.download-too-large",
@@ -249,29 +178,26 @@ class RegistryClient:
                     )
                 sink.seek(0)
                 sink.truncate()
-                digest, size = hashlib.sha256(), 0
                 report.start(f"Downloading {label}", int(announced) if announced else None)
                 try:
-                    for chunk in response.iter_bytes():
-                        size += len(chunk)
-                        if size > max_bytes:
-                            raise RegistryError(
-                                "registry.download-too-large",
-                                f"Download refused: {label} is more than {max_bytes} bytes",
-                            )
-                        digest.update(chunk)
-                        sink.write(chunk)
-                        report.advance(len(chunk))
+                    size, digest = stream_capped(
+                        response.iter_bytes(),
+                        sink,
+                        max_bytes=max_bytes,
+                        too_large=too_large,
+                        progress=report,
+                    )
                 finally:
                     report.finish()
-                sink.flush()
-                return Downloaded(size, digest.hexdigest(), str(response.url))
-            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                return Downloaded(size, digest, str(response.url))
+            except Exception as exc:
+                if not retryable_error(exc):
+                    raise
                 if attempt == self.retry.attempts:
                     raise RegistryUnavailable(
-                        "registry.unreachable", f"{self._on(route)} failed: {_reason(exc)}"
+                        "registry.unreachable", f"{self._on(route)} failed: {reason(exc)}"
                     ) from None
-                self._wait(self._backoff(attempt), f"{label}: {_reason(exc)}", attempt)
+                self._wait(backoff(self.retry, attempt), f"{label}: {reason(exc)}", attempt)
             finally:
                 response.close()
         raise AssertionError("unreachable")  # pragma: no cover
@@ -287,8 +213,6 @@ class RegistryClient:
         also: frozenset[int] = frozenset(),
         auth: bool = True,
     ) -> httpx.Response:
-        import httpx
-
         attempts = self.retry.attempts
         for attempt in range(1, attempts + 1):
             try:
@@ -301,26 +225,24 @@ class RegistryClient:
                     timeout=self.retry.timeout,
                 )
                 response = self._http.send(request, stream=True)
-            except (httpx.TimeoutException, httpx.TransportError) as exc:
+            except Exception as exc:
+                if not retryable_error(exc):
+                    raise
                 if attempt == attempts:
                     raise RegistryUnavailable(
-                        "registry.unreachable", f"{self._on(route)} failed: {_reason(exc)}"
+                        "registry.unreachable", f"{self._on(route)} failed: {reason(exc)}"
                     ) from None
-                self._wait(self._backoff(attempt), _reason(exc), attempt)
+                self._wait(backoff(self.retry, attempt), reason(exc), attempt)
                 continue
             status = response.status_code
             if response.is_success or status in also:
                 return response
             body = _snippet(response)
             response.close()
-            # 501: the server does not serve the route; asking again will not change that.
-            retryable = status == 429 or (status >= 500 and status != 501)
-            wait = retry_after(response.headers)
-            if wait is None and status == 429:
-                wait = rate_reset(response.headers)
+            wait = server_wait(status, response.headers)
             note = rate_note(response.headers)
-            if retryable and attempt < attempts:
-                delay = wait if wait is not None else self._backoff(attempt)
+            if retryable_status(status) and attempt < attempts:
+                delay = wait if wait is not None else backoff(self.retry, attempt)
                 if delay <= self.retry.max_wait:
                     what = "rate limited" if status == 429 else f"HTTP {status}"
                     self._wait(delay, f"{what}{f' ({note})' if note else ''}", attempt)
@@ -331,10 +253,6 @@ class RegistryClient:
     def _on(self, route: str) -> str:
         """``<route> on <registry>``: errors name the registry asked, never "ClawHub"."""
         return f"{route} on {self.endpoint.label}"
-
-    def _backoff(self, attempt: int) -> float:
-        delay = min(self.retry.max_delay, self.retry.base_delay * 2 ** (attempt - 1))
-        return float(delay) + random.uniform(0, 0.3)
 
     def _wait(self, seconds: float, why: str, attempt: int) -> None:
         if self._on_wait is not None:
@@ -349,14 +267,6 @@ class RegistryClient:
 def _origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme.lower(), parts.netloc.lower()
-
-
-def _reason(exc: BaseException) -> str:
-    import httpx
-
-    if isinstance(exc, httpx.TimeoutException):
-        return "timed out"
-    return str(exc) or type(exc).__name__
 
 
 def _snippet(response: httpx.Response) -> str:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from skillbook.distribution.registry.archive_root import find_marker
+from skillbook.base.fs import read_file_at_most
+from skillbook.distribution.archives.layout import find_marker
 from skillbook.distribution.registry.errors import RegistryError, RegistryUnavailable
 from skillbook.distribution.registry.refs import GitRef, redact_url
 
@@ -103,7 +104,7 @@ def _declared_name(folder: Path, marker: str) -> str | None:
     from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     try:
-        data = (folder / marker).read_bytes()[: 256 * 1024]
+        data = read_file_at_most(folder / marker, 256 * 1024)
     except OSError:
         return None
     value = parse_skill_text(data).frontmatter.get("name")

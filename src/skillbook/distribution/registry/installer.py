@@ -5,7 +5,7 @@ Input: what to install (any :mod:`skillbook.distribution.registry.refs` form), a
 :class:`InstallOutcome` per skill installed, or a
 :class:`~skillbook.distribution.registry.errors.RegistryError` that left the workdir unchanged.
 
-Every skill is scanned (:func:`skillbook.distribution.install.scan_gate.scan_for_install`, the
+Every skill is scanned (:func:`skillbook.distribution.scan_gate.scan_for_install`, the
 scanner of ``skillbook setup``) in its staged tree, before it is swapped in: critical
 findings block unless ``force_reason`` is given, and then a line goes to
 ``<state dir>/install-audit.jsonl`` first. Then a per-file manifest and ``origin.json``
@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
-from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.progress import Progress
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.http import RetryPolicy
+from skillbook.distribution.netguard import NetworkPolicy
+from skillbook.distribution.progress import Progress
 from skillbook.distribution.registry.clawhub_stage import stage_registry
-from skillbook.distribution.registry.client import RegistryClient, RetryPolicy
+from skillbook.distribution.registry.client import RegistryClient
 from skillbook.distribution.registry.endpoint import Endpoint, installed_endpoint
 from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import (
@@ -64,7 +65,7 @@ from skillbook.distribution.registry.staging import (
     stage_git,
 )
 from skillbook.distribution.registry.workdir import MANIFEST_NAME, Workdir
-from skillbook.distribution.sync.swap import remove_tree
+from skillbook.distribution.swap import remove_tree
 
 __all__ = ["InstallOptions", "InstallOutcome", "Installer"]
 
@@ -185,7 +186,7 @@ class Installer:
         if self._http is not None:
             yield
             return
-        from skillbook.distribution.registry.client import new_http
+        from skillbook.distribution.http import new_http
 
         self._http = new_http()
         try:
@@ -290,7 +291,7 @@ class Installer:
         installed_at: int | None = None,
     ) -> InstallOutcome:
         """Scan the staged tree, record it, swap it in (call under the workdir lock)."""
-        from skillbook.distribution.install.scan_gate import scan_for_install
+        from skillbook.distribution.scan_gate import scan_for_install
 
         verdict = scan_for_install(
             staged.name,
@@ -351,7 +352,7 @@ class Installer:
         )
 
     def _audit(self, staged: Staged, options: InstallOptions, verdict: Any) -> Path:
-        from skillbook.distribution.install.audit import append_audit
+        from skillbook.distribution.audit import append_audit
 
         if options.state_dir is None:
             raise RegistryError(

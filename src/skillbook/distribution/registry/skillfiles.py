@@ -148,7 +148,7 @@ def tree_sha256(root: Path) -> str | None:
 
 def skill_file(root: Path) -> dict[str, str] | None:
     """``{"path", "sha256"}`` of the first root marker present (OpenClaw's ``skillFile``)."""
-    from skillbook.distribution.registry.archive_root import ROOT_MARKERS
+    from skillbook.distribution.archives.layout import ROOT_MARKERS
 
     for marker in ROOT_MARKERS:
         try:

@@ -8,10 +8,10 @@ lock entry will say. Nothing is swapped in here and nothing is scanned yet
 (:mod:`skillbook.distribution.registry.installer` does both): a refusal leaves the workdir as it was.
 
 Every source ends in the same checks: archives (registry downloads, ``.zip`` and
-``.tar.gz`` files and URLs) are unpacked by :mod:`skillbook.distribution.install.extract` (no path
+``.tar.gz`` files and URLs) are unpacked by :mod:`skillbook.distribution.archives.extract` (no path
 escapes, links, devices or bombs), folders and git checkouts are copied by
 :mod:`skillbook.distribution.registry.tree` under the same limits, and the skill root is found by
-:mod:`skillbook.distribution.registry.archive_root`. ClawHub's and skillbook's own tracking folders
+:mod:`skillbook.distribution.archives.layout`. ClawHub's and skillbook's own tracking folders
 shipped inside a skill (``.clawhub``, ``.clawdhub``, ``.skillbook``) are dropped:
 an archive must not forge its own origin.
 """
@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
-from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.progress import Progress
-from skillbook.distribution.install.result import InstallError
-from skillbook.distribution.registry.archive_root import find_skill_root
+from skillbook.distribution.archives.layout import find_skill_root
+from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
+from skillbook.distribution.netguard import NetworkPolicy
+from skillbook.distribution.progress import Progress
 from skillbook.distribution.registry.client import RegistryClient
 from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR
 from skillbook.distribution.registry.refs import ArchiveRef, FolderRef, GitRef, check_folder_name
 from skillbook.distribution.registry.workdir import Workdir
-from skillbook.distribution.sync.swap import make_staging, remove_tree
+from skillbook.distribution.swap import make_staging, remove_tree
+from skillbook.errors import InstallError
 
 __all__ = [
     "StageContext",
@@ -110,11 +110,11 @@ def adopt(ctx: StageContext, name: str, root: Path) -> Path:
 
 
 def unpack(archive: Path, into: Path, kind: str, limits: ExtractLimits) -> None:
-    from skillbook.distribution.install.extract import extract_tar, extract_zip
+    from skillbook.distribution.archives.extract import extract_tar, extract_zip
 
     into.mkdir()
     try:
-        # A skill tree: the registry's file name rules apply (see install.name_rules).
+        # A skill tree: the registry's file name rules apply (see distribution.archives.names).
         if kind == "zip":
             extract_zip(archive, into, strip=0, limits=limits, names=True)
         else:
@@ -165,8 +165,8 @@ def stage_folder(ctx: StageContext, ref: FolderRef, *, name: str | None) -> Stag
 
 def stage_archive(ctx: StageContext, ref: ArchiveRef, *, name: str | None) -> Staged:
     """A ``.zip``/``.tar.gz`` file or http(s) URL; the version is the archive's sha256."""
-    from skillbook.distribution.install.fetch import fetch_to_file
-    from skillbook.distribution.install.tarbz2 import sha256_file
+    from skillbook.distribution.archives.extract import sha256_file
+    from skillbook.distribution.http import fetch_to_file
 
     location = ref.location
     base = location.rstrip("/").rsplit("/", 1)[-1]

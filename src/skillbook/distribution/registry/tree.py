@@ -2,7 +2,7 @@
 with the rules every archive obeys.
 
 Input: a source folder, a fresh destination and the archive limits
-(:class:`~skillbook.distribution.install.archive_paths.ExtractLimits`). Output: a copy of its
+(:class:`~skillbook.distribution.archives.paths.ExtractLimits`). Output: a copy of its
 regular files and folders, or an ``install.archive-rejected``
 :class:`~skillbook.distribution.registry.errors.RegistryError`: a symbolic or hard link, device,
 FIFO or socket anywhere in the tree refuses the whole copy (as in an archive: a link
@@ -19,9 +19,9 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from skillbook.distribution.install.archive_paths import ByteBudget, ExtractLimits
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.archives.paths import ByteBudget, ExtractLimits
 from skillbook.distribution.registry.errors import RegistryError
+from skillbook.errors import InstallError
 
 __all__ = ["copy_tree"]
 

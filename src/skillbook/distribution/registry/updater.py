@@ -53,7 +53,7 @@ from skillbook.distribution.registry.tracked import (
     find_tracked,
     list_tracked,
 )
-from skillbook.distribution.sync.swap import remove_tree
+from skillbook.distribution.swap import remove_tree
 
 __all__ = ["NOTHING_TRACKED", "UpdateResult", "update_skills"]
 

@@ -8,7 +8,7 @@ a ``kill -9`` at any moment leaves the old state or the new one:
 1. the new tree is built beside the target (``.<name>.tmp-XXXXXXXX``) with its
    ``origin.json`` and a manifest naming the transaction inside;
 2. a journal (``skills/.<name>.journal.json``) records the lock entry to write;
-3. the tree is swapped in (:func:`skillbook.distribution.sync.swap.replace_tree`: one
+3. the tree is swapped in (:func:`skillbook.distribution.swap.replace_tree`: one
    ``renameat2`` exchange where the kernel has it);
 4. the lock is rewritten (atomically) and the journal removed.
 
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
+from skillbook.base.locks import folder_lock
 from skillbook.distribution.registry.lockfile import (
     CLAWHUB_DIR,
     SKILLBOOK_DIR,
@@ -38,7 +39,7 @@ from skillbook.distribution.registry.lockfile import (
     write_json_atomic,
     write_lock,
 )
-from skillbook.distribution.sync.swap import folder_lock, recover, replace_tree
+from skillbook.distribution.swap import recover, replace_tree
 
 __all__ = ["MANIFEST_NAME", "Workdir"]
 
@@ -143,7 +144,7 @@ class Workdir:
 
     def drop(self, name: str, *, folder: str, key: str) -> None:
         """Remove ``skills/<name>`` and its lock entry (call under :meth:`locked`)."""
-        from skillbook.distribution.sync.swap import make_staging
+        from skillbook.distribution.swap import make_staging
 
         record = {"op": "remove", "folder": folder, "key": key}
         write_json_atomic(self._journal(name), record)

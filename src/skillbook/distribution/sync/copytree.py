@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import shutil
 import stat as st
 from dataclasses import dataclass, field
 
+from skillbook.base.fs import climbs_out
 from skillbook.errors import SyncError
 
 #: Entry names skipped at any depth (OpenClaw's filter).
@@ -166,8 +168,7 @@ class _Copier:
         self.report.host_links.append((rel, resolved))
 
     def link_sandbox(self, target: str, dest: str, rel: str) -> None:
-        inside = os.path.normpath(os.path.join(os.path.dirname(rel), target))
-        if os.path.isabs(target) or inside == ".." or inside.startswith("../"):
+        if os.path.isabs(target) or climbs_out(posixpath.join(posixpath.dirname(rel), target)):
             self.report.dropped_links.append((rel, target))
             return
         os.symlink(target, dest)

@@ -9,7 +9,7 @@ sha256), and a :class:`LoadOutcome` per skill. The copy then shadows the origina
 A copy whose files still match its record is refreshed silently when the original
 changed; a copy that was edited (or a folder this command did not make) is never
 overwritten unless ``force``, and the outcome names the changed files. Each copy is
-built beside its destination and swapped in atomically (:mod:`skillbook.distribution.sync.swap`).
+built beside its destination and swapped in atomically (:mod:`skillbook.distribution.swap`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from skillbook import diagnostics as dg
+from skillbook.base.locks import folder_lock
 from skillbook.diagnostics import Diagnostic
-from skillbook.distribution.sync import swap
+from skillbook.distribution import swap
 from skillbook.distribution.sync.copytree import CopyError, copy_skill
 from skillbook.distribution.sync.errors import SyncError
 from skillbook.distribution.sync.listing import TreeEntry, list_tree
@@ -110,7 +111,7 @@ def load_skills(
             picked.extend(s for s in found if s not in picked)
     skills_dir = book.workspace / "skills"
     skills_dir.mkdir(parents=True, exist_ok=True)
-    with swap.folder_lock(skills_dir):
+    with folder_lock(skills_dir):
         return tuple(_load_one(skill, skills_dir, force=force) for skill in picked)
 
 

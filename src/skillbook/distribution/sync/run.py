@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbook import diagnostics as dg
+from skillbook.base.fs import is_path_inside
 from skillbook.diagnostics import Diagnostic
-from skillbook.distribution.sync import marker, swap
+from skillbook.distribution import swap
+from skillbook.distribution.sync import marker
 from skillbook.distribution.sync.copytree import EXCLUDED_NAMES, CopyError, CopyReport, copy_skill
 from skillbook.distribution.sync.errors import TargetNotSynced
 from skillbook.distribution.sync.names import DirNamer, Refusal
@@ -145,7 +147,7 @@ class SyncRun:
         plan.folder, plan.renamed = placed.name, placed.renamed
         plan.real = os.path.realpath(skill.base_dir)
         plan.shown = str(self.skills_dir / placed.name)
-        if _inside(plan.real, self.real_staging):
+        if is_path_inside(plan.real, self.real_staging):
             return plan.fail(
                 "sync.copy-failed",
                 f"Failed to copy {skill.name} to sandbox: cannot copy {skill.base_dir} into "
@@ -297,7 +299,3 @@ def _leftover_diagnostic(left: swap.Leftover, skills_dir: Path) -> Diagnostic:
         f"from {left.path.name}",
         path=skills_dir,
     )
-
-
-def _inside(root: str, path: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -14,7 +14,7 @@ copied is reported with OpenClaw's text (``Failed to resolve safe destination fo
 source and target is a no-op; syncs into one target take turns.
 
 Beyond OpenClaw: the new tree is built beside the old one and swapped in atomically
-(:mod:`skillbook.distribution.sync.swap`), so a reader or a crash never sees a half-copied skill;
+(:mod:`skillbook.distribution.swap`), so a reader or a crash never sees a half-copied skill;
 a skill is copied completely or not at all; ``<target>/skills`` is only replaced when
 an earlier sync made it (or ``force``); an optional catalog with the sandbox's paths
 and the list of declared environment variables (:mod:`skillbook.distribution.sync.sandbox`).
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from skillbook import diagnostics as dg
+from skillbook.base import locks
 from skillbook.config.file import Config
 from skillbook.config.paths import resolve_user_path
-from skillbook.distribution.sync import swap
 from skillbook.distribution.sync.errors import SyncBusy, SyncError
 from skillbook.distribution.sync.result import SyncProgress, SyncResult
 from skillbook.distribution.sync.run import SKILLS_DIR, SyncRun
@@ -107,13 +107,13 @@ def sync_book(
         return SyncResult(source, dest, skills_dir, diagnostics=(note,), skipped="same workspace")
     try:
         dest.mkdir(parents=True, exist_ok=True)
-        with swap.folder_lock(dest, wait=wait):
+        with locks.folder_lock(dest, wait=wait):
             run = SyncRun(book, dest, links=links, progress=progress, workers=workers)
             run.start(force=force)
             run.copy_all(sync_entries(book))
             catalog = run.write_catalog(mount) if mount is not None else None
             how = run.finish()
-    except swap.FolderBusy as exc:
+    except locks.FolderBusy as exc:
         raise SyncBusy(f"another sync into {dest} is running; try again later") from exc
     except OSError as exc:
         raise SyncError(f"cannot sync into {dest}: {exc.strerror or exc} ({exc.filename})") from exc

@@ -1,4 +1,5 @@
-"""Which folder of an unpacked archive is the skill (clawhub-api.md §6.2).
+"""Which file makes a folder a skill, and which folder of an unpacked archive is the
+skill (clawhub-api.md §6.2).
 
 Input: the folder an archive was unpacked into. Output: the skill's root folder, or a
 ``registry.archive-layout`` :class:`~skillbook.distribution.registry.errors.RegistryError` with
@@ -7,20 +8,25 @@ OpenClaw's message. The rules, as OpenClaw's ``resolvePackedRootDir``: a top-lev
 only top-level folder (``unexpected archive layout (dirs: a, b)`` when there are
 none or several). The root must hold ``SKILL.md`` (or ``skill.md``, ``skills.md``,
 ``SKILL.MD``, the markers of OpenClaw 2026.9; 2026.4 accepts ``SKILL.md`` at the top
-only, so a flat archive with ``skill.md`` installs here and fails there).
+only, so a flat archive with ``skill.md`` installs here and fails there). The registry
+server and the publisher name a version's skill file by the same markers
+(:func:`skill_file_of`, over a list of paths).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
 from skillbook.distribution.registry.errors import RegistryError
 
-__all__ = ["ROOT_MARKERS", "find_marker", "find_skill_root"]
+__all__ = ["ROOT_MARKERS", "find_marker", "find_skill_root", "skill_file_of"]
 
+#: Root files that make a folder a skill, in order of preference (the clawhub CLI
+#: requires one of these at publish).
 ROOT_MARKERS: Final = ("SKILL.md", "skill.md", "skills.md", "SKILL.MD")
 
 
@@ -62,3 +68,14 @@ def find_skill_root(
     if find_marker(root) is None:
         raise RegistryError("registry.archive-layout", missing)
     return root
+
+
+def skill_file_of(paths: Iterable[str]) -> str | None:
+    """The root skill file among a version's ``paths`` (``SKILL.md`` first; then any
+    spelling of ``skill.md`` or ``skills.md``), or None."""
+    present = {p for p in paths if "/" not in p}
+    for name in ROOT_MARKERS:
+        if name in present:
+            return name
+    lowered = {p.lower(): p for p in present}
+    return lowered.get("skill.md") or lowered.get("skills.md")

@@ -2,13 +2,13 @@
 
 Input: an archive file, a fresh staging folder, ``stripComponents`` and the limits.
 Output: the archive's regular files and folders under the staging folder, or an
-``install.archive-rejected`` :class:`~skillbook.distribution.install.result.InstallError` saying
-which entry was refused and why (:mod:`skillbook.distribution.install.archive_paths`). Nothing is
-written outside the staging folder; :class:`~skillbook.distribution.install.swap.StagedTarget`
+``install.archive-rejected`` :class:`~skillbook.errors.InstallError` saying
+which entry was refused and why (:mod:`skillbook.distribution.archives.paths`). Nothing is
+written outside the staging folder; :class:`~skillbook.distribution.swap.StagedTarget`
 merges it into the target afterwards.
 
 ``names=True`` (skill archives) adds the file name rules of
-:mod:`skillbook.distribution.install.name_rules`, so an archive the registry would refuse to publish
+:mod:`skillbook.distribution.archives.names`, so an archive the registry would refuse to publish
 is refused here too. Beyond OpenClaw: a zip's declared sizes are checked before anything is written (a
 zip bomb is refused, not half-extracted), and zip entries that are symlinks,
 devices or encrypted are refused (OpenClaw writes a symlink entry as a file).
@@ -16,6 +16,7 @@ devices or encrypted are refused (OpenClaw writes a symlink entry as a file).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tarfile
@@ -26,7 +27,8 @@ from pathlib import Path
 from typing import IO, Final
 
 from skillbook.base.atomic import atomic_writer
-from skillbook.distribution.install.archive_paths import (
+from skillbook.distribution.archives.names import NameSet
+from skillbook.distribution.archives.paths import (
     BLOCKED_TYPES,
     ByteBudget,
     EntryChecker,
@@ -35,11 +37,10 @@ from skillbook.distribution.install.archive_paths import (
     check_skill_name,
     strip_entry_path,
 )
-from skillbook.distribution.install.name_rules import NameSet
-from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.progress import NoProgress, Progress
+from skillbook.errors import InstallError
 
-__all__ = ["PathGuard", "check_archive_size", "extract_tar", "extract_zip"]
+__all__ = ["PathGuard", "check_archive_size", "extract_tar", "extract_zip", "sha256_file"]
 
 #: Called with (relative output path, entry name) before an entry is written; raises to
 #: refuse it (the target's own symlinks: :meth:`StagedTarget.check_path`).
@@ -48,6 +49,15 @@ PathGuard = Callable[[str, str], None]
 _CHUNK: Final = 1024 * 1024
 _UNIX: Final = 3  # ZipInfo.create_system of archives made on Unix
 _ENCRYPTED: Final = 0x1
+
+
+def sha256_file(path: Path) -> str:
+    """The sha256 hex of a file, read in 1 MiB pieces (an archive checked before use)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1024 * 1024):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _rejected(message: str) -> InstallError:

@@ -1,12 +1,12 @@
 """The file names a skill may hold: one rule set for the registry server and the installers.
 
 Input: relative ``/``-separated paths that already passed the path rules of
-:mod:`skillbook.distribution.install.archive_paths` (no ``..``, not absolute), one at a time
+:mod:`skillbook.distribution.archives.paths` (no ``..``, not absolute), one at a time
 (:func:`check_name`) or as the whole tree of one skill (:class:`NameSet`, which adds
 the rules between paths). Output: nothing, or :class:`NameRejected` naming the path,
 the rule (a stable id from :data:`RULES`) and why. The registry answers it as a ``400``
 (:mod:`skillbook.distribution.hub.publish`); the installers refuse the archive with
-``install.archive-rejected`` (:mod:`skillbook.distribution.install.extract`). Pure: nothing here
+``install.archive-rejected`` (:mod:`skillbook.distribution.archives.extract`). Pure: nothing here
 touches the disk.
 
 Why these rules: a name that one file system cannot hold, or two names that one file

@@ -2,11 +2,11 @@
 
 Input: entry names, types and sizes as an archive lists them. Output: the safe
 relative path to write (after ``stripComponents``), or an ``install.archive-rejected``
-:class:`~skillbook.distribution.install.result.InstallError` with OpenClaw's message: drive-letter,
+:class:`~skillbook.errors.InstallError` with OpenClaw's message: drive-letter,
 absolute and ``..``-escaping paths, links, devices, FIFOs and sockets, more than
 50,000 entries, an entry over 256 MiB, more than 512 MiB in total. Skill archives
 (registry downloads, ``skillbook publish`` of an archive) also pass the file name
-rules the registry publishes by (:mod:`skillbook.distribution.install.name_rules`: Windows device
+rules the registry publishes by (:mod:`skillbook.distribution.archives.names`: Windows device
 names, invisible characters, names that fold into one); tool downloads keep
 OpenClaw's rules only. Pure: nothing here touches the disk.
 """
@@ -18,8 +18,9 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final
 
-from skillbook.distribution.install.name_rules import NameRejected, NameSet
-from skillbook.distribution.install.result import InstallError
+from skillbook.base.fs import climbs_out
+from skillbook.distribution.archives.names import NameRejected, NameSet
+from skillbook.errors import InstallError
 
 __all__ = [
     "BLOCKED_TYPES",
@@ -74,8 +75,8 @@ def check_entry_path(entry: str, *, escape_label: str = "destination") -> None:
         return
     if _is_drive(entry):
         raise _rejected(f"archive entry uses a drive path: {entry}")
-    normalized = posixpath.normpath(entry.replace("\\", "/"))
-    if normalized == ".." or normalized.startswith("../"):
+    normalized = entry.replace("\\", "/")
+    if climbs_out(normalized):
         raise _rejected(f"archive entry escapes {escape_label}: {entry}")
     if normalized.startswith("/"):
         raise _rejected(f"archive entry is absolute: {entry}")
