@@ -129,9 +129,9 @@ def code_fingerprint() -> str:
     YAML and JSON5 packages), so an edited or upgraded parser never reads old entries."""
     from skillbook import __version__
 
-    package = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[2]
     parts = [__version__]
-    files = [package / name for name in _PARSER_MODULES]
+    files = [root / name for name in _PARSER_MODULES]
     import importlib.util
 
     for package in ("yaml", "json5"):
