@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_file, write_skill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from races import OUTSIDE_MARKER, FolderSwapper, outside_copy
@@ -206,7 +206,7 @@ def test_read_at_most_told_the_size_makes_one_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "SKILL.md"
-    path.write_bytes(b"---\nname: x\n---\n")
+    write_file(path, skill_text("x", None, body=""))
     reads: list[int] = []
     real_read = os.read
 

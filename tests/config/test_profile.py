@@ -187,8 +187,7 @@ def test_sha256_and_empty_skill_key_rules() -> None:
 
 def test_invalid_skill_md_lets_children_load_only_under_2026_4(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    (ws / "skills" / "parent").mkdir(parents=True)
-    (ws / "skills" / "parent" / "SKILL.md").write_text("---\nname: parent\n---\n")
+    write_skill(ws / "skills" / "parent", description=None, body="")
     write_skill(ws / "skills" / "parent" / "child")
     env = isolated_env(tmp_path)
     assert [s.name for s in Loader(ws, env=env, cwd=tmp_path).load().skills] == ["child"]

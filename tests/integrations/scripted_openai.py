@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from factories import stub_bins, write_skill
+from factories import stub_bins, write_workspace
 
 from skillbook.runtime.approval import (
     DECLINED_RESULT,
@@ -224,16 +224,18 @@ def skill_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         "SKILLBOOK_BUNDLED_SKILLS_DIR": str(tmp_path / "bundled"),
         "SKILLBOOK_STATE_DIR": str(tmp_path / "state"),
     }
-    ws = home / "ws"
-    skills = ws / "skills"
-    write_skill(
-        skills / "weather",
-        body=WEATHER_BODY,
-        metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
+    ws = write_workspace(
+        home / "ws",
+        {
+            "weather": {
+                "body": WEATHER_BODY,
+                "metadata": {"openclaw": {"requires": {"bins": ["curl"]}}},
+            },
+            "notes": None,
+            "sh": {"command_dispatch": "tool", "command_tool": "exec"},
+            "ghost": {"command_dispatch": "tool", "command_tool": "nope"},
+        },
     )
-    write_skill(skills / "notes")
-    write_skill(skills / "sh", command_dispatch="tool", command_tool="exec")
-    write_skill(skills / "ghost", command_dispatch="tool", command_tool="nope")
     return ws, env
 
 

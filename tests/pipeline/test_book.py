@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import write_skill, write_workspace
 
 import skillbook
 from skillbook.errors import SkillNotFound
@@ -31,25 +31,25 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    skills = tmp_path / "ws" / "skills"
-    write_skill(skills / "alpha", description="First skill.")
-    write_skill(
-        skills / "needs-tool",
-        description="Needs a binary.",
-        metadata={"openclaw": {"requires": {"bins": ["missing-tool"]}}},
+    return write_workspace(
+        tmp_path / "ws",
+        {
+            "alpha": "First skill.",
+            "needs-tool": {
+                "description": "Needs a binary.",
+                "metadata": {"openclaw": {"requires": {"bins": ["missing-tool"]}}},
+            },
+            "has-tool": {
+                "description": "Has its binary.",
+                "metadata": {"openclaw": {"requires": {"bins": ["have-it"]}}},
+            },
+            "legacy": {
+                "description": "Legacy gates.",
+                "metadata": {"clawdbot": {"requires": {"bins": ["missing-tool"]}}},
+            },
+            "hidden": {"description": "Slash only.", "disable_model_invocation": True},
+        },
     )
-    write_skill(
-        skills / "has-tool",
-        description="Has its binary.",
-        metadata={"openclaw": {"requires": {"bins": ["have-it"]}}},
-    )
-    write_skill(
-        skills / "legacy",
-        description="Legacy gates.",
-        metadata={"clawdbot": {"requires": {"bins": ["missing-tool"]}}},
-    )
-    write_skill(skills / "hidden", description="Slash only.", disable_model_invocation=True)
-    return tmp_path / "ws"
 
 
 def test_three_lines_give_status_catalog_and_section(ws: Path, env: dict[str, str]) -> None:
@@ -135,8 +135,7 @@ def test_repeated_load_reuses_parse_status_and_catalog(ws: Path, env: dict[str, 
     assert all(a is b for a, b in zip(first.status.skills, second.status.skills, strict=True))
     assert second.catalog is first.catalog
     # An edit re-parses that file only and re-evaluates only that skill.
-    path = ws / "skills" / "alpha" / "SKILL.md"
-    path.write_text("---\nname: alpha\ndescription: Changed.\n---\n", encoding="utf-8")
+    path = write_skill(ws / "skills" / "alpha", description="Changed.", body="") / "SKILL.md"
     os.utime(path, ns=(1, 1))
     third = loader.load()
     assert loader.cache.misses == misses + 1

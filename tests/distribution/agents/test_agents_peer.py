@@ -19,9 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from distribution.hub.processes import skills_cli, unavailable
+from factories import skill_text, write_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from distribution.hub.processes import skills_cli, unavailable
 
 pytestmark = pytest.mark.subprocess
 
@@ -37,7 +39,7 @@ def peer() -> Path:
 def write_skill(root: Path) -> None:
     """A skill whose hash depends on localeCompare order, with a copy-excluded file."""
     root.mkdir(parents=True)
-    (root / "SKILL.md").write_text("---\nname: My Skill\ndescription: A demo skill.\n---\nBody.\n")
+    (root / "SKILL.md").write_text(skill_text("My Skill", "A demo skill.", body="Body.\n"))
     (root / "scripts").mkdir()
     (root / "scripts" / "run.sh").write_text("#!/bin/sh\necho hi\n")
     (root / "scripts" / "run.sh").chmod(0o755)
@@ -56,10 +58,8 @@ class Sandbox:
             folder.mkdir(parents=True)
         write_skill(root / "src" / "my-skill")
         for name in ("one", "Two"):
-            (root / "src" / "pack" / name.lower()).mkdir(parents=True)
-            (root / "src" / "pack" / name.lower() / "SKILL.md").write_text(
-                f"---\nname: {name}\ndescription: Demo.\n---\n{name}\n"
-            )
+            folder = root / "src" / "pack" / name.lower()
+            write_file(folder / "SKILL.md", skill_text(name, "Demo.", body=f"{name}\n"))
         self.env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(self.home),

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import httpx
-from factories import write_skill
+from factories import skill_text, write_skill
 
 from skillbook.distribution.hub.client import (
     HttpClient,
@@ -92,7 +92,7 @@ def auth_header(token: str) -> dict[str, str]:
 
 
 def skill_md(slug: str, description: str) -> bytes:
-    return f"---\nname: {slug}\ndescription: {description}\n---\n# {slug}\n".encode()
+    return skill_text(slug, description, body=f"# {slug}\n").encode()
 
 
 def upload(url: str, token: str, path: str, data: bytes) -> dict[str, object]:

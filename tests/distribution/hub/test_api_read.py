@@ -6,6 +6,7 @@ import io
 import zipfile
 from pathlib import Path
 
+from factories import write_skill
 from starlette.testclient import TestClient
 
 from .helpers import make_skill, publish
@@ -108,9 +109,7 @@ def test_download_is_a_flat_zip_and_version_wins_over_tag(
 ) -> None:
     folder = _two_file_skill(tmp_path)
     publish(client, token, folder)
-    (folder / "SKILL.md").write_text(
-        "---\nname: weather\ndescription: Weather v2.\n---\nv2\n", encoding="utf-8"
-    )
+    write_skill(folder, "weather", "Weather v2.", body="v2\n")
     publish(client, token, folder, version="2.0.0", tags=("latest", "beta"))
     zipped = client.get(
         "/api/v1/download", params={"slug": "weather", "version": "1.0.0", "tag": "beta"}

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner, Result
+from factories import skill_text
 
 from skillbook.cli.app import cli
 from skillbook.distribution.hub.app import create_app
@@ -163,7 +164,7 @@ def test_publish_reads_clawhub_login_and_takes_archives(live: LiveServer, tmp_pa
     config.write_text(json.dumps({"registry": live.url, "token": token}))
     archive = tmp_path / "packed.zip"
     with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("notes/SKILL.md", "---\nname: notes\ndescription: Notes.\n---\nBody\n")
+        zf.writestr("notes/SKILL.md", skill_text("notes", "Notes.", body="Body\n"))
         zf.writestr("notes/refs/a.md", "a")
     result = run("publish", str(archive), "--registry", live.url, "--json")
     assert result.exit_code == 0, result.output

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from factories import skill_text
 
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.http import Hub
@@ -22,7 +23,7 @@ from skillbook.distribution.hub.tokens import create_token
 from .conftest import GENEROUS
 from .helpers import LiveServer
 
-SKILL_MD = b"---\nname: names\ndescription: Test file names.\n---\n# Names\n"
+SKILL_MD = skill_text("names", "Test file names.", body="# Names\n").encode()
 
 #: One path per rule checked on its own, as the upload ticket sees it.
 SINGLE = [

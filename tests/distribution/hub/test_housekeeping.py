@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from factories import skill_text
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
 
@@ -33,7 +34,7 @@ from skillbook.distribution.hub.settings import Housekeeping, HubSettings
 from .helpers import BASE
 
 HOUR = 3600
-SKILL_MD = b"---\nname: notes\ndescription: Keep notes.\n---\n# Notes\n"
+SKILL_MD = skill_text("notes", "Keep notes.", body="# Notes\n").encode()
 
 
 def _auth(token: str) -> dict[str, str]:

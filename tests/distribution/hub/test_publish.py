@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import skill_text
 from starlette.testclient import TestClient
 
 from skillbook.distribution.hub import catalog
@@ -34,7 +35,7 @@ def _upload(client: TestClient, token: str, path: str, data: bytes) -> dict[str,
     return {**meta, "storageId": stored["storageId"], "uploadTicket": ticket["uploadTicket"]}
 
 
-SKILL_MD = b"---\nname: notes\ndescription: Keep notes.\n---\n# Notes\n"
+SKILL_MD = skill_text("notes", "Keep notes.", body="# Notes\n").encode()
 
 
 def _body(files: list[dict[str, object]], **more: object) -> dict[str, object]:
@@ -147,7 +148,7 @@ def test_size_limits_are_enforced_on_the_body_and_the_ticket(
 def test_validation_in_the_registry_mode_refuses_broken_skills(
     client: TestClient, token: str
 ) -> None:
-    broken = b"---\nname: notes\n---\nNo description.\n"
+    broken = skill_text("notes", None, body="No description.\n").encode()
     files = [_upload(client, token, "SKILL.md", broken)]
     answer = client.post("/api/v1/skills", json=_body(files), headers=_auth(token))
     assert answer.status_code == 422

@@ -192,8 +192,7 @@ def snapshot(root: Path, *, exclude: tuple[Path, ...] = ()) -> dict[str, tuple[s
 
 
 # --------------------------------------------------------------------------- fixtures
-# Test modules import these (tests/distribution/install has no conftest.py: mypy would see two
-# modules named ``conftest``).
+# Test modules import these by name (this folder has no conftest.py of its own).
 
 
 @pytest.fixture(name="standins")

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from factories import write_skill
-from install_support import (  # noqa: F401 (fixtures)
+
+from distribution.install.install_support import (  # noqa: F401 (fixtures)
     Server,
     Standins,
     server_fixture,
     standins_fixture,
 )
-
 from skillbook.cli.app import cli
 from skillbook.cli.setup_cmd import CONSENT_MESSAGE
 from skillbook.distribution.install.audit import AUDIT_FILE_NAME

@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from install_support import (
+
+from distribution.install.install_support import (
     Standins,
     machine_for,
     standins_fixture,  # noqa: F401 (fixtures)
 )
-
 from skillbook.distribution.install.argv import build_install_argv
 from skillbook.distribution.install.bootstrap import plan_command_steps
 from skillbook.distribution.install.execute import run_steps

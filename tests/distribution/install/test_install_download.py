@@ -14,13 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archives import Entry, make_tar, make_zip, shrink_declared_size, zip_of_zeros
-from install_support import (
+
+from distribution.install.archives import (
+    Entry,
+    make_tar,
+    make_zip,
+    shrink_declared_size,
+    zip_of_zeros,
+)
+from distribution.install.install_support import (
     Server,
     server_fixture,  # noqa: F401 (fixtures)
     snapshot,
 )
-
 from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,

@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from archives import Entry, make_zip
-from install_support import (
+
+from distribution.install.archives import Entry, make_zip
+from distribution.install.install_support import (
     Server,
     server_fixture,  # noqa: F401 (fixtures)
     snapshot,
 )
-
 from skillbook.distribution.install.download import STAGING_DIR_NAME
 from skillbook.distribution.install.tools_dir import tools_root
 

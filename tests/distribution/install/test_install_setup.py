@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archives import Entry, make_zip
 from factories import write_skill
-from install_support import (  # noqa: F401 (fixtures)
+
+from distribution.install.archives import Entry, make_zip
+from distribution.install.install_support import (  # noqa: F401 (fixtures)
     Server,
     Standins,
     machine_for,
     server_fixture,
     standins_fixture,
 )
-
 from skillbook.config.file import Config
 from skillbook.distribution.install import (
     InstallPolicy,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from cli.conftest import Shell
+from factories import skill_text
 
 from distribution.registry.clawhub_server import ClawHub
 from skillbook.distribution.registry.client import RetryPolicy
@@ -15,11 +16,11 @@ from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.workdir import Workdir
 
 DEMO_V1 = {
-    "SKILL.md": b"---\nname: demo\ndescription: A demo skill.\n---\n# Demo\nSay hello.\n",
+    "SKILL.md": skill_text("demo", "A demo skill.", body="# Demo\nSay hello.\n").encode(),
     "references/a.md": b"reference one\n",
 }
 DEMO_V2 = {
-    "SKILL.md": b"---\nname: demo\ndescription: A demo skill, second version.\n---\n# Demo\n",
+    "SKILL.md": skill_text("demo", "A demo skill, second version.", body="# Demo\n").encode(),
     "references/a.md": b"reference two\n",
     "references/b.md": b"new file\n",
 }

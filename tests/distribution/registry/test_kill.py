@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from factories import skill_text
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1
@@ -24,7 +25,7 @@ from skillbook.distribution.registry.workdir import Workdir
 pytestmark = pytest.mark.subprocess
 CHILD = Path(__file__).with_name("kill_child.py")
 BIG_V2 = {
-    "SKILL.md": b"---\nname: demo\ndescription: Version two.\n---\n",
+    "SKILL.md": skill_text("demo", "Version two.", body="").encode(),
     **{f"data/file{i:03}.bin": os.urandom(4096) for i in range(150)},
 }
 

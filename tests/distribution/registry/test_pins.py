@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli.conftest import Shell, shell  # noqa: F401 (fixture)
+from factories import skill_text
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1, DEMO_V2, point_at
@@ -19,7 +20,7 @@ def sh(shell: Shell, hub: ClawHub, monkeypatch: pytest.MonkeyPatch) -> Shell:  #
     point_at(shell, hub, monkeypatch)
     hub.state.publish("demo", "1.0.0", DEMO_V1)
     hub.state.publish(
-        "other", "1.0.0", {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: O.\n---\n"}
+        "other", "1.0.0", {**DEMO_V1, "SKILL.md": skill_text("other", "O.", body="").encode()}
     )
     return shell
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli.conftest import Shell, shell  # noqa: F401 (fixture)
+from factories import write_skill
 
 from distribution.registry.clawhub_server import ClawHub, Failure
 from distribution.registry.conftest import DEMO_V1, DEMO_V2, point_at
@@ -52,7 +53,7 @@ def test_install_update_verify_remove(sh: Shell, hub: ClawHub) -> None:
     assert f"  Installed: {hub.url} @bar-owner/demo@1.0.0" in info
     assert sh.run("verify").stdout == "✓ demo (clawhub 1.0.0): unchanged\n"
     hub.state.publish("demo", "1.1.0", DEMO_V2)
-    (project / "skills/demo/SKILL.md").write_text("---\nname: demo\ndescription: Mine.\n---\n")
+    write_skill(project / "skills/demo", description="Mine.", body="")
     refused = sh.run("update", "demo")
     assert refused.exit_code == 1 and "has local changes (1 changed: SKILL.md)" in refused.stderr
     assert sh.run("verify").exit_code == 1
@@ -137,8 +138,7 @@ def test_registry_option_and_config_key(
 
 def test_install_from_a_folder_shows_its_origin(sh: Shell, tmp_path: Path) -> None:
     source = tmp_path / "mine"
-    source.mkdir()
-    (source / "SKILL.md").write_text("---\nname: mine\ndescription: Mine.\n---\n")
+    write_skill(source, description="Mine.", body="")
     result = sh.run("install", str(source))
     assert result.stdout == f"Installed mine@local -> {sh.project}/skills/mine\n"
     assert f"  Installed: folder {source} (local)" in sh.run("info", "mine").stdout

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import skill_text, write_skill
 from oracle_support import REPO, Oracle
 
 from distribution.registry.clawhub_server import ClawHub
@@ -131,8 +132,7 @@ def test_each_updates_what_the_other_installed(
     assert files(by_skillbook / "skills" / "demo") == DEMO_V2
     # Non-registry installs stay out of OpenClaw's lock: its `update --all` never sees them.
     source = tmp_path / "mine"
-    source.mkdir()
-    (source / "SKILL.md").write_text("---\nname: mine\ndescription: Mine.\n---\n")
+    write_skill(source, description="Mine.", body="")
     ours(hub, by_skillbook, tmp_path / "s").install(
         str(source), InstallOptions(state_dir=tmp_path / "s")
     )
@@ -222,7 +222,7 @@ def test_the_clawhub_cli_and_skillbook_write_the_same_files(
     # … and skillbook's the CLI's; a locally edited one is refused by both.
     installer = ours(hub, theirs, tmp_path / "s")
     assert [v.drift.state for v in verify_skills(installer.workdir)] == ["clean"]
-    (skill_t / "SKILL.md").write_text("---\nname: demo\ndescription: edited\n---\n")
+    write_skill(skill_t, "demo", "edited", body="")
     [refused] = update_skills(installer, "demo", InstallOptions(state_dir=tmp_path / "s"))
     assert not refused.ok and refused.code == "registry.local-changes"
     theirs_refused = cli(clawhub_cli, hub, tmp_path / "home", theirs, "update", "demo")
@@ -235,7 +235,7 @@ def test_pins_hold_across_the_clawhub_cli_and_skillbook(
 ) -> None:
     from skillbook.distribution.registry.pins import set_pin
 
-    other = {**DEMO_V1, "SKILL.md": b"---\nname: other\ndescription: Other.\n---\n"}
+    other = {**DEMO_V1, "SKILL.md": skill_text("other", "Other.", body="").encode()}
     hub.state.publish("demo", "1.0.0", DEMO_V1)
     hub.state.publish("other", "1.0.0", other)
     root = tmp_path / "ws"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 from oracle_support import Oracle
 
 from distribution.registry.clawhub_server import ClawHub, flat_zip
@@ -209,7 +210,7 @@ def test_each_updates_what_the_other_installed_and_both_refuse_local_edits(
     assert result.message == "Updated demo: 1.0.0 -> 1.1.0"
     # A local edit: both refuse to overwrite it.
     hub.state.publish("demo", "1.2.0", DEMO_V1)
-    (by_openclaw / "skills/demo/SKILL.md").write_text("---\nname: demo\ndescription: mine\n---\n")
+    write_skill(by_openclaw / "skills/demo", description="mine", body="")
     refused = openclaw9(
         latest_oracle, tmp_path, op="update", workspaceDir=str(by_openclaw), slug="demo",
         baseUrl=hub.url,

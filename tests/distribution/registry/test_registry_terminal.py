@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import skill_text
 
 from distribution.registry.clawhub_server import ClawHub, Failure
 
 pytestmark = pytest.mark.e2e
 BIG = {
-    "SKILL.md": b"---\nname: big\ndescription: A big skill.\n---\n",
+    "SKILL.md": skill_text("big", "A big skill.", body="").encode(),
     **{f"data/{i}.bin": os.urandom(64 * 1024) for i in range(40)},
 }
 

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 from cli.conftest import Shell, shell  # noqa: F401 (fixture)
+from factories import skill_text
 
 from distribution.registry.clawhub_server import ClawHub, Failure
 from distribution.registry.conftest import DEMO_V1, DEMO_V2, point_at
 from skillbook.distribution.registry.backups import list_backups
 from skillbook.distribution.registry.workdir import Workdir
 
-MINE = "---\nname: demo\ndescription: Mine.\n---\n# Demo\nSay hello.\n"
+MINE = skill_text("demo", "Mine.", body="# Demo\nSay hello.\n")
 
 
 @pytest.fixture

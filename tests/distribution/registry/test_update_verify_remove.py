@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1, DEMO_V2
@@ -66,7 +67,7 @@ def test_update_refuses_a_local_edit_and_verify_names_it(
     hub: ClawHub, installer: Installer, workdir: Workdir, options: InstallOptions, installed: Path
 ) -> None:
     hub.state.publish("demo", "1.1.0", DEMO_V2)
-    (installed / "SKILL.md").write_bytes(b"---\nname: demo\ndescription: Mine now.\n---\n")
+    write_skill(installed, "demo", "Mine now.", body="")
     (installed / "notes.md").write_text("my notes")
     (installed / "references" / "a.md").unlink()
     [result] = update_skills(installer, "demo", options)
@@ -222,8 +223,7 @@ def test_remove_cleans_the_lockfile(
     assert list(lock_of(workdir)) == ["other"]
     assert sorted(p.name for p in (workdir.root / "skills").iterdir()) == ["other"]
     mine = workdir.root / "skills" / "mine"
-    mine.mkdir()
-    (mine / "SKILL.md").write_text("---\nname: mine\ndescription: Mine.\n---\n")
+    write_skill(mine, description="Mine.", body="")
     with pytest.raises(RegistryError) as info:
         remove_skill(workdir, "mine")
     assert info.value.code == "registry.not-tracked"

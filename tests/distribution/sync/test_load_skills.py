@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from factories import write_skill
-from sync_world import World
 
+from distribution.sync.sync_world import World
 from skillbook.distribution.sync import SyncError, swap
 from skillbook.distribution.sync.load import ORIGIN_FILE, load_skills, loadable_skills
 from skillbook.errors import SkillNotFound

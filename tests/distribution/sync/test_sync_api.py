@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
-from sync_world import World, listing, lock_held_elsewhere
+from factories import skill_text, write_file, write_skill
 
+from distribution.sync.sync_world import World, listing, lock_held_elsewhere
 from skillbook.distribution.sync import (
     CATALOG_FILE,
     SyncBusy,
@@ -141,7 +141,7 @@ def test_a_target_inside_a_skill_cannot_swallow_itself(world: World) -> None:
 
 
 def test_standalone_markdown_skills_are_reported_not_synced(world: World) -> None:
-    (world.skills / "notes.md").write_text("---\nname: notes\ndescription: loose file\n---\n")
+    write_file(world.skills / "notes.md", skill_text("notes", "loose file", body=""))
     book = Loader(world.workspace, env=world.env(), cwd=world.base, mode="mixed").load()
     assert "notes" in [s.name for s in book.skills]
     result = sync_book(book, world.base / "t")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from factories import write_skill
-from sync_world import World, listing, lock_held_elsewhere
 
+from distribution.sync.sync_world import World, listing, lock_held_elsewhere
 from skillbook.cli.app import cli
 
 ENV_META = {"openclaw": {"primaryEnv": "WX_KEY", "requires": {"env": ["WX_KEY"]}}}

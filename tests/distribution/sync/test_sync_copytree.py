@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from factories import write_skill
-from sync_world import listing
 
+from distribution.sync.sync_world import listing
 from skillbook.distribution.sync.copytree import CopyError, copy_skill
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from factories import write_skill
-from sync_world import World, listing
 
+from distribution.sync.sync_world import World, listing
 from skillbook.distribution.sync import SyncBusy, sync_book
 from skillbook.distribution.sync.marker import MARKER_FILE
 

@@ -22,8 +22,8 @@ import pytest
 from factories import write_skill
 from oracle_cases import CORPUS, materialise, sources
 from oracle_support import Oracle
-from sync_world import World, listing, make_fifo, oracle_warnings
 
+from distribution.sync.sync_world import World, listing, make_fifo, oracle_warnings
 from skillbook.config.file import Config
 from skillbook.distribution.sync import SyncResult, sync_book
 from skillbook.pipeline.book import Loader, SkillBook

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sync_world import listing, lock_held_elsewhere
 
+from distribution.sync.sync_world import listing, lock_held_elsewhere
 from skillbook.distribution.sync import swap
 
 

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from factories import write_skill
 
 from skillbook.model import Source
 from skillbook.pipeline.cache import root_memo as _root_memo
@@ -19,11 +20,7 @@ from skillbook.pipeline.discovery.discover import Discovery, ParseCache, Root, d
 
 
 def write(root: Path, name: str, description: str = "Does things.") -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody.\n")
-    return md
+    return write_skill(root / name, description=description, body="Body.\n") / "SKILL.md"
 
 
 @pytest.fixture
@@ -111,8 +108,7 @@ def test_roots_that_are_not_plain_are_not_remembered(root: Path, tmp_path: Path)
 
 
 def test_a_skill_that_fails_to_load_keeps_the_root_unremembered(root: Path) -> None:
-    (root / "broken").mkdir()
-    (root / "broken" / "SKILL.md").write_text("---\nname: broken\n---\nno description\n")
+    write_skill(root / "broken", description=None, body="no description\n")
     cache = ParseCache()
     first = scan(root, cache)
     assert cache.roots == {}
@@ -145,6 +141,6 @@ def test_one_edit_reloads_one_file_and_keeps_the_other_skill_objects(root: Path)
 def test_an_edit_that_breaks_a_skill_falls_back_to_a_full_scan(root: Path) -> None:
     cache = ParseCache()
     scan(root, cache)
-    (root / "s2" / "SKILL.md").write_text("---\nname: s2\n---\nno description now\n")
+    write_skill(root / "s2", description=None, body="no description now\n")
     assert view(scan(root, cache)) == view(scan(root, None))
     assert cache.roots == {}  # no longer plain: not remembered

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_skill
 
 from skillbook.model import CommandDispatch, Skill, Source
 from skillbook.pipeline.commands.dispatch import (
@@ -55,9 +55,7 @@ def skill_from(
     source: Source = Source.WORKSPACE,
     folder: Path = Path("/skills/weather"),
 ) -> Skill:
-    text = (
-        f"---\nname: {name}\ndescription: The {name} skill.\n{frontmatter.strip()}\n---\n# Body\n"
-    )
+    text = skill_text(name, f"The {name} skill.", raw=frontmatter.strip())
     parsed = parse_skill_text(text, path=folder / "SKILL.md")
     origin = "https://mcp.example/skills" if source == Source.REMOTE else None
     return Skill(

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_file, write_skill
 
 from skillbook.config.mode import Mode
 from skillbook.config.paths import Paths
@@ -280,11 +280,10 @@ def test_symlinked_skill_md_is_refused(
     paths, ws = env
     if target_inside:
         target = write_skill(ws / "skills" / "store-dir-md", "store") / "real.md"
-        target.write_text("---\nname: linked\ndescription: d\n---\n")
+        write_file(target, skill_text("linked", "d", body=""))
         os.remove(ws / "skills" / "store-dir-md" / "SKILL.md")
     else:
-        target = tmp_path / "real.md"
-        target.write_text("---\nname: linked\ndescription: d\n---\n")
+        target = write_file(tmp_path / "real.md", skill_text("linked", "d", body=""))
     (ws / "skills" / "linked").mkdir(parents=True)
     (ws / "skills" / "linked" / "SKILL.md").symlink_to(target)
     d = discover(resolve_roots(ws, paths))
@@ -410,8 +409,7 @@ def test_root_that_is_a_skill(tmp_path: Path) -> None:
 
 def test_invalid_skill_md_falls_back_to_grandchildren(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    (root / "pack").mkdir(parents=True)
-    (root / "pack" / "SKILL.md").write_text("---\nname: pack\n---\n")
+    write_skill(root / "pack", description=None, body="")
     write_skill(root / "pack" / "inner-b", None)
     write_skill(root / "pack" / "inner-a", None)
     d = run((Source.EXTRA, root))
@@ -501,7 +499,7 @@ def test_standalone_markdown_in_mixed_mode(env: tuple[Paths, Path]) -> None:
     root = ws / "skills"
     write_skill(root / "folder-skill", None)
     (root / "deploy.md").write_text("# Deploy helper\n\nShips the app to production.\nMore.\n")
-    (root / "fm.md").write_text("---\nname: from-fm\ndescription: Has frontmatter\n---\nbody\n")
+    write_file(root / "fm.md", skill_text("from-fm", "Has frontmatter", body="body\n"))
     (root / "plain.md").write_text("Just one line " + "y" * 300 + "\n")
     (root / "README.md").write_text("# Readme\n\nnot a skill\n")
     (root / "empty.md").write_text("# Only a heading\n")
