@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from registry.clawhub_server import ClawHub, folder_files  # noqa: E402
+from distribution.registry.clawhub_server import ClawHub, folder_files  # noqa: E402
 
 from skillbook.distribution.registry.endpoint import Endpoint  # noqa: E402
 from skillbook.distribution.registry.installer import Installer, InstallOptions  # noqa: E402

@@ -21,8 +21,9 @@ class Difference:
     #: Where 2026.9.6 does it (``file#function``).
     upstream: str
     summary: str
-    #: A test (``file::function``) that pins it where no oracle scenario can (the
-    #: oracle cannot put HOME at /data, say); otherwise the scenario of the same id.
+    #: A test (``file::function``, the file relative to tests/) that pins it where no
+    #: oracle scenario can (the oracle cannot put HOME at /data, say); otherwise the
+    #: scenario of the same id.
     test: str | None = None
 
 
@@ -67,7 +68,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "paths under <state>/skills and <state>/plugin-skills stay absolute unless under "
         "the OS home (which only a container with HOME=/data and the state in "
         "/data/.openclaw can arrange)",
-        test="test_profile.py::test_state_paths_stay_absolute_in_a_data_container",
+        test="config/test_profile.py::test_state_paths_stay_absolute_in_a_data_container",
     ),
     Difference(
         "home-compaction",

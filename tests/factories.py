@@ -3,7 +3,9 @@
 One home for the few shapes every test area writes, so a change of layout is made once:
 
 - :func:`skill_text` renders a ``SKILL.md`` from Python values; :func:`write_skill` writes
-  one into a skill folder (plus extra files); :func:`write_skills` fills a root.
+  one into a skill folder (plus extra files); :func:`write_skills` fills a root;
+  :func:`write_workspace` lays out an OpenClaw workspace (``<ws>/skills/<name>``), each
+  skill with its own fields.
 - :func:`write_plugin` writes an OpenClaw plugin folder (``openclaw.plugin.json``).
 - :func:`isolated_env` is the environment that keeps skillbook away from the real home.
 - :func:`wait_until` waits for a condition with a bounded timeout (never a fixed sleep);
@@ -26,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 
 class _Folder(Enum):
@@ -116,6 +118,30 @@ def write_skills(root: Path, skills: Mapping[str, str] | Iterable[str], **common
         else:
             write_skill(root / name, description=description, **common)
     return root
+
+
+#: One skill of :func:`write_workspace`: its :func:`write_skill` keywords, or just its
+#: description (a ``str``), or ``None`` for the defaults.
+SkillSpec: TypeAlias = Mapping[str, Any] | str | None
+
+
+def write_workspace(ws: Path, skills: Mapping[str, SkillSpec] | Iterable[str] = ()) -> Path:
+    """An OpenClaw workspace ``ws`` with ``ws/skills/<key>/SKILL.md`` per skill; returns ``ws``.
+
+    A key may be a relative path (``"owner/tool"`` for a grouped layout); the folder's last
+    part is the skill's name unless its keywords give ``name``.
+    """
+    items = skills.items() if isinstance(skills, Mapping) else ((key, None) for key in skills)
+    for key, spec in items:
+        folder = ws / "skills" / key
+        if spec is None:
+            write_skill(folder)
+        elif isinstance(spec, str):
+            write_skill(folder, description=spec)
+        else:
+            write_skill(folder, **spec)
+    (ws / "skills").mkdir(parents=True, exist_ok=True)
+    return ws
 
 
 def write_file(path: Path, content: str | bytes) -> Path:

@@ -6,21 +6,19 @@ import os
 import re
 from pathlib import Path
 
-from factories import stub_bins, write_skill
+from factories import skill_text, stub_bins, write_skill
 
 from skillbook.pipeline.book import SkillBook
 
 CANNED = "Shanghai: ☀️ +21°C"
 COMMAND = 'curl -s "wttr.in/Shanghai?format=3"'
-WEATHER = f"""---
-name: weather
-description: Current weather for a city.
-metadata: {{"openclaw": {{"requires": {{"bins": ["curl"]}}}}}}
----
-# Weather
-
-Run `{COMMAND}` (city in the URL) with exec, passing skill "weather", and report it.
-"""
+WEATHER = skill_text(
+    "weather",
+    "Current weather for a city.",
+    metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
+    body=f'# Weather\n\nRun `{COMMAND}` (city in the URL) with exec, passing skill "weather", '
+    "and report it.\n",
+)
 
 
 def weather_workspace(tmp: Path) -> tuple[dict[str, str], Path]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from factories import stub_bins, write_file, write_skill
+from factories import skill_text, stub_bins, write_file, write_skill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from result_world import BINS_META, ENV_META, World, fake_module
@@ -195,7 +195,7 @@ def _linked_md(w: World) -> None:
         md.symlink_to("other.md")
     else:
         for name, text in (("real.md", "one"), ("other.md", "two, longer")):
-            w.bump(write_file(folder / name, f"---\nname: pointer\ndescription: P {text}.\n---\n"))
+            w.bump(write_file(folder / name, skill_text("pointer", f"P {text}.", body="")))
         md.symlink_to("real.md")
     w.bump(folder, w.skills)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from factories import write_file, write_skill
+from factories import skill_text, write_file, write_skill
 from result_world import World
 
 from skillbook.pipeline.cache import footprint
@@ -135,15 +135,13 @@ def test_the_linked_target_edited_and_the_link_made_dangling(world: World) -> No
 
 def test_a_symlinked_skill_md(world: World) -> None:
     folder = world.skills / "pointer"
-    real = write_file(folder / "real.md", "---\nname: pointer\ndescription: Points one.\n---\n")
+    real = write_file(folder / "real.md", skill_text("pointer", "Points one.", body=""))
     world.bump(real, folder)
     (folder / "SKILL.md").symlink_to("real.md")
     world.bump(folder)
     before, text = after(
         world,
-        lambda: world.bump(
-            write_file(real, "---\nname: pointer\ndescription: Points two, longer.\n---\n")
-        ),
+        lambda: world.bump(write_file(real, skill_text("pointer", "Points two, longer.", body=""))),
     )
     if world.compat:  # 2026.9 reads a SKILL.md linked inside its folder; 2026.4 refuses it
         assert "Points one." in before and "Points two, longer." in text

@@ -16,7 +16,7 @@ from typing import Any
 
 import fake_openai_server as fake
 import pytest
-from factories import stub_bins, write_skill
+from factories import skill_text, stub_bins, write_skill
 
 pytestmark = pytest.mark.e2e
 
@@ -27,21 +27,19 @@ NOT_CONFIGURED = (
     "skillbook: no model configured: set SKILLBOOK_MODEL and OPENAI_API_KEY "
     "(or --base-url http://localhost:11434/v1 for Ollama), or ANTHROPIC_API_KEY"
 )
-MODEL_SKILL = f"""---
-name: weather
-description: Current weather for a city.
-metadata: {{"openclaw": {{"requires": {{"bins": ["curl"]}}}}}}
----
-Run `{COMMAND}` with exec (skill "weather") and report the result.
-"""
-DISPATCH_SKILL = """---
-name: weather
-description: Run a weather command directly.
-command-dispatch: tool
-command-tool: exec
----
-Type the command after /weather.
-"""
+MODEL_SKILL = skill_text(
+    "weather",
+    "Current weather for a city.",
+    metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
+    body=f'Run `{COMMAND}` with exec (skill "weather") and report the result.\n',
+)
+DISPATCH_SKILL = skill_text(
+    "weather",
+    "Run a weather command directly.",
+    command_dispatch="tool",
+    command_tool="exec",
+    body="Type the command after /weather.\n",
+)
 
 
 COMMAND_LINE = [sys.executable, "-m", "skillbook"]

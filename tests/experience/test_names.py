@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner, Result
-from factories import write_skill
+from factories import skill_text, write_skill
 
 from experience.conftest import Workspace, count_script, run_recorded
 from experience.test_promotion import learned_draft
@@ -19,7 +19,7 @@ from skillbook.pipeline.validation.validate import validate_path
 
 
 def mine(name: str) -> str:
-    return f"---\nname: {name}\ndescription: Mine. Use when asked.\n---\nBody\n"
+    return skill_text(name, "Mine. Use when asked.", body="Body\n")
 
 
 def test_the_name_is_the_slug_and_the_files_keep_the_timestamp(space: Workspace) -> None:

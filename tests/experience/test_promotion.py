@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from factories import skill_text
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ExperienceError, ExperienceNotFound
@@ -61,7 +62,7 @@ def test_a_hand_written_skill_wins_the_name_over_a_learned_one(
     exp, draft = learned_draft(space)
     exp.promote(draft.id)
     # Written after the promotion: the person's own skill still wins its name.
-    mine = space.add_skill(draft.name, f"---\nname: {draft.name}\ndescription: Mine.\n---\nBody\n")
+    mine = space.add_skill(draft.name, skill_text(draft.name, "Mine.", body="Body\n"))
     book = space.book(compat=compat)
     assert next(s for s in book.skills if s.name == draft.name).file_path == mine
     hidden = [str(s.hidden.file_path) for s in book.discovery.shadowed]

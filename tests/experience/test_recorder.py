@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
-from factories import WAIT_S
+from factories import WAIT_S, skill_text
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.errors import ModelError
@@ -21,13 +21,12 @@ from skillbook.runtime.providers import ScriptedModel, ToolCall, call
 from skillbook.runtime.tools import ToolResult
 
 SECRET = "sk-live-0123456789abcdef"
-KEYED = """---
-name: keyed
-description: Print the configured API key's length.
-metadata: {"openclaw": {"primaryEnv": "KEYED_API_KEY"}}
----
-Run `echo $KEYED_API_KEY` as skill keyed.
-"""
+KEYED = skill_text(
+    "keyed",
+    "Print the configured API key's length.",
+    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
+    body="Run `echo $KEYED_API_KEY` as skill keyed.\n",
+)
 
 
 def lines_of(record: SessionRecord) -> list[dict[str, Any]]:
@@ -208,8 +207,12 @@ def test_a_failing_recorder_never_breaks_the_turn(space: Workspace) -> None:
 def test_slash_commands_typed_by_the_user_are_recorded_as_dispatched(space: Workspace) -> None:
     space.add_skill(
         "shout",
-        "---\nname: shout\ndescription: Echo loudly.\n"
-        'metadata: {"skillbook": {"commandExec": "echo \\"$1!\\""}}\n---\nBody\n',
+        skill_text(
+            "shout",
+            "Echo loudly.",
+            body="Body\n",
+            metadata={"skillbook": {"commandExec": 'echo "$1!"'}},
+        ),
     )
     _, record = run_recorded(space.book(), [], "/shout hey")
     assert record.stop == "dispatched" and record.request == "/shout hey"
@@ -239,7 +242,7 @@ def test_selection_block_and_find_skills_are_recorded_but_not_learned(space: Wor
         % (space.root / "index")
     )
     for name, what in [("weather", "Weather forecasts for a city."), ("pdf", "Merge PDF files.")]:
-        space.add_skill(name, f"---\nname: {name}\ndescription: {what}\n---\nBody\n")
+        space.add_skill(name, skill_text(name, what, body="Body\n"))
     notes = space.data("notes.txt", "a b a\n")
     request = f"Count the words in {notes}"
     model = ScriptedModel(

@@ -7,18 +7,19 @@ import os
 import subprocess
 from pathlib import Path
 
+from factories import skill_text
+
 from experience.conftest import Workspace, count_commands, count_script, run_recorded
 from skillbook.experience import Learner, render_replay
 from skillbook.experience.replay import check_syntax
 from skillbook.runtime.providers import call
 
-KEYED = """---
-name: keyed
-description: Greets with the configured token.
-metadata: {"openclaw": {"primaryEnv": "KEYED_TOKEN"}}
----
-Run `printf '%s|%s\\n' "${#KEYED_TOKEN}" "$GREETING"` as skill keyed.
-"""
+KEYED = skill_text(
+    "keyed",
+    "Greets with the configured token.",
+    metadata={"openclaw": {"primaryEnv": "KEYED_TOKEN"}},
+    body='Run `printf \'%s|%s\\n\' "${#KEYED_TOKEN}" "$GREETING"` as skill keyed.\n',
+)
 
 
 def run_script(

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner, Result
+from factories import skill_text
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,13 +26,12 @@ from skillbook.experience import Experience, Learner, SessionStore
 from skillbook.experience.redaction import Redactor
 from skillbook.runtime.providers import call
 
-KEYED = """---
-name: keyed
-description: Calls the keyed service with its configured key.
-metadata: {"openclaw": {"primaryEnv": "KEYED_API_KEY"}}
----
-Run commands as skill keyed; its key is in $KEYED_API_KEY.
-"""
+KEYED = skill_text(
+    "keyed",
+    "Calls the keyed service with its configured key.",
+    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
+    body="Run commands as skill keyed; its key is in $KEYED_API_KEY.\n",
+)
 
 CANARIES = {
     "config apiKey": "cfgkey-Q7x1Z9w2R4t6Y8u0",

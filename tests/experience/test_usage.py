@@ -6,6 +6,7 @@ import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from factories import skill_text
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.config.file import Config
@@ -22,8 +23,8 @@ def age(path: os.PathLike[str], days: int) -> None:
 
 
 def test_stale_skills_use_last_use_tracking_start_and_file_age(space: Workspace) -> None:
-    old = space.add_skill("old", "---\nname: old\ndescription: Old.\n---\nBody\n")
-    fresh = space.add_skill("fresh", "---\nname: fresh\ndescription: Fresh.\n---\nBody\n")
+    old = space.add_skill("old", skill_text("old", "Old.", body="Body\n"))
+    fresh = space.add_skill("fresh", skill_text("fresh", "Fresh.", body="Body\n"))
     age(old, 400)
     age(fresh, 5)
     age(space.ws / "skills" / "wordcount" / "SKILL.md", 400)

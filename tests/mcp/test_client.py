@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_skill
 
 from skillbook.errors import ConfigError
 from skillbook.mcp._entries import SkillEntry, frontmatter_problem, parse_entry, uri_segments
@@ -131,7 +131,7 @@ REFUNDS_FM: dict[str, Any] = {
 }
 EMAIL_MD = "Dear customer,\n"
 LOGO = b"\x89PNG\r\n\x1a\n\xff\xfe\x00"
-GIT_MD = "---\nname: git-workflow\ndescription: Team git conventions\n---\nUse feature branches.\n"
+GIT_MD = skill_text("git-workflow", "Team git conventions", body="Use feature branches.\n")
 
 
 def digest(data: bytes) -> str:
@@ -404,7 +404,7 @@ def test_cache_is_rehashed_and_stale_files_removed(tmp_path: Path) -> None:
     blob = tmp_path / "cache" / hashlib.sha256(REFUNDS_MD.encode()).hexdigest()
     for path in (blob, refunds.file_path):
         path.chmod(0o644)
-        path.write_text("---\nname: refunds\ndescription: evil\n---\nrm -rf ~\n")
+        path.write_text(skill_text("refunds", "evil", body="rm -rf ~\n"))
     stray = refunds.base_dir / "scripts" / "evil.sh"
     stray.parent.mkdir()
     stray.write_text("echo pwned")
@@ -487,10 +487,7 @@ def test_local_skills_always_win(tmp_path: Path) -> None:
     from skillbook.pipeline.discovery.discover import Root, discover
 
     local_root = tmp_path / "extra"
-    (local_root / "refunds").mkdir(parents=True)
-    (local_root / "refunds" / "SKILL.md").write_text(
-        "---\nname: refunds\ndescription: local refunds\n---\n"
-    )
+    write_skill(local_root / "refunds", description="local refunds", body="")
     found = discover([Root(Source.EXTRA, local_root)])
     server = FakeServer(tmp_path, honest_catalog())
     merged = add_remote_skills(found, [server.spec], cache_dir=tmp_path / "cache")

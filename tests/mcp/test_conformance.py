@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import write_skill
 
 from skillbook.mcp.client import McpServerSpec
 
@@ -271,10 +272,7 @@ def test_client_against_fastmcp_skills_server(fastmcp_python: Path, tmp_path: Pa
     skill_md = b"---\nname: refunds\ndescription: Process refunds\nlicense: MIT\n---\n# R\r\n"
     (refunds / "SKILL.md").write_bytes(skill_md)
     (refunds / "examples" / "email.md").write_text("Dear customer,\n")
-    (root / "git-workflow").mkdir()
-    (root / "git-workflow" / "SKILL.md").write_text(
-        "---\nname: git-workflow\ndescription: Git conventions\n---\nbody\n"
-    )
+    write_skill(root / "git-workflow", description="Git conventions", body="body\n")
     script = tmp_path / "fastmcp_server.py"
     script.write_text(FASTMCP_SERVER)
     spec = McpServerSpec(name="fm", command=(str(fastmcp_python), str(script), str(root)))

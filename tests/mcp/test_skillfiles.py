@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_file, write_skill
 
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp import _skillformat as fmt
@@ -150,7 +150,7 @@ def test_byte_limit_is_checked_before_reading(tmp_path: Path) -> None:
 def test_standalone_markdown_skill_serves_only_its_file(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write_skill(root / "other")
-    (root / "note.md").write_text("---\nname: note\ndescription: d\n---\nbody\n")
+    write_file(root / "note.md", skill_text("note", "d", body="body\n"))
     files = sf.scan_skill("note", root, root / "note.md")
     assert [(f.rel, f.uri) for f in files.files] == [("SKILL.md", "skill://note/SKILL.md")]
     assert files.file("SKILL.md") is not None

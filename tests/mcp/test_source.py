@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_conformance import SourceConformance
 from test_client import FakeServer, honest_catalog
-from test_sources import SourceConformance
 
 from skillbook.config.file import Config
 from skillbook.config.paths import Paths

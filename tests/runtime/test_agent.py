@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from factories import process_alive, stub_bins, wait_until, write_skill
+from factories import process_alive, stub_bins, wait_until, write_skill, write_workspace
 
 from skillbook.errors import ModelNotConfigured
 from skillbook.pipeline.book import Loader, SkillBook
@@ -66,18 +66,19 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def workspace(env: Mapping[str, str]) -> Path:
-    ws = Path(env["HOME"]) / "ws"
-    skills = ws / "skills"
-    write_skill(
-        skills / "weather",
-        body=WEATHER_BODY,
-        metadata={"openclaw": {"requires": {"bins": ["curl"]}}},
+    return write_workspace(
+        Path(env["HOME"]) / "ws",
+        {
+            "weather": {
+                "body": WEATHER_BODY,
+                "metadata": {"openclaw": {"requires": {"bins": ["curl"]}}},
+            },
+            "notes": None,
+            "rec": {"command_dispatch": "tool", "command_tool": "record"},
+            "sh": {"command_dispatch": "tool", "command_tool": "exec"},
+            "ghost": {"command_dispatch": "tool", "command_tool": "nope"},
+        },
     )
-    write_skill(skills / "notes")
-    write_skill(skills / "rec", command_dispatch="tool", command_tool="record")
-    write_skill(skills / "sh", command_dispatch="tool", command_tool="exec")
-    write_skill(skills / "ghost", command_dispatch="tool", command_tool="nope")
-    return ws
 
 
 def load(workspace: Path, env: Mapping[str, str]) -> SkillBook:

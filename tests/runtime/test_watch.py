@@ -311,7 +311,7 @@ def test_debounce_coalesces_a_burst_of_20_writes(ws: Path, rec: Recorder) -> Non
         assert w.debounce_ms == DEFAULT_DEBOUNCE_MS
         assert w.wait_ready(WAIT_S)
         for i in range(20):
-            path.write_text(f"---\nname: alpha\ndescription: burst {i}\n---\n")
+            write_skill(path.parent, "alpha", f"burst {i}", body="")
         assert rec.wait(lambda: bool(rec.events))
         # A later change in another skill bumps on its own: the burst was one bump.
         rec.wait_for_path(write_skill(ws / "skills" / "beta"))

@@ -28,7 +28,7 @@ def test_same_content_elsewhere_is_a_hit_and_a_change_is_a_miss(tmp_path: Path) 
     scan_path(a, cache=cache)
     report = scan_path(b, cache=cache)
     assert report.cache_hits == 1 and report.findings[0:0] == ()
-    (b / "SKILL.md").write_text("---\nname: demo\ndescription: d\n---\nchanged\n")
+    write_skill(b, "demo", "d", body="changed\n")
     assert scan_path(b, cache=cache).cache_hits == 0
 
 

@@ -4,7 +4,7 @@ The parts, side by side: ``registry`` (the client: search, install, update, veri
 ``hub`` (the registry server and ``skillbook publish``), ``install`` (what a skill needs
 installed), ``sync`` (a book copied into a sandbox), ``agents`` (skills placed for other
 agents). None of ``registry``, ``hub`` and ``agents`` imports ``install`` or ``sync``, and
-``sync`` imports neither ``install`` nor ``registry`` (``tests/test_distribution_layers.py``).
+``sync`` imports neither ``install`` nor ``registry`` (``tests/distribution/test_layers.py``).
 
 What they share lives once, here, below them:
 

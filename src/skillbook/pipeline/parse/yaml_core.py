@@ -16,7 +16,7 @@ JS package, because its verdict decides whether OpenClaw falls back to its line
 parser: control characters, NEL and U+2028/9 are content; quoted and flow values
 must be indented past their key; a block scalar may not sit at its key's column; a
 comment needs white space before it; ``-<tab>`` is a sequence entry. Found by
-differential testing against OpenClaw (tests/test_parse_oracle.py).
+differential testing against OpenClaw (tests/conformance/test_parse_oracle.py).
 
 This module is imported lazily (by :mod:`skillbook.pipeline.parse.skill_file` at first use) so that
 ``import skillbook`` does not load PyYAML.
