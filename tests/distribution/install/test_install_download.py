@@ -28,7 +28,6 @@ from distribution.install.install_support import (
     server_fixture,  # noqa: F401 (fixtures)
     snapshot,
 )
-
 from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
