@@ -7,13 +7,8 @@ from typing import Any
 
 import pytest
 
-from skillbook.config.file import (
-    MISSING,
-    Config,
-    SecretRef,
-    load_config,
-    resolve_config_path,
-)
+from skillbook.config.errors import MISSING
+from skillbook.config.file import Config, SecretRef, load_config, resolve_config_path
 from skillbook.errors import ConfigError, SkillbookError, SkillNotFound
 
 

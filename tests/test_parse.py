@@ -540,17 +540,3 @@ def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
     (record,) = caplog.records
     assert record.exc_info is not None and record.exc_info[0] is KeyError
     assert "/s/SKILL.md" in record.getMessage()
-
-
-def test_the_stages_public_names_are_still_importable_from_skillbook_parse() -> None:
-    import skillbook.pipeline.parse.skill_file as parse_module
-    from skillbook.pipeline.parse import frontmatter as _frontmatter_block
-    from skillbook.pipeline.parse import invocation_policy as _invocation_policy
-    from skillbook.pipeline.parse import text as _skill_text
-
-    assert parse_module.decode_text is _skill_text.decode_text
-    assert parse_module.split_frontmatter is _skill_text.split_frontmatter
-    assert parse_module.parse_frontmatter_block is _frontmatter_block.parse_frontmatter_block
-    assert parse_module.parse_bool is _invocation_policy.parse_bool
-    assert parse_module.resolve_invocation is _invocation_policy.resolve_invocation
-    assert parse_module.resolve_dispatch is _invocation_policy.resolve_dispatch

@@ -15,7 +15,8 @@ import pytest
 
 from skillbook.model import Source
 from skillbook.pipeline.cache import root_memo as _root_memo
-from skillbook.pipeline.discovery.discover import Discovery, ParseCache, Root, discover
+from skillbook.pipeline.discovery.discover import Discovery, Root, discover
+from skillbook.pipeline.discovery.skill_reader import ParseCache
 
 
 def write(root: Path, name: str, description: str = "Does things.") -> Path:

@@ -19,8 +19,10 @@ from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspac
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy, ToolStarted
-from skillbook.runtime.providers import ModelError, OpenAIChatModel
+from skillbook.runtime import ModelError
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ToolStarted
+from skillbook.runtime.approval import ExecPolicy
+from skillbook.runtime.providers.openai_chat import OpenAIChatModel
 
 pytest.importorskip("openai")
 

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillbook.cli.app import cli
-from skillbook.distribution.agents.layout import AgentsError, apply_plan, plan_layout, sanitize_name
+from skillbook.distribution.agents import AgentsError
+from skillbook.distribution.agents.layout import apply_plan, plan_layout, sanitize_name
 from skillbook.distribution.agents.lock import (
     computed_hash,
     js_locale_key,

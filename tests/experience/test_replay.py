@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 from experience.conftest import Workspace, count_commands, count_script, run_recorded
-from skillbook.experience import Learner, render_replay
-from skillbook.experience.replay import check_syntax
-from skillbook.runtime.providers import call
+from skillbook.experience.learner import Learner
+from skillbook.experience.replay import check_syntax, render_replay
+from skillbook.runtime.providers.scripted import call
 
 KEYED = """---
 name: keyed

@@ -21,6 +21,7 @@ from install_support import (
     snapshot,
 )
 
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
@@ -30,7 +31,7 @@ from skillbook.distribution.install.download import (
 )
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.result import InstallResult
 from skillbook.distribution.install.tools_dir import tools_root
 from skillbook.pipeline.parse.manifest import parse_install_spec
 

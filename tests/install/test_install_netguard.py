@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.netguard import (
     BLOCKED_HOST_OR_IP_MESSAGE,
     BLOCKED_RESOLVED_IP_MESSAGE,
@@ -13,7 +14,6 @@ from skillbook.distribution.install.netguard import (
     is_special_use_ip,
     resolve_pinned,
 )
-from skillbook.distribution.install.result import InstallError
 
 
 @pytest.mark.parametrize(

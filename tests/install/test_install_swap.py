@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.distribution.install import swap
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.install import InstallError, swap
 from skillbook.distribution.install.swap import StagedTarget, exchange, recover
 
 

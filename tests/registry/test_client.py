@@ -13,7 +13,12 @@ import pytest
 
 from registry.clawhub_server import ClawHub, Failure
 from registry.conftest import DEMO_V1, FAST, Said
-from skillbook.distribution.registry import api
+from skillbook.distribution.registry import (
+    RegistryError,
+    RegistryNotFound,
+    RegistryUnavailable,
+    api,
+)
 from skillbook.distribution.registry.client import (
     RegistryClient,
     RetryPolicy,
@@ -21,11 +26,6 @@ from skillbook.distribution.registry.client import (
     retry_after,
 )
 from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import (
-    RegistryError,
-    RegistryNotFound,
-    RegistryUnavailable,
-)
 
 
 def client(

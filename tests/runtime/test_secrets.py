@@ -19,7 +19,8 @@ import pytest
 from factories import process_alive, wait_until
 
 from skillbook.config.file import Config, SecretRef
-from skillbook.errors import SecretError, SkillbookError
+from skillbook.errors import SkillbookError
+from skillbook.runtime import SecretError
 from skillbook.runtime.secrets import Secret, SecretResolver, ref_label, template_ref
 
 KEY = "skills.entries.weather.apiKey"

@@ -20,14 +20,13 @@ from factories import WAIT_S, wait_until, write_skill
 from skillbook.config.file import Config
 from skillbook.config.paths import Paths
 from skillbook.pipeline.snapshot import SkillsChangeEvent, SnapshotVersions
+from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, is_ignored
 from skillbook.runtime.watch import (
     DEFAULT_DEBOUNCE_MS,
-    IGNORED_SEGMENTS,
     ChangeSet,
     SkillsWatcher,
     WatcherRegistry,
     debounce_ms_of,
-    is_ignored,
     watch_roots,
     watch_targets,
 )

@@ -10,19 +10,11 @@ import pytest
 from factories import write_skill
 from sync_world import World, listing, lock_held_elsewhere
 
-from skillbook.distribution.sync import (
-    CATALOG_FILE,
-    SyncBusy,
-    SyncError,
-    SyncProgress,
-    TargetNotSynced,
-    env_file_text,
-    swap,
-    sync,
-    sync_book,
-    sync_entries,
-)
+from skillbook.distribution.sync import SyncBusy, SyncError, TargetNotSynced, swap
 from skillbook.distribution.sync.marker import MARKER_FILE
+from skillbook.distribution.sync.result import SyncProgress
+from skillbook.distribution.sync.sandbox import CATALOG_FILE, env_file_text
+from skillbook.distribution.sync.workspace import sync, sync_book, sync_entries
 from skillbook.pipeline.book import Loader
 
 GATED = {"openclaw": {"requires": {"bins": ["not-installed"]}}}

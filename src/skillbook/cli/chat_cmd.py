@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from skillbook.cli.app import Context
 from skillbook.cli.confirm import CONFIRM_QUESTION, exec_policy, exec_request_text, is_yes
+from skillbook.cli.context import Context
 from skillbook.cli.learning import Learning, learn_options
 from skillbook.cli.model_options import build_model, model_options
 from skillbook.cli.printing import Printer
@@ -26,7 +26,7 @@ from skillbook.runtime.agent import Agent, InvokeResult
 if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.approval import ExecPolicy
-    from skillbook.runtime.providers import Message, ToolCall
+    from skillbook.runtime.providers.base import Message, ToolCall
     from skillbook.runtime.session import SkillSession
 
 #: Chat's own commands; skills may not take these names there.
@@ -224,8 +224,7 @@ class Chat:
 
     async def request(self, text: str) -> InvokeResult | None:
         """One agent request; Ctrl-C cancels it (and its commands), not the chat."""
-        from skillbook.errors import ModelNotConfigured
-        from skillbook.runtime.providers import ModelError
+        from skillbook.runtime import ModelError, ModelNotConfigured
 
         loop = asyncio.get_running_loop()
         task = asyncio.create_task(self.agent.invoke(text, self.history))

@@ -21,7 +21,7 @@ from skillbook.runtime.approval import ExecPolicy, show_command
 
 if TYPE_CHECKING:
     from skillbook.config.file import Config
-    from skillbook.runtime.providers import ToolCall
+    from skillbook.runtime.providers.base import ToolCall
 
 CONFIRM_ENV: Final = "SKILLBOOK_CONFIRM_EXEC"
 CONFIRM_QUESTION: Final = "Run it? [y/N] "
@@ -55,7 +55,7 @@ def is_yes(answer: str | None) -> bool:
 
 def exec_policy(config: Config, *, confirm: bool | None, yes: bool) -> ExecPolicy | None:
     """The policy ``--yes``/``--confirm`` ask for, or None for the config's own."""
-    from skillbook.cli.app import fail
+    from skillbook.cli.context import fail
 
     if yes and confirm:
         fail("--yes and --confirm contradict each other: pass one of them")

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 
 import click
 
-from skillbook.cli.app import fail
 from skillbook.cli.confirm import CONFIRM_ENV
-from skillbook.errors import ModelNotConfigured
+from skillbook.cli.context import fail
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.agent import DEFAULT_MAX_STEPS
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -11,13 +11,8 @@ from typing import IO, Final
 import click
 
 from skillbook.cli.render import clean
-from skillbook.runtime.agent import (
-    AgentEvent,
-    TextDelta,
-    ToolDeclined,
-    ToolFinished,
-    ToolStarted,
-)
+from skillbook.runtime.agent import AgentEvent, ToolDeclined, ToolFinished, ToolStarted
+from skillbook.runtime.providers.base import TextDelta
 
 DEFAULT_TARGET_CHARS: Final = 100
 

@@ -26,7 +26,7 @@ DEFAULT_PORT = 8000
 
 
 def _loader(obj: object) -> Loader:
-    from skillbook.cli.app import Context
+    from skillbook.cli.context import Context
 
     assert isinstance(obj, Context)
     return obj.loader()
@@ -97,14 +97,15 @@ def serve_cmd(
     read_skill tool for hosts without it). Reloads when skill folders change."""
     import os
 
-    from skillbook.cli.app import fail
+    from skillbook.cli.context import fail
 
     try:
         from skillbook.mcp._startup import server_imports
 
         with server_imports():
-            from skillbook.mcp._http import ServeError
-            from skillbook.mcp.server import bind_http, build_server, run_event_loop
+            from skillbook.mcp import ServeError
+            from skillbook.mcp._transports import bind_http, run_event_loop
+            from skillbook.mcp.server import build_server
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
     if workers > 1:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from skillbook.cli.app import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines
+from skillbook.cli.context import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines
 from skillbook.cli.progress import terminal_progress as _progress
 from skillbook.cli.render import STATUS_TEXT, clean
 
@@ -83,7 +83,7 @@ def setup_cmd(
     without it, the one shown there is used. Nothing runs before you agree to the plan
     (or pass --yes); --dry-run shows it and stops.
     """
-    from skillbook.distribution.install.result import InstallError
+    from skillbook.distribution.install import InstallError
     from skillbook.distribution.install.setup import SetupOptions, plan_setup
 
     if force and not (reason or "").strip():

@@ -41,7 +41,6 @@ __all__ = [
     "FileLimits",
     "SkillFiles",
     "SkillFilesCache",
-    "Skipped",
     "scan_skill",
 ]
 

@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from skillbook.config.file import Config, McpServerConfig
+from skillbook.config.file import Config
+from skillbook.config.source_sections import McpServerConfig
 from skillbook.errors import SourceError
 from skillbook.mcp import _skillformat as fmt
 

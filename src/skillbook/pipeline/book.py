@@ -41,12 +41,12 @@ from skillbook.pipeline.commands.specs import CommandSet, build_command_specs
 from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Discovery,
-    ParseCache,
     discover_sources,
     make_scanner,
     openclaw_sources,
 )
 from skillbook.pipeline.discovery.plugins import PluginRegistry, PluginSkillSource, load_registry
+from skillbook.pipeline.discovery.skill_reader import ParseCache
 from skillbook.pipeline.discovery.sources import (
     SkillSource,
     SourceContext,
@@ -63,12 +63,11 @@ from skillbook.pipeline.gating.status import (
     evaluate_all,
 )
 from skillbook.pipeline.parse.manifest import without_legacy_manifest
+from skillbook.pipeline.prompt.home_paths import KeptPaths, home_prefixes
 from skillbook.pipeline.prompt.skills_section import (
     CatalogMemo,
-    KeptPaths,
     PromptCatalog,
     PromptLimits,
-    home_prefixes,
     skills_section,
 )
 from skillbook.pipeline.snapshot import SkillSnapshot, build_snapshot

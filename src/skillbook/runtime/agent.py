@@ -38,11 +38,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from skillbook.errors import ModelNotConfigured
 from skillbook.pipeline.commands import invocation as slash
 from skillbook.pipeline.commands.dispatch import ExecDispatch, command_dispatch
 from skillbook.pipeline.commands.invocation import Invocation, resolve_invocation, rewrite_for_model
 from skillbook.pipeline.commands.specs import CommandSet
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.approval import DECLINED_RESULT, Approver, Decision, ExecPolicy, decide
 from skillbook.runtime.providers.base import (
     ChatModel,
@@ -61,15 +61,11 @@ if TYPE_CHECKING:
     from skillbook.selection.plan import SelectionPlan, TurnBlock
 
 __all__ = [
-    "DECLINED_RESULT",
     "DEFAULT_INSTRUCTIONS",
     "DEFAULT_MAX_STEPS",
     "Agent",
     "AgentEvent",
-    "Approver",
-    "ExecPolicy",
     "InvokeResult",
-    "TextDelta",
     "ToolDeclined",
     "ToolFinished",
     "ToolRun",

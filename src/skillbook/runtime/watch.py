@@ -32,8 +32,6 @@ from skillbook.runtime._watch_parts import (
     ADDED,
     DEFAULT_STOP_TIMEOUT_S,
     DELETED,
-    IGNORED_PATTERNS,
-    IGNORED_SEGMENTS,
     KINDS,
     MODIFIED,
     SKILL_FILE,
@@ -42,7 +40,6 @@ from skillbook.runtime._watch_parts import (
     Debouncer,
     Plan,
     existing,
-    is_ignored,
     make_plan,
     matters,
     skill_files,
@@ -56,13 +53,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_DEBOUNCE_MS",
-    "IGNORED_PATTERNS",
-    "IGNORED_SEGMENTS",
     "ChangeSet",
     "SkillsWatcher",
     "WatcherRegistry",
     "debounce_ms_of",
-    "is_ignored",
     "watch_roots",
     "watch_targets",
 ]

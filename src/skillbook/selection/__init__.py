@@ -7,7 +7,7 @@ and :mod:`~skillbook.selection.http_embedder` (vectors),
 :mod:`~skillbook.selection.index` (vectors on disk by content hash),
 :mod:`~skillbook.selection.fusion` (hybrid scores), :mod:`~skillbook.selection.selector`
 (the ranking), :mod:`~skillbook.selection.settings` (the config made concrete),
-:mod:`~skillbook.selection.router` (:func:`route`: ``direct``, ``ambiguous`` or
+:mod:`~skillbook.selection.router` (:func:`~skillbook.selection.router.route`: ``direct``, ``ambiguous`` or
 ``nomatch`` per request), :mod:`~skillbook.selection.plan` and
 :mod:`~skillbook.runtime.find_skills` (what the model sees: stable system section,
 per-request block, ``find_skills``), :mod:`~skillbook.selection.eligibility` (why a
@@ -16,9 +16,21 @@ matching skill is not offered),
 
 An edge package: the core never imports it, and importing it loads no model and no
 numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
+This ``__init__`` holds the package's exceptions.
 """
 
-from skillbook.selection.router import Route, route
-from skillbook.selection.selector import Candidate, Selection, Selector, SelectorSettings
+from __future__ import annotations
 
-__all__ = ["Candidate", "Route", "Selection", "Selector", "SelectorSettings", "route"]
+from skillbook.errors import SkillbookError
+
+
+class SelectionUnavailable(SkillbookError, ImportError):
+    """A package that a selection backend needs is not installed."""
+
+
+class EmbeddingError(SkillbookError):
+    """An embedding endpoint could not be reached or gave an unusable answer."""
+
+
+class QueryFileError(SkillbookError, ValueError):
+    """A labelled query file is malformed; the message names the line."""

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.layout import (
-    AgentsError,
     Plan,
     agent_base,
     apply_plan,

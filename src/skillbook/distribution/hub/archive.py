@@ -19,14 +19,13 @@ import zipfile
 from collections.abc import Iterable
 from typing import Final
 
+from skillbook.distribution.hub import HubError, PathRejected
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import check_entry_path
 from skillbook.distribution.install.name_rules import NameRejected, NameSet, check_name
-from skillbook.distribution.install.result import InstallError
-from skillbook.errors import HubError
 
 __all__ = [
     "FILE_NAME_ERROR",
-    "PathRejected",
     "build_zip",
     "check_publish_names",
     "check_publish_path",
@@ -42,10 +41,6 @@ _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
 #: Root files that make a folder a skill (the CLI requires one of these at publish).
 SKILL_FILES: Final = ("SKILL.md", "skill.md", "skills.md", "SKILL.MD")
 MAX_PATH_CHARS: Final = 1024
-
-
-class PathRejected(ValueError):
-    """A published path that no client could install safely."""
 
 
 def check_publish_path(path: str) -> str:

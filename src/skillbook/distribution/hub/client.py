@@ -30,16 +30,9 @@ from skillbook.distribution.hub.fingerprint import fingerprint_digests
 from skillbook.distribution.hub.semver_tags import is_semver, semver_key
 from skillbook.distribution.hub.settings import MIB
 from skillbook.distribution.install.name_rules import NameRejected, check_names
-from skillbook.errors import PublishFailed
+from skillbook.distribution.registry import PublishFailed
 
-__all__ = [
-    "LocalFile",
-    "PublishFailed",
-    "PublishOptions",
-    "PublishOutcome",
-    "collect_files",
-    "publish_path",
-]
+__all__ = ["LocalFile", "PublishOptions", "PublishOutcome", "collect_files", "publish_path"]
 
 MAX_FILE_BYTES: Final = 10 * MIB
 MAX_TOTAL_BYTES: Final = 50 * MIB
@@ -171,9 +164,9 @@ def unpacked(path: Path) -> Iterator[Path]:
     if path.is_dir():
         yield path
         return
+    from skillbook.distribution.install import InstallError
     from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS
     from skillbook.distribution.install.extract import extract_tar, extract_zip
-    from skillbook.distribution.install.result import InstallError
 
     lower = path.name.lower()
     with tempfile.TemporaryDirectory(prefix="skillbook-publish-") as tmp:

@@ -19,58 +19,27 @@ The pipeline, one module each::
 Typical use::
 
     from skillbook import load
-    from skillbook.distribution.install import plan_setup, run_setup
+    from skillbook.distribution.install.run import run_setup
+    from skillbook.distribution.install.setup import plan_setup
 
     plan = plan_setup(load("~/ws"), "weather")
     print(plan.to_json())          # what would run
     outcome = run_setup(plan)      # calling it is the consent
     print(outcome.result.message, outcome.after.status if outcome.after else "")
 
-This is an edge package: nothing in the core imports it.
+This is an edge package: nothing in the core imports it. This ``__init__`` holds
+:class:`InstallError`, the exception of every install step.
 """
 
 from __future__ import annotations
 
-from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
-from skillbook.distribution.install.download import DownloadOptions
-from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.plan import DownloadPlan, Refusal, Role, Step
-from skillbook.distribution.install.policy import InstallPolicy
-from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import (
-    InstallError,
-    InstallResult,
-    format_install_failure_message,
-    summarize_install_output,
-)
-from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
-from skillbook.distribution.install.setup import SetupOptions, SetupPlan, clamp_timeout, plan_setup
-from skillbook.distribution.install.tools_dir import safe_path_segment_hashed
+from skillbook.errors import SkillbookError
 
-__all__ = [
-    "DEFAULT_LIMITS",
-    "DownloadOptions",
-    "DownloadPlan",
-    "ExtractLimits",
-    "InstallError",
-    "InstallPolicy",
-    "InstallResult",
-    "Machine",
-    "NetworkPolicy",
-    "NoProgress",
-    "Progress",
-    "Refusal",
-    "Role",
-    "SetupOptions",
-    "SetupPlan",
-    "SetupResult",
-    "Step",
-    "clamp_timeout",
-    "format_install_failure_message",
-    "install_skill",
-    "plan_setup",
-    "run_setup",
-    "safe_path_segment_hashed",
-    "summarize_install_output",
-]
+
+class InstallError(SkillbookError):
+    """An install step stopped: ``code`` is the ``install.*`` reason, the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

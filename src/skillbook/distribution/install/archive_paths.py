@@ -18,8 +18,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.name_rules import NameRejected, NameSet
-from skillbook.distribution.install.result import InstallError
 
 __all__ = [
     "BLOCKED_TYPES",

@@ -27,6 +27,8 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from skillbook.base.js import js_trim
+from skillbook.base.locks import locked
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import (
     DEFAULT_LIMITS,
     ExtractLimits,
@@ -38,13 +40,9 @@ from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.netguard import NetworkPolicy, Resolver
 from skillbook.distribution.install.plan import DownloadPlan
 from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import (
-    InstallError,
-    InstallResult,
-    format_install_failure_message,
-)
+from skillbook.distribution.install.result import InstallResult, format_install_failure_message
 from skillbook.distribution.install.runner import CommandResult
-from skillbook.distribution.install.swap import StagedTarget, locked, recover
+from skillbook.distribution.install.swap import StagedTarget, recover
 from skillbook.distribution.install.tarbz2 import TAR_MISSING, extract_tar_bz2
 from skillbook.distribution.install.tools_dir import (
     assert_canonical_within,

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from skillbook.base.atomic import atomic_writer
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import (
     BLOCKED_TYPES,
     ByteBudget,
@@ -37,7 +38,6 @@ from skillbook.distribution.install.archive_paths import (
 )
 from skillbook.distribution.install.name_rules import NameSet
 from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import InstallError
 
 __all__ = ["PathGuard", "check_archive_size", "extract_tar", "extract_zip"]
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Final
 
 from skillbook import __version__
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.netguard import NetworkPolicy, Resolver, resolve_pinned
 from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import InstallError
 
 if TYPE_CHECKING:
     import httpx

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.install import InstallError
 
 __all__ = [
     "BLOCKED_HOST_OR_IP_MESSAGE",

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from skillbook.config.file import Config
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.audit import append_audit
 from skillbook.distribution.install.download import run_download
 from skillbook.distribution.install.execute import run_steps
 from skillbook.distribution.install.plan import DownloadPlan
 from skillbook.distribution.install.progress import Progress
-from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.result import InstallResult
 from skillbook.distribution.install.setup import SetupOptions, SetupPlan, plan_setup
 from skillbook.pipeline.book import Loader
 from skillbook.pipeline.gating.gate import Host, resolve_skill_source

@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Final
 
 from skillbook.base.atomic import exchange as swap_paths
-from skillbook.base.locks import locked
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.progress import NoProgress, Progress
-from skillbook.distribution.install.result import InstallError
 
-__all__ = ["StagedTarget", "exchange", "locked", "recover"]
+__all__ = ["StagedTarget", "exchange", "recover"]
 
 _MARK: Final = ".sb-"
 

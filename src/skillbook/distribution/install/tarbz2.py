@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Final
 
 from skillbook.base.js import JS_WHITESPACE, js_trim
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import EntryChecker, ExtractLimits
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.result import InstallError
 from skillbook.distribution.install.runner import CommandResult, run_command
 
 __all__ = ["TAR_MISSING", "extract_tar_bz2", "parse_tar_verbose", "sha256_file"]

@@ -1,7 +1,7 @@
 """Which folder of an unpacked archive is the skill (clawhub-api.md §6.2).
 
 Input: the folder an archive was unpacked into. Output: the skill's root folder, or a
-``registry.archive-layout`` :class:`~skillbook.distribution.registry.errors.RegistryError` with
+``registry.archive-layout`` :class:`~skillbook.distribution.registry.RegistryError` with
 OpenClaw's message. The rules, as OpenClaw's ``resolvePackedRootDir``: a top-level
 ``package/`` folder; else the folder itself when it holds a root marker; else its
 only top-level folder (``unexpected archive layout (dirs: a, b)`` when there are
@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 
 __all__ = ["ROOT_MARKERS", "find_marker", "find_skill_root"]
 

@@ -4,7 +4,7 @@ the release may be installed, download it (or follow its GitHub hand-off), unpac
 Input: a :class:`~skillbook.distribution.registry.refs.RegistryRef` and a
 :class:`~skillbook.distribution.registry.staging.StageContext`. Output: a
 :class:`~skillbook.distribution.registry.staging.Staged` tree with what its ``origin.json`` and lock
-entry will say, or a :class:`~skillbook.distribution.registry.errors.RegistryError` that left the
+entry will say, or a :class:`~skillbook.distribution.registry.RegistryError` that left the
 workdir as it was.
 
 The steps (clawhub-api.md §3, OpenClaw 2026.9's ``performClawHubSkillInstall`` and the
@@ -38,13 +38,12 @@ from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
 from skillbook.distribution.fingerprint import github_content_hash, integrity
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.netguard import NetworkPolicy
-from skillbook.distribution.install.result import InstallError
-from skillbook.distribution.registry import api
+from skillbook.distribution.registry import RegistryError, RegistryNotFound, api
 from skillbook.distribution.registry.archive_root import ROOT_MARKERS, find_marker, find_skill_root
 from skillbook.distribution.registry.client import Downloaded, RegistryClient
 from skillbook.distribution.registry.endpoint import DEFAULT_REGISTRY
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR
 from skillbook.distribution.registry.refs import RegistryRef
 from skillbook.distribution.registry.staging import StageContext, Staged, adopt, scratch, unpack

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from skillbook.distribution.registry import RegistryError, RegistryUnavailable
 from skillbook.distribution.registry.archive_root import find_marker
-from skillbook.distribution.registry.errors import RegistryError, RegistryUnavailable
 from skillbook.distribution.registry.refs import GitRef, redact_url
 
 __all__ = ["DEFAULT_GIT_TIMEOUT", "RepoSkill", "fetch_checkout", "list_skills"]

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from skillbook.distribution.install import InstallError
 from skillbook.distribution.install.archive_paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.netguard import NetworkPolicy
 from skillbook.distribution.install.progress import Progress
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.archive_root import find_skill_root
 from skillbook.distribution.registry.client import RegistryClient
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR
 from skillbook.distribution.registry.refs import ArchiveRef, FolderRef, GitRef, check_folder_name
 from skillbook.distribution.registry.workdir import Workdir

@@ -31,7 +31,7 @@ import shutil
 import stat as st
 from dataclasses import dataclass, field
 
-from skillbook.errors import SyncError
+from skillbook.distribution.sync import SyncError
 
 #: Entry names skipped at any depth (OpenClaw's filter).
 EXCLUDED_NAMES = frozenset({".git", "node_modules"})

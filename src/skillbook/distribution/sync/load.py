@@ -23,9 +23,8 @@ from typing import Any
 
 from skillbook import diagnostics as dg
 from skillbook.diagnostics import Diagnostic
-from skillbook.distribution.sync import swap
+from skillbook.distribution.sync import SyncError, swap
 from skillbook.distribution.sync.copytree import CopyError, copy_skill
-from skillbook.distribution.sync.errors import SyncError
 from skillbook.distribution.sync.listing import TreeEntry, list_tree
 from skillbook.errors import SkillNotFound
 from skillbook.model import Skill, Source

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from skillbook.base.atomic import exchange as swap_paths
 from skillbook.base.atomic import new_token
-from skillbook.errors import SyncBusy
+from skillbook.distribution.sync import SyncBusy
 
 _KINDS = ("tmp", "old", "new")
 _SUFFIX = re.compile(r"\.(tmp|old|new)-([a-z0-9]{8})\Z")

@@ -30,8 +30,7 @@ from typing import Any
 from skillbook import diagnostics as dg
 from skillbook.config.file import Config
 from skillbook.config.paths import resolve_user_path
-from skillbook.distribution.sync import swap
-from skillbook.distribution.sync.errors import SyncBusy, SyncError
+from skillbook.distribution.sync import SyncBusy, SyncError, swap
 from skillbook.distribution.sync.result import SyncProgress, SyncResult
 from skillbook.distribution.sync.run import SKILLS_DIR, SyncRun
 from skillbook.distribution.sync.sandbox import check_mount, env_passthrough

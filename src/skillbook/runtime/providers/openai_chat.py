@@ -18,10 +18,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skillbook.errors import ModelNotConfigured
+from skillbook.runtime import ModelError, ModelNotConfigured
 from skillbook.runtime.providers.base import (
     Message,
-    ModelError,
     ModelEvent,
     Stop,
     TextDelta,
