@@ -216,8 +216,8 @@ def test_agents_keep_openclaw_keys_and_record_skills_presence() -> None:
     assert a.default_skills == ("a",)
     assert a.default_workspace == "~/ws"
     none, inherit = a.agents
-    assert none.skills == () and none.has_skills
-    assert inherit.skills is None and not inherit.has_skills
+    assert none.skills == ()
+    assert inherit.skills is None
     assert inherit.default is True and inherit.workspace == "/w"
     # Unknown sections and OpenClaw's agent keys stay in raw.
     assert cfg.raw["browser"] == {"enabled": False}

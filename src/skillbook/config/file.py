@@ -258,10 +258,6 @@ class AgentConfig:
     workspace: str | None = None
     default: bool | None = None
 
-    @property
-    def has_skills(self) -> bool:
-        return self.skills is not None
-
 
 @dataclass(frozen=True, slots=True)
 class AgentsConfig:

@@ -48,11 +48,6 @@ ClientError = SourceError
 McpServerSpec = McpServerConfig
 
 
-def parse_server_spec(raw: Any) -> McpServerSpec:
-    """One ``{"name", "command"|"url", "env"?, "cwd"?, "timeout"?}`` mapping; raises ConfigError."""
-    return parse_server_specs([raw])[0]
-
-
 def parse_server_specs(raw: Any) -> tuple[McpServerSpec, ...]:
     """``skills.mcp.servers`` given in code, validated as the config file's would be."""
     return Config.from_mapping({"skills": {"mcp": {"servers": raw}}}).skills.mcp_servers
@@ -101,10 +96,6 @@ class SkillsClient:
         raise ClientError(
             "mcp.invalid-response", f"skills/list did not end within {max_pages} pages"
         )
-
-    async def get_entry(self, uri: str) -> Any:
-        result = await self._request("skills/get", {"uri": uri})
-        return result.get("skill")
 
     async def read(self, uri: str, *, size: int | None = None) -> bytes:
         """The raw bytes of one resource: UTF-8 of ``text`` or the decoded ``blob``.

@@ -180,20 +180,6 @@ class SecretResolver:
                 self._cache[ref] = secret
         return secret
 
-    def resolve_input(self, value: str | SecretRef | None, *, key: str) -> Secret | None:
-        """An ``apiKey`` as written: a ref or template is resolved, a plain string trimmed.
-
-        None for an absent or blank value.
-        """
-        if value is None:
-            return None
-        if isinstance(value, SecretRef):
-            return self.resolve(value, key=key)
-        ref = template_ref(value, provider=self._default_alias("env"))
-        if ref is not None:
-            return self.resolve(ref, key=key)
-        return Secret(value.strip()) if value.strip() else None
-
     # ------------------------------------------------------------------ providers
 
     def _default_alias(self, source: str) -> str:

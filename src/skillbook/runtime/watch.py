@@ -403,25 +403,6 @@ class WatcherRegistry:
             existing.stop()
         return candidate.start() if enabled else None
 
-    def ensure_for_config(
-        self,
-        workspace: str | os.PathLike[str] | None,
-        config: Config,
-        paths: Paths,
-        *,
-        cwd: Path | None = None,
-    ) -> SkillsWatcher | None:
-        """``ensureSkillsWatcher({workspaceDir, config})``."""
-        if workspace is None or not os.fspath(workspace).strip():
-            return None
-        return self.ensure(
-            workspace,
-            watch_roots(workspace, paths, config, cwd=cwd),
-            enabled=config.skills.load.watch is not False,
-            debounce_ms=debounce_ms_of(config),
-            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
-        )
-
     def get(self, workspace: str | os.PathLike[str]) -> SkillsWatcher | None:
         with self._lock:
             return self._watchers.get(os.fspath(workspace).strip())
