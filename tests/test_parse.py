@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import json5
 import pytest
@@ -23,7 +24,7 @@ from skillbook.pipeline.parse.yaml_core import (
 )
 
 
-def load_yaml(text: str) -> object:
+def load_yaml(text: str) -> Any:
     """The value the frontmatter parser reads from ``text`` (its key lines dropped)."""
     return load_core_with_lines(text)[0]
 

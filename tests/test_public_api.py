@@ -175,7 +175,9 @@ def foreign_all_names(path: Path) -> list[str]:
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
         ):
             listed = [
-                e.value for e in getattr(node.value, "elts", []) if isinstance(e, ast.Constant)
+                e.value
+                for e in getattr(node.value, "elts", [])
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
             ]
             found += [f"{_module_name(path)}.__all__: {n}" for n in listed if n not in defined]
     return found
