@@ -51,7 +51,9 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from fixture_tree import EXPECTED, materialize  # noqa: E402
 
-from skillbook.security import ScanCache, ScanReport, Severity, scan_path  # noqa: E402
+from skillbook.security.cache import ScanCache  # noqa: E402
+from skillbook.security.findings import ScanReport, Severity  # noqa: E402
+from skillbook.security.scanner import scan_path  # noqa: E402
 
 DEFAULT_REPEAT = 5
 

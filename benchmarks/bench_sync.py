@@ -52,7 +52,7 @@ if SRC_ON_PATH:
     sys.path.insert(0, str(HERE.parent / "src"))
 
 from skillbook.config.file import Config  # noqa: E402
-from skillbook.distribution.sync import sync_book  # noqa: E402
+from skillbook.distribution.sync.workspace import sync_book  # noqa: E402
 from skillbook.pipeline.book import Loader  # noqa: E402
 
 DEFAULT_SIZES = (1000, 10_000)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skillbook.config.limits import Limits
 from skillbook.model import Skill, Source
-from skillbook.pipeline.discovery.discover import DiscoverOptions, Limits, Root, discover
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
 
 CORPUS = (Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus").resolve()
 UNLIMITED = 1_000_000

@@ -77,7 +77,3 @@ def test_source_emits_only_registered_codes() -> None:
     # Prefixes used to select a family of codes (startswith) are not codes.
     prefixes = {"parse.yaml"}
     assert used - set(CODES) - prefixes == set()
-
-
-def test_all_matches_the_lazy_export_table() -> None:
-    assert sorted(skillbook.__all__) == sorted(skillbook._EXPORTS)

@@ -6,10 +6,15 @@ Three lines give an agent its skills catalog::
     book = skillbook.load("path/to/workspace")
     system_prompt = base_instructions + "\\n" + book.system_prompt_section()
 
-Public names are listed in ``__all__``; they load lazily, so ``import skillbook``
-stays fast and pulls in no YAML, JSON5, CLI or terminal libraries.
-Each stage is importable on its own: ``skillbook.pipeline.parse.skill_file``, ``skillbook.pipeline.discovery.discover``,
-``skillbook.pipeline.gating.gate``, ``skillbook.pipeline.gating.status``, ``skillbook.pipeline.prompt.skills_section``, ``skillbook.pipeline.validation.validate``.
+The public names are the facade, the values it works with, the core's errors and each
+stage's entry point, listed once in ``_EXPORTS`` by the module that defines them
+(``__all__`` is derived from it). They load lazily, so ``import skillbook`` stays fast
+and pulls in no YAML, JSON5, CLI or terminal libraries. Everything else is imported from
+the module that defines it: each stage (``skillbook.pipeline.parse.skill_file``,
+``skillbook.pipeline.discovery.discover``, ``skillbook.pipeline.gating.gate``,
+``skillbook.pipeline.gating.status``, ``skillbook.pipeline.prompt.skills_section``,
+``skillbook.pipeline.validation.validate``), and each edge package, whose ``__init__``
+holds its exceptions (``skillbook.distribution.registry.RegistryError``).
 """
 
 # Not `typing`: importing it costs more than the rest of this module, and
@@ -18,160 +23,56 @@ TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
-_EXPORTS: dict[str, str] = {
-    # facade
-    "load": "skillbook.pipeline.book",
-    "Loader": "skillbook.pipeline.book",
-    "SkillBook": "skillbook.pipeline.book",
-    "Mode": "skillbook.config.mode",
-    # model
-    "Skill": "skillbook.model",
-    "Source": "skillbook.model",
-    "ParsedSkillFile": "skillbook.model",
-    "Frontmatter": "skillbook.model",
-    "SkillMetadata": "skillbook.model",
-    "Requires": "skillbook.model",
-    "InstallSpec": "skillbook.model",
-    "InvocationPolicy": "skillbook.model",
-    "CommandDispatch": "skillbook.model",
-    # diagnostics and errors
-    "Diagnostic": "skillbook.diagnostics",
-    "Severity": "skillbook.diagnostics",
-    "SkillbookError": "skillbook.errors",
-    "ConfigError": "skillbook.errors",
-    "SkillNotFound": "skillbook.errors",
-    "AgentNotFound": "skillbook.errors",
-    "SourceError": "skillbook.errors",
-    "SecretError": "skillbook.errors",
-    "ModelNotConfigured": "skillbook.errors",
-    "ModelError": "skillbook.errors",
-    "EmbeddingError": "skillbook.errors",
-    "InstallError": "skillbook.errors",
-    "PortInUse": "skillbook.errors",
-    "QueryFileError": "skillbook.errors",
-    "ScanTargetError": "skillbook.errors",
-    "SelectionUnavailable": "skillbook.errors",
-    "ServeError": "skillbook.errors",
-    "SyncBusy": "skillbook.errors",
-    "SyncError": "skillbook.errors",
-    "TargetNotSynced": "skillbook.errors",
-    "ExperienceError": "skillbook.errors",
-    "ExperienceNotFound": "skillbook.errors",
-    "RegistryError": "skillbook.errors",
-    "RegistryNotFound": "skillbook.errors",
-    "RegistryUnavailable": "skillbook.errors",
-    "PublishFailed": "skillbook.errors",
-    "HubError": "skillbook.errors",
-    "HubNotFound": "skillbook.errors",
+#: Every public name, by the module that defines it: the one list to edit. The
+#: ``TYPE_CHECKING`` imports below say the same for type checkers (a test keeps them equal).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    # the facade
+    "skillbook.pipeline.book": ("load", "Loader", "SkillBook"),
+    "skillbook.config.mode": ("Mode",),
+    "skillbook.config.file": ("Config", "load_config"),
+    "skillbook.config.paths": ("Paths",),
+    # values
+    "skillbook.model": ("Skill", "Source", "ParsedSkillFile", "SkillMetadata"),
+    "skillbook.diagnostics": ("Diagnostic", "Severity"),
+    "skillbook.errors": (
+        "SkillbookError",
+        "ConfigError",
+        "SkillNotFound",
+        "AgentNotFound",
+        "SourceError",
+    ),
     # sources
-    "SkillSource": "skillbook.pipeline.discovery.sources",
-    "SourceLoad": "skillbook.pipeline.discovery.sources",
-    "StaticSource": "skillbook.pipeline.discovery.sources",
-    "Precedence": "skillbook.pipeline.discovery.sources",
-    # stages
-    "parse_skill_text": "skillbook.pipeline.parse.skill_file",
-    "Paths": "skillbook.config.paths",
-    "Config": "skillbook.config.file",
-    "load_config": "skillbook.config.file",
-    "Root": "skillbook.pipeline.discovery.discover",
-    "Limits": "skillbook.pipeline.discovery.discover",
-    "DiscoverOptions": "skillbook.pipeline.discovery.discover",
-    "Discovery": "skillbook.pipeline.discovery.discover",
-    "ParseCache": "skillbook.pipeline.cache.parse_cache",
-    "resolve_roots": "skillbook.pipeline.discovery.discover",
-    "Host": "skillbook.pipeline.gating.gate",
-    "BinaryLookup": "skillbook.pipeline.gating.gate",
-    "RemoteEligibility": "skillbook.pipeline.gating.gate",
-    "StaticRemote": "skillbook.pipeline.gating.gate",
-    "Eligibility": "skillbook.pipeline.gating.gate",
-    "evaluate": "skillbook.pipeline.gating.gate",
-    "StatusReport": "skillbook.pipeline.gating.status",
-    "build_status": "skillbook.pipeline.gating.status",
-    "PromptCatalog": "skillbook.pipeline.prompt.skills_section",
-    "PromptLimits": "skillbook.pipeline.prompt.skills_section",
-    "build_prompt": "skillbook.pipeline.prompt.skills_section",
-    "skills_section": "skillbook.pipeline.prompt.skills_section",
-    "SkillSnapshot": "skillbook.pipeline.snapshot",
-    "SnapshotVersions": "skillbook.pipeline.snapshot",
-    "validate_path": "skillbook.pipeline.validation.validate",
+    "skillbook.pipeline.discovery.sources": (
+        "SkillSource",
+        "SourceLoad",
+        "StaticSource",
+        "Precedence",
+    ),
+    # the stages
+    "skillbook.pipeline.parse.skill_file": ("parse_skill_text",),
+    "skillbook.pipeline.discovery.discover": ("resolve_roots", "DiscoverOptions", "Discovery"),
+    "skillbook.config.limits": ("Limits",),
+    "skillbook.pipeline.cache.parse_cache": ("ParseCache",),
+    "skillbook.pipeline.gating.gate": (
+        "evaluate",
+        "Host",
+        "BinaryLookup",
+        "RemoteEligibility",
+        "StaticRemote",
+    ),
+    "skillbook.pipeline.gating.status": ("build_status",),
+    "skillbook.pipeline.prompt.skills_section": ("build_prompt", "skills_section", "PromptLimits"),
+    "skillbook.pipeline.snapshot": ("SnapshotVersions",),
+    "skillbook.pipeline.validation.validate": ("validate_path",),
 }
 
-__all__ = [
-    "AgentNotFound",
-    "BinaryLookup",
-    "CommandDispatch",
-    "Config",
-    "ConfigError",
-    "Diagnostic",
-    "DiscoverOptions",
-    "Discovery",
-    "Eligibility",
-    "EmbeddingError",
-    "ExperienceError",
-    "ExperienceNotFound",
-    "Frontmatter",
-    "Host",
-    "HubError",
-    "HubNotFound",
-    "InstallError",
-    "InstallSpec",
-    "InvocationPolicy",
-    "Limits",
-    "Loader",
-    "Mode",
-    "ModelError",
-    "ModelNotConfigured",
-    "ParseCache",
-    "ParsedSkillFile",
-    "Paths",
-    "PortInUse",
-    "Precedence",
-    "PromptCatalog",
-    "PromptLimits",
-    "PublishFailed",
-    "QueryFileError",
-    "RegistryError",
-    "RegistryNotFound",
-    "RegistryUnavailable",
-    "RemoteEligibility",
-    "Requires",
-    "Root",
-    "ScanTargetError",
-    "SecretError",
-    "SelectionUnavailable",
-    "ServeError",
-    "Severity",
-    "Skill",
-    "SkillBook",
-    "SkillMetadata",
-    "SkillNotFound",
-    "SkillSnapshot",
-    "SkillSource",
-    "SkillbookError",
-    "SnapshotVersions",
-    "Source",
-    "SourceError",
-    "SourceLoad",
-    "StaticRemote",
-    "StaticSource",
-    "StatusReport",
-    "SyncBusy",
-    "SyncError",
-    "TargetNotSynced",
-    "build_prompt",
-    "build_status",
-    "evaluate",
-    "load",
-    "load_config",
-    "parse_skill_text",
-    "resolve_roots",
-    "skills_section",
-    "validate_path",
-]
+__all__ = [name for names in _EXPORTS.values() for name in names]
+
+_HOMES = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
 def __getattr__(name: str) -> "Any":
-    module = _EXPORTS.get(name)
+    module = _HOMES.get(name)
     if module is None:
         raise AttributeError(f"module 'skillbook' has no attribute {name!r}")
     import importlib
@@ -188,74 +89,57 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from typing import Any
 
-    from skillbook.config.file import Config, load_config
-    from skillbook.config.mode import Mode
-    from skillbook.config.paths import Paths
-    from skillbook.diagnostics import Diagnostic, Severity
+    # `X as X`: mypy's strict mode takes it as an export (``__all__`` is not a literal);
+    # isort would split each such name onto a line of its own.
+    # isort: off
+
+    from skillbook.config.file import Config as Config, load_config as load_config
+    from skillbook.config.limits import Limits as Limits
+    from skillbook.config.mode import Mode as Mode
+    from skillbook.config.paths import Paths as Paths
+    from skillbook.diagnostics import Diagnostic as Diagnostic, Severity as Severity
     from skillbook.errors import (
-        ConfigError,
-        EmbeddingError,
-        ExperienceError,
-        ExperienceNotFound,
-        HubError,
-        HubNotFound,
-        InstallError,
-        ModelError,
-        ModelNotConfigured,
-        PortInUse,
-        PublishFailed,
-        QueryFileError,
-        RegistryError,
-        RegistryNotFound,
-        RegistryUnavailable,
-        ScanTargetError,
-        SecretError,
-        SelectionUnavailable,
-        ServeError,
-        SkillbookError,
-        SkillNotFound,
-        SourceError,
-        SyncBusy,
-        SyncError,
-        TargetNotSynced,
+        AgentNotFound as AgentNotFound,
+        ConfigError as ConfigError,
+        SkillbookError as SkillbookError,
+        SkillNotFound as SkillNotFound,
+        SourceError as SourceError,
     )
     from skillbook.model import (
-        CommandDispatch,
-        Frontmatter,
-        InstallSpec,
-        InvocationPolicy,
-        ParsedSkillFile,
-        Requires,
-        Skill,
-        SkillMetadata,
-        Source,
+        ParsedSkillFile as ParsedSkillFile,
+        Skill as Skill,
+        SkillMetadata as SkillMetadata,
+        Source as Source,
     )
-    from skillbook.pipeline.book import Loader, SkillBook, load
-    from skillbook.pipeline.cache.parse_cache import ParseCache
+    from skillbook.pipeline.book import Loader as Loader, SkillBook as SkillBook, load as load
     from skillbook.pipeline.discovery.discover import (
-        DiscoverOptions,
-        Discovery,
-        Limits,
-        Root,
-        resolve_roots,
+        DiscoverOptions as DiscoverOptions,
+        Discovery as Discovery,
+        resolve_roots as resolve_roots,
+    )
+    from skillbook.pipeline.cache.parse_cache import ParseCache as ParseCache
+    from skillbook.pipeline.discovery.sources import (
+        Precedence as Precedence,
+        SkillSource as SkillSource,
+        SourceLoad as SourceLoad,
+        StaticSource as StaticSource,
     )
     from skillbook.pipeline.gating.gate import (
-        BinaryLookup,
-        Eligibility,
-        Host,
-        RemoteEligibility,
-        StaticRemote,
-        evaluate,
+        BinaryLookup as BinaryLookup,
+        Host as Host,
+        RemoteEligibility as RemoteEligibility,
+        StaticRemote as StaticRemote,
+        evaluate as evaluate,
     )
-    from skillbook.pipeline.gating.status import StatusReport, build_status
-    from skillbook.pipeline.parse.skill_file import parse_skill_text
+    from skillbook.pipeline.gating.status import build_status as build_status
+    from skillbook.pipeline.parse.skill_file import parse_skill_text as parse_skill_text
     from skillbook.pipeline.prompt.skills_section import (
-        PromptCatalog,
-        PromptLimits,
-        build_prompt,
-        skills_section,
+        PromptLimits as PromptLimits,
+        build_prompt as build_prompt,
+        skills_section as skills_section,
     )
-    from skillbook.pipeline.snapshot import SkillSnapshot, SnapshotVersions
-    from skillbook.pipeline.validation.validate import validate_path
+    from skillbook.pipeline.snapshot import SnapshotVersions as SnapshotVersions
+    from skillbook.pipeline.validation.validate import validate_path as validate_path
+    # isort: on
 
 del TYPE_CHECKING

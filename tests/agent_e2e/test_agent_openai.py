@@ -19,8 +19,10 @@ from agent_workspace import CANNED, COMMAND, WEATHER, location, weather_workspac
 from fake_openai_server import Call, FakeOpenAIServer, HttpError, Reply, Turn
 
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent, ExecPolicy
-from skillbook.runtime.providers import ModelError, OpenAIChatModel
+from skillbook.runtime import ModelError
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent
+from skillbook.runtime.approval import ExecPolicy
+from skillbook.runtime.providers.openai_chat import OpenAIChatModel
 from skillbook.runtime.turn import ToolStarted
 
 pytest.importorskip("openai")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cli.conftest import Shell
-from skillbook.errors import ModelNotConfigured
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.providers import NOT_CONFIGURED, resolve_model_config
 
 

@@ -7,13 +7,8 @@ from typing import Any
 
 import pytest
 
-from skillbook.config.file import (
-    MISSING,
-    Config,
-    SecretRef,
-    load_config,
-    resolve_config_path,
-)
+from skillbook.config.errors import MISSING
+from skillbook.config.file import Config, SecretRef, load_config, resolve_config_path
 from skillbook.errors import ConfigError, SkillbookError, SkillNotFound
 
 
@@ -221,8 +216,8 @@ def test_agents_keep_openclaw_keys_and_record_skills_presence() -> None:
     assert a.default_skills == ("a",)
     assert a.default_workspace == "~/ws"
     none, inherit = a.agents
-    assert none.skills == () and none.has_skills
-    assert inherit.skills is None and not inherit.has_skills
+    assert none.skills == ()
+    assert inherit.skills is None
     assert inherit.default is True and inherit.workspace == "/w"
     # Unknown sections and OpenClaw's agent keys stay in raw.
     assert cfg.raw["browser"] == {"enabled": False}

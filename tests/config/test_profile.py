@@ -13,7 +13,7 @@ import pytest
 from factories import isolated_env, write_skill
 
 from skillbook import load
-from skillbook.config.file import Config, ConfigError
+from skillbook.config.file import Config
 from skillbook.config.profile import (
     DEFAULT_PROFILE,
     OPENCLAW_2026_4,
@@ -21,6 +21,7 @@ from skillbook.config.profile import (
     PROFILE_NAMES,
     profile_of,
 )
+from skillbook.errors import ConfigError
 from skillbook.model import Skill, SkillMetadata
 from skillbook.pipeline.book import Loader
 from skillbook.pipeline.commands.specs import build_command_specs
@@ -28,12 +29,8 @@ from skillbook.pipeline.parse.frontmatter_rules import recover_freeform
 from skillbook.pipeline.parse.manifest import parse_install_spec
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.pipeline.prompt.budget import Entry, bounded_catalog, shorten_description
-from skillbook.pipeline.prompt.skills_section import (
-    KeptPaths,
-    PromptLimits,
-    build_prompt,
-    compact_skill_paths,
-)
+from skillbook.pipeline.prompt.home_paths import KeptPaths, compact_skill_paths
+from skillbook.pipeline.prompt.skills_section import PromptLimits, build_prompt
 
 NEW = OPENCLAW_2026_9
 

@@ -16,7 +16,6 @@ from skillbook.config.skill_filter import (
     resolve_agent_filter,
 )
 from skillbook.model import Skill, SkillMetadata
-from skillbook.pipeline.gating import gate
 
 
 def make_skill(name: str, metadata: SkillMetadata | None = None) -> Skill:
@@ -97,8 +96,3 @@ def test_agent_filters_defaults_and_overrides() -> None:
 def test_default_agent_is_main(agent_id: str | None) -> None:
     cfg = Config.from_mapping({"agents": {"list": [{"id": "main", "skills": ["m"]}]}})
     assert resolve_agent_filter(cfg, agent_id) == ["m"]
-
-
-def test_gate_still_offers_the_filter_names() -> None:
-    assert gate.apply_filter is apply_filter
-    assert gate.resolve_agent_filter is resolve_agent_filter

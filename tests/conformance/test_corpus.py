@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from oracle_cases import is_skill_dir, skill_files, skill_roots, sources
 
+from skillbook.config.limits import Limits
 from skillbook.diagnostics import CODES, Diagnostic
 from skillbook.model import Source
-from skillbook.pipeline.discovery.discover import DiscoverOptions, Discovery, Limits, Root, discover
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Discovery, Root, discover
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.corpus

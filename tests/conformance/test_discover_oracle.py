@@ -17,11 +17,11 @@ import pytest
 from factories import skill_text, write_skill, write_skills
 from oracle_support import run_batch
 
+from skillbook.config.limits import Limits
 from skillbook.config.paths import Paths
 from skillbook.pipeline.discovery.discover import (
     DiscoverOptions,
     Discovery,
-    Limits,
     discover,
     resolve_roots,
 )

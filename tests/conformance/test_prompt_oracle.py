@@ -24,14 +24,13 @@ from skillbook.model import (
     Skill,
     SkillMetadata,
 )
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths, home_prefixes
 from skillbook.pipeline.prompt.skills_section import (
     OPENCLAW_CHECK_COMMAND,
     PromptLimits,
     build_prompt,
-    compact_skill_paths,
     format_skills_compact,
     format_skills_for_prompt,
-    home_prefixes,
 )
 from skillbook.pipeline.snapshot import build_snapshot
 

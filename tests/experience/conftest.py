@@ -13,11 +13,13 @@ import pytest
 from factories import write_skill
 
 import skillbook
-from skillbook.experience import Experience, SessionRecord
+from skillbook.experience.engine import Experience
+from skillbook.experience.record import SessionRecord
 from skillbook.pipeline.book import SkillBook
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
-from skillbook.runtime.providers import ScriptedModel, ToolCall, call
+from skillbook.runtime.providers.base import ToolCall
+from skillbook.runtime.providers.scripted import ScriptedModel, call
 from skillbook.runtime.tools import Tool
 
 WORDCOUNT = """---

@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.cli.app import cli
-from skillbook.experience import Experience
-from skillbook.runtime.providers import call
+from skillbook.experience.engine import Experience
+from skillbook.runtime.providers.scripted import call
 
 
 @pytest.fixture

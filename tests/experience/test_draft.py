@@ -15,13 +15,14 @@ import skillbook
 from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.config.file import Config
 from skillbook.config.mode import Mode
-from skillbook.experience import Learner, SessionRecord, ToolEntry, reconstruct
 from skillbook.experience.draft import build_draft, draft_slug
-from skillbook.experience.record import Outcome
+from skillbook.experience.learner import Learner
+from skillbook.experience.procedure import reconstruct
+from skillbook.experience.record import Outcome, SessionRecord, ToolEntry
 from skillbook.experience.skill_file import render_skill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.pipeline.validation.validate import validate_path
-from skillbook.runtime.providers import call
+from skillbook.runtime.providers.scripted import call
 
 skills_ref = pytest.importorskip("skills_ref", reason="skills-ref is not installed")
 NOW = datetime(2026, 1, 5, 14, 30, tzinfo=UTC)

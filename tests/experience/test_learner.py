@@ -12,10 +12,13 @@ import pytest
 
 from experience.conftest import Workspace, count_script, new_space, run_recorded
 from skillbook.config.mode import Mode
-from skillbook.errors import ModelError
-from skillbook.experience import Experience, Learned, Learner, UsageStore
+from skillbook.experience.engine import Experience
+from skillbook.experience.learner import Learned, Learner
 from skillbook.experience.skill_file import render_skill
-from skillbook.runtime.providers import ScriptedModel, ToolCall, call
+from skillbook.experience.usage import UsageStore
+from skillbook.runtime import ModelError
+from skillbook.runtime.providers.base import ToolCall
+from skillbook.runtime.providers.scripted import ScriptedModel, call
 
 
 def count_task(space: Workspace, name: str, text: str, top: int) -> tuple[Learner, Learned]:

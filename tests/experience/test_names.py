@@ -11,8 +11,9 @@ from factories import skill_text, write_skill
 from experience.conftest import Workspace, count_script, run_recorded
 from experience.test_promotion import learned_draft
 from skillbook.cli.app import cli
-from skillbook.errors import ExperienceError
-from skillbook.experience import Experience, Learner
+from skillbook.experience import ExperienceError
+from skillbook.experience.engine import Experience
+from skillbook.experience.learner import Learner
 from skillbook.experience.skill_file import render_skill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.pipeline.validation.validate import validate_path
@@ -135,7 +136,7 @@ def test_automatic_promotion_never_takes_a_used_name(space: Workspace) -> None:
 
 
 def test_an_old_draft_without_a_name_reads_as_its_slug() -> None:
-    from skillbook.experience import Draft
+    from skillbook.experience.draft import Draft
 
     old = {"id": "20260105-143000-count-words", "slug": "count-words", "mode": "openclaw"}
     draft = Draft.from_json(old)

@@ -17,11 +17,10 @@ from typing import Any
 
 import skillbook
 from experience.conftest import Workspace, count_commands, run_recorded
-from skillbook.experience import Experience
+from skillbook.experience.engine import Experience
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
-from skillbook.runtime.providers import ScriptedModel, call
-from skillbook.runtime.providers.scripted import ScriptedRequest
+from skillbook.runtime.providers.scripted import ScriptedModel, ScriptedRequest, call
 
 
 def learn_and_promote(space: Workspace) -> tuple[str, str]:

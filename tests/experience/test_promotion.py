@@ -10,9 +10,13 @@ import pytest
 from factories import skill_text
 
 from experience.conftest import Workspace, count_script, run_recorded
-from skillbook.errors import ExperienceError, ExperienceNotFound
-from skillbook.experience import Draft, Experience, Learned, Learner, check_draft, render_replay
+from skillbook.experience import ExperienceError, ExperienceNotFound
+from skillbook.experience.draft import Draft
+from skillbook.experience.engine import Experience
+from skillbook.experience.learner import Learned, Learner
 from skillbook.experience.procedure import ProcedureStep
+from skillbook.experience.promotion import check_draft
+from skillbook.experience.replay import render_replay
 from skillbook.experience.skill_file import render_skill
 from skillbook.pipeline.book import Loader
 from skillbook.runtime.session import SkillSession

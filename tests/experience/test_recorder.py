@@ -11,13 +11,18 @@ import pytest
 from factories import WAIT_S, skill_text
 
 from experience.conftest import Workspace, count_script, run_recorded
-from skillbook.errors import ModelError
-from skillbook.experience import Experience, SessionRecord, SessionRecorder, SessionStore, UiTarget
+from skillbook.experience.engine import Experience
+from skillbook.experience.hints import UiTarget
 from skillbook.experience.procedure import LOOKUP_TOOLS
+from skillbook.experience.record import SessionRecord
+from skillbook.experience.recorder import SessionRecorder
+from skillbook.experience.store import SessionStore
+from skillbook.runtime import ModelError
 from skillbook.runtime.agent import Agent
 from skillbook.runtime.approval import ExecPolicy
 from skillbook.runtime.find_skills import FindSkillsTool
-from skillbook.runtime.providers import ScriptedModel, ToolCall, call
+from skillbook.runtime.providers.base import ToolCall
+from skillbook.runtime.providers.scripted import ScriptedModel, call
 from skillbook.runtime.tools import ToolResult
 
 SECRET = "sk-live-0123456789abcdef"

@@ -10,9 +10,9 @@ from pathlib import Path
 from factories import skill_text
 
 from experience.conftest import Workspace, count_commands, count_script, run_recorded
-from skillbook.experience import Learner, render_replay
-from skillbook.experience.replay import check_syntax
-from skillbook.runtime.providers import call
+from skillbook.experience.learner import Learner
+from skillbook.experience.replay import check_syntax, render_replay
+from skillbook.runtime.providers.scripted import call
 
 KEYED = skill_text(
     "keyed",

@@ -22,9 +22,11 @@ from hypothesis import strategies as st
 
 from experience.conftest import Workspace, run_recorded
 from skillbook.cli.app import cli
-from skillbook.experience import Experience, Learner, SessionStore
+from skillbook.experience.engine import Experience
+from skillbook.experience.learner import Learner
 from skillbook.experience.redaction import Redactor
-from skillbook.runtime.providers import call
+from skillbook.experience.store import SessionStore
+from skillbook.runtime.providers.scripted import call
 
 KEYED = skill_text(
     "keyed",
@@ -253,7 +255,7 @@ def test_the_key_the_model_client_holds_is_redacted(space: Workspace) -> None:
 
     from skillbook.runtime.agent import Agent
     from skillbook.runtime.approval import ExecPolicy
-    from skillbook.runtime.providers import ScriptedModel
+    from skillbook.runtime.providers.scripted import ScriptedModel
 
     key = "llm-key-Z8x6C4v2B0n8M6"
     model = ScriptedModel([call("exec", command=f"echo {key}"), f"the key is {key}"])

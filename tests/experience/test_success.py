@@ -7,8 +7,9 @@ from dataclasses import replace
 import pytest
 
 from experience.conftest import Workspace, count_script, run_recorded
-from skillbook.experience import Learner, SessionRecord, ToolEntry, Verdict, default_success
-from skillbook.experience.record import Outcome
+from skillbook.experience.learner import Learner
+from skillbook.experience.record import Outcome, SessionRecord, ToolEntry
+from skillbook.experience.success import Verdict, default_success
 
 
 def record(stop: str, *tools: ToolEntry, feedback: str | None = None) -> SessionRecord:

@@ -12,7 +12,8 @@ from experience.conftest import Workspace, count_script, run_recorded
 from skillbook.config.file import Config
 from skillbook.config.mode import Mode
 from skillbook.errors import ConfigError
-from skillbook.experience import Experience, UsageStore, stale_skills
+from skillbook.experience.engine import Experience
+from skillbook.experience.usage import UsageStore, stale_skills
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -28,7 +28,7 @@ from skillbook.runtime.approval import (
     REFUSED_NO_APPROVER_RESULT,
     ExecPolicy,
 )
-from skillbook.runtime.providers import ToolCall
+from skillbook.runtime.providers.base import ToolCall
 
 MODEL = "scripted-model"
 

@@ -25,7 +25,8 @@ from test_server import WAIT_S, Workspace
 
 from skillbook.mcp._answers import CachedAnswers
 from skillbook.mcp._http import build_app
-from skillbook.mcp.server import SkillServer, bind_http, build_server
+from skillbook.mcp._transports import bind_http
+from skillbook.mcp.server import SkillServer, build_server
 
 pytestmark = pytest.mark.subprocess
 

@@ -17,10 +17,10 @@ import httpx2
 import mcp
 
 from skillbook.errors import SourceError
-from skillbook.mcp.client import open_client, parse_server_spec
+from skillbook.mcp.client import open_client, parse_server_specs
 from skillbook.mcp.remote_source import RemoteSkillSource
 
-SPEC = parse_server_spec({"name": "web", "url": "http://127.0.0.1:9/mcp"})
+SPEC = parse_server_specs([{"name": "web", "url": "http://127.0.0.1:9/mcp"}])[0]
 
 
 def failing_handshake(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:

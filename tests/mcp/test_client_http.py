@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.mcp.client import McpServerSpec, parse_server_spec
+from skillbook.mcp.client import McpServerSpec, parse_server_specs
 from skillbook.mcp.remote_catalog import load_remote_skills
 from skillbook.mcp.remote_source import RemoteSkillSource
 
@@ -49,7 +49,7 @@ def http_server(tmp_path: Path) -> Iterator[HttpServer]:
 def test_skills_over_http_are_listed_verified_and_cached(
     http_server: HttpServer, tmp_path: Path
 ) -> None:
-    spec = parse_server_spec({"name": "web", "url": http_server.url})
+    spec = parse_server_specs([{"name": "web", "url": http_server.url}])[0]
     source = RemoteSkillSource(spec, cache_dir=tmp_path / "cache")
     load = source.load()
     assert [d.code for d in load.diagnostics] == ["parse.metadata-invalid"]

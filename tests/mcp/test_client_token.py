@@ -16,7 +16,7 @@ import pytest
 
 from skillbook.config.file import Config
 from skillbook.errors import ConfigError
-from skillbook.mcp.client import McpServerSpec, parse_server_spec
+from skillbook.mcp.client import McpServerSpec, parse_server_specs
 from skillbook.mcp.remote_source import RemoteSkillSource
 from skillbook.pipeline.book import Loader
 
@@ -33,7 +33,7 @@ URL = "http://127.0.0.1:8123/mcp"
 
 
 def spec_of(**extra: Any) -> McpServerSpec:
-    return parse_server_spec({"name": "team", **extra})
+    return parse_server_specs([{"name": "team", **extra}])[0]
 
 
 def test_token_env_is_an_http_servers_variable_name() -> None:
@@ -112,7 +112,7 @@ def codes(load: Any) -> list[str]:
 def test_the_token_opens_the_server_for_listing_and_fetching(
     server: TokenServer, tmp_path: Path
 ) -> None:
-    spec = parse_server_spec({"name": "web", "url": server.url, "tokenEnv": "TEAM_TOKEN"})
+    spec = parse_server_specs([{"name": "web", "url": server.url, "tokenEnv": "TEAM_TOKEN"}])[0]
     source = RemoteSkillSource(spec, cache_dir=tmp_path / "cache", env={"TEAM_TOKEN": TOKEN})
     load = source.load()
     assert codes(load) == ["parse.metadata-invalid"]  # a note about alpha's own metadata

@@ -75,11 +75,11 @@ NODE_HOOKS = {
 HOST = """
 import os, sys, tempfile
 from pathlib import Path
-from skillbook.mcp.client import parse_server_spec
+from skillbook.mcp.client import parse_server_specs
 from skillbook.mcp.remote_source import RemoteSkillSource
 
 scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-spec = parse_server_spec({"name": "conformance", "url": sys.argv[-1], "timeout": 30})
+spec = parse_server_specs([{"name": "conformance", "url": sys.argv[-1], "timeout": 30}])[0]
 # no-prefetch: the host only builds its catalog (lazy mode); the others load the skill
 # and then read a supporting file, which must never happen after a failed check.
 lazy = scenario == "sep-2640-client-no-prefetch"

@@ -230,7 +230,8 @@ def test_the_least_recently_used_idle_session_is_closed_to_make_room(tmp_path: P
 
 def test_bind_http_refuses_beyond_loopback_without_a_token() -> None:
     from skillbook.errors import SkillbookError
-    from skillbook.mcp import PortInUse, ServeError, bind_http
+    from skillbook.mcp import PortInUse, ServeError
+    from skillbook.mcp._transports import bind_http
 
     with pytest.raises(ServeError, match="reachable from other machines"):
         bind_http("0.0.0.0", 0)

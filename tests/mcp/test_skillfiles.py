@@ -194,17 +194,9 @@ def test_name_rules() -> None:
         assert not fmt.is_valid_skill_name(bad)
 
 
-def test_resolve_in_skill_and_containment() -> None:
-    """§3.1: relative references resolve against the skill root, escapes refused."""
+def test_containment_and_relative_paths() -> None:
+    """§3.1: a URI belongs to a skill below its root; relative paths stay inside it."""
     md = "skill://acme/billing/refunds/SKILL.md"
-    assert (
-        fmt.resolve_in_skill(md, "./templates/../templates/a.md")
-        == "skill://acme/billing/refunds/templates/a.md"
-    )
-    assert fmt.resolve_in_skill(md, "a/..") == "skill://acme/billing/refunds"
-    for bad in ("../../other/SKILL.md", "/etc/passwd", "..\\x", "../refundsX/a.md"):
-        with pytest.raises(ValueError):
-            fmt.resolve_in_skill(md, bad)
     assert fmt.is_within_skill(md, "skill://acme/billing/refunds/a/b.md")
     assert not fmt.is_within_skill(md, "skill://acme/billing/refundsX/a.md")
     assert fmt.normalize_relative("a/./b/../c.md") == "a/c.md"

@@ -17,26 +17,19 @@ from typing import Any, ClassVar
 import pytest
 from factories import process_alive, stub_bins, wait_until, write_skill, write_workspace
 
-from skillbook.errors import ModelNotConfigured
 from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.pipeline.commands.invocation import Invocation, rewrite_for_model
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.agent import (
-    DECLINED_RESULT,
     DEFAULT_INSTRUCTIONS,
     STEP_LIMIT_RESULT,
     Agent,
-    ExecPolicy,
-    TextDelta,
     dispatch_arguments,
 )
-from skillbook.runtime.providers import (
-    NOT_CONFIGURED,
-    ScriptedModel,
-    ScriptedRequest,
-    ToolCall,
-    call,
-    resolve_model_config,
-)
+from skillbook.runtime.approval import DECLINED_RESULT, ExecPolicy
+from skillbook.runtime.providers import NOT_CONFIGURED, resolve_model_config
+from skillbook.runtime.providers.base import TextDelta, ToolCall
+from skillbook.runtime.providers.scripted import ScriptedModel, ScriptedRequest, call
 from skillbook.runtime.tools import ToolResult
 from skillbook.runtime.turn import AgentEvent, ToolDeclined, ToolFinished, ToolStarted, TurnEnded
 

@@ -12,7 +12,7 @@ from factories import write_skills
 
 from skillbook.pipeline.book import Loader
 from skillbook.runtime.agent import Agent
-from skillbook.runtime.providers import ScriptedModel
+from skillbook.runtime.providers.scripted import ScriptedModel
 
 
 def loader(tmp_path: Path, compat: str | None) -> Loader:

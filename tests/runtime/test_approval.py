@@ -28,8 +28,8 @@ from skillbook.runtime.approval import (
     ExecPolicy,
     show_command,
 )
-from skillbook.runtime.providers import ScriptedModel, ToolCall, call
-from skillbook.runtime.providers.scripted import Turn
+from skillbook.runtime.providers.base import ToolCall
+from skillbook.runtime.providers.scripted import ScriptedModel, Turn, call
 from skillbook.runtime.turn import AgentEvent, ToolDeclined, ToolStarted
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh")

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from skillbook.config.file import Config, SecretRef
-from skillbook.errors import SecretError
 from skillbook.model import (
     Requires,
     Skill,
     SkillMetadata,
 )
+from skillbook.runtime import SecretError
 from skillbook.runtime.env import (
     ALWAYS_BLOCKED_ENV_KEYS,
     ALWAYS_BLOCKED_ENV_PREFIXES,

@@ -19,7 +19,7 @@ from skillbook.runtime.approval import (
     decide_sync,
 )
 from skillbook.runtime.exec_gate import GatedTool, gate_exec, is_exec, ungated
-from skillbook.runtime.providers import ToolCall
+from skillbook.runtime.providers.base import ToolCall
 from skillbook.runtime.tools import ExecTool, ReadTool
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="exec uses /bin/sh")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from skillbook.errors import ModelError, ModelNotConfigured
+from skillbook.runtime import ModelError, ModelNotConfigured
 from skillbook.runtime.providers.anthropic_messages import AnthropicModel, anthropic_tool_spec
 from skillbook.runtime.providers.base import Message, Stop, TextDelta
 from skillbook.runtime.providers.openai_chat import OpenAIChatModel, openai_tool_spec

@@ -12,7 +12,8 @@ from factories import WAIT_S, notifying, wait_until, write_skill, write_skills
 from skillbook.config.file import Config
 from skillbook.pipeline.book import Loader
 from skillbook.pipeline.snapshot import SkillSnapshot, SnapshotVersions
-from skillbook.runtime.session import ReloadReport, SkillSession, StatusChange
+from skillbook.runtime.reload_report import ReloadReport, StatusChange
+from skillbook.runtime.session import SkillSession
 from skillbook.runtime.watch import WatcherRegistry
 
 

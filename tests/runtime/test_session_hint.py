@@ -13,7 +13,8 @@ from skillbook.config.file import Config
 from skillbook.pipeline.book import Loader
 from skillbook.runtime import reload_report
 from skillbook.runtime._watch_journal import ChangeJournal
-from skillbook.runtime.session import ReloadReport, SkillSession
+from skillbook.runtime.reload_report import ReloadReport
+from skillbook.runtime.session import SkillSession
 from skillbook.runtime.watch import SkillsWatcher
 
 CONFIG = {"skills": {"load": {"watchDebounceMs": 50}}}

@@ -20,14 +20,13 @@ from factories import WAIT_S, wait_until, write_skill
 from skillbook.config.file import Config
 from skillbook.config.paths import Paths
 from skillbook.pipeline.snapshot import SkillsChangeEvent, SnapshotVersions
+from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, is_ignored
 from skillbook.runtime.watch import (
     DEFAULT_DEBOUNCE_MS,
-    IGNORED_SEGMENTS,
     ChangeSet,
     SkillsWatcher,
     WatcherRegistry,
     debounce_ms_of,
-    is_ignored,
     watch_roots,
     watch_targets,
 )
@@ -474,29 +473,42 @@ def test_from_config_honours_watch_false_blank_workspace_and_debounce(tmp_path: 
     assert debounce_ms_of(Config.from_mapping({"skills": {"load": {"watchDebounceMs": 0}}})) == 0
 
 
+def _ensure(
+    registry: WatcherRegistry, workspace: str | Path, config: Config, paths: Paths
+) -> SkillsWatcher | None:
+    """What a session does each turn (``ensureSkillsWatcher({workspaceDir, config})``)."""
+    return registry.ensure(
+        workspace,
+        watch_roots(workspace, paths, config),
+        enabled=config.skills.load.watch is not False,
+        debounce_ms=debounce_ms_of(config),
+        standalone_md=False,
+    )
+
+
 def test_registry_reuses_replaces_and_closes(tmp_path: Path) -> None:
     """One watcher per workspace, reused while targets and debounce are unchanged."""
     versions = SnapshotVersions()
     paths = _paths(tmp_path)
     ws = tmp_path / "ws"
     with WatcherRegistry(versions) as registry:
-        first = registry.ensure_for_config(ws, Config.empty(), paths)
+        first = _ensure(registry, ws, Config.empty(), paths)
         assert first is not None and first.running
-        assert registry.ensure_for_config(str(ws) + "  ", Config.empty(), paths) is first
+        assert _ensure(registry, str(ws) + "  ", Config.empty(), paths) is first
         assert registry.get(ws) is first and len(registry) == 1
         slower = Config.from_mapping({"skills": {"load": {"watchDebounceMs": 500}}})
-        second = registry.ensure_for_config(ws, slower, paths)
+        second = _ensure(registry, ws, slower, paths)
         assert second is not None and second is not first
         assert not first.running and second.running
         more = Config.from_mapping(
             {"skills": {"load": {"watchDebounceMs": 500, "extraDirs": ["/x"]}}}
         )
-        third = registry.ensure_for_config(ws, more, paths)
+        third = _ensure(registry, ws, more, paths)
         assert third is not second and not second.running
         off = Config.from_mapping({"skills": {"load": {"watch": False}}})
-        assert registry.ensure_for_config(ws, off, paths) is None
+        assert _ensure(registry, ws, off, paths) is None
         assert not third.running and len(registry) == 0
-        other = registry.ensure_for_config(tmp_path / "other", Config.empty(), paths)
+        other = _ensure(registry, tmp_path / "other", Config.empty(), paths)
         assert other is not None
     assert not other.running and len(registry) == 0
 

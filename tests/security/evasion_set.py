@@ -20,7 +20,8 @@ from typing import Any
 
 import yaml
 
-from skillbook.security import Severity, scan_path
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import scan_path
 
 EVASIONS = Path(__file__).resolve().parent / "evasions"
 _BENIGN_SKILL = (

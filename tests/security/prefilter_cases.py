@@ -22,8 +22,8 @@ from typing import Any
 import evasion_set
 from fixture_tree import materialize as materialize_malicious
 
-from skillbook.security import ScanReport, scan_path
-from skillbook.security.scanner import INDEX
+from skillbook.security.findings import ScanReport
+from skillbook.security.scanner import INDEX, scan_path
 
 HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "prefilter_baseline.json"

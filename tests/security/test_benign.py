@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skillbook.security import Severity, scan_path
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import scan_path
 
 BENIGN = Path(__file__).with_name("fixtures") / "benign"
 SKILLS = sorted(p.name for p in BENIGN.iterdir() if p.is_dir())

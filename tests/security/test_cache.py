@@ -6,8 +6,9 @@ from pathlib import Path
 
 from factories import write_skill
 
-from skillbook.security import ScanCache, Severity, scan_path
-from skillbook.security.cache import CachedFinding, content_key
+from skillbook.security.cache import CachedFinding, ScanCache, content_key
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import scan_path
 
 
 def test_second_scan_comes_from_the_cache(tmp_path: Path) -> None:

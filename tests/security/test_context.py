@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from skillbook.security import Severity, analyze
 from skillbook.security.cache import CachedFinding
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import analyze
 
 SECURITY_DOC = """---
 name: skill-auditor

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from skillbook.security import Severity, scan_path
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import scan_path
 
 pytestmark = pytest.mark.corpus
 

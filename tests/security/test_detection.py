@@ -8,7 +8,9 @@ import pytest
 from fixture_tree import EXPECTED, MALICIOUS, materialize
 
 from skillbook.config.paths import PACKAGE_BUNDLED_DIR
-from skillbook.security import Severity, scan_path, scan_paths
+from skillbook.security.batch import scan_paths
+from skillbook.security.findings import Severity
+from skillbook.security.scanner import scan_path
 
 
 @pytest.fixture(scope="module")

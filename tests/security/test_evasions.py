@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from evasion_set import Variant, load, worst
 
-from skillbook.security import Severity
+from skillbook.security.findings import Severity
 
 TUNE = load("tune.yaml")
 HOLDOUT = load("holdout.yaml")

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from factories import write_skill
 
-from skillbook.security import Severity, scan_path
+from skillbook.security.findings import Severity
 from skillbook.security.known_names import WELL_KNOWN_NAMES
 from skillbook.security.rules_names import check_name, osa_distance, skeleton
+from skillbook.security.scanner import scan_path
 
 
 @pytest.mark.parametrize(

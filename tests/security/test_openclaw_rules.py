@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from fixture_tree import materialize
 
-from skillbook.security import Severity, scan_path
+from skillbook.security.findings import Severity
 from skillbook.security.rules_openclaw import scan_source
+from skillbook.security.scanner import scan_path
 
 
 def _rules(source: str) -> list[tuple[str, int, str]]:

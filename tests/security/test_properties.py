@@ -8,8 +8,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillbook.security import Severity, analyze, scan_path
+from skillbook.security.findings import Severity
 from skillbook.security.mask import EXCERPT_MAX, excerpt
+from skillbook.security.scanner import analyze, scan_path
 
 NAMES = st.sampled_from(
     ["SKILL.md", "x.md", "x.sh", "x.py", "x.js", "x.ts", "x.ps1", "x.yaml", "x"]

@@ -10,9 +10,10 @@ from factories import write_skill
 
 from skillbook.errors import SkillbookError
 from skillbook.model import Skill
-from skillbook.security import ScanOptions, ScanTargetError, Severity, scan_path, scan_paths
-from skillbook.security.batch import find_skill_dirs, scan_skills
-from skillbook.security.findings import Finding
+from skillbook.security import ScanTargetError
+from skillbook.security.batch import find_skill_dirs, scan_paths, scan_skills
+from skillbook.security.findings import Finding, Severity
+from skillbook.security.scanner import ScanOptions, scan_path
 
 
 def _rules(findings: tuple[Finding, ...]) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from factories import write_skill
 
-from skillbook.security import RULES
+from skillbook.security.catalog import RULES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from skillbook.selection import EmbeddingError
 from skillbook.selection.embedders import Model2VecEmbedder, WordLlamaEmbedder
-from skillbook.selection.http_embedder import EmbeddingError, HttpEmbedder
+from skillbook.selection.http_embedder import HttpEmbedder
 from skillbook.selection.index import BASE_NAME, MAX_SEGMENTS, EmbeddingIndex
 
 

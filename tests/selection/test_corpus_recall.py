@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skillbook.config.limits import Limits
 from skillbook.model import Skill, Source
-from skillbook.pipeline.discovery.discover import DiscoverOptions, Limits, Root, discover
+from skillbook.pipeline.discovery.discover import DiscoverOptions, Root, discover
 from skillbook.selection.embedders import Embedder, MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import EvalReport, Metrics, evaluate, load_queries, metrics
 from skillbook.selection.selector import Selector, SelectorSettings

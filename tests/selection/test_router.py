@@ -1,4 +1,4 @@
-"""The skill router (``skillbook.selection.route``) and its use in the agent loop.
+"""The skill router (``skillbook.selection.router.route``) and its use in the agent loop.
 
 The workspace holds the six stand-in skills of ``selection_support`` plus two PDF
 skills close enough that a PDF request is ambiguous under a wide margin. BM25 alone
@@ -17,19 +17,17 @@ from selection_support import env_for, make_workspace, write_skill
 
 from skillbook.config.file import Config
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.pipeline.prompt.skills_section import (
-    compact_skill_paths,
-    format_skills_for_prompt,
-    skills_section,
-)
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths
+from skillbook.pipeline.prompt.skills_section import format_skills_for_prompt, skills_section
 from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS, Agent
 from skillbook.runtime.providers.scripted import ScriptedModel
-from skillbook.selection import Route, route
 from skillbook.selection.options import selector_settings
 from skillbook.selection.plan import BLOCK_INTRO
 from skillbook.selection.router import (
     DEFAULT_ROUTE_MARGIN,
+    Route,
     catalog_formatter,
+    route,
     route_selection,
 )
 from skillbook.selection.selector import Candidate, Selection, Selector

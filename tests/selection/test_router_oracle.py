@@ -20,8 +20,7 @@ from selection_support import write_skill
 
 from skillbook.config.file import Config
 from skillbook.pipeline.book import Loader, SkillBook
-from skillbook.selection import route
-from skillbook.selection.router import catalog_formatter
+from skillbook.selection.router import catalog_formatter, route
 from skillbook.selection.selector import Selector, SelectorSettings
 
 SKILLS = {

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from skillbook.model import Skill, SkillMetadata
+from skillbook.selection import QueryFileError
 from skillbook.selection.documents import body_headings, body_prose, document_for, name_words
 from skillbook.selection.evaluate import (
     LabelledQuery,
-    QueryFileError,
     QueryResult,
     metrics,
     parse_queries,

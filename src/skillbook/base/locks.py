@@ -20,13 +20,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from skillbook.errors import SyncBusy
-
 __all__ = ["FolderBusy", "folder_lock", "locked"]
 
 
-class FolderBusy(SyncBusy):
-    """Another process holds the lock on the folder (only with ``wait=False``)."""
+class FolderBusy(BlockingIOError):
+    """Another process holds the lock on the folder (only with ``wait=False``).
+
+    A ``BlockingIOError`` (the lock would block), not a ``SkillbookError``: ``base`` sits
+    below the error tree, and the one caller that asks not to wait (sync) re-raises it as
+    its ``SyncBusy`` naming the target."""
 
 
 @contextlib.contextmanager

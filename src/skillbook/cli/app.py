@@ -20,10 +20,7 @@ import click
 from skillbook import __version__
 from skillbook.cli import render
 from skillbook.cli.context import (
-    EXIT_ERROR,
     EXIT_FINDINGS,
-    EXIT_OK,
-    MODES,
     Context,
     emit_json,
     emit_lines,
@@ -39,19 +36,7 @@ from skillbook.pipeline.cache import footprint
 if TYPE_CHECKING:
     from skillbook.distribution.registry.lockfile import Origin
 
-__all__ = [
-    "EXIT_ERROR",
-    "EXIT_FINDINGS",
-    "EXIT_OK",
-    "MODES",
-    "Context",
-    "Group",
-    "cli",
-    "emit_json",
-    "emit_lines",
-    "fail",
-    "main",
-]
+__all__ = ["Group", "cli", "main"]
 
 
 class Group(SubcommandGroup):
@@ -267,7 +252,7 @@ _LIST_KEYS = (
 
 def _list_for(obj: Context, agent_id: str, global_: bool, as_json: bool) -> None:
     from skillbook.cli.agents_support import agent_env
-    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents import AgentsError
     from skillbook.distribution.agents.ops import list_for, resolve_agents
 
     where = agent_env(obj, obj.settings())

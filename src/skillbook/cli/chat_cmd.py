@@ -27,7 +27,7 @@ from skillbook.runtime.turn import InvokeResult
 if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.approval import ExecPolicy
-    from skillbook.runtime.providers import Message, ToolCall
+    from skillbook.runtime.providers.base import Message, ToolCall
     from skillbook.runtime.session import SkillSession
 
 #: Chat's own commands; skills may not take these names there.
@@ -225,8 +225,7 @@ class Chat:
 
     async def request(self, text: str) -> InvokeResult | None:
         """One agent request; Ctrl-C cancels it (and its commands), not the chat."""
-        from skillbook.errors import ModelNotConfigured
-        from skillbook.runtime.providers import ModelError
+        from skillbook.runtime import ModelError, ModelNotConfigured
 
         loop = asyncio.get_running_loop()
         task = asyncio.create_task(self.agent.invoke(text, self.history))

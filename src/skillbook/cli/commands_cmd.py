@@ -2,7 +2,7 @@
 
 Input: the book the global options select. Output: one line per command (name, skill,
 dispatch kind, description), or with ``--channel`` the commands that fit that chat
-platform's native menu (:func:`skillbook.pipeline.commands.specs.channel_view`) and a footer saying
+platform's native menu (:func:`skillbook.pipeline.commands.channels.channel_view`) and a footer saying
 what was left out and why; ``--json`` prints ``{channel, commands, omitted, renamed,
 diagnostics}``. The dispatch kind is ``tool`` (``command-dispatch: tool``), ``exec``
 (the skill's own ``metadata.skillbook.commandExec``) or ``model`` (rewritten for the

@@ -21,7 +21,7 @@ from skillbook.runtime.approval import ExecPolicy, show_command
 
 if TYPE_CHECKING:
     from skillbook.config.file import Config
-    from skillbook.runtime.providers import ToolCall
+    from skillbook.runtime.providers.base import ToolCall
 
 CONFIRM_ENV: Final = "SKILLBOOK_CONFIRM_EXEC"
 CONFIRM_QUESTION: Final = "Run it? [y/N] "

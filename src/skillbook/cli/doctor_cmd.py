@@ -179,7 +179,7 @@ def registry_report(
     """The registry ``search``/``install``/``update``/``publish`` use without ``--registry``,
     and why: the commands' own call, minus the network."""
     from skillbook.cli.registry_support import choose_endpoint
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
 
     try:
         endpoint = choose_endpoint(env, os_home, config, fetch=False)

@@ -19,7 +19,8 @@ from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, emit_lines,
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
 from skillbook.cli.validate_cmd import finding_lines
-from skillbook.errors import ExperienceError, SkillNotFound
+from skillbook.errors import SkillNotFound
+from skillbook.experience import ExperienceError
 from skillbook.experience.draft import Draft
 from skillbook.experience.engine import Experience
 from skillbook.experience.replay import render_replay

@@ -223,7 +223,7 @@ def eval_trigger_cmd(
     """
     import asyncio
 
-    from skillbook.errors import ModelNotConfigured
+    from skillbook.runtime import ModelNotConfigured
     from skillbook.runtime.providers import model_from_env
     from skillbook.runtime.trigger_eval import MODES, estimate_cost, run_trigger_eval
 

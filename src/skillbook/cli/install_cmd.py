@@ -98,7 +98,7 @@ def install_cmd(
     skills go to <workspace>/skills/<name> (with --global: the managed folder) and are
     recorded in .clawhub/lock.json (registry) or .skillbook/lock.json (other sources).
     """
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
 
     reason = force_reason(dangerous, reason)
     if for_agents:
@@ -167,7 +167,7 @@ def _install_for(
     from pathlib import Path
 
     from skillbook.cli.agents_support import agent_env
-    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents import AgentsError
     from skillbook.distribution.agents.ops import install_for, resolve_agents
 
     settings = obj.settings()

@@ -14,7 +14,7 @@ import click
 
 from skillbook.cli.confirm import CONFIRM_ENV
 from skillbook.cli.context import fail
-from skillbook.errors import ModelNotConfigured
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.agent import DEFAULT_MAX_STEPS
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -30,7 +30,9 @@ from skillbook.cli.context import (
     emit_lines,
     fail,
 )
-from skillbook.pipeline.validation.validate import MAX_NAME_LENGTH, NAME_RE, Mode, validate_path
+from skillbook.config.mode import Mode
+from skillbook.pipeline.validation.strict_rules import MAX_NAME_LENGTH, NAME_RE
+from skillbook.pipeline.validation.validate import validate_path
 
 #: A plain YAML scalar needs no quotes when it looks like this.
 _PLAIN: Final = re.compile(r"[A-Za-z0-9(][A-Za-z0-9 ,.;()/'+-]*[A-Za-z0-9.)]")

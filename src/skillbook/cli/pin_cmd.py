@@ -22,7 +22,7 @@ from skillbook.cli.registry_support import global_option, registry_error, workdi
 @click.pass_obj
 def pin_cmd(obj: Context, slug: str, reason: str | None, as_json: bool, global_: bool) -> None:
     """Pin an installed skill: updates leave it at its version until `skillbook unpin`."""
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.pins import set_pin
 
     try:

@@ -11,7 +11,7 @@ from typing import IO, Final
 import click
 
 from skillbook.cli.render import clean
-from skillbook.runtime.agent import TextDelta
+from skillbook.runtime.providers.base import TextDelta
 from skillbook.runtime.turn import AgentEvent, ToolDeclined, ToolFinished, ToolStarted
 
 DEFAULT_TARGET_CHARS: Final = 100

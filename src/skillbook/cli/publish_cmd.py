@@ -72,7 +72,7 @@ def publish_cmd(
     from skillbook.cli.registry_support import endpoint_of, say_stderr
     from skillbook.distribution.http import new_http
     from skillbook.distribution.hub.client import PublishOptions, publish_path
-    from skillbook.errors import PublishFailed
+    from skillbook.distribution.registry import PublishFailed
 
     # The one registry choice of every command (skillbook.distribution.registry.endpoint), minus its
     # fallbacks: a registry cached by `clawhub login` or clawhub.ai is never chosen

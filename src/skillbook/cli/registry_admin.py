@@ -38,9 +38,9 @@ def token_create(
     as_json: bool,
 ) -> None:
     """Create a token for HANDLE; it is printed once and stored only as a hash."""
+    from skillbook.distribution.hub import HubError
     from skillbook.distribution.hub.server import database
     from skillbook.distribution.hub.tokens import create_token
-    from skillbook.errors import HubError
 
     store = database(hub_settings(obj, db, blobs))
     try:
@@ -98,10 +98,10 @@ def token_list(obj: Context, db: str | None, blobs: str | None, as_json: bool) -
 @click.pass_obj
 def token_revoke(obj: Context, db: str | None, blobs: str | None, token_id: str) -> None:
     """Revoke a token by its id or its shown prefix; it stops working at once."""
+    from skillbook.distribution.hub import HubError
     from skillbook.distribution.hub.catalog import audit
     from skillbook.distribution.hub.server import database
     from skillbook.distribution.hub.tokens import revoke_token
-    from skillbook.errors import HubError
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:
@@ -161,8 +161,8 @@ def _admin_change(
     *args: Any,
     reason: str,
 ) -> Any:
+    from skillbook.distribution.hub import HubError, HubNotFound
     from skillbook.distribution.hub.server import database
-    from skillbook.errors import HubError, HubNotFound
 
     try:
         with database(hub_settings(obj, db, blobs)).session() as session:

@@ -24,8 +24,8 @@ from skillbook.cli.render import clean
 if TYPE_CHECKING:
     from skillbook.config.file import Config
     from skillbook.config.run_settings import Settings
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.endpoint import Endpoint
-    from skillbook.distribution.registry.errors import RegistryError
     from skillbook.distribution.registry.installer import Installer, InstallOptions
     from skillbook.distribution.registry.workdir import Workdir
 
@@ -197,7 +197,7 @@ def install_options(settings: Settings, **values: Any) -> InstallOptions:
 
 def registry_error(exc: BaseException, *, code: int = EXIT_FINDINGS) -> NoReturn:
     """Report a :class:`RegistryError` (exit 1: refused or failed) or re-raise others."""
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
 
     if not isinstance(exc, RegistryError):
         raise exc

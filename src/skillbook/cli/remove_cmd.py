@@ -40,7 +40,7 @@ def remove_cmd(
     obj: Context, slug: str, as_json: bool, for_agents: tuple[str, ...], global_: bool
 ) -> None:
     """Remove an installed skill: its folder and its lock entry."""
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
 
     if for_agents:
         _remove_for(obj, slug, for_agents, global_, as_json)
@@ -64,7 +64,7 @@ def _remove_for(
     obj: Context, name: str, for_agents: tuple[str, ...], global_: bool, as_json: bool
 ) -> None:
     from skillbook.cli.agents_support import agent_env
-    from skillbook.distribution.agents.layout import AgentsError
+    from skillbook.distribution.agents import AgentsError
     from skillbook.distribution.agents.ops import remove_for, resolve_agents
 
     where = agent_env(obj, obj.settings())

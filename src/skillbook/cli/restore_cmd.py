@@ -38,8 +38,8 @@ def restore_cmd(
     back, atomically, with its lock entry. The folder it replaces is kept as a backup
     too. With --list (or no NAME), list the backups.
     """
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.backups import list_backups, restore
-    from skillbook.distribution.registry.errors import RegistryError
 
     workdir = workdir_of(obj.settings(), global_)
     if list_ or name is None:

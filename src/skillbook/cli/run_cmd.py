@@ -102,8 +102,7 @@ def run_cmd(
     API key, bad options); 3 the model request failed; 4 stopped at --max-steps;
     5 the model's commands were all refused or declined, so none ran.
     """
-    from skillbook.errors import ModelNotConfigured
-    from skillbook.runtime.providers import ModelError
+    from skillbook.runtime import ModelError, ModelNotConfigured
 
     book = obj.book()
     chat_model, problem = build_model(provider, model, base_url, api_key_env)

@@ -27,7 +27,7 @@ from skillbook.cli.context import (
 
 if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
-    from skillbook.security import ScanReport
+    from skillbook.security.findings import ScanReport
 
 LEVELS = ("critical", "high", "medium", "low", "info")
 
@@ -83,8 +83,12 @@ def scan_cmd(
     Critical findings are what `skillbook setup` refuses to run installers for.
     """
     from skillbook.errors import SkillbookError
-    from skillbook.security import ScanCache, Severity, rules_version, scan_path, scan_paths
+    from skillbook.security.batch import scan_paths
+    from skillbook.security.cache import ScanCache
+    from skillbook.security.findings import Severity
     from skillbook.security.report import failed, text_lines, to_json
+    from skillbook.security.rules_version import rules_version
+    from skillbook.security.scanner import scan_path
 
     cache = None if no_cache else ScanCache.for_state_dir(obj.settings().paths.state_dir)
     if paths:
@@ -140,7 +144,9 @@ def check_section(book: SkillBook) -> tuple[list[str], dict[str, Any]]:
     Every loaded skill is scanned (results cached by content in the state dir);
     the text lists skills with medium findings or worse, critical ones first.
     """
-    from skillbook.security import ScanCache, Severity, scan_skills
+    from skillbook.security.batch import scan_skills
+    from skillbook.security.cache import ScanCache
+    from skillbook.security.findings import Severity
 
     summaries = scan_skills(book.skills, cache=ScanCache.for_state_dir(book.paths.state_dir))
     flagged = [s for s in summaries if s.worst is not None and s.worst.at_least(Severity.MEDIUM)]

@@ -28,9 +28,9 @@ def search_cmd(
     site: str | None,
 ) -> None:
     """Search a ClawHub-compatible registry (an empty query lists everything)."""
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.api import search
     from skillbook.distribution.registry.client import RegistryClient
-    from skillbook.distribution.registry.errors import RegistryError
 
     settings = obj.settings()
     endpoint = endpoint_of(settings, registry, site)

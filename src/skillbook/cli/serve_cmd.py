@@ -103,8 +103,9 @@ def serve_cmd(
         from skillbook.mcp._startup import server_imports
 
         with server_imports():
-            from skillbook.mcp._http import ServeError
-            from skillbook.mcp.server import bind_http, build_server, run_event_loop
+            from skillbook.mcp import ServeError
+            from skillbook.mcp._transports import bind_http, run_event_loop
+            from skillbook.mcp.server import build_server
     except ImportError as exc:
         fail(f"`serve` needs the MCP SDK ({exc.name}): pip install 'skillbook[mcp]'")
     if workers > 1:

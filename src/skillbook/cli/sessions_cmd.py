@@ -14,7 +14,7 @@ import click
 from skillbook.cli.context import Context, emit_json, emit_lines, fail
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
-from skillbook.errors import ExperienceError
+from skillbook.experience import ExperienceError
 from skillbook.experience.record import SessionRecord, ToolEntry
 from skillbook.experience.redaction import Redactor, known_secrets
 from skillbook.experience.store import SessionStore

@@ -83,7 +83,7 @@ def setup_cmd(
     without it, the one shown there is used. Nothing runs before you agree to the plan
     (or pass --yes); --dry-run shows it and stops.
     """
-    from skillbook.distribution.install.result import InstallError
+    from skillbook.distribution import InstallError
     from skillbook.distribution.install.setup import SetupOptions, plan_setup
 
     if force and not (reason or "").strip():

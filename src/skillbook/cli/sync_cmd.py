@@ -21,8 +21,11 @@ from skillbook.cli.context import (
 )
 from skillbook.config.paths import resolve_user_path
 from skillbook.diagnostics import Severity
-from skillbook.distribution.sync import SyncError, SyncResult, env_file_text, sync_book
+from skillbook.distribution.sync import SyncError
 from skillbook.distribution.sync.copytree import LINK_POLICIES
+from skillbook.distribution.sync.result import SyncResult
+from skillbook.distribution.sync.sandbox import env_file_text
+from skillbook.distribution.sync.workspace import sync_book
 
 EXAMPLES = """\b
 Examples:

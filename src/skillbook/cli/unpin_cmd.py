@@ -19,7 +19,7 @@ from skillbook.cli.registry_support import global_option, registry_error, workdi
 @click.pass_obj
 def unpin_cmd(obj: Context, slug: str, as_json: bool, global_: bool) -> None:
     """Unpin an installed skill (see `skillbook pin`)."""
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.pins import set_pin
 
     try:

@@ -83,7 +83,7 @@ def update_cmd(
         force=force,
         force_reason=reason,
     )
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
 
     try:
         results = update_skills(installer, slug, options)

@@ -28,13 +28,9 @@ from skillbook.cli.context import (
     fail,
 )
 from skillbook.cli.render import clean, collapse, where
+from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic
-from skillbook.pipeline.validation.validate import (
-    Mode,
-    ValidationReport,
-    ValidationResult,
-    validate_tree,
-)
+from skillbook.pipeline.validation.validate import ValidationReport, ValidationResult, validate_tree
 
 
 @click.command("validate")

@@ -46,7 +46,7 @@ def verify_cmd(
 ) -> None:
     """Check installed skills against the fingerprint recorded when they were installed
     (and, with --remote, against their registry's verification)."""
-    from skillbook.distribution.registry.errors import RegistryError
+    from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.verify import verify_skills
 
     try:

@@ -25,7 +25,8 @@ from skillbook.cli.render import diag_lines, missing_summary
 from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.pipeline.book import Loader, SkillBook
 from skillbook.pipeline.snapshot import SkillsChangeEvent, SnapshotVersions
-from skillbook.runtime.session import ReloadReport, SkillSession
+from skillbook.runtime.reload_report import ReloadReport
+from skillbook.runtime.session import SkillSession
 
 INDENT = "    "
 

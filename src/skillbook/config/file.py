@@ -63,7 +63,6 @@ from skillbook.config.schema import (
 )
 from skillbook.config.source_sections import (
     McpServerConfig,
-    PluginEntryConfig,
     PluginsConfig,
     mcp_servers,
     plugins_config,
@@ -74,21 +73,15 @@ if TYPE_CHECKING:
     from skillbook.config.paths import ConfigLocation
 
 __all__ = [
-    "MISSING",
     "AgentConfig",
     "AgentsConfig",
     "Config",
-    "ConfigError",
     "EmbeddingConfig",
     "ExecConfig",
-    "ExperienceConfig",
     "InstallConfig",
     "InstallPolicyConfig",
     "LimitsConfig",
     "LoadConfig",
-    "McpServerConfig",
-    "PluginEntryConfig",
-    "PluginsConfig",
     "PromptConfig",
     "RegistryConfig",
     "SecretRef",
@@ -214,7 +207,7 @@ class SelectionConfig:
     pinned: tuple[str, ...] = ()
     embedding: EmbeddingConfig = EmbeddingConfig()
     index_dir: str | None = None
-    #: The router's margin (:func:`skillbook.selection.route`): skills within it of
+    #: The router's margin (:func:`skillbook.selection.router.route`): skills within it of
     #: the best are "ambiguous" (None: the default).
     route_margin: float | None = None
     #: Where the routed skills go: ``message`` (default: in front of the user's
@@ -263,10 +256,6 @@ class AgentConfig:
     skills: tuple[str, ...] | None = None
     workspace: str | None = None
     default: bool | None = None
-
-    @property
-    def has_skills(self) -> bool:
-        return self.skills is not None
 
 
 @dataclass(frozen=True, slots=True)

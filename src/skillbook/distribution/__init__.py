@@ -20,4 +20,23 @@ What they share lives once, here, below them:
 
 Locks, path containment and bounded reads are :mod:`skillbook.base`'s (``locks``,
 ``fs``): the core needs them too.
+
+This ``__init__`` holds :class:`InstallError`, the exception of every install step
+(raised by the shared pieces above as by ``install``)::
+
+    SkillbookError
+     └─ InstallError    ``code`` is the ``install.*`` reason
 """
+
+from __future__ import annotations
+
+from skillbook.errors import SkillbookError
+
+
+class InstallError(SkillbookError):
+    """An install step stopped: ``code`` is the ``install.*`` reason, the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

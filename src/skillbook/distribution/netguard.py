@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from skillbook.errors import InstallError
+from skillbook.distribution import InstallError
 
 __all__ = [
     "BLOCKED_HOST_OR_IP_MESSAGE",

@@ -5,7 +5,7 @@ Input: the skill's name and folder, and the reason given with ``--dangerously-fo
 whether the install is blocked, with OpenClaw's block message
 ``Skill "<name>" installation blocked: dangerous code patterns detected: <message>
 (<file>:<line>); …``. Critical findings block unless forced with a reason; a scan
-that fails blocks even when forced. The scanner is :func:`skillbook.security.scan_path`
+that fails blocks even when forced. The scanner is :func:`skillbook.security.scanner.scan_path`
 (skillbook's rules plus OpenClaw's own, with the same rule ids).
 """
 
@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from skillbook.security import Finding, ScanReport
+    from skillbook.security.findings import Finding, ScanReport
 
 __all__ = ["SCAN_COMMAND", "ScanVerdict", "scan_for_install"]
 
 #: What the warnings tell the reader to run for details.
 SCAN_COMMAND: Final = "skillbook scan"
-# Severity values (skillbook.security.Severity is a StrEnum; compared as strings so the
+# Severity values (skillbook.security.findings.Severity is a StrEnum; compared as strings so the
 # scanner is imported only when a scan runs).
 _CRITICAL: Final = "critical"
 _SUSPICIOUS: Final = frozenset({"high", "medium"})
@@ -89,7 +89,8 @@ def scan_for_install(
     try:
         scan = scanner
         if scan is None:
-            from skillbook.security import ScanCache, scan_path
+            from skillbook.security.cache import ScanCache
+            from skillbook.security.scanner import scan_path
 
             cache = ScanCache.for_state_dir(state_dir) if state_dir is not None else None
             report = scan_path(base_dir, cache=cache)

@@ -42,8 +42,8 @@ from pathlib import Path
 
 from skillbook.base.atomic import exchange as swap_paths
 from skillbook.base.atomic import new_token
+from skillbook.distribution import InstallError
 from skillbook.distribution.progress import NoProgress, Progress
-from skillbook.errors import InstallError
 
 __all__ = [
     "Leftover",

@@ -16,69 +16,34 @@ A part above the runtime and distribution (the runtime knows only the
   near-duplicates, the promotion gate, promotion and rejection;
 * :mod:`.usage` — usage counters, stale skills and pins;
 * :mod:`.learner`, :mod:`.engine` — the loop from a session to a draft, and
-  :class:`Experience`, everything wired for one book.
+  :class:`~skillbook.experience.engine.Experience`, everything wired for one book.
+
+This ``__init__`` holds the package's exceptions.
 """
 
 from __future__ import annotations
 
-from skillbook.experience.behaviour import behavior_fingerprint, normalise_step
-from skillbook.experience.draft import Draft, NearDuplicate
-from skillbook.experience.engine import Experience
-from skillbook.experience.hints import CommandRun, FileRead, ToolHints, UiTarget
-from skillbook.experience.learner import Learned, Learner
-from skillbook.experience.params import Parameter
-from skillbook.experience.procedure import Procedure, reconstruct
-from skillbook.experience.promotion import GateReport, Promotion, check_draft, promote, reject
-from skillbook.experience.queue import ReviewQueue
-from skillbook.experience.record import SessionRecord, ToolEntry
-from skillbook.experience.recorder import SessionRecorder
-from skillbook.experience.redaction import Redactor, known_secrets
-from skillbook.experience.refine import Refinement, refine_draft
-from skillbook.experience.replay import render_replay
-from skillbook.experience.risk import CAPABILITIES, RiskFinding, find_risks
-from skillbook.experience.skill_file import render_skill
-from skillbook.experience.store import SessionStore
-from skillbook.experience.success import SuccessRule, Verdict, default_success
-from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
+from typing import Any
 
-__all__ = [
-    "CAPABILITIES",
-    "CommandRun",
-    "Draft",
-    "Experience",
-    "FileRead",
-    "GateReport",
-    "Learned",
-    "Learner",
-    "NearDuplicate",
-    "Parameter",
-    "Procedure",
-    "Promotion",
-    "Redactor",
-    "Refinement",
-    "ReviewQueue",
-    "RiskFinding",
-    "SessionRecord",
-    "SessionRecorder",
-    "SessionStore",
-    "StaleSkill",
-    "SuccessRule",
-    "ToolEntry",
-    "ToolHints",
-    "UiTarget",
-    "UsageStore",
-    "Verdict",
-    "behavior_fingerprint",
-    "check_draft",
-    "default_success",
-    "find_risks",
-    "known_secrets",
-    "normalise_step",
-    "promote",
-    "reconstruct",
-    "refine_draft",
-    "reject",
-    "render_replay",
-    "render_skill",
-    "stale_skills",
-]
+from skillbook.errors import SkillbookError
+
+
+class ExperienceError(SkillbookError):
+    """A session or draft operation of :mod:`skillbook.experience` was refused.
+
+    ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
+    ``not-pending``, ``invalid-reason``, ``invalid-name``, ``name-taken``); ``.diagnostics`` holds the failed checks of a
+    refused promotion, each with a stable code, so they can be shown one by one.
+    """
+
+    def __init__(self, message: str, *, code: str, diagnostics: tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+class ExperienceNotFound(ExperienceError, LookupError):
+    """No recorded session or draft matches the id (or id prefix) asked for."""
+
+    def __init__(self, message: str, *, code: str = "not-found") -> None:
+        super().__init__(message, code=code)

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from skillbook.base import atomic as _atomic
-from skillbook.base.locks import locked
 
-__all__ = ["locked", "move_dir", "read_json", "write_atomic", "write_json"]
+__all__ = ["move_dir", "read_json", "write_atomic", "write_json"]
 
 
 def write_atomic(path: Path, data: str | bytes, *, executable: bool = False) -> None:

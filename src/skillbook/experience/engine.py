@@ -18,7 +18,8 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbook.errors import ExperienceError, SkillNotFound
+from skillbook.errors import SkillNotFound
+from skillbook.experience import ExperienceError
 from skillbook.experience.learner import Learner
 from skillbook.experience.promotion import GateReport, Promotion, check_draft, promote, reject
 from skillbook.experience.queue import PREVIOUS_FILE, ReviewQueue
@@ -31,7 +32,7 @@ from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
 from skillbook.pipeline.lookup import find_entry
 
 if TYPE_CHECKING:
-    from skillbook.config.file import ExperienceConfig
+    from skillbook.config.experience import ExperienceConfig
     from skillbook.experience.draft import Draft
     from skillbook.pipeline.book import SkillBook
 

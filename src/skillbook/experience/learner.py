@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, info, warning
-from skillbook.errors import ExperienceError
+from skillbook.experience import ExperienceError
 from skillbook.experience.draft import Draft, build_draft
 from skillbook.experience.procedure import reconstruct
 from skillbook.experience.promotion import Promotion, check_draft, promote

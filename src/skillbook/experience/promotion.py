@@ -17,7 +17,7 @@ The gate (:func:`check_draft`) passes a draft when:
 * a run that touched user data unapproved is acknowledged (``experience.risk-unacknowledged``).
 
 Every failure is a :class:`~skillbook.diagnostics.Diagnostic`; a refused promotion
-raises :class:`~skillbook.errors.ExperienceError` holding them.
+raises :class:`~skillbook.experience.ExperienceError` holding them.
 
 Names: the skill is named after the task (the draft's slug, ``count-words``, or
 ``name=``), while its folder keeps the id ``<timestamp>-<slug>``. A name another skill
@@ -44,7 +44,7 @@ from typing import Any, Final
 
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, error, has_errors, warning
-from skillbook.errors import ExperienceError
+from skillbook.experience import ExperienceError
 from skillbook.experience._files import move_dir, write_atomic
 from skillbook.experience.draft import Draft
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue

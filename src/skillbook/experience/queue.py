@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from skillbook.diagnostics import Diagnostic, warning
-from skillbook.errors import ExperienceNotFound
+from skillbook.experience import ExperienceNotFound
 from skillbook.experience._files import move_dir, read_json, write_atomic, write_json
 from skillbook.experience.draft import Draft
 from skillbook.experience.redaction import Redactor

@@ -36,7 +36,6 @@ from skillbook.experience.record import (
     utc_now,
 )
 from skillbook.experience.redaction import (
-    MIN_SECRET_CHARS,
     Redactor,
     known_secrets,
     model_secrets,
@@ -59,7 +58,7 @@ if TYPE_CHECKING:
     from skillbook.runtime.recording import RecordedAgent
     from skillbook.runtime.turn import AgentEvent
 
-__all__ = ["MIN_SECRET_CHARS", "SessionRecorder"]
+__all__ = ["SessionRecorder"]
 
 _log = logging.getLogger("skillbook.experience")
 

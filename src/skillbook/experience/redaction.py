@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from skillbook.config.file import Config, SecretRef
-from skillbook.errors import SecretError
+from skillbook.runtime import SecretError
 from skillbook.runtime.env import ALWAYS_BLOCKED_ENV_KEYS, is_always_blocked, is_sensitive
 from skillbook.runtime.secrets import REDACTED, SecretLookup, SecretResolver, template_ref
 

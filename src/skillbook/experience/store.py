@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook.errors import ExperienceNotFound
+from skillbook.experience import ExperienceNotFound
 from skillbook.experience._files import write_atomic
 from skillbook.experience.record import SessionRecord, iso, parse_iso, utc_now
 from skillbook.experience.redaction import Redactor

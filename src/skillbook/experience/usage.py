@@ -23,8 +23,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
+from skillbook.base.locks import locked
 from skillbook.diagnostics import Diagnostic, info
-from skillbook.experience._files import locked, read_json, write_json
+from skillbook.experience._files import read_json, write_json
 from skillbook.experience.record import SessionRecord, iso, parse_iso, utc_now
 from skillbook.model import Skill, Source
 

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
 
 __all__ = [
-    "DEFAULT_INSTRUCTIONS",
     "ERROR_MARK",
     "SlashOutcome",
     "Target",

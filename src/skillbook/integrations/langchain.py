@@ -24,7 +24,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillbook.integrations._common import (
-    DEFAULT_INSTRUCTIONS,
     SlashOutcome,
     Target,
     adapter_tools,
@@ -35,6 +34,7 @@ from skillbook.integrations._common import (
     missing_extra,
     runtime_target,
 )
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS
 from skillbook.runtime.approval import Approver, ExecPolicy
 from skillbook.runtime.exec_gate import GatedTool, gate_exec
 from skillbook.runtime.tools import ReadTool, Tool, ToolResult
@@ -51,8 +51,6 @@ if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
 
 __all__ = [
-    "DEFAULT_INSTRUCTIONS",
-    "SlashOutcome",
     "handle_slash_command",
     "handle_slash_command_sync",
     "skillbook_middleware",

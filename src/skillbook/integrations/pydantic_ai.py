@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillbook.integrations._common import (
-    DEFAULT_INSTRUCTIONS,
     SlashOutcome,
     Target,
     adapter_tools,
@@ -33,6 +32,7 @@ from skillbook.integrations._common import (
     runtime_target,
     runtime_tools,
 )
+from skillbook.runtime.agent import DEFAULT_INSTRUCTIONS
 from skillbook.runtime.approval import Approver, ExecPolicy
 from skillbook.runtime.exec_gate import gate_exec
 from skillbook.runtime.tools import ReadTool, Tool, ToolResult
@@ -50,9 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ID",
-    "DEFAULT_INSTRUCTIONS",
     "SkillbookToolset",
-    "SlashOutcome",
     "handle_slash_command",
     "handle_slash_command_sync",
     "skillbook_capability",

@@ -46,10 +46,6 @@ class SkillEntry:
         return self.segments[-2]
 
     @property
-    def root_uri(self) -> str:
-        return self.uri.rsplit("/", 1)[0]
-
-    @property
     def total_size(self) -> int:
         return sum(item.size for item in self.resources or ())
 

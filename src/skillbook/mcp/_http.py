@@ -36,8 +36,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from skillbook.errors import PortInUse as PortInUse  # raised here; the class lives in errors
-from skillbook.errors import ServeError as ServeError
+from skillbook.mcp import PortInUse, ServeError
 from skillbook.mcp._answers import CachedAnswers
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Remote skill entries turned into skills: parsed, defanged, placed in their folder.
 
-Input: a validated :class:`~skillbook.mcp.client.SkillEntry`, the verified bytes of its
+Input: a validated :class:`~skillbook.mcp._entries.SkillEntry`, the verified bytes of its
 ``SKILL.md`` (or none yet: :func:`synthetic_skill_md` builds one from the entry's
 frontmatter) and where the skill is materialised. Output: a
 :class:`~skillbook.model.Skill` with ``source=REMOTE`` and the server's origin, plus

@@ -31,7 +31,6 @@ from skillbook.mcp._skillformat import (
     digest_of,
     file_uri,
     guess_mime,
-    skill_root_uri,
 )
 from skillbook.mcp._skillwalk import Skipped
 
@@ -41,7 +40,6 @@ __all__ = [
     "FileLimits",
     "SkillFiles",
     "SkillFilesCache",
-    "Skipped",
     "scan_skill",
 ]
 
@@ -96,10 +94,6 @@ class SkillFiles:
     @property
     def uri(self) -> str:
         return file_uri(self.skill_path, SKILL_FILE)
-
-    @property
-    def root_uri(self) -> str:
-        return skill_root_uri(self.skill_path)
 
     @property
     def total_size(self) -> int:

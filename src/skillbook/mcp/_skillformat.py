@@ -99,20 +99,6 @@ def is_within_skill(skill_md_uri: str, uri: str) -> bool:
     return uri == skill_md_uri or uri.startswith(root + "/")
 
 
-def resolve_in_skill(skill_md_uri: str, ref: str) -> str:
-    """§3.1: resolve ``ref`` against the skill root; ``ValueError`` if it escapes.
-
-    ``urllib.parse.urljoin`` does not resolve ``skill:`` URIs, hence posixpath.
-    """
-    scheme, rest = skill_md_uri.rsplit("/", 1)[0].split("://", 1)
-    if ref.startswith("/") or "\\" in ref or "\x00" in ref:
-        raise ValueError(f"{ref!r} is not a path relative to the skill root")
-    joined = posixpath.normpath(posixpath.join("/" + rest, ref))
-    if not (joined + "/").startswith("/" + rest + "/"):
-        raise ValueError(f"{ref!r} escapes the skill root")
-    return f"{scheme}://{joined[1:]}"
-
-
 def normalize_relative(ref: str) -> str | None:
     """A clean ``a/b.md`` path inside the root, or None for absolute paths and escapes."""
     if not ref or ref.startswith(("/", "~")) or "\\" in ref or "\x00" in ref:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from skillbook.mcp._http import DEFAULT_MAX_SESSIONS, ServeError
+from skillbook.mcp import ServeError
+from skillbook.mcp._http import DEFAULT_MAX_SESSIONS
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server

@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from skillbook.config.file import Config, McpServerConfig
+from skillbook.config.file import Config
+from skillbook.config.source_sections import McpServerConfig
 from skillbook.errors import SourceError
 from skillbook.mcp import _skillformat as fmt
 
@@ -45,11 +46,6 @@ ClientError = SourceError
 
 #: A configured server: the config schema (:mod:`skillbook.config.file`) validates and owns it.
 McpServerSpec = McpServerConfig
-
-
-def parse_server_spec(raw: Any) -> McpServerSpec:
-    """One ``{"name", "command"|"url", "env"?, "cwd"?, "timeout"?}`` mapping; raises ConfigError."""
-    return parse_server_specs([raw])[0]
 
 
 def parse_server_specs(raw: Any) -> tuple[McpServerSpec, ...]:
@@ -100,10 +96,6 @@ class SkillsClient:
         raise ClientError(
             "mcp.invalid-response", f"skills/list did not end within {max_pages} pages"
         )
-
-    async def get_entry(self, uri: str) -> Any:
-        result = await self._request("skills/get", {"uri": uri})
-        return result.get("skill")
 
     async def read(self, uri: str, *, size: int | None = None) -> bytes:
         """The raw bytes of one resource: UTF-8 of ``text`` or the decoded ``blob``.

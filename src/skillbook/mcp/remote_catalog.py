@@ -15,16 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skillbook import diagnostics as dg
+from skillbook.config.limits import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_source import RemoteLoad, RemoteSkillSource, _run_sync
 from skillbook.model import Skill, Source
 from skillbook.pipeline.discovery import discover
-from skillbook.pipeline.discovery.discover import (
-    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
-    Discovery,
-    Shadowing,
-)
+from skillbook.pipeline.discovery.discover import Discovery, Shadowing
 
 __all__ = [
     "add_remote_skills",

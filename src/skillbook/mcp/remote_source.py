@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skillbook import diagnostics as dg
+from skillbook.config.limits import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp._entries import (
@@ -63,7 +64,6 @@ from skillbook.mcp.client import (
     open_client,
 )
 from skillbook.model import Skill
-from skillbook.pipeline.discovery.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE
 from skillbook.pipeline.discovery.skill_reader import limit_list
 
 __all__ = [

@@ -50,7 +50,6 @@ from skillbook.mcp._catalog import (
     ServedState,
     SkillCatalog,
 )
-from skillbook.mcp._http import PortInUse, ServeError
 from skillbook.mcp._notify import ChangeNotifier
 from skillbook.mcp._transports import (
     DEFAULT_HOST,
@@ -79,15 +78,7 @@ from skillbook.runtime.session import SkillSession
 if TYPE_CHECKING:
     from skillbook.pipeline.book import Loader
 
-__all__ = [
-    "PortInUse",
-    "ServeError",
-    "SkillServer",
-    "bind_http",
-    "build_server",
-    "run_event_loop",
-    "serve",
-]
+__all__ = ["SkillServer", "build_server", "serve"]
 
 DEFAULT_SERVER_NAME = "skillbook"
 #: Freshness hint of ``skills/list`` and ``skills/get`` (2026-07-28 only).

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillbook.config.limits import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Limits
 from skillbook.diagnostics import Diagnostic
 from skillbook.mcp.client import McpServerSpec
 from skillbook.mcp.remote_catalog import fetch_remote_file, load_all
 from skillbook.mcp.remote_source import DEFAULT_CACHE_DIRNAME
 from skillbook.model import Skill, Source
-from skillbook.pipeline.discovery.discover import DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE, Limits
 from skillbook.pipeline.discovery.sources import (
     REMOTE_PRECEDENCE,
     Precedence,

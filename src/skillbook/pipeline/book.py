@@ -69,12 +69,11 @@ from skillbook.pipeline.gating.status import (
     evaluate_all,
 )
 from skillbook.pipeline.parse.manifest import without_legacy_manifest
+from skillbook.pipeline.prompt.home_paths import KeptPaths, home_prefixes
 from skillbook.pipeline.prompt.skills_section import (
     CatalogMemo,
-    KeptPaths,
     PromptCatalog,
     PromptLimits,
-    home_prefixes,
     skills_section,
 )
 from skillbook.pipeline.snapshot import SkillSnapshot, build_snapshot

@@ -27,8 +27,6 @@ from skillbook.pipeline.prompt.skills_section import PromptCatalog
 _log = logging.getLogger("skillbook.pipeline.snapshot")
 
 DEFAULT_BUMP_REASON = "manual"
-#: Reasons OpenClaw emits; others are passed through unchanged.
-BUMP_REASONS = ("watch", "manual", "remote-node")
 
 
 @dataclass(frozen=True, slots=True)

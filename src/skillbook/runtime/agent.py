@@ -38,12 +38,12 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from skillbook.errors import ModelNotConfigured
 from skillbook.pipeline.commands import invocation as slash
 from skillbook.pipeline.commands.dispatch import ExecDispatch, command_dispatch
 from skillbook.pipeline.commands.invocation import Invocation, resolve_invocation, rewrite_for_model
 from skillbook.pipeline.commands.specs import CommandSet
-from skillbook.runtime.approval import DECLINED_RESULT, Approver, Decision, ExecPolicy, decide
+from skillbook.runtime import ModelNotConfigured
+from skillbook.runtime.approval import Approver, Decision, ExecPolicy, decide
 from skillbook.runtime.providers.base import (
     ChatModel,
     Message,
@@ -72,7 +72,6 @@ if TYPE_CHECKING:
     from skillbook.selection.plan import SelectionPlan, TurnBlock
 
 __all__ = [
-    "DECLINED_RESULT",
     "DEFAULT_INSTRUCTIONS",
     "DEFAULT_MAX_STEPS",
     "Agent",

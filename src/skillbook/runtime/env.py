@@ -49,8 +49,8 @@ from typing import Final
 
 from skillbook.base.js import utf16_len
 from skillbook.config.file import Config, SecretRef, SkillEntryConfig
-from skillbook.errors import SecretError
 from skillbook.model import Skill
+from skillbook.runtime import SecretError
 from skillbook.runtime.secrets import SecretLookup, ref_label, template_ref
 
 __all__ = [

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.pipeline.prompt.skills_section import compact_skill_paths, format_skills_for_prompt
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths
+from skillbook.pipeline.prompt.skills_section import format_skills_for_prompt
 from skillbook.runtime.tools import ToolResult
 from skillbook.selection.selector import Selector
 

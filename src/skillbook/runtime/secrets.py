@@ -34,7 +34,7 @@ upper-case, as OpenClaw's ``^\\$\\{([A-Z][A-Z0-9_]{0,127})\\}$``) is read as the
 ``env:default:NAME`` (:func:`template_ref`). OpenClaw would inject such a string
 literally when nothing resolved it upstream; skillbook resolves it.
 
-Every failure raises :class:`~skillbook.errors.SecretError` naming the config key and
+Every failure raises :class:`~skillbook.runtime.SecretError` naming the config key and
 the ref (``env:default:WEATHER_KEY``). Messages never include the value, the file's
 contents or the command's output, and are raised outside ``except`` blocks so that
 no chained exception carries them either (a ``JSONDecodeError`` keeps the whole
@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from skillbook.config.file import Config, SecretRef
-from skillbook.errors import SecretError
+from skillbook.runtime import SecretError
 from skillbook.runtime.process_group import exited, kill_group
 
 __all__ = [
@@ -64,7 +64,6 @@ __all__ = [
     "DEFAULT_PROVIDER",
     "REDACTED",
     "Secret",
-    "SecretError",
     "SecretLookup",
     "SecretResolver",
     "redact",
@@ -181,20 +180,6 @@ class SecretResolver:
             with self._lock:
                 self._cache[ref] = secret
         return secret
-
-    def resolve_input(self, value: str | SecretRef | None, *, key: str) -> Secret | None:
-        """An ``apiKey`` as written: a ref or template is resolved, a plain string trimmed.
-
-        None for an absent or blank value.
-        """
-        if value is None:
-            return None
-        if isinstance(value, SecretRef):
-            return self.resolve(value, key=key)
-        ref = template_ref(value, provider=self._default_alias("env"))
-        if ref is not None:
-            return self.resolve(ref, key=key)
-        return Secret(value.strip()) if value.strip() else None
 
     # ------------------------------------------------------------------ providers
 

@@ -38,7 +38,7 @@ from skillbook.pipeline.snapshot import (
     should_refresh_snapshot,
 )
 from skillbook.runtime._watch_parts import IGNORED_SEGMENTS, KINDS
-from skillbook.runtime.reload_report import ReloadDiff, ReloadReport, StatusChange
+from skillbook.runtime.reload_report import ReloadDiff, ReloadReport
 from skillbook.runtime.watch import WATCH_REASON, WatcherRegistry, debounce_ms_of, watch_roots
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from skillbook.pipeline.book import Loader, SkillBook
     from skillbook.runtime.watch import SkillsWatcher
 
-__all__ = ["ReloadReport", "SkillSession", "StatusChange"]
+__all__ = ["SkillSession"]
 
 
 class SkillSession:

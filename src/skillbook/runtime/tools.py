@@ -43,9 +43,9 @@ from typing import Any, Final, Protocol, runtime_checkable
 from skillbook.base import fs as _fs
 from skillbook.config.file import Config
 from skillbook.config.paths import resolve_user_path
-from skillbook.errors import SecretError
 from skillbook.model import Skill, Source
 from skillbook.pipeline.commands.dispatch import ARGS_ENV, detaches
+from skillbook.runtime import SecretError
 from skillbook.runtime._proc import (
     Collector,
     Plan,

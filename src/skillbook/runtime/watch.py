@@ -32,8 +32,6 @@ from skillbook.runtime._watch_parts import (
     ADDED,
     DEFAULT_STOP_TIMEOUT_S,
     DELETED,
-    IGNORED_PATTERNS,
-    IGNORED_SEGMENTS,
     KINDS,
     MODIFIED,
     SKILL_FILE,
@@ -42,7 +40,6 @@ from skillbook.runtime._watch_parts import (
     Debouncer,
     Plan,
     existing,
-    is_ignored,
     make_plan,
     matters,
     skill_files,
@@ -56,13 +53,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_DEBOUNCE_MS",
-    "IGNORED_PATTERNS",
-    "IGNORED_SEGMENTS",
     "ChangeSet",
     "SkillsWatcher",
     "WatcherRegistry",
     "debounce_ms_of",
-    "is_ignored",
     "watch_roots",
     "watch_targets",
 ]
@@ -408,25 +402,6 @@ class WatcherRegistry:
         if existing is not None:
             existing.stop()
         return candidate.start() if enabled else None
-
-    def ensure_for_config(
-        self,
-        workspace: str | os.PathLike[str] | None,
-        config: Config,
-        paths: Paths,
-        *,
-        cwd: Path | None = None,
-    ) -> SkillsWatcher | None:
-        """``ensureSkillsWatcher({workspaceDir, config})``."""
-        if workspace is None or not os.fspath(workspace).strip():
-            return None
-        return self.ensure(
-            workspace,
-            watch_roots(workspace, paths, config, cwd=cwd),
-            enabled=config.skills.load.watch is not False,
-            debounce_ms=debounce_ms_of(config),
-            standalone_md=(config.skills.load.mode or DEFAULT_MODE).loads_standalone,
-        )
 
     def get(self, workspace: str | os.PathLike[str]) -> SkillsWatcher | None:
         with self._lock:

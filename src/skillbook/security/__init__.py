@@ -1,44 +1,22 @@
 """skillbook's security scanner: what a skill contains, checked before anything runs.
 
-    from skillbook.security import scan_path
+    from skillbook.security.scanner import scan_path
     report = scan_path(Path("skills/weather"))
     if report.blocking(): ...
 
 A part above the pipeline: it may read skills, the pipeline never imports it. Modules:
 ``findings`` (result types), ``catalog`` (rule ids and fixes), ``document`` (a text
-file's layout), ``keywords`` (the one-pass keyword prefilter), ``rules_*`` (rule
-families), ``context`` (demotion), ``walk`` (bounded file listing), ``rules_version``
-(the name of the rule set, below both the cache and the scanner), ``cache`` (results
-by content hash), ``scanner`` (one folder), ``batch`` (many folders, loaded skills),
-``sarif`` and ``report`` (output).
+file's layout), ``rules_*`` (rule families), ``context`` (demotion), ``walk``
+(bounded file listing), ``keywords`` (the one-pass keyword prefilter), ``rules_version``
+(the rule set's name, below the cache and the scanner), ``cache`` (results by content hash), ``scanner`` (one
+folder), ``batch`` (many folders, loaded skills), ``sarif`` and ``report`` (output). This
+``__init__`` holds the package's exception, and imports nothing else.
 """
 
-from skillbook.security.batch import SkillScanSummary, find_skill_dirs, scan_paths, scan_skills
-from skillbook.security.cache import ScanCache
-from skillbook.security.catalog import RULES, RuleInfo
-from skillbook.security.findings import Finding, ScanReport, Severity
-from skillbook.security.rules_version import rules_version
-from skillbook.security.scanner import (
-    ScanOptions,
-    ScanTargetError,
-    analyze,
-    scan_path,
-)
+from __future__ import annotations
 
-__all__ = [
-    "RULES",
-    "Finding",
-    "RuleInfo",
-    "ScanCache",
-    "ScanOptions",
-    "ScanReport",
-    "ScanTargetError",
-    "Severity",
-    "SkillScanSummary",
-    "analyze",
-    "find_skill_dirs",
-    "rules_version",
-    "scan_path",
-    "scan_paths",
-    "scan_skills",
-]
+from skillbook.errors import SkillbookError
+
+
+class ScanTargetError(SkillbookError, FileNotFoundError):
+    """The path to scan does not exist (a caller mistake, not a finding)."""

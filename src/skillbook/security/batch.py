@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from skillbook.model import Skill
+from skillbook.security import ScanTargetError
 from skillbook.security.cache import ScanCache
 from skillbook.security.findings import Finding, ScanReport, Severity
-from skillbook.security.scanner import ScanOptions, ScanTargetError, scan_path
+from skillbook.security.scanner import ScanOptions, scan_path
 from skillbook.security.walk import SKIPPED_DIRS
 
 #: How deep below a path skill folders are looked for (workspace/skills/<group>/<skill>/…).

@@ -134,5 +134,3 @@ _RULES = (
 
 #: Rule id -> its description.
 RULES: dict[str, RuleInfo] = {r.id: r for r in _RULES}
-#: OpenClaw's rule ids, for comparisons.
-OPENCLAW_RULE_IDS = frozenset(r.id for r in _RULES if r.ruleset == RULESET_OPENCLAW)

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from skillbook.errors import ScanTargetError as ScanTargetError  # raised here; defined in errors
 from skillbook.security import (
+    ScanTargetError,
     archives,
     deobfuscate,
     rules_exec,

@@ -14,11 +14,23 @@ per-request block, ``find_skills``), :mod:`~skillbook.selection.eligibility` (wh
 matching skill is not offered),
 :mod:`~skillbook.selection.evaluate` and :mod:`~skillbook.runtime.trigger_eval`.
 
-A part above security and below the runtime: the pipeline never imports it, and
-importing it loads no model and no numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
+A part above security and below the runtime: the pipeline never imports it, and importing it loads no model and no
+numpy; backends load when a selector is built (``pip install "skillbook[selection]"``).
+This ``__init__`` holds the package's exceptions.
 """
 
-from skillbook.selection.router import Route, route
-from skillbook.selection.selector import Candidate, Selection, Selector, SelectorSettings
+from __future__ import annotations
 
-__all__ = ["Candidate", "Route", "Selection", "Selector", "SelectorSettings", "route"]
+from skillbook.errors import SkillbookError
+
+
+class SelectionUnavailable(SkillbookError, ImportError):
+    """A package that a selection backend needs is not installed."""
+
+
+class EmbeddingError(SkillbookError):
+    """An embedding endpoint could not be reached or gave an unusable answer."""
+
+
+class QueryFileError(SkillbookError, ValueError):
+    """A labelled query file is malformed; the message names the line."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from skillbook.errors import SelectionUnavailable
+from skillbook.selection import SelectionUnavailable
 
-__all__ = ["SelectionUnavailable", "require"]
+__all__ = ["require"]
 
 
 def require(module: str, what: str, extra: str = "selection") -> None:

@@ -29,7 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from skillbook.selection._deps import SelectionUnavailable, require
+from skillbook.selection import SelectionUnavailable
+from skillbook.selection._deps import require
 from skillbook.selection.multilingual import DOCUMENT_TOKENS
 
 if TYPE_CHECKING:

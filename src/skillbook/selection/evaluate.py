@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from skillbook.errors import QueryFileError
+from skillbook.selection import QueryFileError
 from skillbook.selection.selector import Selection, Selector
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "EvalReport",
     "LabelledQuery",
     "Metrics",
-    "QueryFileError",
     "QueryResult",
     "evaluate",
     "load_queries",

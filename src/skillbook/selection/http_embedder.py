@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from skillbook.errors import EmbeddingError
+from skillbook.selection import EmbeddingError
 from skillbook.selection._deps import require
 from skillbook.selection.embedders import unit_rows
 
 if TYPE_CHECKING:
     from skillbook.selection.embedders import Vectors
 
-__all__ = ["DEFAULT_BATCH", "EmbeddingError", "HttpEmbedder"]
+__all__ = ["DEFAULT_BATCH", "HttpEmbedder"]
 
 DEFAULT_BATCH: Final = 128
 DEFAULT_TIMEOUT_S: Final = 30.0

@@ -36,10 +36,9 @@ from typing import TYPE_CHECKING, Final
 from skillbook import diagnostics as diag
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths, home_prefixes
 from skillbook.pipeline.prompt.skills_section import (
-    compact_skill_paths,
     format_skills_for_prompt,
-    home_prefixes,
     is_prompt_visible,
     skills_section,
 )

@@ -29,11 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from skillbook.model import Skill
-from skillbook.pipeline.prompt.skills_section import (
-    build_prompt,
-    compact_skill_paths,
-    format_skills_for_prompt,
-)
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths
+from skillbook.pipeline.prompt.skills_section import build_prompt, format_skills_for_prompt
 from skillbook.selection.selector import Candidate, Selection, Selector
 
 if TYPE_CHECKING:
@@ -105,7 +102,8 @@ def catalog_formatter(book: SkillBook) -> Formatter:
     """
     from skillbook.config.limits import Limits
     from skillbook.pipeline.book import agent_prompt_chars
-    from skillbook.pipeline.prompt.skills_section import PromptLimits, home_prefixes
+    from skillbook.pipeline.prompt.home_paths import home_prefixes
+    from skillbook.pipeline.prompt.skills_section import PromptLimits
 
     profile = book.profile
     limits = Limits.from_config(book.config.skills.limits, profile)

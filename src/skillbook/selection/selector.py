@@ -235,7 +235,7 @@ class Selector:
             with self._one_blas_thread():
                 self._null = embedder.embed(list(NULL_ANCHORS))
         self._null_rule = null_rule
-        self.last_update = self.update(skills)
+        self.update(skills)
 
     @property
     def embedders(self) -> dict[str, Embedder]:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Final
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillbook.cli.app import cli
-from skillbook.distribution.agents.layout import AgentsError, apply_plan, plan_layout, sanitize_name
+from skillbook.distribution.agents import AgentsError
+from skillbook.distribution.agents.layout import apply_plan, plan_layout, sanitize_name
 from skillbook.distribution.agents.lock import (
     computed_hash,
     js_locale_key,
@@ -25,7 +27,7 @@ from skillbook.distribution.agents.lock import (
     update_lock,
 )
 from skillbook.distribution.agents.ops import install_for, list_for, remove_for, resolve_agents
-from skillbook.distribution.agents.table import AgentEnv, all_agents, get_agent
+from skillbook.distribution.agents.table import _HOME_BASES, AgentEnv, all_agents, get_agent
 
 
 def agent(agent_id: str):  # type: ignore[no-untyped-def]
@@ -464,16 +466,56 @@ def test_cli_install_list_remove_for(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert not (project / ".claude/skills/my-skill").exists()
 
 
-def test_docs_agents_md_shows_the_table_of_the_module() -> None:
-    from skillbook.distribution.agents.table import markdown_table
+#: How the table in docs/agents.md writes each base of a path.
+_DOC_BASES: Final = {
+    "home": "~",
+    "cwd": ".",
+    "abs": "",
+    "config": "$XDG_CONFIG_HOME",
+    "openclaw": "~/.openclaw",
+    **{base: f"${var}" for base, (var, _) in _HOME_BASES.items()},
+}
 
+
+def _doc_path(spec: str) -> str:
+    if spec.startswith("pkgdep:"):
+        return f"package.json depends on {spec[len('pkgdep:') :]}"
+    base, _, rel = spec.partition(":")
+    shown = f"${base[4:]}" if base.startswith("env.") else _DOC_BASES[base]
+    if base == "abs":
+        return rel
+    return f"{shown}/{rel}" if rel else shown
+
+
+def markdown_table() -> str:
+    """The agent table of docs/agents.md, made from the module's rows."""
+    lines = [
+        "| `--for` | Agent | Project folder | Global folder | Detected when this exists |",
+        "|---|---|---|---|---|",
+    ]
+    for agent in all_agents():
+        if agent.global_spec is None:
+            glob = "—"
+        elif agent.global_spec == "openclaw:":
+            glob = "`~/.openclaw/skills` (`~/.clawdbot/skills`, `~/.moltbot/skills` if those exist)"
+        else:
+            glob = f"`{_doc_path(agent.global_spec)}`"
+        detect = " or ".join(
+            " and ".join(f"`{_doc_path(c)}`" for c in alt.split("&")) for alt in agent.detect
+        )
+        lines.append(
+            f"| `{agent.id}` | {agent.display_name} | `{agent.project_dir}` | {glob} | "
+            f"{detect or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_docs_agents_md_shows_the_table_of_the_module() -> None:
     text = (Path(__file__).resolve().parents[3] / "docs" / "agents.md").read_text()
     shown = text.split("<!-- agents-table:start -->\n", 1)[1].split("<!-- agents-table:end -->", 1)[
         0
     ]
-    assert shown == markdown_table(), (
-        "regenerate the table: skillbook.distribution.agents.table.markdown_table()"
-    )
+    assert shown == markdown_table(), "regenerate the table: markdown_table() of this test"
 
 
 def test_cli_for_all_and_global_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -136,7 +136,8 @@ def test_a_lone_surrogate_in_a_path_is_a_400(live: tuple[str, str]) -> None:
 def test_the_publish_client_refuses_bad_names_before_uploading(
     live: tuple[str, str], tmp_path: Path
 ) -> None:
-    from skillbook.distribution.hub.client import PublishFailed, PublishOptions, publish_path
+    from skillbook.distribution.hub.client import PublishOptions, publish_path
+    from skillbook.distribution.registry import PublishFailed
 
     url, token = live
     folder = tmp_path / "names"

@@ -14,10 +14,10 @@ from starlette.testclient import TestClient
 
 from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.app import create_app
-from skillbook.distribution.hub.client import PublishFailed
 from skillbook.distribution.hub.http import Hub
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import create_token
+from skillbook.distribution.registry import PublishFailed
 
 from .helpers import BASE, CRITICAL_LINE, HIGH_LINE, make_skill, publish
 

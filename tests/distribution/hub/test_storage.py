@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
+from skillbook.distribution.hub import HubNotFound
 from skillbook.distribution.hub.blobs import FolderBlobStore, S3BlobStore, open_blob_store
 from skillbook.distribution.hub.db import Database, migrate
 from skillbook.distribution.hub.models import Base
-from skillbook.errors import HubNotFound
 
 
 def test_folder_store_is_content_addressed_and_leaves_no_temp_files(tmp_path: Path) -> None:

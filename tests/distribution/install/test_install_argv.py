@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.argv import build_install_argv
-from skillbook.distribution.install.result import InstallError
 from skillbook.model import InstallSpec
 
 

@@ -13,12 +13,13 @@ from distribution.install.install_support import (
     machine_for,
     standins_fixture,  # noqa: F401 (fixtures)
 )
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.argv import build_install_argv
 from skillbook.distribution.install.bootstrap import plan_command_steps
 from skillbook.distribution.install.execute import run_steps
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import Step
-from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.result import InstallResult
 from skillbook.model import InstallSpec
 
 #: Stand-in executables and child interpreters are Python processes.

@@ -28,6 +28,7 @@ from distribution.install.install_support import (
     server_fixture,  # noqa: F401 (fixtures)
     snapshot,
 )
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.install.download import (
     STAGING_DIR_NAME,
@@ -36,7 +37,7 @@ from skillbook.distribution.install.download import (
     run_download,
 )
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.result import InstallResult
 from skillbook.distribution.install.tools_dir import tools_root
 from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.pipeline.parse.manifest import parse_install_spec

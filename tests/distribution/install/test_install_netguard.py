@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution import InstallError
 from skillbook.distribution.netguard import (
     BLOCKED_HOST_OR_IP_MESSAGE,
     BLOCKED_RESOLVED_IP_MESSAGE,

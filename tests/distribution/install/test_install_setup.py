@@ -22,16 +22,10 @@ from distribution.install.install_support import (  # noqa: F401 (fixtures)
 )
 from skillbook.config.file import Config
 from skillbook.distribution.audit import AUDIT_FILE_NAME
-from skillbook.distribution.install import (
-    InstallPolicy,
-    SetupOptions,
-    install_skill,
-    plan_setup,
-    run_setup,
-)
 from skillbook.distribution.install.download import DownloadOptions
-from skillbook.distribution.install.run import SetupResult
-from skillbook.distribution.install.setup import SetupPlan
+from skillbook.distribution.install.policy import InstallPolicy
+from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
+from skillbook.distribution.install.setup import SetupOptions, SetupPlan, plan_setup
 from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.pipeline.book import Loader, SkillBook
 

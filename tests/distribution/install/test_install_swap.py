@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from skillbook.base.atomic import exchange
-from skillbook.distribution import swap
+from skillbook.distribution import InstallError, swap
 from skillbook.distribution.swap import StagedTarget, recover
-from skillbook.errors import InstallError
 
 
 def tree(root: Path) -> dict[str, str]:

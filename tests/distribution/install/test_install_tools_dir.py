@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle_support import Oracle
 
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.tools_dir import (
     assert_canonical_within,
     resolve_target_dir,

@@ -14,14 +14,14 @@ import pytest
 from distribution.registry.clawhub_server import ClawHub, Failure
 from distribution.registry.conftest import DEMO_V1, FAST, Said
 from skillbook.distribution.http import RetryPolicy, rate_note, retry_after
-from skillbook.distribution.registry import api
-from skillbook.distribution.registry.client import RegistryClient
-from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import (
+from skillbook.distribution.registry import (
     RegistryError,
     RegistryNotFound,
     RegistryUnavailable,
+    api,
 )
+from skillbook.distribution.registry.client import RegistryClient
+from skillbook.distribution.registry.endpoint import Endpoint
 
 
 def client(

@@ -16,10 +16,10 @@ import pytest
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.extract import extract_tar, extract_zip
 from skillbook.distribution.archives.paths import DEFAULT_LIMITS
-from skillbook.distribution.install.result import InstallError
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.workdir import Workdir
 

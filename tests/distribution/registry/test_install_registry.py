@@ -17,7 +17,7 @@ from factories import skill_text
 from distribution.registry.clawhub_server import ClawHub, flat_zip, folder_files
 from distribution.registry.conftest import DEMO_V1, Said
 from skillbook.distribution.fingerprint import fingerprint_files, sha256_hex
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
+from skillbook.distribution.registry import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.skillfiles import tree_sha256
 from skillbook.distribution.registry.workdir import Workdir

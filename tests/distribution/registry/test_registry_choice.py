@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1, DEMO_V2
 from distribution.registry.tripwire import tripwire
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.endpoint import (
     DEFAULT_REGISTRY,
     Endpoint,
@@ -26,7 +27,6 @@ from skillbook.distribution.registry.endpoint import (
     resolve_endpoint,
     same_registry,
 )
-from skillbook.distribution.registry.errors import RegistryError
 
 #: Every step that can name the registry, highest first: (where, kind, reason).
 LADDER = [

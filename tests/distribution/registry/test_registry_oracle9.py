@@ -19,8 +19,8 @@ from oracle_support import Oracle
 
 from distribution.registry.clawhub_server import ClawHub, flat_zip
 from distribution.registry.conftest import DEMO_V1, DEMO_V2
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.skillfiles import tree_sha256
 from skillbook.distribution.registry.updater import update_skills

@@ -16,8 +16,8 @@ import pytest
 from factories import skill_text
 
 from distribution.registry.conftest import DEMO_V1, Said
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.updater import update_skills
 from skillbook.distribution.registry.verify import verify_skills

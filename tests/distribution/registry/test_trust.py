@@ -11,9 +11,9 @@ import pytest
 
 from distribution.registry.clawhub_server import ClawHub, Failure, flat_zip
 from distribution.registry.conftest import DEMO_V1, FAST, Said
+from skillbook.distribution.registry import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.client import RegistryClient
 from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.trust import check_release
 from skillbook.distribution.registry.workdir import Workdir

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from skillbook.distribution.archives.layout import find_skill_root
 from skillbook.distribution.fingerprint import fingerprint_files, fingerprint_hashes, sha256_hex
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.endpoint import DEFAULT_REGISTRY, Endpoint, resolve_endpoint
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import dumps, read_lock, read_origin
 from skillbook.distribution.registry.refs import (
     ArchiveRef,

@@ -11,7 +11,7 @@ from factories import write_skill
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1, DEMO_V2
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.remove import remove_skill
 from skillbook.distribution.registry.updater import update_skills

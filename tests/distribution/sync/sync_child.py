@@ -17,7 +17,8 @@ import os
 import sys
 from pathlib import Path
 
-from skillbook.distribution.sync import SyncProgress, sync_book
+from skillbook.distribution.sync.result import SyncProgress
+from skillbook.distribution.sync.workspace import sync_book
 from skillbook.pipeline.book import Loader
 
 

@@ -11,18 +11,11 @@ from factories import skill_text, write_file, write_skill
 
 from distribution.sync.sync_world import World, listing, lock_held_elsewhere
 from skillbook.distribution import swap
-from skillbook.distribution.sync import (
-    CATALOG_FILE,
-    SyncBusy,
-    SyncError,
-    SyncProgress,
-    TargetNotSynced,
-    env_file_text,
-    sync,
-    sync_book,
-    sync_entries,
-)
+from skillbook.distribution.sync import SyncBusy, SyncError, TargetNotSynced
 from skillbook.distribution.sync.marker import MARKER_FILE
+from skillbook.distribution.sync.result import SyncProgress
+from skillbook.distribution.sync.sandbox import CATALOG_FILE, env_file_text
+from skillbook.distribution.sync.workspace import sync, sync_book, sync_entries
 from skillbook.pipeline.book import Loader
 
 GATED = {"openclaw": {"requires": {"bins": ["not-installed"]}}}

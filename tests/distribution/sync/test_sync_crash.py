@@ -20,8 +20,9 @@ import pytest
 from factories import write_skill
 
 from distribution.sync.sync_world import World, listing
-from skillbook.distribution.sync import SyncBusy, sync_book
+from skillbook.distribution.sync import SyncBusy
 from skillbook.distribution.sync.marker import MARKER_FILE
+from skillbook.distribution.sync.workspace import sync_book
 
 pytestmark = pytest.mark.subprocess
 

@@ -1,7 +1,7 @@
 """Differential tests: our sync against OpenClaw's own ``syncSkillsToWorkspace``.
 
 Each scenario lays out the same folders for both sides; the oracle's ``sync`` op
-copies into one target, :func:`skillbook.distribution.sync.sync_book` into another, and the two
+copies into one target, :func:`skillbook.distribution.sync.workspace.sync_book` into another, and the two
 ``skills`` trees must list identically (path, type, size, sha256, link target), with
 the same per-skill warnings in the same order. The scenarios are hostile on purpose:
 names with ``..``, ``@`` and ``~``, links of every kind inside skills, ``.git`` and
@@ -25,7 +25,8 @@ from oracle_support import Oracle
 
 from distribution.sync.sync_world import World, listing, make_fifo, oracle_warnings
 from skillbook.config.file import Config
-from skillbook.distribution.sync import SyncResult, sync_book
+from skillbook.distribution.sync.result import SyncResult
+from skillbook.distribution.sync.workspace import sync_book
 from skillbook.pipeline.book import Loader, SkillBook
 
 pytestmark = pytest.mark.oracle

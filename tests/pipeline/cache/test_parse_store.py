@@ -22,14 +22,9 @@ from hypothesis import strategies as st
 from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.model import ParsedSkillFile
 from skillbook.pipeline.book import Loader
+from skillbook.pipeline.cache.footprint import RACY_NS
 from skillbook.pipeline.cache.parse_codec import decode_parsed, encode_parsed
-from skillbook.pipeline.cache.parse_store import (
-    RACY_NS,
-    SHARDS,
-    ParseStore,
-    cache_folder,
-    store_namespace,
-)
+from skillbook.pipeline.cache.parse_store import SHARDS, ParseStore, cache_folder, store_namespace
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 REPO = Path(__file__).resolve().parents[3]

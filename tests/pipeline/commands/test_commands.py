@@ -34,7 +34,6 @@ from skillbook.pipeline.commands.specs import (
     CommandSpec,
     Renamed,
     build_command_specs,
-    dedupe_by_skill_name,
     reserved_names,
     sanitize_command_name,
     shorten,
@@ -329,14 +328,13 @@ def test_dispatch_payloads(demo: CommandSet) -> None:
     assert "args" not in inv.to_json()
 
 
-def test_find_command_and_dedupe_by_skill_name() -> None:
+def test_find_command_by_skill_name() -> None:
     specs = [
         CommandSpec("a", "Alpha", "x"),
         CommandSpec("a_2", "alpha", "y"),
         CommandSpec("b", "", "z"),
         CommandSpec("c", "", "w"),
     ]
-    assert [c.name for c in dedupe_by_skill_name(specs)] == ["a", "b", "c"]
     assert find_command(specs, "ALPHA") is specs[0]
     assert find_command(specs, "  ") is None
 

@@ -12,18 +12,20 @@ from pathlib import Path
 import pytest
 from factories import skill_text, write_file, write_skill
 
+from skillbook.config.limits import (
+    DEFAULT_MAX_CANDIDATES_PER_ROOT,
+    DEFAULT_MAX_SKILL_FILE_BYTES,
+    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
+    Limits,
+)
 from skillbook.config.mode import Mode
 from skillbook.config.paths import Paths
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
 from skillbook.pipeline.cache.parse_cache import ParseCache
 from skillbook.pipeline.discovery.discover import (
-    DEFAULT_MAX_CANDIDATES_PER_ROOT,
-    DEFAULT_MAX_SKILL_FILE_BYTES,
-    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
     DiscoverOptions,
     Discovery,
-    Limits,
     Root,
     discover,
     resolve_roots,

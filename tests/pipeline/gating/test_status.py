@@ -17,17 +17,14 @@ from skillbook.model import (
     SkillMetadata,
     Source,
 )
+from skillbook.pipeline.cache.skill_memo import SkillMemo
 from skillbook.pipeline.gating.gate import BinaryLookup, Eligibility, Host, StaticRemote
-from skillbook.pipeline.gating.status import (
+from skillbook.pipeline.gating.install_options import (
     InstallPreferences,
-    SkillMemo,
-    StatusMemo,
-    _GivenVerdicts,
-    build_status,
-    evaluate_all,
     normalize_install_options,
     resolve_install_preferences,
 )
+from skillbook.pipeline.gating.status import StatusMemo, _GivenVerdicts, build_status, evaluate_all
 
 WS = Path("/ws")
 MANAGED = Path("/state/skills")

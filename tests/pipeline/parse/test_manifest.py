@@ -10,11 +10,11 @@ from skillbook.base.js import js_trim
 from skillbook.diagnostics import Severity
 from skillbook.model import InstallSpec, Requires, SkillMetadata
 from skillbook.pipeline.parse.manifest import (
-    normalize_http_url,
     normalize_string_list,
     parse_install_spec,
     resolve_metadata,
 )
+from skillbook.pipeline.parse.url import normalize_http_url
 
 
 def meta(raw: str, **kw: Any) -> SkillMetadata | None:

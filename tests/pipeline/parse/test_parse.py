@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import json5
 import pytest
@@ -15,7 +16,17 @@ from skillbook.pipeline.parse.frontmatter import parse_frontmatter_block
 from skillbook.pipeline.parse.invocation_policy import parse_bool, resolve_dispatch
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.pipeline.parse.text import split_frontmatter
-from skillbook.pipeline.parse.yaml_core import DEFAULT_MAX_DEPTH, YamlError, _new_parser, load_core
+from skillbook.pipeline.parse.yaml_core import (
+    DEFAULT_MAX_DEPTH,
+    YamlError,
+    _new_parser,
+    load_core_with_lines,
+)
+
+
+def load_yaml(text: str) -> Any:
+    """The value the frontmatter parser reads from ``text`` (its key lines dropped)."""
+    return load_core_with_lines(text)[0]
 
 
 def fm(block: str, body: str = "Body\n") -> str:
@@ -356,12 +367,12 @@ def test_duplicate_keys_fall_back_to_line_parser() -> None:
 )
 def test_load_core_refuses_duplicate_keys(block: str) -> None:
     with pytest.raises(YamlError) as info:
-        load_core(block)
+        load_yaml(block)
     assert info.value.kind == "duplicate-key"
 
 
 def test_quoted_and_plain_keys_are_distinct() -> None:
-    assert load_core('"1": a\n1: b') == {"1": "b"}
+    assert load_yaml('"1": a\n1: b') == {"1": "b"}
 
 
 def test_billion_laughs_is_refused() -> None:
@@ -370,7 +381,7 @@ def test_billion_laughs_is_refused() -> None:
         lines.append(f"{cur}: &{cur} [{', '.join([f'*{prev}'] * 9)}]")
     block = "name: x\ndescription: d\n" + "\n".join(lines)
     with pytest.raises(YamlError) as info:
-        load_core(block)
+        load_yaml(block)
     assert info.value.kind == "alias-bomb"
     parsed = parse_skill_text(fm(block))
     assert "parse.yaml-alias-bomb" in codes(parsed)
@@ -381,13 +392,13 @@ def test_billion_laughs_is_refused() -> None:
 def test_alias_budget_matches_the_js_package() -> None:
     # A scalar anchor may be used 99 times (count starts at 1; the bound is 100).
     ok = "a: &a v\nl: [" + ", ".join(["*a"] * 99) + "]"
-    assert load_core(ok)["l"] == ["v"] * 99
+    assert load_yaml(ok)["l"] == ["v"] * 99
     with pytest.raises(YamlError):
-        load_core("a: &a v\nl: [" + ", ".join(["*a"] * 100) + "]")
+        load_yaml("a: &a v\nl: [" + ", ".join(["*a"] * 100) + "]")
 
 
 def test_aliases_resolve_and_merge_keys_are_plain_keys() -> None:
-    data = load_core("base: &b {a: 1}\nother: *b\nderived:\n  <<: *b\n  c: 2")
+    data = load_yaml("base: &b {a: 1}\nother: *b\nderived:\n  <<: *b\n  c: 2")
     assert data["other"] == {"a": 1}
     assert data["derived"] == {"<<": {"a": 1}, "c": 2}
 
@@ -395,21 +406,21 @@ def test_aliases_resolve_and_merge_keys_are_plain_keys() -> None:
 def test_undefined_and_recursive_aliases_are_errors() -> None:
     for block in ("a: *nope", "a: &a [*a]"):
         with pytest.raises(YamlError):
-            load_core(block)
+            load_yaml(block)
 
 
 def test_deep_nesting_is_refused() -> None:
     deep = "k: " + "[" * (DEFAULT_MAX_DEPTH + 5) + "]" * (DEFAULT_MAX_DEPTH + 5)
     with pytest.raises(YamlError) as info:
-        load_core(deep)
+        load_yaml(deep)
     assert info.value.kind == "too-deep"
     parsed = parse_skill_text(fm("name: x\ndescription: d\n" + deep))
     assert "parse.yaml-too-deep" in codes(parsed)
-    assert load_core("k: " + "[" * 50 + "]" * 50) is not None
+    assert load_yaml("k: " + "[" * 50 + "]" * 50) is not None
 
 
 def test_core_schema_has_no_timestamps_sets_or_yaml11_booleans() -> None:
-    data = load_core("d: 2001-12-14\ny: yes\nn: No\no: on\nb: !!binary aGk=\ns: !!str 12")
+    data = load_yaml("d: 2001-12-14\ny: yes\nn: No\no: on\nb: !!binary aGk=\ns: !!str 12")
     assert data == {"d": "2001-12-14", "y": "yes", "n": "No", "o": "on", "b": "aGk=", "s": "12"}
 
 
@@ -430,10 +441,10 @@ def test_js_yaml_strictness_that_libyaml_lacks() -> None:
         'k: "a"#comment',  # comment glued to a value
     ):
         with pytest.raises(YamlError):
-            load_core(block)
+            load_yaml(block)
     # ...and what the JS package accepts although libyaml does not.
-    assert load_core("l:\n-\tRead\n-\tx") == {"l": ["Read", "x"]}
-    assert load_core('m: {\n  "a": 1\n}') == {"m": {"a": 1}}
+    assert load_yaml("l:\n-\tRead\n-\tx") == {"l": ["Read", "x"]}
+    assert load_yaml('m: {\n  "a": 1\n}') == {"m": {"a": 1}}
 
 
 def test_line_separators_are_content_not_line_breaks() -> None:
@@ -516,12 +527,12 @@ def test_pure_python_parser_gives_the_same_values(monkeypatch: pytest.MonkeyPatc
     import sys
 
     block = 'name: x\ndescription: "d"\nl: [1, {a: b}]\nc: bell\x07\ndup: &a v\nref: *a'
-    fast = load_core(block)
+    fast = load_yaml(block)
     monkeypatch.setitem(sys.modules, "yaml._yaml", None)
     assert type(_new_parser("a: 1")).__name__ == "_PyParser"
-    assert load_core(block) == fast
+    assert load_yaml(block) == fast
     with pytest.raises(YamlError):
-        load_core("a: 1\na: 2")
+        load_yaml("a: 1\na: 2")
 
 
 def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
@@ -540,17 +551,3 @@ def test_a_parser_bug_is_an_internal_error_with_a_logged_traceback(
     (record,) = caplog.records
     assert record.exc_info is not None and record.exc_info[0] is KeyError
     assert "/s/SKILL.md" in record.getMessage()
-
-
-def test_the_stages_public_names_are_still_importable_from_skillbook_parse() -> None:
-    import skillbook.pipeline.parse.skill_file as parse_module
-    from skillbook.pipeline.parse import frontmatter as _frontmatter_block
-    from skillbook.pipeline.parse import invocation_policy as _invocation_policy
-    from skillbook.pipeline.parse import text as _skill_text
-
-    assert parse_module.decode_text is _skill_text.decode_text
-    assert parse_module.split_frontmatter is _skill_text.split_frontmatter
-    assert parse_module.parse_frontmatter_block is _frontmatter_block.parse_frontmatter_block
-    assert parse_module.parse_bool is _invocation_policy.parse_bool
-    assert parse_module.resolve_invocation is _invocation_policy.resolve_invocation
-    assert parse_module.resolve_dispatch is _invocation_policy.resolve_dispatch

@@ -13,6 +13,8 @@ import pytest
 from skillbook.base.js import js_trim, utf16_len
 from skillbook.diagnostics import Severity
 from skillbook.model import InvocationPolicy, Skill, Source
+from skillbook.pipeline.prompt.budget import escape_xml
+from skillbook.pipeline.prompt.home_paths import PromptSkill, compact_skill_paths, home_prefixes
 from skillbook.pipeline.prompt.skills_section import (
     COMPACT_WARNING_OVERHEAD,
     DEFAULT_CHECK_COMMAND,
@@ -20,13 +22,9 @@ from skillbook.pipeline.prompt.skills_section import (
     DEFAULT_MAX_SKILLS_PROMPT_CHARS,
     OPENCLAW_CHECK_COMMAND,
     PromptLimits,
-    PromptSkill,
     build_prompt,
-    compact_skill_paths,
-    escape_xml,
     format_skills_compact,
     format_skills_for_prompt,
-    home_prefixes,
     skills_section,
 )
 from skillbook.pipeline.snapshot import build_snapshot

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from skillbook.base.js import utf16_len
 from skillbook.model import InvocationPolicy, Skill, Source
 from skillbook.pipeline.prompt.budget import largest_fitting_prefix
+from skillbook.pipeline.prompt.home_paths import compact_skill_paths
 from skillbook.pipeline.prompt.skills_section import (
     COMPACT_WARNING_OVERHEAD,
     PromptLimits,
     build_prompt,
-    compact_skill_paths,
     format_skills_compact,
     format_skills_for_prompt,
 )

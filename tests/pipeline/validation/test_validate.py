@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 from factories import skill_text, write_file, write_skill
 
+from skillbook.config.mode import Mode
 from skillbook.diagnostics import CODES, Severity
 from skillbook.model import Skill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
+from skillbook.pipeline.validation.strict_rules import strict_problems
 from skillbook.pipeline.validation.validate import (
     MODES,
-    Mode,
     ValidationResult,
     legacy_name_description,
     legacy_triggers,
     passes_strict,
-    strict_problems,
     validate_many,
     validate_path,
 )

@@ -27,22 +27,14 @@ from typing import Final, Literal
 
 from skillbook.base.atomic import exchange, new_token
 from skillbook.base.fs import is_path_inside
+from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.table import UNIVERSAL_DIR, Agent, AgentEnv
 
-__all__ = ["AgentsError", "Placement", "Plan", "apply_plan", "plan_layout", "sanitize_name"]
+__all__ = ["Placement", "Plan", "apply_plan", "plan_layout", "sanitize_name"]
 
 #: What a copy leaves out, as the ``skills`` CLI does.
 _EXCLUDED_FILES: Final = frozenset({"metadata.json"})
 _EXCLUDED_DIRS: Final = frozenset({".git", "__pycache__", "__pypackages__"})
-
-
-class AgentsError(Exception):
-    """A refused ``--for`` operation, with a stable code (``agents.*``)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def sanitize_name(name: str) -> str:

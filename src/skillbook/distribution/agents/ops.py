@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from skillbook.base.fs import is_path_inside
+from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.layout import (
-    AgentsError,
     Plan,
     agent_base,
     apply_plan,

@@ -26,9 +26,6 @@ from __future__ import annotations
 
 from typing import Final
 
-#: The ``skills`` package version these rows were read from.
-SOURCE_VERSION: Final = "1.6.0"
-
 Row = tuple[str, str, str, str | None, tuple[str, ...], tuple[str, ...]]
 
 ROWS: Final[tuple[Row, ...]] = (

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from skillbook.base.atomic import atomic_writer
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.names import NameSet
 from skillbook.distribution.archives.paths import (
     BLOCKED_TYPES,
@@ -38,7 +39,6 @@ from skillbook.distribution.archives.paths import (
     strip_entry_path,
 )
 from skillbook.distribution.progress import NoProgress, Progress
-from skillbook.errors import InstallError
 
 __all__ = ["PathGuard", "check_archive_size", "extract_tar", "extract_zip", "sha256_file"]
 

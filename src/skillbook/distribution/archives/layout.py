@@ -2,7 +2,7 @@
 skill (clawhub-api.md §6.2).
 
 Input: the folder an archive was unpacked into. Output: the skill's root folder, or a
-``registry.archive-layout`` :class:`~skillbook.distribution.registry.errors.RegistryError` with
+``registry.archive-layout`` :class:`~skillbook.distribution.registry.RegistryError` with
 OpenClaw's message. The rules, as OpenClaw's ``resolvePackedRootDir``: a top-level
 ``package/`` folder; else the folder itself when it holds a root marker; else its
 only top-level folder (``unexpected archive layout (dirs: a, b)`` when there are
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 
 __all__ = ["ROOT_MARKERS", "find_marker", "find_skill_root", "skill_file_of"]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from skillbook.base.fs import climbs_out
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.names import NameRejected, NameSet
-from skillbook.errors import InstallError
 
 __all__ = [
     "BLOCKED_TYPES",

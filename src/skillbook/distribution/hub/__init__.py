@@ -29,4 +29,55 @@ Modules, one concept each:
 * ``web`` — the pages a team browses (search, a page per skill, admin review);
 * ``server`` — running it under uvicorn; ``client`` — ``skillbook publish`` (retried
   by :mod:`skillbook.distribution.http`'s rule).
+
+This ``__init__`` holds the server's exceptions, each answered with its HTTP status::
+
+    SkillbookError
+     └─ HubError             a refused request or admin action; ``.status``, ``.body``
+         ├─ HubNotFound      (also a LookupError) no such skill, version, token or blob
+         ├─ HttpError        a route stops a request; ``.headers`` go with the answer
+         └─ PathRejected     (also a ValueError) a published path no client could install
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skillbook.errors import SkillbookError
+
+
+class HubError(SkillbookError):
+    """The registry server (:mod:`skillbook.distribution.hub`) refused a request or an admin action.
+
+    ``status`` is the HTTP status the server answers with; the message is the short
+    plain-text body the ``clawhub`` CLI prints (``Version already exists``). ``body``, when
+    given, is answered as JSON instead (a refused file name: its path and rule).
+    """
+
+    def __init__(self, status: int, message: str, body: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class HubNotFound(HubError, LookupError):
+    """No such skill, version, upload, token or blob on the registry server (404)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(404, message)
+
+
+class HttpError(HubError):
+    """Stop a request with ``status`` and a plain-text body (and ``headers``, e.g. ``Retry-After``)."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None):
+        super().__init__(status, message)
+        self.headers = dict(headers or {})
+
+
+class PathRejected(HubError, ValueError):
+    """A published path that no client could install safely (answered ``400``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)

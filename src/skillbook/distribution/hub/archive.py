@@ -19,13 +19,13 @@ import zipfile
 from collections.abc import Iterable
 from typing import Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.names import NameRejected, NameSet, check_name
 from skillbook.distribution.archives.paths import check_entry_path
-from skillbook.errors import HubError, InstallError
+from skillbook.distribution.hub import HubError, PathRejected
 
 __all__ = [
     "FILE_NAME_ERROR",
-    "PathRejected",
     "build_zip",
     "check_publish_names",
     "check_publish_path",
@@ -38,10 +38,6 @@ FILE_NAME_ERROR: Final = "publish.file-name"
 #: 1980-01-01, the earliest time a ZIP can hold: the archive does not depend on the clock.
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
 MAX_PATH_CHARS: Final = 1024
-
-
-class PathRejected(ValueError):
-    """A published path that no client could install safely."""
 
 
 def check_publish_path(path: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from skillbook.base.atomic import write_atomic
-from skillbook.errors import HubNotFound
+from skillbook.distribution.hub import HubNotFound
 
 __all__ = ["BlobStore", "FolderBlobStore", "S3BlobStore", "open_blob_store"]
 
@@ -33,7 +33,7 @@ class BlobStore(Protocol):
         """Store ``data``; returns its key (the sha256 hex)."""
 
     def get(self, key: str) -> bytes:
-        """The bytes under ``key``; raises :class:`~skillbook.errors.HubNotFound`."""
+        """The bytes under ``key``; raises :class:`~skillbook.distribution.hub.HubNotFound`."""
 
     def exists(self, key: str) -> bool: ...
 

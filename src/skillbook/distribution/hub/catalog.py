@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, selectinload
 
+from skillbook.distribution.hub import HubError, HubNotFound
 from skillbook.distribution.hub.models import (
     DELETED,
     HELD,
@@ -27,7 +28,6 @@ from skillbook.distribution.hub.models import (
 )
 from skillbook.distribution.hub.semver_tags import is_semver, semver_key
 from skillbook.distribution.hub.tokens import now_ms
-from skillbook.errors import HubError, HubNotFound
 
 __all__ = [
     "audit",

@@ -21,9 +21,10 @@ from typing import Any
 
 from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.pipeline.validation.validate import validate_path
-from skillbook.security import rules_version, scan_path
 from skillbook.security.findings import ScanReport
 from skillbook.security.findings import Severity as ScanSeverity
+from skillbook.security.rules_version import rules_version
+from skillbook.security.scanner import scan_path
 
 __all__ = ["CHECK_TEMP_PREFIX", "CheckResult", "check_files", "scan_summary"]
 

@@ -48,16 +48,9 @@ from skillbook.distribution.http import (
 )
 from skillbook.distribution.hub.semver_tags import is_semver, semver_key
 from skillbook.distribution.hub.server_config import MIB
-from skillbook.errors import PublishFailed
+from skillbook.distribution.registry import PublishFailed
 
-__all__ = [
-    "LocalFile",
-    "PublishFailed",
-    "PublishOptions",
-    "PublishOutcome",
-    "collect_files",
-    "publish_path",
-]
+__all__ = ["LocalFile", "PublishOptions", "PublishOutcome", "collect_files", "publish_path"]
 
 MAX_FILE_BYTES: Final = 10 * MIB
 MAX_TOTAL_BYTES: Final = 50 * MIB
@@ -189,9 +182,9 @@ def unpacked(path: Path) -> Iterator[Path]:
     if path.is_dir():
         yield path
         return
+    from skillbook.distribution import InstallError
     from skillbook.distribution.archives.extract import extract_tar, extract_zip
     from skillbook.distribution.archives.paths import DEFAULT_LIMITS
-    from skillbook.errors import InstallError
 
     lower = path.name.lower()
     with tempfile.TemporaryDirectory(prefix="skillbook-publish-") as tmp:

@@ -40,12 +40,12 @@ from typing import Final
 from sqlalchemy import delete, exists, func, or_, select
 from sqlalchemy.orm import Session
 
+from skillbook.distribution.hub import HubError, HubNotFound
 from skillbook.distribution.hub.blobs import BlobStore
 from skillbook.distribution.hub.checks import CHECK_TEMP_PREFIX
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.models import DELETED, Upload, Version, VersionFile
 from skillbook.distribution.hub.server_config import HubSettings
-from skillbook.errors import HubError, HubNotFound
 
 __all__ = ["Housekeeper", "SweepReport", "check_quota", "sweep_forever", "token_usage"]
 

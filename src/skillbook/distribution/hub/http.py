@@ -9,7 +9,7 @@ work runs in the thread pool: the handlers are plain functions.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,26 +21,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from skillbook.distribution.hub import HttpError, HubError
 from skillbook.distribution.hub.blobs import BlobStore, open_blob_store
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.distribution.hub.search import HubSearch
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, authenticate
-from skillbook.errors import HubError
 
-__all__ = ["Ctx", "HttpError", "Hub", "json", "route", "text"]
+__all__ = ["Ctx", "Hub", "json", "route", "text"]
 
 log = logging.getLogger("skillbook.distribution.hub")
-
-
-class HttpError(Exception):
-    """Stop a request with ``status`` and a plain-text body."""
-
-    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.headers = dict(headers or {})
 
 
 @dataclass

@@ -4,7 +4,7 @@ Input: a :class:`~skillbook.distribution.hub.tokens.Caller`, the request bodies 
 CLI 0.23.3 sends (spec §3.14: ``upload-url``, the raw upload, then ``POST
 /api/v1/skills``), or the multipart form of other clients. Output: the publish
 answer (``{ok, skillId, versionId, publicationStatus, …}``) or a
-:class:`~skillbook.errors.HubError` with the HTTP status and a short plain-text message.
+:class:`~skillbook.distribution.hub.HubError` with the HTTP status and a short plain-text message.
 
 Every version is validated (the registry's mode; errors refuse it) and scanned
 (findings at the hold severity, ``high`` by default, hold it: ``publicationStatus:
@@ -34,9 +34,8 @@ from sqlalchemy.orm import Session, selectinload
 from skillbook.distribution.archives.layout import skill_file_of
 from skillbook.distribution.archives.names import NameRejected
 from skillbook.distribution.fingerprint import fingerprint_bytes_order, fingerprint_digests
-from skillbook.distribution.hub import catalog
+from skillbook.distribution.hub import HubError, HubNotFound, PathRejected, catalog
 from skillbook.distribution.hub.archive import (
-    PathRejected,
     build_zip,
     check_publish_names,
     check_publish_path,
@@ -58,9 +57,8 @@ from skillbook.distribution.hub.models import (
 from skillbook.distribution.hub.semver_tags import is_semver, valid_tag
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, now_ms
-from skillbook.errors import HubError, HubNotFound
 
-__all__ = ["SLUG_RE", "HubError", "create_upload", "publish_version", "receive_upload"]
+__all__ = ["SLUG_RE", "create_upload", "publish_version", "receive_upload"]
 
 #: OpenClaw's rule for requested slugs (spec §5.3), lowercase only on our side.
 SLUG_RE: Final = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")

@@ -14,8 +14,8 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, selectinload
 from starlette.responses import Response
 
-from skillbook.distribution.hub import catalog, shapes
-from skillbook.distribution.hub.http import Ctx, HttpError, json
+from skillbook.distribution.hub import HttpError, catalog, shapes
+from skillbook.distribution.hub.http import Ctx, json
 from skillbook.distribution.hub.models import DELETED, HELD, PUBLISHED, Skill, Version
 
 __all__ = ["READ_HANDLERS"]

@@ -13,8 +13,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from skillbook.distribution.hub import catalog, shapes
-from skillbook.distribution.hub.http import Ctx, HttpError, json
+from skillbook.distribution.hub import HttpError, catalog, shapes
+from skillbook.distribution.hub.http import Ctx, json
 from skillbook.distribution.hub.publish import create_upload, publish_version, receive_upload
 
 __all__ = ["WRITE_HANDLERS"]

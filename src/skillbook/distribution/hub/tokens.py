@@ -17,8 +17,8 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from skillbook.distribution.hub import HubError, HubNotFound
 from skillbook.distribution.hub.models import Token
-from skillbook.errors import HubError, HubNotFound
 
 __all__ = [
     "HANDLE_RE",

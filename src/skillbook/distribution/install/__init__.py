@@ -19,7 +19,8 @@ The pipeline, one module each::
 Typical use::
 
     from skillbook import load
-    from skillbook.distribution.install import plan_setup, run_setup
+    from skillbook.distribution.install.run import run_setup
+    from skillbook.distribution.install.setup import plan_setup
 
     plan = plan_setup(load("~/ws"), "weather")
     print(plan.to_json())          # what would run
@@ -28,49 +29,3 @@ Typical use::
 
 Part of :mod:`skillbook.distribution`: above the pipeline, security and the runtime.
 """
-
-from __future__ import annotations
-
-from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
-from skillbook.distribution.install.download import DownloadOptions
-from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.plan import DownloadPlan, Refusal, Role, Step
-from skillbook.distribution.install.policy import InstallPolicy
-from skillbook.distribution.install.result import (
-    InstallError,
-    InstallResult,
-    format_install_failure_message,
-    summarize_install_output,
-)
-from skillbook.distribution.install.run import SetupResult, install_skill, run_setup
-from skillbook.distribution.install.setup import SetupOptions, SetupPlan, clamp_timeout, plan_setup
-from skillbook.distribution.install.tools_dir import safe_path_segment_hashed
-from skillbook.distribution.netguard import NetworkPolicy
-from skillbook.distribution.progress import NoProgress, Progress
-
-__all__ = [
-    "DEFAULT_LIMITS",
-    "DownloadOptions",
-    "DownloadPlan",
-    "ExtractLimits",
-    "InstallError",
-    "InstallPolicy",
-    "InstallResult",
-    "Machine",
-    "NetworkPolicy",
-    "NoProgress",
-    "Progress",
-    "Refusal",
-    "Role",
-    "SetupOptions",
-    "SetupPlan",
-    "SetupResult",
-    "Step",
-    "clamp_timeout",
-    "format_install_failure_message",
-    "install_skill",
-    "plan_setup",
-    "run_setup",
-    "safe_path_segment_hashed",
-    "summarize_install_output",
-]

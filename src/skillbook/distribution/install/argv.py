@@ -13,7 +13,7 @@ import re
 from typing import Final
 
 from skillbook.base.js import js_trim
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution import InstallError
 from skillbook.model import InstallSpec
 
 __all__ = [

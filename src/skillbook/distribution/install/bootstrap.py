@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import Role, Step
-from skillbook.distribution.install.result import InstallError
 from skillbook.model import InstallSpec
 from skillbook.pipeline.gating.gate import BinaryLookup
 

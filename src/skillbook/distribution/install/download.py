@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from skillbook.base.fs import is_path_inside
 from skillbook.base.js import js_trim
 from skillbook.base.locks import locked
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.extract import extract_tar, extract_zip
 from skillbook.distribution.archives.paths import (
     DEFAULT_LIMITS,
@@ -38,11 +39,7 @@ from skillbook.distribution.archives.paths import (
 from skillbook.distribution.http import DEFAULT_MAX_DOWNLOAD_BYTES, fetch_to_file
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import DownloadPlan
-from skillbook.distribution.install.result import (
-    InstallError,
-    InstallResult,
-    format_install_failure_message,
-)
+from skillbook.distribution.install.result import InstallResult, format_install_failure_message
 from skillbook.distribution.install.runner import CommandResult
 from skillbook.distribution.install.tarbz2 import TAR_MISSING, extract_tar_bz2
 from skillbook.distribution.install.tools_dir import (

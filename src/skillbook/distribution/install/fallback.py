@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.argv import SAFE_UV_PACKAGE
 from skillbook.distribution.install.bootstrap import AptMessages, apt_steps
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import Role, Step
-from skillbook.distribution.install.result import InstallError
 from skillbook.model import InstallSpec, Skill
 from skillbook.pipeline.gating.gate import BinaryLookup
 from skillbook.pipeline.parse.manifest import normalize_string_list

@@ -14,11 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from skillbook.base.js import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
-from skillbook.errors import InstallError
+from skillbook.distribution import InstallError
 
 __all__ = [
     "MAX_SUMMARY_CHARS",
-    "InstallError",
     "InstallResult",
     "format_install_failure_message",
     "summarize_install_output",

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from skillbook.config.file import Config
+from skillbook.distribution import InstallError
 from skillbook.distribution.audit import append_audit
 from skillbook.distribution.install.download import run_download
 from skillbook.distribution.install.execute import run_steps
 from skillbook.distribution.install.plan import DownloadPlan
-from skillbook.distribution.install.result import InstallError, InstallResult
+from skillbook.distribution.install.result import InstallResult
 from skillbook.distribution.install.setup import SetupOptions, SetupPlan, plan_setup
 from skillbook.distribution.progress import Progress
 from skillbook.pipeline.book import Loader

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.fallback import RawInstaller, raw_installers
-from skillbook.distribution.install.result import InstallError
 from skillbook.model import InstallSpec, Skill
 from skillbook.pipeline.gating.gate import BinaryLookup
-from skillbook.pipeline.gating.status import (
+from skillbook.pipeline.gating.install_options import (
     InstallPreferences,
     install_option,
     normalize_install_options,

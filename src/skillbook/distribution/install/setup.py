@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.install.argv import build_install_argv
 from skillbook.distribution.install.bootstrap import plan_command_steps
 from skillbook.distribution.install.download import DownloadOptions, plan_download
@@ -24,7 +25,6 @@ from skillbook.distribution.install.fallback import describe_unknown, fallback_s
 from skillbook.distribution.install.machine import Machine
 from skillbook.distribution.install.plan import DownloadPlan, Refusal, Step
 from skillbook.distribution.install.policy import InstallPolicy
-from skillbook.distribution.install.result import InstallError
 from skillbook.distribution.install.select import Choice, choose
 from skillbook.distribution.install.tools_dir import tools_root
 from skillbook.distribution.scan_gate import ScanVerdict, scan_for_install
@@ -32,7 +32,8 @@ from skillbook.errors import SkillNotFound
 from skillbook.model import InstallSpec, Skill, Source
 from skillbook.pipeline.book import SkillBook
 from skillbook.pipeline.gating.gate import BinaryLookup, resolve_skill_source
-from skillbook.pipeline.gating.status import StatusEntry, resolve_install_preferences
+from skillbook.pipeline.gating.install_options import resolve_install_preferences
+from skillbook.pipeline.gating.status import StatusEntry
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",

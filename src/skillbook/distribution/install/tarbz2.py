@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Final
 
 from skillbook.base.js import JS_WHITESPACE, js_trim
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.extract import sha256_file
 from skillbook.distribution.archives.paths import EntryChecker, ExtractLimits
 from skillbook.distribution.install.machine import Machine
-from skillbook.distribution.install.result import InstallError
 from skillbook.distribution.install.runner import CommandResult, run_command
 
 __all__ = ["TAR_MISSING", "extract_tar_bz2", "parse_tar_verbose"]

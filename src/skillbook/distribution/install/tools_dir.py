@@ -19,7 +19,7 @@ from typing import Final
 from skillbook.base.fs import abspath, is_path_inside
 from skillbook.base.js import js_trim
 from skillbook.config.paths import resolve_user_path
-from skillbook.distribution.install.result import InstallError
+from skillbook.distribution import InstallError
 
 __all__ = [
     "TOOLS_DIR_NAME",

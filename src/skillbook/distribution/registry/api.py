@@ -17,8 +17,8 @@ from typing import Any, BinaryIO, Final
 from urllib.parse import quote
 
 from skillbook.distribution.progress import Progress
+from skillbook.distribution.registry import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.client import Downloaded, RegistryClient
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 
 __all__ = [
     "GitHubSource",

@@ -28,7 +28,7 @@ from typing import Any, Final
 from urllib.parse import quote, unquote
 
 from skillbook.base.fs import read_file_at_most
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.lockfile import SKILLBOOK_DIR, read_json, write_json_atomic
 from skillbook.distribution.registry.skillfiles import list_skill_files
 from skillbook.distribution.registry.workdir import MANIFEST_NAME, Workdir

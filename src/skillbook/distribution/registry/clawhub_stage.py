@@ -4,7 +4,7 @@ the release may be installed, download it (or follow its GitHub hand-off), unpac
 Input: a :class:`~skillbook.distribution.registry.refs.RegistryRef` and a
 :class:`~skillbook.distribution.registry.staging.StageContext`. Output: a
 :class:`~skillbook.distribution.registry.staging.Staged` tree with what its ``origin.json`` and lock
-entry will say, or a :class:`~skillbook.distribution.registry.errors.RegistryError` that left the
+entry will say, or a :class:`~skillbook.distribution.registry.RegistryError` that left the
 workdir as it was.
 
 The steps (clawhub-api.md §3, OpenClaw 2026.9's ``performClawHubSkillInstall`` and the
@@ -37,19 +37,18 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.layout import ROOT_MARKERS, find_marker, find_skill_root
 from skillbook.distribution.fingerprint import github_content_hash, integrity
 from skillbook.distribution.netguard import NetworkPolicy
-from skillbook.distribution.registry import api
+from skillbook.distribution.registry import RegistryError, RegistryNotFound, api
 from skillbook.distribution.registry.client import Downloaded, RegistryClient
 from skillbook.distribution.registry.endpoint import DEFAULT_REGISTRY
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR
 from skillbook.distribution.registry.refs import RegistryRef
 from skillbook.distribution.registry.staging import StageContext, Staged, adopt, scratch, unpack
 from skillbook.distribution.registry.trust import TrustVerdict, check_release, fetch_verification
 from skillbook.distribution.registry.trust import verification_snapshot as snapshot
-from skillbook.errors import InstallError
 
 __all__ = [
     "CODELOAD_VARS",

@@ -2,7 +2,7 @@
 
 Input: an :class:`~skillbook.distribution.registry.endpoint.Endpoint`, a route and query. Output:
 the parsed JSON, or the downloaded bytes streamed into a file (with a progress
-report); errors are :class:`~skillbook.distribution.registry.errors.RegistryError` values with
+report); errors are :class:`~skillbook.distribution.registry.RegistryError` values with
 OpenClaw's wording, naming the registry actually asked
 (``/api/v1/search on https://hub.example.com failed (500): boom``, ``… on clawhub.ai
 (default) …``; OpenClaw says ``ClawHub`` whichever registry it asked).
@@ -39,12 +39,8 @@ from skillbook.distribution.http import (
     stream_capped,
 )
 from skillbook.distribution.progress import NoProgress, Progress
+from skillbook.distribution.registry import RegistryError, RegistryNotFound, RegistryUnavailable
 from skillbook.distribution.registry.endpoint import Endpoint
-from skillbook.distribution.registry.errors import (
-    RegistryError,
-    RegistryNotFound,
-    RegistryUnavailable,
-)
 
 if TYPE_CHECKING:
     import httpx

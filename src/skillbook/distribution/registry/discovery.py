@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.endpoint import normalize_base_url
-from skillbook.distribution.registry.errors import RegistryError
 
 if TYPE_CHECKING:
     import httpx

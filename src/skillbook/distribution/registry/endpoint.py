@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.lockfile import read_json
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import Final
 
 from skillbook.base.fs import read_file_at_most
 from skillbook.distribution.archives.layout import find_marker
-from skillbook.distribution.registry.errors import RegistryError, RegistryUnavailable
+from skillbook.distribution.registry import RegistryError, RegistryUnavailable
 from skillbook.distribution.registry.refs import GitRef, redact_url
 
 __all__ = ["DEFAULT_GIT_TIMEOUT", "RepoSkill", "fetch_checkout", "list_skills"]

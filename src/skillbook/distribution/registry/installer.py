@@ -3,7 +3,7 @@
 Input: what to install (any :mod:`skillbook.distribution.registry.refs` form), an
 :class:`InstallOptions` and a :class:`~skillbook.distribution.registry.workdir.Workdir`. Output: one
 :class:`InstallOutcome` per skill installed, or a
-:class:`~skillbook.distribution.registry.errors.RegistryError` that left the workdir unchanged.
+:class:`~skillbook.distribution.registry.RegistryError` that left the workdir unchanged.
 
 Every skill is scanned (:func:`skillbook.distribution.scan_gate.scan_for_install`, the
 scanner of ``skillbook setup``) in its staged tree, before it is swapped in: critical
@@ -36,10 +36,10 @@ from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.http import RetryPolicy
 from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.distribution.progress import Progress
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.clawhub_stage import stage_registry
 from skillbook.distribution.registry.client import RegistryClient
 from skillbook.distribution.registry.endpoint import Endpoint, installed_endpoint
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import (
     CLAWHUB_DIR,
     SKILLBOOK_DIR,

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from skillbook.base.js import js_key_order
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 
 __all__ = [
     "CLAWHUB_DIR",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.lockfile import write_lock
 from skillbook.distribution.registry.tracked import Tracked, find_tracked
 from skillbook.distribution.registry.workdir import Workdir

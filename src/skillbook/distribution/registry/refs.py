@@ -3,7 +3,7 @@ or an archive; and the slug and folder-name rules of OpenClaw and the ``clawhub`
 
 Input: the argument as typed. Output: a :class:`RegistryRef`, :class:`GitRef`,
 :class:`FolderRef` or :class:`ArchiveRef`, or a ``registry.invalid-ref``
-:class:`~skillbook.distribution.registry.errors.RegistryError` (``Invalid skill slug: <raw>`` for a
+:class:`~skillbook.distribution.registry.RegistryError` (``Invalid skill slug: <raw>`` for a
 bad slug, OpenClaw's message). Pure: nothing here touches disk or network.
 
 The forms, tried in this order:
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 
 __all__ = [
     "ARCHIVE_SUFFIXES",

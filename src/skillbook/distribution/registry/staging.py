@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.layout import find_skill_root
 from skillbook.distribution.archives.paths import DEFAULT_LIMITS, ExtractLimits
 from skillbook.distribution.netguard import NetworkPolicy
 from skillbook.distribution.progress import Progress
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.client import RegistryClient
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR, LEGACY_DIR, SKILLBOOK_DIR
 from skillbook.distribution.registry.refs import ArchiveRef, FolderRef, GitRef, check_folder_name
 from skillbook.distribution.registry.workdir import Workdir
 from skillbook.distribution.swap import make_staging, remove_tree
-from skillbook.errors import InstallError
 
 __all__ = [
     "StageContext",

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from skillbook.distribution.registry.errors import RegistryError
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.lockfile import (
     CLAWHUB_DIR,
     SKILLBOOK_DIR,

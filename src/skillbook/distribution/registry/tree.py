@@ -4,7 +4,7 @@ with the rules every archive obeys.
 Input: a source folder, a fresh destination and the archive limits
 (:class:`~skillbook.distribution.archives.paths.ExtractLimits`). Output: a copy of its
 regular files and folders, or an ``install.archive-rejected``
-:class:`~skillbook.distribution.registry.errors.RegistryError`: a symbolic or hard link, device,
+:class:`~skillbook.distribution.registry.RegistryError`: a symbolic or hard link, device,
 FIFO or socket anywhere in the tree refuses the whole copy (as in an archive: a link
 could point at ``~/.ssh``), and so do more entries, a bigger file or more bytes than
 the limits allow. ``.git`` folders are left out. Files are read through descriptors
@@ -19,9 +19,9 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from skillbook.distribution import InstallError
 from skillbook.distribution.archives.paths import ByteBudget, ExtractLimits
-from skillbook.distribution.registry.errors import RegistryError
-from skillbook.errors import InstallError
+from skillbook.distribution.registry import RegistryError
 
 __all__ = ["copy_tree"]
 

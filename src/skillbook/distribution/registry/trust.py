@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 from urllib.parse import quote
 
+from skillbook.distribution.registry import RegistryError, RegistryNotFound
 from skillbook.distribution.registry.client import RegistryClient
-from skillbook.distribution.registry.errors import RegistryError, RegistryNotFound
 
 __all__ = ["TrustVerdict", "check_release", "fetch_verification", "verification_snapshot"]
 

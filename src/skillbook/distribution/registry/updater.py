@@ -31,9 +31,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from skillbook.distribution.registry import api
+from skillbook.distribution.registry import RegistryError, api
 from skillbook.distribution.registry.backups import make_backup, tree_diff
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.installer import Installer, InstallOptions
 from skillbook.distribution.registry.lockfile import CLAWHUB_DIR
 from skillbook.distribution.registry.pins import is_pinned, pin_reason, pinned_error

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.client import RegistryClient
-from skillbook.distribution.registry.errors import RegistryError
 from skillbook.distribution.registry.tracked import (
     Drift,
     Tracked,

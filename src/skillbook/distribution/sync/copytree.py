@@ -33,7 +33,7 @@ import stat as st
 from dataclasses import dataclass, field
 
 from skillbook.base.fs import climbs_out
-from skillbook.errors import SyncError
+from skillbook.distribution.sync import SyncError
 
 #: Entry names skipped at any depth (OpenClaw's filter).
 EXCLUDED_NAMES = frozenset({".git", "node_modules"})

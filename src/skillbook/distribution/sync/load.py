@@ -25,8 +25,8 @@ from skillbook import diagnostics as dg
 from skillbook.base.locks import folder_lock
 from skillbook.diagnostics import Diagnostic
 from skillbook.distribution import swap
+from skillbook.distribution.sync import SyncError
 from skillbook.distribution.sync.copytree import CopyError, copy_skill
-from skillbook.distribution.sync.errors import SyncError
 from skillbook.distribution.sync.listing import TreeEntry, list_tree
 from skillbook.errors import SkillNotFound
 from skillbook.model import Skill, Source

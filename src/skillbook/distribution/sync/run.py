@@ -18,9 +18,8 @@ from skillbook import diagnostics as dg
 from skillbook.base.fs import is_path_inside
 from skillbook.diagnostics import Diagnostic
 from skillbook.distribution import swap
-from skillbook.distribution.sync import marker
+from skillbook.distribution.sync import TargetNotSynced, marker
 from skillbook.distribution.sync.copytree import EXCLUDED_NAMES, CopyError, CopyReport, copy_skill
-from skillbook.distribution.sync.errors import TargetNotSynced
 from skillbook.distribution.sync.names import DirNamer, Refusal
 from skillbook.distribution.sync.result import SyncedSkill, SyncProgress
 from skillbook.distribution.sync.sandbox import CATALOG_FILE, mounted_catalog

@@ -31,7 +31,7 @@ from skillbook import diagnostics as dg
 from skillbook.base import locks
 from skillbook.config.file import Config
 from skillbook.config.paths import resolve_user_path
-from skillbook.distribution.sync.errors import SyncBusy, SyncError
+from skillbook.distribution.sync import SyncBusy, SyncError
 from skillbook.distribution.sync.result import SyncProgress, SyncResult
 from skillbook.distribution.sync.run import SKILLS_DIR, SyncRun
 from skillbook.distribution.sync.sandbox import check_mount, env_passthrough

@@ -56,7 +56,6 @@ from skillbook.pipeline.cache.parse_codec import decode_parsed, encode_parsed
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "FORMAT",
-    "RACY_NS",
     "SHARDS",
     "ParseStore",
     "cache_folder",

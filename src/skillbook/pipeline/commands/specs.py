@@ -369,17 +369,3 @@ def source_family(source: str) -> str:
     if label in _BUNDLED_SOURCES:
         return "bundled"
     return "workspace" if label in _WORKSPACE_SOURCES else "unknown"
-
-
-def dedupe_by_skill_name(commands: Iterable[CommandSpec]) -> tuple[CommandSpec, ...]:
-    """§6.3: keep the first command per skill name (case-insensitive); blank names pass."""
-    seen: set[str] = set()
-    out: list[CommandSpec] = []
-    for cmd in commands:
-        key = lower_or_empty(cmd.skill_name)
-        if key and key in seen:
-            continue
-        if key:
-            seen.add(key)
-        out.append(cmd)
-    return tuple(out)

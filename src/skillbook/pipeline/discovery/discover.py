@@ -34,11 +34,6 @@ from skillbook.base import fs as _fs
 from skillbook.base import listing as _listing
 from skillbook.base.js import js_sorted, locale_compare_key
 from skillbook.config.limits import (
-    DEFAULT_MAX_CANDIDATES_PER_ROOT,
-    DEFAULT_MAX_SKILL_FILE_BYTES,
-    DEFAULT_MAX_SKILLS_IN_PROMPT,
-    DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE,
-    DEFAULT_MAX_SKILLS_PROMPT_CHARS,
     Limits,
 )
 from skillbook.config.mode import DEFAULT_MODE, Mode
@@ -67,14 +62,8 @@ from skillbook.pipeline.discovery.sources import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_CANDIDATES_PER_ROOT",
-    "DEFAULT_MAX_SKILLS_IN_PROMPT",
-    "DEFAULT_MAX_SKILLS_LOADED_PER_SOURCE",
-    "DEFAULT_MAX_SKILLS_PROMPT_CHARS",
-    "DEFAULT_MAX_SKILL_FILE_BYTES",
     "DiscoverOptions",
     "Discovery",
-    "Limits",
     "Root",
     "RootSource",
     "Shadowing",

@@ -43,8 +43,9 @@ from typing import Any, Final
 from skillbook import diagnostics as dg
 from skillbook.base import fs as _fs
 from skillbook.base.js import js_trim, locale_compare_key
-from skillbook.config.file import Config, PluginsConfig
+from skillbook.config.file import Config
 from skillbook.config.paths import Paths, resolve_user_path
+from skillbook.config.source_sections import PluginsConfig
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
 from skillbook.pipeline.cache.footprint import make_open, real

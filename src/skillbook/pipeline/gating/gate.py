@@ -35,23 +35,17 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 
 from skillbook.base.fast_init import fast_init
 from skillbook.base.js import is_truthy, js_string, js_trim
-from skillbook.config.file import MISSING, Config, resolve_config_path
+from skillbook.config.errors import MISSING
+from skillbook.config.file import Config, resolve_config_path
 from skillbook.config.profile import DEFAULT_PROFILE, GateRules
 from skillbook.config.skill_filter import (
-    DEFAULT_AGENT_ID,
     apply_filter,
-    effective_skill_filter,
-    matches_skill_filter,
-    normalize_agent_id,
-    normalize_skill_filter,
-    resolve_agent_filter,
 )
 from skillbook.model import Skill, Source
 from skillbook.pipeline.cache.footprint import binary
 
 __all__ = [
     "CONFIG_PATH_DEFAULTS",
-    "DEFAULT_AGENT_ID",
     "DEFAULT_PATHEXT",
     "BinaryLookup",
     "ConfigCheck",
@@ -61,17 +55,11 @@ __all__ = [
     "RemoteEligibility",
     "Requirements",
     "StaticRemote",
-    "apply_filter",
     "bundled_allowlist",
-    "effective_skill_filter",
     "eligible_skills",
     "evaluate",
     "is_config_path_truthy",
-    "matches_skill_filter",
     "node_platform",
-    "normalize_agent_id",
-    "normalize_skill_filter",
-    "resolve_agent_filter",
     "resolve_skill_source",
 ]
 

@@ -41,30 +41,13 @@ from skillbook.pipeline.gating.gate import (
     resolve_skill_source,
 )
 from skillbook.pipeline.gating.install_options import (
-    DEFAULT_NODE_MANAGER,
-    DEFAULT_PREFER_BREW,
     InstallOption,
     InstallPreferences,
-    install_option,
     normalize_install_options,
     resolve_install_preferences,
 )
 
-__all__ = [
-    "DEFAULT_NODE_MANAGER",
-    "DEFAULT_PREFER_BREW",
-    "InstallOption",
-    "InstallPreferences",
-    "SkillMemo",
-    "StatusEntry",
-    "StatusMemo",
-    "StatusReport",
-    "build_status",
-    "evaluate_all",
-    "install_option",
-    "normalize_install_options",
-    "resolve_install_preferences",
-]
+__all__ = ["StatusEntry", "StatusMemo", "StatusReport", "build_status", "evaluate_all"]
 
 
 @fast_init

@@ -358,7 +358,6 @@ __all__ = [
     "INSTALL_KINDS",
     "LEGACY_MANIFEST_KEYS",
     "MANIFEST_KEY",
-    "normalize_http_url",
     "normalize_string_list",
     "parse_install_spec",
     "resolve_metadata",

@@ -27,11 +27,9 @@ from skillbook.model import Frontmatter, InvocationPolicy, ParsedSkillFile
 from skillbook.pipeline.parse.frontmatter import (
     NONE_RELOADED,
     frontmatter_block,
-    parse_frontmatter_block,
 )
 from skillbook.pipeline.parse.frontmatter_rules import recovered, split_frontmatter_exact
 from skillbook.pipeline.parse.invocation_policy import (
-    parse_bool,
     resolve_dispatch,
     resolve_invocation,
 )
@@ -39,15 +37,7 @@ from skillbook.pipeline.parse.manifest import DEFAULT_METADATA_KEY, resolve_meta
 from skillbook.pipeline.parse.text import decode_text, split_frontmatter
 
 #: The stages' public names, importable from here as they always were.
-__all__ = [
-    "decode_text",
-    "parse_bool",
-    "parse_frontmatter_block",
-    "parse_skill_text",
-    "resolve_dispatch",
-    "resolve_invocation",
-    "split_frontmatter",
-]
+__all__ = ["parse_skill_text"]
 
 _log = logging.getLogger("skillbook.pipeline.parse.skill_file")
 

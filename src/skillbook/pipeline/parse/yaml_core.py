@@ -95,11 +95,6 @@ class _Frame:
     key_lines: dict[str, int] | None = None
 
 
-def load_core(text: str) -> Any:
-    """Parse one YAML document with core-schema semantics; raise :class:`YamlError`."""
-    return load_core_with_lines(text)[0]
-
-
 def load_core_with_lines(
     text: str,
     *,
@@ -107,7 +102,8 @@ def load_core_with_lines(
     max_depth: int = DEFAULT_MAX_DEPTH,
     fast: bool = True,
 ) -> tuple[Any, dict[str, int]]:
-    """Like :func:`load_core`, plus the 1-based line of each top-level mapping key.
+    """Parse one YAML document with core-schema semantics (raise :class:`YamlError`), and
+    the 1-based line of each top-level mapping key.
 
     ``fast``: answer the plainest blocks without the parser (:mod:`._yaml_simple`);
     False when the caller already tried that."""

@@ -31,14 +31,15 @@ from skillbook.pipeline.prompt.budget import (
     HEADER_PATHS,
     Entry,
     bounded_catalog,
+    escape_xml,
     largest_fitting_prefix,
 )
-from skillbook.pipeline.prompt.budget import escape_xml as escape_xml
 from skillbook.pipeline.prompt.entries import CatalogParts, full_entry
-from skillbook.pipeline.prompt.home_paths import KeptPaths as KeptPaths
-from skillbook.pipeline.prompt.home_paths import PromptSkill as PromptSkill
-from skillbook.pipeline.prompt.home_paths import compact_skill_paths as compact_skill_paths
-from skillbook.pipeline.prompt.home_paths import home_prefixes as home_prefixes
+from skillbook.pipeline.prompt.home_paths import (
+    KeptPaths,
+    PromptSkill,
+    compact_skill_paths,
+)
 
 DEFAULT_MAX_SKILLS_IN_PROMPT = 150
 DEFAULT_MAX_SKILLS_PROMPT_CHARS = 30_000

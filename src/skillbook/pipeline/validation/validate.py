@@ -37,18 +37,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from skillbook.base.js import utf16_slice
+from skillbook.config.limits import DEFAULT_MAX_SKILL_FILE_BYTES
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
-from skillbook.pipeline.discovery.discover import DEFAULT_MAX_SKILL_FILE_BYTES
 from skillbook.pipeline.validation.strict_rules import (
     LOWERCASE_SKILL_FILE,
-    MAX_COMPATIBILITY_LENGTH,
-    MAX_DESCRIPTION_LENGTH,
-    MAX_NAME_LENGTH,
-    NAME_RE,
-    SEMVER_RE,
     SKILL_FILE,
-    SPEC_FIELDS,
     _Report,
     _version_problems,
     strict_problems,
@@ -60,23 +54,13 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MODE",
     "LEGACY_DESCRIPTION_UNITS",
-    "LOWERCASE_SKILL_FILE",
-    "MAX_COMPATIBILITY_LENGTH",
-    "MAX_DESCRIPTION_LENGTH",
-    "MAX_NAME_LENGTH",
     "MODES",
-    "NAME_RE",
-    "SEMVER_RE",
-    "SKILL_FILE",
     "SKIPPED_DIRS",
-    "SPEC_FIELDS",
-    "Mode",
     "ValidationReport",
     "ValidationResult",
     "legacy_name_description",
     "legacy_triggers",
     "passes_strict",
-    "strict_problems",
     "validate_many",
     "validate_path",
     "validate_tree",

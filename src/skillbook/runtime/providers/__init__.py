@@ -1,8 +1,9 @@
 """Chat models for the agent loop, and picking one from flags and the environment.
 
 Input: an environment mapping and optional explicit settings. Output: a
-:class:`ChatModel` — :class:`OpenAIChatModel` (any OpenAI-compatible server),
-:class:`AnthropicModel`, or :class:`ScriptedModel` for tests. The vendor packages
+:class:`~.base.ChatModel` — :class:`~.openai_chat.OpenAIChatModel` (any OpenAI-compatible
+server), :class:`~.anthropic_messages.AnthropicModel`, or :class:`~.scripted.ScriptedModel`
+for tests. The vendor packages
 (``openai``, ``anthropic``) are imported only when such a model is made.
 
 Precedence in :func:`model_from_env`: explicit arguments, then ``SKILLBOOK_PROVIDER``,
@@ -18,42 +19,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from skillbook.errors import ModelNotConfigured
+from skillbook.runtime import ModelNotConfigured
 from skillbook.runtime.providers.anthropic_messages import AnthropicModel
-from skillbook.runtime.providers.base import (
-    ChatModel,
-    Message,
-    ModelError,
-    ModelEvent,
-    Stop,
-    TextDelta,
-    ToolCall,
-    ToolCallReady,
-)
+from skillbook.runtime.providers.base import ChatModel
 from skillbook.runtime.providers.openai_chat import OpenAIChatModel
-from skillbook.runtime.providers.scripted import ScriptedModel, ScriptedRequest, ScriptedTurn, call
 
 __all__ = [
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_OPENAI_MODEL",
     "NOT_CONFIGURED",
     "PROVIDERS",
-    "AnthropicModel",
-    "ChatModel",
-    "Message",
     "ModelConfig",
-    "ModelError",
-    "ModelEvent",
-    "ModelNotConfigured",
-    "OpenAIChatModel",
-    "ScriptedModel",
-    "ScriptedRequest",
-    "ScriptedTurn",
-    "Stop",
-    "TextDelta",
-    "ToolCall",
-    "ToolCallReady",
-    "call",
     "model_from_env",
     "resolve_model_config",
 ]

@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from skillbook.errors import ModelError as ModelError  # re-exported: its home is errors
-
 if TYPE_CHECKING:
     from skillbook.runtime.tools import Tool, ToolResult
 

@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
+from skillbook.runtime import ModelError
 from skillbook.runtime.providers.base import (
     Message,
-    ModelError,
     ModelEvent,
     Stop,
     TextDelta,

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from skillbook.errors import ModelError, ModelNotConfigured
+from skillbook.runtime import ModelError, ModelNotConfigured
 from skillbook.runtime.providers.base import ModelEvent, one_line
 
 __all__ = ["Vendor", "stream_events"]

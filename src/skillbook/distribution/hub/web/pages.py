@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from skillbook.distribution.hub import catalog
+from skillbook.distribution.hub import HubError, catalog
 from skillbook.distribution.hub.http import Hub
 from skillbook.distribution.hub.tokens import HANDLE_RE, authenticate
 from skillbook.distribution.hub.web import views
@@ -46,7 +46,6 @@ from skillbook.distribution.hub.web.session import (
     open_session,
     session_value,
 )
-from skillbook.errors import HubError
 
 __all__ = ["STYLESHEET", "web_routes"]
 
