@@ -75,9 +75,6 @@ __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "DEFAULT_MAX_STEPS",
     "Agent",
-    "Approver",
-    "ExecPolicy",
-    "TextDelta",
     "default_tools",
     "dispatch_arguments",
 ]

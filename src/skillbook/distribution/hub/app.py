@@ -30,7 +30,8 @@ from skillbook.distribution.hub.http import Hub, route
 from skillbook.distribution.hub.routes_read import READ_HANDLERS as R
 from skillbook.distribution.hub.routes_write import WRITE_HANDLERS as W
 from skillbook.distribution.hub.server_config import HubSettings
-from skillbook.distribution.hub.web import SecurityHeaders, web_routes
+from skillbook.distribution.hub.web.headers import SecurityHeaders
+from skillbook.distribution.hub.web.pages import web_routes
 
 __all__ = ["SETTINGS_ENV", "app_from_env", "create_app"]
 

@@ -12,8 +12,3 @@ script), so the pages work air-gapped and with scripting off.
 * ``pages`` — the routes; ``headers`` — CSP and the other security headers;
 * ``templates/``, ``static/registry.css`` — package data.
 """
-
-from skillbook.distribution.hub.web.headers import SecurityHeaders
-from skillbook.distribution.hub.web.pages import web_routes
-
-__all__ = ["SecurityHeaders", "web_routes"]
