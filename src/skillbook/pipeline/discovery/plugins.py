@@ -285,22 +285,9 @@ def activation(
     channel = origin == "bundled" and _channel_enabled(root, pid, channel_ids)
     explicit = entry is True or channel or policy.memory_slot == pid
     explicit = explicit or policy.context_engine_slot == pid or (origin != "bundled" and allowed)
-    if not policy.enabled:
-        return False, "plugins are disabled (`plugins.enabled: false`)"
-    if pid in policy.deny:
-        return False, "it is in `plugins.deny`"
-    if entry is False:
-        return False, f"`plugins.entries.{pid}.enabled` is false"
-    if (
-        origin == "workspace"
-        and not allowed
-        and entry is not True
-        and policy.context_engine_slot != pid
-    ):
-        return False, (
-            f"workspace plugins are off by default: add {pid!r} to `plugins.allow` or set "
-            f"`plugins.entries.{pid}.enabled: true`"
-        )
+    refused = _refusal(pid, origin, policy, entry, allowed)
+    if refused is not None:
+        return False, refused
     if policy.memory_slot == pid or policy.context_engine_slot == pid:
         return True, "selected slot"
     if channel_first and channel:
@@ -309,6 +296,34 @@ def activation(
         return False, f"`plugins.allow` does not list {pid!r}"
     if explicit:
         return True, "enabled in config"
+    return _by_default(pid, origin, channel)
+
+
+def _refusal(
+    pid: str, origin: str, policy: PluginPolicy, entry: bool | None, allowed: bool
+) -> str | None:
+    """Why the plugin is off whatever else says (None: nothing refuses it)."""
+    if not policy.enabled:
+        return "plugins are disabled (`plugins.enabled: false`)"
+    if pid in policy.deny:
+        return "it is in `plugins.deny`"
+    if entry is False:
+        return f"`plugins.entries.{pid}.enabled` is false"
+    if (
+        origin == "workspace"
+        and not allowed
+        and entry is not True
+        and policy.context_engine_slot != pid
+    ):
+        return (
+            f"workspace plugins are off by default: add {pid!r} to `plugins.allow` or set "
+            f"`plugins.entries.{pid}.enabled: true`"
+        )
+    return None
+
+
+def _by_default(pid: str, origin: str, channel: bool) -> tuple[bool, str]:
+    """A plugin no setting names: bundled ones are off unless their channel is on."""
     if origin == "bundled" and channel:
         return True, "channel configured"
     if origin == "bundled":
