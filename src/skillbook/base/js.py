@@ -11,7 +11,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 try:
@@ -300,39 +300,52 @@ def json_stringify_plain(value: dict[str, Any] | list[Any]) -> str | None:
 
 
 def _stringify_into(value: Any, parts: list[str]) -> None:
-    # Exact types first (what YAML and JSON produce), then the general cases.
-    kind = type(value)
-    if kind is str:
-        parts.append(json_quote(value))
-    elif kind is dict:
-        if not value:
-            parts.append("{}")
-            return
-        sep = "{"
-        for k, v in value.items():
-            parts.append(sep)
-            sep = ","
-            parts.append(json_quote(k if type(k) is str else js_string(k)))
-            parts.append(":")
-            if type(v) is str:
-                parts.append(json_quote(v))
-            else:
-                _stringify_into(v, parts)
-        parts.append("}")
-    elif kind is list:
-        if not value:
-            parts.append("[]")
-            return
-        sep = "["
-        for item in value:
-            parts.append(sep)
-            sep = ","
-            if type(item) is str:
-                parts.append(json_quote(item))
-            else:
-                _stringify_into(item, parts)
-        parts.append("]")
-    elif value is None:
+    # Exact types first (what YAML and JSON produce), then the general cases. Every
+    # writer dispatches its items itself: one frame per level of nesting, as before.
+    _WRITERS.get(type(value), _stringify_other)(value, parts)
+
+
+def _stringify_str(value: str, parts: list[str]) -> None:
+    parts.append(json_quote(value))
+
+
+def _stringify_dict(value: dict[Any, Any], parts: list[str]) -> None:
+    if not value:
+        parts.append("{}")
+        return
+    writers = _WRITERS
+    sep = "{"
+    for k, v in value.items():
+        parts.append(sep)
+        sep = ","
+        parts.append(json_quote(k if type(k) is str else js_string(k)))
+        parts.append(":")
+        if type(v) is str:
+            parts.append(json_quote(v))
+        else:
+            writers.get(type(v), _stringify_other)(v, parts)
+    parts.append("}")
+
+
+def _stringify_list(value: list[Any], parts: list[str]) -> None:
+    if not value:
+        parts.append("[]")
+        return
+    writers = _WRITERS
+    sep = "["
+    for item in value:
+        parts.append(sep)
+        sep = ","
+        if type(item) is str:
+            parts.append(json_quote(item))
+        else:
+            writers.get(type(item), _stringify_other)(item, parts)
+    parts.append("]")
+
+
+def _stringify_other(value: Any, parts: list[str]) -> None:
+    """Scalars, and the subclasses and tuples that no parser here builds."""
+    if value is None:
         parts.append("null")
     elif value is True:
         parts.append("true")
@@ -350,7 +363,7 @@ def _stringify_into(value: Any, parts: list[str]) -> None:
         for i, item in enumerate(value):
             if i:
                 parts.append(",")
-            _stringify_into(item, parts)
+            _WRITERS.get(type(item), _stringify_other)(item, parts)
         parts.append("]")
     elif isinstance(value, dict):
         parts.append("{")
@@ -361,10 +374,19 @@ def _stringify_into(value: Any, parts: list[str]) -> None:
             first = False
             parts.append(json_quote(js_string(k)))
             parts.append(":")
-            _stringify_into(v, parts)
+            _WRITERS.get(type(v), _stringify_other)(v, parts)
         parts.append("}")
     else:
         parts.append(json_quote(str(value)))
+
+
+#: The writer of each exact type JSON and YAML build; every other value is
+#: :func:`_stringify_other`'s.
+_WRITERS: dict[type, Callable[[Any, list[str]], None]] = {
+    str: _stringify_str,
+    dict: _stringify_dict,
+    list: _stringify_list,
+}
 
 
 def is_truthy(value: Any) -> bool:

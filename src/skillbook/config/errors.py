@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -70,6 +70,17 @@ def _translate(
     m = _AT_RE.match(message)
     assert m is not None  # the pattern matches any string
     text, at = m.group("msg"), m.group("path") or ""
+    segments, info, current = _walk(at, value, schema, prefix)
+    detail = _detail(text, info, current, segments)
+    path = key_path(segments)
+    return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
+
+
+def _walk(
+    at: str, value: Any, schema: Any, prefix: tuple[str, ...]
+) -> tuple[list[str | int], Any, Any]:
+    """Follow msgspec's path (``.key``, ``[0]``, ``[...]``) through the type and the
+    value: ``(key path segments, type info there, value there or MISSING)``."""
     segments: list[str | int] = list(prefix)
     info: Any = msgspec.inspect.type_info(schema)
     current: Any = value
@@ -90,21 +101,23 @@ def _translate(
             i = int(index)
             current = current[i] if isinstance(current, list) and i < len(current) else MISSING
             segments.append(i)
+    return segments, info, current
+
+
+def _detail(text: str, info: Any, current: Any, segments: list[str | int]) -> str:
+    """What is wrong at the key (an unknown or missing key is appended to ``segments``)."""
     field_m = _FIELD_RE.search(text)
     if text.startswith("Object contains unknown field") and field_m:
         segments.append(field_m.group(1))
         known = _known_keys(_unwrap(info))
-        detail = "unknown key" + (f" (expected one of: {', '.join(known)})" if known else "")
-    elif text.startswith("Object missing required field") and field_m:
+        return "unknown key" + (f" (expected one of: {', '.join(known)})" if known else "")
+    if text.startswith("Object missing required field") and field_m:
         segments.append(field_m.group(1))
-        detail = "required key is missing"
-    elif any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
+        return "required key is missing"
+    if any(seg in _SECRET_KEYS for seg in segments if isinstance(seg, str)):
         kind = "nothing" if current is MISSING else describe_value(current)
-        detail = f"expected {_describe(info)}, got {kind} (the value is not shown)"
-    else:
-        detail = f"expected {_describe(info)}, got {render(current)}"
-    path = key_path(segments)
-    return ConfigError(f"{where}: {path}: {detail}", key_path=path, file=file)
+        return f"expected {_describe(info)}, got {kind} (the value is not shown)"
+    return f"expected {_describe(info)}, got {render(current)}"
 
 
 def _unwrap(info: Any) -> Any:
@@ -144,36 +157,55 @@ def _first_bad_key(current: Any, info: Any) -> str:
 
 
 def _describe(info: Any) -> str:
-    ins = msgspec.inspect
-    if isinstance(info, ins.Metadata):
-        label = (info.extra or {}).get("label")
-        return label if isinstance(label, str) else _describe(info.type)
-    if isinstance(info, ins.IntType | ins.FloatType):
-        kind = "int" if isinstance(info, ins.IntType) else "number"
-        bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
-        bounds += [f">= {info.ge:g}"] if info.ge is not None else []
-        bounds += [f"<= {info.le:g}"] if info.le is not None else []
-        return " ".join([kind, " and ".join(bounds)]) if bounds else kind
-    if isinstance(info, ins.BoolType):
-        return "boolean"
-    if isinstance(info, ins.StrType):
-        return "non-empty string" if info.min_length else "string"
-    if isinstance(info, ins.ListType):
-        what = f"array of {_describe(info.item_type)}s"
-        return f"non-empty {what}" if info.min_length else what
-    if isinstance(info, ins.LiteralType):
-        return "one of " + ", ".join(json.dumps(v) for v in info.values)
-    if isinstance(info, ins.EnumType):
-        return "one of " + ", ".join(json.dumps(m.value) for m in info.cls)
-    if isinstance(info, ins.DictType):
-        inner = _describe(info.value_type)
-        return "object" if inner == "any value" else f"object of {inner}s"
-    if isinstance(info, ins.StructType):
-        label = getattr(info.cls, "__config_label__", None)
-        return label if isinstance(label, str) else "object"
-    if isinstance(info, ins.UnionType):
-        return " or ".join(_describe(t) for t in info.types)
+    """What a msgspec type accepts, in the words of the messages (``int >= 0``, ...)."""
+    for kind, describe in _DESCRIBERS:
+        if isinstance(info, kind):
+            return describe(info)
     return "any value"
+
+
+def _describe_metadata(info: Any) -> str:
+    label = (info.extra or {}).get("label")
+    return label if isinstance(label, str) else _describe(info.type)
+
+
+def _describe_number(info: Any) -> str:
+    kind = "int" if isinstance(info, msgspec.inspect.IntType) else "number"
+    bounds = [f"> {info.gt:g}"] if getattr(info, "gt", None) is not None else []
+    bounds += [f">= {info.ge:g}"] if info.ge is not None else []
+    bounds += [f"<= {info.le:g}"] if info.le is not None else []
+    return " ".join([kind, " and ".join(bounds)]) if bounds else kind
+
+
+def _describe_list(info: Any) -> str:
+    what = f"array of {_describe(info.item_type)}s"
+    return f"non-empty {what}" if info.min_length else what
+
+
+def _describe_dict(info: Any) -> str:
+    inner = _describe(info.value_type)
+    return "object" if inner == "any value" else f"object of {inner}s"
+
+
+def _describe_struct(info: Any) -> str:
+    label = getattr(info.cls, "__config_label__", None)
+    return label if isinstance(label, str) else "object"
+
+
+_ins = msgspec.inspect
+#: The describer of each msgspec type, tried in order (the first that matches wins).
+_DESCRIBERS: Final[tuple[tuple[type | tuple[type, ...], Callable[[Any], str]], ...]] = (
+    (_ins.Metadata, _describe_metadata),
+    ((_ins.IntType, _ins.FloatType), _describe_number),
+    (_ins.BoolType, lambda info: "boolean"),
+    (_ins.StrType, lambda info: "non-empty string" if info.min_length else "string"),
+    (_ins.ListType, _describe_list),
+    (_ins.LiteralType, lambda info: "one of " + ", ".join(json.dumps(v) for v in info.values)),
+    (_ins.EnumType, lambda info: "one of " + ", ".join(json.dumps(m.value) for m in info.cls)),
+    (_ins.DictType, _describe_dict),
+    (_ins.StructType, _describe_struct),
+    (_ins.UnionType, lambda info: " or ".join(_describe(t) for t in info.types)),
+)
 
 
 def render(value: Any) -> str:

@@ -206,20 +206,7 @@ def locate_config(
     if config_raw:
         return with_state(resolve_user_path(config_raw, home, cwd=cwd), f"${config_name}")
 
-    names = (CONFIG_FILENAME, *(OPENCLAW_CONFIG_FILENAMES if compat else ()))
-    if state_env is not None:
-        searched = tuple(state_env / name for name in names)
-        where = f"in ${state_name}"
-    else:
-        dirs = [home / DEFAULT_STATE_DIR_NAME]
-        if compat:
-            dirs += [home / d for d in OPENCLAW_STATE_DIR_NAMES]
-        # skillbook's own file first, then OpenClaw's in its own state dirs.
-        searched = (
-            dirs[0] / CONFIG_FILENAME,
-            *(d / name for d in dirs[1:] for name in OPENCLAW_CONFIG_FILENAMES),
-        )
-        where = "at its default place"
+    searched, where = _search_places(home, state_env, state_name, compat)
     found = [p for p in searched if _is_file(p)]
     if found:
         owner = (
@@ -234,6 +221,32 @@ def locate_config(
             not_read=tuple(found[1:]),
             probed=searched,
         )
+    return _no_config(home, state_env, state_name, searched)
+
+
+def _search_places(
+    home: Path, state_env: Path | None, state_name: str, compat: bool
+) -> tuple[tuple[Path, ...], str]:
+    """The config files to look for, in order, and where that is (for the reason)."""
+    if state_env is not None:
+        names = (CONFIG_FILENAME, *(OPENCLAW_CONFIG_FILENAMES if compat else ()))
+        return tuple(state_env / name for name in names), f"in ${state_name}"
+    dirs = [home / DEFAULT_STATE_DIR_NAME]
+    if compat:
+        dirs += [home / d for d in OPENCLAW_STATE_DIR_NAMES]
+    # skillbook's own file first, then OpenClaw's in its own state dirs.
+    searched = (
+        dirs[0] / CONFIG_FILENAME,
+        *(d / name for d in dirs[1:] for name in OPENCLAW_CONFIG_FILENAMES),
+    )
+    return searched, "at its default place"
+
+
+def _no_config(
+    home: Path, state_env: Path | None, state_name: str, searched: tuple[Path, ...]
+) -> ConfigLocation:
+    """No config file found: the state dir is $STATE_DIR, else the first existing
+    default state dir, else skillbook's default."""
     reason = "no config file at the default places"
     if state_env is not None:
         return ConfigLocation(

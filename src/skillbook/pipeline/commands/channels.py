@@ -79,8 +79,36 @@ def channel_view(
     commands stay in their input order.
     """
     specs = list(commands.commands if isinstance(commands, CommandSet) else commands)
-    pattern = re.compile(limits.name_pattern) if limits.name_pattern else None
     omitted: dict[int, str] = {}
+    candidates = _named(specs, limits, omitted)
+    if priority:
+        candidates.sort(key=lambda i: 0 if specs[i].source in USER_SOURCES else 1)
+    room_for = max(0, limits.max_commands)
+    for i in candidates[room_for:]:
+        omitted[i] = OMIT_MAX_COMMANDS
+    ranked = candidates[:room_for]
+    texts = {
+        i: _fit(
+            specs[i].description or specs[i].skill_name or specs[i].name, limits.max_description_len
+        )
+        for i in ranked
+    }
+    if limits.max_payload_chars is not None:
+        texts = _fit_payload(specs, ranked, texts, limits.max_payload_chars, omitted)
+    kept = sorted(ranked)
+    out = [dataclasses.replace(specs[i], description=texts[i]) for i in kept]
+    shortened = tuple(specs[i].name for i in kept if texts[i] != specs[i].description)
+    gone = tuple(Omitted(specs[i], omitted[i]) for i in sorted(omitted))
+    diags = [_omitted_diagnostic(o, limits) for o in gone]
+    if shortened:
+        diags.append(_shortened_diagnostic(shortened, limits))
+    return ChannelView(tuple(out), gone, shortened, tuple(diags))
+
+
+def _named(specs: list[CommandSpec], limits: ChannelLimits, omitted: dict[int, str]) -> list[int]:
+    """The indices of the commands whose name the channel takes, first of each name;
+    the others go into ``omitted`` with their reason."""
+    pattern = re.compile(limits.name_pattern) if limits.name_pattern else None
     seen: set[str] = set()
     candidates: list[int] = []
     for i, cmd in enumerate(specs):
@@ -96,41 +124,35 @@ def channel_view(
         else:
             seen.add(key)
             candidates.append(i)
-    if priority:
-        candidates.sort(key=lambda i: 0 if specs[i].source in USER_SOURCES else 1)
-    room_for = max(0, limits.max_commands)
-    for i in candidates[room_for:]:
-        omitted[i] = OMIT_MAX_COMMANDS
-    ranked = candidates[:room_for]
-    texts = {
-        i: _fit(
-            specs[i].description or specs[i].skill_name or specs[i].name, limits.max_description_len
-        )
-        for i in ranked
-    }
-    if limits.max_payload_chars is not None:
-        while ranked:
-            room = limits.max_payload_chars - sum(utf16_len(specs[i].name) for i in ranked)
-            cap = _common_cap([utf16_len(texts[i]) for i in ranked], room)
-            if cap is not None:
-                texts = {i: _fit(texts[i], cap) for i in ranked}
-                break
-            omitted[ranked.pop()] = OMIT_PAYLOAD
-    kept = sorted(ranked)
-    out = [dataclasses.replace(specs[i], description=texts[i]) for i in kept]
-    shortened = tuple(specs[i].name for i in kept if texts[i] != specs[i].description)
-    gone = tuple(Omitted(specs[i], omitted[i]) for i in sorted(omitted))
-    diags = [_omitted_diagnostic(o, limits) for o in gone]
-    if shortened:
-        diags.append(
-            dg.info(
-                "command.description-shortened",
-                f"{len(shortened)} command description(s) were shortened to fit the "
-                f"{limits.label} menu: {', '.join('/' + n for n in shortened[:10])}"
-                + (" …" if len(shortened) > 10 else ""),
-            )
-        )
-    return ChannelView(tuple(out), gone, shortened, tuple(diags))
+    return candidates
+
+
+def _fit_payload(
+    specs: list[CommandSpec],
+    ranked: list[int],
+    texts: dict[int, str],
+    max_payload_chars: int,
+    omitted: dict[int, str],
+) -> dict[int, str]:
+    """Descriptions cut to the largest common length that fits the payload budget;
+    commands are left out from the end of ``ranked`` (in place) only when even
+    one-character descriptions do not fit."""
+    while ranked:
+        room = max_payload_chars - sum(utf16_len(specs[i].name) for i in ranked)
+        cap = _common_cap([utf16_len(texts[i]) for i in ranked], room)
+        if cap is not None:
+            return {i: _fit(texts[i], cap) for i in ranked}
+        omitted[ranked.pop()] = OMIT_PAYLOAD
+    return texts
+
+
+def _shortened_diagnostic(shortened: tuple[str, ...], limits: ChannelLimits) -> Diagnostic:
+    return dg.info(
+        "command.description-shortened",
+        f"{len(shortened)} command description(s) were shortened to fit the "
+        f"{limits.label} menu: {', '.join('/' + n for n in shortened[:10])}"
+        + (" …" if len(shortened) > 10 else ""),
+    )
 
 
 def _fit(text: str, limit: int) -> str:

@@ -41,7 +41,7 @@ from skillbook.config.profile import DEFAULT_PROFILE, GateRules
 from skillbook.config.skill_filter import (
     apply_filter,
 )
-from skillbook.model import Skill, Source
+from skillbook.model import Requires, Skill, Source
 from skillbook.pipeline.cache.footprint import binary
 
 __all__ = [
@@ -305,56 +305,21 @@ def evaluate(
     key = skill.skill_key
     entry = config.entry(key)
     disabled = entry is not None and entry.enabled is False
-    allow = bundled_allowlist(config) if config.skills.allow_bundled is not None else None
-    blocked = (
-        allow is not None
-        and resolve_skill_source(skill) == Source.BUNDLED.value
-        and key not in allow
-        and skill.name not in allow
-    )
+    blocked = config.skills.allow_bundled is not None and _blocked(skill, key, config)
     always = meta is not None and meta.always is True
     req = meta.requires if meta is not None else None
     wanted_os = (meta.os or ()) if meta is not None else ()
-    # Most skills require nothing (or only an OS): one shared empty value for them.
-    if req is not None:
-        required = Requirements(req.bins, req.any_bins, req.env, req.config, wanted_os)
-    else:
-        required = Requirements(os=wanted_os) if wanted_os else _NOTHING
+    required = _required(req, wanted_os)
     os_ok = runtime_os_ok = True
     if wanted_os:
-        remote_platforms = tuple(remote.platforms) if remote is not None else ()
-        os_ok = host.platform in wanted_os or any(p in wanted_os for p in remote_platforms)
-        runtime_os_ok = os_ok
-        if rules.status_os_normalized and not os_ok:
-            names = {_os_name(p) for p in wanted_os}
-            os_ok = _os_name(host.platform) in names or any(
-                _os_name(p) in names for p in remote_platforms
-            )
+        os_ok, runtime_os_ok = _os_verdicts(wanted_os, host, remote, rules)
     missing_os = () if os_ok else wanted_os
     # Config checks are reported even for `always` skills (OpenClaw does too).
-    checks = (
-        tuple(ConfigCheck(p, is_config_path_truthy(config, p)) for p in required.config)
-        if required.config
-        else ()
-    )
+    checks = _config_checks(config, required.config) if required.config else ()
     if always or req is None:
         missing = Requirements(os=missing_os) if missing_os else _NOTHING
     else:
-        missing = Requirements(
-            tuple(
-                b
-                for b in required.bins
-                if not bins.has(b) and not (remote is not None and remote.has_bin(b))
-            )
-            if required.bins
-            else (),
-            _missing_any_bins(required.any_bins, bins, remote),
-            tuple(n for n in required.env if not _env_satisfied(n, skill, config, host, rules))
-            if required.env
-            else (),
-            tuple(c.path for c in checks if not c.satisfied) if checks else (),
-            missing_os,
-        )
+        missing = _missing(required, checks, missing_os, skill, config, host, bins, remote, rules)
     eligible = not disabled and not blocked and missing.is_empty
     return Eligibility(
         key,
@@ -366,6 +331,73 @@ def evaluate(
         missing,
         checks,
         None if runtime_os_ok == os_ok else eligible and runtime_os_ok,
+    )
+
+
+def _required(req: Requires | None, wanted_os: tuple[str, ...]) -> Requirements:
+    # Most skills require nothing (or only an OS): one shared empty value for them.
+    if req is not None:
+        return Requirements(req.bins, req.any_bins, req.env, req.config, wanted_os)
+    return Requirements(os=wanted_os) if wanted_os else _NOTHING
+
+
+def _config_checks(config: Config, paths: tuple[str, ...]) -> tuple[ConfigCheck, ...]:
+    return tuple(ConfigCheck(p, is_config_path_truthy(config, p)) for p in paths)
+
+
+def _blocked(skill: Skill, key: str, config: Config) -> bool:
+    """A bundled skill that ``skills.allowBundled`` does not name (by key or name)."""
+    allow = bundled_allowlist(config)
+    return (
+        allow is not None
+        and resolve_skill_source(skill) == Source.BUNDLED.value
+        and key not in allow
+        and skill.name not in allow
+    )
+
+
+def _os_verdicts(
+    wanted_os: tuple[str, ...], host: Host, remote: RemoteEligibility | None, rules: GateRules
+) -> tuple[bool, bool]:
+    """``(os_ok, runtime_os_ok)``: the host or a remote platform is listed; the first as
+    the status report compares (2026.9: normalised names), the second as the gate."""
+    remote_platforms = tuple(remote.platforms) if remote is not None else ()
+    os_ok = host.platform in wanted_os or any(p in wanted_os for p in remote_platforms)
+    runtime_os_ok = os_ok
+    if rules.status_os_normalized and not os_ok:
+        names = {_os_name(p) for p in wanted_os}
+        os_ok = _os_name(host.platform) in names or any(
+            _os_name(p) in names for p in remote_platforms
+        )
+    return os_ok, runtime_os_ok
+
+
+def _missing(
+    required: Requirements,
+    checks: tuple[ConfigCheck, ...],
+    missing_os: tuple[str, ...],
+    skill: Skill,
+    config: Config,
+    host: Host,
+    bins: BinaryLookup,
+    remote: RemoteEligibility | None,
+    rules: GateRules,
+) -> Requirements:
+    """Every required bin, env variable and config path that is not there."""
+    return Requirements(
+        tuple(
+            b
+            for b in required.bins
+            if not bins.has(b) and not (remote is not None and remote.has_bin(b))
+        )
+        if required.bins
+        else (),
+        _missing_any_bins(required.any_bins, bins, remote),
+        tuple(n for n in required.env if not _env_satisfied(n, skill, config, host, rules))
+        if required.env
+        else (),
+        tuple(c.path for c in checks if not c.satisfied) if checks else (),
+        missing_os,
     )
 
 

@@ -45,6 +45,8 @@ def parse_frontmatter_block(
     return frontmatter, diags
 
 
+#: What the line parser says of a key: (value, kind, raw inline text, 0-based line).
+_LineEntry = tuple[str, str, str, int]
 #: Values whose string view reads back as themselves (skillbook.pipeline.parse.json_readback), by key.
 _Reloaded = Mapping[str, Any]
 NONE_RELOADED: _Reloaded = MappingProxyType({})
@@ -63,19 +65,17 @@ def frontmatter_block(
     ):
         frontmatter, reloaded = _simple_frontmatter(*simple, block_line=block_line)
         return frontmatter, (), reloaded
-    control = _CONTROL.search(block)
+    return _full_frontmatter(block, path, block_line)
+
+
+def _full_frontmatter(
+    block: str, path: Path | None, block_line: int
+) -> tuple[Frontmatter, tuple[Diagnostic, ...], _Reloaded]:
+    """Any other block: YAML and OpenClaw's line parser, merged (the line parser's
+    reading alone when YAML refuses the block)."""
     diags: list[Diagnostic] = []
     where: dict[str, Any] = {"path": path}
-    if control is not None:
-        diags.append(
-            dg.warning(
-                "parse.control-chars",
-                f"the frontmatter holds the control character U+{ord(control.group()):04X}; "
-                "remove it",
-                line=block_line + block.count("\n", 0, control.start()),
-                **where,
-            )
-        )
+    _report_control(block, block_line, diags, where)
     line_parsed = line_entries(block)
     parsed, key_lines = _load_yaml(block, block_line, diags, where)
 
@@ -92,40 +92,7 @@ def frontmatter_block(
             tuple(diags),
             NONE_RELOADED,
         )
-
-    # One pass over the YAML mapping builds both views. The string view is OpenClaw's
-    # coercion (strings trimmed, scalars via String(), objects as JSON), where the
-    # line parser's inline text wins for a structured value that holds a `:`.
-    merged: dict[str, str] = {}
-    data: dict[str, Any] = {}
-    for raw_key, value in parsed.items():
-        key = js_trim(raw_key)
-        if not key:
-            continue
-        data[key] = value
-        if value is None or key == "__proto__":  # JS drops `__proto__` assignments
-            continue
-        if type(value) is str:
-            merged[key] = js_trim(value)
-        elif isinstance(value, (bool, int, float)):
-            merged[key] = js_string(value)
-        elif isinstance(value, (dict, list)):
-            # Stringified even when the inline text wins: a value too deep to
-            # stringify fails the parse either way.
-            merged[key] = json_stringify(value)
-            entry = line_parsed.get(key)
-            if (
-                entry is not None
-                and entry[1] == "inline"
-                and not _BLOCK_SCALAR.match(entry[2])
-                and ":" in entry[0]
-            ):
-                merged[key] = entry[0]
-        elif isinstance(value, str):  # pragma: no cover - the loader builds exact types
-            merged[key] = js_trim(value)
-    for key, entry in line_parsed.items():
-        if key not in merged and key not in _PROTO_KEYS:
-            merged[key] = entry[0]
+    merged, data = _merged_views(parsed, line_parsed)
     for raw_key, line in key_lines.items():
         key = js_trim(raw_key)
         if key:
@@ -140,6 +107,71 @@ def frontmatter_block(
         tuple(diags),
         NONE_RELOADED,
     )
+
+
+def _report_control(
+    block: str, block_line: int, diags: list[Diagnostic], where: dict[str, Any]
+) -> None:
+    control = _CONTROL.search(block)
+    if control is not None:
+        diags.append(
+            dg.warning(
+                "parse.control-chars",
+                f"the frontmatter holds the control character U+{ord(control.group()):04X}; "
+                "remove it",
+                line=block_line + block.count("\n", 0, control.start()),
+                **where,
+            )
+        )
+
+
+def _merged_views(
+    parsed: dict[str, Any], line_parsed: Mapping[str, _LineEntry]
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """One pass over the YAML mapping builds both views: ``(string view, data)``.
+
+    The string view is OpenClaw's coercion (strings trimmed, scalars via String(),
+    objects as JSON), where the line parser's inline text wins for a structured value
+    that holds a `:`; keys only the line parser found keep its text."""
+    merged: dict[str, str] = {}
+    data: dict[str, Any] = {}
+    for raw_key, value in parsed.items():
+        key = js_trim(raw_key)
+        if not key:
+            continue
+        data[key] = value
+        if value is None or key == "__proto__":  # JS drops `__proto__` assignments
+            continue
+        text = _string_view(value, line_parsed.get(key))
+        if text is not None:
+            merged[key] = text
+    for key, entry in line_parsed.items():
+        if key not in merged and key not in _PROTO_KEYS:
+            merged[key] = entry[0]
+    return merged, data
+
+
+def _string_view(value: Any, entry: _LineEntry | None) -> str | None:
+    """One YAML value in OpenClaw's string view (``entry``: the line parser's, or None)."""
+    if type(value) is str:
+        return js_trim(value)
+    if isinstance(value, (bool, int, float)):
+        return js_string(value)
+    if isinstance(value, (dict, list)):
+        # Stringified even when the inline text wins: a value too deep to
+        # stringify fails the parse either way.
+        text = json_stringify(value)
+        if (
+            entry is not None
+            and entry[1] == "inline"
+            and not _BLOCK_SCALAR.match(entry[2])
+            and ":" in entry[0]
+        ):
+            return entry[0]
+        return text
+    if isinstance(value, str):  # pragma: no cover - the loader builds exact types
+        return js_trim(value)
+    return None
 
 
 def _simple_frontmatter(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -88,34 +88,10 @@ def resolve_metadata(
     if not raw:
         return None, ()
     where: dict[str, Any] = {"path": path, "line": (lines or {}).get(key)}
-    try:
-        parsed = loaded if loaded is not None else load_json5(raw)
-    except ValueError as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return None, (
-            dg.warning(
-                "parse.metadata-invalid",
-                f"`{key}` is not valid JSON5 ({reason}); the skill has no gates",
-                **where,
-            ),
-        )
-    if not isinstance(parsed, (dict, list)):
-        return None, (
-            dg.warning(
-                "parse.metadata-invalid",
-                f"`{key}` must be a JSON object, not {js_string(parsed)!r}; the skill has no gates",
-                **where,
-            ),
-        )
-    diags: list[Diagnostic] = []
-    manifest: Any = None
-    manifest_key = MANIFEST_KEY
-    if isinstance(parsed, dict):
-        for name in _MANIFEST_KEYS:
-            candidate = parsed.get(name)
-            if isinstance(candidate, (dict, list)):
-                manifest, manifest_key = candidate, name
-                break
+    parsed, refused = _parsed_json5(raw, key, loaded, where)
+    if refused is not None:
+        return None, (refused,)
+    manifest, manifest_key = _find_manifest(parsed)
     if manifest is None:
         return None, (
             dg.info(
@@ -124,6 +100,7 @@ def resolve_metadata(
                 **where,
             ),
         )
+    diags: list[Diagnostic] = []
     if manifest_key != MANIFEST_KEY:
         diags.append(
             dg.info(
@@ -134,6 +111,70 @@ def resolve_metadata(
             )
         )
     obj: dict[str, Any] = manifest if isinstance(manifest, dict) else {}
+    always, strings = _typed_fields(obj, manifest_key, rules, where, diags)
+    requires_raw = obj.get("requires")
+    if "setup" in obj:
+        diags.append(_unused_field(manifest_key, "setup", where))
+    if isinstance(requires_raw, dict) and "anyConfig" in requires_raw:
+        diags.append(_unused_field(manifest_key, "requires.anyConfig", where))
+    sha256 = rules is not None and rules.download_sha256
+    install = _install_specs(obj.get("install"), sha256, where, diags)
+    metadata = SkillMetadata(
+        always,
+        strings["emoji"],
+        strings["homepage"],
+        strings["skillKey"],
+        strings["primaryEnv"],
+        _string_tuple(obj.get("os")) or None,
+        _requires(requires_raw),
+        tuple(install) if install else None,
+        manifest_key,
+        MappingProxyType(obj),
+    )
+    return metadata, tuple(diags)
+
+
+def _parsed_json5(
+    raw: str, key: str, loaded: Any, where: dict[str, Any]
+) -> tuple[Any, Diagnostic | None]:
+    """The ``metadata`` text parsed (``loaded`` when the caller holds it), or why not:
+    not JSON5, or not an object or array."""
+    try:
+        parsed = loaded if loaded is not None else load_json5(raw)
+    except ValueError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, dg.warning(
+            "parse.metadata-invalid",
+            f"`{key}` is not valid JSON5 ({reason}); the skill has no gates",
+            **where,
+        )
+    if not isinstance(parsed, (dict, list)):
+        return None, dg.warning(
+            "parse.metadata-invalid",
+            f"`{key}` must be a JSON object, not {js_string(parsed)!r}; the skill has no gates",
+            **where,
+        )
+    return parsed, None
+
+
+def _find_manifest(parsed: Any) -> tuple[Any, str]:
+    """The first manifest key holding an object or array, and that key (None when none)."""
+    if isinstance(parsed, dict):
+        for name in _MANIFEST_KEYS:
+            candidate = parsed.get(name)
+            if isinstance(candidate, (dict, list)):
+                return candidate, name
+    return None, MANIFEST_KEY
+
+
+def _typed_fields(
+    obj: dict[str, Any],
+    manifest_key: str,
+    rules: FrontmatterRules | None,
+    where: dict[str, Any],
+    diags: list[Diagnostic],
+) -> tuple[bool | None, dict[str, str | None]]:
+    """``always`` and the string fields, each None (and reported) when of a wrong type."""
     always = obj.get("always")
     if always is not None and not isinstance(always, bool):
         diags.append(_field_type(manifest_key, "always", "true or false", where))
@@ -145,24 +186,27 @@ def resolve_metadata(
         strings[name] = value if isinstance(value, str) else None
     if rules is not None and rules.skill_key_non_empty and not strings["skillKey"]:
         strings["skillKey"] = None
-    sha256 = rules is not None and rules.download_sha256
-    os_list = _string_tuple(obj.get("os"))
-    requires_raw = obj.get("requires")
-    requires: Requires | None = None
-    if isinstance(requires_raw, (dict, list)):
-        req = requires_raw if isinstance(requires_raw, dict) else {}
-        requires = Requires(
-            _string_tuple(req.get("bins")),
-            _string_tuple(req.get("anyBins")),
-            _string_tuple(req.get("env")),
-            _string_tuple(req.get("config")),
-        )
-    if "setup" in obj:
-        diags.append(_unused_field(manifest_key, "setup", where))
-    if isinstance(requires_raw, dict) and "anyConfig" in requires_raw:
-        diags.append(_unused_field(manifest_key, "requires.anyConfig", where))
+    return (always if isinstance(always, bool) else None), strings
+
+
+def _requires(requires_raw: Any) -> Requires | None:
+    """``requires`` normalised (an array stands for an empty object, as in JavaScript)."""
+    if not isinstance(requires_raw, (dict, list)):
+        return None
+    req = requires_raw if isinstance(requires_raw, dict) else {}
+    return Requires(
+        _string_tuple(req.get("bins")),
+        _string_tuple(req.get("anyBins")),
+        _string_tuple(req.get("env")),
+        _string_tuple(req.get("config")),
+    )
+
+
+def _install_specs(
+    install_raw: Any, sha256: bool, where: dict[str, Any], diags: list[Diagnostic]
+) -> list[InstallSpec]:
+    """The valid install specs; each dropped one is reported with its reason."""
     install: list[InstallSpec] = []
-    install_raw = obj.get("install")
     for index, entry in enumerate(install_raw if isinstance(install_raw, list) else ()):
         spec, reason = _install_spec(entry, sha256=sha256)
         if spec is not None and not sha256 and spec.kind == "download" and "sha256" in entry:
@@ -184,19 +228,7 @@ def resolve_metadata(
             )
         else:
             install.append(spec)
-    metadata = SkillMetadata(
-        always if isinstance(always, bool) else None,
-        strings["emoji"],
-        strings["homepage"],
-        strings["skillKey"],
-        strings["primaryEnv"],
-        os_list or None,
-        requires,
-        tuple(install) if install else None,
-        manifest_key,
-        MappingProxyType(obj),
-    )
-    return metadata, tuple(diags)
+    return install
 
 
 def _string_tuple(value: Any) -> tuple[str, ...]:
@@ -238,21 +270,9 @@ def _kept_sha256(raw: Any) -> str | None:
 def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None, str]:
     if not isinstance(raw, dict):
         return None, "an install spec must be an object"
-    kind_raw = raw.get("kind")
-    if not isinstance(kind_raw, str):
-        kind_raw = raw.get("type")
-    kind = js_trim(kind_raw).lower() if isinstance(kind_raw, str) else ""
+    kind = _install_kind(raw)
     if kind not in INSTALL_KINDS:
         return None, f"unknown kind {kind!r} (use one of {', '.join(INSTALL_KINDS)})"
-    spec_id = raw.get("id")
-    label = raw.get("label")
-    formula = _safe_brew(raw.get("formula")) or _safe_brew(raw.get("cask"))
-    package = None
-    if kind == "node":
-        package = _safe_npm(raw.get("package"))
-    elif kind == "uv":
-        package = _safe_uv(raw.get("package"))
-    strip = raw.get("stripComponents")
     digest: str | None = None
     if sha256 and kind == "download" and "sha256" in raw:
         value = raw["sha256"]
@@ -261,18 +281,18 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
             return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
     spec = InstallSpec(
         kind=kind,
-        id=spec_id if isinstance(spec_id, str) and spec_id else None,
-        label=label if isinstance(label, str) and label else None,
+        id=_non_empty(raw.get("id")),
+        label=_non_empty(raw.get("label")),
         bins=_string_tuple(raw.get("bins")),
         os=_string_tuple(raw.get("os")),
-        formula=formula,
-        package=package,
+        formula=_safe_brew(raw.get("formula")) or _safe_brew(raw.get("cask")),
+        package=_PACKAGE_CHECKS[kind](raw.get("package")) if kind in _PACKAGE_CHECKS else None,
         module=_safe_go(raw.get("module")),
         url=_safe_url(raw.get("url")),
-        archive=raw["archive"] if isinstance(raw.get("archive"), str) else None,
-        extract=raw["extract"] if isinstance(raw.get("extract"), bool) else None,
-        strip_components=_js_number_value(strip),
-        target_dir=raw["targetDir"] if isinstance(raw.get("targetDir"), str) else None,
+        archive=_typed(raw, "archive", str),
+        extract=_typed(raw, "extract", bool),
+        strip_components=_js_number_value(raw.get("stripComponents")),
+        target_dir=_typed(raw, "targetDir", str),
         # 2026.9 reads and checks a download's sha256 (a bad one drops the spec); under
         # 2026.4 skillbook still keeps it (OpenClaw ignores it) for the installer to check.
         sha256=digest,
@@ -285,6 +305,24 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
             return None, f"a `{kind}` spec needs `{field_name}`"
         return None, f"unsafe or invalid `{field_name}` {js_string(given)!r} for kind `{kind}`"
     return spec, ""
+
+
+def _install_kind(raw: dict[str, Any]) -> str:
+    """``kind`` (else the older ``type``), trimmed and lower-cased; "" when neither is text."""
+    kind_raw = raw.get("kind")
+    if not isinstance(kind_raw, str):
+        kind_raw = raw.get("type")
+    return js_trim(kind_raw).lower() if isinstance(kind_raw, str) else ""
+
+
+def _non_empty(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _typed(raw: dict[str, Any], name: str, kind: type) -> Any:
+    """``raw[name]`` when it is a ``kind``, else None."""
+    value = raw.get(name)
+    return value if isinstance(value, kind) else None
 
 
 def _js_number_value(value: Any) -> float | None:
@@ -352,6 +390,9 @@ def _safe_url(raw: Any) -> str | None:
         return None
     return normalize_http_url(value)
 
+
+#: The package check of the kinds whose spec names a package.
+_PACKAGE_CHECKS: dict[str, Callable[[Any], str | None]] = {"node": _safe_npm, "uv": _safe_uv}
 
 __all__ = [
     "DEFAULT_METADATA_KEY",

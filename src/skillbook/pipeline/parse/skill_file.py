@@ -75,38 +75,9 @@ def parse_skill_text(
 def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None) -> ParsedSkillFile:
     decoded, early, had_bom = decode_text(text)
     diags = [_with_path(d, path) for d in early] if early else []
-    invalid: str | None = None
-    if rules is not None and rules.exact_delimiters:
-        block, body, block_line, body_line, opened = split_frontmatter_exact(decoded)
-        if block is None and opened and rules.yaml_errors_invalid:
-            invalid = "the `---` frontmatter block is never closed"
-    else:
-        block, body, block_line, body_line = split_frontmatter(decoded)
-    if block and rules is not None and rules.yaml_errors_invalid:
-        recovery = recovered(block, rules)
-        block, invalid = recovery.block, recovery.invalid
-        for key, line in recovery.requoted:
-            diags.append(
-                dg.info(
-                    "parse.yaml-recovered",
-                    f"`{key}` is not valid YAML as written; OpenClaw 2026.9 reads it as "
-                    f'quoted text (write it quoted: {key}: "...")',
-                    path=path,
-                    line=block_line + line - 1,
-                )
-            )
+    block, body, block_line, body_line, invalid = _split(decoded, rules, diags, path)
     if block is None:
-        unterminated = decoded.startswith("---")
-        diags.append(
-            dg.warning(
-                "parse.unterminated-frontmatter" if unterminated else "parse.no-frontmatter",
-                "the `---` frontmatter block is never closed (add a line `---` after it)"
-                if unterminated
-                else "the file does not start with a `---` frontmatter block",
-                path=path,
-                line=1,
-            )
-        )
+        diags.append(_no_block(decoded, path))
         frontmatter, reloaded = Frontmatter(), NONE_RELOADED
     else:
         if not block:
@@ -145,7 +116,72 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
         dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
         diags.extend(dispatch_diags)
-    if block is not None and not js_trim(values.get("name") or ""):
+    _missing_keys(frontmatter, block is not None, block_line, diags, path)
+    return ParsedSkillFile(
+        frontmatter=frontmatter,
+        body=body,
+        body_line=body_line,
+        metadata=metadata,
+        invocation=resolve_invocation(values),
+        dispatch=dispatch,
+        diagnostics=tuple(diags),
+        had_bom=had_bom,
+        has_frontmatter=block is not None,
+        invalid=invalid is not None,
+    )
+
+
+def _split(
+    decoded: str, rules: FrontmatterRules | None, diags: list[Diagnostic], path: Path | None
+) -> tuple[str | None, str, int, int, str | None]:
+    """``(block, body, block_line, body_line, invalid)``: the frontmatter block as the
+    profile's rules find it (2026.9: exact delimiters, invalid YAML recovered where
+    OpenClaw recovers it), and why OpenClaw 2026.9 would not load the file (or None)."""
+    invalid: str | None = None
+    if rules is not None and rules.exact_delimiters:
+        block, body, block_line, body_line, opened = split_frontmatter_exact(decoded)
+        if block is None and opened and rules.yaml_errors_invalid:
+            invalid = "the `---` frontmatter block is never closed"
+    else:
+        block, body, block_line, body_line = split_frontmatter(decoded)
+    if block and rules is not None and rules.yaml_errors_invalid:
+        recovery = recovered(block, rules)
+        block, invalid = recovery.block, recovery.invalid
+        for key, line in recovery.requoted:
+            diags.append(
+                dg.info(
+                    "parse.yaml-recovered",
+                    f"`{key}` is not valid YAML as written; OpenClaw 2026.9 reads it as "
+                    f'quoted text (write it quoted: {key}: "...")',
+                    path=path,
+                    line=block_line + line - 1,
+                )
+            )
+    return block, body, block_line, body_line, invalid
+
+
+def _no_block(decoded: str, path: Path | None) -> Diagnostic:
+    unterminated = decoded.startswith("---")
+    return dg.warning(
+        "parse.unterminated-frontmatter" if unterminated else "parse.no-frontmatter",
+        "the `---` frontmatter block is never closed (add a line `---` after it)"
+        if unterminated
+        else "the file does not start with a `---` frontmatter block",
+        path=path,
+        line=1,
+    )
+
+
+def _missing_keys(
+    frontmatter: Frontmatter,
+    has_block: bool,
+    block_line: int,
+    diags: list[Diagnostic],
+    path: Path | None,
+) -> None:
+    """No `name` (the folder's is used) or no `description` (the skill is not loaded)."""
+    values = frontmatter.values
+    if has_block and not js_trim(values.get("name") or ""):
         diags.append(
             dg.info(
                 "parse.missing-name",
@@ -164,18 +200,6 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
                 line=frontmatter.line_of("description") or (block_line or 1),
             )
         )
-    return ParsedSkillFile(
-        frontmatter=frontmatter,
-        body=body,
-        body_line=body_line,
-        metadata=metadata,
-        invocation=resolve_invocation(values),
-        dispatch=dispatch,
-        diagnostics=tuple(diags),
-        had_bom=had_bom,
-        has_frontmatter=block is not None,
-        invalid=invalid is not None,
-    )
 
 
 def _with_path(diag: Diagnostic, path: Path | None) -> Diagnostic:

@@ -48,16 +48,32 @@ def normalize_http_url(value: str) -> str | None:
     if "?" in rest:
         rest, query = rest.split("?", 1)
     cut = min((i for i in (rest.find("/"), rest.find("\\")) if i >= 0), default=len(rest))
-    authority, path = rest[:cut], rest[cut:]
-    userinfo = ""
-    if "@" in authority:
-        user_raw, authority = authority.rsplit("@", 1)
-        user, _, password = user_raw.partition(":")
-        user, password = _pct(user, _USERINFO_SET), _pct(password, _USERINFO_SET)
-        if password:
-            userinfo = f"{user}:{password}@"
-        elif user:
-            userinfo = f"{user}@"
+    userinfo, authority = _userinfo(rest[:cut])
+    host_port = _host_port(authority, scheme)
+    if host_port is None:
+        return None
+    out = f"{scheme}://{userinfo}{host_port}{_serialize_path(rest[cut:])}"
+    if query is not None:
+        out += "?" + _pct(query, _QUERY_SET)
+    if fragment is not None:
+        out += "#" + _pct(fragment, _FRAGMENT_SET)
+    return out
+
+
+def _userinfo(authority: str) -> tuple[str, str]:
+    """``(user[:password]@ percent-encoded, or "", the authority after it)``."""
+    if "@" not in authority:
+        return "", authority
+    user_raw, authority = authority.rsplit("@", 1)
+    user, _, password = user_raw.partition(":")
+    user, password = _pct(user, _USERINFO_SET), _pct(password, _USERINFO_SET)
+    if password:
+        return f"{user}:{password}@", authority
+    return (f"{user}@" if user else ""), authority
+
+
+def _host_port(authority: str, scheme: str) -> str | None:
+    """The serialised ``host[:port]`` (a default port dropped), None when invalid."""
     if authority.startswith("["):
         close = authority.find("]")
         if close == -1:
@@ -75,12 +91,7 @@ def normalize_http_url(value: str) -> str | None:
         if int(port) > 65535:
             return None
         port = "" if str(int(port)) == _DEFAULT_PORT[scheme] else str(int(port))
-    out = f"{scheme}://{userinfo}{host}{':' + port if port else ''}{_serialize_path(path)}"
-    if query is not None:
-        out += "?" + _pct(query, _QUERY_SET)
-    if fragment is not None:
-        out += "#" + _pct(fragment, _FRAGMENT_SET)
-    return out
+    return f"{host}:{port}" if port else host
 
 
 def _serialize_path(path: str) -> str:

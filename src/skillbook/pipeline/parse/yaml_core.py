@@ -252,135 +252,150 @@ class _Builder:
         self.max_depth = max_depth
         self.anchors: dict[str, _Anchor] = {}
         self.root: Any = None
+        self.stack: list[_Frame] = []
+        self.top_lines: dict[str, int] = {}
+        self.documents = 0
 
     def run(self) -> tuple[Any, dict[str, int]]:
+        """Read every event. Scalars, most of them, are handled here, inline; the others
+        go through :data:`_HANDLERS`, each given the open frames and the innermost one
+        (None at the top level) and returning the innermost one after it."""
         parser = self.parser
         get_event = parser.get_event
         restore = self.restore
-        has_hash = self.has_hash
-        stack: list[_Frame] = []
-        frame: _Frame | None = None  # stack[-1], None at the top level
-        top_lines: dict[str, int] = {}
-        documents = 0
+        handlers = _HANDLERS
+        stack = self.stack
+        frame: _Frame | None = None
         try:
             while True:
                 event: Any = get_event()
                 cls = type(event)
-                if cls is _SCALAR:
-                    # Most events are scalars: checks, resolution and emission inlined.
-                    style = event.style
-                    if style is not None:
-                        if style == '"' or style == "'":
-                            if has_hash:
-                                self._check_comment_gap(event)
-                            if event.end_mark.line > event.start_mark.line:
-                                self._check_flow_indent(stack, event, closing=False)
-                        elif style == "|" or style == ">":
-                            self._check_block_scalar(stack, event)
-                    value: Any = event.value
-                    if restore:
-                        value = value.translate(restore)
-                    tag = event.tag
-                    if tag is None:
-                        if event.implicit[0]:
-                            if not value:
-                                value = None
-                            elif value[0] in _RESOLVABLE:
-                                value = _resolve_plain(value)
-                    elif tag.startswith(_CORE_TAG):
-                        value = _resolve_tagged(value, tag[len(_CORE_TAG) :])
-                    if event.anchor is not None:
-                        self._register(event.anchor, value, None)
-                    if frame is None:
-                        self.root = value
-                    elif not frame.is_map:
-                        frame.shape.append(None)
-                        frame.container.append(value)
-                    elif frame.has_key:
-                        frame.shape.append(None)
-                        frame.container[frame.key] = value
-                        frame.has_key = False
-                    elif type(value) is str:
-                        # A string key is its own identity (the others are tuples).
-                        frame.shape.append(None)
-                        if value in frame.seen:
-                            self._take_key(frame, value, event)  # raises duplicate-key
-                        frame.seen.add(value)
-                        frame.key = value
-                        frame.has_key = True
-                        if frame.key_lines is not None:
-                            frame.key_lines.setdefault(value, event.start_mark.line + 1)
-                    else:
-                        frame.shape.append(None)
-                        self._take_key(frame, value, event)
-                elif cls is _MAPPING_START or cls is _SEQUENCE_START:
-                    start: Any = event.start_mark
-                    if len(stack) >= self.max_depth:
-                        raise YamlError(
-                            f"nesting deeper than {self.max_depth} levels",
-                            kind="too-deep",
-                            line=start.line + 1,
-                        )
-                    is_map = cls is _MAPPING_START
-                    container: Any = {} if is_map else []
-                    children: list[Any] = []
-                    anchor = None
-                    if event.anchor is not None:
-                        anchor = self._register(event.anchor, container, children)
-                    frame = _Frame(
-                        container,
-                        children,
-                        anchor,
-                        start.line + 1,
-                        bool(event.flow_style),
-                        start.column,
-                        is_map,
-                    )
-                    if is_map and not stack:
-                        frame.key_lines = top_lines
-                    stack.append(frame)
-                elif cls is _MAPPING_END or cls is _SEQUENCE_END:
-                    done = stack.pop()
-                    frame = stack[-1] if stack else None
-                    if done.flow:
-                        if has_hash:
-                            self._check_comment_gap(event)
-                        if frame is None or not frame.flow:
-                            self._check_flow_indent(stack, event, closing=True, start=done.line - 1)
-                    value = done.container
-                    if done.is_map:
-                        value = js_key_order(value)
-                        if done.anchor is not None:
-                            done.anchor.value = value
-                    if done.anchor is not None:
-                        done.anchor.open = False
-                    if frame is not None and (not frame.is_map or frame.has_key):
-                        # A list item or a mapping value: _emit inlined.
-                        frame.shape.append(done.shape)
-                        if frame.is_map:
-                            frame.container[frame.key] = value
-                            frame.has_key = False
-                        else:
-                            frame.container.append(value)
-                    else:
-                        self._emit(frame, value, done.shape, event)
-                elif cls is _ALIAS:
-                    value, shape = self._alias(event)
-                    self._emit(frame, value, shape, event)
-                elif cls is _DOCUMENT_START:
-                    documents += 1
-                    if documents > 1:
-                        raise YamlError(
-                            "the block holds more than one YAML document",
-                            line=event.start_mark.line + 1,
-                        )
-                elif cls is _STREAM_END:
-                    break
+                if cls is not _SCALAR:
+                    if cls is _STREAM_END:
+                        break
+                    handler = handlers.get(cls)
+                    if handler is not None:
+                        frame = handler(self, event, stack, frame)
+                    continue
+                if event.style is not None:
+                    self._check_styled(event)
+                value: Any = event.value
+                if restore:
+                    value = value.translate(restore)
+                if event.tag is not None:
+                    value = _resolve_tagged(value, event.tag)
+                elif event.implicit[0] and (not value or value[0] in _RESOLVABLE):
+                    # An empty plain scalar is null: resolve_plain("") says so.
+                    value = _resolve_plain(value)
+                if event.anchor is not None:
+                    self._register(event.anchor, value, None)
+                if frame is None:
+                    self.root = value
+                elif not frame.is_map:
+                    frame.shape.append(None)
+                    frame.container.append(value)
+                elif frame.has_key:
+                    frame.shape.append(None)
+                    frame.container[frame.key] = value
+                    frame.has_key = False
+                elif type(value) is str:
+                    # A string key is its own identity (the others are tuples).
+                    frame.shape.append(None)
+                    if value in frame.seen:
+                        self._take_key(frame, value, event)  # raises duplicate-key
+                    frame.seen.add(value)
+                    frame.key = value
+                    frame.has_key = True
+                    if frame.key_lines is not None:
+                        frame.key_lines.setdefault(value, event.start_mark.line + 1)
+                else:
+                    frame.shape.append(None)
+                    self._take_key(frame, value, event)
         finally:
-            dispose = getattr(parser, "dispose", None)
-            if dispose is not None:
-                dispose()
-        return self.root, top_lines
+            parser.dispose()  # libyaml's memory now; both parsers have it
+        return self.root, self.top_lines
+
+    def _check_styled(self, event: Any) -> None:
+        """What the JS package refuses in a quoted or block scalar that libyaml takes."""
+        style = event.style
+        if style == '"' or style == "'":
+            if self.has_hash:
+                self._check_comment_gap(event)
+            if event.end_mark.line > event.start_mark.line:
+                self._check_flow_indent(self.stack, event, closing=False)
+        elif style == "|" or style == ">":
+            self._check_block_scalar(self.stack, event)
+
+    def _start(self, event: Any, stack: list[_Frame], frame: _Frame | None) -> _Frame:
+        """A mapping or sequence opens: a new frame (its anchor registered now, open)."""
+        start: Any = event.start_mark
+        if len(stack) >= self.max_depth:
+            raise YamlError(
+                f"nesting deeper than {self.max_depth} levels",
+                kind="too-deep",
+                line=start.line + 1,
+            )
+        is_map = type(event) is _MAPPING_START
+        container: Any = {} if is_map else []
+        children: list[Any] = []
+        anchor = None
+        if event.anchor is not None:
+            anchor = self._register(event.anchor, container, children)
+        new = _Frame(
+            container,
+            children,
+            anchor,
+            start.line + 1,
+            bool(event.flow_style),
+            start.column,
+            is_map,
+        )
+        if is_map and not stack:
+            new.key_lines = self.top_lines
+        stack.append(new)
+        return new
+
+    def _end(self, event: Any, stack: list[_Frame], frame: _Frame | None) -> _Frame | None:
+        """A mapping or sequence closes: checks, JS key order, then its place in the parent."""
+        done = stack.pop()
+        frame = stack[-1] if stack else None
+        if done.flow:
+            if self.has_hash:
+                self._check_comment_gap(event)
+            if frame is None or not frame.flow:
+                self._check_flow_indent(stack, event, closing=True, start=done.line - 1)
+        value = done.container
+        if done.is_map:
+            value = js_key_order(value)
+            if done.anchor is not None:
+                done.anchor.value = value
+        if done.anchor is not None:
+            done.anchor.open = False
+        if frame is not None and (not frame.is_map or frame.has_key):
+            # A list item or a mapping value: _emit inlined.
+            frame.shape.append(done.shape)
+            if frame.is_map:
+                frame.container[frame.key] = value
+                frame.has_key = False
+            else:
+                frame.container.append(value)
+        else:
+            self._emit(frame, value, done.shape, event)
+        return frame
+
+    def _on_alias(self, event: Any, stack: list[_Frame], frame: _Frame | None) -> _Frame | None:
+        value, shape = self._alias(event)
+        self._emit(frame, value, shape, event)
+        return frame
+
+    def _document(self, event: Any, stack: list[_Frame], frame: _Frame | None) -> _Frame | None:
+        self.documents += 1
+        if self.documents > 1:
+            raise YamlError(
+                "the block holds more than one YAML document",
+                line=event.start_mark.line + 1,
+            )
+        return frame
 
     @property
     def lines(self) -> list[str]:
@@ -499,6 +514,18 @@ class _Builder:
         return anchor.value, ("alias", anchor)
 
 
+#: The builder's handler of each event class but scalars (read in runs) and the
+#: stream's end; the classes not here (stream start, document end) need nothing.
+_HANDLERS: dict[type, Any] = {
+    _MAPPING_START: _Builder._start,
+    _SEQUENCE_START: _Builder._start,
+    _MAPPING_END: _Builder._end,
+    _SEQUENCE_END: _Builder._end,
+    _ALIAS: _Builder._on_alias,
+    _DOCUMENT_START: _Builder._document,
+}
+
+
 def _alias_weight(shape: Any) -> int:
     """``getAliasCount`` of the JS package, over the shapes we kept."""
     if shape is None:
@@ -520,7 +547,11 @@ def _alias_weight(shape: Any) -> int:
     return best
 
 
-def _resolve_tagged(value: str, name: str) -> Any:
+def _resolve_tagged(value: str, tag: str) -> Any:
+    """A scalar with an explicit tag: the core schema's tags resolve, others keep the text."""
+    if not tag.startswith(_CORE_TAG):
+        return value
+    name = tag[len(_CORE_TAG) :]
     if name in ("str", "map", "seq"):
         return value
     resolved = _resolve_plain(value)

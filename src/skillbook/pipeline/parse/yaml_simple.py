@@ -92,18 +92,7 @@ def simple_block(
             return None
         number = i
         if not raw:
-            j = _skip_blank(rows, i)
-            if j < count and rows[j][:1] == " " and rows[j].lstrip(" ")[:1] in ("{", "["):
-                # A flow collection below a top-level key (how most manifests are
-                # written), as _nested reads it, with no row indentation measured.
-                value, i = flow_lines(rows, None, j, 0)
-            elif j == i < count and _plain_row(rows[i]):
-                # Not a key, an item or a flow: a plain scalar over several rows.
-                value, i = _plain_rows(rows, i)
-            else:
-                if ind is None:
-                    ind = [len(row) - len(row.lstrip(" ")) for row in rows]
-                value, i = _nested(rows, ind, i, 0)
+            value, i, ind = _below_key(rows, i, ind)
         elif raw in _BLOCK_HEADS:
             value, i = _block_scalar(rows, i, raw)
         elif raw[:1] in ("{", "["):
@@ -116,6 +105,25 @@ def simple_block(
         values[key] = value
         lines[key] = number
     return (values, lines, flows) if values else None
+
+
+def _below_key(rows: list[str], i: int, ind: list[int] | None) -> tuple[Any, int, list[int] | None]:
+    """The value on the rows below a top-level key with nothing after its ``:``, the
+    next row, and the indentation of every row (``ind``), measured here on first need."""
+    count = len(rows)
+    j = _skip_blank(rows, i)
+    if j < count and rows[j][:1] == " " and rows[j].lstrip(" ")[:1] in ("{", "["):
+        # A flow collection below a top-level key (how most manifests are
+        # written), as _nested reads it, with no row indentation measured.
+        value, i = flow_lines(rows, None, j, 0)
+    elif j == i < count and _plain_row(rows[i]):
+        # Not a key, an item or a flow: a plain scalar over several rows.
+        value, i = _plain_rows(rows, i)
+    else:
+        if ind is None:
+            ind = [len(row) - len(row.lstrip(" ")) for row in rows]
+        value, i = _nested(rows, ind, i, 0)
+    return value, i, ind
 
 
 @functools.lru_cache(maxsize=1024)

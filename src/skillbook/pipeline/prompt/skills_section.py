@@ -14,7 +14,7 @@ keep skills OpenClaw drops whenever a description holds an emoji.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
@@ -155,50 +155,55 @@ def build_prompt(
     entries of skills whose name, description and location did not change.
     """
     rules = profile.catalog
-    if parts is not None:
-        resolved = tuple(compress(skills, parts.visible(skills, is_prompt_visible)))
-    else:
-        resolved = tuple(s for s in skills if is_prompt_visible(s))
-    if rules.sort_by_name:
-        resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
+    resolved = _visible(skills, parts, rules)
     kept_paths = keep if rules.keep_state_paths else None
     shown = (
         parts.shown(resolved, homes, kept_paths)
         if parts is not None
         else compact_skill_paths(resolved, homes, keep=kept_paths)
     )
-    total = len(resolved)
     if rules.bounded:
         return _build_bounded(resolved, shown, limits, remote_note, priority, check_command, rules)
+    return _build_legacy(resolved, shown, limits, remote_note, priority, check_command, parts)
 
+
+def _visible(
+    skills: Sequence[Skill], parts: CatalogParts | None, rules: CatalogRules
+) -> tuple[Skill, ...]:
+    """The prompt-visible skills, in load order (2026.9: by name)."""
+    if parts is not None:
+        resolved = tuple(compress(skills, parts.visible(skills, is_prompt_visible)))
+    else:
+        resolved = tuple(s for s in skills if is_prompt_visible(s))
+    if rules.sort_by_name:
+        resolved = tuple(sorted(resolved, key=lambda s: locale_compare_key(s.name)))
+    return resolved
+
+
+def _build_legacy(
+    resolved: tuple[Skill, ...],
+    shown: list[PromptSkill],
+    limits: PromptLimits,
+    remote_note: str | None,
+    priority: bool,
+    check_command: str,
+    parts: CatalogParts | None,
+) -> PromptCatalog:
+    """OpenClaw 2026.4's budget: the full format when it fits, else the compact one,
+    cut to its longest fitting prefix when even that does not fit."""
+    total = len(resolved)
     order = _priority_order(resolved) if priority else list(range(total))
     by_count = order[: max(0, limits.max_skills)]
-    truncated = total > len(by_count)
-    compact = False
-    cut_by_budget = False
-    kept_idx = by_count
-
-    # Lengths do not depend on order, so measuring a prefix of the priority order is
-    # the same as measuring those skills in load order.
-    def length(idx: Sequence[int], fmt: Callable[[Sequence[PromptSkill]], str]) -> int:
-        return utf16_len(fmt([shown[i] for i in idx]))
-
-    compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
     # Rendered once: when it fits, this is the catalog (load order, as below).
     whole = len(by_count) == total and not priority  # by_count is range(total)
     in_order = shown if whole else [shown[i] for i in sorted(by_count)]
     full_text = format_skills_for_prompt(in_order, parts=parts)
     full_len = utf16_len(full_text)
-    if full_len > limits.max_chars:
-        compact = True
-        if length(by_count, format_skills_compact) > compact_budget:
-            fitting = largest_fitting_prefix(
-                len(by_count),
-                lambda m: length(by_count[:m], format_skills_compact) <= compact_budget,
-            )
-            kept_idx = by_count[:fitting]
-            truncated = True
-            cut_by_budget = True
+    compact = full_len > limits.max_chars
+    kept_idx, cut_by_budget = (
+        _compact_cut(by_count, shown, limits) if compact else (by_count, False)
+    )
+    truncated = total > len(by_count) or cut_by_budget
 
     kept: tuple[Skill, ...]
     omitted: tuple[Skill, ...]
@@ -206,16 +211,9 @@ def build_prompt(
         # Everything fits (the usual case): no index bookkeeping over every skill.
         catalog, kept, omitted = full_text, resolved, ()
     else:
-        kept_set = set(kept_idx)
-        kept_sorted = sorted(kept_set)  # back to load order for rendering
-        kept_shown = [shown[i] for i in kept_sorted]
-        catalog = format_skills_compact(kept_shown) if compact else full_text
-        kept = tuple(resolved[i] for i in kept_sorted)
-        omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+        catalog, kept, omitted = _partition(resolved, shown, kept_idx, full_text, compact)
     note = _note(len(kept), total, truncated, compact, check_command)
     pieces = [js_trim(remote_note) if remote_note else "", note, catalog]
-    text = "\n".join(p for p in pieces if p)
-
     found: list[Diagnostic] = []
     if truncated:
         found.append(
@@ -224,23 +222,61 @@ def build_prompt(
             )
         )
     if compact:
-        found.append(
-            diag.info(
-                "prompt.compact",
-                f"The full skills catalog ({full_len} characters) is over the budget of "
-                f"{limits.max_chars}; the compact format (names and locations, no "
-                "descriptions) is used. Shorten descriptions or raise "
-                "skills.limits.maxSkillsPromptChars to show them.",
-            )
-        )
+        found.append(_compact_diagnostic(full_len, limits))
     return PromptCatalog(
-        text=text,
+        text="\n".join(p for p in pieces if p),
         kept=kept,
         omitted=omitted,
         compact=compact,
         truncated=truncated,
         resolved=resolved,
         diagnostics=tuple(found),
+    )
+
+
+def _partition(
+    resolved: tuple[Skill, ...],
+    shown: list[PromptSkill],
+    kept_idx: list[int],
+    full_text: str,
+    compact: bool,
+) -> tuple[str, tuple[Skill, ...], tuple[Skill, ...]]:
+    """``(catalog, kept, omitted)`` when not every skill is rendered in full."""
+    kept_set = set(kept_idx)
+    kept_sorted = sorted(kept_set)  # back to load order for rendering
+    kept_shown = [shown[i] for i in kept_sorted]
+    catalog = format_skills_compact(kept_shown) if compact else full_text
+    kept = tuple(resolved[i] for i in kept_sorted)
+    omitted = tuple(s for i, s in enumerate(resolved) if i not in kept_set)
+    return catalog, kept, omitted
+
+
+def _compact_cut(
+    by_count: list[int], shown: list[PromptSkill], limits: PromptLimits
+) -> tuple[list[int], bool]:
+    """The skills the compact format keeps (a prefix of ``by_count``), and whether the
+    budget cut any. Lengths do not depend on order, so measuring a prefix of the
+    priority order is the same as measuring those skills in load order."""
+
+    def length(idx: Sequence[int]) -> int:
+        return utf16_len(format_skills_compact([shown[i] for i in idx]))
+
+    compact_budget = limits.max_chars - COMPACT_WARNING_OVERHEAD
+    if length(by_count) <= compact_budget:
+        return by_count, False
+    fitting = largest_fitting_prefix(
+        len(by_count), lambda m: length(by_count[:m]) <= compact_budget
+    )
+    return by_count[:fitting], True
+
+
+def _compact_diagnostic(full_len: int, limits: PromptLimits) -> Diagnostic:
+    return diag.info(
+        "prompt.compact",
+        f"The full skills catalog ({full_len} characters) is over the budget of "
+        f"{limits.max_chars}; the compact format (names and locations, no "
+        "descriptions) is used. Shorten descriptions or raise "
+        "skills.limits.maxSkillsPromptChars to show them.",
     )
 
 

@@ -201,41 +201,69 @@ def _yaml_style(block: str, rep: _Report, *, parses: bool) -> list[tuple[Any, in
     """
     import yaml
 
-    hostile = _NON_PRINTABLE.search(block)
-    if hostile is not None:
-        rep.add(
-            "yaml-style", "char", block.count("\n", 0, hostile.start()) + 2, cp=ord(hostile.group())
-        )
-        return None
-    tab = block.find("\t")
-    if tab != -1:
-        # strictyaml's scanner refuses a tab where a token may start (after `key:`,
-        # in indentation); inside text it would pass, but telling the two apart needs
-        # its scanner. Spaces are always safe.
-        rep.add("yaml-style", "tab", block.count("\n", 0, tab) + 2)
+    if _refused_chars(block, rep):
         return None
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    aliased = False
     try:
-        previous, reported = "", set[int]()
-        for token in yaml.scan(block, Loader=loader):
-            kind, line = type(token).__name__, token.start_mark.line + 2
-            what = _REFUSED_TOKENS.get(kind)
-            plain = kind == "ScalarToken" and getattr(token, "plain", False)
-            if previous == "KeyToken" and plain and getattr(token, "value", None) == "<<":
-                what = "a merge key `<<`"
-            aliased = aliased or kind in ("AnchorToken", "AliasToken")
-            if what is not None and line not in reported:  # one-line JSON holds many tokens
-                reported.add(line)
-                rep.add("yaml-style", "token", line, what=what)
-            previous = kind
-        if aliased:
+        if _token_problems(block, loader, rep):
             return None  # composing could expand an alias bomb
         root = yaml.compose(block, Loader=loader)
     except yaml.YAMLError as exc:
         if parses:  # otherwise the frontmatter error says it already
             rep.add("yaml-style", "yaml-other", reason=(str(exc).splitlines() or ["?"])[0])
         return None
+    _indent_problems(root, rep)
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    return [
+        (k.value if isinstance(k, yaml.ScalarNode) else None, k.start_mark.line + 2)
+        for k, _ in root.value
+    ]
+
+
+def _refused_chars(block: str, rep: _Report) -> bool:
+    """A character strictyaml refuses (reported): a non-printable one, or a tab."""
+    hostile = _NON_PRINTABLE.search(block)
+    if hostile is not None:
+        rep.add(
+            "yaml-style", "char", block.count("\n", 0, hostile.start()) + 2, cp=ord(hostile.group())
+        )
+        return True
+    tab = block.find("\t")
+    if tab != -1:
+        # strictyaml's scanner refuses a tab where a token may start (after `key:`,
+        # in indentation); inside text it would pass, but telling the two apart needs
+        # its scanner. Spaces are always safe.
+        rep.add("yaml-style", "tab", block.count("\n", 0, tab) + 2)
+        return True
+    return False
+
+
+def _token_problems(block: str, loader: Any, rep: _Report) -> bool:
+    """Report the refused tokens (one report a line); True when there are anchors or
+    aliases. Raises ``yaml.YAMLError`` when the block does not scan."""
+    import yaml
+
+    aliased = False
+    previous, reported = "", set[int]()
+    for token in yaml.scan(block, Loader=loader):
+        kind, line = type(token).__name__, token.start_mark.line + 2
+        what = _REFUSED_TOKENS.get(kind)
+        plain = kind == "ScalarToken" and getattr(token, "plain", False)
+        if previous == "KeyToken" and plain and getattr(token, "value", None) == "<<":
+            what = "a merge key `<<`"
+        aliased = aliased or kind in ("AnchorToken", "AliasToken")
+        if what is not None and line not in reported:  # one-line JSON holds many tokens
+            reported.add(line)
+            rep.add("yaml-style", "token", line, what=what)
+        previous = kind
+    return aliased
+
+
+def _indent_problems(root: Any, rep: _Report) -> None:
+    """Mappings whose nested mappings sit at different columns (strictyaml refuses it)."""
+    import yaml
+
     stack = [root] if root is not None else []
     while stack:
         node = stack.pop()
@@ -250,12 +278,6 @@ def _yaml_style(block: str, rep: _Report, *, parses: bool) -> list[tuple[Any, in
                         columns = {value.start_mark.column}
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
-    if not isinstance(root, yaml.MappingNode):
-        return None
-    return [
-        (k.value if isinstance(k, yaml.ScalarNode) else None, k.start_mark.line + 2)
-        for k, _ in root.value
-    ]
 
 
 def _field_problems(

@@ -161,47 +161,13 @@ def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationR
     """Validate one skill: a skill folder, a ``SKILL.md``, or (mixed/legacy) a ``.md`` file."""
     path, mode = Path(path), Mode.of(mode)
     rep = _Report(path, None)
-    if path.is_dir():
-        skill_dir, file_path = path, path / SKILL_FILE
-        try:
-            listing = set(os.listdir(path))
-        except OSError as exc:
-            rep.add("discover.unreadable", "unreadable", exc=exc)
-            return _result(path, None, rep.found)
-        if SKILL_FILE not in listing:  # exact: case-insensitive file systems would match skill.md
-            if LOWERCASE_SKILL_FILE not in listing:
-                rep.add("skill-file", "missing-file")
-                return _result(path, None, rep.found)
-            file_path = rep.path = path / LOWERCASE_SKILL_FILE
-            if mode != "strict":  # strict_problems reports it itself
-                level = Severity.WARNING if mode in ("mixed", "legacy") else Severity.ERROR
-                rep.add("skill-file", "lower-skill-md", level=level)
-    elif path.is_file():
-        skill_dir, file_path = path.parent, path
-        if path.suffix.lower() != ".md":
-            rep.add("path", "not-md")
-            return _result(path, None, rep.found)
-        if path.name != SKILL_FILE and mode == "openclaw":
-            rep.add("skill-file", "standalone", file=path.name)
-    else:
-        rep.add("path", "no-path")
+    located = _skill_file(path, mode, rep)
+    if located is None:
         return _result(path, None, rep.found)
+    skill_dir, file_path = located
     rep.path = file_path
-    if file_path.is_symlink():
-        rep.add("discover.symlinked-skill-md", "symlink")
-    try:
-        size = file_path.stat().st_size
-    except OSError:
-        size = 0
-    if size > DEFAULT_MAX_SKILL_FILE_BYTES:
-        rep.add(
-            "discover.file-too-large", "too-large", size=size, limit=DEFAULT_MAX_SKILL_FILE_BYTES
-        )
-        return _result(path, None, rep.found)
-    try:
-        raw = file_path.read_bytes()
-    except OSError as exc:
-        rep.add("discover.unreadable", "unreadable", exc=exc)
+    raw = _read_skill_file(file_path, rep)
+    if raw is None:
         return _result(path, None, rep.found)
     from skillbook.pipeline.parse.skill_file import parse_skill_text
 
@@ -228,6 +194,61 @@ def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationR
     rep.skill = name
     _lenient_problems(parsed, description, rep, legacy=body_fallback)
     return _result(path, name, rep.found)
+
+
+def _skill_file(path: Path, mode: Mode, rep: _Report) -> tuple[Path, Path] | None:
+    """``(skill folder, skill file)`` for a folder or a file; None (reported) when
+    ``path`` is neither, or holds no skill file, or is not Markdown."""
+    if path.is_dir():
+        return _skill_file_in(path, mode, rep)
+    if path.is_file():
+        if path.suffix.lower() != ".md":
+            rep.add("path", "not-md")
+            return None
+        if path.name != SKILL_FILE and mode == "openclaw":
+            rep.add("skill-file", "standalone", file=path.name)
+        return path.parent, path
+    rep.add("path", "no-path")
+    return None
+
+
+def _skill_file_in(path: Path, mode: Mode, rep: _Report) -> tuple[Path, Path] | None:
+    try:
+        listing = set(os.listdir(path))
+    except OSError as exc:
+        rep.add("discover.unreadable", "unreadable", exc=exc)
+        return None
+    if SKILL_FILE in listing:  # exact: case-insensitive file systems would match skill.md
+        return path, path / SKILL_FILE
+    if LOWERCASE_SKILL_FILE not in listing:
+        rep.add("skill-file", "missing-file")
+        return None
+    file_path = rep.path = path / LOWERCASE_SKILL_FILE
+    if mode != "strict":  # strict_problems reports it itself
+        level = Severity.WARNING if mode in ("mixed", "legacy") else Severity.ERROR
+        rep.add("skill-file", "lower-skill-md", level=level)
+    return path, file_path
+
+
+def _read_skill_file(file_path: Path, rep: _Report) -> bytes | None:
+    """The file's bytes; None (reported) when too large or unreadable. A symbolic
+    link is reported and followed."""
+    if file_path.is_symlink():
+        rep.add("discover.symlinked-skill-md", "symlink")
+    try:
+        size = file_path.stat().st_size
+    except OSError:
+        size = 0
+    if size > DEFAULT_MAX_SKILL_FILE_BYTES:
+        rep.add(
+            "discover.file-too-large", "too-large", size=size, limit=DEFAULT_MAX_SKILL_FILE_BYTES
+        )
+        return None
+    try:
+        return file_path.read_bytes()
+    except OSError as exc:
+        rep.add("discover.unreadable", "unreadable", exc=exc)
+        return None
 
 
 #: Parse findings that mean OpenClaw drops part of a skill (a gate, an installer, a dispatch).
