@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "skillbook"
 # not in a circle).
 PARTS: tuple[tuple[str, ...], ...] = (
     ("base",),
-    ("errors", "diagnostics", "model"),
+    ("errors", "diagnostics", "model", "version"),
     ("config",),
     ("pipeline",),
     ("security",),
@@ -99,12 +99,10 @@ def imported(path: Path, module: str | None = None) -> set[str]:
             else:
                 base = node.module or ""
             # `from skillbook.runtime import agent` imports the module `agent`; a name
-            # defined in the package imports the package. The face's `__version__` is a
-            # constant of the package itself, set before any module of it runs.
+            # defined in the package imports the package.
             names.update(
                 f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
                 for alias in node.names
-                if (base, alias.name) != (FACE, "__version__")
             )
         elif (
             isinstance(node, ast.Constant)
@@ -271,7 +269,6 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
     sample.write_text(
         "import logging\n"
         "from typing import TYPE_CHECKING\n"
-        "from skillbook import __version__\n"
         "from skillbook.model import Skill\n"
         "if TYPE_CHECKING:\n    from skillbook.mcp.client import McpClient\n"
         "def f():\n    import skillbook.cli.app\n    from .. import experience\n"

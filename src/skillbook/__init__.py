@@ -17,11 +17,12 @@ the module that defines it: each stage (``skillbook.pipeline.parse.skill_file``,
 holds its exceptions (``skillbook.distribution.registry.RegistryError``).
 """
 
+from skillbook.version import __version__ as __version__
+
 # Not `typing`: importing it costs more than the rest of this module, and
 # `skillbook --version` pays for every import made here (mypy reads the name).
 TYPE_CHECKING = False
 
-__version__ = "0.1.0"
 
 #: Every public name, by the module that defines it: the one list to edit. The
 #: ``TYPE_CHECKING`` imports below say the same for type checkers (a test keeps them equal).

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from skillbook import __version__
 from skillbook.cli.app import cli
+from skillbook.version import __version__
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PROBE = """

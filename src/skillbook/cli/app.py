@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import click
 
-from skillbook import __version__
 from skillbook.cli import render
 from skillbook.cli.context import (
     EXIT_FINDINGS,
@@ -32,6 +31,7 @@ from skillbook.cli.names import complete_skill_names, find_skill
 from skillbook.cli.options import add_global_options, global_options
 from skillbook.cli.prompt_output import write_prompt
 from skillbook.pipeline.cache import footprint
+from skillbook.version import __version__
 
 if TYPE_CHECKING:
     from skillbook.distribution.registry.lockfile import Origin

@@ -20,7 +20,6 @@ from typing import Any
 
 import click
 
-from skillbook import __version__
 from skillbook.cli.context import EXIT_FINDINGS, EXIT_OK, Context, emit_json, emit_lines, error_code
 from skillbook.config.agent_scope import (
     PROFILE_ENV,
@@ -37,6 +36,7 @@ from skillbook.errors import SkillbookError
 from skillbook.model import Source
 from skillbook.pipeline.discovery.discover import resolve_roots
 from skillbook.pipeline.discovery.learned import is_learned_root
+from skillbook.version import __version__
 
 #: The variables that move folders; doctor shows those that are set.
 WATCHED_VARIABLES = (

@@ -67,7 +67,7 @@ def prompt_call(args: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:
-        from skillbook import __version__
+        from skillbook.version import __version__
 
         sys.stdout.write(f"skillbook, version {__version__}\n")
         sys.stdout.flush()

@@ -42,10 +42,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Final
 
-from skillbook import __version__
 from skillbook.distribution import InstallError
 from skillbook.distribution.netguard import NetworkPolicy, Resolver, resolve_pinned
 from skillbook.distribution.progress import NoProgress, Progress
+from skillbook.version import __version__
 
 if TYPE_CHECKING:
     import httpx

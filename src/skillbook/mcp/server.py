@@ -104,7 +104,7 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
         cache_scope: Literal["public", "private"] = DEFAULT_CACHE_SCOPE,
         page_size: int = DEFAULT_PAGE_SIZE,
     ) -> None:
-        from skillbook import __version__
+        from skillbook.version import __version__
 
         self.catalog = catalog
         self.bus = InMemorySubscriptionBus()

@@ -125,6 +125,6 @@ def to_sarif(
 
 
 def _package_version() -> str:
-    from skillbook import __version__
+    from skillbook.version import __version__
 
     return __version__

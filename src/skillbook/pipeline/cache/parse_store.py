@@ -126,7 +126,7 @@ def store_namespace(profile: object, mode: object) -> str:
 def code_fingerprint() -> str:
     """skillbook's version plus the size and mtime of its parser modules (and of the
     YAML and JSON5 packages), so an edited or upgraded parser never reads old entries."""
-    from skillbook import __version__
+    from skillbook.version import __version__
 
     root = Path(__file__).resolve().parents[2]
     parts = [__version__]
