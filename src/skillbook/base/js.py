@@ -313,17 +313,21 @@ def _stringify_dict(value: dict[Any, Any], parts: list[str]) -> None:
     if not value:
         parts.append("{}")
         return
-    writers = _WRITERS
     sep = "{"
     for k, v in value.items():
         parts.append(sep)
         sep = ","
         parts.append(json_quote(k if type(k) is str else js_string(k)))
         parts.append(":")
-        if type(v) is str:
+        kind = type(v)
+        if kind is str:
             parts.append(json_quote(v))
+        elif kind is dict:
+            _stringify_dict(v, parts)
+        elif kind is list:
+            _stringify_list(v, parts)
         else:
-            writers.get(type(v), _stringify_other)(v, parts)
+            _stringify_other(v, parts)
     parts.append("}")
 
 
@@ -331,15 +335,19 @@ def _stringify_list(value: list[Any], parts: list[str]) -> None:
     if not value:
         parts.append("[]")
         return
-    writers = _WRITERS
     sep = "["
     for item in value:
         parts.append(sep)
         sep = ","
-        if type(item) is str:
+        kind = type(item)
+        if kind is str:
             parts.append(json_quote(item))
+        elif kind is dict:
+            _stringify_dict(item, parts)
+        elif kind is list:
+            _stringify_list(item, parts)
         else:
-            writers.get(type(item), _stringify_other)(item, parts)
+            _stringify_other(item, parts)
     parts.append("]")
 
 

@@ -119,6 +119,16 @@ def resolve_metadata(
         diags.append(_unused_field(manifest_key, "requires.anyConfig", where))
     sha256 = rules is not None and rules.download_sha256
     install = _install_specs(obj.get("install"), sha256, where, diags)
+    requires: Requires | None = None
+    if isinstance(requires_raw, (dict, list)):
+        # An array stands for an empty object, as in JavaScript.
+        req = requires_raw if isinstance(requires_raw, dict) else {}
+        requires = Requires(
+            _string_tuple(req.get("bins")),
+            _string_tuple(req.get("anyBins")),
+            _string_tuple(req.get("env")),
+            _string_tuple(req.get("config")),
+        )
     metadata = SkillMetadata(
         always,
         strings["emoji"],
@@ -126,7 +136,7 @@ def resolve_metadata(
         strings["skillKey"],
         strings["primaryEnv"],
         _string_tuple(obj.get("os")) or None,
-        _requires(requires_raw),
+        requires,
         tuple(install) if install else None,
         manifest_key,
         MappingProxyType(obj),
@@ -187,19 +197,6 @@ def _typed_fields(
     if rules is not None and rules.skill_key_non_empty and not strings["skillKey"]:
         strings["skillKey"] = None
     return (always if isinstance(always, bool) else None), strings
-
-
-def _requires(requires_raw: Any) -> Requires | None:
-    """``requires`` normalised (an array stands for an empty object, as in JavaScript)."""
-    if not isinstance(requires_raw, (dict, list)):
-        return None
-    req = requires_raw if isinstance(requires_raw, dict) else {}
-    return Requires(
-        _string_tuple(req.get("bins")),
-        _string_tuple(req.get("anyBins")),
-        _string_tuple(req.get("env")),
-        _string_tuple(req.get("config")),
-    )
 
 
 def _install_specs(
@@ -279,20 +276,21 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
         digest = js_trim(value).lower() if isinstance(value, str) else None
         if digest is None or not _SHA256.fullmatch(digest):
             return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
+    spec_id, label, archive, extract, target_dir = _optional_fields(raw)
     spec = InstallSpec(
         kind=kind,
-        id=_non_empty(raw.get("id")),
-        label=_non_empty(raw.get("label")),
+        id=spec_id,
+        label=label,
         bins=_string_tuple(raw.get("bins")),
         os=_string_tuple(raw.get("os")),
         formula=_safe_brew(raw.get("formula")) or _safe_brew(raw.get("cask")),
         package=_PACKAGE_CHECKS[kind](raw.get("package")) if kind in _PACKAGE_CHECKS else None,
         module=_safe_go(raw.get("module")),
         url=_safe_url(raw.get("url")),
-        archive=_typed(raw, "archive", str),
-        extract=_typed(raw, "extract", bool),
+        archive=archive,
+        extract=extract,
         strip_components=_js_number_value(raw.get("stripComponents")),
-        target_dir=_typed(raw, "targetDir", str),
+        target_dir=target_dir,
         # 2026.9 reads and checks a download's sha256 (a bad one drops the spec); under
         # 2026.4 skillbook still keeps it (OpenClaw ignores it) for the installer to check.
         sha256=digest,
@@ -315,14 +313,20 @@ def _install_kind(raw: dict[str, Any]) -> str:
     return js_trim(kind_raw).lower() if isinstance(kind_raw, str) else ""
 
 
-def _non_empty(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _typed(raw: dict[str, Any], name: str, kind: type) -> Any:
-    """``raw[name]`` when it is a ``kind``, else None."""
-    value = raw.get(name)
-    return value if isinstance(value, kind) else None
+def _optional_fields(
+    raw: dict[str, Any],
+) -> tuple[str | None, str | None, str | None, bool | None, str | None]:
+    """``id``, ``label``, ``archive``, ``extract`` and ``targetDir``, each None when
+    absent or of a wrong type (``id`` and ``label`` also when empty)."""
+    spec_id, label = raw.get("id"), raw.get("label")
+    archive, extract, target_dir = raw.get("archive"), raw.get("extract"), raw.get("targetDir")
+    return (
+        spec_id if isinstance(spec_id, str) and spec_id else None,
+        label if isinstance(label, str) and label else None,
+        archive if isinstance(archive, str) else None,
+        extract if isinstance(extract, bool) else None,
+        target_dir if isinstance(target_dir, str) else None,
+    )
 
 
 def _js_number_value(value: Any) -> float | None:

@@ -116,7 +116,25 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
         dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
         diags.extend(dispatch_diags)
-    _missing_keys(frontmatter, block is not None, block_line, diags, path)
+    if block is not None and not js_trim(values.get("name") or ""):
+        diags.append(
+            dg.info(
+                "parse.missing-name",
+                "no `name` in the frontmatter; the folder name is used",
+                path=path,
+                line=block_line,
+            )
+        )
+    if not js_trim(values.get("description") or ""):
+        diags.append(
+            dg.error(
+                "parse.missing-description",
+                "no `description` in the frontmatter: the skill is not loaded "
+                "(add `description: <when to use this skill>`)",
+                path=path,
+                line=frontmatter.line_of("description") or (block_line or 1),
+            )
+        )
     return ParsedSkillFile(
         frontmatter=frontmatter,
         body=body,
@@ -170,36 +188,6 @@ def _no_block(decoded: str, path: Path | None) -> Diagnostic:
         path=path,
         line=1,
     )
-
-
-def _missing_keys(
-    frontmatter: Frontmatter,
-    has_block: bool,
-    block_line: int,
-    diags: list[Diagnostic],
-    path: Path | None,
-) -> None:
-    """No `name` (the folder's is used) or no `description` (the skill is not loaded)."""
-    values = frontmatter.values
-    if has_block and not js_trim(values.get("name") or ""):
-        diags.append(
-            dg.info(
-                "parse.missing-name",
-                "no `name` in the frontmatter; the folder name is used",
-                path=path,
-                line=block_line,
-            )
-        )
-    if not js_trim(values.get("description") or ""):
-        diags.append(
-            dg.error(
-                "parse.missing-description",
-                "no `description` in the frontmatter: the skill is not loaded "
-                "(add `description: <when to use this skill>`)",
-                path=path,
-                line=frontmatter.line_of("description") or (block_line or 1),
-            )
-        )
 
 
 def _with_path(diag: Diagnostic, path: Path | None) -> Diagnostic:
