@@ -24,7 +24,7 @@ Each edge package defines the exceptions its public functions raise in its own
     skillbook.selection                SelectionUnavailable (also an ImportError),
                                        EmbeddingError, QueryFileError (also a ValueError)
     skillbook.experience               ExperienceError └ ExperienceNotFound (also a LookupError)
-    skillbook.distribution.install     InstallError
+    skillbook.distribution             InstallError (raised by install and the shared pieces)
     skillbook.distribution.sync        SyncError ├ SyncBusy └ TargetNotSynced
     skillbook.distribution.registry    RegistryError ├ RegistryNotFound (also a LookupError)
                                                      ├ RegistryUnavailable └ PublishFailed

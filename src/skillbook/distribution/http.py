@@ -20,7 +20,7 @@ and counting it, and stops at a size cap (the ``Content-Length`` is checked firs
 downloads one http(s) URL through the network guard
 (:class:`~skillbook.distribution.netguard.NetworkPolicy`) within a timeout for the
 whole download. Output: the number of bytes and their SHA-256, or an
-``install.download-failed`` :class:`~skillbook.errors.InstallError` with the reason
+``install.download-failed`` :class:`~skillbook.distribution.InstallError` with the reason
 (OpenClaw's wording where it has one: ``Download failed (404 Not Found)``, ``Too many
 redirects (limit: 3)``, ``Blocked hostname or private/internal/special-use IP
 address``). Every hop (the first request and each redirect) is checked by scheme (only

@@ -2,7 +2,7 @@
 
 Input: a URL's host name and a :class:`NetworkPolicy`. Output: the IP addresses to
 connect to (resolved once, then pinned, so a DNS answer cannot change between the
-check and the connection), or an :class:`~skillbook.errors.InstallError`
+check and the connection), or an :class:`~skillbook.distribution.InstallError`
 (``install.download-failed``) with OpenClaw's wording. By default (as OpenClaw's
 strict guard) loopback, private, link-local, shared, reserved, multicast and other
 special-use addresses are refused, as are ``localhost``, ``*.local``,

@@ -2,7 +2,7 @@
 
 Input: an archive file, a fresh staging folder, ``stripComponents`` and the limits.
 Output: the archive's regular files and folders under the staging folder, or an
-``install.archive-rejected`` :class:`~skillbook.errors.InstallError` saying
+``install.archive-rejected`` :class:`~skillbook.distribution.InstallError` saying
 which entry was refused and why (:mod:`skillbook.distribution.archives.paths`). Nothing is
 written outside the staging folder; :class:`~skillbook.distribution.swap.StagedTarget`
 merges it into the target afterwards.

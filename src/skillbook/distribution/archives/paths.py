@@ -2,7 +2,7 @@
 
 Input: entry names, types and sizes as an archive lists them. Output: the safe
 relative path to write (after ``stripComponents``), or an ``install.archive-rejected``
-:class:`~skillbook.errors.InstallError` with OpenClaw's message: drive-letter,
+:class:`~skillbook.distribution.InstallError` with OpenClaw's message: drive-letter,
 absolute and ``..``-escaping paths, links, devices, FIFOs and sockets, more than
 50,000 entries, an entry over 256 MiB, more than 512 MiB in total. Skill archives
 (registry downloads, ``skillbook publish`` of an archive) also pass the file name

@@ -9,7 +9,7 @@ tool declarations and the request it sends, and how its stream's chunks become
   :class:`~skillbook.errors.ModelNotConfigured` (``missing-package``) naming the extra
   to install; a model given its own ``client`` needs no SDK;
 - the SDK's API errors (status, connection, timeout: the SDK has already retried what
-  it retries) become a one-line :class:`~skillbook.errors.ModelError` naming the server;
+  it retries) become a one-line :class:`~skillbook.runtime.ModelError` naming the server;
 - the response stream is closed however the turn ends, cancelled included.
 """
 
