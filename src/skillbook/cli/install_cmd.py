@@ -8,7 +8,8 @@ blocked, not found, registry error), 2 bad arguments.
 
 With ``--for AGENT`` the skill goes where coding agents read skills instead
 (:mod:`skillbook.distribution.agents.ops`, docs/agents.md): ``Installed <name> for <agent> -> <path>``
-per agent.
+per agent, from any source (registry, git, folder, archive); recorded in
+``skills-lock.json`` or, with ``-g``, the ``skills`` CLI's global lock.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from skillbook.cli.registry_support import (
     "skills",
     multiple=True,
     metavar="NAME",
-    help="From a repository holding several skills: install this one (repeatable).",
+    help="From a repository (with --for: any source) holding several skills: install "
+    "this one (repeatable).",
 )
 @click.option("--all", "all_skills", is_flag=True, help="Install every skill of the repository.")
 @click.option(
@@ -54,7 +56,8 @@ from skillbook.cli.registry_support import (
     multiple=True,
     metavar="AGENT",
     help="Put the skill where this coding agent reads skills (repeatable; `all`: every "
-    "detected agent). Local folders only for now; see docs/agents.md.",
+    "detected agent), from any source; with --skill NAME only those skills of the "
+    "source. See docs/agents.md.",
 )
 @click.option(
     "--copy",
@@ -102,22 +105,25 @@ def install_cmd(
 
     reason = force_reason(dangerous, reason)
     if for_agents:
-        conflicting = [
-            flag
-            for flag, given in (
-                ("--version", version),
-                ("--tag", tag),
-                ("--skill", skills),
-                ("--all", all_skills),
-                ("--name", name),
-                ("--registry", registry),
-                ("--site", site),
-            )
-            if given
-        ]
+        conflicting = [flag for flag, given in (("--name", name), ("--force", force)) if given]
         if conflicting:
-            fail(f"--for does not take {', '.join(conflicting)} yet", EXIT_ERROR)
-        _install_for(obj, source, for_agents, global_, copy, reason, as_json)
+            fail(f"--for does not take {', '.join(conflicting)}", EXIT_ERROR)
+        if version and tag:
+            fail("use either --version or --tag", EXIT_ERROR)
+        _install_for(
+            obj,
+            source,
+            for_agents,
+            global_,
+            copy,
+            reason,
+            as_json,
+            skills,
+            registry=registry,
+            site=site,
+            version=version,
+            tag=tag,
+        )
         return
     if copy:
         fail("--copy only goes with --for AGENT", EXIT_ERROR)
@@ -163,10 +169,14 @@ def _install_for(
     copy: bool,
     reason: str | None,
     as_json: bool,
+    skills: tuple[str, ...],
+    *,
+    registry: str | None,
+    site: str | None,
+    version: str | None,
+    tag: str | None,
 ) -> None:
-    from pathlib import Path
-
-    from skillbook.cli.agents_support import agent_env
+    from skillbook.cli.agents_support import agent_env, agent_fetcher
     from skillbook.distribution.agents import AgentsError
     from skillbook.distribution.agents.ops import install_for, resolve_agents
 
@@ -174,14 +184,26 @@ def _install_for(
     where = agent_env(obj, settings)
     try:
         agents = resolve_agents(for_agents, where)
+        fetcher = agent_fetcher(
+            obj,
+            settings,
+            registry=registry,
+            site=site,
+            as_json=as_json,
+            version=version,
+            tag=tag,
+            force_reason=reason,
+        )
         done = install_for(
-            Path(source).expanduser(),
+            source,
             agents,
             where,
             global_=global_,
             copy=copy,
             force_reason=reason,
             state_dir=settings.paths.state_dir,
+            picks=skills,
+            fetcher=fetcher,
         )
     except AgentsError as exc:
         if not as_json:

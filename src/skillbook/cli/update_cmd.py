@@ -20,7 +20,6 @@ from skillbook.cli.registry_support import (
     build_installer,
     dangerous_options,
     force_reason,
-    global_option,
     install_options,
     registry_option,
     say_stderr,
@@ -42,7 +41,23 @@ if TYPE_CHECKING:
 @dangerous_options
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @registry_option
-@global_option
+@click.option(
+    "--for",
+    "for_agents",
+    multiple=True,
+    metavar="AGENT",
+    help="Update the skill where this coding agent reads it (repeatable; `all`: every "
+    "detected agent), from the source skills-lock.json (with -g: the skills CLI's global "
+    "lock) records. See docs/agents.md.",
+)
+@click.option(
+    "-g",
+    "--global",
+    "global_",
+    is_flag=True,
+    help="Use the managed skills folder (<state dir>/skills) instead of the workspace; "
+    "with --for: the agents' global folders and the global lock.",
+)
 @click.pass_obj
 def update_cmd(
     obj: Context,
@@ -55,6 +70,7 @@ def update_cmd(
     as_json: bool,
     registry: str | None,
     site: str | None,
+    for_agents: tuple[str, ...],
     global_: bool,
 ) -> None:
     """Update a tracked skill (or all) from where it was installed from.
@@ -64,9 +80,24 @@ def update_cmd(
     version changes as unified diffs. --force keeps the edited folder as a backup
     (`skillbook restore NAME`). Each new version is scanned before it replaces the old.
     Pinned skills (`skillbook pin`) are skipped by --all and refused by name.
+
+    With --for AGENT: update the skill (no name: every skill of the lock) where that agent
+    reads it, from the source recorded in skills-lock.json (with -g: the skills CLI's
+    global lock); a folder edited since it was installed is refused with the diff unless
+    --force.
     """
     from skillbook.distribution.registry.updater import NOTHING_TRACKED, update_skills
 
+    if for_agents:
+        if slug and all_:
+            fail("Use either a skill name or --all.", EXIT_ERROR)
+        if version:
+            fail(
+                "--for does not take --version (a skill is updated to its source's newest)",
+                EXIT_ERROR,
+            )
+        _update_for(obj, slug, for_agents, global_, force, force_reason(dangerous, reason), as_json)
+        return
     if not slug and not all_:
         fail("Provide a skill slug or use --all.", EXIT_ERROR)
     if slug and all_:
@@ -133,3 +164,52 @@ def _diff_lines(result: UpdateResult) -> list[str]:
         )
         lines += result.update_diff.splitlines() or ["# (no differences)"]
     return lines
+
+
+def _update_for(
+    obj: Context,
+    name: str | None,
+    for_agents: tuple[str, ...],
+    global_: bool,
+    force: bool,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    from skillbook.cli.agents_support import agent_env, agent_fetcher
+    from skillbook.distribution.agents import AgentsError
+    from skillbook.distribution.agents.ops import resolve_agents
+    from skillbook.distribution.agents.update import update_for
+
+    settings = obj.settings()
+    where = agent_env(obj, settings)
+    try:
+        agents = resolve_agents(for_agents, where)
+        results = update_for(
+            name,
+            agents,
+            where,
+            global_=global_,
+            force=force,
+            fetcher=agent_fetcher(obj, settings, as_json=as_json, force_reason=reason),
+            force_reason=reason,
+            state_dir=settings.paths.state_dir,
+        )
+    except AgentsError as exc:
+        fail(exc.message, 2 if exc.code == "agents.unknown" else 1, error=exc.code)
+    if as_json:
+        emit_json({"results": [r.to_json() for r in results]})
+    else:
+        if not results:
+            emit_lines(["No skills installed for these agents to update."])
+        for result in results:
+            for warning in result.warnings:
+                say_stderr(warning)
+            if result.ok:
+                emit_lines([result.message])
+                continue
+            say_stderr(result.message)
+            if result.diff is not None:
+                emit_lines([f"# Your edit of {result.name} (the folder -> the new version):"])
+                emit_lines(result.diff.splitlines() or ["# (no differences)"])
+    if any(not r.ok for r in results):
+        sys.exit(EXIT_FINDINGS)

@@ -18,6 +18,11 @@ from typing import Any
 
 from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents import AgentsError
+from skillbook.distribution.agents.globallock import (
+    git_tree_hash,
+    read_global_lock,
+    update_global_lock,
+)
 from skillbook.distribution.agents.layout import (
     Plan,
     agent_base,
@@ -27,6 +32,7 @@ from skillbook.distribution.agents.layout import (
     sanitize_name,
 )
 from skillbook.distribution.agents.lock import computed_hash, read_lock, update_lock
+from skillbook.distribution.agents.sources import Fetched, Fetcher, fetch
 from skillbook.distribution.agents.table import (
     Agent,
     AgentEnv,
@@ -103,35 +109,8 @@ def resolve_agents(ids: tuple[str, ...], where: AgentEnv) -> tuple[Agent, ...]:
     return tuple(unique.values())
 
 
-def _skill_name(folder: Path) -> str:
-    from skillbook.pipeline.parse.skill_file import parse_skill_text
-
-    try:
-        raw = (folder / "SKILL.md").read_bytes()
-    except OSError as exc:
-        raise AgentsError(
-            "agents.io-error", f"could not read {folder / 'SKILL.md'}: {exc}"
-        ) from exc
-    parsed = parse_skill_text(raw, path=folder / "SKILL.md")
-    return parsed.name or folder.name
-
-
-def _skill_folders(source: Path) -> list[Path]:
-    if (source / "SKILL.md").is_file():
-        return [source]
-    try:
-        found = sorted(p for p in source.iterdir() if (p / "SKILL.md").is_file())
-    except OSError as exc:
-        raise AgentsError("agents.io-error", f"could not read {source}: {exc}") from exc
-    if not found:
-        raise AgentsError(
-            "agents.no-skill", f"{source} holds no SKILL.md (nor do its immediate subfolders)"
-        )
-    return found
-
-
 def install_for(
-    source: Path,
+    source: str | Path,
     agents: tuple[Agent, ...],
     where: AgentEnv,
     *,
@@ -139,56 +118,77 @@ def install_for(
     copy: bool,
     force_reason: str | None = None,
     state_dir: Path | None = None,
+    picks: tuple[str, ...] = (),
+    fetcher: Fetcher | None = None,
 ) -> list[Installed]:
-    """Scan, then place every skill of ``source`` for ``agents``; record them in the lock."""
+    """Fetch, scan, then place every skill of ``source`` (those ``picks`` names) for
+    ``agents``; record them in the project lock, or globally in the global lock."""
     from skillbook.distribution.scan_gate import scan_for_install
 
-    if not source.is_dir():
-        raise AgentsError(
-            "agents.source-unsupported",
-            f"{source} is not a folder; --for installs from local folders for now "
-            "(registry, git and archive sources are not built yet)",
-        )
-    source = source.resolve()
-    folders = _skill_folders(source)
-    staged: list[tuple[str, Path, Plan, tuple[str, ...]]] = []
-    for folder in folders:
-        name = _skill_name(folder)
-        verdict = scan_for_install(name, folder, force_reason=force_reason, state_dir=state_dir)
-        if verdict.blocked is not None:
-            raise AgentsError(verdict.code or "install.scan-blocked", verdict.blocked)
-        plan = plan_layout(name, agents, where, global_=global_, copy=copy)
-        targets = [p.path for p in plan.placements]
-        if plan.canonical is not None:
-            targets.append(plan.canonical)
-        for target in targets:
-            real = str(target.resolve())
-            if is_path_inside(str(folder), real) or is_path_inside(real, str(folder)):
-                raise AgentsError(
-                    "agents.source-is-target",
-                    f"{folder} is where the skill would go ({target}); install from elsewhere",
-                )
-        staged.append((name, folder, plan, verdict.warnings))
-    done: list[Installed] = []
-    for name, folder, plan, warnings in staged:
-        try:
-            digest = computed_hash(folder)
-            apply_plan(plan, folder)
-        except OSError as exc:
-            raise AgentsError("agents.io-error", f"could not place {name}: {exc}") from exc
-        done.append(Installed(name, plan, digest, warnings))
-    if not global_ and done:
-        # The lock records the folder given on the command line, as the other tool does.
-        entries = {
-            item.name: {
-                "source": str(source),
-                "sourceType": "local",
-                "computedHash": item.computed_hash,
+    if isinstance(source, Path) or (
+        not _looks_remote(source) and os.path.isdir(os.path.expanduser(source))
+    ):
+        # A folder that exists is that folder, however it is spelt (``my-skill`` would
+        # otherwise be a registry slug), as ``--for`` has always read it.
+        folder = Path(source).expanduser()
+        if not folder.is_dir():
+            raise AgentsError("agents.no-skill", f"{folder} is not a folder")
+        source = str(folder.absolute())
+    with fetch(source, fetcher, picks=picks) as found:
+        staged: list[tuple[Fetched, Plan, tuple[str, ...]]] = []
+        for item in found:
+            verdict = scan_for_install(
+                item.name, item.folder, force_reason=force_reason, state_dir=state_dir
+            )
+            if verdict.blocked is not None:
+                raise AgentsError(verdict.code or "install.scan-blocked", verdict.blocked)
+            plan = plan_layout(item.name, agents, where, global_=global_, copy=copy)
+            if item.local:
+                _refuse_onto_itself(item.folder, plan)
+            staged.append((item, plan, (*item.warnings, *verdict.warnings)))
+        done: list[Installed] = []
+        hashes: dict[str, str] = {}
+        for item, plan, warnings in staged:
+            try:
+                digest = computed_hash(item.folder)
+                if global_ and item.global_entry is not None:
+                    tree = git_tree_hash(item.folder) if item.tree_hash else digest
+                    hashes[item.name] = tree
+                apply_plan(plan, item.folder)
+            except OSError as exc:
+                raise AgentsError("agents.io-error", f"could not place {item.name}: {exc}") from exc
+            done.append(Installed(item.name, plan, digest, warnings))
+        if not global_ and done:
+            entries = {
+                item.name: {**item.project_entry, "computedHash": d.computed_hash}
+                for (item, _, _), d in zip(staged, done, strict=True)
             }
-            for item in done
+            update_lock(where.project, add=entries)
+        global_entries = {
+            item.name: {**item.global_entry, "skillFolderHash": hashes[item.name]}
+            for item, _, _ in staged
+            if global_ and item.global_entry is not None
         }
-        update_lock(where.project, add=entries)
+        if global_entries:
+            update_global_lock(where, add=global_entries)
     return done
+
+
+def _looks_remote(source: str) -> bool:
+    return "://" in source or source.startswith("git@")
+
+
+def _refuse_onto_itself(folder: Path, plan: Plan) -> None:
+    targets = [p.path for p in plan.placements]
+    if plan.canonical is not None:
+        targets.append(plan.canonical)
+    for target in targets:
+        real = str(target.resolve())
+        if is_path_inside(str(folder), real) or is_path_inside(real, str(folder)):
+            raise AgentsError(
+                "agents.source-is-target",
+                f"{folder} is where the skill would go ({target}); install from elsewhere",
+            )
 
 
 def _remove_path(path: Path) -> bool:
@@ -238,6 +238,12 @@ def remove_for(
             keys = tuple(k for k in lock if k == name or sanitize_name(k) == folder)
             if keys:
                 update_lock(where.project, drop=keys)
+        else:
+            # The other tool drops the global lock's entry in the same case.
+            skills = read_global_lock(where).get("skills") or {}
+            keys = tuple(k for k in skills if k == name or sanitize_name(k) == folder)
+            if keys:
+                update_global_lock(where, drop=keys)
     if not removed and not (still_used and os.path.lexists(canonical)):
         raise AgentsError(
             "agents.not-installed",
