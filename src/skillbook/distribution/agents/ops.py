@@ -135,6 +135,8 @@ def install_for(
             raise AgentsError("agents.no-skill", f"{folder} is not a folder")
         source = str(folder.absolute())
     with fetch(source, fetcher, picks=picks) as found:
+        if global_ and any(item.global_entry is not None for item in found):
+            read_global_lock(where)  # an unusable global lock stops before anything is placed
         staged: list[tuple[Fetched, Plan, tuple[str, ...]]] = []
         for item in found:
             verdict = scan_for_install(
