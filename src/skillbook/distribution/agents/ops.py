@@ -1,11 +1,15 @@
 """``install --for``, ``remove --for`` and ``list --for``: skills where coding agents read them.
 
-Input: a local skill folder (or a folder of skill folders), agent ids (``all``: every
-detected agent), the scope (project folder or ``--global``), ``--copy``. Output: the
-skill placed as the ``skills`` CLI places it (:mod:`skillbook.distribution.agents.layout`) after the
-install scan gate passed it, recorded in the project's ``skills-lock.json``
-(:mod:`skillbook.distribution.agents.lock`); removal and listing per agent. Every refusal is an
-:class:`~skillbook.distribution.agents.layout.AgentsError` with an ``agents.*`` or ``install.*`` code.
+Input: a source (a folder, git, an archive or a registry slug:
+:mod:`skillbook.distribution.agents.sources`), the skills picked with ``--skill``, agent
+ids (``all``: every detected agent), the scope (project folder or ``--global``),
+``--copy``. Output: each skill placed as the ``skills`` CLI places it
+(:mod:`skillbook.distribution.agents.layout`) after the install scan gate passed every
+one of them, recorded in the project's ``skills-lock.json``
+(:mod:`skillbook.distribution.agents.lock`) or, globally, the ``skills`` CLI's global
+lock (:mod:`skillbook.distribution.agents.globallock`); removal and listing per agent.
+Every refusal is an :class:`~skillbook.distribution.agents.AgentsError` with an
+``agents.*``, ``install.*`` or ``registry.*`` code.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from skillbook.distribution.agents.table import (
     detected_agents,
     get_agent,
 )
+from skillbook.distribution.agents.update import sweep_leftovers
 
 __all__ = ["Installed", "Listed", "install_for", "list_for", "remove_for", "resolve_agents"]
 
@@ -156,6 +161,9 @@ def install_for(
                 if global_ and item.global_entry is not None:
                     tree = git_tree_hash(item.folder) if item.tree_hash else digest
                     hashes[item.name] = tree
+                for target in {p.path for p in plan.placements} | {plan.canonical}:
+                    if target is not None:
+                        sweep_leftovers(target)  # what a killed run left beside it
                 apply_plan(plan, item.folder)
             except OSError as exc:
                 raise AgentsError("agents.io-error", f"could not place {item.name}: {exc}") from exc

@@ -22,6 +22,7 @@ already at the new version counts as unedited).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
@@ -42,7 +43,7 @@ from skillbook.distribution.agents.lock import LOCK_FILE, computed_hash, read_lo
 from skillbook.distribution.agents.sources import Fetched, Fetcher, fetch
 from skillbook.distribution.agents.table import Agent, AgentEnv
 
-__all__ = ["Updated", "update_for"]
+__all__ = ["Updated", "sweep_leftovers", "update_for"]
 
 _SHA1: Final = re.compile(r"^[0-9a-f]{40}$", re.I)
 
@@ -108,6 +109,25 @@ def _source_of(entry: dict[str, Any], where: AgentEnv, git_base: str) -> tuple[A
         "agents.update-unsupported",
         f"skillbook does not update {kind!r} sources; use `npx skills update`",
     )
+
+
+def sweep_leftovers(target: Path) -> None:
+    """Remove what a killed placement left beside ``target``: its ``.NAME.new-XXXXXXXX``
+    (built, not yet swapped in) and ``.NAME.old-XXXXXXXX`` (swapped out) siblings."""
+    import shutil
+
+    pattern = re.compile(rf"^\.{re.escape(target.name)}\.(new|old)-[a-z0-9]{{8}}$")
+    try:
+        names = [n for n in os.listdir(target.parent) if pattern.match(n)]
+    except OSError:
+        return
+    for name in names:
+        path = target.parent / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def _match(found: list[Fetched], key: str) -> Fetched:
@@ -256,6 +276,8 @@ def _update_one(
             if new_recorded == recorded and not stale:
                 return Updated(key, True, f"{key} is up to date", paths=tuple(folders))
         try:
+            for folder in folders:
+                sweep_leftovers(folder)
             for folder in stale:
                 place_copy(item.folder, folder)
         except OSError as exc:
