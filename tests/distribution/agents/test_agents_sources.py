@@ -566,3 +566,24 @@ def test_cli_registry_slug_global_and_bad_flags(shell: Path, hub: ClawHub) -> No
     assert code == 2
     code, _, err = run("install", "nope-not-there", "--for", "claude-code")
     assert code == 1
+
+
+def test_update_sees_through_what_copies_leave_out(where: AgentEnv, tmp_path: Path) -> None:
+    """The lock's hash covers metadata.json and skips links; the copy holds no
+    metadata.json and a link's target bytes. Neither counts as an edit."""
+    source = tmp_path / "src" / "s"
+    write_skill(source, name="s", body="v1\n", files={"a.md": "a\n", "metadata.json": "{}\n"})
+    (source / "b.md").symlink_to("a.md")
+    chosen = agents("claude-code")
+    install_for(source, chosen, where, global_=False, copy=False)
+    placed = where.project / ".claude/skills/s"
+    assert not (placed / "metadata.json").exists() and not (placed / "b.md").is_symlink()
+    assert computed_hash(placed) != read_lock(where.project)["s"]["computedHash"]
+    write_skill(source, name="s", body="v2\n")
+    [result] = update_for("s", chosen, where, global_=False, force=False, fetcher=None)
+    assert result.ok and result.changed, result.message
+    assert "v2" in (placed / "SKILL.md").read_text()
+    (placed / "a.md").write_text("edited\n")
+    write_skill(source, name="s", body="v3\n")
+    [refused] = update_for("s", chosen, where, global_=False, force=False, fetcher=None)
+    assert refused.code == "agents.local-changes"

@@ -94,3 +94,25 @@ def test_copies_for_two_agents(tmp_path: Path, peer: Path, url: str) -> None:
 def test_global_for_two_agents(tmp_path: Path, peer: Path, url: str) -> None:
     tree = compare(tmp_path, peer, url, ["-g"], ["claude-code", "codex"])
     assert tree["home/.claude/skills/alpha"] == ("link", "../../.agents/skills/alpha")
+
+
+def test_update_of_what_the_peer_installed_matches_a_fresh_peer_install(
+    tmp_path: Path, peer: Path, url: str
+) -> None:
+    """The peer installs v1; after a new commit skillbook's ``update --for`` gives the
+    tree and lock the peer gives when it installs v2 afresh."""
+    updated, fresh = Sandbox(tmp_path / "updated", {}), Sandbox(tmp_path / "fresh", {})
+    add = ["node", str(peer), "add", url, "-y", "--skill", "Alpha", "--agent", "claude-code"]
+    updated.run(add)
+    repo = Path(url.removeprefix("file://"))
+    (repo / "skills/alpha/SKILL.md").write_text(
+        skill_text("Alpha", "The alpha skill.", body="A2\n")
+    )
+    (repo / "skills/alpha/new.md").write_text("new\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two")
+    updated.run([sys.executable, "-m", "skillbook", "update", "--for", "claude-code"])
+    fresh.run(add)
+    after = updated.snapshot()
+    assert after == fresh.snapshot()
+    assert "project/.claude/skills/alpha/new.md" in after

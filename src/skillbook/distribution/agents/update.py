@@ -10,10 +10,11 @@ project's ``skills-lock.json``, or with ``--global`` the ``skills`` CLI's global
 skill's folder from ``skillPath``. Other kinds (``well-known``, ``node_modules``) are
 refused with ``agents.update-unsupported``.
 
-An agent's folder is edited when its hash (``computedHash``; globally the recorded
-``skillFolderHash``, a git tree id for GitHub sources) differs from the lock's and it
-is not already the new version: then nothing is replaced without ``force`` and the
-result carries the diff from the folder to the new version. The new version is scanned
+An agent's folder is edited when its hash, taken as the source looked
+(:func:`_as_source`: the lock's ``computedHash``, globally ``skillFolderHash``, a git
+tree id for GitHub sources, covers the source, not the copy), differs from the lock's
+and it is not already the new version: then nothing is replaced without ``force`` and
+the result carries the diff from the folder to the new version. The new version is scanned
 first; each folder (a copy, or the shared ``.agents/skills`` copy behind links) is built
 beside and swapped in, then the lock is replaced in one rename, so a ``kill -9`` leaves
 each folder old or new and an interrupted update is finished by the next one (a folder
@@ -128,6 +129,36 @@ def sweep_leftovers(target: Path) -> None:
         else:
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def _as_source(installed: Path, source: Path, into: Path) -> Path:
+    """The installed copy as its source looked, so that its hash can be compared with
+    the lock's (taken over the source): the files copies leave out (``metadata.json``,
+    ``__pycache__``, ``__pypackages__``) put back from ``source`` (the new version; the
+    old one is gone, and these rarely change), and the source's links (a copy holds
+    their targets' bytes; the hash skips links) left out. A match proves the copy
+    unedited; an unexplained difference counts as an edit."""
+    import shutil
+
+    from skillbook.distribution.agents.layout import _EXCLUDED_DIRS, _EXCLUDED_FILES
+
+    shutil.copytree(installed, into, symlinks=True)
+    for dirpath, dirnames, filenames in os.walk(source):
+        here = Path(dirpath)
+        rel = here.relative_to(source)
+        for name in [*dirnames, *filenames]:
+            src, dest = here / name, into / rel / name
+            if src.is_symlink():
+                if dest.is_dir() and not dest.is_symlink():
+                    shutil.rmtree(dest)
+                elif os.path.lexists(dest):
+                    dest.unlink()
+            elif name in dirnames and name in _EXCLUDED_DIRS and name != ".git":
+                shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+            elif name in filenames and name in _EXCLUDED_FILES and dest.parent.is_dir():
+                shutil.copy2(src, dest)
+        dirnames[:] = [d for d in dirnames if d not in _EXCLUDED_DIRS]
+    return into
 
 
 def _match(found: list[Fetched], key: str) -> Fetched:
@@ -251,7 +282,13 @@ def _update_one(
             try:
                 place_copy(item.folder, placed)
                 new_placed = computed_hash(placed)
-                hashes = {f: (digest(f), computed_hash(f)) for f in folders}
+                hashes = {
+                    f: (
+                        digest(_as_source(f, item.folder, Path(tmp) / f"as-source-{i}")),
+                        computed_hash(f),
+                    )
+                    for i, f in enumerate(folders)
+                }
             except OSError as exc:
                 raise AgentsError("agents.io-error", f"could not read {key}: {exc}") from exc
             drifted = [f for f, (h, _) in hashes.items() if h != recorded]
