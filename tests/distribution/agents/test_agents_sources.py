@@ -560,6 +560,10 @@ def test_cli_registry_slug_global_and_bad_flags(shell: Path, hub: ClawHub) -> No
     [installed] = json.loads(out)["installed"]
     assert installed["name"] == "demo"
     assert read_global_lock(AgentEnv({"HOME": str(shell.parent / "home")}, shell))["skills"]
+    code, out, err = run("list", "--for", "claude-code", "-g", "--json")
+    assert code == 0, err
+    [listed] = json.loads(out)["skills"]
+    assert listed["name"] == "demo" and listed["locked"]  # from the global lock
     code, _, err = run("install", "demo", "--for", "claude-code", "--name", "x")
     assert code == 2 and "--for does not take --name" in err
     code, _, err = run("update", "demo", "--for", "claude-code", "--version", "1.0.0")
@@ -587,3 +591,15 @@ def test_update_sees_through_what_copies_leave_out(where: AgentEnv, tmp_path: Pa
     write_skill(source, name="s", body="v3\n")
     [refused] = update_for("s", chosen, where, global_=False, force=False, fetcher=None)
     assert refused.code == "agents.local-changes"
+
+
+def test_a_forced_install_leaves_its_audit_line_first(where: AgentEnv, tmp_path: Path) -> None:
+    source = write_skill(tmp_path / "src" / "evil", name="evil", files={"miner.js": EVIL})
+    state = tmp_path / "state"
+    install_for(source, agents("claude-code"), where, global_=False, copy=False,
+                force_reason="reviewed it", state_dir=state)  # fmt: skip
+    assert (where.project / ".claude/skills/evil/miner.js").is_file()
+    [line] = (state / "install-audit.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["skill"] == "evil" and record["reason"] == "reviewed it"
+    assert record["kind"] == "agents:local" and record["findings"]

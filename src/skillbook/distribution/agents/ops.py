@@ -149,6 +149,8 @@ def install_for(
             )
             if verdict.blocked is not None:
                 raise AgentsError(verdict.code or "install.scan-blocked", verdict.blocked)
+            if verdict.forced:
+                audit_forced(item, verdict, state_dir, force_reason)
             plan = plan_layout(item.name, agents, where, global_=global_, copy=copy)
             if item.local:
                 _refuse_onto_itself(item.folder, plan)
@@ -182,6 +184,43 @@ def install_for(
         if global_entries:
             update_global_lock(where, add=global_entries)
     return done
+
+
+def audit_forced(item: Fetched, verdict: Any, state_dir: Path | None, reason: str | None) -> None:
+    """The line ``--dangerously-force --reason`` leaves in ``<state dir>/install-audit.jsonl``
+    before a skill with critical findings is placed (as for any ``skillbook install``)."""
+    import datetime as dt
+    import getpass
+
+    from skillbook.distribution.audit import append_audit
+
+    if state_dir is None:
+        raise AgentsError(
+            "install.scan-forced", "a forced install needs a state dir for its audit line"
+        )
+    try:
+        user: str | None = getpass.getuser()
+    except (KeyError, OSError):
+        user = None
+    record = {
+        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "event": "skill-install-forced",
+        "skill": item.name,
+        "kind": f"agents:{item.project_entry.get('sourceType')}",
+        "source": item.project_entry.get("source"),
+        "reason": reason,
+        "user": user,
+        "findings": [
+            {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
+            for f in verdict.critical
+        ],
+    }
+    try:
+        append_audit(state_dir, record)
+    except OSError as exc:
+        raise AgentsError(
+            "install.scan-forced", f"cannot write the install audit log: {exc}"
+        ) from None
 
 
 def _looks_remote(source: str) -> bool:
@@ -265,7 +304,14 @@ def remove_for(
 def list_for(agent: Agent, where: AgentEnv, *, global_: bool) -> list[Listed]:
     """The skills in an agent's folder (folders or links holding a SKILL.md)."""
     base = agent_base(agent, where, global_=global_)
-    locked = {sanitize_name(k) for k in read_lock(where.project)} if not global_ else set()
+    if global_:
+        try:
+            keys = list(read_global_lock(where).get("skills") or {})
+        except AgentsError:
+            keys = []  # listing still works; installing and updating say what is wrong
+    else:
+        keys = list(read_lock(where.project))
+    locked = {sanitize_name(k) for k in keys}
     found: list[Listed] = []
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)

@@ -274,6 +274,10 @@ def _update_one(
         verdict = scan_for_install(key, item.folder, force_reason=force_reason, state_dir=state_dir)
         if verdict.blocked is not None:
             return Updated(key, False, verdict.blocked, verdict.code or "install.scan-blocked")
+        if verdict.forced:
+            from skillbook.distribution.agents.ops import audit_forced
+
+            audit_forced(item, verdict, state_dir, force_reason)
         warnings = (*item.warnings, *verdict.warnings)
         new_recorded = digest(item.folder)
         with tempfile.TemporaryDirectory(prefix="skillbook-for-") as tmp:
