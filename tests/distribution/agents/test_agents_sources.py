@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from factories import skill_text, write_skill
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from distribution.registry.clawhub_server import ClawHub, flat_zip
 from skillbook.cli.app import cli
@@ -276,6 +278,53 @@ def test_an_unusable_global_lock_is_refused_before_anything_is_placed(
     assert str(path) in caught.value.message
     assert path.read_text() == content
     assert not (where.home / ".claude").exists()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=64),
+        _JSON.map(lambda v: json.dumps(v).encode()),
+        st.builds(
+            lambda v, skills: json.dumps({"version": v, "skills": skills}).encode(),
+            st.one_of(st.integers(0, 5), st.floats(allow_nan=False), st.text(max_size=3)),
+            st.dictionaries(st.text(max_size=4), _JSON, max_size=3),
+        ),
+    )
+)
+def test_any_global_lock_is_read_or_refused_with_its_code(tmp_path_factory, content: bytes) -> None:  # type: ignore[no-untyped-def]
+    home = tmp_path_factory.mktemp("home")
+    where = AgentEnv({"HOME": str(home)}, home)
+    path = global_lock_path(where)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    try:
+        lock = read_global_lock(where)
+    except AgentsError as exc:
+        assert exc.code == "agents.global-lock-invalid" and str(path) in exc.message
+        return
+    assert lock["version"] >= 3 and isinstance(lock["skills"], dict)
+    # What is read is written back unchanged, every key kept, plus the new entry.
+    from skillbook.distribution.agents.globallock import update_global_lock
+
+    update_global_lock(where, add={"zz-new": {"source": "o/r", "sourceType": "github"}})
+    text = path.read_text(encoding="utf-8")
+    again = json.loads(text, parse_constant=pytest.fail)  # JSON.parse must read it back
+    assert {k: v for k, v in again.items() if k != "skills"} == {
+        k: v for k, v in lock.items() if k != "skills"
+    }
+    assert {k: v for k, v in again["skills"].items() if k != "zz-new"} == {
+        k: v for k, v in lock["skills"].items() if k != "zz-new"
+    }
 
 
 def test_remove_global_drops_the_global_lock_entry(

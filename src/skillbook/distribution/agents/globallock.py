@@ -61,6 +61,10 @@ def _empty() -> dict[str, Any]:
     return {"version": GLOBAL_LOCK_VERSION, "skills": {}, "dismissed": {}}
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def read_global_lock(where: AgentEnv) -> dict[str, Any]:
     """The whole document (a fresh one when the file does not exist)."""
     path = global_lock_path(where)
@@ -71,7 +75,8 @@ def read_global_lock(where: AgentEnv) -> dict[str, Any]:
     except OSError as exc:
         raise AgentsError("agents.io-error", f"could not read {path}: {exc}") from exc
     try:
-        parsed = json.loads(raw.decode("utf-8"))
+        # NaN and Infinity are not JSON: the other tool's JSON.parse refuses them.
+        parsed = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise AgentsError(
             "agents.global-lock-invalid",
