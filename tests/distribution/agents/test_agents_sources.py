@@ -652,3 +652,69 @@ def test_a_forced_install_leaves_its_audit_line_first(where: AgentEnv, tmp_path:
     record = json.loads(line)
     assert record["skill"] == "evil" and record["reason"] == "reviewed it"
     assert record["kind"] == "agents:local" and record["findings"]
+
+
+GH = "https://github.com/o/r.git"
+GL = "https://gitlab.com/g/r.git"
+OTHER = "https://git.example.com/team/repo.git"
+SCP = "git@github.com:o/r.git"
+
+
+@pytest.mark.parametrize(
+    ("raw", "project", "glob"),
+    [
+        (
+            "o/r/skills/x",
+            {"source": "o/r", "sourceType": "github"},
+            {"source": "o/r", "sourceType": "github", "sourceUrl": GH},
+        ),
+        (
+            "https://github.com/o/r/tree/main/skills/x",
+            {"source": "o/r", "ref": "main", "sourceType": "github"},
+            {"source": "o/r", "sourceType": "github", "sourceUrl": GH, "ref": "main"},
+        ),
+        (
+            "ssh://git@github.com/o/r.git",
+            {"source": "o/r", "sourceType": "github"},
+            {"source": "o/r", "sourceType": "github", "sourceUrl": GH},
+        ),
+        (
+            "https://gitlab.com/g/r",
+            {"source": GL, "sourceUrl": GL, "sourceType": "gitlab"},
+            {"source": GL, "sourceType": "gitlab", "sourceUrl": GL},
+        ),
+        (
+            OTHER,
+            {"source": OTHER, "sourceUrl": OTHER, "sourceType": "git"},
+            {"source": OTHER, "sourceType": "git", "sourceUrl": OTHER},
+        ),
+        (
+            SCP,
+            {"source": SCP, "sourceUrl": SCP, "sourceType": "git"},
+            {"source": SCP, "sourceType": "git", "sourceUrl": SCP},
+        ),
+        (
+            "file:///srv/r.git",
+            {"source": "file:///srv/r.git", "sourceUrl": "file:///srv/r.git", "sourceType": "git"},
+            None,
+        ),  # fmt: skip
+    ],
+)
+def test_git_lock_entries_are_spelt_as_the_other_tool_spells_them(
+    raw: str, project: dict[str, str], glob: dict[str, str] | None
+) -> None:
+    """What ``skills add RAW`` records (read from skills@1.6.0's source parsing), for forms
+    the tests cannot fetch offline."""
+    from skillbook.distribution.agents.sources import _git_entries
+    from skillbook.distribution.registry.refs import GitRef, parse_ref
+
+    ref = parse_ref(raw)
+    assert isinstance(ref, GitRef)
+    got_project, got_global, tree = _git_entries(raw, ref.public_url, ref.ref, "x/SKILL.md")
+    assert list(got_project.items()) == [*project.items(), ("skillPath", "x/SKILL.md")]
+    if glob is None:
+        assert got_global is None
+    else:
+        assert got_global == {**glob, "skillPath": "x/SKILL.md"}
+        assert list(got_global)[:3] == ["source", "sourceType", "sourceUrl"]
+    assert tree == (project["sourceType"] == "github")
