@@ -139,6 +139,8 @@ def install_for(
         if not folder.is_dir():
             raise AgentsError("agents.no-skill", f"{folder} is not a folder")
         source = str(folder.absolute())
+    if not global_:
+        read_lock(where.project)  # an unusable lock stops the install before any fetch
     with fetch(source, fetcher, picks=picks) as found:
         if global_ and any(item.global_entry is not None for item in found):
             read_global_lock(where)  # an unusable global lock stops before anything is placed
