@@ -697,7 +697,7 @@ SCP = "git@github.com:o/r.git"
             "file:///srv/r.git",
             {"source": "file:///srv/r.git", "sourceUrl": "file:///srv/r.git", "sourceType": "git"},
             None,
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_git_lock_entries_are_spelt_as_the_other_tool_spells_them(
@@ -718,3 +718,21 @@ def test_git_lock_entries_are_spelt_as_the_other_tool_spells_them(
         assert got_global == {**glob, "skillPath": "x/SKILL.md"}
         assert list(got_global)[:3] == ["source", "sourceType", "sourceUrl"]
     assert tree == (project["sourceType"] == "github")
+
+
+def test_update_does_not_write_through_a_link_leading_elsewhere(
+    where: AgentEnv, tmp_path: Path
+) -> None:
+    source = write_skill(tmp_path / "src" / "s", name="s", body="v1\n")
+    chosen = agents("claude-code")
+    install_for(source, chosen, where, global_=False, copy=False)
+    placed = where.project / ".claude/skills/s"
+    elsewhere = write_skill(tmp_path / "precious", name="s", body="mine\n")
+    import shutil
+
+    shutil.rmtree(placed)
+    placed.symlink_to(elsewhere)
+    write_skill(source, name="s", body="v2\n")
+    [result] = update_for("s", chosen, where, global_=False, force=True, fetcher=None)
+    assert not result.ok and result.code == "agents.not-installed"
+    assert "mine" in (elsewhere / "SKILL.md").read_text()

@@ -268,6 +268,8 @@ def fetch(
                 staged = installer.stage(ref, options, registry=registry)
         except RegistryError as exc:
             raise AgentsError(exc.code, exc.message) from None
+        except OSError as exc:  # the scratch folder (disk full, permissions)
+            raise AgentsError("agents.io-error", f"could not fetch {raw}: {exc}") from exc
         found = [_from_staged(raw, ref, item) for item in staged]
         yield found if isinstance(ref, GitRef) else _picked(found, picks, raw)
     finally:

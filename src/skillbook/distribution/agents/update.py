@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.globallock import (
     git_tree_hash,
@@ -39,7 +40,12 @@ from skillbook.distribution.agents.globallock import (
     read_global_lock,
     update_global_lock,
 )
-from skillbook.distribution.agents.layout import agent_base, place_copy, sanitize_name
+from skillbook.distribution.agents.layout import (
+    agent_base,
+    canonical_base,
+    place_copy,
+    sanitize_name,
+)
 from skillbook.distribution.agents.lock import LOCK_FILE, computed_hash, read_lock, update_lock
 from skillbook.distribution.agents.sources import Fetched, Fetcher, fetch
 from skillbook.distribution.agents.table import Agent, AgentEnv
@@ -168,20 +174,24 @@ def _match(found: list[Fetched], key: str) -> Fetched:
     for item in found:
         if sanitize_name(item.name) == sanitize_name(key):
             return item
-    if len(found) == 1:
-        return found[0]
+    # A skill under another name is not put in this one's folder.
     listing = ", ".join(sorted(f.name for f in found))
     raise AgentsError("agents.skill-not-found", f"the source no longer holds {key} ({listing})")
 
 
 def _installed(key: str, agents: tuple[Agent, ...], where: AgentEnv, global_: bool) -> list[Path]:
-    """The real folders holding the skill for these agents (a link counts as its target)."""
+    """The real folders holding the skill for these agents: a copy, or the shared
+    ``.agents/skills`` copy a link points to (a link elsewhere is not followed: neither
+    tool makes one, and an update must not write where it leads)."""
+    shared = os.path.realpath(canonical_base(where, global_=global_))
     found: list[Path] = []
     for agent in agents:
         path = agent_base(agent, where, global_=global_) / sanitize_name(key)
         if not os.path.lexists(path):
             continue
         real = Path(os.path.realpath(path))
+        if path.is_symlink() and not is_path_inside(shared, str(real)):
+            continue
         if real.is_dir() and real not in found:
             found.append(real)
     return found
