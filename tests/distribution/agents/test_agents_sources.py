@@ -154,9 +154,13 @@ def test_git_without_skill_installs_every_skill_for_two_agents(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
     done = install_for(
-        repo.as_uri(), agents("claude-code", "codex"), where, global_=False, copy=False,
+        repo.as_uri(),
+        agents("claude-code", "codex"),
+        where,
+        global_=False,
+        copy=False,
         fetcher=fetcher,
-    )  # fmt: skip
+    )
     assert sorted(d.name for d in done) == ["Alpha", "beta"]
     for folder in ("alpha", "beta"):
         assert (where.project / ".agents/skills" / folder / "SKILL.md").is_file()
@@ -229,9 +233,13 @@ def test_the_global_lock_keeps_what_the_other_tool_wrote(
     }
     path.write_text(json.dumps(foreign, indent=2))
     install_for(
-        "owner/tools/skills/beta", agents("claude-code"), where, global_=True, copy=False,
+        "owner/tools/skills/beta",
+        agents("claude-code"),
+        where,
+        global_=True,
+        copy=False,
         fetcher=fetcher,
-    )  # fmt: skip
+    )
     lock = json.loads(path.read_text())
     assert list(lock) == ["version", "skills", "dismissed", "lastSelectedAgents", "somethingNew"]
     assert list(lock["skills"]) == ["7", "theirs", "beta"]
@@ -242,9 +250,13 @@ def test_the_global_lock_keeps_what_the_other_tool_wrote(
     first = lock["skills"]["beta"]["installedAt"]
     # A reinstall keeps installedAt (the other tool's rule).
     install_for(
-        "owner/tools/skills/beta", agents("claude-code"), where, global_=True, copy=False,
+        "owner/tools/skills/beta",
+        agents("claude-code"),
+        where,
+        global_=True,
+        copy=False,
         fetcher=fetcher,
-    )  # fmt: skip
+    )
     assert json.loads(path.read_text())["skills"]["beta"]["installedAt"] == first
 
 
@@ -253,9 +265,13 @@ def test_xdg_state_home_moves_the_global_lock(tmp_path: Path, repo: Path, fetche
         {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "xdg")}, tmp_path
     )
     install_for(
-        "owner/tools/skills/beta", agents("claude-code"), where, global_=True, copy=False,
+        "owner/tools/skills/beta",
+        agents("claude-code"),
+        where,
+        global_=True,
+        copy=False,
         fetcher=fetcher,
-    )  # fmt: skip
+    )
     assert (tmp_path / "xdg/skills/.skill-lock.json").is_file()
     assert not (tmp_path / "home/.agents/.skill-lock.json").exists()
 
@@ -271,9 +287,13 @@ def test_an_unusable_global_lock_is_refused_before_anything_is_placed(
     path.write_text(content)
     with pytest.raises(AgentsError) as caught:
         install_for(
-            "owner/tools/skills/beta", agents("claude-code"), where, global_=True, copy=False,
+            "owner/tools/skills/beta",
+            agents("claude-code"),
+            where,
+            global_=True,
+            copy=False,
             fetcher=fetcher,
-        )  # fmt: skip
+        )
     assert caught.value.code == "agents.global-lock-invalid"
     assert str(path) in caught.value.message
     assert path.read_text() == content
@@ -331,9 +351,13 @@ def test_remove_global_drops_the_global_lock_entry(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
     install_for(
-        "owner/tools/skills/beta", agents("claude-code"), where, global_=True, copy=False,
+        "owner/tools/skills/beta",
+        agents("claude-code"),
+        where,
+        global_=True,
+        copy=False,
         fetcher=fetcher,
-    )  # fmt: skip
+    )
     remove_for("beta", agents("claude-code"), where, global_=True)
     assert read_global_lock(where)["skills"] == {}
     assert not (where.home / ".claude/skills/beta").exists()
@@ -367,8 +391,9 @@ def test_a_zip_file_project_one_agent(where: AgentEnv, tmp_path: Path, fetcher: 
 def test_a_tar_gz_url_global_two_agents(where: AgentEnv, hub: ClawHub, fetcher: Fetcher) -> None:
     hub.state.static["/demo.tar.gz"] = _tar_gz({"SKILL.md": md("Demo", "tar").encode()})
     url = f"{hub.url}/demo.tar.gz"
-    install_for(url, agents("claude-code", "gemini-cli"), where, global_=True, copy=False,
-                fetcher=fetcher)  # fmt: skip
+    install_for(
+        url, agents("claude-code", "gemini-cli"), where, global_=True, copy=False, fetcher=fetcher
+    )
     assert (where.home / ".agents/skills/demo/SKILL.md").is_file()
     assert os.readlink(where.home / ".claude/skills/demo") == "../../.agents/skills/demo"
     entry = read_global_lock(where)["skills"]["Demo"]
@@ -394,8 +419,9 @@ def test_a_registry_slug_project_and_global(
     ]
     # No tracking folders of skillbook's own installs in the agent's copy.
     assert sorted(p.name for p in (where.project / ".claude/skills/demo").iterdir()) == ["SKILL.md"]
-    install_for("demo", agents("claude-code", "codex"), where, global_=True, copy=False,
-                fetcher=fetcher)  # fmt: skip
+    install_for(
+        "demo", agents("claude-code", "codex"), where, global_=True, copy=False, fetcher=fetcher
+    )
     assert read_global_lock(where)["skills"]["demo"]["version"] == "1.0.0"
     assert (where.home / ".agents/skills/demo/SKILL.md").is_file()
 
@@ -410,13 +436,26 @@ def test_a_blocked_skill_places_nothing_from_any_source(
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "evil")
     with pytest.raises(AgentsError) as caught:
-        install_for(repo.as_uri(), agents("claude-code", "codex"), where, global_=False,
-                    copy=False, fetcher=fetcher)  # fmt: skip
+        install_for(
+            repo.as_uri(),
+            agents("claude-code", "codex"),
+            where,
+            global_=False,
+            copy=False,
+            fetcher=fetcher,
+        )
     assert caught.value.code == "install.scan-blocked"
     assert list(where.project.iterdir()) == []
     # The clean one alone still installs.
-    install_for(repo.as_uri(), agents("claude-code"), where, global_=False, copy=False,
-                picks=("alpha",), fetcher=fetcher)  # fmt: skip
+    install_for(
+        repo.as_uri(),
+        agents("claude-code"),
+        where,
+        global_=False,
+        copy=False,
+        picks=("alpha",),
+        fetcher=fetcher,
+    )
     assert (where.project / ".claude/skills/alpha").is_dir()
 
 
@@ -424,16 +463,16 @@ def test_skill_picks_from_a_local_folder_of_skills(where: AgentEnv, tmp_path: Pa
     pack = tmp_path / "pack"
     for name in ("one", "Two", "three"):
         write_skill(pack / name.lower(), name=name)
-    done = install_for(pack, agents("claude-code"), where, global_=False, copy=False,
-                       picks=("Two", "three"))  # fmt: skip
+    done = install_for(
+        pack, agents("claude-code"), where, global_=False, copy=False, picks=("Two", "three")
+    )
     assert sorted(d.name for d in done) == ["Two", "three"]
     assert sorted(p.name for p in (where.project / ".claude/skills").iterdir()) == [
         "three",
         "two",
     ]
     with pytest.raises(AgentsError) as caught:
-        install_for(pack, agents("claude-code"), where, global_=False, copy=False,
-                    picks=("nope",))  # fmt: skip
+        install_for(pack, agents("claude-code"), where, global_=False, copy=False, picks=("nope",))
     assert (
         caught.value.code == "agents.skill-not-found"
         and "(it holds: Two, one, three)" in caught.value.message
@@ -447,8 +486,9 @@ def test_update_picks_up_a_new_commit_and_then_is_current(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
     chosen = agents("claude-code", "codex")
-    install_for(repo.as_uri(), chosen, where, global_=False, copy=False, picks=("Alpha",),
-                fetcher=fetcher)  # fmt: skip
+    install_for(
+        repo.as_uri(), chosen, where, global_=False, copy=False, picks=("Alpha",), fetcher=fetcher
+    )
     commit_v2(repo)
     [result] = update_for("Alpha", chosen, where, global_=False, force=False, fetcher=fetcher)
     assert result.ok and result.changed, result.message
@@ -464,8 +504,9 @@ def test_update_refuses_a_local_edit_with_the_diff_unless_forced(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
     chosen = agents("claude-code")
-    install_for(repo.as_uri(), chosen, where, global_=False, copy=False, picks=("Alpha",),
-                fetcher=fetcher)  # fmt: skip
+    install_for(
+        repo.as_uri(), chosen, where, global_=False, copy=False, picks=("Alpha",), fetcher=fetcher
+    )
     placed = where.project / ".claude/skills/alpha"
     (placed / "scripts/run.sh").write_text("echo mine\n")
     commit_v2(repo)
@@ -526,8 +567,9 @@ def test_update_of_an_entry_the_other_tool_wrote_online(
     path.write_text(json.dumps({"version": 3, "skills": {"beta": entry}, "dismissed": {}}))
     (repo / "skills/beta/SKILL.md").write_text(md("beta", "v2"))
     git(repo, "commit", "-qam", "beta two")
-    [result] = update_for("beta", agents("claude-code"), where, global_=True, force=False,
-                          fetcher=fetcher)  # fmt: skip
+    [result] = update_for(
+        "beta", agents("claude-code"), where, global_=True, force=False, fetcher=fetcher
+    )
     assert result.ok and result.changed, result.message
     assert (skill / "SKILL.md").read_text() == md("beta", "v2")
     after = read_global_lock(where)["skills"]["beta"]
@@ -645,8 +687,15 @@ def test_update_sees_through_what_copies_leave_out(where: AgentEnv, tmp_path: Pa
 def test_a_forced_install_leaves_its_audit_line_first(where: AgentEnv, tmp_path: Path) -> None:
     source = write_skill(tmp_path / "src" / "evil", name="evil", files={"miner.js": EVIL})
     state = tmp_path / "state"
-    install_for(source, agents("claude-code"), where, global_=False, copy=False,
-                force_reason="reviewed it", state_dir=state)  # fmt: skip
+    install_for(
+        source,
+        agents("claude-code"),
+        where,
+        global_=False,
+        copy=False,
+        force_reason="reviewed it",
+        state_dir=state,
+    )
     assert (where.project / ".claude/skills/evil/miner.js").is_file()
     [line] = (state / "install-audit.jsonl").read_text().splitlines()
     record = json.loads(line)
