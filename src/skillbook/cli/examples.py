@@ -146,10 +146,12 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook install skill.zip", "an archive (zip or tar.gz), checked like downloads"),
         ("skillbook install weather --site https://hub.example", "the registry the site names"),
         ("skillbook install ./my-skill --for claude-code --for codex", "where those agents look"),
+        ("skillbook install owner/repo --skill pdf --for cursor -g", "one skill, Cursor's home"),
     ),
     "update": (
         ("skillbook update --all", "every installed skill; locally edited ones are left alone"),
         ("skillbook update weather --force", "replace it even though you edited it"),
+        ("skillbook update --for claude-code", "what skills-lock.json records, for Claude Code"),
     ),
     "remove": (
         ("skillbook remove weather", "delete the skill and its lock entry"),
