@@ -36,6 +36,7 @@ from skillbook.distribution.agents.layout import (
     sanitize_name,
 )
 from skillbook.distribution.agents.lock import computed_hash, read_lock, update_lock
+from skillbook.distribution.agents.placing import audit_forced, sweep_leftovers
 from skillbook.distribution.agents.sources import Fetched, Fetcher, fetch
 from skillbook.distribution.agents.table import (
     Agent,
@@ -44,7 +45,6 @@ from skillbook.distribution.agents.table import (
     detected_agents,
     get_agent,
 )
-from skillbook.distribution.agents.update import sweep_leftovers
 
 __all__ = ["Installed", "Listed", "install_for", "list_for", "remove_for", "resolve_agents"]
 
@@ -186,43 +186,6 @@ def install_for(
         if global_entries:
             update_global_lock(where, add=global_entries)
     return done
-
-
-def audit_forced(item: Fetched, verdict: Any, state_dir: Path | None, reason: str | None) -> None:
-    """The line ``--dangerously-force --reason`` leaves in ``<state dir>/install-audit.jsonl``
-    before a skill with critical findings is placed (as for any ``skillbook install``)."""
-    import datetime as dt
-    import getpass
-
-    from skillbook.distribution.audit import append_audit
-
-    if state_dir is None:
-        raise AgentsError(
-            "install.scan-forced", "a forced install needs a state dir for its audit line"
-        )
-    try:
-        user: str | None = getpass.getuser()
-    except (KeyError, OSError):
-        user = None
-    record = {
-        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "event": "skill-install-forced",
-        "skill": item.name,
-        "kind": f"agents:{item.project_entry.get('sourceType')}",
-        "source": item.project_entry.get("source"),
-        "reason": reason,
-        "user": user,
-        "findings": [
-            {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
-            for f in verdict.critical
-        ],
-    }
-    try:
-        append_audit(state_dir, record)
-    except OSError as exc:
-        raise AgentsError(
-            "install.scan-forced", f"cannot write the install audit log: {exc}"
-        ) from None
 
 
 def _looks_remote(source: str) -> bool:

@@ -23,7 +23,6 @@ already at the new version counts as unedited).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import posixpath
 import re
@@ -47,10 +46,11 @@ from skillbook.distribution.agents.layout import (
     sanitize_name,
 )
 from skillbook.distribution.agents.lock import LOCK_FILE, computed_hash, read_lock, update_lock
+from skillbook.distribution.agents.placing import audit_forced, sweep_leftovers
 from skillbook.distribution.agents.sources import Fetched, Fetcher, fetch
 from skillbook.distribution.agents.table import Agent, AgentEnv
 
-__all__ = ["Updated", "sweep_leftovers", "update_for"]
+__all__ = ["Updated", "update_for"]
 
 _SHA1: Final = re.compile(r"^[0-9a-f]{40}$", re.I)
 
@@ -116,25 +116,6 @@ def _source_of(entry: dict[str, Any], where: AgentEnv, git_base: str) -> tuple[A
         "agents.update-unsupported",
         f"skillbook does not update {kind!r} sources; use `npx skills update`",
     )
-
-
-def sweep_leftovers(target: Path) -> None:
-    """Remove what a killed placement left beside ``target``: its ``.NAME.new-XXXXXXXX``
-    (built, not yet swapped in) and ``.NAME.old-XXXXXXXX`` (swapped out) siblings."""
-    import shutil
-
-    pattern = re.compile(rf"^\.{re.escape(target.name)}\.(new|old)-[a-z0-9]{{8}}$")
-    try:
-        names = [n for n in os.listdir(target.parent) if pattern.match(n)]
-    except OSError:
-        return
-    for name in names:
-        path = target.parent / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                path.unlink()
 
 
 def _as_source(installed: Path, source: Path, into: Path) -> Path:
@@ -285,8 +266,6 @@ def _update_one(
         if verdict.blocked is not None:
             return Updated(key, False, verdict.blocked, verdict.code or "install.scan-blocked")
         if verdict.forced:
-            from skillbook.distribution.agents.ops import audit_forced
-
             audit_forced(item, verdict, state_dir, force_reason)
         warnings = (*item.warnings, *verdict.warnings)
         new_recorded = digest(item.folder)
