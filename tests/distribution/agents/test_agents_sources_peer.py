@@ -9,6 +9,7 @@ URL without ``owner/repo``) must match.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -116,3 +117,17 @@ def test_update_of_what_the_peer_installed_matches_a_fresh_peer_install(
     after = updated.snapshot()
     assert after == fresh.snapshot()
     assert "project/.claude/skills/alpha/new.md" in after
+
+
+def test_a_repository_that_is_one_skill(tmp_path: Path, peer: Path) -> None:
+    root = tmp_path / "remote" / "solo.git"
+    (root / "docs").mkdir(parents=True)
+    (root / "SKILL.md").write_text(skill_text("Solo Skill", "One skill.", body="S\n"))
+    (root / "docs" / "guide.md").write_text("guide\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    tree = compare(tmp_path, peer, root.as_uri(), [], ["claude-code", "gemini-cli"])
+    lock = json.loads(tree["project/skills-lock.json"][1])  # type: ignore[index]
+    assert lock["skills"]["Solo Skill"]["skillPath"] == "SKILL.md"
+    assert tree["project/.claude/skills/solo-skill"] == ("link", "../../.agents/skills/solo-skill")
