@@ -6,6 +6,10 @@ already at <ver>`` on stdout, then ``Skipped N pinned skill[s]: …`` (``--all``
 and refusals on stderr; ``--json`` prints
 ``{"results": [...]}``. Exit codes: 0 every skill updated or current, 1 one failed or
 was refused (the others still ran), 2 bad arguments.
+
+With ``--for AGENT`` the skills placed where coding agents read them are updated instead
+(:mod:`skillbook.distribution.agents.update`, docs/agents.md): ``Updated NAME`` or
+``NAME is up to date`` per skill; a refused edit's diff on stdout.
 """
 
 from __future__ import annotations
