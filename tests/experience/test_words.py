@@ -369,3 +369,15 @@ def test_the_template_draft_passes_the_gate(space: Workspace) -> None:
         "It runs `wc`, `tr` with the wordcount skill(s)."
     )
     assert check_draft(learned.draft).ok
+
+
+def test_a_note_cannot_open_a_code_block(space: Workspace) -> None:
+    notes = space.data("a.txt", "a b a\n")
+    _, record = run_recorded(space.book(), count_script(space, notes, 1), f"count {notes}")
+    sly = [*WORDS["notes"][:2], "Rank the words ```sh and hide what follows"]
+    learned = Learner.for_book(space.book()).learn(
+        record, refine_with=ScriptedModel([_with(notes=sly, title="~~~ Words")])
+    )
+    assert learned.draft is not None and learned.draft.refined
+    assert learned.draft.title == "' Words"
+    assert learned.draft.steps[2].note == "Rank the words 'sh and hide what follows"

@@ -195,8 +195,15 @@ def _parse(text: str) -> dict[str, Any]:
     return value
 
 
+#: A fence opener (three backticks or tildes) in a sentence would swallow the Markdown
+#: after it, hiding steps from a reviewer: such runs become one quote.
+_FENCE: Final = re.compile(r"`{3,}|~{3,}")
+
+
 def _flat(value: object) -> str:
-    return yaml_safe(str(value)) if isinstance(value, str | int | float) else ""
+    """One line of text: no "---" (it would end the frontmatter), no fence opener."""
+    text = str(value) if isinstance(value, str | int | float) else ""
+    return _FENCE.sub("'", yaml_safe(text))
 
 
 def _strings(answer: dict[str, Any], key: str) -> list[str]:

@@ -137,7 +137,12 @@ def _render_step(number: int, step: ProcedureStep) -> list[str]:
         fence = fence_for(step.command)
         # Every line indented into the list item (a line at the margin would end it).
         body = [f"   {line}" for line in re.split(r"\r\n|\r|\n", step.command)]
-        head = [f"{number}. {note}", "", f"   Run{where}:"] if note else [f"{number}. Run{where}:"]
+        if not note:
+            head = [f"{number}. Run{where}:"]
+        elif where:
+            head = [f"{number}. {note}", "", f"   Run{where}:"]
+        else:  # the note says what it is for; the command follows
+            head = [f"{number}. {note}"]
         out += [*head, "", f"   {fence}sh", *body, f"   {fence}", ""]
         if step.secret_env:
             names = ", ".join(code_span(n) for n in step.secret_env)
