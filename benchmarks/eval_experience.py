@@ -1045,13 +1045,14 @@ def run_eval(tasks: Sequence[Task], root: Path, *, refine: bool = True) -> Repor
 
 def table(report: Report) -> list[str]:
     lines = [
-        "| task | area | drafts created | duplicates avoided | kind | words by model "
+        "| task | area | drafts created (runs + paraphrase) | duplicates avoided | kind "
+        "| words by model "
         "| paraphrase run | replay, moved | `select` first |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report.rows:
         t = row.task
-        want = {"exact": "0", "extra": "1 refine"}.get(t.follows, "1")
+        want = {"exact": "0", "extra": "1 refine"}.get(t.follows, "1 + 0")
         kinds = ", ".join(dict.fromkeys(row.kinds)) or "—"
         words = "—" if row.refined is None else ("yes" if row.refined else "no")
         if t.follows:
@@ -1064,13 +1065,17 @@ def table(report: Report) -> list[str]:
                 if row.select_first == row.promoted and row.promoted
                 else f"no ({row.select_first or '—'})"
             )
+        # New tasks: drafts from the two varied runs + from the paraphrase run.
+        later = int(row.paraphrase_action in ("created", "promoted"))
+        made = f"{row.created - later} + {later}" if not t.follows else str(row.created)
         lines.append(
-            f"| {t.name} | {t.area} | {row.created} (want {want}) | {row.avoided} | {kinds} "
+            f"| {t.name} | {t.area} | {made} (want {want}) | {row.avoided} | {kinds} "
             f"| {words} | {paraphrase} | {replay} | {first} |"
         )
     new = [r for r in report.rows if not r.task.follows]
     follow = [r for r in report.rows if r.task.follows]
     one = sum(r.created == 1 for r in new)
+    two_runs = sum(r.created - (r.paraphrase_action in ("created", "promoted")) == 1 for r in new)
     replayed = sum(r.replay == "yes" for r in new)
     first = sum(r.select_first == r.promoted and bool(r.promoted) for r in new)
     quiet = sum(r.paraphrase_action in ("known", "updated", "skipped") for r in new)
@@ -1080,7 +1085,8 @@ def table(report: Report) -> list[str]:
     kind_known = any(not k.startswith("n/a") for r in report.rows for k in r.kinds)
     lines += [
         "",
-        f"- new tasks: {len(new)}; exactly 1 draft: {one}/{len(new)}; duplicates avoided: "
+        f"- new tasks: {len(new)}; exactly 1 draft in all: {one}/{len(new)} (1 draft from "
+        f"the two varied runs: {two_runs}/{len(new)}); duplicates avoided: "
         f"{sum(r.avoided for r in new)} of {len(new)} repeated runs; the paraphrase run left "
         f"no new draft: {quiet}/{len(new)}",
         f"- replay in a moved workspace: {replayed}/{len(new)}; `select` ranks the learned "

@@ -65,7 +65,7 @@ def test_no_secret_in_any_written_file(report: Any) -> None:
 def test_the_table_has_a_row_per_task_and_the_totals(report: Any) -> None:
     ev = sys.modules["eval_experience"]
     lines = ev.table(report)
-    assert lines[0].startswith("| task | area | drafts created |")
+    assert lines[0].startswith("| task | area | drafts created (runs + paraphrase) |")
     assert sum(line.startswith(f"| {t} |") for t in TASKS for line in lines) == len(TASKS)
     assert any(line.startswith("- secrets written: 0 file(s)") for line in lines)
 

@@ -33,7 +33,7 @@ from skillbook.experience.refine import MISSING_MODEL, refine_model
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.runtime.providers.scripted import ScriptedModel
 
-WORDS = {
+WORDS: dict[str, Any] = {
     "slug": "word-frequencies",
     "title": "List the most frequent words of a file",
     "description": "Counts the words of a text file and ranks them. "
