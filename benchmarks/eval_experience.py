@@ -1078,7 +1078,8 @@ def table(report: Report) -> list[str]:
     two_runs = sum(r.created - (r.paraphrase_action in ("created", "promoted")) == 1 for r in new)
     replayed = sum(r.replay == "yes" for r in new)
     first = sum(r.select_first == r.promoted and bool(r.promoted) for r in new)
-    quiet = sum(r.paraphrase_action in ("known", "updated", "skipped") for r in new)
+    quiet = sum(r.paraphrase_action in ("known", "updated") for r in new)
+    failed = [r.task.name for r in new if r.paraphrase_action == "skipped"]
     exact_ok = sum(r.created == 0 for r in follow if r.task.follows == "exact")
     extra = [r for r in follow if r.task.follows == "extra"]
     extra_ok = sum(r.created == 1 and r.kinds == ["refine"] for r in extra)
@@ -1088,7 +1089,8 @@ def table(report: Report) -> list[str]:
         f"- new tasks: {len(new)}; exactly 1 draft in all: {one}/{len(new)} (1 draft from "
         f"the two varied runs: {two_runs}/{len(new)}); duplicates avoided: "
         f"{sum(r.avoided for r in new)} of {len(new)} repeated runs; the paraphrase run left "
-        f"no new draft: {quiet}/{len(new)}",
+        f"no new draft: {quiet}/{len(new)}"
+        + (f" (the run failed: {', '.join(failed)})" if failed else ""),
         f"- replay in a moved workspace: {replayed}/{len(new)}; `select` ranks the learned "
         f"skill first for the paraphrase: {first}/{len(new)}",
         f"- skill-following runs: exact, no draft: {exact_ok}/"
