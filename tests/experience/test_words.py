@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,11 @@ from skillbook.cli.app import cli
 from skillbook.cli.learning import Learning
 from skillbook.errors import ConfigError
 from skillbook.experience._words import when_to_use
+from skillbook.experience.draft import Draft
 from skillbook.experience.learner import Learner
+from skillbook.experience.procedure import ProcedureStep
 from skillbook.experience.promotion import check_draft
-from skillbook.experience.refine import MISSING_MODEL, refine_model
+from skillbook.experience.refine import MISSING_MODEL, refine_draft, refine_model
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.runtime.providers.scripted import ScriptedModel
 
@@ -381,3 +384,58 @@ def test_a_note_cannot_open_a_code_block(space: Workspace) -> None:
     assert learned.draft is not None and learned.draft.refined
     assert learned.draft.title == "' Words"
     assert learned.draft.steps[2].note == "Rank the words 'sh and hide what follows"
+
+
+_STEP = ProcedureStep(tool="exec", command='wc -l < "${file}"', raw="wc -l < notes.txt")
+_DRAFT = Draft(
+    id="20260105-143000-count-lines",
+    slug="count-lines",
+    title="Count the lines",
+    description="Use when asked to count the lines of FILE.",
+    mode="openclaw",
+    fingerprint="5f0c2a9b81de",
+    source_session="20260105-143000-3fa2c1",
+    created="2026-01-05T14:30:00Z",
+    request="Count the lines of notes.txt",
+    steps=(_STEP,),
+    checks=("Each of the 1 command(s) exits with status 0.",),
+)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=60),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=8,
+)
+_ANSWERS = st.one_of(
+    st.text(max_size=300),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            k: _VALUES for k in ("slug", "title", "description", "triggers", "notes", "checks")
+        },
+    ).map(json.dumps),
+    st.builds(
+        lambda slug, notes, checks: json.dumps(
+            {**WORDS, "slug": slug, "notes": notes, "checks": checks}
+        ),
+        st.from_regex(r"[a-z0-9-]{0,45}", fullmatch=True),
+        st.lists(st.text(max_size=40), max_size=2),
+        st.lists(st.text(max_size=40), max_size=2),
+    ),
+)
+
+
+@given(_ANSWERS)
+def test_any_answer_refines_safely_or_keeps_the_template(answer: str) -> None:
+    done = asyncio.run(refine_draft(_DRAFT, ScriptedModel([answer])))
+    draft = done.draft
+    assert (done.error is None) == draft.refined
+    assert [s.command for s in draft.steps] == [_STEP.command]
+    assert draft.fingerprint == _DRAFT.fingerprint
+    if not draft.refined:
+        assert draft == _DRAFT and done.error
+        return
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", draft.slug) and len(draft.slug) <= 40
+    assert draft.id == f"20260105-143000-{draft.slug}"
+    assert 0 < len(draft.description) <= 1024 and "\n" not in draft.description
+    assert "---" not in draft.description + draft.title and draft.steps[0].note
+    assert len(draft.checks) > len(_DRAFT.checks)
