@@ -26,6 +26,8 @@ pytestmark = pytest.mark.e2e
 
 
 COMMAND_LINE = [sys.executable, "-m", "skillbook"]
+#: The checkout's sources, not whichever skillbook the interpreter has installed.
+SRC = Path(__file__).resolve().parents[2] / "src"
 WORDCOUNT = """---
 name: wordcount
 description: Count the words of a text file and list the most frequent ones.
@@ -49,6 +51,7 @@ class Box:
             "SKILLBOOK_STATE_DIR": str(self.state),
             "LANG": "C.UTF-8",
             "PYTHONIOENCODING": "utf-8",
+            "PYTHONPATH": str(SRC),
         }
 
     def data(self, name: str, text: str) -> Path:
@@ -71,8 +74,12 @@ class Box:
         )
 
     def run(self, server: Any, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
-        # --yes: no terminal to ask on, and the model's commands must run.
-        return self.sb("run", text, "--base-url", server.base_url, "-m", "fake", "--yes", *extra)
+        # --yes: no terminal to ask on, and the model's commands must run. The model is
+        # scripted for the task only: it writes no draft's words unless a test says so.
+        words = () if "--refine" in extra else ("--no-refine",)
+        return self.sb(
+            "run", text, "--base-url", server.base_url, "-m", "fake", "--yes", *words, *extra
+        )
 
     def drafts(self, *extra: str) -> list[dict[str, Any]]:
         listed = self.sb("drafts", "list", "--json", *extra)
@@ -233,7 +240,9 @@ def test_refine_through_the_configured_provider(box: Box) -> None:
         "slug": "word-frequencies",
         "title": "List the most frequent words of a file",
         "description": "Counts and ranks words. Use when asked for the most frequent words.",
+        "triggers": ["most frequent words"],
         "notes": ["Read the skill.", "Count the words.", "Rank them."],
+        "checks": ["The last command prints one line per word, most frequent first."],
     }
     script = [*count_task(box, notes, 1), json.dumps(refined)]
     with fake.FakeOpenAIServer(script) as server:

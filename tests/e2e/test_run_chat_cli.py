@@ -193,6 +193,8 @@ def test_run_against_an_openai_compatible_server(box: Sandbox) -> None:
             "--model",
             "fake-model",
             "--yes",
+            # The model is scripted for the task only: no draft's words asked of it.
+            "--no-refine",
         )
     assert server.errors == [], server.errors[0] if server.errors else ""
     assert proc.returncode == 0, proc.stderr
@@ -226,7 +228,8 @@ def test_chat_in_a_terminal(box: Sandbox) -> None:
     script = [*weather_script(location), slow, "Still here."]
     with fake.FakeOpenAIServer(script) as server:
         env = {**box.env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
-        args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "chat"]
+        # --no-refine: the model is scripted for the chat only, not for a draft's words.
+        args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "chat", "--no-refine"]
         args += ["--base-url", server.base_url, "--model", "fake-model"]
         child = pexpect.spawn(
             COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30, dimensions=(40, 160)
@@ -372,6 +375,7 @@ def test_chat_confirm_asks_before_each_command(box: Sandbox) -> None:
     with fake.FakeOpenAIServer(script) as server:
         env = {**box.env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
         args = [*COMMAND_LINE[1:], "--workspace", str(box.model_ws), "chat", "--confirm"]
+        args.append("--no-refine")  # the model is scripted for the chat only
         args += ["--base-url", server.base_url, "--model", "fake-model"]
         child = pexpect.spawn(
             COMMAND_LINE[0], args, env=env, encoding="utf-8", timeout=30, dimensions=(40, 200)

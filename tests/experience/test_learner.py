@@ -182,7 +182,9 @@ REFINED = {
     "slug": "word-frequencies",
     "title": "List the most frequent words of a file",
     "description": "Counts words in a text file. Use when the user asks which words are most frequent.",
+    "triggers": ["which words are most frequent"],
     "notes": ["Read the skill.", "Count all words.", "Rank the words."],
+    "checks": ["The last command prints one line per word, most frequent first."],
 }
 
 

@@ -54,7 +54,7 @@ def chat_cmd(
     yes: bool,
     confirm: bool | None,
     learn: bool | None,
-    refine: bool,
+    refine: bool | None,
 ) -> None:
     """Talk with a model that uses the workspace's skills, in the terminal.
 

@@ -1,9 +1,12 @@
-"""Recording and learning for ``run`` and ``chat``: ``--learn/--no-learn`` and ``--refine``.
+"""Recording and learning for ``run`` and ``chat``: ``--learn/--no-learn`` and
+``--refine/--no-refine``.
 
 Each request is recorded as a session (unless ``skills.experience.record`` is false).
 With learning on (``skills.experience.learn``, default true; ``--no-learn`` turns it off
-for one call), a successful session becomes a draft in the review queue; ``--refine``
-asks the same model for a better name, description and wording first.
+for one call), a successful session becomes a draft in the review queue. The same model
+writes a new draft's words (name, description, what each step is for, checks) when one
+is configured (``skills.experience.refine: auto``, the default); ``--no-refine`` keeps
+the offline template for one call, ``--refine`` asks even when the setting is ``never``.
 
 ``run`` learns right after the answer. ``chat`` waits until the next request (or the
 end of the chat), so that ``/bad`` can still reject the last task; ``/good`` marks it
@@ -20,6 +23,7 @@ import click
 
 from skillbook.cli.validate_cmd import finding_lines
 from skillbook.experience.engine import Experience
+from skillbook.experience.refine import refine_model
 
 if TYPE_CHECKING:
     from skillbook.experience.learner import Learned
@@ -34,12 +38,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def learn_options(fn: F) -> F:
-    """``--learn/--no-learn`` and ``--refine``, shared by ``run`` and ``chat``."""
+    """``--learn/--no-learn`` and ``--refine/--no-refine``, shared by ``run`` and ``chat``."""
     fn = click.option(
-        "--refine",
-        is_flag=True,
-        help="Let the model improve a new draft's name, description and wording "
-        "(never its commands).",
+        "--refine/--no-refine",
+        "refine",
+        default=None,
+        help="Let the model write a new draft's name, description, step notes and checks "
+        "(never its commands); --no-refine keeps the offline template "
+        "(default: skills.experience.refine, auto: on when a model is configured).",
     )(fn)
     fn = click.option(
         "--learn/--no-learn",
@@ -58,7 +64,7 @@ class Learning:
         book: SkillBook,
         *,
         learn: bool | None,
-        refine: bool,
+        refine: bool | None,
         model: ChatModel | None,
         conversation: bool = False,
     ) -> None:
@@ -67,7 +73,8 @@ class Learning:
         self.recorder: SessionRecorder | None = self.experience.recorder(conversation=chat_id)
         wanted = self.experience.config.learn if learn is None else learn
         self.enabled = wanted and self.recorder is not None
-        self.model = model if refine else None
+        #: The model that writes new drafts' words, or None for the template.
+        self.model = refine_model(self.experience.config.refine, model, refine)
         #: The chat's last task, not learned from yet.
         self.pending: SessionRecord | None = None
         #: What learning from the chat's last task did.

@@ -15,7 +15,7 @@ config's ``skills.exec`` allows them or ``--yes`` is given (:mod:`skillbook.cli.
 slash commands the user typed are not asked about.
 
 Each request is recorded as a session, and a successful one is drafted as a skill for
-review (:mod:`skillbook.cli.learning`; ``--no-learn``, ``--refine``).
+review (:mod:`skillbook.cli.learning`; ``--no-learn``, ``--refine/--no-refine``).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def run_cmd(
     yes: bool,
     confirm: bool | None,
     learn: bool | None,
-    refine: bool,
+    refine: bool | None,
     as_json: bool,
     quiet: bool,
 ) -> None:

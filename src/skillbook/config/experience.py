@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -21,7 +21,9 @@ __all__ = [
     "DEFAULT_KEEP_SESSIONS",
     "DEFAULT_MAX_AGE_DAYS",
     "DEFAULT_PROMOTE_MODE",
+    "DEFAULT_REFINE",
     "DEFAULT_STALE_AFTER_DAYS",
+    "REFINE_SETTINGS",
     "ExperienceConfig",
     "experience_config",
 ]
@@ -34,11 +36,17 @@ DEFAULT_MAX_AGE_DAYS: Final = 30
 DEFAULT_STALE_AFTER_DAYS: Final = 90
 #: The rules a draft must pass to be promoted.
 DEFAULT_PROMOTE_MODE: Final = Mode.STRICT
+#: Who writes a new draft's words: ``auto`` the run's model when there is one, else the
+#: template; ``always`` the same, and a draft left to the template says why; ``never``
+#: the template only (``--refine`` still asks the model for one call).
+REFINE_SETTINGS: Final = ("auto", "always", "never")
+DEFAULT_REFINE: Final = "auto"
 
 _U = msgspec.UnsetType
 _UNSET: Any = msgspec.UNSET
 _PosInt = Annotated[int, msgspec.Meta(ge=1)]
 _NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
+_Refine = Literal["auto", "always", "never"]
 
 
 class _SessionsS(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
@@ -51,6 +59,7 @@ class _ExperienceS(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
     learn: bool | _U = _UNSET
     review: bool | _U = _UNSET
     promote_mode: Mode | _U = _UNSET
+    refine: _Refine | _U = _UNSET
     sessions: _SessionsS | _U = _UNSET
     stale_after_days: _NonNegInt | _U = _UNSET
     pinned: list[str] | _U = _UNSET
@@ -67,6 +76,8 @@ class ExperienceConfig:
     #: Drafts wait for review; ``False`` promotes the ones that pass the gate at once.
     review: bool = True
     promote_mode: Mode = DEFAULT_PROMOTE_MODE
+    #: ``auto``, ``always`` or ``never`` (:data:`REFINE_SETTINGS`).
+    refine: str = DEFAULT_REFINE
     keep_sessions: int = DEFAULT_KEEP_SESSIONS
     max_age_days: int = DEFAULT_MAX_AGE_DAYS
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
@@ -87,6 +98,7 @@ def experience_config(value: Any, where: str, file: Path | None) -> ExperienceCo
         learn=_or(s.learn, True),
         review=_or(s.review, True),
         promote_mode=_or(s.promote_mode, DEFAULT_PROMOTE_MODE),
+        refine=_or(s.refine, DEFAULT_REFINE),
         keep_sessions=_or(sessions.keep, DEFAULT_KEEP_SESSIONS),
         max_age_days=_or(sessions.max_age_days, DEFAULT_MAX_AGE_DAYS),
         stale_after_days=_or(s.stale_after_days, DEFAULT_STALE_AFTER_DAYS),

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from skillbook.config.mode import Mode
-from skillbook.experience._words import STOPWORDS
+from skillbook.experience._words import STOPWORDS, when_to_use
 from skillbook.experience.params import Parameter
 from skillbook.experience.procedure import Pitfall, Procedure, ProcedureStep
 from skillbook.experience.record import SessionRecord, iso
@@ -243,7 +243,7 @@ def build_draft(
         id=f"{now.strftime(_STAMP_FORMAT)}-{slug}",
         slug=slug,
         title=title,
-        description=_description(template, procedure),
+        description=_description(record.request, procedure),
         mode=str(Mode.of(mode)),
         fingerprint=procedure.fingerprint,
         source_session=record.id,
@@ -287,7 +287,10 @@ def _first_sentence(text: str) -> str:
     return head if len(head) <= TITLE_MAX_CHARS else head[: TITLE_MAX_CHARS - 1] + "…"
 
 
-def _description(template: str, procedure: Procedure) -> str:
+def _description(request: str, procedure: Procedure) -> str:
+    """The template's description: when to use it, in the request's words (the
+    parameters as ``FILE``, ``TOP``), then what it runs. A model rewrites it
+    (:mod:`skillbook.experience.refine`) when there is one."""
     tools = []
     for step in procedure.steps:
         if step.tool == "exec" and step.raw:
@@ -299,12 +302,8 @@ def _description(template: str, procedure: Procedure) -> str:
     skills = (
         f" with the {', '.join(procedure.skills_used)} skill(s)" if procedure.skills_used else ""
     )
-    request = template.strip().rstrip(".")
-    text = (
-        f"Repeat a procedure that worked: {via}{skills}. "
-        f'Use when asked to do what this request did: "{request}".'
-    )
-    return yaml_safe(text)[:1024]
+    when = when_to_use(request, [(p.name, p.value) for p in procedure.params])
+    return yaml_safe(f"{when} It runs {via}{skills}.")[:1024]
 
 
 def yaml_safe(text: str) -> str:

@@ -177,7 +177,7 @@ class Learner:
         )
         diagnostics: list[Diagnostic] = []
         if refine_with is not None:
-            refined = await refine_draft(draft, refine_with)
+            refined = await refine_draft(draft, refine_with, redactor=self.redactor)
             unrefined = draft
             if refined.error is not None:
                 draft = replace(draft, refine_error=refined.error)

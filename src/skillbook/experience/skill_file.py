@@ -121,24 +121,38 @@ def _replay_lines(draft: Draft) -> list[str]:
 
 
 def _render_step(number: int, step: ProcedureStep) -> list[str]:
+    """One numbered step. With a note (what the step is for, written by the model) the
+    note leads and the command follows; without, the step says what it runs."""
     out: list[str] = []
-    note = f" {step.note}" if step.note else ""
+    note = " ".join(step.note.split())
     if step.tool == "read":
         owner = f" of the {code_span(step.skill)} skill" if step.skill else ""
         name = (step.path or "").rsplit("/", 1)[-1]
-        out.append(f"{number}. Read {code_span(name)}{owner}: {code_span(step.path or '')}.{note}")
+        read = f"Read {code_span(name)}{owner}: {code_span(step.path or '')}."
+        out.append(
+            f"{number}. {note} ({read[:1].lower()}{read[1:-1]})" if note else f"{number}. {read}"
+        )
     elif step.tool == "exec" and step.command is not None:
         where = f" as skill {code_span(step.skill)} (in its folder)" if step.skill else ""
         fence = fence_for(step.command)
         # Every line indented into the list item (a line at the margin would end it).
         body = [f"   {line}" for line in re.split(r"\r\n|\r|\n", step.command)]
-        out += [f"{number}. Run{where}:{note}", "", f"   {fence}sh", *body, f"   {fence}", ""]
+        if not note:
+            head = [f"{number}. Run{where}:"]
+        elif where:
+            head = [f"{number}. {note}", "", f"   Run{where}:"]
+        else:  # the note says what it is for; the command follows
+            head = [f"{number}. {note}"]
+        out += [*head, "", f"   {fence}sh", *body, f"   {fence}", ""]
         if step.secret_env:
             names = ", ".join(code_span(n) for n in step.secret_env)
             out.append(f"   Needs {names} in the environment (the skill's configured secret).")
     else:
         args = json.dumps(dict(step.arguments), ensure_ascii=False, sort_keys=True)
-        out.append(f"{number}. Call {code_span(step.tool)} with {code_span(args)}.{note}")
+        call = f"Call {code_span(step.tool)} with {code_span(args)}."
+        out.append(
+            f"{number}. {note} ({call[:1].lower()}{call[1:-1]})" if note else f"{number}. {call}"
+        )
     for hint in step.hints:
         if hint.get("kind") not in _BUILTIN_HINTS:  # those are the step itself
             out.append(f"   - Hint: {describe_hint(hint)}")
