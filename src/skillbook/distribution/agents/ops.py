@@ -23,6 +23,7 @@ from skillbook.distribution.agents.layout import (
     agent_base,
     apply_plan,
     canonical_base,
+    check_copyable,
     plan_layout,
     sanitize_name,
 )
@@ -151,6 +152,8 @@ def install_for(
         )
     source = source.resolve()
     folders = _skill_folders(source)
+    if not global_:
+        read_lock(where.project)  # A conflicted lock stops the install before anything is placed.
     staged: list[tuple[str, Path, Plan, tuple[str, ...]]] = []
     for folder in folders:
         name = _skill_name(folder)
@@ -168,6 +171,7 @@ def install_for(
                     "agents.source-is-target",
                     f"{folder} is where the skill would go ({target}); install from elsewhere",
                 )
+        check_copyable(folder)  # Every skill of the source, before any is placed.
         staged.append((name, folder, plan, verdict.warnings))
     done: list[Installed] = []
     for name, folder, plan, warnings in staged:
@@ -210,6 +214,8 @@ def remove_for(
     folder links to it."""
     folder = sanitize_name(name)
     canonical = canonical_base(where, global_=global_) / folder
+    if not global_:
+        read_lock(where.project)  # A conflicted lock stops the removal before anything goes.
     removed: list[Path] = []
     for agent in agents:
         path = agent_base(agent, where, global_=global_) / folder
