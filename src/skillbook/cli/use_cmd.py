@@ -24,7 +24,7 @@ from typing import Final
 
 import click
 
-from skillbook.cli.context import EXIT_FINDINGS, ERR_SKILL, Context, emit_json, fail
+from skillbook.cli.context import ERR_SKILL, EXIT_FINDINGS, Context, emit_json, fail
 from skillbook.cli.names import complete_skill_names
 
 __all__ = ["has_supporting_files", "use_cmd", "use_prompt"]
@@ -70,9 +70,12 @@ def has_supporting_files(folder: Path, _seen: frozenset[str] = frozenset()) -> b
                 continue
             if has_supporting_files(Path(entry.path), seen):
                 return True
-        elif is_file and entry.name not in _EXCLUDED_FILES:
-            if _seen or entry.name.lower() != "skill.md":
-                return True
+        elif (
+            is_file
+            and entry.name not in _EXCLUDED_FILES
+            and (_seen or entry.name.lower() != "skill.md")  # a nested SKILL.md counts
+        ):
+            return True
     return False
 
 

@@ -26,7 +26,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,7 +124,9 @@ def write_sources(src: Path) -> None:
     write_file(skill / ".git" / "HEAD", "ref: refs/heads/main\n")
     write_file(skill / "__pycache__" / "x.pyc", b"\x00")
     for name in ("one", "Two"):
-        write_file(src / "pack" / name.lower() / "SKILL.md", skill_text(name, "Demo.", body=f"{name}\n"))
+        write_file(
+            src / "pack" / name.lower() / "SKILL.md", skill_text(name, "Demo.", body=f"{name}\n")
+        )
 
 
 class Sandbox:
@@ -276,7 +278,9 @@ def _single_cases() -> list[Case]:
         base = agent.global_spec.split(":", 1)[0]
         if base in HOME_VARS:
             env = {HOME_VARS[base]: f"{{home}}/custom/{base}"}
-            cases.append(Case(f"global-{agent.id}-override", (Add((agent.id,), global_=True),), env))
+            cases.append(
+                Case(f"global-{agent.id}-override", (Add((agent.id,), global_=True),), env)
+            )
     return cases
 
 
@@ -301,7 +305,9 @@ MULTI_CASES = [
             "XDG_CONFIG_HOME": "{home}/xdg",
         },
     ),
-    Case("global-openclaw-clawdbot-home", (Add(("openclaw",), global_=True),), homes=(".clawdbot",)),
+    Case(
+        "global-openclaw-clawdbot-home", (Add(("openclaw",), global_=True),), homes=(".clawdbot",)
+    ),
     Case(
         "reinstall-copy-links-copy",
         (

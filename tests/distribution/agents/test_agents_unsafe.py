@@ -137,13 +137,16 @@ def test_each_conflict_marker_is_recognised(tmp_path: Path, marker: str) -> None
     assert caught.value.code == "agents.lock-conflict"
 
 
-@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80))
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=80))
 def test_text_without_markers_is_never_a_conflict(text: str) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "skills-lock.json").write_text(
-            text.replace("<" * 7, "<").replace("=" * 7, "=").replace(">" * 7, ">").replace("|" * 7, "|"),
+            text.replace("<" * 7, "<")
+            .replace("=" * 7, "=")
+            .replace(">" * 7, ">")
+            .replace("|" * 7, "|"),
             "utf-8",
         )
         assert isinstance(read_lock(Path(folder)), dict)
