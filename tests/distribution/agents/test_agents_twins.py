@@ -127,6 +127,14 @@ def write_sources(src: Path) -> None:
         write_file(
             src / "pack" / name.lower() / "SKILL.md", skill_text(name, "Demo.", body=f"{name}\n")
         )
+    # Names whose folder and lock key depend on Unicode lowercasing and trimming.
+    # and skills both tools skip: no description, a name that is not valid YAML.
+    for folder, name in (("a", "Über Skill_2.0 — ﬁne"), ("b", "..İstanbul.."), ("c", '"!!!"')):
+        write_file(
+            src / "odd" / folder / "SKILL.md", f"---\nname: {name}\ndescription: Odd.\n---\n"
+        )
+    write_file(src / "odd" / "d" / "SKILL.md", "---\nname: no-description\n---\nBody.\n")
+    write_file(src / "odd" / "e" / "SKILL.md", "---\nname: !!!\ndescription: Bad YAML.\n---\n")
 
 
 class Sandbox:
@@ -248,6 +256,63 @@ def run_twins(tmp_path: Path, peer: Path, case: Case) -> tuple[Sandbox, Sandbox]
     return twins
 
 
+#: Runs skillbook's command lines one after another in one interpreter, each with its own
+#: folder and environment, through the same entry point as ``python -m skillbook``: the
+#: matrix pays Python's start-up once instead of once per step.
+_BATCH = """
+import contextlib, io, json, os, sys
+from skillbook.cli.entry import main
+results = []
+for job in json.load(open(sys.argv[1], encoding="utf-8")):
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(job["argv"])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    results.append({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
+json.dump(results, open(sys.argv[2], "w", encoding="utf-8"))
+"""
+
+
+def run_matrix(root: Path, peer: Path, cases: Sequence[Case]) -> dict[str, tuple[Sandbox, Sandbox]]:
+    """Every case's twins: the ``skills`` steps run one process each, then all of
+    skillbook's steps in one batch (each sandbox only ever sees its own tool)."""
+    built: dict[str, tuple[Sandbox, Sandbox]] = {}
+    jobs: list[dict[str, Any]] = []
+    for case in cases:
+        twins = (
+            Sandbox(root / case.id / "peer", case.env, peer),
+            Sandbox(root / case.id / "ours", case.env, peer),
+        )
+        for box in twins:
+            for folder in case.homes:
+                (box.home / folder).mkdir(parents=True, exist_ok=True)
+        for step in case.steps:
+            theirs = twins[0].skills(*step.peer())
+            assert theirs.returncode == 0, (case.id, step, theirs.stdout[-1500:], theirs.stderr)
+            jobs.append({"cwd": str(twins[1].project), "env": twins[1].env, "argv": step.ours()})
+        built[case.id] = twins
+    (root / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", _BATCH, str(root / "jobs.json"), str(root / "results.json")],
+        env=jobs[0]["env"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    for job, result in zip(jobs, results, strict=True):
+        assert result["code"] == 0, (job["argv"], job["cwd"], result)
+    return built
+
+
 def differences(theirs: Tree, mine: Tree) -> list[str]:
     out = [f"only skills: {k}" for k in sorted(theirs.keys() - mine.keys())]
     out += [f"only skillbook: {k}" for k in sorted(mine.keys() - theirs.keys())]
@@ -293,6 +358,7 @@ MULTI_CASES = [
     Case("project-nested-and-not-hidden", (Add(("tabnine-cli", "astrbot")),)),
     Case("project-copy", (Add(("claude-code", "codex", "windsurf"), copy=True),)),
     Case("project-two-skills-in-one-source", (Add(("claude-code", "codex"), source="pack"),)),
+    Case("project-odd-names", (Add(("claude-code", "codex"), source="odd"),)),
     Case("global-claude-codex", (Add(("claude-code", "codex"), global_=True),)),
     Case("global-cursor-windsurf-cline", (Add(("cursor", "windsurf", "cline"), global_=True),)),
     Case("global-copy", (Add(("claude-code", "cursor"), global_=True, copy=True),)),
@@ -359,9 +425,20 @@ def test_the_families_cover_every_kind_of_folder() -> None:
     assert len(REPS) >= 20
 
 
-@pytest.mark.parametrize("case", _single_cases() + MULTI_CASES, ids=lambda c: c.id)
-def test_same_tree_and_lock(tmp_path: Path, peer: Path, case: Case) -> None:
-    tree = assert_same(run_twins(tmp_path, peer, case))
+MATRIX = _single_cases() + MULTI_CASES
+
+
+@pytest.fixture(scope="module")
+def matrix(
+    peer: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[Sandbox, Sandbox]]:
+    return run_matrix(tmp_path_factory.mktemp("matrix"), peer, MATRIX)
+
+
+@pytest.mark.parametrize("case", MATRIX, ids=lambda c: c.id)
+def test_same_tree_and_lock(matrix: dict[str, tuple[Sandbox, Sandbox]], case: Case) -> None:
+    tree = assert_same(matrix[case.id])
+    assert any(key.endswith("/SKILL.md") for key in tree) or isinstance(case.steps[-1], Remove)
     if not case.steps[-1].global_ and isinstance(case.steps[-1], Add):
         assert "project/skills-lock.json" in tree
 
@@ -371,6 +448,12 @@ def test_the_tree_holds_what_the_source_holds(tmp_path: Path, peer: Path) -> Non
     tree = assert_same(run_twins(tmp_path, peer, Case("one", (Add(("claude-code",)),))))
     base = "project/.claude/skills/my-skill"
     assert tree[f"{base}/scripts/run.sh"][2] == 0o755
+    odd = assert_same(run_twins(tmp_path / "odd", peer, Case("odd", (Add(("codex",), "odd"),))))
+    assert sorted(k for k in odd if k.count("/") == 3 and k.startswith("project/.agents")) == [
+        "project/.agents/skills/ber-skill_2.0-ne",
+        "project/.agents/skills/i-stanbul",
+        "project/.agents/skills/unnamed-skill",
+    ]
     assert tree[f"{base}/scripts/lib/helper.py"][2] == 0o640
     assert tree[f"{base}/latest.md"][:2] == ("file", b"# Guide\n")
     assert tree[f"{base}/tools"] == ("dir",) and f"{base}/tools/lib/helper.py" in tree

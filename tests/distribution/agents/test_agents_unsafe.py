@@ -4,6 +4,10 @@ behaviour is unsafe (docs/multiple-agents.md); the twin tests show the CLI's sid
 - a link back into the skill (a loop) is refused, exit 1, and nothing is placed;
 - a ``skills-lock.json`` with merge-conflict markers is an error naming the file, and
   nothing is written or removed.
+
+And one rule kept as the CLI keeps it: a SKILL.md without a name or a description is
+skipped with a warning (all of them: ``agents.no-skill``), never installed under its
+folder's name.
 """
 
 from __future__ import annotations
@@ -150,3 +154,18 @@ def test_text_without_markers_is_never_a_conflict(text: str) -> None:
             "utf-8",
         )
         assert isinstance(read_lock(Path(folder)), dict)
+
+
+def test_a_skill_without_name_or_description_is_skipped(project: Path, tmp_path: Path) -> None:
+    pack = tmp_path / "src" / "pack"
+    skill(pack / "good", "good")
+    write_file(pack / "nameless" / "SKILL.md", "---\ndescription: No name.\n---\n")
+    write_file(pack / "mute" / "SKILL.md", "---\nname: mute\n---\n")
+    result = CliRunner().invoke(
+        cli, ["--workspace", str(project), "install", str(pack), "--for", "claude-code"]
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (project / ".claude/skills").iterdir()) == ["good"]
+    assert f"skipped {pack / 'mute' / 'SKILL.md'}" in result.stderr
+    code, out = run(project, "install", str(pack / "nameless"), "--for", "claude-code")
+    assert code == 1 and "no valid skill in" in out

@@ -104,7 +104,9 @@ def resolve_agents(ids: tuple[str, ...], where: AgentEnv) -> tuple[Agent, ...]:
     return tuple(unique.values())
 
 
-def _skill_name(folder: Path) -> str:
+def _skill_name(folder: Path) -> str | None:
+    """The skill's ``name:``; None when it has no ``name:`` or no ``description:``, which
+    the ``skills`` CLI requires (it skips such a skill)."""
     from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     try:
@@ -114,7 +116,7 @@ def _skill_name(folder: Path) -> str:
             "agents.io-error", f"could not read {folder / 'SKILL.md'}: {exc}"
         ) from exc
     parsed = parse_skill_text(raw, path=folder / "SKILL.md")
-    return parsed.name or folder.name
+    return parsed.name if parsed.name and parsed.description else None
 
 
 def _skill_folders(source: Path) -> list[Path]:
@@ -155,8 +157,21 @@ def install_for(
     if not global_:
         read_lock(where.project)  # A conflicted lock stops the install before anything is placed.
     staged: list[tuple[str, Path, Plan, tuple[str, ...]]] = []
-    for folder in folders:
-        name = _skill_name(folder)
+    named = [(folder, _skill_name(folder)) for folder in folders]
+    skipped = tuple(
+        f"skipped {folder / 'SKILL.md'}: it needs a name and a description in its frontmatter"
+        for folder, name in named
+        if name is None
+    )
+    if len(skipped) == len(named):
+        raise AgentsError(
+            "agents.no-skill",
+            f"no valid skill in {source}: a SKILL.md needs a name and a description "
+            "in its frontmatter",
+        )
+    for folder, name in named:
+        if name is None:
+            continue
         verdict = scan_for_install(name, folder, force_reason=force_reason, state_dir=state_dir)
         if verdict.blocked is not None:
             raise AgentsError(verdict.code or "install.scan-blocked", verdict.blocked)
@@ -172,7 +187,8 @@ def install_for(
                     f"{folder} is where the skill would go ({target}); install from elsewhere",
                 )
         check_copyable(folder)  # Every skill of the source, before any is placed.
-        staged.append((name, folder, plan, verdict.warnings))
+        staged.append((name, folder, plan, skipped + verdict.warnings))
+        skipped = ()  # Said once, with the first skill installed.
     done: list[Installed] = []
     for name, folder, plan, warnings in staged:
         try:
