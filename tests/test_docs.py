@@ -33,6 +33,8 @@ USER_DOCS = (
     "diagnostics.md",
     "migration.md",
     "experience.md",
+    "agents.md",
+    "multiple-agents.md",
 )
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
@@ -264,3 +266,68 @@ def test_user_doc_links_resolve(name: str) -> None:
         if "://" in target or target.startswith("mailto:"):
             continue
         assert (path.parent / target).exists(), f"docs/{name} links to missing {target}"
+
+
+def folders_table() -> str:
+    """The table of docs/multiple-agents.md: each project folder and the agents reading it,
+    from the same module as the full table of docs/agents.md."""
+    from skillbook.distribution.agents.table import UNIVERSAL_DIR, all_agents
+
+    readers: dict[str, list[str]] = {}
+    for agent in all_agents():
+        readers.setdefault(agent.project_dir, []).append(agent.id)
+    order = sorted(readers, key=lambda folder: (folder != UNIVERSAL_DIR, folder))
+    lines = ["| Project folder | `--for` |", "|---|---|"]
+    lines += [f"| `{f}` | {', '.join(f'`{a}`' for a in readers[f])} |" for f in order]
+    return "\n".join(lines)
+
+
+def test_multiple_agents_table_follows_the_module() -> None:
+    text = (DOCS / "multiple-agents.md").read_text(encoding="utf-8")
+    shown = text.split("<!-- folders-table:start -->\n", 1)[1].split("\n<!-- folders-table:end", 1)
+    assert shown[0] == folders_table()
+
+
+def test_multiple_agents_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``skillbook`` line of the page's ``sh`` blocks, in order, in one project with
+    ``./my-skill``, in a home where Claude Code and Codex are installed; each exits 0."""
+    import shlex
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    for folder in (home / ".claude", home / ".codex", project / "my-skill" / "scripts"):
+        folder.mkdir(parents=True)
+    (project / "my-skill" / "SKILL.md").write_text(
+        "---\nname: my-skill\ndescription: A demo skill.\n---\nRun scripts/hello.sh.\n"
+    )
+    (project / "my-skill" / "scripts" / "hello.sh").write_text("#!/bin/sh\necho hello\n")
+    for var, value in (
+        ("HOME", home),
+        ("XDG_CONFIG_HOME", home / ".config"),
+        ("XDG_STATE_HOME", tmp_path / "state"),
+    ):
+        monkeypatch.setenv(var, str(value))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "SKILLBOOK_STATE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(project)
+    text = (DOCS / "multiple-agents.md").read_text(encoding="utf-8")
+    commands = [
+        line
+        for block in code_blocks(text, "sh")
+        for line in block.splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert len(commands) >= 12
+    for line in commands:
+        argv = shlex.split(line)
+        assert argv[0] == "skillbook", line
+        result = CliRunner().invoke(cli, argv[1:], prog_name="skillbook")
+        assert result.exit_code == 0, (line, result.output)
+        if argv[1] == "use":
+            assert result.output.startswith("You are being given a Skill"), line
+            assert f"{home if '-g' in argv else project}/" in result.output, line
+    # The last block installed for Claude Code alone: a real copy, recorded in the lock.
+    assert (project / ".claude/skills/my-skill/scripts/hello.sh").is_file()
+    assert "my-skill" in (project / "skills-lock.json").read_text(encoding="utf-8")
+    # Codex (installed, reading ~/.agents/skills) keeps the global shared copy.
+    assert not (home / ".claude/skills/my-skill").exists()
+    assert (home / ".agents/skills/my-skill/SKILL.md").is_file()

@@ -68,6 +68,7 @@ class Group(SubcommandGroup):
         "install": "skillbook.cli.install_cmd:install_cmd",
         "update": "skillbook.cli.update_cmd:update_cmd",
         "remove": "skillbook.cli.remove_cmd:remove_cmd",
+        "use": "skillbook.cli.use_cmd:use_cmd",
         "restore": "skillbook.cli.restore_cmd:restore_cmd",
         "verify": "skillbook.cli.verify_cmd:verify_cmd",
         "pin": "skillbook.cli.pin_cmd:pin_cmd",

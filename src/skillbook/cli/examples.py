@@ -158,6 +158,10 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("skillbook uninstall weather", "the same (also: skillbook rm weather)"),
         ("skillbook remove my-skill --for claude-code", "from where Claude Code looks"),
     ),
+    "use": (
+        ("skillbook use weather", "the prompt handing one skill to an agent"),
+        ("skillbook use my-skill --for claude-code | claude", "from Claude Code's folder, piped"),
+    ),
     "restore": (
         ("skillbook restore --list", "the folders update --force kept"),
         ("skillbook restore weather", "bring back the edited weather it replaced"),

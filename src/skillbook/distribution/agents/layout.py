@@ -30,7 +30,7 @@ from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.table import UNIVERSAL_DIR, Agent, AgentEnv
 
-__all__ = ["Placement", "Plan", "apply_plan", "plan_layout", "sanitize_name"]
+__all__ = ["Placement", "Plan", "apply_plan", "check_copyable", "plan_layout", "sanitize_name"]
 
 #: What a copy leaves out, as the ``skills`` CLI does.
 _EXCLUDED_FILES: Final = frozenset({"metadata.json"})
@@ -111,32 +111,63 @@ def plan_layout(
     return Plan(name, mode, canonical, tuple(placements))
 
 
-def _copy_tree(source: Path, dest: Path, root: Path) -> None:
-    dest.mkdir(parents=True, exist_ok=True)
+def _copy_tree(source: Path, dest: Path | None, root: Path, walking: frozenset[str]) -> None:
+    """Copy ``source`` to ``dest`` (None: only check that it can be copied).
+
+    ``walking`` holds the real paths of the folders being copied, so a link back to one
+    of them (``self -> .``) is refused instead of copied again inside itself: the other
+    tool nests copies until the path is too long, reports it and exits 0."""
+    walking = walking | {os.path.realpath(source)}
+    if dest is not None:
+        dest.mkdir(parents=True, exist_ok=True)
     for entry in sorted(os.scandir(source), key=lambda e: e.name):
         src = Path(entry.path)
+        out = None if dest is None else dest / entry.name
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in _EXCLUDED_DIRS:
-                _copy_tree(src, dest / entry.name, root)
+                _copy_tree(src, out, root, walking)
             continue
         if entry.name in _EXCLUDED_FILES:
             continue
         if entry.is_symlink():
             # The other tool follows links; skillbook follows only those that stay inside
             # the skill, so a link cannot smuggle a file from elsewhere into the copy.
-            target = src.resolve()
+            target = Path(os.path.realpath(src))
             if not is_path_inside(str(root), str(target)):
                 raise AgentsError(
                     "agents.symlink-escape",
                     f"{src} links outside the skill ({target}); remove the link or copy the file in",
                 )
+            try:
+                target.stat()
+            except FileNotFoundError:
+                continue  # A broken link is left out, as the other tool leaves it out.
+            except OSError as exc:
+                raise AgentsError(
+                    "agents.symlink-loop",
+                    f"{src} is a link that cannot be followed ({exc.strerror}); remove it",
+                ) from exc
             if target.is_dir():
-                _copy_tree(target, dest / entry.name, root)
+                if str(target) in walking:
+                    raise AgentsError(
+                        "agents.symlink-loop",
+                        f"{src} links back to a folder that contains it ({target}); "
+                        "a copy would never end: remove the link",
+                    )
+                _copy_tree(target, out, root, walking)
                 continue
-            if not target.exists():
-                continue
-        shutil.copyfile(src, dest / entry.name)
-        os.chmod(dest / entry.name, src.stat().st_mode & 0o777)
+        if out is not None:
+            shutil.copyfile(src, out)
+            os.chmod(out, src.stat().st_mode & 0o777)
+
+
+def check_copyable(source: Path) -> None:
+    """Raise the :class:`AgentsError` copying ``source`` would raise, writing nothing, so a
+    refused skill leaves no partial tree (not even other skills of the same source)."""
+    try:
+        _copy_tree(source, None, source.resolve(), frozenset())
+    except OSError as exc:
+        raise AgentsError("agents.io-error", f"could not read {source}: {exc}") from exc
 
 
 def _swap_in(staged: Path, target: Path) -> None:
@@ -160,7 +191,7 @@ def place_copy(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staged = target.with_name(f".{target.name}.new-{new_token()}")
     try:
-        _copy_tree(source, staged, source.resolve())
+        _copy_tree(source, staged, source.resolve(), frozenset())
         _swap_in(staged, target)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
@@ -192,7 +223,9 @@ def place_link(canonical: Path, link: Path) -> None:
 
 
 def apply_plan(plan: Plan, source: Path) -> None:
-    """Put the skill in ``source`` where ``plan`` says."""
+    """Put the skill in ``source`` where ``plan`` says (checked first: nothing is placed
+    when it cannot be copied whole)."""
+    check_copyable(source)
     if plan.canonical is not None:
         place_copy(source, plan.canonical)
     done: set[Path] = set()

@@ -11,7 +11,10 @@ bytes. The file: ``{"version": 1, "skills": {...}}`` indented by two spaces with
 trailing newline, skills ordered as ``Object.keys(...).sort()`` orders them, ``local``
 sources written relative to the project (``./x``, ``../x``). Entries skillbook did not
 write are kept as they are (only their local source is re-expressed, as the other
-tool does on every write); an unreadable file counts as empty, as it does there.
+tool does on every write); an unreadable file counts as empty, as it does there,
+except one with merge-conflict markers: that is an error naming the file
+(``agents.lock-conflict``), where the other tool would take it as empty and drop every
+entry of both sides on its next write.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from skillbook.base.atomic import write_atomic
+from skillbook.distribution.agents import AgentsError
 
 __all__ = [
     "LOCK_FILE",
@@ -40,6 +45,8 @@ __all__ = [
 LOCK_FILE: Final = "skills-lock.json"
 LOCK_VERSION: Final = 1
 _SKIP_DIRS: Final = frozenset({".git", "node_modules"})
+#: A line git writes around the two sides of a conflict (``|||||||``: diff3's base).
+_CONFLICT_MARKER: Final = re.compile(r"^(?:<{7}|={7}|>{7}|\|{7})(?: |\r?$)", re.M)
 #: Printable ASCII in the order of ICU's root collation (what Node's ``localeCompare``
 #: uses): punctuation and symbols, digits, then letters with each lowercase letter just
 #: before its capital. Read from Node 20 by sorting the characters.
@@ -135,10 +142,24 @@ def _js_key_order(keys: list[str]) -> list[str]:
 
 
 def read_lock(project: Path) -> dict[str, Any]:
-    """The lock's ``skills`` object (empty when the file is missing or unusable)."""
+    """The lock's ``skills`` object (empty when the file is missing or unusable).
+
+    Raises :class:`AgentsError` (``agents.lock-conflict``) when the file holds
+    merge-conflict markers: its entries are not lost by taking it as empty."""
+    path = project / LOCK_FILE
     try:
-        parsed = json.loads((project / LOCK_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        if _CONFLICT_MARKER.search(text):
+            raise AgentsError(
+                "agents.lock-conflict",
+                f"{path} has merge-conflict markers (<<<<<<< … >>>>>>>); resolve the "
+                "conflict (keep the entries of both sides) and run the command again",
+            ) from None
         return {}
     if not isinstance(parsed, dict):
         return {}

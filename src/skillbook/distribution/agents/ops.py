@@ -32,6 +32,7 @@ from skillbook.distribution.agents.layout import (
     agent_base,
     apply_plan,
     canonical_base,
+    check_copyable,
     plan_layout,
     sanitize_name,
 )
@@ -156,6 +157,7 @@ def install_for(
             plan = plan_layout(item.name, agents, where, global_=global_, copy=copy)
             if item.local:
                 _refuse_onto_itself(item.folder, plan)
+            check_copyable(item.folder)  # every skill of the source, before any is placed
             staged.append((item, plan, (*item.warnings, *verdict.warnings)))
         done: list[Installed] = []
         hashes: dict[str, str] = {}
@@ -224,6 +226,8 @@ def remove_for(
     folder links to it."""
     folder = sanitize_name(name)
     canonical = canonical_base(where, global_=global_) / folder
+    if not global_:
+        read_lock(where.project)  # A conflicted lock stops the removal before anything goes.
     removed: list[Path] = []
     for agent in agents:
         path = agent_base(agent, where, global_=global_) / folder

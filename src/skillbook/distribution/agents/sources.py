@@ -31,7 +31,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -130,10 +130,41 @@ def _local(source: Path, picks: tuple[str, ...]) -> list[Fetched]:
         raise AgentsError(
             "agents.no-skill", f"{source} holds no SKILL.md (nor do its immediate subfolders)"
         )
+    # The `skills` CLI needs a name and a description and skips a skill without them
+    # (when none is left it fails); skipping is said, never silent.
+    named = [(f, _valid_name(f)) for f in folders]
+    skipped = tuple(
+        f"skipped {f / 'SKILL.md'}: it needs a name and a description in its frontmatter"
+        for f, name in named
+        if name is None
+    )
+    if len(skipped) == len(named):
+        raise AgentsError(
+            "agents.no-skill",
+            f"no valid skill in {source}: a SKILL.md needs a name and a description "
+            "in its frontmatter",
+        )
     # The lock records the folder given on the command line, as the other tool does.
     entry = {"source": str(source), "sourceType": "local"}
-    found = [Fetched(skill_name(f), f, dict(entry), None, local=True) for f in folders]
+    found = [
+        Fetched(name, f, dict(entry), None, local=True) for f, name in named if name is not None
+    ]
+    found[0] = replace(found[0], warnings=skipped)  # said once, with the first skill
     return _picked(found, picks, str(source))
+
+
+def _valid_name(folder: Path) -> str | None:
+    """The skill's ``name:``; None when it has no ``name:`` or no ``description:``."""
+    from skillbook.pipeline.parse.skill_file import parse_skill_text
+
+    try:
+        raw = (folder / "SKILL.md").read_bytes()
+    except OSError as exc:
+        raise AgentsError(
+            "agents.io-error", f"could not read {folder / 'SKILL.md'}: {exc}"
+        ) from exc
+    parsed = parse_skill_text(raw, path=folder / "SKILL.md")
+    return parsed.name if parsed.name and parsed.description else None
 
 
 def _owner_repo(path: str) -> str | None:
@@ -219,7 +250,6 @@ def fetch(
     """The skills of ``source`` (all of them, or those ``picks`` names), in folders that
     exist until the ``with`` block ends. ``registry``: fetch a registry skill from there
     (an update, from the registry its entry names)."""
-    from dataclasses import replace
 
     from skillbook.distribution.registry import RegistryError
     from skillbook.distribution.registry.refs import (
