@@ -37,8 +37,9 @@ def test_wordllama_unit_vectors_and_no_root_logger_change(wordllama: WordLlamaEm
 def test_model2vec_model_from_disk(tmp_path: Path, wordllama: WordLlamaEmbedder) -> None:
     from model2vec import StaticModel
 
-    inner: Any = wordllama._model
-    StaticModel(inner.embedding, inner.tokenizer, normalize=True).save_pretrained(
+    inner: Any = wordllama
+    table = np.asarray(inner._table, dtype=np.float32)
+    StaticModel(table, inner._tokenizer, normalize=True).save_pretrained(
         str(tmp_path / "m")
     )
     m2v = Model2VecEmbedder(tmp_path / "m")
