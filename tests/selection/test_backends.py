@@ -39,9 +39,7 @@ def test_model2vec_model_from_disk(tmp_path: Path, wordllama: WordLlamaEmbedder)
 
     inner: Any = wordllama
     table = np.asarray(inner._table, dtype=np.float32)
-    StaticModel(table, inner._tokenizer, normalize=True).save_pretrained(
-        str(tmp_path / "m")
-    )
+    StaticModel(table, inner._tokenizer, normalize=True).save_pretrained(str(tmp_path / "m"))
     m2v = Model2VecEmbedder(tmp_path / "m")
     v = m2v.embed(["merge two pdf files", "combine PDF documents", "weather in Paris"])
     assert v.shape == (3, 256) and v[0] @ v[1] > v[0] @ v[2]

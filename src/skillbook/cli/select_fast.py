@@ -33,6 +33,7 @@ GLOBAL_VALUES = frozenset(
 BACKENDS = ("hybrid", "bm25", "embedding")
 _KEY_PREFIX = "skillbook-select"
 
+
 class Call:
     """A ``select`` command line this module understands."""
 

@@ -40,6 +40,7 @@ def offer(
     """Called by the ``select`` command while it is recorded: what to save."""
     offered[:] = [selector, everyone, eligible, why, problems]
 
+
 #: Rankings list at least this many skills (the selected ones and their neighbours).
 MIN_SHOWN = 10
 

@@ -15,10 +15,12 @@ uses the file only while that footprint holds. So an unchanged catalog never
 rebuilds, and any change (a skill, the config, the code, a model) rebuilds once.
 
 The file: ``SBSELECT1\\n``, an 8-byte header length, a ``marshal`` header (names,
-settings, vocabularies, speller counts, trigger hints, array offsets), then the
-arrays, 64-byte aligned, memory-mapped on load. ``marshal`` rebuilds plain values
-only (never code run on load); a file that does not parse, or whose arrays do not
-fit it, is a miss (:func:`load` returns None) and is rewritten by the next build.
+settings, vocabularies, speller counts, trigger hints, array offsets, the arrays'
+size and CRC-32), then the arrays, 64-byte aligned, memory-mapped on load.
+``marshal`` rebuilds plain values only (never code run on load); a file that does not
+parse, whose arrays do not match their checksum, or that does not hold what a
+selector needs is a miss (:func:`read_header` or :func:`load` returns None) and is
+rewritten by the next build.
 Writes are atomic (temporary file, then rename).
 """
 
@@ -177,10 +179,13 @@ def save(
         for name, skills in (groups or {}).items()
     }
     layout: list[tuple[str, tuple[int, ...], int]] = []
-    at = 0
+    body = bytearray()
     for a in arrays:
-        layout.append((a.dtype.str, tuple(a.shape), at))
-        at = -(-(at + a.nbytes) // 64) * 64
+        layout.append((a.dtype.str, tuple(a.shape), len(body)))
+        body += a.tobytes()
+        body += b"\0" * (-len(body) % 64)
+    import zlib
+
     header = marshal.dumps(
         {
             "format": FORMAT,
@@ -191,20 +196,18 @@ def save(
             "extra": dict(extra),
             "groups": kept,
             "arrays": layout,
+            # The arrays are checked whole on load: a damaged vector is a miss, not a rank.
+            "body": (len(body), zlib.crc32(body)),
         }
     )
-    start = -(-(len(_MAGIC) + 8 + len(header)) // 64) * 64
+    head = _MAGIC + len(header).to_bytes(8, "little") + header
     try:
         from skillbook.base.atomic import atomic_writer
 
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         with atomic_writer(path, mode=0o600, prefix=".tmp-", suffix=_SUFFIX) as fh:
-            fh.write(_MAGIC + len(header).to_bytes(8, "little") + header)
-            written = len(_MAGIC) + 8 + len(header)
-            for a, (_, _, offset) in zip(arrays, layout, strict=True):
-                fh.write(b"\0" * (start + offset - written))
-                fh.write(a.tobytes())
-                written = start + offset + a.nbytes
+            fh.write(head + b"\0" * (-len(head) % 64))
+            fh.write(body)
         _prune(os.path.dirname(path))
     except (OSError, ValueError):
         return  # only a cache: the next run builds again
@@ -269,8 +272,14 @@ def read_header(path: str, key: str) -> tuple[dict[str, Any], Any, int] | None:
             return None
         if header.get("key") != key:
             return None  # another command line with the same checksum
-        return header, data, -(-end // 64) * 64
-    except (ValueError, TypeError, EOFError):
+        start = -(-end // 64) * 64
+        import zlib
+
+        size, crc = header["body"]
+        if len(data) - start != size or zlib.crc32(memoryview(data)[start:]) != crc:
+            return None  # torn or damaged: rebuilt by the next run
+        return header, data, start
+    except (ValueError, TypeError, EOFError, KeyError):
         return None
 
 
