@@ -45,13 +45,17 @@ def embedders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
-def _skills() -> list[Any]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        from corpus_skills import corpus_skills
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
-    return list(corpus_skills())
+def _skills(corpus: Path) -> list[Any]:
+    """The corpus as the selection benchmark loads it (benchmarks/corpus_skills.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "corpus_skills", REPO / "benchmarks" / "corpus_skills.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.corpus_skills(corpus))
 
 
 def _round_trip(tmp_path: Path, selectors: dict[str, Selector]) -> saved.Loaded:
@@ -66,9 +70,9 @@ def _round_trip(tmp_path: Path, selectors: dict[str, Selector]) -> saved.Loaded:
 
 @pytest.mark.corpus
 def test_a_saved_selector_ranks_every_request_as_the_built_one(
-    tmp_path: Path, embedders: dict[str, Any]
+    tmp_path: Path, corpus_dir: Path, embedders: dict[str, Any]
 ) -> None:
-    built = Selector(_skills(), embedders=embedders, index_dir=tmp_path / "index")
+    built = Selector(_skills(corpus_dir), embedders=embedders, index_dir=tmp_path / "index")
     built.wait()
     restored = _round_trip(tmp_path, {"selector": built}).selectors["selector"]
     requests = [q.query for q in load_queries(QUERIES)]
