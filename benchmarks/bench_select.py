@@ -279,7 +279,9 @@ def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, f
 
 def process(size: int, repeat: int) -> None:
     """Issue 22's row: a ``select`` process against a ``prompt`` process, same workspace."""
-    from bench_catalog import SRC_ON_PATH, make_generated_workspace, make_sandbox, settle
+    from bench_catalog import make_generated_workspace, make_sandbox, settle
+
+    import skillbook
 
     load0 = os.getloadavg()
     requests = [q.query for q in load_queries(DATA)][:PROCESS_QUERIES]
@@ -287,9 +289,9 @@ def process(size: int, repeat: int) -> None:
         root = Path(tmp)
         sb = make_sandbox(root / "sandbox")
         ws = make_generated_workspace(root, size, 20260413)
-        env = dict(sb.env)
-        if SRC_ON_PATH:
-            env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
+        # The children run the code this process imported (a checkout's src/, or
+        # another tree's on PYTHONPATH: how a "before" figure is measured).
+        env = {**sb.env, "PYTHONPATH": str(Path(skillbook.__file__).resolve().parents[1])}
         base = [sys.executable, "-m", "skillbook", "--workspace", str(ws)]
         base += ["--config", str(sb.config_path)]
         settle([p / "SKILL.md" for p in (ws / "skills").iterdir()])
