@@ -58,7 +58,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_catalog import SRC_ON_PATH, generate_skill, make_sandbox, settle  # noqa: E402
+from bench_catalog import generate_skill, make_sandbox, settle  # noqa: E402
 
 REPO = HERE.parent
 TITLE = "skillbook MCP load benchmark"
@@ -559,8 +559,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws = root / "ws"
         env = dict(sb.env)
         env["PATH"] = sb.env["PATH"]
-        if SRC_ON_PATH:
-            env["PYTHONPATH"] = str(REPO / "src")
+        # The server runs the code this process imports (this checkout's src/, or
+        # another tree's on PYTHONPATH: how a "before" figure is measured).
+        import skillbook
+
+        env["PYTHONPATH"] = str(Path(skillbook.__file__).resolve().parents[1])
         base = [
             sys.executable,
             "-m",
