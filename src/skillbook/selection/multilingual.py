@@ -369,8 +369,8 @@ def _read_cached(np: Any, path: Path) -> SimpleNamespace | None:
     try:
         size = int.from_bytes(data[:8], "little")
         header = marshal.loads(data[8 : 8 + size])
-        if header.get("layout") != _CACHE_LAYOUT:
-            return None
+        if header.get("layout") != _CACHE_LAYOUT or header.get("size") != len(data):
+            return None  # another layout, or cut short
         arrays: dict[str, Any] = {}
         for name, (dtype, shape, offset) in header["arrays"].items():
             count = 1
@@ -405,7 +405,7 @@ def _write_cached(np: Any, path: Path, w: SimpleNamespace) -> None:
         at = -(-at // 64) * 64
         entries[name] = (a.dtype.str, tuple(a.shape), at)
         at += a.nbytes
-    header = marshal.dumps({"layout": _CACHE_LAYOUT, "eps": w.eps, "arrays": entries})
+    header = marshal.dumps({"layout": _CACHE_LAYOUT, "eps": w.eps, "arrays": entries, "size": at})
     if len(header) > head - 8:
         raise OSError("the weights header does not fit")
     path.parent.mkdir(parents=True, exist_ok=True)
