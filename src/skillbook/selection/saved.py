@@ -87,12 +87,15 @@ def selector_file(results: str, key: str) -> str:
 
 
 def saveable(selector: Selector) -> bool:
-    """Whether :func:`load` can rebuild ``selector``: tuned weights, shipped models,
-    bm25s's default (Lucene) scoring, and a BM25 index covering every skill."""
+    """Whether :func:`load` can rebuild ``selector``: tuned weights, shipped models
+    whose index reported nothing, bm25s's default (Lucene) scoring, and a BM25 index
+    covering every skill."""
     if selector.settings.weights is not None:
         return False
     if any(name not in _KNOWN for name in selector._indexes):
         return False
+    if any(index.diagnostics for index in selector._indexes.values()):
+        return False  # an index file could not be read or written: say so until it can
     lexical = selector._lexical
     if lexical is not None:
         if not lexical.wait() or lexical._speller is None:
