@@ -29,8 +29,13 @@ with the server, so it should take as little of them as it can. Loopback only,
 bounded in time and count; the server is stopped by its pid; the load average is
 printed.
 
+``--startup-only`` prints issue 22's row alone: spawn to the first ``skills/list``
+answer against a ``skillbook prompt --no-cache`` process on the same tree (its floor),
+in ``--repeat`` paired rounds (medians of wall and CPU time, their ratios, the load).
+
 Usage: ``python benchmarks/bench_mcp_load.py [--skills 1000] [--clients 1,4,16]
-[--workers 1,2] [--seconds 3] [--max-requests 5000] [--rate 500] [--quick] [--json PATH]``.
+[--workers 1,2] [--seconds 3] [--max-requests 5000] [--rate 500] [--quick] [--json PATH]
+[--startup-only [--repeat 7]]``.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_catalog import SRC_ON_PATH, generate_skill, make_sandbox, settle  # noqa: E402
+from bench_catalog import generate_skill, make_sandbox, settle  # noqa: E402
 
 REPO = HERE.parent
 TITLE = "skillbook MCP load benchmark"
@@ -464,6 +469,60 @@ def measure(
     return started, phases
 
 
+def _process(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, from ``os.wait4``) of one process."""
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(
+        argv[0],
+        argv,
+        env,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
+        ],
+    )
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv[3:]} exited {os.waitstatus_to_exitcode(status)}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def startup_rounds(base: list[str], env: dict[str, str], cwd: Path, repeat: int) -> str:
+    """Issue 22's row: spawn to the first ``skills/list`` answer of ``serve --transport
+    http`` against a ``prompt --no-cache`` process on the same tree, in paired rounds."""
+    load0 = os.getloadavg()[0]
+    serve: list[tuple[float, float]] = []
+    floor: list[tuple[float, float]] = []
+    for _ in range(repeat):
+        port = free_port()
+        started = startup(
+            [*base, "serve", "--transport", "http", "--port", str(port)], env, cwd, port
+        )
+        proc = started["proc"]
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        serve.append((started["wall_s"], started["cpu_s"] or 0.0))
+        floor.append(_process([*base[:4], *base[4:], "--no-cache", "prompt"], env, cwd))
+    med = [[statistics.median(x[i] for x in rows) for i in (0, 1)] for rows in (serve, floor)]
+    load1 = os.getloadavg()[0]
+    return "\n".join(
+        [
+            f"serve start-up against `prompt --no-cache` ({repeat} paired rounds, medians):",
+            f"  serve: spawn to the first skills/list answer {med[0][0] * 1000:,.0f} ms wall, "
+            f"{med[0][1] * 1000:,.0f} ms CPU",
+            f"  prompt --no-cache: {med[1][0] * 1000:,.0f} ms wall, {med[1][1] * 1000:,.0f} ms CPU",
+            f"  ratio: wall {med[0][0] / med[1][0]:.2f}x, CPU {med[0][1] / med[1][1]:.2f}x "
+            "(goal <= 1.5x, issue 22)",
+            f"  load average {load0:.2f} -> {load1:.2f} (1 min), {os.cpu_count()} CPUs",
+        ]
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--skills", type=int, default=DEFAULT_SKILLS)
@@ -481,6 +540,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="50 skills, 1 and 2 clients, 0.5 s")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument(
+        "--startup-only",
+        action="store_true",
+        help="only the start-up against `prompt --no-cache` (issue 22), --repeat rounds",
+    )
+    parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args(argv)
     if args.quick:
         args.skills, args.clients, args.seconds, args.max_requests = 50, "1,2", 0.5, 200
@@ -494,8 +559,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws = root / "ws"
         env = dict(sb.env)
         env["PATH"] = sb.env["PATH"]
-        if SRC_ON_PATH:
-            env["PYTHONPATH"] = str(REPO / "src")
+        # The server runs the code this process imports (this checkout's src/, or
+        # another tree's on PYTHONPATH: how a "before" figure is measured).
+        import skillbook
+
+        env["PYTHONPATH"] = str(Path(skillbook.__file__).resolve().parents[1])
         base = [
             sys.executable,
             "-m",
@@ -507,6 +575,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         settle(sorted(ws.glob("skills/*/SKILL.md")))
         subprocess.run([*base, "prompt"], env=env, cwd=root, capture_output=True, check=True)
+        if args.startup_only:
+            print(f"{TITLE}: {args.skills} skills")
+            print(startup_rounds(base, env, root, args.repeat))
+            return 0
         phases: list[dict[str, Any]] = []
         started: dict[str, Any] = {}
         for workers in worker_counts:

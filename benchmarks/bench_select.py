@@ -12,9 +12,14 @@ Prints, from one run (with the machine load noted):
    repeats windows, which the encoder computes once);
 4. how much of the prompt stays byte-identical across a 5-turn conversation when
    selection rewrites the system prompt each turn versus the stable system prompt
-   with a per-turn block that skillbook uses (the prefix a provider can cache).
+   with a per-turn block that skillbook uses (the prefix a provider can cache);
+5. ``process`` (issue 22's figure, not run by default): a fresh ``skillbook select``
+   process on 1,000 generated skills with the index built, against a ``skillbook
+   prompt`` process on the same workspace (its floor), in paired rounds: medians of
+   wall and CPU time, their ratios, the select process's peak RSS, and the load.
 
-    python benchmarks/bench_select.py [quality] [caching] [speed]
+    python benchmarks/bench_select.py [quality] [caching] [speed] [process]
+    python benchmarks/bench_select.py process --skills 1000 --repeat 7
 """
 
 from __future__ import annotations
@@ -239,8 +244,102 @@ def caching(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
     print(f"stable system prompt + per-turn block (skillbook): {shared_b / total_b:.1%}")
 
 
+#: Requests of the ``process`` part, taken in turn from the first set (each process
+#: answers one, as a user's command line would).
+PROCESS_QUERIES = 5
+
+
+def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float, bytes]:
+    """Run ``argv``: its wall seconds, CPU seconds (user + system, from ``os.wait4``),
+    peak RSS in MiB and stdout."""
+    t0 = time.perf_counter()
+    out_r, out_w = os.pipe()
+    pid = os.posix_spawn(
+        argv[0],
+        argv,
+        env,
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_CLOSE, out_r),
+        ],
+    )
+    os.close(out_w)
+    chunks = []
+    with os.fdopen(out_r, "rb") as fh:
+        while chunk := fh.read(65536):
+            chunks.append(chunk)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv[3:]} exited {os.waitstatus_to_exitcode(status)}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, b"".join(chunks)
+
+
+def process(size: int, repeat: int) -> None:
+    """Issue 22's row: a ``select`` process against a ``prompt`` process, same workspace."""
+    from bench_catalog import make_generated_workspace, make_sandbox, settle
+
+    import skillbook
+
+    load0 = os.getloadavg()
+    requests = [q.query for q in load_queries(DATA)][:PROCESS_QUERIES]
+    with tempfile.TemporaryDirectory(prefix="bench-select-") as tmp:
+        root = Path(tmp)
+        sb = make_sandbox(root / "sandbox")
+        ws = make_generated_workspace(root, size, 20260413)
+        # The children run the code this process imported (a checkout's src/, or
+        # another tree's on PYTHONPATH: how a "before" figure is measured).
+        env = {**sb.env, "PYTHONPATH": str(Path(skillbook.__file__).resolve().parents[1])}
+        base = [sys.executable, "-m", "skillbook", "--workspace", str(ws)]
+        base += ["--config", str(sb.config_path)]
+        settle([p / "SKILL.md" for p in (ws / "skills").iterdir()])
+        prompt = [*base, "prompt"]
+        # Primed as after any earlier use: the prompt's caches, then the index built.
+        t = time.perf_counter()
+        _measured(prompt, env, root)
+        _measured(prompt, env, root)
+        first = _measured([*base, "select", requests[0]], env, root)
+        print(
+            f"\n## A select process on {size} generated skills (load average "
+            f"{load0[0]:.2f}); first select (index built) {first[0]:.1f} s wall, "
+            f"{first[1]:.1f} s CPU, {first[2]:.0f} MiB peak (set-up {time.perf_counter() - t:.1f} s)"
+        )
+        rows: dict[str, list[tuple[float, float, float]]] = {"prompt": [], "select": []}
+        for r in range(repeat):
+            for key in ("prompt", "select"):
+                argv = prompt if key == "prompt" else [*base, "select", requests[r % len(requests)]]
+                wall, cpu, rss, _ = _measured(argv, env, root)
+                rows[key].append((wall, cpu, rss))
+        med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in rows.items()}
+        load1 = os.getloadavg()
+        print(
+            f"{'process':<8} {'wall ms':>8} {'CPU ms':>8} {'peak MiB':>9}  ({repeat} paired rounds, medians)"
+        )
+        for k, (wall, cpu, rss) in med.items():
+            print(f"{k:<8} {wall * 1000:>8.0f} {cpu * 1000:>8.0f} {rss:>9.0f}")
+        print(
+            f"select/prompt: wall {med['select'][0] / med['prompt'][0]:.1f}x, "
+            f"CPU {med['select'][1] / med['prompt'][1]:.1f}x; select peak RSS "
+            f"{med['select'][2]:.0f} MiB  (goal <= 6x, <= 80 MiB)"
+        )
+        print(f"load average {load0[0]:.2f} -> {load1[0]:.2f} (1 min), 2 cores shared")
+
+
 def main() -> None:
-    parts = set(sys.argv[1:]) or {"quality", "caching", "speed"}
+    args = sys.argv[1:]
+    size, repeat = 1000, 7
+    for flag in ("--skills", "--repeat"):
+        if flag in args:
+            at = args.index(flag)
+            value = int(args[at + 1])
+            del args[at : at + 2]
+            size, repeat = (value, repeat) if flag == "--skills" else (size, value)
+    parts = set(args) or {"quality", "caching", "speed"}
+    if parts == {"process"}:
+        process(size, repeat)
+        return
     skills = corpus_skills()
     embedders: dict[str, Embedder] = {
         "wordllama": WordLlamaEmbedder(),
@@ -252,6 +351,8 @@ def main() -> None:
         caching(skills, embedders)
     if "speed" in parts:
         speed(skills, embedders)
+    if "process" in parts:
+        process(size, repeat)
 
 
 if __name__ == "__main__":

@@ -37,10 +37,9 @@ def test_wordllama_unit_vectors_and_no_root_logger_change(wordllama: WordLlamaEm
 def test_model2vec_model_from_disk(tmp_path: Path, wordllama: WordLlamaEmbedder) -> None:
     from model2vec import StaticModel
 
-    inner: Any = wordllama._model
-    StaticModel(inner.embedding, inner.tokenizer, normalize=True).save_pretrained(
-        str(tmp_path / "m")
-    )
+    inner: Any = wordllama
+    table = np.asarray(inner._table, dtype=np.float32)
+    StaticModel(table, inner._tokenizer, normalize=True).save_pretrained(str(tmp_path / "m"))
     m2v = Model2VecEmbedder(tmp_path / "m")
     v = m2v.embed(["merge two pdf files", "combine PDF documents", "weather in Paris"])
     assert v.shape == (3, 256) and v[0] @ v[1] > v[0] @ v[2]

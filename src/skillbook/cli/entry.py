@@ -9,8 +9,10 @@ text click's ``--version`` prints.
 :data:`FLAGS` is answered from :mod:`skillbook.pipeline.cache.result_store` when the footprint of
 the build that made the stored text still holds (:func:`skillbook.pipeline.cache.footprint.still_valid`);
 on a miss, or any doubt, the normal command runs under a footprint recorder and
-stores its output when nothing it read is beyond checking. Everything else goes
-to :func:`skillbook.cli.app.main` untouched.
+stores its output when nothing it read is beyond checking. ``skillbook select``
+likewise ranks with a saved selector while its footprint holds
+(:mod:`skillbook.cli.select_fast`). Everything else goes to
+:func:`skillbook.cli.app.main` untouched.
 """
 
 from __future__ import annotations
@@ -87,9 +89,30 @@ def main(argv: Sequence[str] | None = None) -> None:
                 return
             _run_recorded(args, folder, key)
             return
+    if "select" in args and _select(args):
+        return
     from skillbook.cli.app import main as run
 
     run(args)
+
+
+def _select(args: list[str]) -> bool:
+    """A ``select`` call answered by a saved selector, or run recorded to save one
+    (:mod:`skillbook.cli.select_fast`); False leaves it to the command line as is."""
+    from skillbook.cli import select_fast
+
+    call = select_fast.select_call(args)
+    if call is None:
+        return False
+    from skillbook.pipeline.cache import result_store
+
+    folder = result_store.results_folder(os.environ)
+    cwd = _cwd()
+    if folder is None or cwd is None:
+        return False
+    if not select_fast.answer(call, folder, cwd, os.environ):
+        select_fast.run_recorded(call, args, folder, cwd)
+    return True
 
 
 def _cwd() -> str | None:

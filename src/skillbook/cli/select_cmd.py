@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from skillbook.cli.context import Context, emit_json, emit_lines, fail
+from skillbook.cli.context import Context, fail
 from skillbook.errors import SkillbookError
 
 BACKENDS = ("hybrid", "bm25", "embedding")
@@ -52,11 +52,13 @@ def select_cmd(
     under "Matching but not eligible" with the gate's reasons. --include-ineligible
     ranks every loaded skill and marks those that are not eligible.
     """
+    from skillbook.cli.select_output import render, write
     from skillbook.selection.eligibility import matching_ineligible, not_eligible
 
     book = obj.book()
     why = not_eligible(book)
     blocked: list[tuple[float, Any]] = []
+    everyone = None
     try:
         from skillbook.selection.options import selector_for
 
@@ -65,6 +67,7 @@ def select_cmd(
             env=os.environ,
             skills=book.skills if include_ineligible else None,
             backend=backend,
+            model_cache=_model_cache(),
         )
         selection = selector.select(request, top_k=top)
         limit = top or selector.settings.top_k
@@ -84,45 +87,41 @@ def select_cmd(
             blocked = matching_ineligible(wide, book.eligible, why, top_k=limit)
     except (SkillbookError, ImportError) as exc:
         fail(str(exc))
-    shown = max(top or selector.settings.top_k, 10)
     diagnostics = [*problems, *selector.diagnostics]
-    if as_json:
-        out = selection.to_json(top=shown)
-        if include_ineligible:
-            # Only eligible skills reach the model: "selected" says what it would see.
-            out["selected"] = [n for n in out["selected"] if n not in why]
-            for entry in out["ranked"]:
-                entry["eligible"] = entry["name"] not in why
-        out["ineligible"] = [{**w.to_json(), "score": round(score, 4)} for score, w in blocked]
-        out["channels"] = list(selector.channels)
-        out["diagnostics"] = [d.to_dict() for d in diagnostics]
-        emit_json(out)
+    _offer(selector, everyone, book, why, problems)
+    write(
+        render(
+            request,
+            selection,
+            channels=selector.channels,
+            default_top=selector.settings.top_k,
+            top=top,
+            why=why,
+            blocked=blocked,
+            diagnostics=diagnostics,
+            include_ineligible=include_ineligible,
+            as_json=as_json,
+        ),
+        obj.color,
+    )
+
+
+def _model_cache() -> Any:
+    """Where the multilingual weights are kept uncompressed (beside the saved selectors)."""
+    from skillbook.pipeline.cache import result_store
+    from skillbook.selection.saved import model_cache
+
+    return model_cache(result_store.results_folder(os.environ))
+
+
+def _offer(selector: Any, everyone: Any, book: Any, why: dict[str, Any], problems: Any) -> None:
+    """Hand the built selectors to the fast path's recorder (skillbook.cli.select_fast),
+    when this run is recorded, so the next ``select`` on an unchanged catalog loads them."""
+    from skillbook.pipeline.cache import footprint
+
+    fp = footprint.current()
+    if fp is None:
         return
-    lines = [
-        f"Request: {request}",
-        f"Backend: {selection.backend} ({', '.join(selector.channels)}); threshold {selection.threshold:.2f}",
-    ]
-    chosen = [n for n in selection.names() if not (include_ineligible and n in why)]
-    if chosen:
-        lines.append("Selected: " + ", ".join(chosen))
-    elif blocked:
-        lines.append("Selected: none eligible (see below)")
-    else:
-        lines.append("Selected: none (no skill reaches the threshold)")
-    lines.append("")
-    for c in selection.ranked[:shown]:
-        mark = "*" if c.name in chosen else " "
-        parts = "  ".join(f"{k}={v:.3f}" for k, v in c.parts.items() if not k.endswith("Squashed"))
-        extra = f"  triggers: {', '.join(c.triggers)}" if c.triggers else ""
-        if include_ineligible and c.name in why:
-            extra += f"  [not eligible: {why[c.name].status}]"
-        lines.append(f"{mark}{c.rank:>3}. {c.name}  score={c.score:.3f}  {parts}{extra}")
-    if selection.vetoed:
-        lines.append("Vetoed by a trigger hint: " + ", ".join(selection.vetoed))
-    if blocked:
-        lines.append("")
-        lines.append("Matching but not eligible on this host (the model is not shown them):")
-        for score, w in blocked:
-            lines.append(f"  {w.name}  score={score:.3f}  {w.status}: {'; '.join(w.reasons)}")
-    lines.extend(d.format() for d in diagnostics)
-    emit_lines(lines)
+    from skillbook.cli.select_output import offer
+
+    offer(selector, everyone, book.eligible, why, problems)

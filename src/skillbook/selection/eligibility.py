@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skillbook.model import Skill
-from skillbook.pipeline.gating.gate import Requirements, node_platform
-
 if TYPE_CHECKING:
+    # Names for annotations only: a fresh `select` (skillbook.cli.select_fast) uses
+    # matching_ineligible without importing the gates.
+    from skillbook.model import Skill
     from skillbook.pipeline.book import SkillBook
+    from skillbook.pipeline.gating.gate import Requirements
     from skillbook.selection.selector import Selection
 
 __all__ = ["NotEligible", "matching_ineligible", "not_eligible", "reasons_for"]
@@ -72,6 +73,8 @@ def not_eligible(book: SkillBook) -> dict[str, NotEligible]:
     waiting = [s for s in book.skills if id(s) not in eligible and s.name not in out]
     if not waiting:
         return out
+    from skillbook.pipeline.gating.gate import node_platform
+
     entries = {e.file_path: e for e in book.status.skills}
     platform = node_platform()
     for skill in waiting:

