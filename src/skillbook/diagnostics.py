@@ -106,6 +106,7 @@ CODES: dict[str, str] = {
     "experience.not-promoted": "Automatic promotion of a draft was refused (a taken name, an existing file); it waits for review.",
     "experience.followed-skill": "A run followed an existing skill and did what it states; no draft is made.",
     "experience.refine": "A run followed a skill but did more, less or otherwise; its draft refines that skill.",
+    "experience.refine-target": "The skill a refine draft changes is gone, or cannot be overridden from the workspace; the message says what to do.",
     "experience.scan-blocked": "The refined version of a skill has a critical security finding the skill did not have; it cannot be promoted.",
     "experience.refine-failed": "Refining a draft with the model failed; the unrefined draft is kept.",
     "experience.draft-unreadable": "A folder in the review queue has no readable draft.json; it is skipped.",

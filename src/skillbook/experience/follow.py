@@ -198,9 +198,7 @@ def _compare(
         used.append(index)
         matched += 1
         if not same:
-            changes.append(
-                f"other arguments: {_quote(stated[index])} → {_quote(_shown(step))}"
-            )
+            changes.append(f"other arguments: {_quote(stated[index])} → {_quote(_shown(step))}")
     fixed = _mistakes_fixed(record, stated, patterns)
     if not matched and not fixed:
         return None
@@ -331,4 +329,3 @@ def _flat(text: str) -> str:
 
 def _command_key(name: str) -> str:
     return re.sub(r"_+", "_", re.sub(r"[^a-z0-9]", "_", name.lower())).strip("_")
-

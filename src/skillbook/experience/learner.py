@@ -284,7 +284,6 @@ class Learner:
             return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
 
-
     def following(self, record: SessionRecord, procedure: Procedure) -> Following | None:
         """The skill ``record`` followed and how (:mod:`skillbook.experience.follow`)."""
         names = [s[0] for s in self.skills]
