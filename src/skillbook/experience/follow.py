@@ -20,7 +20,7 @@ have used it.
 blocks (or blocks with no language), one command a line, and its inline code spans
 that look like a command (a program and at least one argument). In a stated command
 ``FILE``, ``N``, ``<file>``, ``{file}``, ``${file}``, ``$FILE`` and ``{baseDir}`` stand for
-any value. Each command the run ran (the procedure's steps; reads are not compared) is
+any one word, and quotes are left out on both sides (``"$FILE"`` is ``FILE``). Each command the run ran (the procedure's steps; reads are not compared) is
 
 * the **same** as a stated one: it matches it word by word, placeholders standing for
   anything;
@@ -191,7 +191,7 @@ def _compare(
             if not re.search(r"`[^`]*\b" + re.escape(step.tool) + r"\b[^`]*`", skill.text):
                 changes.append(f"extra step: the `{step.tool}` tool")
             continue
-        index, same = _match(step.raw, stated, patterns)
+        index, same = _match(step.raw, stated, patterns, taken=used)
         if index is None:
             changes.append(f"extra step: {_quote(_shown(step))}")
             continue
@@ -242,11 +242,17 @@ def _failed_commands(record: SessionRecord) -> list[tuple[str, str, str | None]]
 
 
 def _match(
-    command: str, stated: Sequence[str], patterns: Sequence[re.Pattern[str]]
+    command: str,
+    stated: Sequence[str],
+    patterns: Sequence[re.Pattern[str]],
+    *,
+    taken: Sequence[int] = (),
 ) -> tuple[int | None, bool]:
     """The stated command ``command`` is the same as (index, True), a variant of
-    (index, False), or neither (None, False)."""
-    flat = " ".join(command.split())
+    (index, False), or neither (None, False). A stated command an earlier step already
+    matched (``taken``) has no variant: a second ``wc`` after the stated one is an extra
+    step, not other arguments for it."""
+    flat = _unquoted(command)
     for index, pattern in enumerate(patterns):
         if pattern.fullmatch(flat):
             return index, True
@@ -254,8 +260,8 @@ def _match(
     program = _program(words)
     best, best_ratio = None, 0.0
     for index, other in enumerate(stated):
-        theirs = other.split()
-        if program is None or _program(theirs) != program:
+        theirs = _unquoted(other).split()
+        if index in taken or program is None or _program(theirs) != program:
             continue
         ratio = difflib.SequenceMatcher(None, words, theirs, autojunk=False).ratio()
         if ratio >= VARIANT_SIMILARITY and ratio > best_ratio:
@@ -266,7 +272,7 @@ def _match(
 def _pattern(stated: str) -> re.Pattern[str]:
     """A stated command as a regex over a whitespace-normalised command."""
     parts: list[str] = []
-    for word in stated.split():
+    for word in _unquoted(stated).split():
         if _SINGLE_CAPITAL.match(word):
             parts.append(r"\S+")  # `head -n N`
             continue
@@ -280,6 +286,15 @@ def _pattern(stated: str) -> re.Pattern[str]:
         out.append(re.escape(word[last:]))
         parts.append("".join(out))
     return re.compile(r"\s+".join(parts))
+
+
+def _unquoted(command: str) -> str:
+    """``command`` without quote characters, white space collapsed: what is compared.
+
+    A skill writes ``"$FILE"`` or ``FILE``, a run ``/data/a.txt`` or ``"/data/a.txt"``,
+    and a learned procedure ``"${file}"``: quoting is how a value is passed, not which.
+    """
+    return " ".join(command.replace('"', " ").replace("'", " ").split())
 
 
 def _program(words: Sequence[str]) -> str | None:
