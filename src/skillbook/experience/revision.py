@@ -78,6 +78,8 @@ def _section(draft: Draft) -> list[str]:
     own = target.name if target is not None else None
     steps = [s for s in draft.steps if not (s.tool == "read" and s.skill == own)]
     lines += ["The procedure that worked:", "", *procedure_lines(steps)]
+    while lines[-1] == "":
+        lines.pop()
     if draft.checks:
         lines += ["", "Checks:", "", *(f"- {c}" for c in draft.checks)]
     lines.append(END)
