@@ -266,11 +266,19 @@ def test_drafts_learn_says_a_pure_follow_left_no_draft(box: Workspace) -> None:
     assert as_json["action"] == "followed-skill" and as_json["skill"] == "wordfreq"
     assert as_json["draft"] is None
     assert "No drafts" in sb(box, "drafts", "list").output
+    # sessions show says so too.
+    shown = sb(box, "sessions", "show", "last").output
+    assert "Followed: the skill wordfreq (read, exec): did what it states" in shown
+    followed = json.loads(sb(box, "sessions", "show", "last", "--json").output)["followed"]
+    assert followed["skill"] == "wordfreq" and followed["pure"] is True
+    assert followed["changes"] == [] and followed["path"] == str(skill_md)
 
 
 def test_drafts_diff_shows_the_change_to_the_skill(box: Workspace) -> None:
     skill_md = put_wordfreq(box.ws / "skills" / "wordfreq")
     draft = refine_draft(box, skill_md)
+    shown = sb(box, "sessions", "show", draft.source_session).output
+    assert "Followed: the skill wordfreq (read, exec), and did otherwise: extra step" in shown
     diff = sb(box, "drafts", "diff", draft.id)
     assert diff.exit_code == 0
     lines = diff.output.splitlines()

@@ -284,6 +284,13 @@ class Learner:
             return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
 
+    def followed(self, record: SessionRecord) -> Following | None:
+        """The skill a successful ``record`` followed and what it changed, as learning
+        would judge it (``sessions show`` says so), or None."""
+        record = self.redactor.record(record)
+        procedure = reconstruct(record, home=self.home, tmpdir=os.environ.get("TMPDIR"))
+        return self.following(record, procedure)
+
     def following(self, record: SessionRecord, procedure: Procedure) -> Following | None:
         """The skill ``record`` followed and how (:mod:`skillbook.experience.follow`)."""
         names = [s[0] for s in self.skills]
