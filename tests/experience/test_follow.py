@@ -8,10 +8,19 @@ from typing import Any
 
 import pytest
 from factories import skill_text
+from hypothesis import given
+from hypothesis import strategies as st
 
 from experience.conftest import Workspace, run_recorded
-from skillbook.experience.follow import slash_skill, stated_commands
+from skillbook.experience.follow import (
+    CatalogSkill,
+    find_following,
+    slash_skill,
+    stated_commands,
+)
 from skillbook.experience.learner import Learned, Learner
+from skillbook.experience.procedure import Procedure, reconstruct
+from skillbook.experience.record import Outcome, SessionRecord, ToolEntry
 from skillbook.runtime.providers.scripted import call
 
 WORDFREQ = """---
@@ -236,3 +245,56 @@ def test_slash_skill_reads_the_command_name() -> None:
     assert slash_skill("/word_freq notes.txt", names) == "word-freq"
     assert slash_skill("/other", names) == "other"
     assert slash_skill("word_freq", names) is None and slash_skill("/", names) is None
+
+
+# ---------------------------------------------------------------------- parsers
+
+
+def _record(*commands: str) -> tuple[SessionRecord, Procedure]:
+    tools = [ToolEntry("r", "read", {"path": "/p/x/SKILL.md"}, skill="x")]
+    tools += [ToolEntry(f"c{i}", "exec", {"command": c}, skill="x") for i, c in enumerate(commands)]
+    record = SessionRecord(
+        "s",
+        "2026-01-05T14:30:00Z",
+        "do it",
+        skills={"x": "/p/x"},
+        tools=tuple(tools),
+        outcome=Outcome("answer", "ok"),
+    )
+    return record, reconstruct(record)
+
+
+def _skill(text: str) -> CatalogSkill:
+    return CatalogSkill("x", "/p/x/SKILL.md", "openclaw-workspace", text)
+
+
+@given(st.text(max_size=400))
+def test_stated_commands_never_fail_and_give_one_line_each(text: str) -> None:
+    for command in stated_commands(text):
+        assert command and "\n" not in command and command == " ".join(command.split())
+    record, procedure = _record("echo hi")
+    find_following(record, procedure, [_skill(text)])  # never raises
+
+
+_LINE = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="`~\\"),
+    min_size=1,
+    max_size=60,
+).filter(lambda c: c.strip() and not c.strip().startswith(("#", "$")))
+
+
+@given(_LINE)
+def test_a_run_of_exactly_the_stated_command_is_a_pure_follow(command: str) -> None:
+    text = f"---\nname: x\ndescription: X.\n---\n```sh\n{command}\n```\n"
+    record, procedure = _record(command)
+    found = find_following(record, procedure, [_skill(text)])
+    assert found is not None and found.pure, (command, found)
+
+
+def test_a_hostile_skill_text_is_read_in_one_pass() -> None:
+    # Thousands of fences never closed, and a code span never closed: each line is read
+    # once (a regex looking ahead for each fence's end would take minutes here).
+    text = "```x\n" * 20000 + "`" + "a " * 100000
+    assert stated_commands(text) == ()
+    record, procedure = _record("a a")
+    assert find_following(record, procedure, [_skill(text)]) is None

@@ -132,6 +132,18 @@ def test_an_installed_skill_gets_an_override_and_its_files_stay(space: Workspace
     assert copy == space.ws / "skills" / "wordfreq" and not (copy / ".clawhub").exists()
 
 
+def test_a_managed_skill_nobody_installed_is_the_users_to_edit(space: Workspace) -> None:
+    # ~/.openclaw/skills (here <state>/skills) holds hand-made skills too.
+    skill_md = put_wordfreq(space.state / "skills" / "wordfreq")
+    before = skill_md.read_bytes()
+    draft = refine_draft(space, skill_md)
+    assert draft.target is not None and draft.target.source == "openclaw-managed"
+    done = Experience(space.book()).promote(draft.id)
+    assert done.how == "edited" and done.skill_path == skill_md
+    assert done.backup is not None and done.backup.read_bytes() == before
+    assert not (space.ws / "skills" / "wordfreq").exists()
+
+
 def test_a_skill_in_a_skills_lock_is_installed_too(space: Workspace) -> None:
     project = space.ws / ".agents" / "skills" / "wordfreq"
     skill_md = put_wordfreq(project)

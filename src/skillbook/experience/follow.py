@@ -72,10 +72,12 @@ VARIANT_SIMILARITY: Final = 0.4
 QUOTE_CHARS: Final = 160
 
 _FRONTMATTER: Final = re.compile(r"\A---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
-_FENCE: Final = re.compile(
-    r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[`~]*[ \t]*$", re.S | re.M
-)
+#: A fence line: its backticks or tildes, and the info string's first word (the language).
+#: Any indentation: a block inside a list item is indented with it.
+_FENCE_LINE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _SHELL_LANGS: Final = frozenset({"", "sh", "bash", "shell", "console", "zsh", "terminal"})
+#: Only this much of a skill's text is compared (a hand-made giant must not stall learning).
+MAX_TEXT_CHARS: Final = 256 * 1024
 _SPAN: Final = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _PROGRAM: Final = re.compile(r"^(?:\./|~/|/)?[A-Za-z0-9_][\w./+-]*$")
 _ASSIGNMENT: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -119,20 +121,51 @@ class Following:
 
 def stated_commands(text: str) -> tuple[str, ...]:
     """The commands a skill's text states, in order (the module docstring says which)."""
-    body = _FRONTMATTER.sub("", text, count=1)
-    found: list[tuple[int, str]] = []
-    for block in _FENCE.finditer(body):
-        if block.group(2).lower() not in _SHELL_LANGS:
-            continue
-        for line in _block_commands(block.group(3)):
-            found.append((block.start(), line))
-    outside = _FENCE.sub(lambda m: " " * len(m.group(0)), body)
-    for span in _SPAN.finditer(outside):
-        words = span.group(1).split()
-        if len(words) >= 2 and _PROGRAM.match(words[0]) and not words[0].isupper():
-            found.append((span.start(), " ".join(words)))
-    ordered = [command for _, command in sorted(found, key=lambda f: f[0])]
-    return tuple(dict.fromkeys(ordered))
+    body = _FRONTMATTER.sub("", text[:MAX_TEXT_CHARS], count=1)
+    found: list[str] = []
+    prose, blocks = _split_fences(body)
+    for index, part in enumerate(prose):
+        for span in _SPAN.finditer(part):
+            words = span.group(1).split()
+            if len(words) >= 2 and _PROGRAM.match(words[0]) and not words[0].isupper():
+                found.append(" ".join(words))
+        if index < len(blocks):
+            lang, block = blocks[index]
+            if lang in _SHELL_LANGS:
+                found += _block_commands(block)
+    return tuple(dict.fromkeys(found))
+
+
+def _split_fences(body: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The prose between fenced blocks, and each block's language and text, in one pass
+    over the lines (a fence left open runs to the end, as in CommonMark)."""
+    prose: list[str] = []
+    blocks: list[tuple[str, str]] = []
+    outside: list[str] = []
+    inside: list[str] = []
+    fence: str | None = None
+    lang = ""
+    for line in body.splitlines():
+        m = _FENCE_LINE.match(line)
+        if fence is None:
+            if m is None:
+                outside.append(line)
+                continue
+            fence, lang = m.group(1), m.group(2).lower()
+            prose.append("\n".join(outside))
+            outside, inside = [], []
+        elif m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if not line.strip().strip(fence[0]):
+                blocks.append((lang, "\n".join(inside)))
+                fence = None
+                continue
+            inside.append(line)
+        else:
+            inside.append(line)
+    if fence is not None:
+        blocks.append((lang, "\n".join(inside)))
+    prose.append("\n".join(outside))
+    return prose, blocks
 
 
 def slash_skill(request: str, names: Sequence[str]) -> str | None:
@@ -179,6 +212,8 @@ def _compare(
 ) -> Following | None:
     stated = stated_commands(skill.text)
     patterns = [_pattern(c) for c in stated]
+    # The words of the skill's code spans: a tool it names there is a step it states.
+    spans = {w for m in _SPAN.finditer(skill.text[:MAX_TEXT_CHARS]) for w in m.group(1).split()}
     changes: list[str] = []
     used: list[int] = []
     matched = 0
@@ -188,7 +223,7 @@ def _compare(
         if step.skill and step.skill != skill.name:
             return None  # it combined skills: a procedure of its own
         if step.tool != "exec" or step.raw is None:
-            if not re.search(r"`[^`]*\b" + re.escape(step.tool) + r"\b[^`]*`", skill.text):
+            if step.tool not in spans:
                 changes.append(f"extra step: the `{step.tool}` tool")
             continue
         index, same = _match(step.raw, stated, patterns, taken=used)
