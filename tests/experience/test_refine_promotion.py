@@ -144,6 +144,23 @@ def test_a_managed_skill_nobody_installed_is_the_users_to_edit(space: Workspace)
     assert not (space.ws / "skills" / "wordfreq").exists()
 
 
+def test_a_standalone_bundled_skill_is_overridden_by_a_folder(space: Workspace) -> None:
+    # Mixed mode loads <name>.md files: the skill's parent is a skills root, not its own
+    # folder, so the override is the refined file alone (never a copy of the root).
+    space.config('{skills: {load: {mode: "mixed"}}}')
+    standalone = space.root / "bundled" / "wordfreq.md"
+    standalone.write_text(WORDFREQ, encoding="utf-8")
+    (space.root / "bundled" / "other.txt").write_text("not the skill's\n", encoding="utf-8")
+    draft = refine_draft(space, standalone)
+    assert draft.target is not None and draft.target.followed == ("read", "exec")
+    done = Experience(space.book()).promote(draft.id)
+    assert (
+        done.how == "override" and done.skill_path == space.ws / "skills" / "wordfreq" / "SKILL.md"
+    )
+    assert sorted(p.name for p in done.skill_path.parent.iterdir()) == ["SKILL.md"]
+    assert standalone.read_text(encoding="utf-8") == WORDFREQ
+
+
 def test_a_skill_in_a_skills_lock_is_installed_too(space: Workspace) -> None:
     project = space.ws / ".agents" / "skills" / "wordfreq"
     skill_md = put_wordfreq(project)

@@ -186,6 +186,13 @@ def find_following(
     for name in record.skills_read:
         evidence.setdefault(name, []).append("read")
     for tool in record.tools:
+        # A standalone skill (mixed, legacy) is a `<name>.md`, not a SKILL.md.
+        skill = by_name.get(tool.skill or "")
+        if tool.name == "read" and tool.ok and skill is not None and tool.path == skill.path:
+            how = evidence.setdefault(skill.name, [])
+            if "read" not in how:
+                how.insert(0, "read")
+    for tool in record.tools:
         if tool.name == "exec" and tool.ok and tool.skill:
             how = evidence.setdefault(tool.skill, [])
             if "exec" not in how:

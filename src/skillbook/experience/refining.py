@@ -237,7 +237,7 @@ def promote_refine(
         _replace_keeping_mode(plan.original_path, plan.text)
         backup = queue.folder(draft.id, "promoted") / ORIGINAL_DIR / "SKILL.md"
     else:
-        _copy_skill(plan.original_path.parent, plan.skill_path.parent, plan.text)
+        _copy_skill(plan.original_path, plan.skill_path.parent, plan.text)
     moment = now if now is not None else utc_now()
     done = replace(
         draft,
@@ -272,8 +272,10 @@ def _replace_keeping_mode(path: Path, text: str) -> None:
     _atomic.write_atomic(path, text, mode=mode)
 
 
-def _copy_skill(source: Path, target: Path, text: str) -> None:
-    """``source`` copied to ``target`` with ``text`` as its SKILL.md, appearing at once."""
+def _copy_skill(skill_file: Path, target: Path, text: str) -> None:
+    """The folder of ``skill_file`` copied to ``target`` with ``text`` as its SKILL.md,
+    appearing at once. A standalone ``<name>.md`` skill (mixed, legacy) has no folder of
+    its own (its parent is a skills root): the copy is the refined file alone."""
     if target.exists():
         raise ExperienceError(
             f"{target} already exists; move it away, or promote with --as-new --name NAME",
@@ -282,7 +284,11 @@ def _copy_skill(source: Path, target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".new-{target.name}-{secrets.token_hex(4)}"
     try:
-        shutil.copytree(source, staging, symlinks=True, ignore=shutil.ignore_patterns(*_NOT_COPIED))
+        if skill_file.name == "SKILL.md":
+            ignore = shutil.ignore_patterns(*_NOT_COPIED)
+            shutil.copytree(skill_file.parent, staging, symlinks=True, ignore=ignore)
+        else:
+            staging.mkdir()
         write_atomic(staging / "SKILL.md", text)
         move_dir(staging, target)
     except BaseException:
