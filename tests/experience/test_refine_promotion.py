@@ -173,6 +173,41 @@ def test_a_skill_in_a_skills_lock_is_installed_too(space: Workspace) -> None:
     assert tree(project) == installed
 
 
+def test_a_linked_agents_folder_of_an_installed_skill_is_installed(space: Workspace) -> None:
+    # The skills CLI keeps one copy in .agents/skills and links other agents' folders to
+    # it; here the personal folder's link points into a project that locks it.
+    project = space.root / "project"
+    real = project / ".agents" / "skills" / "wordfreq"
+    put_wordfreq(real)
+    lock = {"version": 1, "skills": {"wordfreq": {"source": "owner/repo"}}}
+    (project / "skills-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    linked = space.root / "bundled" / "wordfreq"
+    linked.symlink_to(real)
+    space.config(json.dumps({"skills": {"load": {"allowSymlinkTargets": [str(project)]}}}))
+    installed = tree(real)
+    draft = refine_draft(space, linked / "SKILL.md")
+    done = Experience(space.book()).promote(draft.id)
+    assert done.how == "override" and "skills-lock.json" in done.note
+    assert tree(real) == installed
+
+
+def test_a_symlinked_skill_file_is_not_the_users_to_edit(tmp_path: Path) -> None:
+    # Discovery never loads a SKILL.md that is a link, but one can become a link after
+    # the draft was made: a rename would cut it, a write through it change another file.
+    from skillbook.experience.owner import ownership
+
+    elsewhere = tmp_path / "shared.md"
+    elsewhere.write_text(WORDFREQ, encoding="utf-8")
+    folder = tmp_path / "ws" / "skills" / "wordfreq"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to(elsewhere)
+    owner = ownership(folder / "SKILL.md", "openclaw-workspace", "wordfreq")
+    assert not owner.owned and owner.why == "its SKILL.md is a symbolic link"
+    (folder / "SKILL.md").unlink()
+    (folder / "SKILL.md").write_text(WORDFREQ, encoding="utf-8")
+    assert ownership(folder / "SKILL.md", "openclaw-workspace", "wordfreq").owned
+
+
 def test_an_installed_workspace_skill_cannot_be_overridden_but_can_become_new(
     space: Workspace,
 ) -> None:

@@ -7,9 +7,10 @@ it there, and so whether the user owns it.
 
 The user owns a skill of the workspace, the project's or personal ``.agents/skills``
 or the managed folder, when no installer recorded it and its ``SKILL.md`` is
-writable. An installed skill is one with an ``origin.json`` (``.clawhub/``, the legacy
+writable and not a symbolic link. An installed skill is one with an ``origin.json`` (``.clawhub/``, the legacy
 ``.clawdhub/``, or skillbook's ``.skillbook/`` for git, folder and archive installs) or
-one listed in a ``skills-lock.json`` (the ``skills`` CLI's lock) of a folder above it.
+one listed in a ``skills-lock.json`` (the ``skills`` CLI's lock) of a folder above it,
+or above the real folder a linked one points to.
 Bundled skills, plugin and ``extraDirs`` skills (``openclaw-extra``) and remote ones are
 never the user's to edit: an update or a reinstall would undo the edit, or another
 program owns them.
@@ -66,10 +67,18 @@ def ownership(skill_file: Path, source: str, name: str = "") -> Ownership:
     if where == "workspace" and folder.parent.name == LEARNED_DIRNAME:
         where = "learned"
     installed = _installer(folder, name or folder.name)
+    real = Path(os.path.realpath(folder))
+    if installed is None and real != folder:
+        # The skills CLI links agents' folders to one real copy: its lock is beside that.
+        installed = _installer(real, name or real.name)
     if installed is not None:
         return Ownership(where, installed, False, f"it was installed ({installed})")
     if where not in _EDITABLE:
         return Ownership(where, None, False, f"it is a {where} skill")
+    if skill_file.is_symlink():
+        # Replacing it by a rename would cut the link; writing through it would change
+        # a file elsewhere, which may be someone else's.
+        return Ownership(where, None, False, "its SKILL.md is a symbolic link")
     if not os.access(skill_file, os.W_OK) or not os.access(folder, os.W_OK):
         return Ownership(where, None, False, "its files are not writable")
     return Ownership(where, None, True)
