@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from factories import skill_text
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experience.conftest import Workspace, run_recorded
@@ -187,7 +187,7 @@ def test_the_same_refine_again_updates_its_draft(freq: Workspace) -> None:
     assert (first.action, again.action) == ("created", "updated")
     assert again.draft is not None and first.draft is not None
     assert again.draft.kind == "refine" and again.draft.id == first.draft.id
-    assert again.draft.run_count == 2
+    assert again.draft.run_count == 2 and again.skill == "wordfreq"
 
 
 def test_a_skill_that_states_no_command_is_not_followed_step_by_step(space: Workspace) -> None:
@@ -268,6 +268,7 @@ def _skill(text: str) -> CatalogSkill:
     return CatalogSkill("x", "/p/x/SKILL.md", "openclaw-workspace", text)
 
 
+@settings(deadline=None)  # no timed assertions: the two shared cores are slow at times
 @given(st.text(max_size=400))
 def test_stated_commands_never_fail_and_give_one_line_each(text: str) -> None:
     for command in stated_commands(text):
@@ -283,6 +284,7 @@ _LINE = st.text(
 ).filter(lambda c: c.strip() and not c.strip().startswith(("#", "$")))
 
 
+@settings(deadline=None)
 @given(_LINE)
 def test_a_run_of_exactly_the_stated_command_is_a_pure_follow(command: str) -> None:
     text = f"---\nname: x\ndescription: X.\n---\n```sh\n{command}\n```\n"

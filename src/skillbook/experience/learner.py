@@ -205,7 +205,8 @@ class Learner:
             if target is not None and known.target is not None:
                 updated = replace(updated, target=target)  # the skill may have moved
             self.queue.save(updated, keep_previous=True)
-            return Learned(record.id, "updated", verdict, updated)
+            refines = updated.target.name if updated.target is not None else None
+            return Learned(record.id, "updated", verdict, updated, skill=refines)
         if known is not None:
             again = known.seen_again(record, procedure)
             self.queue.write_draft(self.queue.folder(known.id, known.status) / DRAFT_FILE, again)
