@@ -302,6 +302,7 @@ def test_drafts_list_shows_the_kind_and_the_skill(box: Workspace) -> None:
     item = kinds[refine.id]
     assert item["kind"] == "refine" and item["skill"] == "wordfreq"
     assert item["target"]["source"] == "openclaw-bundled"
+    assert item["target"]["where"] == "bundled" and item["target"]["owned"] is False
     assert item["target"]["path"] == str(bundled)
     assert item["target"]["changes"] == ['extra step: `wc -l < "${file}"`']
     (new,) = [d for d in listed["drafts"] if d["id"] != refine.id]

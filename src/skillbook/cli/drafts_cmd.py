@@ -60,7 +60,7 @@ def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
             exp.redactor.value(
                 {
                     "dir": str(exp.queue.root),
-                    "drafts": [d.to_json() for d in drafts],
+                    "drafts": [_listed(d) for d in drafts],
                     "diagnostics": [d.to_dict() for d in problems],
                 }
             )
@@ -300,6 +300,23 @@ def learn_cmd(obj: Context, session_id: str, as_json: bool) -> None:
         return
     lines = [learned.message(), *(f"  {line}" for line in finding_lines(learned.diagnostics))]
     emit_lines([exp.redactor.text(line) for line in lines])
+
+
+def _listed(draft: Draft) -> dict[str, object]:
+    """A draft's JSON; a refine draft's target also says, as of now, where the skill
+    lives (``where``: workspace, bundled …), what installed it, and whether promotion
+    would edit it (``owned``) or write an override."""
+    out = draft.to_json()
+    target = draft.target
+    if target is not None:
+        owner = ownership(Path(target.path), target.source, target.name)
+        out["target"] = {
+            **target.to_json(),
+            "where": owner.where,
+            "installed": owner.installed,
+            "owned": owner.owned,
+        }
+    return out
 
 
 def _where(draft: Draft) -> str:
