@@ -110,6 +110,33 @@ def test_following_by_slash_command_counts(freq: Workspace) -> None:
     assert learned.action == "followed-skill" and learned.skill == "wordfreq"
 
 
+def test_the_users_value_for_the_skills_example_value_is_a_pure_follow(
+    space: Workspace,
+) -> None:
+    # The skill shows an example city; the user asked about another one: an input,
+    # not other arguments.
+    space.add_skill(
+        "weather",
+        skill_text(
+            "weather",
+            "Weather for a city.",
+            body='Run `printf "%s: sunny\\n" "London"` as skill weather.\n',
+        ),
+    )
+    script = [
+        call("exec", command='printf "%s: sunny\\n" "Paris"', skill="weather"),
+        "Paris: sunny",
+    ]
+    learned = learn(space, script, "What is the weather in Paris?")
+    assert learned.action == "followed-skill" and learned.skill == "weather"
+    # Another value the user did not ask for is other arguments.
+    script[0] = call("exec", command='printf "%s: rainy\\n" "Paris"', skill="weather")
+    learned = learn(space, script, "What is the weather in Paris?")
+    assert learned.draft is not None and learned.draft.target is not None
+    (change,) = learned.draft.target.changes
+    assert change.startswith("other arguments: ")
+
+
 def test_the_same_commands_without_following_the_skill_are_a_new_draft(freq: Workspace) -> None:
     file = notes(freq)
     script = follow_script(freq, wordfreq_commands(file, 2), read=False, skill=None)

@@ -20,7 +20,9 @@ have used it.
 blocks (or blocks with no language), one command a line, and its inline code spans
 that look like a command (a program and at least one argument). In a stated command
 ``FILE``, ``N``, ``<file>``, ``{file}``, ``${file}``, ``$FILE`` and ``{baseDir}`` stand for
-any one word, and quotes are left out on both sides (``"$FILE"`` is ``FILE``). Each command the run ran (the procedure's steps; reads are not compared) is
+any one word, and quotes are left out on both sides (``"$FILE"`` is ``FILE``); where the
+run has one of its parameters (``${city}``, a value of the request), the skill's word is
+an example value (``wttr.in/London`` for ``wttr.in/${city}``). Each command the run ran (the procedure's steps; reads are not compared) is
 
 * the **same** as a stated one: it matches it word by word, placeholders standing for
   anything;
@@ -53,6 +55,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from skillbook.experience._markdown import code_span
+from skillbook.experience.params import substitute
 from skillbook.experience.procedure import LOOKUP_TOOLS, Procedure, ProcedureStep
 from skillbook.experience.record import SessionRecord
 
@@ -92,6 +95,8 @@ _PLACEHOLDER: Final = re.compile(
     r"|(?<![\w-])[A-Z][A-Z0-9_]+(?![\w-])"
 )
 _SINGLE_CAPITAL: Final = re.compile(r"^[A-Z]$")
+#: A parameter of the run's command, as the procedure writes it.
+_RUN_PARAM: Final = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +223,7 @@ def _compare(
     skill: CatalogSkill, followed: tuple[str, ...], record: SessionRecord, procedure: Procedure
 ) -> Following | None:
     stated = stated_commands(skill.text)
-    patterns = [_pattern(c) for c in stated]
+    patterns = [_words(c) for c in stated]
     # The words of the skill's code spans: a tool it names there is a step it states.
     spans = {w for m in _SPAN.finditer(skill.text[:MAX_TEXT_CHARS]) for w in m.group(1).split()}
     changes: list[str] = []
@@ -233,7 +238,7 @@ def _compare(
             if step.tool not in spans:
                 changes.append(f"extra step: the `{step.tool}` tool")
             continue
-        index, same = _match(step.raw, stated, patterns, taken=used)
+        index, same = _match(step.command or step.raw, stated, patterns, taken=used)
         if index is None:
             changes.append(f"extra step: {_quote(_shown(step))}")
             continue
@@ -241,7 +246,7 @@ def _compare(
         matched += 1
         if not same:
             changes.append(f"other arguments: {_quote(stated[index])} → {_quote(_shown(step))}")
-    fixed = _mistakes_fixed(record, stated, patterns)
+    fixed = _mistakes_fixed(record, procedure, stated, patterns)
     if not matched and not fixed:
         return None
     changes += fixed
@@ -254,13 +259,16 @@ def _compare(
 
 
 def _mistakes_fixed(
-    record: SessionRecord, stated: Sequence[str], patterns: Sequence[re.Pattern[str]]
+    record: SessionRecord,
+    procedure: Procedure,
+    stated: Sequence[str],
+    patterns: Sequence[Sequence[re.Pattern[str]]],
 ) -> list[str]:
     """A stated command that failed, then something else worked: the skill's mistake."""
     out: list[str] = []
     for pit in _failed_commands(record):
         attempt, error, fixed_by = pit
-        index, same = _match(attempt, stated, patterns)
+        index, same = _match(substitute(attempt, procedure.params), stated, patterns)
         if index is None or not same or fixed_by is None or fixed_by == attempt:
             continue
         out.append(
@@ -286,19 +294,24 @@ def _failed_commands(record: SessionRecord) -> list[tuple[str, str, str | None]]
 def _match(
     command: str,
     stated: Sequence[str],
-    patterns: Sequence[re.Pattern[str]],
+    patterns: Sequence[Sequence[re.Pattern[str]]],
     *,
     taken: Sequence[int] = (),
 ) -> tuple[int | None, bool]:
     """The stated command ``command`` is the same as (index, True), a variant of
-    (index, False), or neither (None, False). A stated command an earlier step already
-    matched (``taken``) has no variant: a second ``wc`` after the stated one is an extra
-    step, not other arguments for it."""
-    flat = _unquoted(command)
-    for index, pattern in enumerate(patterns):
-        if pattern.fullmatch(flat):
+    (index, False), or neither (None, False). ``command`` shows the run's parameters as
+    ``${name}``. A stated command an earlier step already matched (``taken``) has no
+    variant: a second ``wc`` after the stated one is an extra step, not other arguments
+    for it."""
+    words = _unquoted(command).split()
+    for index, stated_words in enumerate(patterns):
+        if len(stated_words) == len(words) and all(
+            _same_word(p, stated_word, word)
+            for p, stated_word, word in zip(
+                stated_words, _unquoted(stated[index]).split(), words, strict=True
+            )
+        ):
             return index, True
-    words = flat.split()
     program = _program(words)
     best, best_ratio = None, 0.0
     for index, other in enumerate(stated):
@@ -311,23 +324,35 @@ def _match(
     return best, False
 
 
-def _pattern(stated: str) -> re.Pattern[str]:
-    """A stated command as a regex over a whitespace-normalised command."""
-    parts: list[str] = []
+def _same_word(pattern: re.Pattern[str], stated: str, run: str) -> bool:
+    """A word of the run is the stated word: equal, or a value where the skill has a
+    placeholder (``FILE``), or the run's parameter where the skill has an example value
+    (``wttr.in/${city}`` for ``wttr.in/London``: the user asked about another city)."""
+    if pattern.fullmatch(run):
+        return True
+    if "${" not in run:
+        return False
+    parts = _RUN_PARAM.split(run)
+    wild = r"\S+?".join(re.escape(part) for part in parts)
+    return re.fullmatch(wild, stated) is not None
+
+
+def _words(stated: str) -> list[re.Pattern[str]]:
+    """A stated command as one regex per word (placeholders stand for any one word)."""
+    parts: list[re.Pattern[str]] = []
     for word in _unquoted(stated).split():
         if _SINGLE_CAPITAL.match(word):
-            parts.append(r"\S+")  # `head -n N`
+            parts.append(re.compile(r"\S+"))  # `head -n N`
             continue
         out, last = [], 0
         for m in _PLACEHOLDER.finditer(word):
             out.append(re.escape(word[last : m.start()]))
             # {baseDir}/ may be left out: exec as the skill runs in its folder.
-            # A value is one word: `wc -w FILE` is not `wc -w < FILE`.
             out.append(r"(?:\S*/)?" if m.group(0).startswith("{baseDir}") else r"\S+?")
             last = m.end()
         out.append(re.escape(word[last:]))
-        parts.append("".join(out))
-    return re.compile(r"\s+".join(parts))
+        parts.append(re.compile("".join(out)))
+    return parts
 
 
 def _unquoted(command: str) -> str:
