@@ -53,7 +53,6 @@ from skillbook.experience.record import iso, utc_now
 from skillbook.experience.revision import refined_text, rename_skill
 from skillbook.pipeline.discovery.learned import learned_skills_dir
 from skillbook.pipeline.validation.validate import validate_path
-from skillbook.security.scanner import scan_path
 
 __all__ = ["ORIGINAL_DIR", "RefinePlan", "check_refine", "plan_refine", "promote_refine"]
 
@@ -149,6 +148,10 @@ def check_refine(
     path: Path | None = None,
 ) -> GateReport:
     """The gate for a refine draft (module docstring); never raises for a bad draft."""
+    # Here, not at the top: `skillbook run` loads this module to learn, and only a
+    # refine promotion needs the scanner's rule set.
+    from skillbook.security.scanner import scan_path
+
     gate_mode = Mode.of(mode)
     found: list[Diagnostic] = []
     folder_name = plan.skill_path.parent.name
