@@ -32,9 +32,14 @@ WORDCOUNT = """---
 name: wordcount
 description: Count the words of a text file and list the most frequent ones.
 ---
-Run `wc -w < FILE`, then `tr -s ' ' '\\n' < FILE | sort | uniq -c | sort -rn | head -n N`,
+Count the words with `wc`, the most frequent ones with `tr`, `sort` and `uniq`,
 with exec and skill "wordcount".
 """
+# The same skill stating the commands: a run that repeats them is a pure follow (issue 20).
+STATED = WORDCOUNT.replace(
+    "Count the words with `wc`, the most frequent ones with `tr`, `sort` and `uniq`,",
+    "Run `wc -w < FILE`, then `tr -s ' ' '\\n' < FILE | sort | uniq -c | sort -rn | head -n N`,",
+)
 
 
 class Box:
@@ -181,6 +186,27 @@ def test_a_successful_run_leaves_a_draft_that_replays_and_updates(box: Box) -> N
     assert promoted.returncode == 0, promoted.stdout + promoted.stderr
     assert (box.ws / "scripts" / "auto" / f"{draft['id']}.sh").is_file()
     assert draft["id"] in box.sb("prompt").stdout
+
+
+def test_a_run_that_did_what_the_skill_states_leaves_no_draft(box: Box) -> None:
+    write_skill(box.ws / "skills" / "wordcount", text=STATED)
+    notes = box.data("notes.txt", "pear apple pear fig\n")
+    with fake.FakeOpenAIServer(count_task(box, notes, 2)) as server:
+        done = box.run(server, f"Count the words in {notes} and show the top 2")
+    assert done.returncode == 0, done.stderr
+    assert "followed the skill wordcount and did what it states" in done.stderr
+    assert "experience.followed-skill" in done.stderr
+    assert box.drafts() == []
+    # One more step than the skill states: a refine draft against it.
+    script = count_task(box, notes, 1)
+    script.insert(-1, [fake.Call("exec", {"command": f"wc -l < {notes}", "skill": "wordcount"})])
+    with fake.FakeOpenAIServer(script) as server:
+        done = box.run(server, f"Count the words and lines in {notes}, top 1")
+    assert "learned refine draft" in done.stderr, done.stderr
+    (draft,) = box.drafts()
+    assert draft["kind"] == "refine" and draft["skill"] == "wordcount"
+    diff = box.sb("drafts", "diff", draft["id"])
+    assert diff.returncode == 0 and "+## Refined from a run" in diff.stdout
 
 
 def test_a_failed_run_leaves_no_draft(box: Box) -> None:

@@ -28,9 +28,12 @@ description: Count the words of a text file and list the most frequent ones.
 ---
 # Word count
 
-Run `wc -w FILE`, then `tr -s ' ' '\\n' < FILE | sort | uniq -c | sort -rn | head -n N`
+Count the words with `wc`, and the most frequent ones with `tr`, `sort` and `uniq`,
 with exec, passing skill "wordcount".
 """
+# It names programs but states no command: a run that worked the commands out is a new
+# skill of its own. (A skill that states them makes a run that repeats them a pure
+# follow, or a refine draft: tests/experience/test_follow.py.)
 
 
 def count_commands(file: str, top: int) -> tuple[str, str]:

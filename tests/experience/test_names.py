@@ -28,7 +28,7 @@ def test_the_name_is_the_slug_and_the_files_keep_the_timestamp(space: Workspace)
     done = exp.promote(draft.id)
     assert done.draft.name == "count-words" and draft.id.endswith("-count-words")
     assert done.skill_path == space.ws / "skills" / "auto" / draft.id / "SKILL.md"
-    assert done.replay_path.name == f"{draft.id}.sh"
+    assert done.replay_path is not None and done.replay_path.name == f"{draft.id}.sh"
     assert 'name: "count-words"\n' in done.skill_path.read_text(encoding="utf-8")
     book = space.book()
     # What the user types and the model sees: the task, not a timestamp.

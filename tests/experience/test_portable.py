@@ -40,6 +40,7 @@ def learn_and_promote(space: Workspace) -> tuple[str, str]:
     draft = exp.learner().learn(record).draft
     assert draft is not None and draft.workspace == str(space.ws)
     done = exp.promote(draft.id)
+    assert done.replay_path is not None
     helper = done.replay_path.read_text(encoding="utf-8")
     # Nothing in the helper names the workspace it was learned in.
     assert str(space.ws) not in helper

@@ -18,7 +18,8 @@ KEYED = skill_text(
     "keyed",
     "Greets with the configured token.",
     metadata={"openclaw": {"primaryEnv": "KEYED_TOKEN"}},
-    body='Run `printf \'%s|%s\\n\' "${#KEYED_TOKEN}" "$GREETING"` as skill keyed.\n',
+    # No command stated: the run below is a new skill, not a follow of this one.
+    body="Print the token's length and the greeting with `printf`, as skill keyed.\n",
 )
 
 

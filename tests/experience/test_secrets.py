@@ -152,6 +152,7 @@ def test_no_known_secret_reaches_a_file_or_the_terminal(secret_space: Workspace)
         written[" ".join(command)] = done.output
     promoted = exp.promote(draft_id, accept_risk=True)
     written["promoted SKILL.md"] = promoted.skill_path.read_text(encoding="utf-8")
+    assert promoted.replay_path is not None  # a new skill has a helper
     written["promoted replay"] = promoted.replay_path.read_text(encoding="utf-8")
     for where, text in written.items():
         assert_clean(where, text)

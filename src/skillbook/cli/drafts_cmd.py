@@ -12,6 +12,7 @@ redactor: a known secret (an old draft, a hand-edited file) never reaches the te
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -19,10 +20,14 @@ from skillbook.cli.context import EXIT_FINDINGS, Context, emit_json, emit_lines,
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
 from skillbook.cli.validate_cmd import finding_lines
+from skillbook.config.mode import Mode
+from skillbook.diagnostics import error
 from skillbook.errors import SkillNotFound
 from skillbook.experience import ExperienceError
 from skillbook.experience.draft import Draft
 from skillbook.experience.engine import Experience
+from skillbook.experience.owner import ownership
+from skillbook.experience.promotion import GateReport
 from skillbook.experience.replay import render_replay
 from skillbook.experience.skill_file import render_skill
 
@@ -55,7 +60,7 @@ def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
             exp.redactor.value(
                 {
                     "dir": str(exp.queue.root),
-                    "drafts": [d.to_json() for d in drafts],
+                    "drafts": [_listed(d) for d in drafts],
                     "diagnostics": [d.to_dict() for d in problems],
                 }
             )
@@ -69,6 +74,8 @@ def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
     lines = []
     for d in drafts:
         flags = []
+        if d.target is not None:
+            flags.append(f"refines {d.target.name} ({_where(d)})")
         if d.risks:
             flags.append("⚠ risk")
         if d.near_duplicates:
@@ -76,7 +83,7 @@ def list_cmd(obj: Context, as_json: bool, show_all: bool) -> None:
         if show_all:
             flags.insert(0, d.status)
         extra = f"  [{'; '.join(flags)}]" if flags else ""
-        lines.append(clean(f"{d.id}  runs {d.run_count}  {d.fingerprint}{extra}"))
+        lines.append(clean(f"{d.id}  {d.kind}  runs {d.run_count}  {d.fingerprint}{extra}"))
         lines.append(clean(f"    {d.title}"))
     emit_lines(lines)
 
@@ -91,9 +98,16 @@ def show_cmd(obj: Context, draft_id: str, as_json: bool, replay: bool) -> None:
     exp = _experience(obj)
     try:
         draft = exp.queue.get(draft_id)
-        report = exp.check(draft.id) if draft.status == "pending" else None
     except ExperienceError as exc:
         _fail(exc)
+    report: GateReport | None = None
+    if draft.status == "pending":
+        try:
+            report = exp.check(draft.id)
+        except ExperienceError as exc:
+            # A refine whose skill is gone, or cannot be overridden: still show the draft.
+            problem = error("experience.refine-target", f"{exc} ({exc.code})", skill=draft.id)
+            report = GateReport(False, Mode.of(exp.config.promote_mode), (problem,))
     shown = exp.redactor.draft(draft)
     if as_json:
         emit_json(
@@ -129,10 +143,13 @@ def show_cmd(obj: Context, draft_id: str, as_json: bool, replay: bool) -> None:
     metavar="SKILL",
     help="Compare with this skill's SKILL.md (e.g. the one it resembles).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print {id, against, diff} as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print {id, kind, against, diff} as JSON.")
 @click.pass_obj
 def diff_cmd(obj: Context, draft_id: str, with_skill: str | None, as_json: bool) -> None:
-    """Show what a draft changes: against a skill, its last version, or nothing."""
+    """Show what a draft changes: against a skill, its last version, or nothing.
+
+    For a refine draft: the change to the skill it refines (its SKILL.md now, then as
+    promotion would write it)."""
     exp = _experience(obj)
     try:
         text = exp.diff(draft_id, with_skill=with_skill)
@@ -140,7 +157,10 @@ def diff_cmd(obj: Context, draft_id: str, with_skill: str | None, as_json: bool)
     except (ExperienceError, SkillNotFound) as exc:
         _fail(exc)
     if as_json:
-        emit_json({"id": draft.id, "against": with_skill, "diff": text})
+        against = with_skill
+        if against is None and draft.target is not None:
+            against = draft.target.name
+        emit_json({"id": draft.id, "kind": draft.kind, "against": against, "diff": text})
         return
     click.echo(clean(text), nl=False)
 
@@ -169,6 +189,12 @@ def diff_cmd(obj: Context, draft_id: str, with_skill: str | None, as_json: bool)
     "standard (strict mode) requires, instead of <timestamp>-<slug>.",
 )
 @click.option(
+    "--as-new",
+    is_flag=True,
+    help="A refine draft: write the refined skill as a new skill (--name, else the "
+    "task's slug) in skills/auto, instead of editing or overriding the skill it refines.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the promotion or the gate's findings as JSON."
 )
 @click.pass_obj
@@ -179,17 +205,27 @@ def promote_cmd(
     name: str | None,
     suffix: bool,
     strict_name: bool,
+    as_new: bool,
     as_json: bool,
 ) -> None:
     """Promote a draft into skills/auto (and scripts/auto) after the gate passes.
 
     The skill is named after the task (e.g. weekly-report, so /weekly_report), its
     folder keeps <timestamp>-<slug>; a name another skill has is refused (name-taken).
+
+    A refine draft changes the skill it refines: a skill you own (workspace, personal,
+    managed) is edited in place and its previous SKILL.md kept; a bundled or installed
+    one is never edited: a workspace copy with the change overrides it (or --as-new).
     """
     exp = _experience(obj)
     try:
         done = exp.promote(
-            draft_id, accept_risk=accept_risk, name=name, suffix=suffix, strict_name=strict_name
+            draft_id,
+            accept_risk=accept_risk,
+            name=name,
+            suffix=suffix,
+            strict_name=strict_name,
+            as_new=as_new,
         )
     except ExperienceError as exc:
         if exc.code != "promotion-refused":
@@ -209,14 +245,23 @@ def promote_cmd(
         emit_json(done.to_json())
         return
     notes = [d for d in done.report.diagnostics if d.severity != "error"]
-    emit_lines(
-        [
+    if done.replay_path is None:
+        head = [f"✓ promoted {done.draft.id}: {done.note}", f"  skill:  {done.skill_path}"]
+        if done.backup is not None:
+            head.append(f"  before: {done.backup} (copy it back to undo)")
+        if done.how == "override":
+            head.append(
+                f"  the installed files at {done.draft.target.path if done.draft.target else ''}"
+                " are unchanged; remove the override's folder to go back to them"
+            )
+    else:
+        head = [
             f"✓ promoted {done.draft.id} as {done.draft.name}",
             f"  skill:  {done.skill_path}",
             f"  replay: {done.replay_path}",
-            *(f"  {line}" for line in finding_lines(notes)),
         ]
-    )
+    lines = [*head, *(f"  {line}" for line in finding_lines(notes))]
+    emit_lines([exp.redactor.text(line) for line in lines])
 
 
 @drafts_cmd.command("reject")
@@ -257,8 +302,35 @@ def learn_cmd(obj: Context, session_id: str, as_json: bool) -> None:
     emit_lines([exp.redactor.text(line) for line in lines])
 
 
+def _listed(draft: Draft) -> dict[str, object]:
+    """A draft's JSON; a refine draft's target also says, as of now, where the skill
+    lives (``where``: workspace, bundled …), what installed it, and whether promotion
+    would edit it (``owned``) or write an override."""
+    out = draft.to_json()
+    target = draft.target
+    if target is not None:
+        owner = ownership(Path(target.path), target.source, target.name)
+        out["target"] = {
+            **target.to_json(),
+            "where": owner.where,
+            "installed": owner.installed,
+            "owned": owner.owned,
+        }
+    return out
+
+
+def _where(draft: Draft) -> str:
+    target = draft.target
+    assert target is not None
+    return ownership(Path(target.path), target.source, target.name).describe()
+
+
 def _status_lines(draft: Draft) -> list[str]:
     lines = [f"Status: {draft.status}, {draft.run_count} run(s), fingerprint {draft.fingerprint}"]
+    if draft.target is not None:
+        lines.append(f"Refines: {draft.target.name} ({_where(draft)}) at {draft.target.path}")
+        lines += [f"  {change}" for change in draft.target.changes]
+        lines.append(f"  The change to the skill: skillbook drafts diff {draft.id}")
     if draft.rejected_reason:
         lines.append(f"Rejected: {draft.rejected_reason}")
     if draft.promoted_to:

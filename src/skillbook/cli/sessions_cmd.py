@@ -14,7 +14,10 @@ import click
 from skillbook.cli.context import Context, emit_json, emit_lines, fail
 from skillbook.cli.groups import SubcommandGroup
 from skillbook.cli.render import clean
+from skillbook.errors import SkillbookError
 from skillbook.experience import ExperienceError
+from skillbook.experience.follow import Following
+from skillbook.experience.learner import Learner
 from skillbook.experience.record import SessionRecord, ToolEntry
 from skillbook.experience.redaction import Redactor, known_secrets
 from skillbook.experience.store import SessionStore
@@ -70,11 +73,54 @@ def show_cmd(obj: Context, session_id: str, as_json: bool) -> None:
     except ExperienceError as exc:
         fail(str(exc), error=exc.code)
     verdict = default_success(record)
+    following = _following(obj, record) if verdict else None
     if as_json:
-        emit_json({**record.to_json(), "success": verdict.success, "reason": verdict.reason})
+        emit_json(
+            {
+                **record.to_json(),
+                "success": verdict.success,
+                "reason": verdict.reason,
+                "followed": redactor.value(_followed_json(following)),
+            }
+        )
         return
     judged = f"Successful: {'yes' if verdict else 'no'} ({verdict.reason})"
-    emit_lines([*session_lines(record), "", judged])
+    lines = [*session_lines(record), "", judged]
+    if following is not None:
+        lines.append(redactor.text(clean(_followed_line(following))))
+    emit_lines(lines)
+
+
+def _following(obj: Context, record: SessionRecord) -> Following | None:
+    """The skill the session followed, as learning judges it (issue 20: new or refine);
+    None when the book cannot be loaded, since the session itself is still worth showing."""
+    try:
+        return Learner.for_book(obj.book()).followed(record)
+    except SkillbookError:
+        return None
+
+
+def _followed_line(following: Following) -> str:
+    how = ", ".join(following.followed)
+    head = f"Followed: the skill {following.skill.name} ({how})"
+    if following.pure:
+        return (
+            f"{head}: did what it states, so learning leaves no draft (experience.followed-skill)"
+        )
+    changes = "; ".join(following.changes)
+    return f"{head}, and did otherwise: {changes}; learning gives a refine draft"
+
+
+def _followed_json(following: Following | None) -> dict[str, object] | None:
+    if following is None:
+        return None
+    return {
+        "skill": following.skill.name,
+        "path": following.skill.path,
+        "how": list(following.followed),
+        "pure": following.pure,
+        "changes": list(following.changes),
+    }
 
 
 def session_lines(record: SessionRecord) -> list[str]:

@@ -14,6 +14,9 @@ A part above the runtime and distribution (the runtime knows only the
   skill file, its replay helper and the optional model refinement;
 * :mod:`.queue`, :mod:`.similarity`, :mod:`.promotion` — the review queue,
   near-duplicates, the promotion gate, promotion and rejection;
+* :mod:`.follow`, :mod:`.owner`, :mod:`.revision`, :mod:`.refining` — new or refine: the
+  skill a run followed and what it changed, whose that skill is, its refined text, and
+  a refine draft's promotion (edit in place, local override, or a new skill);
 * :mod:`.usage` — usage counters, stale skills and pins;
 * :mod:`.learner`, :mod:`.engine` — the loop from a session to a draft, and
   :class:`~skillbook.experience.engine.Experience`, everything wired for one book.
@@ -32,7 +35,9 @@ class ExperienceError(SkillbookError):
     """A session or draft operation of :mod:`skillbook.experience` was refused.
 
     ``.code`` says why (``promotion-refused``, ``no-workspace``, ``target-exists``,
-    ``not-pending``, ``invalid-reason``, ``invalid-name``, ``name-taken``); ``.diagnostics`` holds the failed checks of a
+    ``not-pending``, ``invalid-reason``, ``invalid-name``, ``name-taken``, and for refine
+    drafts ``skill-gone``, ``cannot-override``, ``refine-draft``, ``not-refine``);
+    ``.diagnostics`` holds the failed checks of a
     refused promotion, each with a stable code, so they can be shown one by one.
     """
 

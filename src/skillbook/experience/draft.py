@@ -34,6 +34,7 @@ from skillbook.experience.risk import RiskFinding
 __all__ = [
     "Draft",
     "NearDuplicate",
+    "RefineTarget",
     "build_draft",
     "draft_slug",
     "request_template",
@@ -68,6 +69,42 @@ class NearDuplicate:
             str(v.get("of", "")),
             float(v.get("similarity") or 0.0),
             path if isinstance(path, str) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RefineTarget:
+    """The skill a *refine* draft changes (:mod:`skillbook.experience.follow` found it).
+
+    ``path`` is its ``SKILL.md``; ``source`` the discovery source label
+    (``openclaw-workspace``, ``openclaw-bundled`` …); ``followed`` how the run followed
+    it (``read``, ``exec``, ``slash``); ``changes`` what the run did otherwise, one
+    sentence each (other arguments, an extra step, a step left out, a mistake fixed).
+    """
+
+    name: str
+    path: str
+    source: str
+    followed: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "source": self.source,
+            "followed": list(self.followed),
+            "changes": list(self.changes),
+        }
+
+    @classmethod
+    def from_json(cls, v: Mapping[str, Any]) -> RefineTarget:
+        return cls(
+            str(v.get("name", "")),
+            str(v.get("path", "")),
+            str(v.get("source", "")),
+            tuple(str(x) for x in v.get("followed") or ()),
+            tuple(str(x) for x in v.get("changes") or ()),
         )
 
 
@@ -109,6 +146,13 @@ class Draft:
     workspace: str | None = None
     #: The name chosen at promotion (``drafts promote --name``); empty: the slug.
     skill_name: str = ""
+    #: The skill a refine draft changes; None: a new skill (``kind`` ``new``).
+    target: RefineTarget | None = None
+
+    @property
+    def kind(self) -> str:
+        """``new`` (a skill of its own) or ``refine`` (a change to :attr:`target`)."""
+        return "new" if self.target is None else "refine"
 
     @property
     def name(self) -> str:
@@ -164,6 +208,12 @@ class Draft:
             "rejectedReason": self.rejected_reason,
             "workspace": self.workspace,
             "skillName": self.skill_name,
+            "kind": self.kind,
+            **(
+                {"skill": self.target.name, "target": self.target.to_json()}
+                if self.target is not None
+                else {}
+            ),
         }
 
     @classmethod
@@ -210,6 +260,9 @@ class Draft:
             rejected_reason=opt("rejectedReason"),
             workspace=opt("workspace"),
             skill_name=opt("skillName") or "",
+            target=RefineTarget.from_json(target)
+            if isinstance(target := v.get("target"), Mapping) and target.get("name")
+            else None,
         )
 
     def seen_again(self, record: SessionRecord, procedure: Procedure) -> Draft:

@@ -26,6 +26,13 @@ from skillbook.experience.queue import PREVIOUS_FILE, ReviewQueue
 from skillbook.experience.record import SessionRecord
 from skillbook.experience.recorder import SessionRecorder
 from skillbook.experience.redaction import Redactor, book_redactor
+from skillbook.experience.refining import (
+    ORIGINAL_DIR,
+    RefinePlan,
+    check_refine,
+    plan_refine,
+    promote_refine,
+)
 from skillbook.experience.skill_file import render_skill
 from skillbook.experience.store import SessionStore
 from skillbook.experience.usage import StaleSkill, UsageStore, stale_skills
@@ -84,6 +91,14 @@ class Experience:
         self, ref: str, *, accept_risk: bool = False, strict_name: bool = False
     ) -> GateReport:
         draft = self.queue.get(ref)
+        if draft.target is not None:
+            return check_refine(
+                draft,
+                self.plan(draft),
+                mode=self.config.promote_mode,
+                accept_risk=accept_risk,
+                path=self.queue.skill_file(draft),
+            )
         return check_draft(
             draft,
             mode=self.config.promote_mode,
@@ -107,14 +122,27 @@ class Experience:
         name: str | None = None,
         suffix: bool = False,
         strict_name: bool = False,
+        as_new: bool = False,
     ) -> Promotion:
         """Promote a draft into the book's workspace (``skills/auto``, ``scripts/auto``)
-        as ``name`` (else its slug); :func:`~skillbook.experience.promotion.promote`."""
-        workspace = self.book.workspace
-        if workspace is None:
-            raise ExperienceError(
-                "promotion needs a workspace (pass one to skillbook.load or --workspace)",
-                code="no-workspace",
+        as ``name`` (else its slug); :func:`~skillbook.experience.promotion.promote`.
+
+        A refine draft edits the skill it refines, or overrides it, or with ``as_new``
+        becomes a new skill (``name``, ``suffix``):
+        :func:`~skillbook.experience.refining.promote_refine`."""
+        workspace = self._workspace()
+        draft = self.queue.get(ref)
+        if draft.target is not None:
+            return promote_refine(
+                self.queue,
+                draft,
+                workspace=workspace,
+                mode=self.config.promote_mode,
+                accept_risk=accept_risk,
+                as_new=as_new,
+                name=name,
+                taken=self.taken_names(),
+                suffix=suffix,
             )
         return promote(
             self.queue,
@@ -128,13 +156,38 @@ class Experience:
             strict_name=strict_name,
         )
 
+    def plan(self, draft: Draft, *, as_new: bool = False) -> RefinePlan:
+        """What promoting the refine draft ``draft`` would write (nothing is written)."""
+        return plan_refine(
+            draft,
+            workspace=self._workspace(),
+            as_new=as_new,
+            taken=self.taken_names(),
+            suffix=True,
+            redacted=self.redactor.draft(draft),
+        )
+
+    def _workspace(self) -> Path:
+        workspace = self.book.workspace
+        if workspace is None:
+            raise ExperienceError(
+                "promotion needs a workspace (pass one to skillbook.load or --workspace)",
+                code="no-workspace",
+            )
+        return workspace
+
     def reject(self, ref: str, reason: str) -> Draft:
         return reject(self.queue, ref, reason)
 
     def diff(self, ref: str, *, with_skill: str | None = None) -> str:
         """A unified diff of a draft's skill file against ``with_skill``'s SKILL.md, else
-        against the draft before its last update or refinement, else against nothing."""
+        against the draft before its last update or refinement, else against nothing.
+
+        A refine draft (without ``with_skill``) shows the change to the skill it refines:
+        its ``SKILL.md`` now, then as promotion would write it."""
         draft = self.queue.get(ref)
+        if draft.target is not None and with_skill is None:
+            return self._refine_diff(draft)
         current = render_skill(draft)
         label = "/dev/null"
         before = ""
@@ -161,6 +214,42 @@ class Experience:
                 )
             )
         )
+
+    def _refine_diff(self, draft: Draft) -> str:
+        if draft.status == "pending":
+            plan = self.plan(draft)
+            before, after = plan.original_text, plan.text
+            path = str(plan.skill_path) if plan.how != "edited" else str(plan.original_path)
+            label = str(plan.original_path)
+        else:
+            # Decided: the skill's file may have changed since; show what was written.
+            assert draft.target is not None
+            kept = self.queue.text(draft, f"{ORIGINAL_DIR}/SKILL.md")
+            written = Path(draft.promoted_to or draft.target.path)
+            try:
+                after = written.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                after = ""
+            label = draft.target.path
+            path = str(written)
+            before = kept if kept is not None else self._text_of(Path(draft.target.path))
+        return self.redactor.text(
+            "".join(
+                difflib.unified_diff(
+                    before.splitlines(keepends=True),
+                    after.splitlines(keepends=True),
+                    fromfile=label,
+                    tofile=f"{path} (refined by {draft.id})",
+                )
+            )
+        )
+
+    @staticmethod
+    def _text_of(path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
 
     # ------------------------------------------------------------------ usage
 

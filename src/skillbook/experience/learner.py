@@ -10,18 +10,22 @@ saying what happened and why. The steps:
 3. a draft with the same fingerprint is updated (run count, last seen, the new
    parameter values) instead of a new one being written; a promoted or rejected one
    with that fingerprint is reported and left alone;
-4. otherwise a new draft is built in the active mode's layout, with the risk marker
+4. a run that followed an existing skill and did what it states leaves no draft
+   (``followed-skill``); one that followed it but did more, less or otherwise gives a
+   *refine* draft against it (:mod:`skillbook.experience.follow`);
+5. otherwise a new draft is built in the active mode's layout, with the risk marker
    and the near-duplicates it resembles, optionally refined by a model, and saved in
    the review queue;
-5. with ``skills.experience.review: false`` a new draft that passes the gate, with no
-   risk marker, is promoted at once (OpenPocket's behaviour); others wait for review.
+6. with ``skills.experience.review: false`` a new draft that passes the gate, with no
+   risk marker, is promoted at once (OpenPocket's behaviour); others, and every refine
+   draft (it changes a skill someone wrote), wait for review.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +33,10 @@ from typing import TYPE_CHECKING, Any
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, info, warning
 from skillbook.experience import ExperienceError
-from skillbook.experience.draft import Draft, build_draft
-from skillbook.experience.procedure import reconstruct
+from skillbook.experience.draft import Draft, RefineTarget, build_draft
+from skillbook.experience.follow import CatalogSkill, Following, find_following, slash_skill
+from skillbook.experience.owner import ownership
+from skillbook.experience.procedure import Procedure, reconstruct
 from skillbook.experience.promotion import Promotion, check_draft, promote
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import Clock, SessionRecord, utc_now
@@ -51,10 +57,11 @@ __all__ = ["Learned", "Learner"]
 class Learned:
     """What learning from one session did.
 
-    ``action``: ``created`` (a new draft), ``updated`` (same fingerprint: run count and
-    examples), ``promoted`` (created and promoted at once, review off), ``known`` (the
-    procedure was promoted or rejected before), ``skipped`` (no draft; ``verdict`` or the
-    diagnostics say why).
+    ``action``: ``created`` (a new draft: ``draft.kind`` is ``new`` or ``refine``),
+    ``updated`` (same fingerprint: run count and examples), ``promoted`` (created and
+    promoted at once, review off), ``known`` (the procedure was promoted or rejected
+    before), ``followed-skill`` (no draft: the run did what the skill ``skill`` states),
+    ``skipped`` (no draft; ``verdict`` or the diagnostics say why).
     """
 
     session: str
@@ -66,12 +73,24 @@ class Learned:
     #: Nothing was there to learn (no tool call, or a slash command without the model):
     #: front ends need not mention it.
     quiet: bool = False
+    #: The skill the run followed (``followed-skill``, or a refine draft's skill).
+    skill: str | None = None
 
     def message(self) -> str:
         """One line for people."""
         d = self.draft
+        if self.action == "followed-skill":
+            return (
+                f"nothing new learned from session {self.session}: it followed the skill "
+                f"{self.skill} and did what it states"
+            )
         if d is None:
             return f"nothing learned from session {self.session}: {self._why()}"
+        if self.action == "created" and d.target is not None:
+            return (
+                f"learned refine draft {d.id} for the skill {d.target.name} "
+                f"(review: skillbook drafts diff {d.id})"
+            )
         if self.action == "created":
             return f"learned draft {d.id} (review: skillbook drafts show {d.id})"
         if self.action == "updated":
@@ -93,6 +112,8 @@ class Learned:
             "reason": self.verdict.reason,
             "draft": self.draft.id if self.draft is not None else None,
             "status": self.draft.status if self.draft is not None else None,
+            "kind": self.draft.kind if self.draft is not None else None,
+            "skill": self.skill,
             "promotion": self.promotion.to_json() if self.promotion is not None else None,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
@@ -111,6 +132,7 @@ class Learner:
         promote_mode: Mode | str = Mode.STRICT,
         success: SuccessRule = default_success,
         skills: Sequence[tuple[str, str, str]] = (),
+        sources: Mapping[str, str] | None = None,
         home: str | None = None,
         clock: Clock = utc_now,
         redactor: Redactor | None = None,
@@ -125,6 +147,9 @@ class Learner:
         self.success = success
         #: ``(name, description, path)`` of the loaded skills, for near-duplicates.
         self.skills = tuple(skills)
+        #: The discovery source of each skill by name (``openclaw-workspace`` …): a
+        #: refine draft says where the skill it changes lives.
+        self.sources = dict(sources or {})
         self.home = home
         self.clock = clock
 
@@ -138,6 +163,7 @@ class Learner:
             "review": exp.review,
             "promote_mode": exp.promote_mode,
             "skills": tuple((s.name, s.description, str(s.file_path)) for s in book.skills),
+            "sources": {s.name: s.source for s in book.skills},
             "home": str(book.paths.home),
         }
         if "redactor" not in options:
@@ -163,11 +189,24 @@ class Learner:
         if not any(s.tool != "read" for s in procedure.steps):
             why = (_not_learned("the run ran no command or tool besides reading files"),)
             return Learned(record.id, "skipped", verdict, diagnostics=why, quiet=True)
+        following = self.following(record, procedure)
+        if following is not None and following.pure:
+            return Learned(
+                record.id,
+                "followed-skill",
+                verdict,
+                diagnostics=(_followed(following),),
+                skill=following.skill.name,
+            )
+        target = _target(following) if following is not None else None
         known = self.queue.by_fingerprint(procedure.fingerprint)
         if known is not None and known.status == "pending":
             updated = known.seen_again(record, procedure)
+            if target is not None and known.target is not None:
+                updated = replace(updated, target=target)  # the skill may have moved
             self.queue.save(updated, keep_previous=True)
-            return Learned(record.id, "updated", verdict, updated)
+            refines = updated.target.name if updated.target is not None else None
+            return Learned(record.id, "updated", verdict, updated, skill=refines)
         if known is not None:
             again = known.seen_again(record, procedure)
             self.queue.write_draft(self.queue.folder(known.id, known.status) / DRAFT_FILE, again)
@@ -175,6 +214,7 @@ class Learner:
         draft = build_draft(
             record, procedure, mode=self.mode, now=self.clock(), risks=find_risks(record.tools)
         )
+        draft = replace(draft, target=target)
         diagnostics: list[Diagnostic] = []
         if refine_with is not None:
             refined = await refine_draft(draft, refine_with, redactor=self.redactor)
@@ -193,7 +233,9 @@ class Learner:
         else:
             unrefined = draft
         draft = replace(draft, id=self.queue.unique_id(draft.id))
-        near = find_near_duplicates(draft, self.queue.drafts(None), self.skills)
+        # A refine draft is about its skill: that one is no near-duplicate of it.
+        others = tuple(s for s in self.skills if target is None or s[0] != target.name)
+        near = find_near_duplicates(draft, self.queue.drafts(None), others)
         draft = replace(draft, near_duplicates=near)
         diagnostics += [
             warning(
@@ -207,8 +249,17 @@ class Learner:
         self.queue.save(draft)
         if draft.refined:
             self.queue.save_unrefined(replace(unrefined, id=draft.id))
-        if self.review or self.workspace is None or draft.risks:
-            return Learned(record.id, "created", verdict, draft, diagnostics=tuple(diagnostics))
+        if target is not None:
+            diagnostics.append(_refines(draft, target))
+        if self.review or self.workspace is None or draft.risks or target is not None:
+            return Learned(
+                record.id,
+                "created",
+                verdict,
+                draft,
+                diagnostics=tuple(diagnostics),
+                skill=target.name if target is not None else None,
+            )
         report = check_draft(draft, mode=self.promote_mode)
         if not report.ok:
             return Learned(
@@ -233,6 +284,64 @@ class Learner:
             )
             return Learned(record.id, "created", verdict, draft, diagnostics=(*diagnostics, *why))
         return Learned(record.id, "promoted", verdict, done.draft, done, tuple(diagnostics))
+
+    def followed(self, record: SessionRecord) -> Following | None:
+        """The skill a successful ``record`` followed and what it changed, as learning
+        would judge it (``sessions show`` says so), or None."""
+        record = self.redactor.record(record)
+        procedure = reconstruct(record, home=self.home, tmpdir=os.environ.get("TMPDIR"))
+        return self.following(record, procedure)
+
+    def following(self, record: SessionRecord, procedure: Procedure) -> Following | None:
+        """The skill ``record`` followed and how (:mod:`skillbook.experience.follow`)."""
+        names = [s[0] for s in self.skills]
+        wanted = set(record.skills_used)
+        slash = slash_skill(record.request, names)
+        if slash is not None:
+            wanted.add(slash)
+        catalog: list[CatalogSkill] = []
+        for name, _, path in self.skills:
+            if name not in wanted:
+                continue
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue  # gone since the book was loaded: nothing to compare with
+            catalog.append(CatalogSkill(name, path, self.sources.get(name, ""), text))
+        return find_following(record, procedure, catalog)
+
+
+def _target(following: Following) -> RefineTarget:
+    skill = following.skill
+    return RefineTarget(skill.name, skill.path, skill.source, following.followed, following.changes)
+
+
+def _followed(following: Following) -> Diagnostic:
+    skill = following.skill
+    where = ownership(Path(skill.path), skill.source, skill.name).describe()
+    return info(
+        "experience.followed-skill",
+        f"the run followed the skill {skill.name} ({where}: {skill.path}) and did what it "
+        "states; no draft, since the skill already says it",
+        skill=skill.name,
+        path=Path(skill.path),
+    )
+
+
+def _refines(draft: Draft, target: RefineTarget) -> Diagnostic:
+    where = ownership(Path(target.path), target.source, target.name)
+    then = (
+        "promoting it edits the skill (a backup is kept)"
+        if where.owned
+        else f"promoting it writes a local override in the workspace, since {where.why}"
+    )
+    return info(
+        "experience.refine",
+        f"the run followed the skill {target.name} ({where.describe()}) and did otherwise: "
+        f"{'; '.join(target.changes)}. See `skillbook drafts diff {draft.id}`; {then}",
+        skill=draft.id,
+        path=Path(target.path),
+    )
 
 
 def _not_learned(reason: str) -> Diagnostic:

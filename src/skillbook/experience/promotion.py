@@ -79,19 +79,34 @@ class GateReport:
 
 @dataclass(frozen=True, slots=True)
 class Promotion:
+    """What a promotion wrote. ``how``: ``new`` (a new learned skill), or for a refine
+    draft (:mod:`skillbook.experience.refining`) ``edited``, ``override`` or ``as-new``;
+    ``replay_path`` is None for a refine (the skill's own text holds the procedure);
+    ``backup`` the skill's file before an ``edited`` promotion; ``note`` says what it did."""
+
     draft: Draft
     skill_path: Path
-    replay_path: Path
+    replay_path: Path | None
     report: GateReport
+    how: str = "new"
+    backup: Path | None = None
+    note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.draft.id,
             "name": self.draft.name,
+            "kind": self.draft.kind,
+            "how": self.how,
             "skill": str(self.skill_path),
-            "replay": str(self.replay_path),
+            "replay": str(self.replay_path) if self.replay_path is not None else None,
             "gate": self.report.to_json(),
         }
+        if self.draft.target is not None:
+            out["refines"] = self.draft.target.to_json()
+            out["backup"] = str(self.backup) if self.backup is not None else None
+            out["note"] = self.note
+        return out
 
 
 def check_draft(
@@ -202,6 +217,14 @@ def promote(
     if draft.status != "pending":
         raise ExperienceError(
             f"draft {draft.id} is {draft.status}, not pending", code="not-pending"
+        )
+    if draft.target is not None:
+        # Never a second skill for one task by accident: a refine goes through its own
+        # promotion (Experience.promote), which edits or overrides the skill it refines.
+        raise ExperienceError(
+            f"draft {draft.id} refines the skill {draft.target.name}; promote it with "
+            "skillbook.experience.refining.promote_refine (Experience.promote does)",
+            code="refine-draft",
         )
     draft = replace(draft, skill_name=choose_name(draft, name, taken, suffix=suffix))
     report = check_draft(

@@ -199,3 +199,12 @@ def _quote(value: str) -> str:
 def _inline(text: str) -> str:
     flat = " ".join(text.split())
     return flat.replace("`", "'")
+
+
+def procedure_lines(steps: Sequence[ProcedureStep]) -> list[str]:
+    """The numbered steps of a procedure as the draft's body shows them (a refine draft's
+    section in the refined skill uses them too)."""
+    lines: list[str] = []
+    for number, step in enumerate(steps, 1):
+        lines += _render_step(number, step)
+    return lines
