@@ -14,7 +14,7 @@ and one blob folder; the client spreads requests over them round-robin, as a loa
 balancer would. The floor is uvicorn answering a fixed response with no database:
 what the ASGI stack costs on this machine. Rate limits are off (``--limit KIND.ip=0``).
 
-Usage: ``python benchmarks/bench_hub.py [--skills 300] [--seconds 5] [--concurrency 8]
+Usage: ``python benchmarks/bench_hub.py [--skills 300] [--seconds 5] [--concurrency 8] [--limits both]
 [--search bm25|hybrid] [--db URL] [--quick]``.
 """
 
@@ -77,12 +77,19 @@ import sys, uvicorn
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
-BODY = b"x" * int(sys.argv[2])
-async def fixed(request):
-    return Response(BODY, media_type="application/zip")
-uvicorn.run(Starlette(routes=[Route("/{p:path}", fixed)]), host="127.0.0.1",
-            port=int(sys.argv[1]), log_level="warning")
+ZIP = open(sys.argv[2], "rb").read()
+JSON = open(sys.argv[3], "rb").read()
+async def download(request):
+    return Response(ZIP, media_type="application/zip")
+async def search(request):
+    return Response(JSON, media_type="application/json")
+routes = [Route("/api/v1/download", download), Route("/api/v1/search", search)]
+uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=int(sys.argv[1]),
+            log_level="warning", server_header=False)
 """
+#: Simulated client addresses (``X-Forwarded-For`` from a trusted 127.0.0.1): a registry
+#: has many clients, each far below its limit; one address would hit its limit at once.
+ADDRESSES = 4096
 
 
 def free_port() -> int:
@@ -161,9 +168,11 @@ def load(
                     budget[0] -= 1
                 turn += 1
                 url = urls[turn % len(urls)] + make_path(rng)
+                address = f"10.{rng.randrange(16)}.{rng.randrange(16)}.{rng.randrange(16)}"
                 started = time.perf_counter()
                 try:
-                    ok = client.get(url).status_code == 200
+                    answer = client.get(url, headers={"X-Forwarded-For": address})
+                    ok = answer.status_code == 200
                 except httpx.HTTPError:
                     ok = False
                 mine.append(time.perf_counter() - started)
@@ -189,6 +198,45 @@ def load(
     }
 
 
+def start_replica(
+    db_url: str, blobs: str, search: str, limits: str, env: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], str]:
+    """One ``registry serve`` process, its search index built; rate limits off or default."""
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "skillbook",
+        "registry",
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        db_url,
+        "--blobs",
+        blobs,
+        "--search",
+        search,
+        "--forwarded-allow-ips",
+        "127.0.0.1",
+    ]
+    if limits == "off":
+        argv += ["--limit", "read.ip=0", "--limit", "download.ip=0"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    wait(url + "/healthz", proc)
+    httpx.get(url + "/api/v1/search?q=warm", timeout=120)  # build the index once
+    return proc, url
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(15)
+    procs.clear()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skills", type=int, default=300)
@@ -197,6 +245,15 @@ def main() -> None:
     parser.add_argument("--max-requests", type=int, default=50_000)
     parser.add_argument("--search", choices=["bm25", "hybrid"], default="bm25")
     parser.add_argument("--db", help="database URL (default: a SQLite file in a temp folder)")
+    parser.add_argument(
+        "--limits",
+        choices=["off", "on", "both"],
+        default="both",
+        help="rate limits off, at their defaults, or both (default)",
+    )
+    parser.add_argument(
+        "--replicas", type=int, nargs="+", default=[1, 2], help="replica counts to measure"
+    )
     parser.add_argument("--quick", action="store_true", help="50 skills, 1.5 s per measurement")
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
@@ -223,93 +280,87 @@ def main() -> None:
     def search_again(r: random.Random) -> str:
         return "/api/v1/search?q=" + r.choice(popular).replace(" ", "+")
 
+    limit_modes = ["off", "on"] if args.limits == "both" else [args.limits]
     rows: list[dict[str, Any]] = []
     procs: list[subprocess.Popen[bytes]] = []
+    floors: dict[str, float] = {}
     try:
+        # The floor answers with the registry's own bytes: one skill's archive and one
+        # search answer, fetched from a replica, so only the work around them differs.
+        proc, url = start_replica(db_url, blobs, args.search, "off", env)
+        procs.append(proc)
+        sample_zip = root / "sample.zip"
+        sample_zip.write_bytes(httpx.get(url + download(random.Random(1))).content)
+        sample_json = root / "sample.json"
+        sample_json.write_bytes(httpx.get(url + search_again(random.Random(1))).content)
+        stop(procs)
         port = free_port()
         floor = subprocess.Popen(
-            [sys.executable, "-c", FLOOR_APP, str(port), "700"],
+            [sys.executable, "-c", FLOOR_APP, str(port), str(sample_zip), str(sample_json)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         procs.append(floor)
-        wait(f"http://127.0.0.1:{port}/", floor)
-        floor_row = {
-            "replicas": 1,
-            "workload": "floor",
-            **load(
+        wait(f"http://127.0.0.1:{port}/api/v1/download", floor)
+        for name, path in (("download", download), ("search", search_again)):
+            measured = load(
                 [f"http://127.0.0.1:{port}"],
-                download,
+                path,
                 args.seconds,
                 args.concurrency,
                 args.max_requests,
-            ),
-        }
-        rows.append(floor_row)
-        floor.terminate()
-        floor.wait(10)
-        urls: list[str] = []
-        for replicas in (1, 2):
-            while len(urls) < replicas:
-                port = free_port()
-                argv = [
-                    sys.executable,
-                    "-m",
-                    "skillbook",
-                    "registry",
-                    "serve",
-                    "--port",
-                    str(port),
-                    "--db",
-                    db_url,
-                    "--blobs",
-                    blobs,
-                    "--search",
-                    args.search,
-                    "--limit",
-                    "read.ip=0",
-                    "--limit",
-                    "download.ip=0",
-                ]
-                proc = subprocess.Popen(
-                    argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-                )
-                procs.append(proc)
-                url = f"http://127.0.0.1:{port}"
-                wait(url + "/healthz", proc)
-                httpx.get(url + "/api/v1/search?q=warm", timeout=120)  # build the index once
-                urls.append(url)
-            for name, path in (
-                ("download", download),
-                ("search", search),
-                ("search-20", search_again),
-            ):
-                rows.append(
-                    {
-                        "replicas": replicas,
-                        "workload": name,
-                        **load(urls, path, args.seconds, args.concurrency, args.max_requests),
-                    }
-                )
+            )
+            rows.append({"replicas": 1, "limits": "-", "workload": f"floor-{name}", **measured})
+            floors[name] = measured["rps"] or 1.0
+        stop(procs)
+        for limits in limit_modes:
+            urls: list[str] = []
+            for replicas in args.replicas:
+                while len(urls) < replicas:
+                    proc, url = start_replica(db_url, blobs, args.search, limits, env)
+                    procs.append(proc)
+                    urls.append(url)
+                for name, path in (
+                    ("download", download),
+                    ("search", search),
+                    ("search-20", search_again),
+                ):
+                    measured = load(urls, path, args.seconds, args.concurrency, args.max_requests)
+                    rows.append(
+                        {"replicas": replicas, "limits": limits, "workload": name, **measured}
+                    )
+            stop(procs)
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(15)
-    floor_rps = rows[0]["rps"] or 1.0
+        stop(procs)
     print(
         f"\nskillbook registry load ({args.skills} skills, {args.concurrency} clients, "
-        f"{args.seconds:g} s each, search={args.search}, db={db_url.split(':')[0]})"
+        f"{args.seconds:g} s each, search={args.search}, db={db_url.split(':')[0]}, "
+        f"load average {os.getloadavg()[0]:.2f})"
     )
     print(
-        f"{'workload':<10}{'replicas':>9}{'req/s':>10}{'p50 ms':>9}{'p95 ms':>9}"
+        f"{'workload':<14}{'limits':>7}{'replicas':>9}{'req/s':>10}{'p50 ms':>9}{'p95 ms':>9}"
         f"{'errors':>8}{'vs floor':>10}"
     )
     for r in rows:
+        base = floors["download" if r["workload"].endswith("download") else "search"]
+        r["vs_floor"] = r["rps"] / base
         print(
-            f"{r['workload']:<10}{r['replicas']:>9}{r['rps']:>10.0f}{r['p50_ms']:>9.1f}"
-            f"{r['p95_ms']:>9.1f}{r['errors']:>8}{r['rps'] / floor_rps:>10.2f}"
+            f"{r['workload']:<14}{r['limits']:>7}{r['replicas']:>9}{r['rps']:>10.0f}"
+            f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['errors']:>8}{r['vs_floor']:>10.2f}"
         )
+    if len(limit_modes) == 2:
+        for r in rows:
+            if r["limits"] == "on":
+                off = next(
+                    o
+                    for o in rows
+                    if o["limits"] == "off"
+                    and (o["workload"], o["replicas"]) == (r["workload"], r["replicas"])
+                )
+                print(
+                    f"limits on/off  {r['workload']:<10} {r['replicas']} replica(s): "
+                    f"{r['rps'] / (off['rps'] or 1.0):.2f}"
+                )
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     suffix = "-quick" if args.quick else ""
