@@ -22,12 +22,13 @@ from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.models import Skill
+from skillbook.distribution.hub.models import RateCounter, Skill
 from skillbook.distribution.hub.ratelimit import RateLimiter
 from skillbook.distribution.hub.routes_read import IMMUTABLE, REVALIDATE
 from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
 from .helpers import BASE, make_skill, publish
+from .processes import Postgres, unavailable
 
 DOWNLOAD = "/api/v1/download"
 
@@ -199,9 +200,8 @@ def test_unbatched_downloads_are_counted_in_their_request(
     hub.close()
 
 
-def test_batched_rate_limits_count_together_once_flushed(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'rl.sqlite3'}"
-    one, two = Database.open(url), Database.open(url)
+def _limiters_share_counts_once_flushed(url: str) -> None:
+    one, two = Database.open(url), Database.open(url, migrate_schema=False)
     limits = RateLimits(read_per_ip=10, window_seconds=60)
     a, b = RateLimiter(one, limits, batched=True), RateLimiter(two, limits, batched=True)
     now = 1_800_000_000.0
@@ -226,5 +226,26 @@ def test_batched_rate_limits_count_together_once_flushed(tmp_path: Path) -> None
     # A new window starts from zero, and the flush sweeps windows nobody reads.
     assert a.hit("read", "10.0.0.1", token=False, now=now + 120) is not None
     a.flush(now + 120)
+    with one.session() as session:
+        assert set(session.execute(select(RateCounter.window)).scalars()) == {
+            int((now + 120) // 60)
+        }
     one.close()
     two.close()
+
+
+def test_batched_rate_limits_count_together_once_flushed(tmp_path: Path) -> None:
+    _limiters_share_counts_once_flushed(f"sqlite:///{tmp_path / 'rl.sqlite3'}")
+
+
+@pytest.mark.subprocess
+def test_batched_rate_limits_count_together_on_postgresql() -> None:
+    # The flush is one multi-row upsert per chunk; PostgreSQL spells it the same way.
+    try:
+        pg = Postgres()
+    except FileNotFoundError as exc:
+        unavailable(str(exc))
+    try:
+        _limiters_share_counts_once_flushed(pg.url)
+    finally:
+        pg.stop()

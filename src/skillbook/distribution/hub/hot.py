@@ -25,9 +25,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
-from sqlalchemy import update
+from sqlalchemy import Table, bindparam, update
 
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.models import Skill
@@ -175,13 +175,15 @@ class DownloadCounter:
         if not taken:
             return 0
         try:
-            with self._db.session() as session:
-                for skill_id, n in sorted(taken.items()):
-                    session.execute(
-                        update(Skill)
-                        .where(Skill.id == skill_id)
-                        .values(downloads=Skill.downloads + n)
-                    )
+            # One statement run for every skill (executemany), in one transaction.
+            skills = cast(Table, Skill.__table__)
+            stmt = (
+                update(skills)
+                .where(skills.c.id == bindparam("skill_id"))
+                .values(downloads=skills.c.downloads + bindparam("n"))
+            )
+            with self._db.engine.begin() as conn:
+                conn.execute(stmt, [{"skill_id": k, "n": n} for k, n in sorted(taken.items())])
         except Exception:
             # Kept for the next flush rather than lost (the database may be back by then).
             with self._lock:

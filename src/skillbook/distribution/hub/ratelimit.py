@@ -30,6 +30,8 @@ from skillbook.distribution.hub.server_config import RateLimits
 __all__ = ["KINDS", "RateDecision", "RateLimiter"]
 
 KINDS: Final = ("read", "download", "write")
+#: Rows per upsert statement of a flush (3 parameters each, far below SQLite's limit).
+_CHUNK: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,14 @@ class RateLimiter:
             set_={"count": RateCounter.count + n},
         ).returning(RateCounter.count)
 
+    def _upsert_many(self, rows: list[dict[str, Any]]) -> Any:
+        dialect = postgresql if self._db.backend == "postgresql" else sqlite
+        stmt = dialect.insert(RateCounter).values(rows)
+        return stmt.on_conflict_do_update(
+            index_elements=[RateCounter.key, RateCounter.window],
+            set_={"count": RateCounter.count + stmt.excluded.count},
+        ).returning(RateCounter.key, RateCounter.window, RateCounter.count)
+
     def hit(
         self, kind: str, subject: str, *, token: bool, now: float | None = None
     ) -> RateDecision | None:
@@ -127,12 +137,18 @@ class RateLimiter:
             return 0
         totals: list[tuple[str, int, int]] = []
         try:
-            with self._db.session() as session:
-                for key, window, n in taken:
-                    total = int(session.execute(self._upsert(key, window, n)).scalar_one())
-                    totals.append((key, window, total))
+            # One multi-row upsert per chunk: a flush costs a few statements, not one
+            # per client address.
+            with self._db.engine.begin() as conn:
+                for start in range(0, len(taken), _CHUNK):
+                    rows = [
+                        {"key": k, "window": w, "count": n}
+                        for k, w, n in taken[start : start + _CHUNK]
+                    ]
+                    result = conn.execute(self._upsert_many(rows))
+                    totals.extend((str(k), int(w), int(c)) for k, w, c in result)
                 if sweep:
-                    session.execute(delete(RateCounter).where(RateCounter.window < current - 1))
+                    conn.execute(delete(RateCounter).where(RateCounter.window < current - 1))
         except Exception:
             with self._lock:
                 for key, window, n in taken:
