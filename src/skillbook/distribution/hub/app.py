@@ -142,7 +142,7 @@ def create_app(settings: HubSettings, *, hub: Hub | None = None, migrate: bool =
             # Counts still in memory reach the database before the process ends.
             await run_in_threadpool(opened.flusher.stop)
             if hub is None:
-                opened.db.close()
+                opened.close()
 
     # The web pages share the process and port; their routes come after the API's.
     app = Starlette(

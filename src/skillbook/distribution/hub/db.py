@@ -27,6 +27,7 @@ CATALOG_CHANGED: Final = "skillbook.catalog_changed"
 #: Any constant: the advisory lock the migration of a PostgreSQL database holds.
 _MIGRATION_LOCK: Final = 0x5B1B00C
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
+_GENERATION: Final = select(CatalogState.generation).where(CatalogState.id == 1)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -108,10 +109,9 @@ class Database:
 
     def generation(self) -> int:
         """The catalog generation: search rebuilds when it differs from what it saw."""
-        with self._sessions() as session:
-            value = session.execute(
-                select(CatalogState.generation).where(CatalogState.id == 1)
-            ).scalar_one_or_none()
+        # A plain connection, no ORM session: every process asks several times a second.
+        with self.engine.connect() as conn:
+            value = conn.execute(_GENERATION).scalar_one_or_none()
         return int(value or 0)
 
     @property

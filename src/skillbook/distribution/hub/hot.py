@@ -53,7 +53,12 @@ RESOLVED_ENTRIES: Final = 8192
 
 
 class CatalogWatch:
-    """The catalog generation, re-read when older than the poll delay or after a local change."""
+    """The catalog generation, re-read when older than the poll delay or after a local change.
+
+    Once a server answers requests (:meth:`start`), a daemon thread re-reads it four
+    times per poll delay, so the event loop finds it fresh and answers from memory; the
+    delay bounds how stale it can be either way.
+    """
 
     def __init__(self, db: Database, poll_seconds: float) -> None:
         self._db = db
@@ -63,6 +68,8 @@ class CatalogWatch:
         self._read_at = -math.inf
         #: Bumped by every local change: a read that started before it is not trusted.
         self._epoch = 0
+        self._thread: threading.Thread | None = None
+        self._stopped = threading.Event()
         db.on_catalog_change(self.expire)
 
     def expire(self) -> None:
@@ -79,8 +86,9 @@ class CatalogWatch:
     def current(self) -> int:
         """The generation, read from the database when :meth:`fresh` has none (blocking)."""
         known = self.fresh()
-        if known is not None:
-            return known
+        return known if known is not None else self.refresh()
+
+    def refresh(self) -> int:
         with self._lock:
             epoch = self._epoch
         # The moment before the read: a change committed elsewhere after it shows within
@@ -91,6 +99,30 @@ class CatalogWatch:
             if epoch == self._epoch:
                 self._generation, self._read_at = generation, started
         return generation
+
+    def start(self) -> None:
+        """Keep the generation fresh from a daemon thread (idempotent; no-op at delay 0)."""
+        if self._thread is not None or self._poll <= 0 or self._stopped.is_set():
+            return
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._poll_forever, name="skillbook-hub-generation", daemon=True
+                )
+                self._thread.start()
+
+    def _poll_forever(self) -> None:
+        while not self._stopped.wait(self._poll / 4):
+            try:
+                self.refresh()
+            except Exception as exc:  # the next request reads it itself, and reports
+                log.warning("registry: reading the catalog generation failed: %s", exc)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=10)
 
 
 class BlobCache:

@@ -96,6 +96,7 @@ class Hub:
 
     def close(self) -> None:
         """Flush what is pending and release the database."""
+        self.watch.stop()
         self.flusher.stop()
         self.db.close()
 
@@ -235,6 +236,7 @@ def route(
         decision: RateDecision | None = None
         if hub.batched:
             hub.flusher.ensure_started()
+        hub.watch.start()
         try:
             if fast is not None and hub.batched and "authorization" not in request.headers:
                 decision = rate(request, hub, None)

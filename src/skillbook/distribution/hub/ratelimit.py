@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import delete
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from skillbook.distribution.hub.db import Database
@@ -30,8 +30,12 @@ from skillbook.distribution.hub.server_config import RateLimits
 __all__ = ["KINDS", "RateDecision", "RateLimiter"]
 
 KINDS: Final = ("read", "download", "write")
-#: Rows per upsert statement of a flush (3 parameters each, far below SQLite's limit).
+#: Keys per statement of a flush (far below SQLite's limit on parameters).
 _CHUNK: Final = 500
+_TOTALS: Final = select(RateCounter.key, RateCounter.window, RateCounter.count).where(
+    RateCounter.key.in_(bindparam("keys", expanding=True)),
+    RateCounter.window.in_(bindparam("windows", expanding=True)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +91,16 @@ class RateLimiter:
             set_={"count": RateCounter.count + n},
         ).returning(RateCounter.count)
 
-    def _upsert_many(self, rows: list[dict[str, Any]]) -> Any:
+    def _add_many(self) -> Any:
+        """One upsert run for every row (executemany): compiled once, whatever the batch."""
         dialect = postgresql if self._db.backend == "postgresql" else sqlite
-        stmt = dialect.insert(RateCounter).values(rows)
+        stmt = dialect.insert(RateCounter).values(
+            key=bindparam("k"), window=bindparam("w"), count=bindparam("n")
+        )
         return stmt.on_conflict_do_update(
             index_elements=[RateCounter.key, RateCounter.window],
             set_={"count": RateCounter.count + stmt.excluded.count},
-        ).returning(RateCounter.key, RateCounter.window, RateCounter.count)
+        )
 
     def hit(
         self, kind: str, subject: str, *, token: bool, now: float | None = None
@@ -137,16 +144,20 @@ class RateLimiter:
             return 0
         totals: list[tuple[str, int, int]] = []
         try:
-            # One multi-row upsert per chunk: a flush costs a few statements, not one
-            # per client address.
+            # Two statements per chunk however many clients: add the counts, read the totals.
             with self._db.engine.begin() as conn:
                 for start in range(0, len(taken), _CHUNK):
-                    rows = [
-                        {"key": k, "window": w, "count": n}
-                        for k, w, n in taken[start : start + _CHUNK]
-                    ]
-                    result = conn.execute(self._upsert_many(rows))
-                    totals.extend((str(k), int(w), int(c)) for k, w, c in result)
+                    chunk = taken[start : start + _CHUNK]
+                    conn.execute(self._add_many(), [{"k": k, "w": w, "n": n} for k, w, n in chunk])
+                    wanted = {(k, w) for k, w, _ in chunk}
+                    rows = conn.execute(
+                        _TOTALS,
+                        {
+                            "keys": [k for k, _, _ in chunk],
+                            "windows": list({w for _, w, _ in chunk}),
+                        },
+                    )
+                    totals.extend((str(k), int(w), int(c)) for k, w, c in rows if (k, w) in wanted)
                 if sweep:
                     conn.execute(delete(RateCounter).where(RateCounter.window < current - 1))
         except Exception:

@@ -113,7 +113,7 @@ class HubSettings:
     flush_seconds: float = 1.0
     #: Another process's publish, hide or delete reaches this process's cached answers
     #: (resolved downloads, search answers) within this delay; this process's own at once.
-    catalog_poll_seconds: float = 0.1
+    catalog_poll_seconds: float = 0.5
     #: Memory for the bytes of small archives and files (content-addressed, never stale).
     blob_cache_bytes: int = 64 * MIB
 
