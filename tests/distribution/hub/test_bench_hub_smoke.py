@@ -28,6 +28,8 @@ def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
             "--replicas",
             "1",
             "2",
+            "--rounds",
+            "1",
             "--out",
             str(tmp_path),
         ],
