@@ -424,16 +424,25 @@ def main() -> None:
         f"db={db_url.split(':')[0]}, "
         f"load average {os.getloadavg()[0]:.2f})"
     )
+    # The median round, and the best one: on a shared machine the best round is the
+    # one the other load disturbed least.
+    floor_best = {
+        "download": max(rows[0]["rounds_rps"]) or 1.0,
+        "search": max(rows[1]["rounds_rps"]) or 1.0,
+    }
     print(
-        f"{'workload':<14}{'limits':>7}{'replicas':>9}{'req/s':>10}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'errors':>8}{'vs floor':>10}"
+        f"{'workload':<14}{'limits':>7}{'replicas':>9}{'req/s':>8}{'p50 ms':>8}{'p95 ms':>8}"
+        f"{'errors':>7}{'vs floor':>9}{'best':>7}{'vs best':>8}"
     )
     for r in rows:
-        base = floors["download" if r["workload"].endswith("download") else "search"]
-        r["vs_floor"] = r["rps"] / base
+        kind = "download" if r["workload"].endswith("download") else "search"
+        r["best_rps"] = max(r["rounds_rps"])
+        r["vs_floor"] = r["rps"] / floors[kind]
+        r["best_vs_floor"] = r["best_rps"] / floor_best[kind]
         print(
-            f"{r['workload']:<14}{r['limits']:>7}{r['replicas']:>9}{r['rps']:>10.0f}"
-            f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['errors']:>8}{r['vs_floor']:>10.2f}"
+            f"{r['workload']:<14}{r['limits']:>7}{r['replicas']:>9}{r['rps']:>8.0f}"
+            f"{r['p50_ms']:>8.1f}{r['p95_ms']:>8.1f}{r['errors']:>7}{r['vs_floor']:>9.2f}"
+            f"{r['best_rps']:>7.0f}{r['best_vs_floor']:>8.2f}"
         )
     if len(limit_modes) == 2:
         for r in rows:
@@ -446,7 +455,8 @@ def main() -> None:
                 )
                 print(
                     f"limits on/off  {r['workload']:<10} {r['replicas']} replica(s): "
-                    f"{r['rps'] / (off['rps'] or 1.0):.2f}"
+                    f"median {r['rps'] / (off['rps'] or 1.0):.2f}, "
+                    f"best {r['best_rps'] / (off['best_rps'] or 1.0):.2f}"
                 )
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
