@@ -126,6 +126,12 @@ def registry_cmd() -> None:
     help="How often each process adds its download and rate-limit counts to the database "
     "(replicas count together within this delay; 0 = in every request, exact but slower).",
 )
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="Log a line per request (uvicorn's access log).",
+)
 @click.pass_obj
 def serve_cmd(
     obj: Context,
@@ -144,6 +150,7 @@ def serve_cmd(
     quota_mb: int,
     sweep_seconds: int,
     flush_seconds: float,
+    access_log: bool,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API and its web pages) until interrupted."""
     from skillbook.distribution.hub.server_config import MIB, Housekeeping, RateLimits
@@ -176,7 +183,13 @@ def serve_cmd(
     click.echo(f"skillbook registry: http://{host}:{port} (workers: {workers})", err=True)
     serve(
         settings,
-        Listen(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips),
+        Listen(
+            host=host,
+            port=port,
+            workers=workers,
+            forwarded_allow_ips=forwarded_allow_ips,
+            access_log=access_log,
+        ),
     )
 
 
