@@ -10,8 +10,7 @@ shared database in batches, and replicas' counts add up once flushed.
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,19 +27,10 @@ from skillbook.distribution.hub.routes_read import IMMUTABLE, REVALIDATE
 from skillbook.distribution.hub.server import Listen, uvicorn_options
 from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
-from .helpers import BASE, make_skill, publish
+from .helpers import BASE, eventually, make_skill, publish
 from .processes import Postgres, unavailable
 
 DOWNLOAD = "/api/v1/download"
-
-
-def _until(check: Callable[[], bool], what: str, limit: float = 20.0) -> None:
-    """Poll ``check`` (a bounded wait for a background flush; nothing is timed)."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.02)
 
 
 def _downloads(db: Database, slug: str) -> int:
@@ -138,7 +128,7 @@ def test_another_replica_follows_a_change_within_its_poll_delay(
             # The change is made by another process's connection (this hub's own).
             with hub.db.session() as session:
                 catalog.delete_skill(session, published, None, actor="root", reason="gone")
-            _until(
+            eventually(
                 lambda: replica.get(DOWNLOAD, params=params).status_code == 404,
                 "the replica stops serving a deleted skill",
             )
@@ -168,7 +158,7 @@ def test_two_replicas_download_counts_add_up_after_the_flush_delay(
         for i in range(10):
             answer = (a, b)[i % 2].get(DOWNLOAD, params={"slug": "weather", "version": "1.0.0"})
             assert answer.status_code == 200
-        _until(lambda: _downloads(one.db, "weather") == 10, "both replicas' counts flushed")
+        eventually(lambda: _downloads(one.db, "weather") == 10, "both replicas' counts flushed")
         stats = b.get("/api/v1/skills/weather").json()["skill"]["stats"]
         assert stats["downloads"] == 10
 
