@@ -4,7 +4,9 @@
 (database engine, blob store, search cache, rate limiter). ``app_from_env`` is the
 factory uvicorn workers import: the serving process passes the settings in
 ``SKILLBOOK_HUB_SETTINGS`` as JSON, so every worker builds the same app. No route
-keeps state of its own: two processes on one database and one blob store answer alike.
+keeps state of its own beyond caches and counts not yet flushed
+(:mod:`skillbook.distribution.hub.hot`): two processes on one database and one blob
+store answer alike, within the stated catalog-poll and flush delays; shutdown flushes.
 The web pages (:mod:`skillbook.distribution.hub.web`) come after the API routes, and
 every answer gets the security headers of :class:`~skillbook.distribution.hub.web.SecurityHeaders`.
 Each process sweeps the store at start-up and periodically

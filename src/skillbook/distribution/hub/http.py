@@ -3,7 +3,9 @@
 Input: a Starlette request and the process's :class:`Hub`. Output: the response of
 the route, with ``RateLimit-*`` headers, or a short plain-text error (the clawhub CLI
 shows the body; ``Skill not found``-style texts are what it recognises). Database
-work runs in the thread pool: the handlers are plain functions.
+work runs in the thread pool: the handlers are plain functions. A route may also have
+a fast handler that answers an anonymous request from memory in the event loop
+(a download or search this process answered before, in the current generation).
 """
 
 from __future__ import annotations
