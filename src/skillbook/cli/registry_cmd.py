@@ -116,6 +116,22 @@ def registry_cmd() -> None:
     metavar="SECONDS",
     help="How often each process removes leftovers and expired uploads (0 = at start only).",
 )
+@click.option(
+    "--flush-every",
+    "flush_seconds",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often each process adds its download and rate-limit counts to the database "
+    "(replicas count together within this delay; 0 = in every request, exact but slower).",
+)
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="Log a line per request (uvicorn's access log).",
+)
 @click.pass_obj
 def serve_cmd(
     obj: Context,
@@ -133,6 +149,8 @@ def serve_cmd(
     upload_ttl_hours: float,
     quota_mb: int,
     sweep_seconds: int,
+    flush_seconds: float,
+    access_log: bool,
 ) -> None:
     """Serve the registry (the ClawHub HTTP API and its web pages) until interrupted."""
     from skillbook.distribution.hub.server_config import MIB, Housekeeping, RateLimits
@@ -158,13 +176,20 @@ def serve_cmd(
         housekeeping=Housekeeping(
             quota_bytes_per_token=quota_mb * MIB, sweep_seconds=sweep_seconds
         ),
+        flush_seconds=flush_seconds,
     )
     from skillbook.distribution.hub.server import Listen, serve
 
     click.echo(f"skillbook registry: http://{host}:{port} (workers: {workers})", err=True)
     serve(
         settings,
-        Listen(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips),
+        Listen(
+            host=host,
+            port=port,
+            workers=workers,
+            forwarded_allow_ips=forwarded_allow_ips,
+            access_log=access_log,
+        ),
     )
 
 

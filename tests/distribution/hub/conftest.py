@@ -43,7 +43,7 @@ def hub_settings(tmp_path: Path) -> HubSettings:
 def hub(hub_settings: HubSettings) -> Iterator[Hub]:
     opened = Hub.open(hub_settings)
     yield opened
-    opened.db.close()
+    opened.close()
 
 
 @pytest.fixture

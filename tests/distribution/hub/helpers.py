@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -45,6 +46,16 @@ def fresh_rate_window(needed: float, span: int = 60) -> None:
     left = span - time.time() % span
     if left < needed:
         time.sleep(left + 0.05)
+
+
+def eventually(check: Callable[[], bool], what: str, limit: float = 20.0) -> None:
+    """Poll ``check`` until it holds: a bounded wait for a delay the registry states
+    (a replica's catalog poll, a counter flush); nothing is timed."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.02)
 
 
 def publish(client: HttpClient, token: str, folder: Path, **options: object) -> PublishOutcome:

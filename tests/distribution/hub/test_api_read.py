@@ -9,6 +9,8 @@ from pathlib import Path
 from factories import write_skill
 from starlette.testclient import TestClient
 
+from skillbook.distribution.hub.http import Hub
+
 from .helpers import make_skill, publish
 
 
@@ -105,7 +107,7 @@ def test_versions_version_detail_and_files(client: TestClient, token: str, tmp_p
 
 
 def test_download_is_a_flat_zip_and_version_wins_over_tag(
-    client: TestClient, token: str, tmp_path: Path
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
 ) -> None:
     folder = _two_file_skill(tmp_path)
     publish(client, token, folder)
@@ -128,6 +130,7 @@ def test_download_is_a_flat_zip_and_version_wins_over_tag(
         == 404
     )
     assert client.get("/api/v1/download", params={"slug": "ghost"}).text == "Skill not found"
+    hub.flush()  # counts reach the database in batches (hub.md "Counting")
     assert client.get("/api/v1/skills/weather").json()["skill"]["stats"]["downloads"] == 3
 
 

@@ -25,6 +25,11 @@ def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
             "0.4",
             "--concurrency",
             "2",
+            "--replicas",
+            "1",
+            "2",
+            "--rounds",
+            "1",
             "--out",
             str(tmp_path),
         ],
@@ -37,9 +42,15 @@ def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
     assert "skillbook registry load" in proc.stdout
     (result,) = tmp_path.glob("bench_hub-*.json")
     rows = json.loads(result.read_text())["rows"]
-    seen = {(r["workload"], r["replicas"]) for r in rows}
+    seen = {(r["workload"], r["limits"], r["replicas"]) for r in rows}
     assert seen == {
-        ("floor", 1),
-        *((w, n) for w in ("download", "search", "search-20") for n in (1, 2)),
+        ("floor-download", "-", 1),
+        ("floor-search", "-", 1),
+        *(
+            (w, limits, n)
+            for w in ("download", "search", "search-20")
+            for limits in ("off", "on")
+            for n in (1, 2)
+        ),
     }
     assert all(r["requests"] > 0 and r["errors"] == 0 for r in rows)

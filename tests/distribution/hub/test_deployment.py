@@ -73,6 +73,10 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
                 "read.ip=40",
                 "--forwarded-allow-ips",
                 "127.0.0.1",
+                # Counts written in every request: exact across replicas at once (the
+                # batched default is checked in test_counters.py).
+                "--flush-every",
+                "0",
             )
             started.append(proc)
             urls.append(url)

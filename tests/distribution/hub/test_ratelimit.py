@@ -1,4 +1,7 @@
-"""Rate limits per client address and per token, shared through the database."""
+"""Rate limits per client address and per token, shared through the database.
+
+Batched counting across replicas (the default) is in test_counters.py.
+"""
 
 from __future__ import annotations
 

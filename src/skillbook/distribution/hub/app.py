@@ -4,7 +4,9 @@
 (database engine, blob store, search cache, rate limiter). ``app_from_env`` is the
 factory uvicorn workers import: the serving process passes the settings in
 ``SKILLBOOK_HUB_SETTINGS`` as JSON, so every worker builds the same app. No route
-keeps state of its own: two processes on one database and one blob store answer alike.
+keeps state of its own beyond caches and counts not yet flushed
+(:mod:`skillbook.distribution.hub.hot`): two processes on one database and one blob
+store answer alike, within the stated catalog-poll and flush delays; shutdown flushes.
 The web pages (:mod:`skillbook.distribution.hub.web`) come after the API routes, and
 every answer gets the security headers of :class:`~skillbook.distribution.hub.web.SecurityHeaders`.
 Each process sweeps the store at start-up and periodically
@@ -27,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from skillbook.distribution.hub.housekeeping import Housekeeper, sweep_forever, sweep_logged
 from skillbook.distribution.hub.http import Hub, route
+from skillbook.distribution.hub.routes_read import FAST_HANDLERS as F
 from skillbook.distribution.hub.routes_read import READ_HANDLERS as R
 from skillbook.distribution.hub.routes_write import WRITE_HANDLERS as W
 from skillbook.distribution.hub.server_config import HubSettings
@@ -54,10 +57,10 @@ def _routes() -> list[BaseRoute]:
         Route("/healthz", _health, methods=["GET"]),
         route("/.well-known/clawhub.json", R["well_known"]),
         route("/.well-known/clawdhub.json", R["well_known"]),
-        route("/api/v1/search", R["search"]),
+        route("/api/v1/search", R["search"], fast=F["search"]),
         route("/api/v1/trending", R["trending"]),
         route("/api/v1/resolve", R["resolve"]),
-        route("/api/v1/download", R["download"], kind="download"),
+        route("/api/v1/download", R["download"], kind="download", fast=F["download"]),
         route("/api/v1/whoami", R["whoami"], auth=True),
         route(
             "/api/v1/skills/-/upload-url",
@@ -128,6 +131,7 @@ def create_app(settings: HubSettings, *, hub: Hub | None = None, migrate: bool =
 
         # What a crash left is removed before the first request, then swept periodically.
         await run_in_threadpool(sweep_logged, keeper)
+        opened.flusher.restart()
         interval = settings.housekeeping.sweep_seconds
         task = asyncio.create_task(sweep_forever(keeper, interval)) if interval > 0 else None
         try:
@@ -137,8 +141,10 @@ def create_app(settings: HubSettings, *, hub: Hub | None = None, migrate: bool =
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            # Counts still in memory reach the database before the process ends.
+            await run_in_threadpool(opened.flusher.stop)
             if hub is None:
-                opened.db.close()
+                opened.close()
 
     # The web pages share the process and port; their routes come after the API's.
     app = Starlette(

@@ -90,6 +90,14 @@ class FolderBlobStore:
         except HubNotFound:
             return False
 
+    def large_file(self, key: str, larger_than: int) -> Path | None:
+        """The blob's file when it holds more than ``larger_than`` bytes (to stream it)."""
+        try:
+            path = self._path(key)
+            return path if path.stat().st_size > larger_than else None
+        except (HubNotFound, OSError):
+            return None
+
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 

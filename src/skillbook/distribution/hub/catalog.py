@@ -16,6 +16,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from skillbook.distribution.hub import HubError, HubNotFound
+from skillbook.distribution.hub.db import CATALOG_CHANGED
 from skillbook.distribution.hub.models import (
     DELETED,
     HELD,
@@ -48,6 +49,8 @@ __all__ = [
 
 
 def bump_generation(session: Session) -> None:
+    # This process's caches expire once the change is committed (other replicas poll).
+    session.info[CATALOG_CHANGED] = True
     session.execute(
         update(CatalogState)
         .where(CatalogState.id == 1)

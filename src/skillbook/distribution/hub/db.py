@@ -9,7 +9,7 @@ start together migrate once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -22,9 +22,12 @@ from skillbook.distribution.hub.models import CatalogState
 
 __all__ = ["Database", "connect", "migrate"]
 
+#: Set in ``Session.info`` by a change of what search or downloads can see.
+CATALOG_CHANGED: Final = "skillbook.catalog_changed"
 #: Any constant: the advisory lock the migration of a PostgreSQL database holds.
 _MIGRATION_LOCK: Final = 0x5B1B00C
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
+_GENERATION: Final = select(CatalogState.generation).where(CatalogState.id == 1)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -70,6 +73,21 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._listeners: list[Callable[[], None]] = []
+        event.listen(self._sessions, "after_commit", self._after_commit)
+        event.listen(self._sessions, "after_rollback", self._after_rollback)
+
+    def on_catalog_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after this process commits a catalog change (caches expire)."""
+        self._listeners.append(listener)
+
+    def _after_commit(self, session: Session) -> None:
+        if session.info.pop(CATALOG_CHANGED, False):
+            for listener in self._listeners:
+                listener()
+
+    def _after_rollback(self, session: Session) -> None:
+        session.info.pop(CATALOG_CHANGED, None)
 
     @classmethod
     def open(cls, url: str, *, migrate_schema: bool = True) -> Database:
@@ -91,10 +109,9 @@ class Database:
 
     def generation(self) -> int:
         """The catalog generation: search rebuilds when it differs from what it saw."""
-        with self._sessions() as session:
-            value = session.execute(
-                select(CatalogState.generation).where(CatalogState.id == 1)
-            ).scalar_one_or_none()
+        # A plain connection, no ORM session: every process asks several times a second.
+        with self.engine.connect() as conn:
+            value = conn.execute(_GENERATION).scalar_one_or_none()
         return int(value or 0)
 
     @property

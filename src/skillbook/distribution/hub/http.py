@@ -3,7 +3,9 @@
 Input: a Starlette request and the process's :class:`Hub`. Output: the response of
 the route, with ``RateLimit-*`` headers, or a short plain-text error (the clawhub CLI
 shows the body; ``Skill not found``-style texts are what it recognises). Database
-work runs in the thread pool: the handlers are plain functions.
+work runs in the thread pool: the handlers are plain functions. A route may also have
+a fast handler that answers an anonymous request from memory in the event loop
+(a download or search this process answered before, in the current generation).
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from starlette.routing import Route
 from skillbook.distribution.hub import HttpError, HubError
 from skillbook.distribution.hub.blobs import BlobStore, open_blob_store
 from skillbook.distribution.hub.db import Database
+from skillbook.distribution.hub.hot import (
+    BlobCache,
+    CatalogWatch,
+    DownloadCounter,
+    Flusher,
+    ResolvedDownloads,
+)
 from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.distribution.hub.search import HubSearch
 from skillbook.distribution.hub.server_config import HubSettings
@@ -36,25 +45,62 @@ log = logging.getLogger("skillbook.distribution.hub")
 
 @dataclass
 class Hub:
-    """What one server process holds: connections and caches, never state of its own."""
+    """What one server process holds: connections, caches and counts not yet flushed.
+
+    The only state that is not a cache is what :attr:`flusher` has yet to write (at
+    most ``flush_seconds`` of download and rate-limit counts); shutdown flushes it.
+    """
 
     settings: HubSettings
     db: Database
     blobs: BlobStore
     search: HubSearch
     limiter: RateLimiter
+    watch: CatalogWatch
+    blob_cache: BlobCache
+    resolved: ResolvedDownloads
+    downloads: DownloadCounter
+    flusher: Flusher
 
     @classmethod
     def open(cls, settings: HubSettings, *, migrate: bool = True) -> Hub:
         db = Database.open(settings.database_url, migrate_schema=migrate)
         index = Path(settings.index_dir) if settings.index_dir else None
+        batched = settings.flush_seconds > 0
+        watch = CatalogWatch(db, settings.catalog_poll_seconds)
+        limiter = RateLimiter(db, settings.rate_limits, batched=batched)
+        flusher = Flusher(settings.flush_seconds, [])
+        downloads = DownloadCounter(db, batched=batched, wake=flusher.wake)
+        flusher.jobs.extend([downloads.flush, limiter.flush])
         return cls(
             settings=settings,
             db=db,
             blobs=open_blob_store(settings.blob_url),
-            search=HubSearch(db, backend=settings.search_backend, index_dir=index),
-            limiter=RateLimiter(db, settings.rate_limits),
+            search=HubSearch(
+                db, backend=settings.search_backend, index_dir=index, generation=watch.current
+            ),
+            limiter=limiter,
+            watch=watch,
+            blob_cache=BlobCache(settings.blob_cache_bytes),
+            resolved=ResolvedDownloads(),
+            downloads=downloads,
+            flusher=flusher,
         )
+
+    @property
+    def batched(self) -> bool:
+        """Counts go through memory: a request answered from caches needs no database."""
+        return self.settings.flush_seconds > 0
+
+    def flush(self) -> None:
+        """Write pending download and rate-limit counts now."""
+        self.flusher.flush()
+
+    def close(self) -> None:
+        """Flush what is pending and release the database."""
+        self.watch.stop()
+        self.flusher.stop()
+        self.db.close()
 
 
 @dataclass
@@ -142,6 +188,8 @@ async def _form(request: Request, settings: HubSettings) -> dict[str, Any]:
 
 
 Handler = Callable[[Ctx], Response]
+#: Answers from memory in the event loop, or None to let the handler answer in a thread.
+FastHandler = Callable[[Ctx], Response | None]
 
 
 def route(
@@ -153,15 +201,15 @@ def route(
     auth: bool = False,
     body_limit: Callable[[HubSettings], int] | None = None,
     multipart: bool = False,
+    fast: FastHandler | None = None,
 ) -> Route:
-    """A route whose handler runs after auth, the rate limit and the body limit."""
+    """A route whose handler runs after auth, the rate limit and the body limit.
 
-    def admit(request: Request, hub: Hub) -> tuple[Caller | None, RateDecision | None]:
-        token = _bearer(request)
-        caller = None
-        if token is not None:
-            with hub.db.session() as session:
-                caller = authenticate(session, token)
+    With ``fast``, an anonymous request on a batching hub is admitted and, when the
+    answer is in memory, answered in the event loop: no thread, no database.
+    """
+
+    def rate(request: Request, hub: Hub, caller: Caller | None) -> RateDecision | None:
         if caller is not None:
             subject = caller.token_hash[:32]
         else:
@@ -175,12 +223,30 @@ def route(
             raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
         if auth and caller is None:
             raise HttpError(401, "Unauthorized", headers)
-        return caller, decision
+        return decision
+
+    def admit(request: Request, hub: Hub) -> tuple[Caller | None, RateDecision | None]:
+        token = _bearer(request)
+        caller = None
+        if token is not None:
+            with hub.db.session() as session:
+                caller = authenticate(session, token)
+        return caller, rate(request, hub, caller)
 
     async def endpoint(request: Request) -> Response:
         hub: Hub = request.app.state.hub
         decision: RateDecision | None = None
+        if hub.batched:
+            hub.flusher.ensure_started()
+        hub.watch.start()
         try:
+            if fast is not None and hub.batched and "authorization" not in request.headers:
+                decision = rate(request, hub, None)
+                ctx = Ctx(request=request, hub=hub, caller=None)
+                answer = fast(ctx)
+                response = answer if answer is not None else await run_in_threadpool(handler, ctx)
+                response.headers.update(ctx.headers)
+                return _with_limits(response, decision)
             caller, decision = await run_in_threadpool(admit, request, hub)
             body = b""
             form = multipart and request.headers.get("content-type", "").startswith("multipart/")
@@ -202,8 +268,12 @@ def route(
             response.headers.update(exc.headers)
         except HubError as exc:
             response = json(exc.body, exc.status) if exc.body else text(str(exc), exc.status)
-        if decision is not None and "RateLimit-Limit" not in response.headers:
-            response.headers.update(decision.headers())
-        return response
+        return _with_limits(response, decision)
 
     return Route(path, endpoint, methods=list(methods), name=handler.__name__)
+
+
+def _with_limits(response: Response, decision: RateDecision | None) -> Response:
+    if decision is not None and "RateLimit-Limit" not in response.headers:
+        response.headers.update(decision.headers())
+    return response

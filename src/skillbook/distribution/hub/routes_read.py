@@ -4,23 +4,35 @@ Each handler takes a :class:`~skillbook.distribution.hub.http.Ctx` and returns a
 shape of ``shapes``; unknown skills are ``404 Skill not found`` (the text the clawhub
 CLI recognises). Held and deleted versions are never listed or downloaded; their
 owner and admins can still read a held version's detail and scan.
+
+Archives and files are immutable bytes under their sha256: they carry a strong
+``ETag`` (the hash), ``If-None-Match`` is answered ``304``, and a URL that names the
+version is ``Cache-Control: immutable``. :data:`FAST_HANDLERS` answer a download or
+a search again from memory (the resolved archive and its bytes, the search body of
+the current catalog generation) without a thread or the database.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, selectinload
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 
 from skillbook.distribution.hub import HttpError, catalog, shapes
+from skillbook.distribution.hub.blobs import FolderBlobStore
+from skillbook.distribution.hub.hot import BLOB_CACHE_ITEM
 from skillbook.distribution.hub.http import Ctx, json
 from skillbook.distribution.hub.models import DELETED, HELD, PUBLISHED, Skill, Version
 
-__all__ = ["READ_HANDLERS"]
+__all__ = ["FAST_HANDLERS", "IMMUTABLE", "READ_HANDLERS", "REVALIDATE"]
 
 NOT_FOUND = "Skill not found"
+#: A URL that names the version always means the same bytes (a version is never replaced).
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+#: "Latest" or a tag can move: caches ask again (with the ETag, a 304 is cheap).
+REVALIDATE: Final = "no-cache"
 
 
 def _int(ctx: Ctx, name: str, default: int, low: int, high: int) -> int:
@@ -50,8 +62,23 @@ def well_known(ctx: Ctx) -> Response:
 def search(ctx: Ctx) -> Response:
     limit = _int(ctx, "limit", 25, 1, 200)
     query = ctx.query.get("q", "")
-    hits = ctx.hub.search.search(query, limit=limit, exact=ctx.query.get("mode") == "exact")
-    return json({"results": [shapes.search_row(h.entry, h.score) for h in hits]})
+    key, hits = ctx.hub.search.search_at(query, limit=limit, exact=ctx.query.get("mode") == "exact")
+    response = json({"results": [shapes.search_row(h.entry, h.score) for h in hits]})
+    ctx.hub.search.keep_body(key, bytes(response.body))
+    return response
+
+
+def search_fast(ctx: Ctx) -> Response | None:
+    """The body of the same search in the current generation, if this process made it."""
+    generation = ctx.hub.watch.fresh()
+    if generation is None:
+        return None
+    limit = _int(ctx, "limit", 25, 1, 200)
+    key = ctx.hub.search.answer_key(
+        generation, ctx.query.get("q", ""), limit, ctx.query.get("mode") == "exact"
+    )
+    body = ctx.hub.search.body(key)
+    return None if body is None else Response(body, media_type="application/json")
 
 
 def trending(ctx: Ctx) -> Response:
@@ -166,7 +193,34 @@ def file(ctx: Ctx) -> Response:
         if entry is None:
             raise HttpError(404, "File not found")
         key, ctype = entry.sha256, entry.content_type
-    return Response(ctx.hub.blobs.get(key), media_type=ctype)
+    headers = _cache_headers(ctx, key)
+    if _not_modified(ctx, headers["ETag"]):
+        return Response(status_code=304, headers=headers)
+    return Response(_blob(ctx, key), media_type=ctype, headers=headers)
+
+
+def _cache_headers(ctx: Ctx, key: str) -> dict[str, str]:
+    immutable = bool(ctx.query.get("version"))
+    return {"ETag": f'"{key}"', "Cache-Control": IMMUTABLE if immutable else REVALIDATE}
+
+
+def _not_modified(ctx: Ctx, etag: str) -> bool:
+    """``If-None-Match`` names this ETag (weak comparison, as RFC 9110 asks for it)."""
+    header = ctx.request.headers.get("if-none-match")
+    if not header:
+        return False
+    wanted = etag.removeprefix("W/")
+    return any(
+        tag.strip() == "*" or tag.strip().removeprefix("W/") == wanted for tag in header.split(",")
+    )
+
+
+def _blob(ctx: Ctx, key: str) -> bytes:
+    cached = ctx.hub.blob_cache.get(key)
+    if cached is None:
+        cached = ctx.hub.blobs.get(key)
+        ctx.hub.blob_cache.put(key, cached)
+    return cached
 
 
 def moderation(ctx: Ctx) -> Response:
@@ -175,9 +229,17 @@ def moderation(ctx: Ctx) -> Response:
         return json({"moderation": shapes.moderation(latest, evidence=True)})
 
 
+def _download_key(ctx: Ctx) -> tuple[str, ...]:
+    q = ctx.query
+    return tuple(q.get(name) or "" for name in ("slug", "version", "tag", "ownerHandle"))
+
+
 def download(ctx: Ctx) -> Response:
     slug = ctx.query.get("slug") or ""
     owner, version = ctx.query.get("ownerHandle"), ctx.query.get("version")
+    # Read before the query: what is resolved is cached under a generation no newer
+    # than the state it saw.
+    generation = ctx.hub.watch.current()
     with ctx.hub.db.session() as session:
         found = catalog.exact_download(session, slug, version, owner) if version else None
         if found is not None and found[2] == PUBLISHED:
@@ -188,14 +250,45 @@ def download(ctx: Ctx) -> Response:
                 raise HttpError(404, NOT_FOUND)
             row = _requested(ctx, skill)
             skill_id, name, key, version = skill.id, skill.slug, row.archive_sha256, row.version
-        catalog.count_download(session, skill_id)
-    data = ctx.hub.blobs.get(key)
-    disposition = f'attachment; filename="{name}-{version}.zip"'
-    return Response(
-        data,
-        media_type="application/zip",
-        headers={"Content-Disposition": disposition, "ETag": f'"{key}"'},
-    )
+    assert version is not None
+    resolved = (skill_id, name, version, key)
+    ctx.hub.resolved.put(generation, _download_key(ctx), resolved)
+    return _archive(ctx, resolved)
+
+
+def download_fast(ctx: Ctx) -> Response | None:
+    """A download whose URL this process resolved in the current generation."""
+    generation = ctx.hub.watch.fresh()
+    if generation is None:
+        return None
+    resolved = ctx.hub.resolved.get(generation, _download_key(ctx))
+    if resolved is None:
+        return None
+    if ctx.hub.blob_cache.get(resolved[3]) is None and not _not_modified(ctx, f'"{resolved[3]}"'):
+        return None  # the bytes are in the store: read them in a thread
+    return _archive(ctx, resolved)
+
+
+def _archive(ctx: Ctx, resolved: tuple[int, str, str, str]) -> Response:
+    """The archive's bytes (or 304); a download is counted when bytes are sent."""
+    skill_id, name, version, key = resolved
+    headers = _cache_headers(ctx, key)
+    if _not_modified(ctx, headers["ETag"]):
+        return Response(status_code=304, headers=headers)
+    headers["Content-Disposition"] = f'attachment; filename="{name}-{version}.zip"'
+    data = ctx.hub.blob_cache.get(key)
+    if data is None:
+        store = ctx.hub.blobs
+        path = (
+            store.large_file(key, BLOB_CACHE_ITEM) if isinstance(store, FolderBlobStore) else None
+        )
+        if path is not None:
+            # Large archives stream from the file instead of sitting in memory.
+            ctx.hub.downloads.add(skill_id)
+            return FileResponse(path, media_type="application/zip", headers=headers)
+        data = _blob(ctx, key)
+    ctx.hub.downloads.add(skill_id)
+    return Response(data, media_type="application/zip", headers=headers)
 
 
 def resolve(ctx: Ctx) -> Response:
@@ -284,3 +377,5 @@ READ_HANDLERS = {
     "verify": verify,
     "whoami": whoami,
 }
+
+FAST_HANDLERS = {"search": search_fast, "download": download_fast}

@@ -8,9 +8,12 @@ zero) or the fused score reaches the selector's tuned threshold, so a query no s
 serves returns nothing rather than everything.
 
 The index is a cache, never state: before each search the process compares the
-catalog generation in the database with the one it indexed and rebuilds what
-changed (unchanged skills keep their documents and vectors). Any replica answers
-the same way after any other replica published.
+catalog generation (:class:`~skillbook.distribution.hub.hot.CatalogWatch`: read from
+the database within its poll delay, at once after a local change) with the one it
+indexed and rebuilds what changed (unchanged skills keep their documents and
+vectors). Answers, and the JSON bodies the route made of them, are cached per
+generation: a publish, hide or delete starts a new one, so no cached answer shows a
+version that is no longer visible.
 """
 
 from __future__ import annotations
@@ -72,8 +75,10 @@ class HubSearch:
         backend: str = "hybrid",
         index_dir: Path | None = None,
         embedders: Callable[[], dict[str, Any]] | None = None,
+        generation: Callable[[], int] | None = None,
     ) -> None:
         self._db = db
+        self._current_generation = generation or db.generation
         self.backend = backend
         self._index_dir = index_dir
         self._make_embedders = embedders or self._default_embedders
@@ -86,6 +91,8 @@ class HubSearch:
         self._exact: dict[str, list[Entry]] = {}
         #: Answers by (generation, query, limit, exact): a new generation misses them all.
         self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
+        #: The route's JSON bodies of those answers, by the same keys.
+        self._bodies: OrderedDict[tuple[int, str, int, bool], bytes] = OrderedDict()
         self.rebuilds = 0
 
     def _default_embedders(self) -> dict[str, Any]:
@@ -99,7 +106,7 @@ class HubSearch:
 
     def entries(self) -> tuple[Entry, ...]:
         """Every searchable skill, refreshed from the database when the catalog changed."""
-        generation = self._db.generation()
+        generation = self._current_generation()
         if generation == self._generation:
             return self._entries
         with self._lock:
@@ -161,21 +168,53 @@ class HubSearch:
 
     def search(self, query: str, *, limit: int = 25, exact: bool = False) -> list[Hit]:
         """Skills for ``query``; ``*`` or blank lists every skill, newest first."""
-        entries = self.entries()
-        text = query.strip()
-        limit = max(1, min(limit, 200))
-        key = (self._generation, text, limit, exact)
+        return self.search_at(query, limit=limit, exact=exact)[1]
+
+    @staticmethod
+    def answer_key(
+        generation: int, query: str, limit: int, exact: bool
+    ) -> tuple[int, str, int, bool]:
+        return (generation, query.strip(), max(1, min(limit, 200)), exact)
+
+    def search_at(
+        self, query: str, *, limit: int = 25, exact: bool = False
+    ) -> tuple[tuple[int, str, int, bool], list[Hit]]:
+        """:meth:`search` and the key its answer is cached under (its generation first)."""
+        entries, generation = self._entries_at()
+        key = self.answer_key(generation, query, limit, exact)
         with self._lock:
             cached = self._answers.get(key)
             if cached is not None:
                 self._answers.move_to_end(key)
-                return cached
-        hits = self._search(entries, text, limit, exact)
+                return key, cached
+        hits = self._search(entries, key[1], key[2], exact)
         with self._lock:
             self._answers[key] = hits
             while len(self._answers) > ANSWER_CACHE:
                 self._answers.popitem(last=False)
-        return hits
+        return key, hits
+
+    def _entries_at(self) -> tuple[tuple[Entry, ...], int]:
+        with self._lock:
+            known = self._entries, self._generation
+        if self._current_generation() == known[1]:
+            return known
+        self.entries()
+        with self._lock:
+            # Read together: another thread may have reloaded since.
+            return self._entries, self._generation
+
+    def body(self, key: tuple[int, str, int, bool]) -> bytes | None:
+        """The cached JSON body of an answer (no I/O: the event loop asks)."""
+        return self._bodies.get(key)
+
+    def keep_body(self, key: tuple[int, str, int, bool], body: bytes) -> None:
+        with self._lock:
+            if key[0] != self._generation:
+                return  # the catalog moved on while this answer was made
+            self._bodies[key] = body
+            while len(self._bodies) > ANSWER_CACHE:
+                self._bodies.popitem(last=False)
 
     def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
         if not text or text == "*":

@@ -106,9 +106,23 @@ class HubSettings:
     #: binary in the skill, a markdown image that carries data out are a reviewer's
     #: call, not something a registry serves to a team unseen.
     hold_severity: str = "high"
+    #: Download counts and rate-limit counts are kept in each process's memory and added
+    #: to the shared database this often (and on shutdown): replicas count together
+    #: within this delay. 0: every request writes its counts at once (exact across
+    #: replicas, slower).
+    flush_seconds: float = 1.0
+    #: Another process's publish, hide or delete reaches this process's cached answers
+    #: (resolved downloads, search answers) within this delay; this process's own at once.
+    catalog_poll_seconds: float = 0.5
+    #: Memory for the bytes of small archives and files (content-addressed, never stale).
+    blob_cache_bytes: int = 64 * MIB
 
     def __post_init__(self) -> None:
         Mode.of(self.validate_mode)
+        if self.flush_seconds < 0 or self.catalog_poll_seconds < 0 or self.blob_cache_bytes < 0:
+            raise ValueError(
+                "flush_seconds, catalog_poll_seconds and blob_cache_bytes must be >= 0"
+            )
         if self.search_backend not in ("hybrid", "bm25", "embedding"):
             raise ValueError(f"unknown search backend {self.search_backend!r}")
         if self.hold_severity not in HOLD_SEVERITIES:
