@@ -41,6 +41,7 @@ __all__ = [
     "Selection",
     "Selector",
     "SelectorSettings",
+    "Signals",
     "UpdateReport",
 ]
 
@@ -181,6 +182,28 @@ class Selection:
             "ranked": [c.to_json() for c in shown],
             "vetoed": list(self.vetoed),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """One request's scores before ranking: each channel's, fused, and about the request."""
+
+    #: The request with the speller's corrections appended (what the channels read).
+    text: str
+    #: Word tokens of the request and the recent turns (what triggers match).
+    tokens: tuple[str, ...]
+    #: Each channel's raw score per skill (the recent turns' added, weighted down).
+    channels: dict[str, Any]
+    weights: MixWeights
+    #: The share of the request's content words the catalog knows.
+    coverage: float
+    #: Cosine to the nearest no-skill sentence in the multilingual channel (or None).
+    null_cosine: float | None
+    #: The trigger boost per skill, and the trigger matches by skill position.
+    boost: Any
+    matches: dict[int, TriggerMatch]
+    #: The ``mix`` score per skill, the boost included.
+    fused: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,12 +359,22 @@ class Selector:
                 out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
         return out, vectors
 
+    def null_cosine(self, vectors: Mapping[str, Any]) -> float | None:
+        """The request's multilingual cosine to the nearest no-skill sentence (None: none)."""
+        if self._null is None or "multilingual" not in vectors:
+            return None
+        return float((self._null @ vectors["multilingual"]).max())
+
     def null_floor(self, vectors: Mapping[str, Any]) -> float | None:
         """The null skill's floor for a request with these channel vectors."""
-        if self._null is None or self._null_rule is None or "multilingual" not in vectors:
+        return self.null_floor_of(self.null_cosine(vectors))
+
+    def null_floor_of(self, null_cosine: float | None) -> float | None:
+        """``margin + weight * null_cosine`` (None without a null rule)."""
+        if null_cosine is None or self._null_rule is None:
             return None
         weight, margin = self._null_rule
-        return margin + weight * float((self._null @ vectors["multilingual"]).max())
+        return margin + weight * null_cosine
 
     def coverage(self, request: str) -> float:
         """The share of the request's content words the catalog uses (1.0 without BM25).
@@ -365,6 +398,39 @@ class Selector:
         fixes = self._lexical.corrections(request, lexicon)
         return " ".join([request, *fixes]) if fixes else request
 
+    def signals(self, request: str, *, recent: Sequence[str] = ()) -> Signals:
+        """What every ranking of ``request`` starts from (see :class:`Signals`)."""
+        import numpy as np
+
+        text = self.corrected(request)
+        channels, vectors = self._channels(text)
+        null_cosine = self.null_cosine(vectors)
+        context = " ".join(t for t in recent if t.strip())
+        if context:
+            for name, scores in self.channel_scores(context).items():
+                channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
+        weights = self._weights()
+        coverage = self.coverage(text)
+        fused = mix(channels, weights, coverage)
+        tokens = words(" ".join([request, context]))
+        matches: dict[int, TriggerMatch] = {}
+        boost = np.zeros(len(self.documents), dtype=np.float32)
+        for i in self._triggered:
+            m = matches[i] = match_triggers(self.documents[i].triggers, tokens)
+            if m.boosted:
+                boost[i] = TRIGGER_BOOST
+        return Signals(
+            text=text,
+            tokens=tokens,
+            channels=channels,
+            weights=weights,
+            coverage=coverage,
+            null_cosine=null_cosine,
+            boost=boost,
+            matches=matches,
+            fused=fused + boost,
+        )
+
     def select(
         self,
         request: str,
@@ -380,23 +446,15 @@ class Selector:
         import numpy as np
 
         settings = self.settings
-        text = self.corrected(request)
-        channels, vectors = self._channels(text)
-        floor = self.null_floor(vectors)
-        context = " ".join(t for t in recent if t.strip())
-        if context:
-            for name, scores in self.channel_scores(context).items():
-                channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
-        weights = self._weights()
-        fused = mix(channels, weights, self.coverage(text))
-        tokens = words(" ".join([request, context]))
-        matches: dict[int, TriggerMatch] = {}
-        boost = np.zeros(len(self.documents), dtype=np.float32)
-        for i in self._triggered:
-            m = matches[i] = match_triggers(self.documents[i].triggers, tokens)
-            if m.boosted:
-                boost[i] = TRIGGER_BOOST
-        fused = fused + boost
+        sig = self.signals(request, recent=recent)
+        channels, fused, boost, matches, weights = (
+            sig.channels,
+            sig.fused,
+            sig.boost,
+            sig.matches,
+            sig.weights,
+        )
+        floor = self.null_floor_of(sig.null_cosine)
         vetoed = {i for i, m in matches.items() if m.vetoed}
         order_by = rrf(channels) + boost if settings.fusion == "rrf" else fused.copy()
         if vetoed:
