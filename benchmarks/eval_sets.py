@@ -1,6 +1,10 @@
-"""Both labelled selection sets, both splits: the figures benchmarks/README.md records.
+"""The labelled selection sets, every split: the figures benchmarks/README.md records.
 
-python benchmarks/eval_sets.py [--backend hybrid]
+The first set (train/test), the user-voice set (tune/report) and the fresh held-out
+set (``fresh-heldout.jsonl``, never tuned on). ``--no-learned`` ranks by the ``mix``
+score alone (the state before the learned ranker).
+
+python benchmarks/eval_sets.py [--backend hybrid] [--kinds] [--no-learned]
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ SETS = (
     ("original", "test", DATA / "queries.jsonl"),
     ("user-voice", "tune", DATA / "user-voice-tune.jsonl"),
     ("user-voice", "report", DATA / "user-voice-report.jsonl"),
+    ("fresh", "heldout", DATA / "fresh-heldout.jsonl"),
 )
+#: The fresh set's indirect requests are labelled ``paraphrase`` too.
 PARAPHRASE = {"paraphrase"}
 
 
@@ -47,6 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="hybrid")
     parser.add_argument("--kinds", action="store_true", help="per kind too")
+    parser.add_argument(
+        "--no-learned", action="store_true", help="order by the mix score (no learned ranker)"
+    )
     args = parser.parse_args()
     skills = corpus_skills()
     embedders: dict[str, Embedder] = {
@@ -57,12 +66,13 @@ def main() -> None:
         t = time.perf_counter()
         selector = Selector(
             skills,
-            settings=SelectorSettings(backend=args.backend),
+            settings=SelectorSettings(backend=args.backend, learned=not args.no_learned),
             embedders=embedders,
             index_dir=Path(tmp),
         )
         print(
-            f"{len(skills)} skills, backend {args.backend}, built in {time.perf_counter() - t:.1f} s"
+            f"{len(skills)} skills, backend {args.backend}, learned ranker "
+            f"{'off' if args.no_learned else 'on'}, built in {time.perf_counter() - t:.1f} s"
         )
         for name, split, path in SETS:
             queries: list[LabelledQuery] = [q for q in load_queries(path) if q.split == split]

@@ -29,6 +29,9 @@ from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
 from skillbook.selection.lexical import LexicalChannels
+from skillbook.selection.ranker import CHANNELS as RANKER_CHANNELS
+from skillbook.selection.ranker import LearnedRanker, default_ranker, name_hits
+from skillbook.selection.ranker import features as ranker_features
 from skillbook.selection.triggers import TriggerMatch, match_triggers, words
 
 if TYPE_CHECKING:
@@ -109,6 +112,8 @@ class SelectorSettings:
     pinned: tuple[str, ...] = ()
     #: None: the tuned weights of ``backend``.
     weights: MixWeights | None = None
+    #: Re-rank and score with the learned ranker where it applies (:attr:`Selector.ranker`).
+    learned: bool = True
 
     def mix_weights(self, profile: str | None = None) -> MixWeights:
         """The given weights, else the tuned ones of ``profile`` (default: the backend)."""
@@ -226,8 +231,11 @@ class Selector:
         settings: SelectorSettings | None = None,
         embedders: Mapping[str, Embedder] | None = None,
         index_dir: Path | None = None,
+        ranker: LearnedRanker | None = None,
     ) -> None:
         self.settings = settings or SelectorSettings()
+        #: A model in place of the shipped ``ranker.json`` (fitting, tests).
+        self._ranker = ranker
         use_embeddings = self.settings.backend != "bm25"
         self._indexes: dict[str, EmbeddingIndex] = {
             name: EmbeddingIndex(e, index_dir)
@@ -454,18 +462,23 @@ class Selector:
             sig.matches,
             sig.weights,
         )
-        floor = self.null_floor_of(sig.null_cosine)
         vetoed = {i for i, m in matches.items() if m.vetoed}
         order_by = rrf(channels) + boost if settings.fusion == "rrf" else fused.copy()
         if vetoed:
             order_by[list(vetoed)] = -np.inf
         limit = settings.top_k if top_k is None else top_k
-        order = _top(order_by, max(depth, limit) + len(vetoed))
+        size = max(depth, limit)
+        ranker = self.ranker
+        learned: dict[int, float] = {}
+        if ranker is not None:
+            order, learned = self._learned(ranker, sig, order_by, vetoed, size)
+        else:
+            order = [i for i in _top(order_by, size + len(vetoed)) if i not in vetoed][:size]
         ranked = tuple(
-            self._candidate(i, rank, fused, channels, weights, matches.get(i), order_by)
-            for rank, i in enumerate((i for i in order if i not in vetoed), start=1)
-            if rank <= max(depth, limit)
+            self._candidate(i, rank, fused, channels, weights, matches.get(i), order_by, learned)
+            for rank, i in enumerate(order, start=1)
         )
+        floor = self.null_floor_of(sig.null_cosine)
         threshold = settings.threshold(self.profile)
         if floor is not None:
             threshold = max(threshold, floor)
@@ -479,6 +492,48 @@ class Selector:
             vetoed=tuple(self.skills[i].name for i in sorted(vetoed)),
             floor=floor,
         )
+
+    @property
+    def ranker(self) -> LearnedRanker | None:
+        """The learned ranker, when it applies: the default hybrid mix with all four channels.
+
+        It was fitted on those channels' scores; other backends, your own ``weights``,
+        ``rrf`` or ``"learned": false`` keep the ``mix`` score and its threshold.
+        """
+        settings = self.settings
+        if (
+            not settings.learned
+            or settings.weights is not None
+            or settings.fusion != "mix"
+            or self.profile != "hybrid"
+            or any(c not in self.channels for c in RANKER_CHANNELS)
+        ):
+            return None
+        return self._ranker if self._ranker is not None else default_ranker()
+
+    def _learned(
+        self, ranker: LearnedRanker, sig: Signals, order_by: Any, vetoed: set[int], size: int
+    ) -> tuple[list[int], dict[int, float]]:
+        """The ``mix``'s best skills re-ranked by the model, and each one's probability."""
+        import numpy as np
+
+        n = max(ranker.depth, size)
+        cand = [i for i in _top(order_by, n + len(vetoed)) if i not in vetoed][:n]
+        request_words = (*words(sig.text), *sig.tokens)
+        x = ranker_features(
+            sig.channels,
+            sig.fused,
+            sig.boost,
+            cand,
+            coverage=sig.coverage,
+            null_cosine=sig.null_cosine,
+            words=len(sig.tokens),
+            name_hit=name_hits([self.skills[i].name for i in cand], request_words),
+            bm25_k=ranker.bm25_k,
+        )
+        p = ranker.probabilities(x)
+        order = [cand[j] for j in np.argsort(-p, kind="stable")][:size]
+        return order, {i: float(v) for i, v in zip(cand, p, strict=True)}
 
     @property
     def profile(self) -> str:
@@ -504,6 +559,7 @@ class Selector:
         weights: MixWeights,
         m: TriggerMatch | None,
         order_by: Any,
+        learned: Mapping[int, float],
     ) -> Candidate:
         parts: dict[str, float] = {}
         for name, scores in channels.items():
@@ -514,6 +570,8 @@ class Selector:
             parts["trigger"] = TRIGGER_BOOST
         if self.settings.fusion == "rrf":
             parts["rrf"] = float(order_by[i])
+        if i in learned:
+            parts["learned"] = learned[i]
         return Candidate(
             skill=self.skills[i],
             rank=rank,

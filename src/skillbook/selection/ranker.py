@@ -1,0 +1,215 @@
+"""The learned ranker: the ``mix``'s best skills put in a better order.
+
+Input: one request's :class:`~skillbook.selection.selector.Signals` (each channel's
+score for every skill, the fused ``mix`` score, the request's coverage and its cosine
+to the null skill) and the positions of the ``mix``'s best few skills. Output: for
+each of them a score to order them by (the probability, under the model, that the
+request needs that skill).
+
+Why: the fixed ``mix`` adds four channels with one set of weights. How much a
+channel's score means depends on the request: a cosine is worth more when it stands
+out from the rest of the catalog than when a long request lifts every cosine, a BM25
+hit counts when the catalog knows the request's words, a request in another language
+is only read by the multilingual channel. A linear model over per-channel *features*
+(the score, its gap to the channel's best, its rank, how far it stands out from the
+catalog, the skill's name words in the request, the coverage, the null-skill cosine,
+a few interactions with the coverage) learns those from labelled requests.
+
+It only orders: which skills are *selected* is still decided by the ``mix`` score
+against ``minScore`` and the null-skill floor, so thresholds, ``routeMargin`` and
+``eval select``'s curve keep their meaning (cross-validated on the tuning parts, the
+model's own probability abstained no better than the calibrated ``mix`` score).
+
+The coefficients are data (``ranker.json`` beside this module), fitted by
+``benchmarks/learn_select.py`` on the tuning parts of the labelled sets only, with
+k-fold cross-validation to choose; nothing here needs more than numpy, and scoring
+30 candidates costs well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["CHANNELS", "FEATURES", "LearnedRanker", "default_ranker", "features", "name_hits"]
+
+#: The channels the features read, in order (the default hybrid profile's).
+CHANNELS: Final = ("bm25", "bm25Body", "wordllama", "multilingual")
+_SHORT: Final = {"bm25": "bm25", "bm25Body": "body", "wordllama": "wl", "multilingual": "ml"}
+#: Feature names, in the order :func:`features` returns them (``ranker.json`` names them
+#: too, so a file fitted for other features is refused rather than misread).
+FEATURES: Final = (
+    *(f"{_SHORT[c]}" for c in CHANNELS),
+    *(f"{_SHORT[c]}Gap" for c in CHANNELS),
+    *(f"{_SHORT[c]}Rank" for c in CHANNELS),
+    *(f"{_SHORT[c]}Z" for c in CHANNELS),
+    "mix",
+    "mixGap",
+    "mixRank",
+    "mixLead",
+    "trigger",
+    "coverage",
+    "null",
+    "mlOverNull",
+    "words",
+    "nameHit",
+    "cov*bm25",
+    "cov*body",
+    "cov*wl",
+    "uncov*ml",
+)
+_NAME_SPLIT: Final = re.compile(r"[^\w]+|_", re.UNICODE)
+#: Name parts too short or too common to say anything when a request uses them.
+_MIN_NAME_PART: Final = 3
+
+
+def name_hits(names: Sequence[str], tokens: Sequence[str]) -> list[float]:
+    """The share of each name's words (3 letters or more) that the request's ``tokens`` hold."""
+    have = set(tokens)
+    out: list[float] = []
+    for name in names:
+        parts = [p for p in _NAME_SPLIT.split(name.casefold()) if len(p) >= _MIN_NAME_PART]
+        out.append(sum(p in have for p in parts) / len(parts) if parts else 0.0)
+    return out
+
+
+def features(
+    channels: Mapping[str, Any],
+    fused: Any,
+    boost: Any,
+    candidates: Any,
+    *,
+    coverage: float,
+    null_cosine: float | None,
+    words: int,
+    name_hit: Sequence[float],
+    bm25_k: float,
+) -> npt.NDArray[np.float64]:
+    """The feature matrix (one row per candidate position in ``candidates``)."""
+    import numpy as np
+
+    idx = np.asarray(candidates, dtype=np.int64)
+    cols: list[Any] = []
+    vals: dict[str, Any] = {}
+    for name in CHANNELS:
+        raw = np.asarray(channels[name], dtype=np.float64)
+        full = raw / (raw + bm25_k) if name.startswith("bm25") else raw
+        if name.startswith("bm25"):
+            full = np.maximum(full, 0.0)
+        vals[name] = full
+    for name in CHANNELS:
+        cols.append(vals[name][idx])
+    for name in CHANNELS:
+        cols.append(vals[name][idx] - vals[name].max())
+    for name in CHANNELS:
+        cols.append(np.log1p(_ranks(vals[name], idx)))
+    for name in CHANNELS:
+        # How far the skill stands out from the whole catalog for this request: a
+        # long request lifts every cosine, a common word every BM25 score.
+        full = vals[name]
+        cols.append((full[idx] - full.mean()) / (full.std() + 1e-6))
+    mix = np.asarray(fused, dtype=np.float64)
+    cand = mix[idx]
+    cols += [cand, cand - mix.max(), np.log1p(_ranks(mix, idx)), cand - _best_other(mix, idx)]
+    cols.append(np.asarray(boost, dtype=np.float64)[idx])
+    null = 0.0 if null_cosine is None else null_cosine
+    n = len(idx)
+    cols += [
+        np.full(n, coverage),
+        np.full(n, null),
+        vals["multilingual"][idx] - null,
+        np.full(n, math.log1p(words)),
+        np.asarray(name_hit, dtype=np.float64),
+        coverage * vals["bm25"][idx],
+        coverage * vals["bm25Body"][idx],
+        coverage * vals["wordllama"][idx],
+        (1.0 - coverage) * vals["multilingual"][idx],
+    ]
+    return np.stack(cols, axis=1) if n else np.zeros((0, len(FEATURES)))
+
+
+def _ranks(scores: Any, idx: Any) -> Any:
+    """Each candidate's rank (0 = best) among all skills: how many score higher."""
+    import numpy as np
+
+    return (scores[None, :] > scores[idx][:, None]).sum(axis=1).astype(np.float64)
+
+
+def _best_other(scores: Any, idx: Any) -> Any:
+    """For each candidate, the best score of any other skill."""
+    import numpy as np
+
+    order = np.argsort(-scores, kind="stable")[:2]
+    first, second = scores[order[0]], scores[order[1]] if len(order) > 1 else 0.0
+    return np.where(idx == order[0], second, first)
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedRanker:
+    """A fitted logistic model over :data:`FEATURES` (see the module docstring)."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    #: How many of the ``mix``'s best skills are re-ranked.
+    depth: int
+    #: The ``bm25_k`` of the squashed BM25 features.
+    bm25_k: float
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LearnedRanker:
+        names = tuple(data.get("features", ()))
+        if names != FEATURES:
+            raise ValueError(f"ranker features {names!r} are not this version's {FEATURES!r}")
+        size = len(FEATURES)
+        vectors = [tuple(float(v) for v in data[k]) for k in ("mean", "scale", "coef")]
+        if any(len(v) != size for v in vectors):
+            raise ValueError(f"ranker vectors must have {size} values")
+        return cls(
+            mean=vectors[0],
+            scale=vectors[1],
+            coef=vectors[2],
+            intercept=float(data["intercept"]),
+            depth=int(data["depth"]),
+            bm25_k=float(data["bm25K"]),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "depth": self.depth,
+            "bm25K": self.bm25_k,
+        }
+
+    def logits(self, x: Any) -> npt.NDArray[np.float64]:
+        import numpy as np
+
+        z = (np.asarray(x, dtype=np.float64) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return np.asarray(z @ np.asarray(self.coef) + self.intercept, dtype=np.float64)
+
+    def probabilities(self, x: Any) -> npt.NDArray[np.float64]:
+        import numpy as np
+
+        return np.asarray(1.0 / (1.0 + np.exp(-self.logits(x))), dtype=np.float64)
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> LearnedRanker:
+    """The shipped model (``ranker.json``, package data)."""
+    text = resources.files("skillbook.selection").joinpath("ranker.json").read_text("utf-8")
+    return LearnedRanker.from_json(json.loads(text))
