@@ -4,7 +4,7 @@ The first set (train/test), the user-voice set (tune/report) and the fresh held-
 set (``fresh-heldout.jsonl``, never tuned on). ``--no-learned`` ranks by the ``mix``
 score alone (the state before the learned ranker).
 
-python benchmarks/eval_sets.py [--backend hybrid] [--kinds] [--no-learned]
+python benchmarks/eval_sets.py [--backend hybrid] [--kinds] [--curve] [--no-learned]
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ SETS = (
     ("user-voice", "report", DATA / "user-voice-report.jsonl"),
     ("fresh", "heldout", DATA / "fresh-heldout.jsonl"),
 )
+#: The splits never tuned on.
+HELD_OUT = {"test", "report", "heldout"}
 #: The fresh set's indirect requests are labelled ``paraphrase`` too.
 PARAPHRASE = {"paraphrase"}
 
@@ -53,6 +55,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="hybrid")
     parser.add_argument("--kinds", action="store_true", help="per kind too")
+    parser.add_argument(
+        "--curve", action="store_true", help="the threshold curve of the held-out parts too"
+    )
     parser.add_argument(
         "--no-learned", action="store_true", help="order by the mix score (no learned ranker)"
     )
@@ -82,6 +87,15 @@ def main() -> None:
                 for kind, _m in report.by_kind.items():
                     rs = [r for r in report.results if r.query.kind == kind]
                     print("   " + _row(kind, "", rs))
+            if args.curve and split in HELD_OUT:
+                print(f"   threshold curve ({name} {split}; * = applied):")
+                print("   threshold  precision  recall  abstention")
+                for p in report.curve():
+                    mark = "*" if report.threshold == p.threshold else " "
+                    print(
+                        f"   {p.threshold:>8.3f}{mark}  {_f(p.precision):>9}  {_f(p.recall):>6}"
+                        f"  {_f(p.abstention):>10}"
+                    )
 
 
 if __name__ == "__main__":

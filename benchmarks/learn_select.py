@@ -44,13 +44,13 @@ from corpus_skills import corpus_skills
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import load_queries
 from skillbook.selection.ranker import FEATURES, LearnedRanker, features, name_hits
-from skillbook.selection.triggers import words
 from skillbook.selection.selector import (
     DEFAULT_MIN_SCORE,
     NULL_RULE,
     Selector,
     SelectorSettings,
 )
+from skillbook.selection.triggers import words
 
 DATA = Path(__file__).parent / "data" / "selection"
 OUT = Path(__file__).parents[1] / "src" / "skillbook" / "selection" / "ranker.json"
@@ -259,7 +259,10 @@ def measure(rows: Sequence[Row], s: Scored, thresholds: Sequence[float]) -> dict
     sel = 0
     for i in pos:
         top = s.order[i][:TOP_K]
-        sel += any(rows[i].y[j] and sc >= thresholds[i] for j, sc in zip(top, s.scores[i][:TOP_K]))
+        sel += any(
+            rows[i].y[j] and sc >= thresholds[i]
+            for j, sc in zip(top, s.scores[i][:TOP_K], strict=True)
+        )
     return {
         "r@1": sum(hit(i, 1) for i in pos) / len(pos),
         "r@3": sum(hit(i, 3) for i in pos) / len(pos),
@@ -318,7 +321,9 @@ def main() -> None:
                 "para": sum(1 for r in test if r.expected and r.kind in PARAPHRASE),
             }
             for key, value in m.items():
-                weight = n["neg"] if key == "abstention" else n["para"] if key == "para@3" else n["pos"]
+                weight = (
+                    n["neg"] if key == "abstention" else n["para"] if key == "para@3" else n["pos"]
+                )
                 total[key] = total.get(key, 0.0) + value * weight
             for key in counts:
                 counts[key] += n[key]
@@ -372,8 +377,10 @@ def main() -> None:
     # Chosen on recall@1 + recall@3 + paraphrase recall@3 (the goals the order decides).
     best = max(results, key=lambda k: results[k]["r@1"] + results[k]["r@3"] + results[k]["para@3"])
     model = fitter(rows, best)
-    print(f"chosen l2={best:g}; on all tuning requests (order by the model, mix floor):",
-          _fmt(measure(rows, score_reranked(model, rows), [r.floor for r in rows])))
+    print(
+        f"chosen l2={best:g}; on all tuning requests (order by the model, mix floor):",
+        _fmt(measure(rows, score_reranked(model, rows), [r.floor for r in rows])),
+    )
     for name, c in sorted(zip(FEATURES, model.coef, strict=True), key=lambda p: -abs(p[1])):
         print(f"  {name:<12} {c:+.3f}")
     if args.write:

@@ -102,7 +102,14 @@ def test_features_describe_each_candidate_against_the_whole_catalog() -> None:
     assert col["uncov*ml"] == pytest.approx([0.2, 0.1])
     assert col["nameHit"].tolist() == [1.0, 0.0]
     assert features(
-        channels, fused, np.zeros(3), [], coverage=1, null_cosine=None, words=0, name_hit=[],
+        channels,
+        fused,
+        np.zeros(3),
+        [],
+        coverage=1,
+        null_cosine=None,
+        words=0,
+        name_hit=[],
         bm25_k=10.0,
     ).shape == (0, len(FEATURES))
 
@@ -153,7 +160,9 @@ def test_the_model_applies_only_to_the_default_hybrid_mix() -> None:
     assert bm25.ranker is None
     # Without the multilingual channel (hybrid-monolingual) it was not fitted: off.
     mono = Selector(
-        _skills(), settings=SelectorSettings(backend="hybrid"), embedders={"wordllama": _Hashing("wl")}
+        _skills(),
+        settings=SelectorSettings(backend="hybrid"),
+        embedders={"wordllama": _Hashing("wl")},
     )
     assert mono.ranker is None
     custom = SelectorSettings(backend="hybrid", weights=default_weights())
