@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillbook.model import Skill
 from skillbook.selection.embedders import unit_rows
@@ -71,6 +73,31 @@ def test_shipped_model_loads_and_a_model_for_other_features_is_refused() -> None
         LearnedRanker.from_json({**data, "features": data["features"][:-1]})
     with pytest.raises(ValueError, match="values"):
         LearnedRanker.from_json({**data, "coef": data["coef"][:-1]})
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["features", "mean", "scale", "coef", "intercept", "depth", "bm25K"]),
+        _JSON,
+    ),
+    st.booleans(),
+)
+def test_a_malformed_model_file_is_a_value_error(overrides: dict[str, Any], keep: bool) -> None:
+    """Whatever ``ranker.json`` holds, reading it gives a model or a ValueError."""
+    data = {**default_ranker().to_json(), **overrides} if keep else overrides
+    try:
+        model = LearnedRanker.from_json(data)
+    except ValueError:
+        return
+    assert len(model.coef) == len(FEATURES) and model.depth >= 1
 
 
 def test_features_describe_each_candidate_against_the_whole_catalog() -> None:
@@ -150,6 +177,14 @@ def test_the_model_orders_the_candidates_and_the_mix_score_selects() -> None:
     high = replace(flipped.settings, min_score=mix_of["stripe"] + 1e-6)
     strict = _hybrid(settings=high, ranker=_only("nameHit", -5.0)).select(request)
     assert "stripe" not in strict.names()
+
+
+def test_an_empty_or_one_skill_catalog_ranks_without_error() -> None:
+    embedders = {"wordllama": _Hashing("wl"), "multilingual": _Hashing("ml")}
+    empty = Selector([], settings=SelectorSettings(backend="hybrid"), embedders=embedders)
+    assert empty.ranker is not None and empty.select("merge pdf").ranked == ()
+    one = Selector(_skills()[:1], settings=SelectorSettings(backend="hybrid"), embedders=embedders)
+    assert [c.name for c in one.select("weather in Oslo").ranked] == ["weather"]
 
 
 def test_the_model_applies_only_to_the_default_hybrid_mix() -> None:

@@ -99,6 +99,8 @@ def features(
     import numpy as np
 
     idx = np.asarray(candidates, dtype=np.int64)
+    if not len(idx):  # an empty catalog: nothing to describe (and no maximum to take)
+        return np.zeros((0, len(FEATURES)))
     cols: list[Any] = []
     vals: dict[str, Any] = {}
     for name in CHANNELS:
@@ -135,7 +137,7 @@ def features(
         coverage * vals["wordllama"][idx],
         (1.0 - coverage) * vals["multilingual"][idx],
     ]
-    return np.stack(cols, axis=1) if n else np.zeros((0, len(FEATURES)))
+    return np.stack(cols, axis=1)
 
 
 def _ranks(scores: Any, idx: Any) -> Any:
@@ -168,22 +170,28 @@ class LearnedRanker:
     bm25_k: float
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LearnedRanker:
-        names = tuple(data.get("features", ()))
-        if names != FEATURES:
+    def from_json(cls, data: Any) -> LearnedRanker:
+        """The model of a parsed ``ranker.json``; ValueError names what is wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError("ranker: expected a JSON object")
+        names = data.get("features")
+        if not isinstance(names, list) or tuple(names) != FEATURES:
             raise ValueError(f"ranker features {names!r} are not this version's {FEATURES!r}")
-        size = len(FEATURES)
-        vectors = [tuple(float(v) for v in data[k]) for k in ("mean", "scale", "coef")]
-        if any(len(v) != size for v in vectors):
-            raise ValueError(f"ranker vectors must have {size} values")
-        return cls(
-            mean=vectors[0],
-            scale=vectors[1],
-            coef=vectors[2],
-            intercept=float(data["intercept"]),
-            depth=int(data["depth"]),
-            bm25_k=float(data["bm25K"]),
-        )
+        try:
+            vectors = [tuple(float(v) for v in data[k]) for k in ("mean", "scale", "coef")]
+            intercept, bm25_k = float(data["intercept"]), float(data["bm25K"])
+            depth = data["depth"]
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"ranker: a missing or non-numeric value ({exc})") from None
+        if any(len(v) != len(FEATURES) for v in vectors):
+            raise ValueError(f"ranker vectors must have {len(FEATURES)} values")
+        if not all(map(math.isfinite, (*vectors[0], *vectors[1], *vectors[2], intercept))):
+            raise ValueError("ranker: every value must be finite")
+        if any(v <= 0 for v in vectors[1]) or bm25_k <= 0:
+            raise ValueError("ranker: scales and bm25K must be positive")
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+            raise ValueError("ranker: depth must be a positive integer")
+        return cls(vectors[0], vectors[1], vectors[2], intercept, depth, bm25_k)
 
     def to_json(self) -> dict[str, Any]:
         return {
