@@ -114,7 +114,9 @@ def features(
     for name in CHANNELS:
         cols.append(vals[name][idx] - vals[name].max())
     for name in CHANNELS:
-        cols.append(np.log1p(_ranks(vals[name], idx)))
+        # On the channel's own scores: squashing keeps the order, and sorting the
+        # float32 scores as given costs a fraction of sorting a float64 copy.
+        cols.append(np.log1p(_ranks(np.asarray(channels[name]), idx)))
     for name in CHANNELS:
         # How far the skill stands out from the whole catalog for this request: a
         # long request lifts every cosine, a common word every BM25 score.
@@ -122,7 +124,8 @@ def features(
         cols.append((full[idx] - full.mean()) / (full.std() + 1e-6))
     mix = np.asarray(fused, dtype=np.float64)
     cand = mix[idx]
-    cols += [cand, cand - mix.max(), np.log1p(_ranks(mix, idx)), cand - _best_other(mix, idx)]
+    ranks = np.log1p(_ranks(np.asarray(fused), idx))
+    cols += [cand, cand - mix.max(), ranks, cand - _best_other(mix, idx)]
     cols.append(np.asarray(boost, dtype=np.float64)[idx])
     null = 0.0 if null_cosine is None else null_cosine
     n = len(idx)
@@ -141,19 +144,28 @@ def features(
 
 
 def _ranks(scores: Any, idx: Any) -> Any:
-    """Each candidate's rank (0 = best) among all skills: how many score higher."""
+    """Each candidate's rank (0 = best) among all skills: how many score higher.
+
+    By binary search in the sorted scores: comparing 30 candidates with 10,000 skills
+    one by one cost six times as much.
+    """
     import numpy as np
 
-    return (scores[None, :] > scores[idx][:, None]).sum(axis=1).astype(np.float64)
+    above = len(scores) - np.searchsorted(np.sort(scores), scores[idx], side="right")
+    return above.astype(np.float64)
 
 
 def _best_other(scores: Any, idx: Any) -> Any:
     """For each candidate, the best score of any other skill."""
     import numpy as np
 
-    order = np.argsort(-scores, kind="stable")[:2]
-    first, second = scores[order[0]], scores[order[1]] if len(order) > 1 else 0.0
-    return np.where(idx == order[0], second, first)
+    if len(scores) == 1:
+        return np.zeros(len(idx))
+    # The two best by partition (a full sort of 10,000 scores cost over a millisecond);
+    # on a tie for the best both are the same value, whichever index comes first.
+    two = np.argpartition(-scores, 1)[:2]
+    first, second = (two[0], two[1]) if scores[two[0]] >= scores[two[1]] else (two[1], two[0])
+    return np.where(idx == first, scores[second], scores[first])
 
 
 @dataclass(frozen=True, slots=True)

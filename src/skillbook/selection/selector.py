@@ -498,7 +498,7 @@ class Selector:
         """The learned ranker, when it applies: the default hybrid mix with all four channels.
 
         It was fitted on those channels' scores; other backends, your own ``weights``,
-        ``rrf`` or ``"learned": false`` keep the ``mix`` score and its threshold.
+        ``rrf`` or ``SelectorSettings(learned=False)`` order by the ``mix`` score alone.
         """
         settings = self.settings
         if (
