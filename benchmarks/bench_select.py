@@ -183,6 +183,28 @@ def speed(skills: list[Skill], embedders: dict[str, Embedder]) -> None:
         # CPU time of this process: what the work costs when the other users of the
         # shared cores are not taking turns (BLAS threads count double).
         print(f"  CPU time per selection: median {statistics.median(cpu):.1f} ms")
+        # The learned ranker's share: the same requests without it, same index, in
+        # alternating rounds so that a change in the machine's load hits both alike.
+        plain = Selector(
+            big,
+            settings=SelectorSettings(learned=False),
+            embedders=embedders,
+            index_dir=Path(tmp),
+        )
+        plain.wait()
+        with_cpu: list[float] = []
+        without_cpu: list[float] = []
+        for _ in range(3):
+            for selector, into in ((sel, with_cpu), (plain, without_cpu)):
+                for r in requests:
+                    c = time.process_time()
+                    selector.select(r)
+                    into.append((time.process_time() - c) * 1000)
+        print(
+            f"  CPU per selection in alternating rounds: median "
+            f"{statistics.median(with_cpu):.1f} ms with the learned ranker, "
+            f"{statistics.median(without_cpu):.1f} ms without"
+        )
         changed = list(big)
         changed[1234] = dataclasses.replace(
             changed[1234], description=changed[1234].description + " Now also edits."

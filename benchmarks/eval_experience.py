@@ -1078,7 +1078,7 @@ def table(report: Report) -> list[str]:
     two_runs = sum(r.created - (r.paraphrase_action in ("created", "promoted")) == 1 for r in new)
     replayed = sum(r.replay == "yes" for r in new)
     first = sum(r.select_first == r.promoted and bool(r.promoted) for r in new)
-    quiet = sum(r.paraphrase_action in ("known", "updated") for r in new)
+    quiet = sum(r.paraphrase_action in ("known", "updated", "followed-skill") for r in new)
     failed = [r.task.name for r in new if r.paraphrase_action == "skipped"]
     exact_ok = sum(r.created == 0 for r in follow if r.task.follows == "exact")
     extra = [r for r in follow if r.task.follows == "extra"]

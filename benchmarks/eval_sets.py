@@ -1,6 +1,10 @@
-"""Both labelled selection sets, both splits: the figures benchmarks/README.md records.
+"""The labelled selection sets, every split: the figures benchmarks/README.md records.
 
-python benchmarks/eval_sets.py [--backend hybrid]
+The first set (train/test), the user-voice set (tune/report) and the fresh held-out
+set (``fresh-heldout.jsonl``, never tuned on). ``--no-learned`` ranks by the ``mix``
+score alone (the state before the learned ranker).
+
+python benchmarks/eval_sets.py [--backend hybrid] [--kinds] [--curve] [--no-learned]
 """
 
 from __future__ import annotations
@@ -25,7 +29,11 @@ SETS = (
     ("original", "test", DATA / "queries.jsonl"),
     ("user-voice", "tune", DATA / "user-voice-tune.jsonl"),
     ("user-voice", "report", DATA / "user-voice-report.jsonl"),
+    ("fresh", "heldout", DATA / "fresh-heldout.jsonl"),
 )
+#: The splits never tuned on.
+HELD_OUT = {"test", "report", "heldout"}
+#: The fresh set's indirect requests are labelled ``paraphrase`` too.
 PARAPHRASE = {"paraphrase"}
 
 
@@ -47,6 +55,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="hybrid")
     parser.add_argument("--kinds", action="store_true", help="per kind too")
+    parser.add_argument(
+        "--curve", action="store_true", help="the threshold curve of the held-out parts too"
+    )
+    parser.add_argument(
+        "--no-learned", action="store_true", help="order by the mix score (no learned ranker)"
+    )
     args = parser.parse_args()
     skills = corpus_skills()
     embedders: dict[str, Embedder] = {
@@ -57,12 +71,13 @@ def main() -> None:
         t = time.perf_counter()
         selector = Selector(
             skills,
-            settings=SelectorSettings(backend=args.backend),
+            settings=SelectorSettings(backend=args.backend, learned=not args.no_learned),
             embedders=embedders,
             index_dir=Path(tmp),
         )
         print(
-            f"{len(skills)} skills, backend {args.backend}, built in {time.perf_counter() - t:.1f} s"
+            f"{len(skills)} skills, backend {args.backend}, learned ranker "
+            f"{'off' if args.no_learned else 'on'}, built in {time.perf_counter() - t:.1f} s"
         )
         for name, split, path in SETS:
             queries: list[LabelledQuery] = [q for q in load_queries(path) if q.split == split]
@@ -72,6 +87,15 @@ def main() -> None:
                 for kind, _m in report.by_kind.items():
                     rs = [r for r in report.results if r.query.kind == kind]
                     print("   " + _row(kind, "", rs))
+            if args.curve and split in HELD_OUT:
+                print(f"   threshold curve ({name} {split}; * = applied):")
+                print("   threshold  precision  recall  abstention")
+                for p in report.curve():
+                    mark = "*" if report.threshold == p.threshold else " "
+                    print(
+                        f"   {p.threshold:>8.3f}{mark}  {_f(p.precision):>9}  {_f(p.recall):>6}"
+                        f"  {_f(p.abstention):>10}"
+                    )
 
 
 if __name__ == "__main__":

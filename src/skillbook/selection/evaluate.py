@@ -107,7 +107,7 @@ class QueryResult:
     query: LabelledQuery
     ranked: tuple[str, ...]
     selected: tuple[str, ...]
-    #: The fused score of each ranked skill (what the threshold is compared with).
+    #: The score of each ranked skill (what the threshold is compared with).
     scores: tuple[float, ...] = ()
     #: The null skill's floor for this request (see ``Selection.floor``).
     floor: float | None = None
@@ -224,14 +224,14 @@ def threshold_curve(
 ) -> list[CurvePoint]:
     """Precision, recall and abstention of the selected set at each threshold.
 
-    A skill is selected when it is among the ``top_k`` best and its fused score
+    A skill is selected when it is among the ``top_k`` best and its score
     reaches the threshold and the request's null-skill floor, as
     :meth:`Selector.select` does. Without ``thresholds``,
     :data:`CURVE_STEPS` even steps from the lowest to the highest best score seen,
     rounded to 0.01.
     """
     if thresholds is None:
-        best = [r.scores[0] for r in results if r.scores]
+        best = [max(r.scores[:top_k]) for r in results if r.scores]
         if not best:
             return []
         low, high = min(best), max(best)

@@ -4,10 +4,11 @@ Input: a request and a :class:`~skillbook.selection.selector.Selector` (or the
 :class:`~skillbook.selection.selector.Selection` it already made). Output: a
 :class:`Route` with one of three outcomes:
 
-- ``direct``: one skill fits clearly — the best selected skill leads every other
+- ``direct``: one skill fits clearly — the first selected skill leads every other
   selected skill by at least the margin (or is the only one selected);
 - ``ambiguous``: a few fit about equally — the selected skills whose score is within
-  the margin of the best (two or more, at most ``topK``);
+  the margin of the first's, or above it (two or more, at most ``topK``; the learned
+  ranker orders by its own model, so a later skill can have the higher fused score);
 - ``nomatch``: no skill reaches the threshold (``minScore`` and the null-skill floor):
   the catalog is suppressed for that request.
 

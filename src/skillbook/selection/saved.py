@@ -421,6 +421,7 @@ def _selector(
         documents[0] = SkillDocument(
             documents[0].name, "", "", "", documents[0].triggers, "", problems
         )
+    sel._ranker = None  # the shipped model, read on the first request as a built one reads it
     sel._docs = {}
     sel.skills = mine  # names are all a ranking reads
     sel.documents = tuple(documents)

@@ -29,6 +29,9 @@ from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
 from skillbook.selection.lexical import LexicalChannels
+from skillbook.selection.ranker import CHANNELS as RANKER_CHANNELS
+from skillbook.selection.ranker import LearnedRanker, default_ranker, name_hits
+from skillbook.selection.ranker import features as ranker_features
 from skillbook.selection.triggers import TriggerMatch, match_triggers, words
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ __all__ = [
     "Selection",
     "Selector",
     "SelectorSettings",
+    "Signals",
     "UpdateReport",
 ]
 
@@ -108,6 +112,8 @@ class SelectorSettings:
     pinned: tuple[str, ...] = ()
     #: None: the tuned weights of ``backend``.
     weights: MixWeights | None = None
+    #: Re-rank and score with the learned ranker where it applies (:attr:`Selector.ranker`).
+    learned: bool = True
 
     def mix_weights(self, profile: str | None = None) -> MixWeights:
         """The given weights, else the tuned ones of ``profile`` (default: the backend)."""
@@ -184,6 +190,28 @@ class Selection:
 
 
 @dataclass(frozen=True, slots=True)
+class Signals:
+    """One request's scores before ranking: each channel's, fused, and about the request."""
+
+    #: The request with the speller's corrections appended (what the channels read).
+    text: str
+    #: Word tokens of the request and the recent turns (what triggers match).
+    tokens: tuple[str, ...]
+    #: Each channel's raw score per skill (the recent turns' added, weighted down).
+    channels: dict[str, Any]
+    weights: MixWeights
+    #: The share of the request's content words the catalog knows.
+    coverage: float
+    #: Cosine to the nearest no-skill sentence in the multilingual channel (or None).
+    null_cosine: float | None
+    #: The trigger boost per skill, and the trigger matches by skill position.
+    boost: Any
+    matches: dict[int, TriggerMatch]
+    #: The ``mix`` score per skill, the boost included.
+    fused: Any
+
+
+@dataclass(frozen=True, slots=True)
 class UpdateReport:
     """What :meth:`Selector.update` had to redo."""
 
@@ -203,8 +231,11 @@ class Selector:
         settings: SelectorSettings | None = None,
         embedders: Mapping[str, Embedder] | None = None,
         index_dir: Path | None = None,
+        ranker: LearnedRanker | None = None,
     ) -> None:
         self.settings = settings or SelectorSettings()
+        #: A model in place of the shipped ``ranker.json`` (fitting, tests).
+        self._ranker = ranker
         use_embeddings = self.settings.backend != "bm25"
         self._indexes: dict[str, EmbeddingIndex] = {
             name: EmbeddingIndex(e, index_dir)
@@ -336,12 +367,22 @@ class Selector:
                 out[name] = matrix @ query if len(matrix) else matrix[:, :0].sum(axis=1)
         return out, vectors
 
+    def null_cosine(self, vectors: Mapping[str, Any]) -> float | None:
+        """The request's multilingual cosine to the nearest no-skill sentence (None: none)."""
+        if self._null is None or "multilingual" not in vectors:
+            return None
+        return float((self._null @ vectors["multilingual"]).max())
+
     def null_floor(self, vectors: Mapping[str, Any]) -> float | None:
         """The null skill's floor for a request with these channel vectors."""
-        if self._null is None or self._null_rule is None or "multilingual" not in vectors:
+        return self.null_floor_of(self.null_cosine(vectors))
+
+    def null_floor_of(self, null_cosine: float | None) -> float | None:
+        """``margin + weight * null_cosine`` (None without a null rule)."""
+        if null_cosine is None or self._null_rule is None:
             return None
         weight, margin = self._null_rule
-        return margin + weight * float((self._null @ vectors["multilingual"]).max())
+        return margin + weight * null_cosine
 
     def coverage(self, request: str) -> float:
         """The share of the request's content words the catalog uses (1.0 without BM25).
@@ -365,6 +406,39 @@ class Selector:
         fixes = self._lexical.corrections(request, lexicon)
         return " ".join([request, *fixes]) if fixes else request
 
+    def signals(self, request: str, *, recent: Sequence[str] = ()) -> Signals:
+        """What every ranking of ``request`` starts from (see :class:`Signals`)."""
+        import numpy as np
+
+        text = self.corrected(request)
+        channels, vectors = self._channels(text)
+        null_cosine = self.null_cosine(vectors)
+        context = " ".join(t for t in recent if t.strip())
+        if context:
+            for name, scores in self.channel_scores(context).items():
+                channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
+        weights = self._weights()
+        coverage = self.coverage(text)
+        fused = mix(channels, weights, coverage)
+        tokens = words(" ".join([request, context]))
+        matches: dict[int, TriggerMatch] = {}
+        boost = np.zeros(len(self.documents), dtype=np.float32)
+        for i in self._triggered:
+            m = matches[i] = match_triggers(self.documents[i].triggers, tokens)
+            if m.boosted:
+                boost[i] = TRIGGER_BOOST
+        return Signals(
+            text=text,
+            tokens=tokens,
+            channels=channels,
+            weights=weights,
+            coverage=coverage,
+            null_cosine=null_cosine,
+            boost=boost,
+            matches=matches,
+            fused=fused + boost,
+        )
+
     def select(
         self,
         request: str,
@@ -380,34 +454,31 @@ class Selector:
         import numpy as np
 
         settings = self.settings
-        text = self.corrected(request)
-        channels, vectors = self._channels(text)
-        floor = self.null_floor(vectors)
-        context = " ".join(t for t in recent if t.strip())
-        if context:
-            for name, scores in self.channel_scores(context).items():
-                channels[name] = channels[name] + np.float32(RECENT_WEIGHT) * scores
-        weights = self._weights()
-        fused = mix(channels, weights, self.coverage(text))
-        tokens = words(" ".join([request, context]))
-        matches: dict[int, TriggerMatch] = {}
-        boost = np.zeros(len(self.documents), dtype=np.float32)
-        for i in self._triggered:
-            m = matches[i] = match_triggers(self.documents[i].triggers, tokens)
-            if m.boosted:
-                boost[i] = TRIGGER_BOOST
-        fused = fused + boost
+        sig = self.signals(request, recent=recent)
+        channels, fused, boost, matches, weights = (
+            sig.channels,
+            sig.fused,
+            sig.boost,
+            sig.matches,
+            sig.weights,
+        )
         vetoed = {i for i, m in matches.items() if m.vetoed}
         order_by = rrf(channels) + boost if settings.fusion == "rrf" else fused.copy()
         if vetoed:
             order_by[list(vetoed)] = -np.inf
         limit = settings.top_k if top_k is None else top_k
-        order = _top(order_by, max(depth, limit) + len(vetoed))
+        size = max(depth, limit)
+        ranker = self.ranker
+        learned: dict[int, float] = {}
+        if ranker is not None:
+            order, learned = self._learned(ranker, sig, order_by, vetoed, size)
+        else:
+            order = [i for i in _top(order_by, size + len(vetoed)) if i not in vetoed][:size]
         ranked = tuple(
-            self._candidate(i, rank, fused, channels, weights, matches.get(i), order_by)
-            for rank, i in enumerate((i for i in order if i not in vetoed), start=1)
-            if rank <= max(depth, limit)
+            self._candidate(i, rank, fused, channels, weights, matches.get(i), order_by, learned)
+            for rank, i in enumerate(order, start=1)
         )
+        floor = self.null_floor_of(sig.null_cosine)
         threshold = settings.threshold(self.profile)
         if floor is not None:
             threshold = max(threshold, floor)
@@ -421,6 +492,48 @@ class Selector:
             vetoed=tuple(self.skills[i].name for i in sorted(vetoed)),
             floor=floor,
         )
+
+    @property
+    def ranker(self) -> LearnedRanker | None:
+        """The learned ranker, when it applies: the default hybrid mix with all four channels.
+
+        It was fitted on those channels' scores; other backends, your own ``weights``,
+        ``rrf`` or ``SelectorSettings(learned=False)`` order by the ``mix`` score alone.
+        """
+        settings = self.settings
+        if (
+            not settings.learned
+            or settings.weights is not None
+            or settings.fusion != "mix"
+            or self.profile != "hybrid"
+            or any(c not in self.channels for c in RANKER_CHANNELS)
+        ):
+            return None
+        return self._ranker if self._ranker is not None else default_ranker()
+
+    def _learned(
+        self, ranker: LearnedRanker, sig: Signals, order_by: Any, vetoed: set[int], size: int
+    ) -> tuple[list[int], dict[int, float]]:
+        """The ``mix``'s best skills re-ranked by the model, and each one's probability."""
+        import numpy as np
+
+        n = max(ranker.depth, size)
+        cand = [i for i in _top(order_by, n + len(vetoed)) if i not in vetoed][:n]
+        request_words = (*words(sig.text), *sig.tokens)
+        x = ranker_features(
+            sig.channels,
+            sig.fused,
+            sig.boost,
+            cand,
+            coverage=sig.coverage,
+            null_cosine=sig.null_cosine,
+            words=len(sig.tokens),
+            name_hit=name_hits([self.skills[i].name for i in cand], request_words),
+            bm25_k=ranker.bm25_k,
+        )
+        p = ranker.probabilities(x)
+        order = [cand[j] for j in np.argsort(-p, kind="stable")][:size]
+        return order, {i: float(v) for i, v in zip(cand, p, strict=True)}
 
     @property
     def profile(self) -> str:
@@ -446,6 +559,7 @@ class Selector:
         weights: MixWeights,
         m: TriggerMatch | None,
         order_by: Any,
+        learned: Mapping[int, float],
     ) -> Candidate:
         parts: dict[str, float] = {}
         for name, scores in channels.items():
@@ -456,6 +570,8 @@ class Selector:
             parts["trigger"] = TRIGGER_BOOST
         if self.settings.fusion == "rrf":
             parts["rrf"] = float(order_by[i])
+        if i in learned:
+            parts["learned"] = learned[i]
         return Candidate(
             skill=self.skills[i],
             rank=rank,
