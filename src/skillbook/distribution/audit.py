@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["AUDIT_FILE_NAME", "append_audit"]
+__all__ = ["AUDIT_FILE_NAME", "append_audit", "findings_of", "forced_at", "forced_by"]
 
 AUDIT_FILE_NAME: Final = "install-audit.jsonl"
 
@@ -38,3 +38,28 @@ def append_audit(state_dir: Path, record: Mapping[str, Any]) -> Path:
     finally:
         os.close(fd)
     return path
+
+
+def forced_at() -> str:
+    """When, in UTC to the second: the ``time`` of every audit line."""
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def forced_by() -> str | None:
+    """Who forced it: the login name, or None where there is none (a container's uid)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
+
+
+def findings_of(critical: Iterable[Any]) -> list[dict[str, Any]]:
+    """The critical scan findings that were overridden, as the audit line lists them."""
+    return [
+        {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
+        for f in critical
+    ]

@@ -55,7 +55,15 @@ from skillbook.pipeline.discovery.learned import learned_scripts_dir, learned_sk
 from skillbook.pipeline.validation.strict_rules import MAX_NAME_LENGTH, NAME_RE
 from skillbook.pipeline.validation.validate import validate_path
 
-__all__ = ["GateReport", "Promotion", "check_draft", "choose_name", "promote", "reject"]
+__all__ = [
+    "GateReport",
+    "Promotion",
+    "check_draft",
+    "choose_name",
+    "promote",
+    "reject",
+    "unacknowledged_risk",
+]
 
 #: A description "says when to use it" when it holds one of these.
 _WHEN: Final = re.compile(
@@ -181,18 +189,25 @@ def check_draft(
                 problem = f"step {number} does not parse in {shell}: {failed}"
     if problem is not None:
         found.append(error("experience.replay-invalid", problem, skill=draft.id, path=path))
-    if draft.risks and not accept_risk:
-        what = "; ".join(r.describe() for r in draft.risks)
-        found.append(
-            error(
-                "experience.risk-unacknowledged",
-                f"the run {what} without an approval step; review the steps and promote with "
-                "--accept-risk (promote(..., accept_risk=True) in Python) if that is intended",
-                skill=draft.id,
-                path=path,
-            )
-        )
+    found += unacknowledged_risk(draft, accept_risk=accept_risk, path=path)
     return GateReport(not has_errors(found), gate_mode, tuple(found))
+
+
+def unacknowledged_risk(draft: Draft, *, accept_risk: bool, path: Path | None) -> list[Diagnostic]:
+    """The gate's refusal of a risky run (it deleted, pushed, spent…) that nobody approved:
+    the reviewer must say ``--accept-risk``; empty when there is no risk or it was accepted."""
+    if not draft.risks or accept_risk:
+        return []
+    what = "; ".join(r.describe() for r in draft.risks)
+    return [
+        error(
+            "experience.risk-unacknowledged",
+            f"the run {what} without an approval step; review the steps and promote with "
+            "--accept-risk (promote(..., accept_risk=True) in Python) if that is intended",
+            skill=draft.id,
+            path=path,
+        )
+    ]
 
 
 def promote(

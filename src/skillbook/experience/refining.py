@@ -47,7 +47,12 @@ from skillbook.experience import ExperienceError
 from skillbook.experience._files import move_dir, write_atomic
 from skillbook.experience.draft import Draft
 from skillbook.experience.owner import Ownership, ownership
-from skillbook.experience.promotion import GateReport, Promotion, choose_name
+from skillbook.experience.promotion import (
+    GateReport,
+    Promotion,
+    choose_name,
+    unacknowledged_risk,
+)
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
 from skillbook.experience.record import iso, utc_now
 from skillbook.experience.revision import refined_text, rename_skill
@@ -183,17 +188,7 @@ def check_refine(
                 "experience.no-steps", "the draft has no procedure step", skill=draft.id, path=path
             )
         )
-    if draft.risks and not accept_risk:
-        what = "; ".join(r.describe() for r in draft.risks)
-        found.append(
-            error(
-                "experience.risk-unacknowledged",
-                f"the run {what} without an approval step; review the steps and promote with "
-                "--accept-risk (promote(..., accept_risk=True) in Python) if that is intended",
-                skill=draft.id,
-                path=path,
-            )
-        )
+    found += unacknowledged_risk(draft, accept_risk=accept_risk, path=path)
     return GateReport(not has_errors(found), gate_mode, tuple(found))
 
 

@@ -43,31 +43,21 @@ def sweep_leftovers(target: Path) -> None:
 def audit_forced(item: Fetched, verdict: Any, state_dir: Path | None, reason: str | None) -> None:
     """The line ``--dangerously-force --reason`` leaves in ``<state dir>/install-audit.jsonl``
     before a skill with critical findings is placed (as for any ``skillbook install``)."""
-    import datetime as dt
-    import getpass
-
-    from skillbook.distribution.audit import append_audit
+    from skillbook.distribution.audit import append_audit, findings_of, forced_at, forced_by
 
     if state_dir is None:
         raise AgentsError(
             "install.scan-forced", "a forced install needs a state dir for its audit line"
         )
-    try:
-        user: str | None = getpass.getuser()
-    except (KeyError, OSError):
-        user = None
     record = {
-        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "time": forced_at(),
         "event": "skill-install-forced",
         "skill": item.name,
         "kind": f"agents:{item.project_entry.get('sourceType')}",
         "source": item.project_entry.get("source"),
         "reason": reason,
-        "user": user,
-        "findings": [
-            {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
-            for f in verdict.critical
-        ],
+        "user": forced_by(),
+        "findings": findings_of(verdict.critical),
     }
     try:
         append_audit(state_dir, record)

@@ -9,8 +9,6 @@ scan findings writes its audit line before anything runs, or does not run.
 
 from __future__ import annotations
 
-import datetime as dt
-import getpass
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +17,7 @@ from typing import Any, Final
 
 from skillbook.config.file import Config
 from skillbook.distribution import InstallError
-from skillbook.distribution.audit import append_audit
+from skillbook.distribution.audit import append_audit, findings_of, forced_at, forced_by
 from skillbook.distribution.install.download import run_download
 from skillbook.distribution.install.execute import run_steps
 from skillbook.distribution.install.plan import DownloadPlan
@@ -80,12 +78,8 @@ def fresh_status(plan: SetupPlan) -> StatusEntry:
 
 def _audit_record(plan: SetupPlan) -> dict[str, Any]:
     assert plan.scan is not None
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = None
     return {
-        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "time": forced_at(),
         "event": "install-forced",
         "skill": plan.skill.name,
         "skillKey": plan.skill.skill_key,
@@ -94,11 +88,8 @@ def _audit_record(plan: SetupPlan) -> dict[str, Any]:
         "installId": plan.install_id,
         "kind": plan.kind,
         "reason": plan.force_reason,
-        "user": user,
-        "findings": [
-            {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
-            for f in plan.scan.critical
-        ],
+        "user": forced_by(),
+        "findings": findings_of(plan.scan.critical),
         "commands": [list(s.argv) for s in plan.steps],
         "download": plan.download.url if plan.download else None,
     }

@@ -22,8 +22,6 @@ the new skill). A target that exists is refused (OpenClaw's ``Skill already exis
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import getpass
 import os
 import time
 import uuid
@@ -352,18 +350,14 @@ class Installer:
         )
 
     def _audit(self, staged: Staged, options: InstallOptions, verdict: Any) -> Path:
-        from skillbook.distribution.audit import append_audit
+        from skillbook.distribution.audit import append_audit, findings_of, forced_at, forced_by
 
         if options.state_dir is None:
             raise RegistryError(
                 "install.scan-forced", "a forced install needs a state dir for its audit line"
             )
-        try:
-            user: str | None = getpass.getuser()
-        except (KeyError, OSError):
-            user = None
         record = {
-            "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "time": forced_at(),
             "event": "skill-install-forced",
             "skill": staged.name,
             "kind": staged.kind,
@@ -371,11 +365,8 @@ class Installer:
             "version": staged.version,
             "targetDir": str(self.workdir.target(staged.name)),
             "reason": options.force_reason,
-            "user": user,
-            "findings": [
-                {"rule": f.rule, "severity": str(f.severity), "file": str(f.file), "line": f.line}
-                for f in verdict.critical
-            ],
+            "user": forced_by(),
+            "findings": findings_of(verdict.critical),
         }
         try:
             return append_audit(options.state_dir, record)
