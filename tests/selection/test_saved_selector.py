@@ -202,7 +202,7 @@ def test_select_call_parses_or_declines_any_command_line(args: list[str]) -> Non
     call = select_call(args)
     if call is not None:
         assert "select" in args and call.request in args
-        assert call.request not in call.key_args[call.key_args.index("select") :]
+        assert call.request not in call.key_args[call.key_args.index("select") + 1 :]
         assert call.top is None or 1 <= call.top <= 100
 
 
