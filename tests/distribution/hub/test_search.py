@@ -62,8 +62,10 @@ def test_a_second_process_sees_what_the_first_published(
         # It may have seen the weather skill in a generation before the last publish and
         # still have one rebuild to go: wait until it searches the primary's generation.
         eventually(
-            lambda: _slugs(second, "forecast") is not None
-            and other.search._generation == hub.db.generation(),
+            lambda: (
+                _slugs(second, "forecast") is not None
+                and other.search._generation == hub.db.generation()
+            ),
             "the replica reaches the last generation",
         )
         rebuilds = other.search.rebuilds
