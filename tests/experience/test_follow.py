@@ -327,3 +327,41 @@ def test_a_hostile_skill_text_is_read_in_one_pass() -> None:
     assert stated_commands(text) == ()
     record, procedure = _record("a a")
     assert find_following(record, procedure, [_skill(text)]) is None
+
+
+_LEARNED = (
+    "---\nname: x\ndescription: X.\n---\n## Replay\n\n```sh\n"
+    "bash ../../../scripts/auto/1-x.sh [column] [file]\n```\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash ../../../scripts/auto/1-x.sh 3 /data/b.csv",  # another value for each
+        'bash ../../../scripts/auto/1-x.sh 2 "/data/b.csv"',
+        "bash ../../../scripts/auto/1-x.sh 5",  # the file left out: the run's default
+        "bash ../../../scripts/auto/1-x.sh",
+    ],
+)
+def test_values_for_a_learned_helpers_parameters_are_a_pure_follow(command: str) -> None:
+    # The eval's sum-column paraphrase run passed its own column to the helper, which
+    # takes it as a parameter: that is using the skill, not a refine.
+    record, procedure = _record(command)
+    found = find_following(record, procedure, [_skill(_LEARNED)])
+    assert found is not None and found.pure, found
+
+
+def test_more_arguments_than_a_learned_helper_takes_are_other_arguments() -> None:
+    record, procedure = _record("bash ../../../scripts/auto/1-x.sh 3 /data/b.csv extra")
+    found = find_following(record, procedure, [_skill(_LEARNED)])
+    assert found is not None and not found.pure
+    assert found.changes[0].startswith("other arguments")
+
+
+def test_a_bracketed_word_inside_a_command_stays_literal() -> None:
+    # Only a whole word [name] is an argument; a[i] in a command is the command's own.
+    text = "---\nname: x\ndescription: X.\n---\n```sh\nawk {print a[i]} data.txt\n```\n"
+    record, procedure = _record("awk {print b} data.txt")
+    found = find_following(record, procedure, [_skill(text)])
+    assert found is not None and not found.pure

@@ -20,7 +20,10 @@ have used it.
 blocks (or blocks with no language), one command a line, and its inline code spans
 that look like a command (a program and at least one argument). In a stated command
 ``FILE``, ``N``, ``<file>``, ``{file}``, ``${file}``, ``$FILE`` and ``{baseDir}`` stand for
-any one word, and quotes are left out on both sides (``"$FILE"`` is ``FILE``); where the
+any one word, and ``[file]`` at the end of a command for an argument that may also be left
+out (a learned skill's helper takes its parameters so, each defaulting to the run's value:
+passing another value is using the skill, not changing it); quotes are left out on both
+sides (``"$FILE"`` is ``FILE``); where the
 run has one of its parameters (``${city}``, a value of the request), the skill's word is
 an example value (``wttr.in/London`` for ``wttr.in/${city}``). Each command the run ran (the procedure's steps; reads are not compared) is
 
@@ -93,7 +96,12 @@ _PLACEHOLDER: Final = re.compile(
     r"|<[A-Za-z][\w .-]*>"
     r"|\$[A-Za-z_][A-Za-z0-9_]*"
     r"|(?<![\w-])[A-Z][A-Z0-9_]+(?![\w-])"
+    r"|(?<!\S)\[[A-Za-z_][\w.-]*\](?!\S)"
 )
+#: A word of a usage line that stands for an argument one may leave out: ``[file]``, as
+#: a learned skill's Replay section writes its helper's parameters (each defaults to the
+#: run's value). A run giving another value, or none, still does what the skill states.
+_OPTIONAL: Final = re.compile(r"^\[[A-Za-z_][\w.-]*\]$")
 _SINGLE_CAPITAL: Final = re.compile(r"^[A-Z]$")
 #: A parameter of the run's command, as the procedure writes it.
 _RUN_PARAM: Final = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -305,11 +313,12 @@ def _match(
     for it."""
     words = _unquoted(command).split()
     for index, stated_words in enumerate(patterns):
-        if len(stated_words) == len(words) and all(
+        said = _unquoted(stated[index]).split()
+        # Trailing optional arguments (``[file]``) may be left out of the run.
+        optional = len(said) - len(_without_optional_tail(said))
+        if len(said) - optional <= len(words) <= len(said) and all(
             _same_word(p, stated_word, word)
-            for p, stated_word, word in zip(
-                stated_words, _unquoted(stated[index]).split(), words, strict=True
-            )
+            for p, stated_word, word in zip(stated_words, said, words, strict=False)
         ):
             return index, True
     program = _program(words)
@@ -322,6 +331,13 @@ def _match(
         if ratio >= VARIANT_SIMILARITY and ratio > best_ratio:
             best, best_ratio = index, ratio
     return best, False
+
+
+def _without_optional_tail(words: Sequence[str]) -> Sequence[str]:
+    end = len(words)
+    while end and _OPTIONAL.match(words[end - 1]):
+        end -= 1
+    return words[:end]
 
 
 def _same_word(pattern: re.Pattern[str], stated: str, run: str) -> bool:
