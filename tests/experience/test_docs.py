@@ -73,7 +73,8 @@ def test_the_examples_run(tmp_path: Path) -> None:
 
 
 def test_the_frontmatter_example_is_a_strict_skill(tmp_path: Path) -> None:
-    (yaml,) = blocks("yaml")
+    # The whole frontmatter; the other yaml block is a part of one (the openclaw gates).
+    (yaml,) = [b for b in blocks("yaml") if b.startswith("---")]
     name = re.search(r"^name: (.+)$", yaml, re.M)
     assert name is not None
     folder = tmp_path / name.group(1).strip('"')  # strict: the folder named after it

@@ -32,6 +32,7 @@ from skillbook.experience.record import SessionRecord, iso
 from skillbook.experience.risk import RiskFinding
 
 __all__ = [
+    "ENV_NAME",
     "Draft",
     "NearDuplicate",
     "RefineTarget",
@@ -47,6 +48,8 @@ SLUG_MAX_CHARS: Final = 40
 TITLE_MAX_CHARS: Final = 90
 _WORDS: Final = re.compile(r"[a-z0-9]+")
 _STAMP_FORMAT: Final = "%Y%m%d-%H%M%S"
+#: A variable name the shell takes as is; others (from a hand-edited config) are left out.
+ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,13 @@ class Draft:
     skill_name: str = ""
     #: The skill a refine draft changes; None: a new skill (``kind`` ``new``).
     target: RefineTarget | None = None
+    #: The ``skills.entries`` key of the skill whose config gave the commands their
+    #: secret variables (``exec`` ran them as that skill), and that skill's ``primaryEnv``
+    #: when it is one of them: the learned skill shares that entry (``skillKey``), so it
+    #: is ready, and ``exec`` gives it the secrets, exactly when that skill's are set.
+    #: Empty: no secret, or several skills gave them (then only ``requires.env``).
+    env_skill_key: str = ""
+    env_primary: str = ""
 
     @property
     def kind(self) -> str:
@@ -175,6 +185,15 @@ class Draft:
     @property
     def commands(self) -> tuple[ProcedureStep, ...]:
         return tuple(s for s in self.steps if s.tool == "exec" and s.command is not None)
+
+    @property
+    def needs_env(self) -> tuple[str, ...]:
+        """The secret variables the commands had, in order (names only: the values are
+        never kept): the skill file declares them (``requires.env``), the replay helper
+        asks for them."""
+        return tuple(
+            dict.fromkeys(n for s in self.commands for n in s.secret_env if ENV_NAME.match(n))
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,6 +228,8 @@ class Draft:
             "workspace": self.workspace,
             "skillName": self.skill_name,
             "kind": self.kind,
+            "envSkillKey": self.env_skill_key,
+            "envPrimary": self.env_primary,
             **(
                 {"skill": self.target.name, "target": self.target.to_json()}
                 if self.target is not None
@@ -260,6 +281,8 @@ class Draft:
             rejected_reason=opt("rejectedReason"),
             workspace=opt("workspace"),
             skill_name=opt("skillName") or "",
+            env_skill_key=opt("envSkillKey") or "",
+            env_primary=opt("envPrimary") or "",
             target=RefineTarget.from_json(target)
             if isinstance(target := v.get("target"), Mapping) and target.get("name")
             else None,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,10 +47,11 @@ from skillbook.experience.similarity import find_near_duplicates
 from skillbook.experience.success import SuccessRule, Verdict, default_success
 
 if TYPE_CHECKING:
+    from skillbook.model import Skill
     from skillbook.pipeline.book import SkillBook
     from skillbook.runtime.providers.base import ChatModel
 
-__all__ = ["Learned", "Learner"]
+__all__ = ["Learned", "Learner", "env_keys_of", "with_env_source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,7 @@ class Learner:
         home: str | None = None,
         clock: Clock = utc_now,
         redactor: Redactor | None = None,
+        env_keys: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         #: Every known secret: redacted from the session before anything is built from it.
         self.redactor = redactor if redactor is not None else Redactor()
@@ -152,6 +154,9 @@ class Learner:
         self.sources = dict(sources or {})
         self.home = home
         self.clock = clock
+        #: ``(skillKey, primaryEnv)`` of each skill by name and by key: whose config
+        #: entry gave a run's commands their secret variables.
+        self.env_keys = dict(env_keys or {})
 
     @classmethod
     def for_book(cls, book: SkillBook, **options: Any) -> Learner:
@@ -165,6 +170,7 @@ class Learner:
             "skills": tuple((s.name, s.description, str(s.file_path)) for s in book.skills),
             "sources": {s.name: s.source for s in book.skills},
             "home": str(book.paths.home),
+            "env_keys": env_keys_of(book.skills),
         }
         if "redactor" not in options:
             defaults["redactor"] = book_redactor(book)
@@ -214,7 +220,7 @@ class Learner:
         draft = build_draft(
             record, procedure, mode=self.mode, now=self.clock(), risks=find_risks(record.tools)
         )
-        draft = replace(draft, target=target)
+        draft = with_env_source(replace(draft, target=target), self.env_keys)
         diagnostics: list[Diagnostic] = []
         if refine_with is not None:
             refined = await refine_draft(draft, refine_with, redactor=self.redactor)
@@ -309,6 +315,35 @@ class Learner:
                 continue  # gone since the book was loaded: nothing to compare with
             catalog.append(CatalogSkill(name, path, self.sources.get(name, ""), text))
         return find_following(record, procedure, catalog)
+
+
+def env_keys_of(skills: Iterable[Skill]) -> dict[str, tuple[str, str]]:
+    """``(skillKey, primaryEnv)`` of each skill, by name and by key (``exec`` finds a
+    skill by either)."""
+    out: dict[str, tuple[str, str]] = {}
+    for skill in skills:
+        meta = skill.metadata
+        primary = (meta.primary_env or "").strip() if meta is not None else ""
+        for label in (skill.name, skill.skill_key):
+            out.setdefault(label, (skill.skill_key, primary))
+    return out
+
+
+def with_env_source(draft: Draft, env_keys: Mapping[str, tuple[str, str]]) -> Draft:
+    """``draft`` with the config entry its secret variables came from: the one skill
+    the commands that had them ran as (:attr:`Draft.env_skill_key`); unchanged when
+    none had a secret, or several skills gave them (one ``skillKey`` cannot share two
+    entries: the skill file then declares the names only)."""
+    givers = {s.skill for s in draft.commands if s.secret_env}
+    if not draft.needs_env or len(givers) != 1:
+        return draft
+    found = env_keys.get(next(iter(givers)) or "")
+    if found is None:
+        return draft
+    key, primary = found
+    return replace(
+        draft, env_skill_key=key, env_primary=primary if primary in draft.needs_env else ""
+    )
 
 
 def _target(following: Following) -> RefineTarget:

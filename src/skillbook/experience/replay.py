@@ -27,14 +27,13 @@ Steps that are not shell commands (``read``, other tools) are listed as comments
 
 from __future__ import annotations
 
-import re
 import shlex
 import shutil
 import subprocess
 from collections.abc import Sequence
 from typing import Final
 
-from skillbook.experience.draft import Draft
+from skillbook.experience.draft import ENV_NAME, Draft
 from skillbook.experience.params import Parameter, substitute
 from skillbook.experience.procedure import ProcedureStep
 
@@ -45,8 +44,6 @@ SHELL: Final = "bash"
 #: not record one (drafts from before the shell was recorded).
 EXEC_SHELL: Final = "/bin/sh"
 _MARKER: Final = "***"  # what redaction left where a secret value was
-#: A variable name the shell takes as is; others (from a hand-edited config) are left out.
-_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: The helper's variable holding the workspace: upper case, so no parameter (always
 #: lower case, :mod:`skillbook.experience.params`) takes its name.
 WORKSPACE_VAR: Final = "SKILLBOOK_WORKSPACE"
@@ -67,7 +64,7 @@ def render_replay(draft: Draft, *, queued: bool = False) -> str:
     names the run's workspace itself (it is for review on this machine; the promoted
     helper never holds an absolute path)."""
     usage = " ".join(f"[{p.name}]" for p in draft.params)
-    secret_names = sorted({n for s in draft.commands for n in s.secret_env if _NAME.match(n)})
+    secret_names = sorted(draft.needs_env)
     lines = [
         "#!/usr/bin/env bash",
         f"# Replay helper for the learned skill {_comment(draft.name)} ({_comment(draft.id)}).",
@@ -147,7 +144,7 @@ def _env_lines(steps: Sequence[ProcedureStep]) -> list[str]:
         for key, value in step.env.items():
             seen.setdefault(key, value)
     return [
-        f': "${{{k}:={_dq(v)}}}"; export {k}' for k, v in sorted(seen.items()) if _NAME.match(k)
+        f': "${{{k}:={_dq(v)}}}"; export {k}' for k, v in sorted(seen.items()) if ENV_NAME.match(k)
     ]
 
 
@@ -177,10 +174,10 @@ def _step_lines(
         if ws:
             # The run's workspace named in the command: the one found at replay time.
             command = substitute(command, [Parameter(WORKSPACE_VAR, ws, "path")])
-        if _MARKER in command and len(step.secret_env) == 1 and _NAME.match(step.secret_env[0]):
+        if _MARKER in command and len(step.secret_env) == 1 and ENV_NAME.match(step.secret_env[0]):
             # The command held the secret itself; redaction left ***: ask the variable.
             command = command.replace(_MARKER, '"${' + step.secret_env[0] + '}"')
-        names = [p.name for p in params if _NAME.match(p.name)]
+        names = [p.name for p in params if ENV_NAME.match(p.name)]
         shell = shlex.quote(step.shell or EXEC_SHELL)
         skill = f"skill {_comment(step.skill)}, " if step.skill else ""
         where = f" ({skill}run by {_comment(shell)})"

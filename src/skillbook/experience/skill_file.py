@@ -47,6 +47,7 @@ def render_skill(draft: Draft) -> str:
         f"description: {_quote(draft.description)}",
         "metadata:",
         *(f"  {key}: {_quote(value)}" for key, value in meta.items()),
+        *_gates(draft),
         "---",
         "",
         f"# {draft.title}",
@@ -91,6 +92,25 @@ def render_skill(draft: Draft) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _gates(draft: Draft) -> list[str]:
+    """``metadata.openclaw`` for a run whose commands had secret variables: the names
+    (``requires.env``), so the catalog lists the skill as ready only when they can be
+    had, and the config entry that has them (``skillKey``, ``primaryEnv``), so ``exec``
+    gives them to the learned skill's commands as it gave them to the run's. A nested
+    mapping: OpenClaw reads ``metadata`` as JSON, where ``openclaw`` must be an object
+    (a JSON string there would be no gates at all)."""
+    names = draft.needs_env
+    if not names:
+        return []
+    out = ["  openclaw:"]
+    if draft.env_skill_key:
+        out.append(f"    skillKey: {_quote(draft.env_skill_key)}")
+    if draft.env_primary:
+        out.append(f"    primaryEnv: {_quote(draft.env_primary)}")
+    out += ["    requires:", "      env:", *(f"        - {_quote(n)}" for n in names)]
+    return out
+
+
 def _replay_lines(draft: Draft) -> list[str]:
     """How to run the replay helper with the tools the model has: ``exec`` with this
     skill runs in its folder, where the helper's relative path resolves."""
@@ -117,6 +137,15 @@ def _replay_lines(draft: Draft) -> list[str]:
         f"It finds the workspace from its own location (`scripts/auto/{draft.replay_filename}` "
         "in the workspace), so it works wherever the workspace is."
     )
+    names = ", ".join(code_span(n) for n in draft.needs_env)
+    if names and draft.env_skill_key:
+        out.append(
+            f"It needs {names}: `exec` with this skill sets it from the configuration of "
+            f"the skill it was learned with ({code_span('skills.entries.' + draft.env_skill_key)}"
+            "), never from this file."
+        )
+    elif names:
+        out.append(f"It needs {names} in the environment; this file never holds the value.")
     return out
 
 
