@@ -13,6 +13,7 @@ import subprocess
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -29,7 +30,7 @@ from skillbook.distribution.agents.globallock import (
     read_global_lock,
 )
 from skillbook.distribution.agents.lock import computed_hash, read_lock
-from skillbook.distribution.agents.ops import install_for, remove_for
+from skillbook.distribution.agents.ops import Installed, install_for, remove_for
 from skillbook.distribution.agents.sources import Fetcher
 from skillbook.distribution.agents.table import AgentEnv, get_agent
 from skillbook.distribution.agents.update import update_for
@@ -51,6 +52,22 @@ def agents(*ids: str):  # type: ignore[no-untyped-def]
     found = tuple(get_agent(i) for i in ids)
     assert all(found)
     return found
+
+
+BETA = "owner/tools/skills/beta"
+
+
+def put(
+    where: AgentEnv,
+    source: str | Path = BETA,
+    ids: tuple[str, ...] = ("claude-code",),
+    *,
+    global_: bool = True,
+    **options: Any,
+) -> list[Installed]:
+    """``install_for`` as most tests here call it: linked (not ``--copy``), by default
+    ``owner/tools/skills/beta`` for Claude Code in the user's folders."""
+    return install_for(source, agents(*ids), where, global_=global_, copy=False, **options)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -123,15 +140,7 @@ def test_git_url_project_one_agent_and_the_lock_entry(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
     url = repo.as_uri()
-    done = install_for(
-        url,
-        agents("claude-code"),
-        where,
-        global_=False,
-        copy=False,
-        picks=("Alpha",),
-        fetcher=fetcher,
-    )
+    done = put(where, url, global_=False, picks=("Alpha",), fetcher=fetcher)
     assert [d.name for d in done] == ["Alpha"]
     placed = where.project / ".claude/skills/alpha"
     assert (placed / "SKILL.md").read_text() == md("Alpha", "v1")
@@ -153,14 +162,7 @@ def test_git_url_project_one_agent_and_the_lock_entry(
 def test_git_without_skill_installs_every_skill_for_two_agents(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
-    done = install_for(
-        repo.as_uri(),
-        agents("claude-code", "codex"),
-        where,
-        global_=False,
-        copy=False,
-        fetcher=fetcher,
-    )
+    done = put(where, repo.as_uri(), ("claude-code", "codex"), global_=False, fetcher=fetcher)
     assert sorted(d.name for d in done) == ["Alpha", "beta"]
     for folder in ("alpha", "beta"):
         assert (where.project / ".agents/skills" / folder / "SKILL.md").is_file()
@@ -172,14 +174,7 @@ def test_git_without_skill_installs_every_skill_for_two_agents(
 def test_shorthand_global_two_agents_writes_the_global_lock(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
-    install_for(
-        "owner/tools/skills/beta",
-        agents("claude-code", "codex"),
-        where,
-        global_=True,
-        copy=False,
-        fetcher=fetcher,
-    )
+    put(where, BETA, ("claude-code", "codex"), fetcher=fetcher)
     assert (where.home / ".agents/skills/beta/SKILL.md").is_file()
     assert os.readlink(where.home / ".claude/skills/beta") == "../../.agents/skills/beta"
     assert not (where.project / "skills-lock.json").exists()
@@ -232,14 +227,7 @@ def test_the_global_lock_keeps_what_the_other_tool_wrote(
         "somethingNew": 1,
     }
     path.write_text(json.dumps(foreign, indent=2))
-    install_for(
-        "owner/tools/skills/beta",
-        agents("claude-code"),
-        where,
-        global_=True,
-        copy=False,
-        fetcher=fetcher,
-    )
+    put(where, fetcher=fetcher)
     lock = json.loads(path.read_text())
     assert list(lock) == ["version", "skills", "dismissed", "lastSelectedAgents", "somethingNew"]
     assert list(lock["skills"]) == ["7", "theirs", "beta"]
@@ -249,14 +237,7 @@ def test_the_global_lock_keeps_what_the_other_tool_wrote(
     assert lock["skills"]["theirs"] == foreign["skills"]["theirs"]  # type: ignore[index]
     first = lock["skills"]["beta"]["installedAt"]
     # A reinstall keeps installedAt (the other tool's rule).
-    install_for(
-        "owner/tools/skills/beta",
-        agents("claude-code"),
-        where,
-        global_=True,
-        copy=False,
-        fetcher=fetcher,
-    )
+    put(where, fetcher=fetcher)
     assert json.loads(path.read_text())["skills"]["beta"]["installedAt"] == first
 
 
@@ -264,14 +245,7 @@ def test_xdg_state_home_moves_the_global_lock(tmp_path: Path, repo: Path, fetche
     where = AgentEnv(
         {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "xdg")}, tmp_path
     )
-    install_for(
-        "owner/tools/skills/beta",
-        agents("claude-code"),
-        where,
-        global_=True,
-        copy=False,
-        fetcher=fetcher,
-    )
+    put(where, fetcher=fetcher)
     assert (tmp_path / "xdg/skills/.skill-lock.json").is_file()
     assert not (tmp_path / "home/.agents/.skill-lock.json").exists()
 
@@ -286,14 +260,7 @@ def test_an_unusable_global_lock_is_refused_before_anything_is_placed(
     path.parent.mkdir(parents=True)
     path.write_text(content)
     with pytest.raises(AgentsError) as caught:
-        install_for(
-            "owner/tools/skills/beta",
-            agents("claude-code"),
-            where,
-            global_=True,
-            copy=False,
-            fetcher=fetcher,
-        )
+        put(where, fetcher=fetcher)
     assert caught.value.code == "agents.global-lock-invalid"
     assert str(path) in caught.value.message
     assert path.read_text() == content
@@ -350,14 +317,7 @@ def test_any_global_lock_is_read_or_refused_with_its_code(tmp_path_factory, cont
 def test_remove_global_drops_the_global_lock_entry(
     where: AgentEnv, repo: Path, fetcher: Fetcher
 ) -> None:
-    install_for(
-        "owner/tools/skills/beta",
-        agents("claude-code"),
-        where,
-        global_=True,
-        copy=False,
-        fetcher=fetcher,
-    )
+    put(where, fetcher=fetcher)
     remove_for("beta", agents("claude-code"), where, global_=True)
     assert read_global_lock(where)["skills"] == {}
     assert not (where.home / ".claude/skills/beta").exists()
@@ -436,26 +396,11 @@ def test_a_blocked_skill_places_nothing_from_any_source(
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "evil")
     with pytest.raises(AgentsError) as caught:
-        install_for(
-            repo.as_uri(),
-            agents("claude-code", "codex"),
-            where,
-            global_=False,
-            copy=False,
-            fetcher=fetcher,
-        )
+        put(where, repo.as_uri(), ("claude-code", "codex"), global_=False, fetcher=fetcher)
     assert caught.value.code == "install.scan-blocked"
     assert list(where.project.iterdir()) == []
     # The clean one alone still installs.
-    install_for(
-        repo.as_uri(),
-        agents("claude-code"),
-        where,
-        global_=False,
-        copy=False,
-        picks=("alpha",),
-        fetcher=fetcher,
-    )
+    put(where, repo.as_uri(), global_=False, picks=("alpha",), fetcher=fetcher)
     assert (where.project / ".claude/skills/alpha").is_dir()
 
 
@@ -687,15 +632,7 @@ def test_update_sees_through_what_copies_leave_out(where: AgentEnv, tmp_path: Pa
 def test_a_forced_install_leaves_its_audit_line_first(where: AgentEnv, tmp_path: Path) -> None:
     source = write_skill(tmp_path / "src" / "evil", name="evil", files={"miner.js": EVIL})
     state = tmp_path / "state"
-    install_for(
-        source,
-        agents("claude-code"),
-        where,
-        global_=False,
-        copy=False,
-        force_reason="reviewed it",
-        state_dir=state,
-    )
+    put(where, source, global_=False, force_reason="reviewed it", state_dir=state)
     assert (where.project / ".claude/skills/evil/miner.js").is_file()
     [line] = (state / "install-audit.jsonl").read_text().splitlines()
     record = json.loads(line)
