@@ -176,39 +176,36 @@ def _install_for(
     version: str | None,
     tag: str | None,
 ) -> None:
-    from skillbook.cli.agents_support import agent_env, agent_fetcher
+    from skillbook.cli.agents_support import agent_command, agents_failed
     from skillbook.distribution.agents import AgentsError
-    from skillbook.distribution.agents.ops import install_for, resolve_agents
+    from skillbook.distribution.agents.ops import install_for
 
-    settings = obj.settings()
-    where = agent_env(obj, settings)
+    run = agent_command(
+        obj,
+        for_agents,
+        as_json=as_json,
+        registry=registry,
+        site=site,
+        version=version,
+        tag=tag,
+        force_reason=reason,
+    )
     try:
-        agents = resolve_agents(for_agents, where)
-        fetcher = agent_fetcher(
-            obj,
-            settings,
-            registry=registry,
-            site=site,
-            as_json=as_json,
-            version=version,
-            tag=tag,
-            force_reason=reason,
-        )
         done = install_for(
             source,
-            agents,
-            where,
+            run.agents,
+            run.where,
             global_=global_,
             copy=copy,
             force_reason=reason,
-            state_dir=settings.paths.state_dir,
+            state_dir=run.settings.paths.state_dir,
             picks=skills,
-            fetcher=fetcher,
+            fetcher=run.fetcher,
         )
     except AgentsError as exc:
         if not as_json:
             scan_hint(exc.code)
-        fail(exc.message, 2 if exc.code in ("agents.unknown",) else 1, error=exc.code)
+        agents_failed(exc)
     if as_json:
         emit_json({"installed": [d.to_json() for d in done]})
         return

@@ -179,27 +179,24 @@ def _update_for(
     reason: str | None,
     as_json: bool,
 ) -> None:
-    from skillbook.cli.agents_support import agent_env, agent_fetcher
+    from skillbook.cli.agents_support import agent_command, agents_failed
     from skillbook.distribution.agents import AgentsError
-    from skillbook.distribution.agents.ops import resolve_agents
     from skillbook.distribution.agents.update import update_for
 
-    settings = obj.settings()
-    where = agent_env(obj, settings)
+    run = agent_command(obj, for_agents, as_json=as_json, force_reason=reason)
     try:
-        agents = resolve_agents(for_agents, where)
         results = update_for(
             name,
-            agents,
-            where,
+            run.agents,
+            run.where,
             global_=global_,
             force=force,
-            fetcher=agent_fetcher(obj, settings, as_json=as_json, force_reason=reason),
+            fetcher=run.fetcher,
             force_reason=reason,
-            state_dir=settings.paths.state_dir,
+            state_dir=run.settings.paths.state_dir,
         )
     except AgentsError as exc:
-        fail(exc.message, 2 if exc.code == "agents.unknown" else 1, error=exc.code)
+        agents_failed(exc)
     if as_json:
         emit_json({"results": [r.to_json() for r in results]})
     else:

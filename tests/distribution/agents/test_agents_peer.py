@@ -11,7 +11,6 @@ tests skip, or fail where ``SKILLBOOK_HUB_REQUIRE_SERVICES=1`` (``.ci/run``).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,17 +22,10 @@ from factories import skill_text, write_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from distribution.hub.processes import skills_cli, unavailable
+from distribution.agents.twin_sandbox import Tree, TwinSandbox
+from distribution.hub.processes import unavailable
 
 pytestmark = pytest.mark.subprocess
-
-
-@pytest.fixture(scope="module")
-def peer() -> Path:
-    found = skills_cli()
-    if isinstance(found, str):
-        unavailable(found)
-    return found
 
 
 def write_skill(root: Path) -> None:
@@ -49,59 +41,15 @@ def write_skill(root: Path) -> None:
     (root / "metadata.json").write_text("{}\n")
 
 
-class Sandbox:
+class Sandbox(TwinSandbox):
+    """A twin with ``src/my-skill`` and ``src/pack`` (``one``, ``Two``) to install."""
+
     def __init__(self, root: Path, env_extra: Mapping[str, str]) -> None:
-        self.root = root
-        self.home = root / "home"
-        self.project = root / "project"
-        for folder in (self.home, self.project, root / "state", root / "data", root / "cache"):
-            folder.mkdir(parents=True)
+        super().__init__(root, env_extra)
         write_skill(root / "src" / "my-skill")
         for name in ("one", "Two"):
             folder = root / "src" / "pack" / name.lower()
             write_file(folder / "SKILL.md", skill_text(name, "Demo.", body=f"{name}\n"))
-        self.env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(self.home),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            # Outside HOME, so skillbook's own state (its scan cache) is not compared.
-            "XDG_STATE_HOME": str(root / "state"),
-            "SKILLBOOK_STATE_DIR": str(root / "state" / "skillbook"),
-            "XDG_DATA_HOME": str(root / "data"),
-            "XDG_CACHE_HOME": str(root / "cache"),
-            "DISABLE_TELEMETRY": "1",
-            "DO_NOT_TRACK": "1",
-            "NO_COLOR": "1",
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            **{k: v.replace("{home}", str(self.home)) for k, v in env_extra.items()},
-        }
-
-    def run(self, argv: list[str]) -> None:
-        proc = subprocess.run(
-            argv,
-            cwd=self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-
-    def snapshot(self) -> dict[str, object]:
-        found: dict[str, object] = {}
-        for top in (self.home, self.project):
-            for dirpath, dirnames, filenames in os.walk(top):
-                for name in sorted(dirnames + filenames):
-                    path = Path(dirpath) / name
-                    rel = path.relative_to(self.root).as_posix()
-                    if path.is_symlink():
-                        found[rel] = ("link", os.readlink(path))
-                    elif path.is_dir():
-                        found[rel] = ("dir",)
-                    else:
-                        found[rel] = ("file", path.read_bytes(), path.stat().st_mode & 0o777)
-        return found
 
 
 def compare(
@@ -111,16 +59,16 @@ def compare(
     flags: list[str] = (),  # type: ignore[assignment]
     env: Mapping[str, str] | None = None,
     lock: str | None = None,
-) -> dict[str, object]:
+) -> Tree:
     twins = Sandbox(tmp_path / "peer", env or {}), Sandbox(tmp_path / "ours", env or {})
     if lock is not None:
         for box in twins:
             (box.project / "skills-lock.json").write_text(lock)
-    twins[0].run(["node", str(peer), "add", "../src/my-skill", "-y", *flags, "--agent", *agents])
+    twins[0].must(["node", str(peer), "add", "../src/my-skill", "-y", *flags, "--agent", *agents])
     ours = [sys.executable, "-m", "skillbook", "install", "../src/my-skill", *flags]
     for agent in agents:
         ours += ["--for", agent]
-    twins[1].run(ours)
+    twins[1].must(ours)
     theirs, mine = twins[0].snapshot(), twins[1].snapshot()
     assert mine == theirs
     return theirs
@@ -130,7 +78,7 @@ def test_one_agent_gets_a_real_copy(tmp_path: Path, peer: Path) -> None:
     tree = compare(tmp_path, peer, ["claude-code"])
     assert tree["project/.claude/skills/my-skill"] == ("dir",)
     assert "project/.claude/skills/my-skill/metadata.json" not in tree
-    lock = json.loads(tree["project/skills-lock.json"][1])  # type: ignore[index]
+    lock = json.loads(tree["project/skills-lock.json"][1])
     assert lock["skills"]["My Skill"]["source"] == "../src/my-skill"
 
 
@@ -175,7 +123,7 @@ def test_entries_the_peer_wrote_are_kept(tmp_path: Path, peer: Path) -> None:
         },
     }
     tree = compare(tmp_path, peer, ["claude-code"], lock=json.dumps(foreign))
-    assert list(json.loads(tree["project/skills-lock.json"][1])["skills"]) == [  # type: ignore[index]
+    assert list(json.loads(tree["project/skills-lock.json"][1])["skills"]) == [
         "42",
         "Alpha",
         "My Skill",
@@ -185,8 +133,8 @@ def test_entries_the_peer_wrote_are_kept(tmp_path: Path, peer: Path) -> None:
 
 def test_a_folder_of_skills_installs_them_all(tmp_path: Path, peer: Path) -> None:
     twins = Sandbox(tmp_path / "peer", {}), Sandbox(tmp_path / "ours", {})
-    twins[0].run(["node", str(peer), "add", "../src/pack", "-y", "--agent", "claude-code"])
-    twins[1].run(
+    twins[0].must(["node", str(peer), "add", "../src/pack", "-y", "--agent", "claude-code"])
+    twins[1].must(
         [sys.executable, "-m", "skillbook", "install", "../src/pack", "--for", "claude-code"]
     )
     assert twins[1].snapshot() == twins[0].snapshot()
@@ -201,16 +149,16 @@ def test_remove_keeps_the_shared_copy_while_a_detected_agent_uses_it(
         (box.home / ".codex").mkdir()  # Codex is installed; Claude Code is not.
     node = ["node", str(peer)]
     ours = [sys.executable, "-m", "skillbook"]
-    twins[0].run([*node, "add", "../src/pack", "-y", "--agent", "claude-code", "codex"])
-    twins[1].run([*ours, "install", "../src/pack", "--for", "claude-code", "--for", "codex"])
-    twins[0].run([*node, "remove", "Two", "-y", "--agent", "claude-code"])
-    twins[1].run([*ours, "remove", "Two", "--for", "claude-code"])
+    twins[0].must([*node, "add", "../src/pack", "-y", "--agent", "claude-code", "codex"])
+    twins[1].must([*ours, "install", "../src/pack", "--for", "claude-code", "--for", "codex"])
+    twins[0].must([*node, "remove", "Two", "-y", "--agent", "claude-code"])
+    twins[1].must([*ours, "remove", "Two", "--for", "claude-code"])
     after_one = twins[0].snapshot()
     assert twins[1].snapshot() == after_one
     assert "project/.agents/skills/two/SKILL.md" in after_one
     assert "project/.claude/skills/two" not in after_one
-    twins[0].run([*node, "remove", "one", "-y", "--agent", "claude-code", "codex"])
-    twins[1].run([*ours, "remove", "one", "--for", "claude-code", "--for", "codex"])
+    twins[0].must([*node, "remove", "one", "-y", "--agent", "claude-code", "codex"])
+    twins[1].must([*ours, "remove", "one", "--for", "claude-code", "--for", "codex"])
     after_two = twins[0].snapshot()
     assert twins[1].snapshot() == after_two
     assert "project/.agents/skills/one" not in after_two
@@ -222,11 +170,11 @@ def test_reinstalling_turns_copies_into_links_and_back(tmp_path: Path, peer: Pat
     for step in steps:
         agents = [a for a in step if not a.startswith("-")]
         flags = [a for a in step if a.startswith("-")]
-        twins[0].run(
+        twins[0].must(
             ["node", str(peer), "add", "../src/my-skill", "-y", *flags, "--agent", *agents]
         )
         ours = [sys.executable, "-m", "skillbook", "install", "../src/my-skill", *flags]
-        twins[1].run(ours + [x for a in agents for x in ("--for", a)])
+        twins[1].must(ours + [x for a in agents for x in ("--for", a)])
         assert twins[1].snapshot() == twins[0].snapshot(), step
 
 

@@ -19,7 +19,7 @@ import pytest
 from factories import skill_text
 
 from distribution.agents.test_agents_peer import Sandbox
-from distribution.hub.processes import skills_cli, unavailable
+from distribution.agents.twin_sandbox import Tree
 
 pytestmark = pytest.mark.subprocess
 
@@ -30,14 +30,6 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "t@example.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-
-
-@pytest.fixture(scope="module")
-def peer() -> Path:
-    found = skills_cli()
-    if isinstance(found, str):
-        unavailable(found)
-    return found
 
 
 def git(repo: Path, *args: str) -> None:
@@ -62,13 +54,11 @@ def url(tmp_path: Path) -> str:
     return root.as_uri()
 
 
-def compare(
-    tmp_path: Path, peer: Path, url: str, args: list[str], agents: list[str]
-) -> dict[str, object]:
+def compare(tmp_path: Path, peer: Path, url: str, args: list[str], agents: list[str]) -> Tree:
     twins = Sandbox(tmp_path / "peer", {}), Sandbox(tmp_path / "ours", {})
-    twins[0].run(["node", str(peer), "add", url, "-y", *args, "--agent", *agents])
+    twins[0].must(["node", str(peer), "add", url, "-y", *args, "--agent", *agents])
     ours = [sys.executable, "-m", "skillbook", "install", url, *args]
-    twins[1].run(ours + [x for a in agents for x in ("--for", a)])
+    twins[1].must(ours + [x for a in agents for x in ("--for", a)])
     theirs, mine = twins[0].snapshot(), twins[1].snapshot()
     assert mine == theirs
     for box in twins:
@@ -104,7 +94,7 @@ def test_update_of_what_the_peer_installed_matches_a_fresh_peer_install(
     tree and lock the peer gives when it installs v2 afresh."""
     updated, fresh = Sandbox(tmp_path / "updated", {}), Sandbox(tmp_path / "fresh", {})
     add = ["node", str(peer), "add", url, "-y", "--skill", "Alpha", "--agent", "claude-code"]
-    updated.run(add)
+    updated.must(add)
     repo = Path(url.removeprefix("file://"))
     (repo / "skills/alpha/SKILL.md").write_text(
         skill_text("Alpha", "The alpha skill.", body="A2\n")
@@ -112,8 +102,8 @@ def test_update_of_what_the_peer_installed_matches_a_fresh_peer_install(
     (repo / "skills/alpha/new.md").write_text("new\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "two")
-    updated.run([sys.executable, "-m", "skillbook", "update", "--for", "claude-code"])
-    fresh.run(add)
+    updated.must([sys.executable, "-m", "skillbook", "update", "--for", "claude-code"])
+    fresh.must(add)
     after = updated.snapshot()
     assert after == fresh.snapshot()
     assert "project/.claude/skills/alpha/new.md" in after
@@ -128,6 +118,6 @@ def test_a_repository_that_is_one_skill(tmp_path: Path, peer: Path) -> None:
     git(root, "add", "-A")
     git(root, "commit", "-qm", "one")
     tree = compare(tmp_path, peer, root.as_uri(), [], ["claude-code", "gemini-cli"])
-    lock = json.loads(tree["project/skills-lock.json"][1])  # type: ignore[index]
+    lock = json.loads(tree["project/skills-lock.json"][1])
     assert lock["skills"]["Solo Skill"]["skillPath"] == "SKILL.md"
     assert tree["project/.claude/skills/solo-skill"] == ("link", "../../.agents/skills/solo-skill")

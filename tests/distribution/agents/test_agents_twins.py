@@ -34,12 +34,10 @@ from typing import Any
 import pytest
 from factories import skill_text, write_file
 
-from distribution.hub.processes import skills_cli, unavailable
+from distribution.agents.twin_sandbox import Tree, TwinSandbox
 from skillbook.distribution.agents.table import UNIVERSAL_DIR, Agent, all_agents
 
 pytestmark = pytest.mark.subprocess
-
-Tree = dict[str, tuple[Any, ...]]
 
 #: The variable overriding each ``*_HOME``-style base of the table, for the override cases.
 HOME_VARS = {
@@ -137,61 +135,19 @@ def write_sources(src: Path) -> None:
     write_file(src / "odd" / "e" / "SKILL.md", "---\nname: !!!\ndescription: Bad YAML.\n---\n")
 
 
-class Sandbox:
-    def __init__(self, root: Path, env_extra: Mapping[str, str], peer: Path) -> None:
-        self.root, self.peer = root, peer
-        self.home, self.project = root / "home", root / "project"
-        for folder in (self.home, self.project, root / "state", root / "tmp"):
-            folder.mkdir(parents=True)
-        write_sources(root / "src")
-        self.env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(self.home),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_STATE_HOME": str(root / "state"),
-            "XDG_DATA_HOME": str(root / "state" / "data"),
-            "XDG_CACHE_HOME": str(root / "state" / "cache"),
-            # skillbook's own state (its scan cache) outside the compared trees.
-            "SKILLBOOK_STATE_DIR": str(root / "state" / "skillbook"),
-            "TMPDIR": str(root / "tmp"),
-            "DISABLE_TELEMETRY": "1",
-            "DO_NOT_TRACK": "1",
-            "NO_COLOR": "1",
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            **{k: v.replace("{home}", str(self.home)) for k, v in env_extra.items()},
-        }
+class Sandbox(TwinSandbox):
+    """A twin with the sources of :func:`write_sources`, running either tool."""
 
-    def run(self, argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            list(argv),
-            cwd=self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+    def __init__(self, root: Path, env_extra: Mapping[str, str], peer: Path) -> None:
+        super().__init__(root, env_extra)
+        self.peer = peer
+        write_sources(root / "src")
 
     def skills(self, *args: str) -> subprocess.CompletedProcess[str]:
         return self.run(["node", str(self.peer), *args])
 
     def skillbook(self, *args: str) -> subprocess.CompletedProcess[str]:
         return self.run([sys.executable, "-m", "skillbook", *args])
-
-    def snapshot(self) -> Tree:
-        found: Tree = {}
-        for top in (self.home, self.project):
-            for dirpath, dirnames, filenames in os.walk(top):
-                for name in dirnames + filenames:
-                    path = Path(dirpath) / name
-                    rel = path.relative_to(self.root).as_posix()
-                    if path.is_symlink():
-                        found[rel] = ("link", os.readlink(path))
-                    elif path.is_dir():
-                        found[rel] = ("dir",)
-                    else:
-                        found[rel] = ("file", path.read_bytes(), path.stat().st_mode & 0o777)
-        return found
 
     def text(self, out: str) -> str:
         """Output with this sandbox's root written as ``ROOT``, to compare the twins'."""
@@ -402,14 +358,6 @@ MULTI_CASES = [
     ),
     Case("keep-a-foreign-lock-entry", (Add(("claude-code",), source="pack"), Add(("codex",)))),
 ]
-
-
-@pytest.fixture(scope="module")
-def peer() -> Path:
-    found = skills_cli()
-    if isinstance(found, str):
-        unavailable(found)
-    return found
 
 
 def test_the_families_cover_every_kind_of_folder() -> None:
