@@ -273,6 +273,20 @@ def test_a_refine_that_adds_a_dangerous_command_is_refused_by_the_scan(space: Wo
     assert check_refine(draft, plan_refine(draft, workspace=space.ws)).ok
 
 
+def test_a_refine_draft_without_a_step_is_refused_as_a_new_one_is(space: Workspace) -> None:
+    # One gate rule for both kinds (promotion.missing_steps): same code, same message.
+    from dataclasses import replace
+
+    from skillbook.experience.promotion import check_draft
+    from skillbook.experience.refining import check_refine, plan_refine
+
+    draft = replace(refine_draft(space, put_wordfreq(space.ws / "skills" / "wordfreq")), steps=())
+    refused = check_refine(draft, plan_refine(draft, workspace=space.ws))
+    (theirs,) = [d for d in check_draft(draft).diagnostics if d.code == "experience.no-steps"]
+    (ours,) = [d for d in refused.diagnostics if d.code == "experience.no-steps"]
+    assert not refused.ok and ours == theirs
+
+
 # ---------------------------------------------------------------------- CLI
 
 

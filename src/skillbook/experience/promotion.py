@@ -169,12 +169,7 @@ def check_draft(
                 path=path,
             )
         )
-    if not draft.steps:
-        found.append(
-            error(
-                "experience.no-steps", "the draft has no procedure step", skill=draft.id, path=path
-            )
-        )
+    found += missing_steps(draft, path=path)
     problem = check_syntax(render_replay(draft))
     if problem is not None:
         problem = f"the replay helper does not parse: {problem}"
@@ -191,6 +186,16 @@ def check_draft(
         found.append(error("experience.replay-invalid", problem, skill=draft.id, path=path))
     found += unacknowledged_risk(draft, accept_risk=accept_risk, path=path)
     return GateReport(not has_errors(found), gate_mode, tuple(found))
+
+
+def missing_steps(draft: Draft, *, path: Path | None) -> list[Diagnostic]:
+    """The gate's refusal of a draft without a step (nothing to repeat or to add to a
+    skill): new and refine drafts alike; empty when it has one."""
+    if draft.steps:
+        return []
+    return [
+        error("experience.no-steps", "the draft has no procedure step", skill=draft.id, path=path)
+    ]
 
 
 def unacknowledged_risk(draft: Draft, *, accept_risk: bool, path: Path | None) -> list[Diagnostic]:

@@ -51,6 +51,7 @@ from skillbook.experience.promotion import (
     GateReport,
     Promotion,
     choose_name,
+    missing_steps,
     unacknowledged_risk,
 )
 from skillbook.experience.queue import DRAFT_FILE, ReviewQueue
@@ -182,12 +183,7 @@ def check_refine(
                         path=path,
                     )
                 )
-    if not draft.steps:
-        found.append(
-            error(
-                "experience.no-steps", "the draft has no procedure step", skill=draft.id, path=path
-            )
-        )
+    found += missing_steps(draft, path=path)
     found += unacknowledged_risk(draft, accept_risk=accept_risk, path=path)
     return GateReport(not has_errors(found), gate_mode, tuple(found))
 
