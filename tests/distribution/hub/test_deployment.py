@@ -16,20 +16,15 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
+from .deployment import Deployment, team_deployment
 from .helpers import auth_header, fresh_rate_window, make_skill, publish_body, skill_md, upload
 from .processes import (
-    S3_ENV,
-    Postgres,
-    Process,
     clawhub_cli,
-    moto_server,
-    proxy,
     serve_registry,
     skillbook,
     unavailable,
@@ -38,55 +33,19 @@ from .processes import (
 pytestmark = pytest.mark.subprocess
 
 
-@dataclass
-class Deployment:
-    replicas: list[str]
-    proxy: str
-    env: dict[str, str]
-    store_args: list[str]
-
-
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    root = tmp_path_factory.mktemp("deploy")
-    try:
-        pg = Postgres()
-    except FileNotFoundError as exc:
-        unavailable(str(exc))
-    started: list[Process] = []
-    try:
-        s3, s3_url = moto_server(root)
-        started.append(s3)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
-        env.update(S3_ENV, HOME=str(root / "home"), SKILLBOOK_STATE_DIR=str(root / "state"))
-        store = ["--db", pg.url, "--blobs", f"s3://skills/registry?endpoint_url={s3_url}"]
-        urls = []
-        for _ in range(2):
-            # The proxy (and this test, standing in for it) connects from 127.0.0.1.
-            proc, url = serve_registry(
-                root,
-                env,
-                *store,
-                "--search",
-                "bm25",
-                "--limit",
-                "read.ip=40",
-                "--forwarded-allow-ips",
-                "127.0.0.1",
-                # Counts written in every request: exact across replicas at once (the
-                # batched default is checked in test_counters.py).
-                "--flush-every",
-                "0",
-            )
-            started.append(proc)
-            urls.append(url)
-        front, front_url = proxy(root, urls)
-        started.append(front)
-        yield Deployment(urls, front_url, env, store)
-    finally:
-        for proc in reversed(started):
-            proc.stop()
-        pg.stop()
+    with team_deployment(
+        tmp_path_factory.mktemp("deploy"),
+        "--limit",
+        "read.ip=40",
+        # Counts written in every request: exact across replicas at once (the batched
+        # default is checked in test_counters.py).
+        "--flush-every",
+        "0",
+        bucket="registry",
+    ) as found:
+        yield found
 
 
 def test_published_through_one_replica_installs_through_the_other(

@@ -534,28 +534,12 @@ def test_the_pages_on_postgres_with_two_replicas_behind_a_proxy(
     Consecutive requests land on alternate replicas, so a sign-in on one and the
     release on the other show that sessions and CSRF tokens need no shared memory.
     """
-    from .processes import S3_ENV, Postgres, Process, moto_server, proxy, serve_registry, skillbook
+    from .deployment import team_deployment
+    from .processes import skillbook
 
-    try:
-        pg = Postgres()
-    except FileNotFoundError as exc:
-        unavailable(str(exc))
-    started: list[Process] = []
-    try:
-        s3, s3_url = moto_server(tmp_path)
-        started.append(s3)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLBOOK_")}
-        env.update(S3_ENV, HOME=str(tmp_path / "home"), SKILLBOOK_STATE_DIR=str(tmp_path / "state"))
-        store = ["--db", pg.url, "--blobs", f"s3://skills/web?endpoint_url={s3_url}"]
-        replicas = []
-        for _ in range(2):
-            proc, url = serve_registry(
-                tmp_path, env, *store, "--search", "bm25", "--forwarded-allow-ips", "127.0.0.1"
-            )
-            started.append(proc)
-            replicas.append(url)
-        front, front_url = proxy(tmp_path, replicas)
-        started.append(front)
+    with team_deployment(tmp_path, bucket="web") as deployed:
+        replicas, front_url = deployed.replicas, deployed.proxy
+        env, store = deployed.env, deployed.store_args
 
         def token(*args: str) -> str:
             made = skillbook("registry", "token", "create", *args, *store, env=env)
@@ -606,7 +590,3 @@ def test_the_pages_on_postgres_with_two_replicas_behind_a_proxy(
         for url in replicas:
             answer = httpx.get(url + "/api/v1/download", params={"slug": "gizmo"})
             assert answer.status_code == 200
-    finally:
-        for proc in reversed(started):
-            proc.stop()
-        pg.stop()
