@@ -255,7 +255,7 @@ def test_held_versions_are_invisible_without_an_admin_session(
     assert "tool@1.1.0" in client.get("/admin").text
 
 
-def test_sign_in_needs_the_form_nonce_and_an_admin_token(
+def test_sign_in_needs_the_form_nonce_and_a_live_token(
     client: TestClient, token: str, admin_token: str
 ) -> None:
     form = client.get("/admin/login")
@@ -276,9 +276,15 @@ def test_sign_in_needs_the_form_nonce_and_an_admin_token(
     form = client.get("/admin/login")
     nonce = re.search(r'name="nonce" value="([^"]+)"', form.text)
     assert nonce is not None
-    user = client.post("/admin/login", data={"token": token, "nonce": nonce.group(1)})
-    assert user.status_code == 403 and "@alice, which is not an admin token" in user.text
-    assert SESSION_COOKIE not in client.cookies
+    # A publisher's token signs in too, to see their own held versions; it reviews nothing.
+    user = client.post(
+        "/admin/login", data={"token": token, "nonce": nonce.group(1)}, follow_redirects=False
+    )
+    assert (user.status_code, user.headers["location"]) == (303, "/")
+    assert SESSION_COOKIE in client.cookies and token not in client.cookies[SESSION_COOKIE]
+    home = client.get("/")
+    assert "Signed in as @alice" in home.text and "Admin (@" not in home.text
+    assert client.get("/admin", follow_redirects=False).headers["location"] == "/admin/login"
     _sign_in(client, admin_token)
     session_cookie = client.cookies.get(SESSION_COOKIE)
     assert session_cookie and admin_token not in session_cookie
@@ -351,6 +357,85 @@ def test_a_session_ends_with_its_token_and_cannot_be_forged(
         revoke_token(session, admin_token[:10])
     assert "Signed in as" not in client.get("/admin", follow_redirects=True).text
     assert client.get("/admin", follow_redirects=False).headers["location"] == "/admin/login"
+
+
+def _sign_in_as(client: TestClient, token: str) -> str:
+    """Sign in through the form with any token; returns the session's CSRF token (from
+    the sign-out form every page carries)."""
+    form = client.get("/admin/login")
+    nonce = re.search(r'name="nonce" value="([^"]+)"', form.text)
+    assert nonce is not None
+    answer = client.post(
+        "/admin/login", data={"token": token, "nonce": nonce.group(1)}, follow_redirects=False
+    )
+    assert answer.status_code == 303, answer.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text)
+    assert csrf is not None
+    return csrf.group(1)
+
+
+def test_an_owner_signed_in_sees_their_held_versions_with_their_state(
+    client: TestClient, hub: Hub, token: str, tmp_path: Path
+) -> None:
+    _held(client, token, tmp_path)  # alice's tool: 1.0.0 published, 1.1.0 held
+    # Held at its first version: a skill only its owner (and admins) can open.
+    gizmo = make_skill(tmp_path / "gizmo", "gizmo", "A gizmo.", body=f"```sh\n{HIGH_LINE}```")
+    assert publish(client, token, gizmo).status == "pending"
+    with hub.db.session() as session:
+        from skillbook.distribution.hub.tokens import create_token
+
+        bob = create_token(session, "bob")
+    with TestClient(client.app, base_url=BASE) as other:
+        _sign_in_as(other, bob)
+        assert "1.1.0" not in other.get("/skills/tool").text
+        assert other.get("/skills/tool", params={"version": "1.1.0"}).status_code == 404
+        assert other.get("/skills/gizmo").status_code == 404
+    _sign_in_as(client, token)
+    page = client.get("/skills/tool")
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    versions = page.text.split('<ol class="versions">', 1)[1]
+    assert "1.1.0" in versions and "Held: not downloadable" in versions
+    assert "Held for review" in versions  # the scan's verdict, as admins see it
+    held = client.get("/skills/tool", params={"version": "1.1.0"})
+    assert held.status_code == 200
+    assert "held for security review" in held.text and "Only you, the skill" in held.text
+    assert "/admin/release" not in held.text  # the owner may not release it
+    assert client.get("/skills/tool/files/SKILL.md", params={"version": "1.1.0"}).status_code == 200
+    assert client.get("/skills/gizmo").status_code == 200
+    assert client.get("/alice/gizmo", follow_redirects=False).status_code == 301
+    # Still held for everyone else: not listed, searched or downloadable.
+    gizmo_download = {"slug": "gizmo", "version": "1.0.0"}
+    assert client.get("/api/v1/download", params=gizmo_download).status_code == 423
+
+
+def test_an_owners_session_reviews_nothing_and_signs_out_with_its_token(
+    client: TestClient, token: str, tmp_path: Path
+) -> None:
+    _held(client, token, tmp_path)
+    csrf = _sign_in_as(client, token)
+    form = {"slug": "tool", "version": "1.1.0", "reason": "mine", "csrf": csrf}
+    for action in ("/admin/release", "/admin/hold"):
+        refused = client.post(action, data=form, follow_redirects=False)
+        assert (refused.status_code, refused.headers["location"]) == (303, "/admin/login")
+    download = {"slug": "tool", "version": "1.1.0"}
+    assert client.get("/api/v1/download", params=download).status_code == 423
+    assert client.get("/admin", follow_redirects=False).headers["location"] == "/admin/login"
+    forged = client.post("/admin/logout", data={"csrf": "guess"}, follow_redirects=False)
+    assert forged.status_code == 403 and SESSION_COOKIE in client.cookies
+    done = client.post("/admin/logout", data={"csrf": csrf}, follow_redirects=False)
+    assert done.status_code == 303 and SESSION_COOKIE not in client.cookies
+    assert "1.1.0" not in client.get("/skills/tool").text
+
+
+def test_the_pages_have_an_icon_and_favicon_ico_answers(client: TestClient) -> None:
+    home = client.get("/")
+    assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in home.text
+    icon = client.get("/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.content.startswith(b"<svg") and len(icon.content) < 1024
+    # Asked for by habit (crawlers, tools): an empty answer, not a 404.
+    ico = client.get("/favicon.ico")
+    assert ico.status_code == 204 and ico.content == b""
 
 
 @pytest.fixture

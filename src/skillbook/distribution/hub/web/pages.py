@@ -10,7 +10,10 @@ or does what the API or the admin commands would not.
 Every page counts against the address's ``read`` rate limit, a sign-in attempt
 against its ``write`` limit (token guessing is limited as on the API). Forms that
 change something need a signed-in admin and that session's CSRF token, and are
-refused when the browser says the request came from another site.
+refused when the browser says the request came from another site. Any registry token
+signs in: an admin's reviews (the admin page, release, hold); a publisher's shows them
+their own skills' held versions on the skill and file pages, with their state, and
+changes nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from skillbook.distribution.hub.web.session import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
     SESSION_SECONDS,
-    AdminSession,
+    PageSession,
     csrf_valid,
     new_login_nonce,
     open_session,
@@ -50,6 +53,7 @@ from skillbook.distribution.hub.web.session import (
 __all__ = ["STYLESHEET", "web_routes"]
 
 STYLESHEET: Final = "/static/registry.css"
+ICON: Final = "/favicon.svg"
 FLASH_COOKIE: Final = "skillbook_flash"
 #: Skills per page of the home list, and the most a search shows.
 PAGE_SIZE: Final = 50
@@ -87,6 +91,7 @@ def _environment() -> Environment:
     env.filters["urlpart"] = lambda s: quote(str(s), safe="")
     env.filters["pathpart"] = lambda s: quote(str(s))
     env.globals["stylesheet"] = STYLESHEET
+    env.globals["icon"] = ICON
     return env
 
 
@@ -114,7 +119,8 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _admin(request: Request) -> AdminSession | None:
+def _viewer(request: Request) -> PageSession | None:
+    """Who is signed in (any token), or None."""
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         return None
@@ -122,21 +128,37 @@ def _admin(request: Request) -> AdminSession | None:
         return open_session(session, cookie)
 
 
+def _admin_of(viewer: PageSession | None) -> PageSession | None:
+    return viewer if viewer is not None and viewer.caller.admin else None
+
+
+def _admin(request: Request) -> PageSession | None:
+    """The signed-in admin, or None (nobody, or someone who may not review)."""
+    return _admin_of(_viewer(request))
+
+
+def _handle(viewer: PageSession | None) -> str | None:
+    return viewer.caller.handle if viewer is not None else None
+
+
 def page(
     request: Request,
     template: str,
     *,
     status: int = 200,
-    admin: AdminSession | None = None,
+    viewer: PageSession | None = None,
     **context: Any,
 ) -> Response:
+    """``template`` for ``viewer`` (who is signed in: the nav says so, and ``admin`` is
+    set for an admin only)."""
     flash = _unpack_flash(request.cookies.get(FLASH_COOKIE, ""))
     html = (
         _templates()
         .get_template(template)
         .render(
-            admin=admin,
-            csrf=admin.csrf if admin else "",
+            admin=_admin_of(viewer),
+            viewer=viewer,
+            csrf=viewer.csrf if viewer else "",
             q=context.pop("q", ""),
             flash=flash,
             **context,
@@ -144,15 +166,15 @@ def page(
     )
     response = HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)
     response.headers["Vary"] = "Cookie"
-    if admin is not None:
+    if viewer is not None:
         response.headers["Cache-Control"] = "no-store"
     if flash:
         response.delete_cookie(FLASH_COOKIE, path="/")
     return response
 
 
-def _not_found(request: Request, admin: AdminSession | None, what: str) -> Response:
-    return page(request, "error.html", status=404, admin=admin, title="Not found", message=what)
+def _not_found(request: Request, viewer: PageSession | None, what: str) -> Response:
+    return page(request, "error.html", status=404, viewer=viewer, title="Not found", message=what)
 
 
 def _secure(request: Request) -> bool:
@@ -190,7 +212,7 @@ def _limited(kind: str, handler: Callable[[Request], Response]) -> Endpoint:
 
 def home(request: Request) -> Response:
     hub = _hub(request)
-    admin = _admin(request)
+    viewer = _viewer(request)
     q = request.query_params.get("q", "").strip()[:MAX_QUERY]
     try:
         number = max(1, int(request.query_params.get("page", "1")))
@@ -210,7 +232,7 @@ def home(request: Request) -> Response:
     return page(
         request,
         "home.html",
-        admin=admin,
+        viewer=viewer,
         q=q,
         cards=cards,
         number=number,
@@ -220,17 +242,19 @@ def home(request: Request) -> Response:
 
 
 def skill(request: Request) -> Response:
-    admin = _admin(request)
+    viewer = _viewer(request)
     slug = request.path_params["slug"]
     asked = request.query_params.get("version") or None
     with _hub(request).db.session() as session:
-        found = views.skill_page(session, slug, asked, admin=admin is not None)
+        found = views.skill_page(
+            session, slug, asked, admin=_admin_of(viewer) is not None, viewer=_handle(viewer)
+        )
     if found is None:
-        return _not_found(request, admin, "No such skill or version here.")
+        return _not_found(request, viewer, "No such skill or version here.")
     return page(
         request,
         "skill.html",
-        admin=admin,
+        viewer=viewer,
         s=found,
         title=found.name,
         install=views.install_commands(_base_url(request), found.slug),
@@ -239,13 +263,20 @@ def skill(request: Request) -> Response:
 
 def file_page(request: Request) -> Response:
     hub = _hub(request)
-    admin = _admin(request)
+    viewer = _viewer(request)
     slug, path = request.path_params["slug"], request.path_params["path"]
     asked = request.query_params.get("version") or None
     with hub.db.session() as session:
-        entry = views.file_entry(session, slug, asked, path, admin=admin is not None)
+        entry = views.file_entry(
+            session,
+            slug,
+            asked,
+            path,
+            admin=_admin_of(viewer) is not None,
+            viewer=_handle(viewer),
+        )
     if entry is None:
-        return _not_found(request, admin, "No such file in this skill.")
+        return _not_found(request, viewer, "No such file in this skill.")
     data = hub.blobs.get(entry.sha256)
     text: str | None
     try:
@@ -262,7 +293,7 @@ def file_page(request: Request) -> Response:
     return page(
         request,
         "file.html",
-        admin=admin,
+        viewer=viewer,
         f=entry,
         text=text,
         truncated=text is not None and len(data) > VIEWER_BYTES,
@@ -272,30 +303,34 @@ def file_page(request: Request) -> Response:
 
 
 def owner(request: Request) -> Response:
-    admin = _admin(request)
+    viewer = _viewer(request)
     handle = str(request.path_params["handle"]).strip().lstrip("@").lower()
     if not HANDLE_RE.match(handle):
-        return _not_found(request, admin, "No such owner here.")
+        return _not_found(request, viewer, "No such owner here.")
     with _hub(request).db.session() as session:
         cards = views.owner_cards(session, handle)
     if not cards:
-        return _not_found(request, admin, f"@{handle} has no skills here.")
-    return page(request, "owner.html", admin=admin, handle=handle, cards=cards, title=f"@{handle}")
+        return _not_found(request, viewer, f"@{handle} has no skills here.")
+    return page(
+        request, "owner.html", viewer=viewer, handle=handle, cards=cards, title=f"@{handle}"
+    )
 
 
 def owner_and_slug(request: Request) -> Response:
     """ClawHub's page address ``/<owner>/<slug>``: redirected to ``/skills/<slug>``."""
-    admin = _admin(request)
+    viewer = _viewer(request)
     who = str(request.path_params["owner"])
     slug = str(request.path_params["slug"])
     with _hub(request).db.session() as session:
         found = catalog.find_skill(session, slug, who)
-        visible = found is not None and (
-            admin is not None or catalog.latest_version(found) is not None
+        visible = found is not None and bool(
+            views.visible_versions(
+                found, admin=_admin_of(viewer) is not None, viewer=_handle(viewer)
+            )
         )
         target = f"/skills/{quote(found.slug)}" if found is not None else ""
     if not visible:
-        return _not_found(request, admin, "No such skill here.")
+        return _not_found(request, viewer, "No such skill here.")
     return RedirectResponse(target, status_code=301)
 
 
@@ -312,6 +347,26 @@ async def stylesheet(request: Request) -> Response:
     )
 
 
+@functools.cache
+def _icon() -> bytes:
+    return files("skillbook.distribution.hub.web").joinpath("static/favicon.svg").read_bytes()
+
+
+async def icon(request: Request) -> Response:
+    """The pages' icon (``<link rel="icon">``), a small SVG."""
+    return Response(
+        _icon(),
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=86400"},
+    )
+
+
+async def no_icon(request: Request) -> Response:
+    # Clients that ask for /favicon.ico by habit (not the pages, which name the SVG) get
+    # an empty answer rather than a 404 in their console and in the access log.
+    return Response(status_code=204, headers={"Cache-Control": "public, max-age=86400"})
+
+
 # -- admin ----------------------------------------------------------------------------
 
 
@@ -321,19 +376,33 @@ def _cross_site(request: Request) -> bool:
     return request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none")
 
 
-def _forbidden(request: Request, message: str, admin: AdminSession | None = None) -> Response:
-    return page(request, "error.html", status=403, admin=admin, title="Forbidden", message=message)
+def _forbidden(request: Request, message: str, viewer: PageSession | None = None) -> Response:
+    return page(
+        request, "error.html", status=403, viewer=viewer, title="Forbidden", message=message
+    )
 
 
 def login_form(request: Request) -> Response:
-    if _admin(request) is not None:
+    viewer = _viewer(request)
+    if _admin_of(viewer) is not None:
         return RedirectResponse("/admin", status_code=303)
-    return _login_page(request, status=200, error="")
+    # A publisher signed in may still sign in with an admin token here.
+    return _login_page(request, status=200, error="", viewer=viewer)
 
 
-def _login_page(request: Request, *, status: int, error: str) -> Response:
+def _login_page(
+    request: Request, *, status: int, error: str, viewer: PageSession | None = None
+) -> Response:
     nonce = new_login_nonce()
-    answer = page(request, "login.html", status=status, nonce=nonce, error=error, title="Sign in")
+    answer = page(
+        request,
+        "login.html",
+        status=status,
+        viewer=viewer,
+        nonce=nonce,
+        error=error,
+        title="Sign in",
+    )
     answer.set_cookie(
         LOGIN_COOKIE,
         nonce,
@@ -374,14 +443,16 @@ def _login(request: Request, token: str) -> Response:
         caller = authenticate(session, token) if token else None
     if caller is None:
         return _login_page(request, status=401, error="That token is unknown or revoked.")
-    if not caller.admin:
-        return _login_page(
+    if caller.admin:
+        answer: Response = RedirectResponse("/admin", status_code=303)
+    else:
+        # A publisher reviews nothing; what signing in gives them is said once.
+        answer = _flash_redirect(
             request,
-            status=403,
-            error=f"That token belongs to @{caller.handle}, which is not an admin token "
-            "(create one with `skillbook registry token create NAME --admin`).",
+            "/",
+            f"Signed in as @{caller.handle}. The pages of your skills now show their held "
+            "versions too; releasing them takes an admin.",
         )
-    answer = RedirectResponse("/admin", status_code=303)
     answer.set_cookie(
         SESSION_COOKIE,
         session_value(caller),
@@ -402,7 +473,7 @@ def admin_home(request: Request) -> Response:
     with _hub(request).db.session() as session:
         held = views.held_rows(session)
         audit = views.audit_rows(session)
-    return page(request, "admin.html", admin=admin, held=held, audit=audit, title="Admin")
+    return page(request, "admin.html", viewer=admin, held=held, audit=audit, title="Admin")
 
 
 async def _small_form(request: Request) -> dict[str, str] | None:
@@ -427,7 +498,7 @@ def _bad_form(request: Request) -> Response:
 
 async def _admin_form(
     request: Request,
-) -> tuple[AdminSession | None, dict[str, str], Response | None]:
+) -> tuple[PageSession | None, dict[str, str], Response | None]:
     fields = await _small_form(request)
     if fields is None:
         return None, {}, await run_in_threadpool(_bad_form, request)
@@ -474,7 +545,7 @@ def _flash_redirect(request: Request, target: str, message: str) -> Response:
 
 def _change(
     request: Request,
-    admin: AdminSession,
+    admin: PageSession,
     fields: dict[str, str],
     change: Callable[..., Any],
     done: str,
@@ -509,9 +580,18 @@ async def hold(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    admin, _, refused = await _admin_form(request)
-    if refused is not None and admin is not None:
-        return refused  # a forged sign-out is refused too; without a session there is none
+    fields = await _small_form(request)
+    viewer = await run_in_threadpool(_viewer, request)
+    if viewer is not None and (
+        fields is None or _cross_site(request) or not csrf_valid(viewer, fields.get("csrf"))
+    ):
+        # A forged sign-out is refused too; without a session there is none to end.
+        return await run_in_threadpool(
+            _forbidden,
+            request,
+            "The form expired or came from elsewhere; reload and try again.",
+            viewer,
+        )
     answer = RedirectResponse("/", status_code=303)
     answer.delete_cookie(SESSION_COOKIE, path="/")
     return answer
@@ -523,6 +603,8 @@ def web_routes() -> list[BaseRoute]:
     return [
         Route("/", _limited(read, home), methods=["GET"], name="home"),
         Route(STYLESHEET, stylesheet, methods=["GET"], name="stylesheet"),
+        Route(ICON, icon, methods=["GET"], name="icon"),
+        Route("/favicon.ico", no_icon, methods=["GET"], name="favicon"),
         Route("/skills/{slug}", _limited(read, skill), methods=["GET"], name="skill"),
         Route(
             "/skills/{slug}/files/{path:path}",

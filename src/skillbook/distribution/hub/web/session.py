@@ -1,6 +1,7 @@
-"""Admin sign-in for the pages: a signed session cookie and CSRF tokens, no server state.
+"""Sign-in for the pages: a signed session cookie and CSRF tokens, no server state.
 
-An admin signs in with an admin token once; the cookie then names the token (its id)
+A person signs in with a registry token once: an admin's token opens the review pages,
+a publisher's shows them their own held versions. The cookie then names the token (its id)
 and an expiry, signed with HMAC-SHA256 under the token's stored hash. Any replica can
 check it (the hash is in the shared database) and nothing is stored per session, so
 revoking the token ends every session made with it, and the cookie never holds the
@@ -31,6 +32,7 @@ __all__ = [
     "LOGIN_COOKIE",
     "SESSION_COOKIE",
     "SESSION_SECONDS",
+    "PageSession",
     "csrf_token",
     "csrf_valid",
     "new_login_nonce",
@@ -58,7 +60,9 @@ def session_value(caller: Caller, *, now: float | None = None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class AdminSession:
+class PageSession:
+    """Who is signed in: ``caller.admin`` says whether they may review."""
+
     caller: Caller
     cookie: str
 
@@ -69,9 +73,9 @@ class AdminSession:
 
 def open_session(
     session: Session, cookie: str | None, *, now: float | None = None
-) -> AdminSession | None:
-    """The admin a session cookie stands for, or None (absent, forged, expired, revoked,
-    or the token is no longer an admin's)."""
+) -> PageSession | None:
+    """Who a session cookie stands for, or None (absent, forged, expired or revoked). The
+    token's admin flag is read now, so a token no longer an admin's reviews nothing."""
     if not cookie or len(cookie) > 200:
         return None
     parts = cookie.split(".")
@@ -82,21 +86,21 @@ def open_session(
     row = session.execute(
         select(Token).where(Token.id == int(parts[1]), Token.revoked_at.is_(None))
     ).scalar_one_or_none()
-    if row is None or not row.admin:
+    if row is None:
         return None
     body = ".".join(parts[:3])
     if not hmac.compare_digest(parts[3], _mac(row.token_hash, "session|" + body)):
         return None
     caller = Caller(token_id=row.id, handle=row.handle, admin=row.admin, token_hash=row.token_hash)
-    return AdminSession(caller, cookie)
+    return PageSession(caller, cookie)
 
 
 def csrf_token(caller: Caller, cookie: str) -> str:
     return _mac(caller.token_hash, "csrf|" + cookie)
 
 
-def csrf_valid(admin: AdminSession, presented: str | None) -> bool:
-    return bool(presented) and hmac.compare_digest(str(presented), admin.csrf)
+def csrf_valid(signed_in: PageSession, presented: str | None) -> bool:
+    return bool(presented) and hmac.compare_digest(str(presented), signed_in.csrf)
 
 
 def new_login_nonce() -> str:

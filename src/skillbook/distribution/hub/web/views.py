@@ -3,7 +3,8 @@
 Input: a SQLAlchemy session (and, for the home page, the search entries). Output:
 frozen view values the templates print; no ORM row leaves a session. Visibility is
 decided here and only here: published versions for everyone, held ones also for a
-signed-in admin, deleted ones for nobody.
+signed-in admin and for the skill's owner signed in (``viewer``, their handle), deleted
+ones for nobody.
 """
 
 from __future__ import annotations
@@ -224,14 +225,21 @@ def _newest_first(rows: list[Version]) -> list[Version]:
     return sorted(rows, key=key, reverse=True)
 
 
-def visible_versions(skill: Skill, *, admin: bool) -> list[Version]:
-    shown = (PUBLISHED, HELD) if admin else (PUBLISHED,)
+def sees_held(skill: Skill, *, admin: bool, viewer: str | None) -> bool:
+    """Whether the reader may see ``skill``'s held versions: an admin, or its owner."""
+    return admin or (viewer is not None and viewer.lower() == skill.owner_handle.lower())
+
+
+def visible_versions(skill: Skill, *, admin: bool, viewer: str | None = None) -> list[Version]:
+    shown = (PUBLISHED, HELD) if sees_held(skill, admin=admin, viewer=viewer) else (PUBLISHED,)
     return _newest_first([v for v in skill.versions if v.status in shown])
 
 
-def pick_version(skill: Skill, asked: str | None, *, admin: bool) -> Version | None:
+def pick_version(
+    skill: Skill, asked: str | None, *, admin: bool, viewer: str | None = None
+) -> Version | None:
     """The version a page shows: the one asked for if the reader may see it, else latest."""
-    visible = visible_versions(skill, admin=admin)
+    visible = visible_versions(skill, admin=admin, viewer=viewer)
     if asked:
         return next((v for v in visible if v.version == asked), None)
     return catalog.latest_version(skill) or (visible[0] if visible else None)
@@ -251,14 +259,17 @@ def _version_row(version: Version, tags: dict[str, str]) -> VersionRow:
     )
 
 
-def skill_page(session: Session, slug: str, asked: str | None, *, admin: bool) -> SkillPage | None:
-    """Everything the page of ``slug`` shows, or None when the reader may see nothing."""
+def skill_page(
+    session: Session, slug: str, asked: str | None, *, admin: bool, viewer: str | None = None
+) -> SkillPage | None:
+    """Everything the page of ``slug`` shows, or None when the reader may see nothing
+    (``viewer``: the handle signed in, which sees its own skills' held versions)."""
     from skillbook.pipeline.parse.skill_file import parse_skill_text
 
     skill = catalog.find_skill(session, slug)
     if skill is None:
         return None
-    shown = pick_version(skill, asked, admin=admin)
+    shown = pick_version(skill, asked, admin=admin, viewer=viewer)
     if shown is None:
         return None
     session.refresh(shown, ["files"])
@@ -279,7 +290,9 @@ def skill_page(session: Session, slug: str, asked: str | None, *, admin: bool) -
         shown=_version_row(shown, tags),
         readme_html=rendered(parse_skill_text(shown.skill_md).body, links, 2),
         files=files,
-        versions=tuple(_version_row(v, tags) for v in visible_versions(skill, admin=admin)),
+        versions=tuple(
+            _version_row(v, tags) for v in visible_versions(skill, admin=admin, viewer=viewer)
+        ),
         fingerprint=shown.fingerprint,
         archive_sha256=shown.archive_sha256,
         archive_size=shown.archive_size,
@@ -301,12 +314,18 @@ class FileView:
 
 
 def file_entry(
-    session: Session, slug: str, asked: str | None, path: str, *, admin: bool
+    session: Session,
+    slug: str,
+    asked: str | None,
+    path: str,
+    *,
+    admin: bool,
+    viewer: str | None = None,
 ) -> FileView | None:
     skill = catalog.find_skill(session, slug)
     if skill is None:
         return None
-    version = pick_version(skill, asked, admin=admin)
+    version = pick_version(skill, asked, admin=admin, viewer=viewer)
     if version is None:
         return None
     session.refresh(version, ["files"])
