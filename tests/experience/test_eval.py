@@ -75,7 +75,10 @@ def test_following_a_skill_leaves_no_draft_or_a_refine_one(report: Any) -> None:
     if not kinds or all(k.startswith("n/a") for k in kinds):
         pytest.skip("drafts list --json does not say a draft's kind yet (new or refine)")
     for row in rows(report, following=False):
-        # The paraphrase run followed the learned skill exactly: no new draft.
+        # The paraphrase run followed the learned skill exactly: no new draft. For
+        # keyed-check that takes the key keyed's config gives: the learned skill declares
+        # it (requires.env, skillKey), so exec sets it and the helper runs.
         assert row.created == 1, (row.task.name, row.kinds)
+        assert row.paraphrase_action == "followed-skill", (row.task.name, row.paraphrase_action)
     (extra,) = rows(report, following=True)
     assert extra.kinds == ["refine"]

@@ -255,7 +255,7 @@ def page(watched: tuple[BrowserContext, Watch]) -> Iterator[Page]:
 
 def _sign_in(page: Page, registry: Registry) -> None:
     page.goto(registry.url + "/admin/login")
-    page.get_by_label("Admin token").fill(registry.tokens["root"])
+    page.get_by_label("Registry token").fill(registry.tokens["root"])
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(registry.url + "/admin")
 
@@ -381,6 +381,68 @@ def test_an_admin_signs_in_sees_a_held_version_and_releases_it(
     assert answer is not None and answer.status == 404
 
 
+def _sign_in_as(page: Page, registry: Registry, handle: str) -> None:
+    """Sign in with a publisher's token (not an admin's): the home page says so."""
+    page.goto(registry.url + "/admin/login")
+    page.get_by_label("Registry token").fill(registry.tokens[handle])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(registry.url + "/")
+    assert f"Signed in as @{handle}." in page.get_by_role("status").inner_text()
+
+
+def test_an_owner_signs_in_and_sees_their_held_version_with_its_state(
+    registry: Registry, page: Page
+) -> None:
+    assert registry.statuses["tool"] == "pending"  # bob's tool 1.1.0 is held
+    _sign_in_as(page, registry, "bob")
+    page.goto(registry.url + "/skills/tool")
+    versions = page.locator("ol.versions > li")
+    assert versions.count() == 2
+    held = versions.filter(has_text="1.1.0")
+    assert held.locator(".state").inner_text() == "Held: not downloadable"
+    assert held.locator(".verdict").inner_text() == "Held for review"
+    held.get_by_role("link", name="1.1.0").click()
+    page.wait_for_url(re.compile(r"/skills/tool\?version=1\.1\.0$"))
+    assert "held for security review" in page.get_by_role("note").inner_text()
+    assert "high" in page.locator("table.findings").inner_text()
+    assert page.get_by_role("button", name="Release 1.1.0").count() == 0  # admins only
+    page.get_by_role("link", name="SKILL.md").click()
+    assert HIGH_LINE.strip() in page.locator("pre.viewer").inner_text()
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(registry.url + "/")
+    answer = page.goto(registry.url + "/skills/tool?version=1.1.0")
+    assert answer is not None and answer.status == 404
+
+
+def test_another_owner_signed_in_does_not_see_it(registry: Registry, page: Page) -> None:
+    _sign_in_as(page, registry, "alice")
+    page.goto(registry.url + "/skills/tool")
+    assert page.locator("ol.versions > li").count() == 1
+    assert "1.1.0" not in page.locator("main").inner_text()
+    answer = page.goto(registry.url + "/skills/tool?version=1.1.0")
+    assert answer is not None and answer.status == 404
+
+
+def test_the_pages_have_an_icon_and_nothing_answers_an_error(
+    registry: Registry, watched: tuple[BrowserContext, Watch]
+) -> None:
+    context, _ = watched
+    page = context.new_page()
+    failed: list[tuple[str, int]] = []
+    errors: list[str] = []
+    page.on("response", lambda r: failed.append((r.url, r.status)) if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    for path in ("/", "/skills/weather", "/u/alice", "/admin/login"):
+        page.goto(registry.url + path)
+        page.wait_for_load_state("networkidle")
+    assert failed == [] and errors == []
+    assert page.locator("link[rel=icon]").get_attribute("href") == "/favicon.svg"
+    icon = context.request.get(registry.url + "/favicon.svg")
+    assert icon.status == 200 and icon.headers["content-type"] == "image/svg+xml"
+    # What a browser or crawler asks for without a page naming an icon: no 404 either.
+    assert context.request.get(registry.url + "/favicon.ico").status == 204
+
+
 def _assert_no_hostile_markup(page: Page) -> None:
     found = page.evaluate(
         """() => {
@@ -469,7 +531,7 @@ def test_keyboard_users_reach_everything_and_fields_have_labels(
     )
     assert unlabelled == []
     page.goto(registry.url + "/admin/login")
-    assert page.get_by_label("Admin token").get_attribute("type") == "password"
+    assert page.get_by_label("Registry token").get_attribute("type") == "password"
 
 
 def _background_luminance(page: Page) -> float:
@@ -576,7 +638,7 @@ def test_the_pages_on_postgres_with_two_replicas_behind_a_proxy(
             assert page.locator("article.readme strong").inner_text() == "two sentences"
             assert page.goto(front_url + "/skills/gizmo").status == 404  # type: ignore[union-attr]
             page.goto(front_url + "/admin/login")
-            page.get_by_label("Admin token").fill(ops)
+            page.get_by_label("Registry token").fill(ops)
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_url(front_url + "/admin")
             entry = page.locator("ul.held > li", has_text="gizmo@1.0.0")
