@@ -138,7 +138,8 @@ def test_strict_drafts_pass_strict_validation_and_skills_ref(request: str) -> No
 PIECES = ["`", "``", "```", "````", "~~~", "\n", "\r\n", " ", "echo", "x", "#", "-"]
 
 
-@settings(max_examples=150)
+# No deadline: no timed assertions (a first call under load took 318 ms on two shared cores).
+@settings(max_examples=150, deadline=None)
 @given(
     command=st.lists(st.sampled_from(PIECES), min_size=1, max_size=12)
     .map("".join)

@@ -20,7 +20,7 @@ import fake_openai_server as fake
 import pytest
 from click.testing import CliRunner, Result
 from factories import skill_text
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experience.conftest import Workspace, count_script, run_recorded
@@ -350,6 +350,7 @@ def test_when_to_use_in_the_words_of_the_request() -> None:
     assert when_to_use("  ?! ") == "Use when asked to repeat this task."
 
 
+@settings(deadline=None)  # no timed assertions: the shared cores are slow at times
 @given(
     st.text(max_size=300),
     st.lists(st.tuples(st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.text(max_size=30))),
@@ -424,6 +425,7 @@ _ANSWERS = st.one_of(
 )
 
 
+@settings(deadline=None)  # no timed assertions: the shared cores are slow at times
 @given(_ANSWERS)
 def test_any_answer_refines_safely_or_keeps_the_template(answer: str) -> None:
     done = asyncio.run(refine_draft(_DRAFT, ScriptedModel([answer])))
