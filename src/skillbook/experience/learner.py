@@ -13,9 +13,10 @@ saying what happened and why. The steps:
 4. a run that followed an existing skill and did what it states leaves no draft
    (``followed-skill``); one that followed it but did more, less or otherwise gives a
    *refine* draft against it (:mod:`skillbook.experience.follow`);
-5. otherwise a new draft is built in the active mode's layout, with the risk marker
-   and the near-duplicates it resembles, optionally refined by a model, and saved in
-   the review queue;
+5. otherwise a new draft is built in the active mode's layout, with the risk marker,
+   the near-duplicates it resembles and, when its commands had a skill's secret
+   variables, that skill's config entry to share (:func:`with_env_source`), optionally
+   refined by a model, and saved in the review queue;
 6. with ``skills.experience.review: false`` a new draft that passes the gate, with no
    risk marker, is promoted at once (OpenPocket's behaviour); others, and every refine
    draft (it changes a skill someone wrote), wait for review.
