@@ -433,6 +433,9 @@ def test_the_pages_have_an_icon_and_favicon_ico_answers(client: TestClient) -> N
     icon = client.get("/favicon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     assert icon.content.startswith(b"<svg") and len(icon.content) < 1024
+    css = client.get("/static/registry.css")  # served by the same static route
+    assert css.status_code == 200 and css.headers["content-type"] == "text/css; charset=utf-8"
+    assert css.headers["cache-control"] == "public, max-age=3600" and b".verdict" in css.content
     # Asked for by habit (crawlers, tools): an empty answer, not a 404.
     ico = client.get("/favicon.ico")
     assert ico.status_code == 204 and ico.content == b""

@@ -2,7 +2,7 @@
 
 Input: requests to the same app (and port) as the API; the process's
 :class:`~skillbook.distribution.hub.http.Hub`. Output: HTML from the Jinja templates
-in ``templates/`` (autoescaped), one stylesheet, redirects. The pages read the catalog
+in ``templates/`` (autoescaped), one stylesheet and one icon, redirects. The pages read the catalog
 through :mod:`.views` and change it only through :mod:`skillbook.distribution.hub.catalog`
 (release and hold, as ``skillbook registry release/hold`` do), so a page never shows
 or does what the API or the admin commands would not.
@@ -335,30 +335,21 @@ def owner_and_slug(request: Request) -> Response:
 
 
 @functools.cache
-def _css() -> bytes:
-    return files("skillbook.distribution.hub.web").joinpath("static/registry.css").read_bytes()
+def _static(name: str) -> bytes:
+    return files("skillbook.distribution.hub.web").joinpath("static", name).read_bytes()
 
 
-async def stylesheet(request: Request) -> Response:
-    return Response(
-        _css(),
-        media_type="text/css; charset=utf-8",
-        headers={"Cache-Control": "public, max-age=3600"},
-    )
+def _static_file(name: str, media_type: str, max_age: int) -> Endpoint:
+    """A file of ``static/`` the registry serves itself (the pages load nothing else)."""
 
+    async def serve(request: Request) -> Response:
+        return Response(
+            _static(name),
+            media_type=media_type,
+            headers={"Cache-Control": f"public, max-age={max_age}"},
+        )
 
-@functools.cache
-def _icon() -> bytes:
-    return files("skillbook.distribution.hub.web").joinpath("static/favicon.svg").read_bytes()
-
-
-async def icon(request: Request) -> Response:
-    """The pages' icon (``<link rel="icon">``), a small SVG."""
-    return Response(
-        _icon(),
-        media_type="image/svg+xml",
-        headers={"Cache-Control": "public, max-age=86400"},
-    )
+    return serve
 
 
 async def no_icon(request: Request) -> Response:
@@ -602,8 +593,16 @@ def web_routes() -> list[BaseRoute]:
     read = "read"
     return [
         Route("/", _limited(read, home), methods=["GET"], name="home"),
-        Route(STYLESHEET, stylesheet, methods=["GET"], name="stylesheet"),
-        Route(ICON, icon, methods=["GET"], name="icon"),
+        Route(
+            STYLESHEET,
+            _static_file("registry.css", "text/css; charset=utf-8", 3600),
+            methods=["GET"],
+            name="stylesheet",
+        ),
+        # The pages' icon (<link rel="icon">), a small SVG.
+        Route(
+            ICON, _static_file("favicon.svg", "image/svg+xml", 86400), methods=["GET"], name="icon"
+        ),
         Route("/favicon.ico", no_icon, methods=["GET"], name="favicon"),
         Route("/skills/{slug}", _limited(read, skill), methods=["GET"], name="skill"),
         Route(
