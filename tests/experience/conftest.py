@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_skill
+from factories import skill_text, write_skill
 
 import skillbook
 from skillbook.experience.engine import Experience
@@ -34,6 +34,15 @@ with exec, passing skill "wordcount".
 # It names programs but states no command: a run that worked the commands out is a new
 # skill of its own. (A skill that states them makes a run that repeats them a pure
 # follow, or a refine draft: tests/experience/test_follow.py.)
+
+
+#: A skill whose configured ``apiKey`` reaches its commands as ``KEYED_API_KEY``.
+KEYED = skill_text(
+    "keyed",
+    "Calls the keyed service with its configured key.",
+    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
+    body="Run commands as skill keyed; its key is in $KEYED_API_KEY.\n",
+)
 
 
 def count_commands(file: str, top: int) -> tuple[str, str]:

@@ -9,9 +9,8 @@ import json
 import os
 
 import pytest
-from factories import skill_text
 
-from experience.conftest import Workspace, run_recorded
+from experience.conftest import KEYED, Workspace, run_recorded
 from skillbook.experience.draft import Draft
 from skillbook.experience.engine import Experience
 from skillbook.experience.learner import with_env_source
@@ -21,12 +20,6 @@ from skillbook.experience.skill_file import render_skill
 from skillbook.runtime.providers.scripted import call
 
 KEY = "cfgkey-T4r6E8w0Q2a4S6"
-KEYED = skill_text(
-    "keyed",
-    "Calls the keyed service with its configured key.",
-    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
-    body="Run commands as skill keyed; its key is in $KEYED_API_KEY.\n",
-)
 CHECK = 'test -n "$KEYED_API_KEY" && wc -c < {file}'
 
 

@@ -16,24 +16,16 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner, Result
-from factories import skill_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experience.conftest import Workspace, run_recorded
+from experience.conftest import KEYED, Workspace, run_recorded
 from skillbook.cli.app import cli
 from skillbook.experience.engine import Experience
 from skillbook.experience.learner import Learner
 from skillbook.experience.redaction import Redactor
 from skillbook.experience.store import SessionStore
 from skillbook.runtime.providers.scripted import call
-
-KEYED = skill_text(
-    "keyed",
-    "Calls the keyed service with its configured key.",
-    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
-    body="Run commands as skill keyed; its key is in $KEYED_API_KEY.\n",
-)
 
 CANARIES = {
     "config apiKey": "cfgkey-Q7x1Z9w2R4t6Y8u0",

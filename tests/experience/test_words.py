@@ -19,11 +19,10 @@ from typing import Any
 import fake_openai_server as fake
 import pytest
 from click.testing import CliRunner, Result
-from factories import skill_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experience.conftest import Workspace, count_script, run_recorded
+from experience.conftest import KEYED, Workspace, count_script, run_recorded
 from skillbook.cli.app import cli
 from skillbook.cli.learning import Learning
 from skillbook.errors import ConfigError
@@ -274,12 +273,6 @@ def test_a_careless_answer_leaves_the_template(space: Workspace, reply: str, why
 
 # ---------------------------------------------------------------- secrets
 
-KEYED = skill_text(
-    "keyed",
-    "Calls the keyed service with its configured key.",
-    metadata={"openclaw": {"primaryEnv": "KEYED_API_KEY"}},
-    body="Run commands as skill keyed; its key is in $KEYED_API_KEY.\n",
-)
 CANARY_CONFIG = "cfgkey-W0rdsCanary7Q1z9"
 CANARY_PROVIDER = "sk-provider-W0rdsCanary4K2j"
 
