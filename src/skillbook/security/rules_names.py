@@ -2,8 +2,9 @@
 scripts (``gіthub`` with a Cyrillic і), typosquats (``githbu``, ``gog-5w7zvby``).
 
 Input: a skill name and the set of well-known names. Output: ``(rule, severity,
-message)`` verdicts. The Unicode confusables table comes from the
-``confusable_homoglyphs`` package, imported only when a name is not ASCII.
+message)`` verdicts. The Unicode confusables come from
+:mod:`~skillbook.security.lookalike_table` (derived from the ``confusable_homoglyphs``
+package).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Any
 
 from skillbook.security.findings import Severity
+from skillbook.security.lookalike_table import LATIN
 
 _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
 
@@ -75,30 +76,14 @@ def _script(ch: str) -> str:
     return name.split(" ", 1)[0] if name else "UNKNOWN"
 
 
-def _confusables() -> Any:
-    from confusable_homoglyphs import confusables
-
-    return confusables
-
-
 def skeleton(name: str) -> str:
     """``name`` with every letter that looks like a Latin one replaced by it, lowercased."""
     out = []
-    table = None
     for ch in unicodedata.normalize("NFKC", name):
         if ch.isascii():
             out.append(ch)
             continue
-        if table is None:
-            table = _confusables().confusables_data
-        found = table.get(ch)
-        latin = None
-        for entry in found or ():
-            glyph = entry.get("c", "")
-            if glyph.isascii() and glyph.isalnum():
-                latin = glyph
-                break
-        out.append(latin if latin is not None else ch)
+        out.append(LATIN.get(ch, ch))
     return "".join(out).lower()
 
 
