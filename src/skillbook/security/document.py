@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 
+from skillbook.security import patterns
 from skillbook.security.keywords import KeywordIndex
 
 #: File kinds: Markdown/prose (instructions a model reads), code (scripts), other text.
@@ -30,11 +31,11 @@ _CODE_EXT = frozenset(
         ".vbs", ".java", ".kt", ".r", ".jl", ".lobster",
     }
 )  # fmt: skip
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
-_NEWLINE = re.compile("\n")
+_FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HEADING = patterns.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_COMMENT = patterns.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_ASCII_RUNS = patterns.compile(r"[\x00-\x7f]+")
+_NEWLINE = patterns.compile("\n")
 _END = re.Match.end
 
 

@@ -10,9 +10,9 @@ package).
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 
+from skillbook.security import patterns
 from skillbook.security.findings import Severity
 from skillbook.security.lookalike_table import LATIN
 
@@ -21,10 +21,10 @@ _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
 Verdict = tuple[str, Severity, str]
 
 #: ``gog-5w7zvby``: a known name plus a random tag, as in the mass clones of clawhub#123.
-_RANDOM_SUFFIX = re.compile(r"^(?P<base>.+?)-(?P<tag>[a-z0-9]{5,8})$")
+_RANDOM_SUFFIX = patterns.compile(r"^(?P<base>.+?)-(?P<tag>[a-z0-9]{5,8})$")
 _ASCII_LOOKALIKES = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("1", "i"),
                      ("5", "s"), ("3", "e"))  # fmt: skip
-_SEPARATORS = re.compile(r"[-_. ]+")
+_SEPARATORS = patterns.compile(r"[-_. ]+")
 
 
 def osa_distance(a: str, b: str, limit: int = 3) -> int:

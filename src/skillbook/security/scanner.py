@@ -18,6 +18,7 @@ from skillbook.security import (
     ScanTargetError,
     archives,
     deobfuscate,
+    patterns,
     rules_exec,
     rules_exfil,
     rules_obfuscation,
@@ -133,8 +134,11 @@ class ScanOptions:
 # --------------------------------------------------------------------------- one text
 
 
-_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)---[ \t]*(?:\r?\n|\Z)", re.S)
-_NAME_LINE = re.compile(r"^name[ \t]*:[ \t]*(.*?)[ \t]*\r?$", re.M)
+_FRONTMATTER = patterns.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)---[ \t]*(?:\r?\n|\Z)", re.S)
+_NAME_LINE = patterns.compile(r"^name[ \t]*:[ \t]*(.*?)[ \t]*\r?$", re.M)
+# Every rule module is imported by now: their compiled patterns are kept for the next
+# process, and patterns built per text from here on are not.
+patterns.seal()
 
 
 def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
