@@ -23,8 +23,13 @@ Output: three plain-text tables on stdout and the same figures as JSON in
    ``getrusage``) and their ratios, with the load average before and after. The goal is
    a wall ratio of at most 5. ``--process-only`` runs this part alone.
 
+   ``--baseline-src DIR`` adds the scan process of another source tree (an export of
+   main) to the same rounds, for a before/after measured under the same load. The
+   processes keep their compiled modules (``PYTHONDONTWRITEBYTECODE`` is dropped from
+   their environment), as an installed package does.
+
 Usage: ``python benchmarks/bench_scan.py [--repeat N] [--quick] [--no-oracle]
-[--process-only] [--out DIR]``.
+[--process-only] [--baseline-src DIR] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -307,29 +312,47 @@ def _run_timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]
     return wall, cpu, proc.returncode
 
 
-def processes(corpus: Path, repeat: int, workdir: Path) -> dict[str, Any]:
-    """``skillbook scan --no-cache`` over the corpus against a process reading every file."""
+def _scan_env(workdir: Path, src: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["HOME"] = str(workdir / "home")
     env["SKILLBOOK_STATE_DIR"] = str(workdir / "state")
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [os.environ.get("PYTHONPATH")])])
+    # Compiled modules are kept, as for an installed package: with this set (as in some
+    # shells and CI images) every process would compile every module it imports anew.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def processes(
+    corpus: Path, repeat: int, workdir: Path, baseline_src: Path | None = None
+) -> dict[str, Any]:
+    """``skillbook scan --no-cache`` over the corpus against a process reading every file;
+    with ``baseline_src`` (another source tree, e.g. an export of main), that tree's
+    scan process too, in the same rounds."""
+    env = _scan_env(workdir, REPO / "src")
     scan = [sys.executable, "-m", "skillbook", "scan", "--no-cache", "--json", str(corpus)]
     floor = [sys.executable, "-c", _READ_EVERY_FILE, str(corpus)]
+    base_env = _scan_env(workdir, baseline_src) if baseline_src is not None else None
     load_before = os.getloadavg()
-    _run_timed(floor, env)  # warm the page cache and the interpreter's files
+    # Warm the page cache and each tree's compiled modules.
+    _run_timed(floor, env)
+    _run_timed(scan, env)
+    if base_env is not None:
+        _run_timed(scan, base_env)
     scans: list[tuple[float, float, int]] = []
     floors: list[tuple[float, float, int]] = []
+    bases: list[tuple[float, float, int]] = []
     for _ in range(repeat):
         scans.append(_run_timed(scan, env))
         floors.append(_run_timed(floor, env))
+        if base_env is not None:
+            bases.append(_run_timed(scan, base_env))
     load_after = os.getloadavg()
     scan_wall = statistics.median(w for w, _, _ in scans)
     scan_cpu = statistics.median(c for _, c, _ in scans)
     floor_wall = statistics.median(w for w, _, _ in floors)
     floor_cpu = statistics.median(c for _, c, _ in floors)
-    return {
+    out: dict[str, Any] = {
         "scan_wall_s": scan_wall,
         "scan_cpu_s": scan_cpu,
         "floor_wall_s": floor_wall,
@@ -343,6 +366,19 @@ def processes(corpus: Path, repeat: int, workdir: Path) -> dict[str, Any]:
         "load_after": load_after,
         "repeat": repeat,
     }
+    if bases:
+        base_wall = statistics.median(w for w, _, _ in bases)
+        base_cpu = statistics.median(c for _, c, _ in bases)
+        out["baseline"] = {
+            "src": str(baseline_src),
+            "scan_wall_s": base_wall,
+            "scan_cpu_s": base_cpu,
+            "ratio_wall": base_wall / floor_wall,
+            "ratio_cpu": base_cpu / floor_cpu,
+            "samples": bases,
+            "exit_codes": sorted({rc for _, _, rc in bases}),
+        }
+    return out
 
 
 def print_processes(p: dict[str, Any]) -> None:
@@ -351,12 +387,18 @@ def print_processes(p: dict[str, Any]) -> None:
     )
     print(f"scan process   {p['scan_wall_s'] * 1000:8.0f} ms wall {p['scan_cpu_s'] * 1000:8.0f} ms CPU"
           f"  (exit codes {p['scan_exit_codes']})")  # fmt: skip
+    base = p.get("baseline")
+    if base is not None:
+        print(f"baseline scan  {base['scan_wall_s'] * 1000:8.0f} ms wall {base['scan_cpu_s'] * 1000:8.0f} ms CPU"
+              f"  (exit codes {base['exit_codes']}; {base['src']})")  # fmt: skip
     print(
         f"read process   {p['floor_wall_s'] * 1000:8.0f} ms wall {p['floor_cpu_s'] * 1000:8.0f} ms CPU"
     )
     print(
         f"ratio          {p['ratio_wall']:8.1f}x wall {p['ratio_cpu']:8.1f}x CPU  (goal: <= 5x wall)"
     )
+    if base is not None:
+        print(f"baseline ratio {base['ratio_wall']:8.1f}x wall {base['ratio_cpu']:8.1f}x CPU")
     lb, la = p["load_before"], p["load_after"]
     print(
         f"load average   {lb[0]:.2f} {lb[1]:.2f} {lb[2]:.2f} -> {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}"
@@ -382,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--process-only", action="store_true", help="only the process comparison (part 4)"
     )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="part 4 also times the scan process of this source tree (e.g. "
+        "`git archive main src | tar -x -C /tmp/main`, then /tmp/main/src), in the same rounds",
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
@@ -393,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
             if not CORPUS.is_dir():
                 print(f"\n(corpus not found at {CORPUS}: nothing to time)")
                 return 1
-            results["processes"] = processes(CORPUS, repeat, work)
+            results["processes"] = processes(CORPUS, repeat, work, args.baseline_src)
             print_processes(results["processes"])
             return _write(results, args)
         results["detection"] = detection(work)
@@ -403,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             print_false_positives(results["false_positives"])
             results["speed"] = speed(CORPUS, repeat, work, _oracle_dir(not args.no_oracle))
             print_speed(results["speed"])
-            results["processes"] = processes(CORPUS, repeat, work)
+            results["processes"] = processes(CORPUS, repeat, work, args.baseline_src)
             print_processes(results["processes"])
         else:
             print(f"\n(corpus not found at {CORPUS}: false positives and speed skipped)")

@@ -14,7 +14,6 @@ from click.shell_completion import CompletionItem
 
 from skillbook.cli.context import ERR_SKILL, EXIT_FINDINGS, Context, emit_json, json_requested
 from skillbook.cli.render import clean
-from skillbook.pipeline.lookup import find_entry, suggest_names
 
 if TYPE_CHECKING:
     from skillbook.pipeline.book import SkillBook
@@ -30,6 +29,10 @@ def not_found_message(name: str, suggestions: list[str]) -> str:
 
 def find_skill(book: SkillBook, name: str) -> StatusEntry:
     """The skill by name, skill key or folder name; else exit 1 saying what is close."""
+    # Here, not at the top: `skillbook scan` imports this module (through the group)
+    # and needs none of the catalog's status types.
+    from skillbook.pipeline.lookup import find_entry, suggest_names
+
     entry = find_entry(book.status.skills, name)
     if entry is not None:
         return entry

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillbook.diagnostics import Diagnostic, Severity
-from skillbook.pipeline.book import SkillBook
-from skillbook.pipeline.gating.gate import Requirements
-from skillbook.pipeline.gating.status import StatusEntry
+
+if TYPE_CHECKING:  # types only: `skillbook scan` imports this module and needs no catalog
+    from skillbook.pipeline.book import SkillBook
+    from skillbook.pipeline.gating.gate import Requirements
+    from skillbook.pipeline.gating.status import StatusEntry
 
 STATUS_TEXT = {
     "ready": "✓ ready",

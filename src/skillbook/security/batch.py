@@ -11,14 +11,16 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillbook.model import Skill
 from skillbook.security import ScanTargetError
 from skillbook.security.cache import ScanCache
 from skillbook.security.findings import Finding, ScanReport, Severity
 from skillbook.security.scanner import ScanOptions, scan_path
 from skillbook.security.walk import SKIPPED_DIRS
+
+if TYPE_CHECKING:  # a type only: `skillbook scan PATH` loads no catalog model
+    from skillbook.model import Skill
 
 #: How deep below a path skill folders are looked for (workspace/skills/<group>/<skill>/…).
 MAX_SKILL_DEPTH = 8

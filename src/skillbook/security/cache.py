@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skillbook.base.atomic import write_atomic
+from skillbook.security import patterns
 from skillbook.security.findings import Severity
 from skillbook.security.rules_version import rules_version
 
 #: Folder under the state dir that holds the cache.
 CACHE_SUBDIR = ("cache", "scan")
-_VERSION_DIR = re.compile(r"^v\d+-[0-9a-f]{12}$")
+_VERSION_DIR = patterns.compile(r"^v\d+-[0-9a-f]{12}$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,59 +25,62 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from skillbook.security import patterns
 from skillbook.security.document import CODE, MARKDOWN, Document
 from skillbook.security.hit import Hit
 
 #: How many severity levels a demotion removes.
 DEMOTION_STEPS = 2
 
-_NEGATION = re.compile(
+_NEGATION = patterns.compile(
     r"\b(?:never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|cannot|can'?t|"
     r"avoid\w*|refuse\w*|instead\s+of|rather\s+than|not\s+(?:safe|recommended|allowed)|unsafe|"
     r"insecure|forbidden|prohibited|disallow\w*|deny|denied|block\w*|reject\w*|warns?\s+(?:about|on|"
     r"against))\b|❌|🚫|⛔",
     re.I,
 )
-_NOT_NEGATION = re.compile(
+_NOT_NEGATION = patterns.compile(
     r"\b(?:don'?t|do\s+not|never)\s+(?:forget|skip|hesitate|miss|neglect|wait|worry|need\s+to\s+ask)\b",
     re.I,
 )
-_EXAMPLE_CUE = re.compile(
+_EXAMPLE_CUE = patterns.compile(
     r"\b(?:bad|wrong|insecure|unsafe|dangerous|vulnerable|malicious|malware|attack\w*|exploit\w*|"
     r"payloads?|red\s+flags?|iocs?|indicators?|detect\w*|flag(?:s|ged)?|block(?:s|ed)?|patterns?|"
     r"signatures?|catch(?:es)?|looks?\s+for|suspicious|threats?|phishing|stealer|backdoor|"
     r"reverse\s+shell|don'?t|never|avoid)\b|❌|🚫|⛔|⚠",
     re.I,
 )
-_RUN_CUE = re.compile(
+_RUN_CUE = patterns.compile(
     r"\b(?:run|execute|install|paste|copy|type|enter|download|first|setup|set\s+up|start|"
     r"prerequisites?)\b",
     re.I,
 )
-_SETUP_HEADING = re.compile(
+_SETUP_HEADING = patterns.compile(
     r"prereq|set\s*up|install|getting\s+started|quick\s*start|requirements|before\s+you|first\s+run|"
     r"dependenc|bootstrap|download",
     re.I,
 )
-_DETECTION_HEADING = re.compile(
+_DETECTION_HEADING = patterns.compile(
     r"\b(?:detect\w*|patterns?|signatures?|iocs?|indicators?|red\s+flags?|rules?|checks?|"
     r"what\s+(?:it|we|this)\s+(?:finds|flags|catches|looks\s+for|checks)|threats?|attacks?|"
     r"malicious|suspicious|dangerous|examples?\s+of)\b",
     re.I,
 )
-_REGEX_SYNTAX = re.compile(r"\\[sbdwSWB.|()\[\]]|\(\?[:i!=<]|\[\^|\.\*|\.\+|\\\|")
-_QUOTED_ITEM = re.compile(
+_REGEX_SYNTAX = patterns.compile(r"\\[sbdwSWB.|()\[\]]|\(\?[:i!=<]|\[\^|\.\*|\.\+|\\\|")
+_QUOTED_ITEM = patterns.compile(
     r"^\s*(?:-\s+|\*\s+)?(?:[rRbBuU]{0,2}[\"'`/]).*[\"'`/]\s*[,;]?\s*(?:#.*|//.*)?$"
 )
 #: Words naming a list of patterns; ``_`` separates words here (SUSPICIOUS_PATTERNS).
-_LIST_CONTEXT = re.compile(
+_LIST_CONTEXT = patterns.compile(
     r"(?<![a-z])(?:patterns?|rules?|signatures?|iocs?|indicators?|regex(?:es|ps)?|denylist|blocklist|"
     r"blacklist|deny_?list|block_?list|detect\w*|suspicious|dangerous|malicious|red_?flags?|"
     r"checks?|risky|forbidden|banned)(?![a-z])",
     re.I,
 )
-_RULE_KEY = re.compile(r"^\s*-?\s*(?:pattern|regex|regexp|match|signature|rule|detect)s?\s*:", re.I)
-_COMMENT_START = re.compile(r"(?:^|\s)(?:#|//|--\s|REM\s|::\s)|^\s*(?:\*|/\*)")
+_RULE_KEY = patterns.compile(
+    r"^\s*-?\s*(?:pattern|regex|regexp|match|signature|rule|detect)s?\s*:", re.I
+)
+_COMMENT_START = patterns.compile(r"(?:^|\s)(?:#|//|--\s|REM\s|::\s)|^\s*(?:\*|/\*)")
 _SECURITY_TERMS = (
     "security", "vulnerab", "exploit", "attack", "malware", "malicious", "threat", "pentest",
     "penetration test", "red team", "payload", "injection", "exfiltrat", "backdoor", "audit",
@@ -86,7 +89,7 @@ _SECURITY_TERMS = (
 )  # fmt: skip
 #: A document that uses this many distinct security terms teaches or does security work.
 SECURITY_TERMS_NEEDED = 4
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|:\s*$")
+_SENTENCE_END = patterns.compile(r"[.!?](?:\s|$)|:\s*$")
 
 
 class Context:

@@ -31,7 +31,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
+from skillbook.security import patterns
+from skillbook.security.lookalike_table import LATIN
 
 #: Command and function names whose hiding is itself a finding.
 SENSITIVE = frozenset(
@@ -68,7 +70,7 @@ class View:
     tricks: tuple[Trick, ...]
 
 
-_WORDS = re.compile(r"[a-z0-9_/-]+")
+_WORDS = patterns.compile(r"[a-z0-9_/-]+")
 IFS_TRICK = "${IFS} as a space"
 #: Rewrites one line (its text and 1-based number), recording tricks.
 LineRewrite = Callable[[str, int, list[Trick]], str]
@@ -113,20 +115,14 @@ def _by_line(
 
 #: Every word, once (a regex that looked for the non-ASCII letter inside the word
 #: would backtrack quadratically on long words).
-_WORD = re.compile(r"[^\W_]+")
+_WORD = patterns.compile(r"[^\W_]+")
 
 
-@functools.lru_cache(maxsize=8192)
 def _latin(ch: str) -> str | None:
-    """The ASCII letter or digit ``ch`` is confusable with, if any."""
-    from confusable_homoglyphs import confusables  # heavy table: only for non-ASCII text
-
-    data: Any = confusables.confusables_data
-    for entry in data.get(ch) or ():
-        glyph = entry.get("c", "")
-        if glyph.isascii() and glyph.isalnum() and len(glyph) == 1:
-            return str(glyph)
-    return None
+    """The ASCII letter or digit ``ch`` is confusable with, if any (one character: a
+    look-alike of ``rn`` is not one of ``m``)."""
+    glyph = LATIN.get(ch)
+    return glyph if glyph is not None and len(glyph) == 1 else None
 
 
 #: Blocks whose NFKC forms include ASCII letters and digits: Latin-1 (ª, ¹), super- and
@@ -149,7 +145,7 @@ def _is_lookalike(ch: str) -> bool:
     return not ch.isascii() and _latin(ch) is not None
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = patterns.compile(r"[^\x00-\x7f]")
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC",
                                 "MATHEMATICAL", "FULLWIDTH", "MODIFIER", "SUBSCRIPT",
                                 "SUPERSCRIPT", "CIRCLED", "PARENTHESIZED", "DOUBLE-STRUCK",
@@ -203,7 +199,7 @@ def fold_lookalikes(text: str, tricks: list[Trick], non_ascii: frozenset[str] | 
     # characters that do, once per distinct character, and touch only their lines.
     candidates = {ch for ch in non_ascii if _may_look_latin(ch)}
     if not candidates:
-        return text  # CJK, emoji, typography: no need to load the confusables table
+        return text  # CJK, emoji, typography: no look-alike to look up
     suspects = sorted(ch for ch in candidates if _is_lookalike(ch))
     if not suspects:
         return text
@@ -212,12 +208,12 @@ def fold_lookalikes(text: str, tricks: list[Trick], non_ascii: frozenset[str] | 
 
 # --------------------------------------------------------------------------- escapes
 
-_ANSI_C = re.compile(r"\$'((?:\\(?:x[0-9a-fA-F]{1,2}|[0-7]{1,3})|[^'\\\n])*)'")
-_ESCAPE_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}){3,}")
-_ONE_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{1,2})|\\u00([0-9a-fA-F]{2})|\\([0-7]{1,3})")
+_ANSI_C = patterns.compile(r"\$'((?:\\(?:x[0-9a-fA-F]{1,2}|[0-7]{1,3})|[^'\\\n])*)'")
+_ESCAPE_RUN = patterns.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u00[0-9a-fA-F]{2}|\\[0-7]{3}){3,}")
+_ONE_ESCAPE = patterns.compile(r"\\x([0-9a-fA-F]{1,2})|\\u00([0-9a-fA-F]{2})|\\([0-7]{1,3})")
 _ONE = r"(?:x[0-9a-fA-F]{2}|u00[0-9a-fA-F]{2}|[0-7]{3})"
 # Starts with a literal character class so that the engine skips ahead (see _SPLIT_CUE).
-_ESCAPE_CUE = re.compile(rf"[$\\](?:(?<=\$)'\\|(?<=\\){_ONE}\\{_ONE}\\{_ONE})")
+_ESCAPE_CUE = patterns.compile(rf"[$\\](?:(?<=\$)'\\|(?<=\\){_ONE}\\{_ONE}\\{_ONE})")
 
 
 def _unescape(run: str) -> str | None:
@@ -251,8 +247,15 @@ def _unescape_line(line: str, number: int, tricks: list[Trick]) -> str:
     return _ESCAPE_RUN.sub(run, _ANSI_C.sub(ansi, line))
 
 
+#: The second branch of :data:`_ESCAPE_CUE` alone, starting with a literal backslash: the
+#: engine jumps from one backslash to the next, where the cue's leading class stopped at
+#: every ``$`` as well. With ``$'\\`` looked up as a substring, it tells in a quarter of
+#: the time whether the cue occurs at all (most files with a backslash hold no escape run).
+_ESCAPE_RUN_CUE = patterns.compile(rf"\\{_ONE}\\{_ONE}\\{_ONE}")
+
+
 def unescape(text: str, tricks: list[Trick]) -> str:
-    if "\\" not in text:
+    if "\\" not in text or ("$'\\" not in text and not _ESCAPE_RUN_CUE.search(text)):
         return text
     return _by_line(text, _ESCAPE_CUE, _unescape_line, tricks)
 
@@ -262,7 +265,7 @@ def unescape(text: str, tricks: list[Trick]) -> str:
 # Possessive and atomic: a long word that fails the test must not be retried piecewise.
 _PART = r"(?>[A-Za-z0-9_.-]++|''|\"\"|'[A-Za-z0-9_.-]++'|\"[A-Za-z0-9_.-]++\"|\\[A-Za-z])"
 #: A word of two or more parts, at least one of them quotes or a backslash-escaped letter.
-_SPLIT_WORD = re.compile(rf"(?<![\w'\"\\$])(?>{_PART}{{2,}})(?![\w'\"])")
+_SPLIT_WORD = patterns.compile(rf"(?<![\w'\"\\$])(?>{_PART}{{2,}})(?![\w'\"])")
 
 
 #: Quotes inside a word (``cu''rl``, ``c"u"rl``, ``"cu"rl``) or escaped letters (``\c\u``).
@@ -278,7 +281,9 @@ def _quoted_branch(q: str) -> str:
 
 
 _SQ, _DQ = _quoted_branch("'"), _quoted_branch('"')
-_SPLIT_CUE = re.compile(rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|(?<=[a-z]\\)[a-z]|{_SQ}|{_DQ})", re.I)
+_SPLIT_CUE = patterns.compile(
+    rf"[\\'\"](?:(?<=\\)[a-z]\\[a-z]|(?<=[a-z]\\)[a-z]|{_SQ}|{_DQ})", re.I
+)
 
 
 def _join_line(line: str, number: int, tricks: list[Trick]) -> str:
@@ -307,7 +312,7 @@ def join_split_words(text: str, tricks: list[Trick]) -> str:
 
 # --------------------------------------------------------------------------- ${IFS}
 
-_IFS = re.compile(r"(?<=\S)\$(?:\{IFS\}|IFS\b)(?=\S)")
+_IFS = patterns.compile(r"(?<=\S)\$(?:\{IFS\}|IFS\b)(?=\S)")
 
 
 def _ifs_line(line: str, number: int, tricks: list[Trick]) -> str:
@@ -316,7 +321,9 @@ def _ifs_line(line: str, number: int, tricks: list[Trick]) -> str:
 
 
 def replace_ifs(text: str, tricks: list[Trick]) -> str:
-    if "IFS" not in text:
+    # Every match holds ``$IFS`` or ``${IFS}``; the pattern, led by a look-behind, would
+    # try every offset of a text that merely says "IFS".
+    if "$IFS" not in text and "${IFS}" not in text:
         return text
     return _by_line(text, _IFS, _ifs_line, tricks)
 
@@ -324,11 +331,11 @@ def replace_ifs(text: str, tricks: list[Trick]) -> str:
 # --------------------------------------------------------------------------- shell variables
 
 #: The value of ``NAME=`` (quoted, or a bare word without expansions of its own).
-_VALUE = re.compile(
+_VALUE = patterns.compile(
     r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n$`\\]*)\"|(?P<bare>[^\s;&|'\"$`\\()<>]*)(?=\s|;|&|$)"
 )
-_REFERENCE = re.compile(r"\$\{?([A-Za-z_]\w*)")
-_ASSIGN_LEAD = re.compile(r"(?:^|[;&]|\bexport|\blocal|\breadonly)\s*$")
+_REFERENCE = patterns.compile(r"\$\{?([A-Za-z_]\w*)")
+_ASSIGN_LEAD = patterns.compile(r"(?:^|[;&]|\bexport|\blocal|\breadonly)\s*$")
 
 
 def _assignments(text: str) -> dict[str, str]:
@@ -353,12 +360,12 @@ def _assignments(text: str) -> dict[str, str]:
     return values
 
 
-_EXPANSION = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<plain>[A-Za-z_]\w*))")
+_EXPANSION = patterns.compile(r"\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<plain>[A-Za-z_]\w*))")
 #: A run of pieces glued together that holds at least one expansion.
-_GLUED = re.compile(
+_GLUED = patterns.compile(
     r"[A-Za-z0-9_./-]*+(?:(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*+)[A-Za-z0-9_./-]*+)++"
 )
-_GLUED_PARTS = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|[A-Za-z0-9_./-]+")
+_GLUED_PARTS = patterns.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|[A-Za-z0-9_./-]+")
 
 
 def expand_variables(text: str, tricks: list[Trick]) -> str:
@@ -393,10 +400,23 @@ def expand_variables(text: str, tricks: list[Trick]) -> str:
 
 # --------------------------------------------------------------------------- string concatenation
 
-_CONCAT = re.compile(r"(['\"])([^'\"\n\\]{0,200})\1[ \t]*\+[ \t]*(['\"])([^'\"\n\\]{0,200})\3")
+_CONCAT = patterns.compile(
+    r"(['\"])([^'\"\n\\]{0,200})\1[ \t]*\+[ \t]*(['\"])([^'\"\n\\]{0,200})\3"
+)
 
 
-_CONCAT_CUE = re.compile(r"['\"][ \t]*\+[ \t]*['\"]")
+#: Where two literals meet: ``'…' + '…'``. Found from the ``+`` (a literal the engine
+#: jumps to) with the quote before it checked by :func:`_quote_before`: led by the quote,
+#: the pattern stopped at every quote of the text (7× the time over the corpus).
+_CONCAT_CUE = patterns.compile(r"\+[ \t]*['\"]")
+
+
+def _quote_before(text: str, m: re.Match[str]) -> bool:
+    """Whether a quote stands before the ``+`` of ``m``, past spaces and tabs only."""
+    at = m.start() - 1
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    return at >= 0 and text[at] in "'\""
 
 
 def _concat_line(line: str, number: int, tricks: list[Trick]) -> str:
@@ -418,7 +438,7 @@ def _concat_line(line: str, number: int, tricks: list[Trick]) -> str:
 def join_literals(text: str, tricks: list[Trick]) -> str:
     if "+" not in text:
         return text
-    return _by_line(text, _CONCAT_CUE, _concat_line, tricks)
+    return _by_line(text, _CONCAT_CUE, _concat_line, tricks, _quote_before)
 
 
 # --------------------------------------------------------------------------- run-time decoding
@@ -427,7 +447,7 @@ _INTS = r"(?:\d{1,3}(?:\s*,\s*\d{1,3}){1,200})"
 #: Text built from character codes, in every language's idiom: ``String.fromCharCode(…)``,
 #: ``"".join(chr(c) for c in […])``, ``''.join(map(chr, […]))``, ``bytes([…]).decode()``,
 #: PowerShell ``-join [char[]](…)``; and ``chr(99) + chr(117)`` / ``[char]99 + [char]117``.
-_CHAR_CODES = re.compile(
+_CHAR_CODES = patterns.compile(
     rf"\bString\.fromCharCode\s*\(\s*{_INTS}\s*\)"
     rf"|(?P<q>['\"])(?P=q)\.join\s*\(\s*(?:\(?\s*chr\s*\(\s*\w+\s*\)\s+for\s+\w+\s+in\s+|map\s*\(\s*chr\s*,\s*)"
     rf"[\[(]\s*{_INTS}\s*[\])]\s*\)?\s*\)"
@@ -445,25 +465,25 @@ def _literal(n: int) -> str:
 
 #: Stored text decoded in place: Perl ``pack("H*", "…")``, Ruby ``"…".unpack1("m")`` /
 #: ``unpack("m")``, Node ``Buffer.from("…", "hex"|"base64").toString()``.
-_LITERAL_DECODE = re.compile(
+_LITERAL_DECODE = patterns.compile(
     rf"\bpack\s*\(?\s*['\"]H\*['\"]\s*,\s*{_literal(1)}\s*\)?"
     rf"|{_literal(2)}\.unpack1?\s*\(?\s*['\"]m0?['\"]\s*\)?(?:\s*\[0\]|\.first)?"
     rf"|\bBuffer\.from\s*\(\s*{_literal(3)}\s*,\s*['\"](?P<enc>hex|base64)['\"]\s*\)\s*\.toString\s*\(\s*\)",
 )
 #: A shell substitution that decodes a literal: ``$(echo Y3VybA== | base64 -d)``,
 #: ``\`echo lruc | rev\```, ``$(echo 6375726c | xxd -r -p)``.
-_SUBST_DECODE = re.compile(
+_SUBST_DECODE = patterns.compile(
     r"(?:\$\(|`)\s*(?:echo|printf)\s+(?:-[ne]+\s+)?(?P<q>['\"]?)(?P<data>[A-Za-z0-9+/=._-]{1,4000})(?P=q)"
     r"\s*\|\s*(?P<dec>base64\s+(?:-d|-D|--decode)|base32\s+(?:-d|--decode)"
     r"|xxd\s+(?:-r\s+-p|-p\s+-r|-rp|-pr)|rev)\s*(?:\)|`)"
 )
 #: ``$(printf …)`` with literal arguments: ``$(printf 'cu')$(printf 'rl')``,
 #: ``$(printf '\143\165\162\154')``, ``$(printf '%s' c u r l)``.
-_PRINTF_SUBST = re.compile(
+_PRINTF_SUBST = patterns.compile(
     r"\$\(\s*printf\s+(?P<args>(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)"
     r"(?:\s+(?:'[^'\n]*'|\"[^\"\n$`]*\"|[^\s'\"$`()|;&]+)){0,60})\s*\)"
 )
-_PRINTF_ARG = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(\S+)")
+_PRINTF_ARG = patterns.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(\S+)")
 
 
 def _printable_text(raw: bytes) -> str | None:
@@ -631,10 +651,10 @@ _BIN_NAMES = ("curl", "wget", "bash", "sh", "zsh", "dash", "ksh", "nc", "ncat", 
 # that holds a glob character: the others are left as they are anyway, and a line of
 # a minified bundle holds thousands of them. (A token without one fails here at every
 # ``/`` of it, as every suffix of it lacks one too.)
-_GLOB_TOKEN = re.compile(r"/(?=[\w./\]-]*+[?*\[])[\w?*\[\]/.-]*+")
+_GLOB_TOKEN = patterns.compile(r"/(?=[\w./\]-]*+[?*\[])[\w?*\[\]/.-]*+")
 # One path segment then a glob character: a literal start and no backtracking across
 # segments (a run over the whole path from every ``/`` cost 0.2 s over the corpus).
-_GLOB_CUE = re.compile(r"/[\w.-]*+[?*\[]")
+_GLOB_CUE = patterns.compile(r"/[\w.-]*+[?*\[]")
 
 
 @functools.cache

@@ -22,11 +22,12 @@ import bisect
 import re
 from collections.abc import Iterator
 
+from skillbook.security import patterns
 from skillbook.security.document import MARKDOWN, Document
 from skillbook.security.findings import Severity
 
 #: Expressions that stand for the whole environment.
-WHOLE_ENV = re.compile(
+WHOLE_ENV = patterns.compile(
     r"\bprocess\.env\b(?!\s*(?:\.\s*[A-Za-z_$]|\[|\?\.|\s*=[^=>]))"
     r"|\bos\.environ\b(?!\s*(?:\[|\.(?:get|setdefault|pop|update|__\w+)\b|\s*=[^=]))"
     r"|\bDeno\.env\.toObject\s*\(|\bBun\.env\b(?!\s*(?:\.\s*[A-Za-z_$]|\[))"
@@ -38,8 +39,8 @@ WHOLE_ENV = re.compile(
     r"|\b(?:execSync|execFileSync)\s*\(\s*[\"'](?:env|printenv|set)[\"']",
     re.I,
 )
-_MEMBERSHIP = re.compile(r"\bin\s+$")
-_LOOP = re.compile(r"^\s*(?:for|async\s+for)\b|\bfor\s*\(|\bfor\b[^\n]*$")
+_MEMBERSHIP = patterns.compile(r"\bin\s+$")
+_LOOP = patterns.compile(r"^\s*(?:for|async\s+for)\b|\bfor\s*\(|\bfor\b[^\n]*$")
 
 
 #: Words one of which is in every WHOLE_ENV match (lower case), for the keyword index.
@@ -50,7 +51,7 @@ WORDS = ("process.env", "os.environ", "deno.env", "bun.env", "env.to_", "env.ins
          "`printenv", "execsync(", "execfilesync(")  # fmt: skip
 
 #: Calls whose arguments go out over the network.
-_CALL_SINK = re.compile(
+_CALL_SINK = patterns.compile(
     r"(?<!\w)(?:fetch|axios|got|request|superagent|needle|ky|urlopen|Request|sendBeacon"
     r"|gethostbyname|getaddrinfo|resolve4|lookup)\s*\("
     r"|\b(?:axios|got|ky|needle|requests|httpx|session|client|http|https|urllib3|aiohttp|\$)"
@@ -62,7 +63,7 @@ _CALL_SINK = re.compile(
     r"|\bdns\.resolver\.(?:resolve|query)\s*\(|\bresolver\.(?:resolve|query)\s*\(",
 )
 #: Shell and PowerShell lines whose words go out over the network.
-_LINE_SINK = re.compile(
+_LINE_SINK = patterns.compile(
     r"(?<![\w.-])(?:curl|wget|nc|ncat|netcat|socat|telnet|dig|nslookup|host|drill|ssh|scp"
     r"|Invoke-RestMethod|Invoke-WebRequest|irm|iwr|Send-MailMessage|mail|sendmail)(?![\w.=-])"
     r"|\bopenssl\s+s_client\b|/dev/(?:tcp|udp)/",
@@ -70,7 +71,7 @@ _LINE_SINK = re.compile(
 )
 #: The same in other languages, where ``host``/``mail``/``ssh`` are ordinary words: the
 #: network commands a script would run through ``system``/``subprocess``/``exec``.
-_COMMAND_SINK = re.compile(
+_COMMAND_SINK = patterns.compile(
     r"(?<![\w.-])(?:curl|wget|ncat|netcat|socat|nslookup|Invoke-RestMethod|Invoke-WebRequest)"
     r"(?![\w.=-])",
     re.I,
@@ -80,22 +81,22 @@ _SHELL_EXT = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".command", ".ps1", ".psm
 #: ``name.update(rhs)``, ``Object.assign(name, rhs)``.
 # Possessive quantifiers and a word-start look-behind: without them the engine retried
 # every suffix of every identifier (0.3 s on one 11 KB script).
-_ASSIGN = re.compile(
+_ASSIGN = patterns.compile(
     r"(?<![\w$@%])[$@%]?(?P<name>[A-Za-z_]\w*+)(?:[ \t]*+,[ \t]*+[A-Za-z_]\w*+)*+\s*+"
     r"(?::[ \t]*+[\w<>\[\], |.]{1,60}?)?(?:\+|\|\||:)?=(?![=>])"
 )
-_FOR = re.compile(
+_FOR = patterns.compile(
     r"\bfor\s*\(?\s*(?:const|let|var|my)?\s*(?P<names>[\[\]\w\s,()$]{1,80}?)\s+(?:in|of)\s+"
     r"|\bforeach\s*\(\s*(?P<php>[^)\n]*?)\s+as\s+(?P<phpnames>[$\w\s,=>]+)\)"
 )
-_UPDATE = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*\.\s*(?:update|extend|push|append)\s*\("
+_UPDATE = patterns.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*\.\s*(?:update|extend|push|append)\s*\("
                      r"|\bObject\.assign\s*\(\s*(?P<target>[A-Za-z_]\w*)")  # fmt: skip
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+_IDENT = patterns.compile(r"[A-Za-z_]\w*")
 #: After a tainted name, a member that still means the whole value.
 _WHOLE_MEMBERS = frozenset({"items", "copy", "keys", "values", "entries", "to_h", "to_a",
                             "inspect", "join", "encode", "tostring", "to_s", "json", "dumps",
                             "stringify", "decode", "map", "filter", "reduce"})  # fmt: skip
-_ENCODE = re.compile(
+_ENCODE = patterns.compile(
     r"\b(?:base64|b64encode|btoa|encodebytes|hexlify|gzip|zlib\.compress|xxd|"
     r"toString\s*\(\s*[\"'](?:base64|hex)[\"'])\b",
     re.I,

@@ -12,6 +12,8 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
+from skillbook.security import patterns
+
 #: Sites that host anonymous text or files. The ClawHavoc "prerequisites" pointed
 #: at glot.io snippets and raw gists; stealer loaders also use file drops and tunnels.
 PASTE_HOSTS = frozenset(
@@ -64,10 +66,10 @@ KNOWN_INSTALLER_HOSTS = frozenset(
 #: Hosts named in public campaign reports (landscape §4); only inert test strings here.
 KNOWN_BAD_HOSTS = frozenset({"91.92.242.30"})
 
-URL = re.compile(r"""\b(?:https?|ftp)://[^\s'"`<>()\[\]{}\\|]+""", re.I)
-_HOST = re.compile(r"^(?:[^@/]*@)?(\[[0-9a-f:.]+\]|[^/:?#]+)", re.I)
+URL = patterns.compile(r"""\b(?:https?|ftp)://[^\s'"`<>()\[\]{}\\|]+""", re.I)
+_HOST = patterns.compile(r"^(?:[^@/]*@)?(\[[0-9a-f:.]+\]|[^/:?#]+)", re.I)
 #: A bare IPv4 address after a fetch command (``curl 203.0.113.7/x``).
-BARE_IP = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?=[/\s'\"]|$)")
+BARE_IP = patterns.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?=[/\s'\"]|$)")
 
 _IPV4_CHARS = "0123456789."
 _LOCAL_NETS = tuple(

@@ -22,6 +22,8 @@ class KeywordIndex:
     def __init__(self, words: Iterable[str]) -> None:
         self.words = frozenset(w.lower() for w in words if w)
         self._patterns = sorted(self.words)
+        #: Keywords led by a newline (a command at the start of a line), without it.
+        self._line_led = tuple((w, w[1:]) for w in self._patterns if w.startswith("\n"))
         self._automaton = (
             ahocorasick_rs.AhoCorasick(
                 self._patterns,
@@ -42,10 +44,13 @@ class KeywordIndex:
         found: dict[str, list[int]] = {}
         if self._automaton is None:
             return found
+        # A keyword led by a newline at the very start: what a newline before the text
+        # would find (prepending one cost a copy of every file).
+        for word, rest in self._line_led:
+            if lower.startswith(rest):
+                found[word] = [0]
         patterns = self._patterns
         # Overlapping: every occurrence of every keyword, also inside a longer one.
-        for index, start, _end in self._automaton.find_matches_as_indexes(
-            "\n" + lower, overlapping=True
-        ):
-            found.setdefault(patterns[index], []).append(max(start - 1, 0))
+        for index, start, _end in self._automaton.find_matches_as_indexes(lower, overlapping=True):
+            found.setdefault(patterns[index], []).append(start)
         return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from skillbook.security import patterns
 from skillbook.security.rules_text import visible
 
 #: Longest excerpt kept in a finding.
@@ -16,7 +17,7 @@ EXCERPT_MAX = 200
 MASK = "****"
 
 _TOKEN_PATTERNS = tuple(
-    re.compile(p)
+    patterns.compile(p)
     for p in (
         r"\b(sk-(?:proj-|ant-(?:api\d+-)?|live-)?)[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic
         r"\b(gh[pousr]_)[A-Za-z0-9]{20,}",  # GitHub tokens
@@ -34,16 +35,16 @@ _TOKEN_PATTERNS = tuple(
         r"(hooks\.slack\.com/services/)[A-Za-z0-9/]{20,}",
     )
 )
-_BEARER = re.compile(r"(?i)\b(bearer\s+|token\s+)([A-Za-z0-9._~+/-]{12,}=*)")
-_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)")
-_ASSIGNMENT = re.compile(
+_BEARER = patterns.compile(r"(?i)\b(bearer\s+|token\s+)([A-Za-z0-9._~+/-]{12,}=*)")
+_URL_PASSWORD = patterns.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)")
+_ASSIGNMENT = patterns.compile(
     r"(?i)\b((?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|auth|access[_-]?key|"
     r"private[_-]?key|client[_-]?secret)[\w-]*[\"']?\s*[:=]\s*[\"']?)([^\s\"',;&]{6,})"
 )
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = patterns.compile(
     r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
 )
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = patterns.compile(
     r"^(?:\$\{?\w+\}?|<[^>]+>|\{\{?[^}]+\}?\}|x+|\*+|\.{3}|your[_-]\w+)$", re.I
 )
 

@@ -12,7 +12,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
-from skillbook.security import hosts
+from skillbook.security import hosts, patterns
 from skillbook.security.document import Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
@@ -25,13 +25,13 @@ _PIPE = r"\|(?!\|)"
 _PREFIX = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:[\w/.-]*/)?"
 _INTERP = r"(?:ba|z|da|k|fi)?sh|python[0-9.]*|pypy3?|node|perl|ruby|php|osascript|pwsh|powershell"
 #: One stage of a pipeline that is an interpreter; its arguments are checked in Python.
-_STAGE = re.compile(rf"^\s*{_PREFIX}(?P<interp>{_INTERP})(?![\w.-])(?P<args>[^)`]*)", re.I)
-_STAGE_SPLIT = re.compile(r"(?<!\|)\|(?!\|)")
-_COMMAND_END = re.compile(r"\n|;|&&|\|\|")
-_FETCHER = re.compile(r"\b(?:curl|wget|fetch|aria2c)\b", re.I)
+_STAGE = patterns.compile(rf"^\s*{_PREFIX}(?P<interp>{_INTERP})(?![\w.-])(?P<args>[^)`]*)", re.I)
+_STAGE_SPLIT = patterns.compile(r"(?<!\|)\|(?!\|)")
+_COMMAND_END = patterns.compile(r"\n|;|&&|\|\|")
+_FETCHER = patterns.compile(r"\b(?:curl|wget|fetch|aria2c)\b", re.I)
 #: Stages that turn stored text back into a command: base64/base32/hex, rot13 and other
 #: letter maps (``tr 'A-Za-z' 'N-ZA-Mn-za-m'``), reversal, decompression, ``openssl enc -d``.
-_DECODER = re.compile(
+_DECODER = patterns.compile(
     r"\b(?:base64|b64|base32|basenc|openssl\s+(?:enc\s+)?-?base64)\s+(?:-[\w-]+\s+)*?"
     r"(?:-d|-D|--decode|-di|-id)\b"
     r"|\bxxd\s+(?:-\w+\s+)*-r\b"
@@ -64,33 +64,33 @@ def _pipeline_sink(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
-_PS_PIPE = re.compile(
+_PS_PIPE = patterns.compile(
     rf"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b{_SEG}"
     rf"{_PIPE}\s*(?:iex|invoke-expression)\b",
     re.I,
 )
-_PS_IEX = re.compile(
+_PS_IEX = patterns.compile(
     r"\b(?:iex|invoke-expression|\[scriptblock\]::create)\b[^\n]{0,40}?"
     r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b",
     re.I,
 )
-_SUBST = re.compile(
+_SUBST = patterns.compile(
     r"(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(\s*|(?<![\w-])\.\s+<\(\s*"
     r"|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)\s*)"
     r"(?:sudo\s+)?(?:curl|wget)\b",
     re.I,
 )
-_PY_EXEC = re.compile(
+_PY_EXEC = patterns.compile(
     r"\b(?:exec|eval)\s*\([^\n]{0,80}?(?:\burlopen\b|\burlretrieve\b|\brequests\.get\b|"
     r"\bhttpx\.get\b|\burllib3\b)",
 )
-_JS_EVAL = re.compile(r"\b(?:eval|Function)\s*\([^\n]{0,60}?\bfetch\s*\(")
-_LOLBIN = re.compile(
+_JS_EVAL = patterns.compile(r"\b(?:eval|Function)\s*\([^\n]{0,60}?\bfetch\s*\(")
+_LOLBIN = patterns.compile(
     r"\bmshta(?:\.exe)?\s+[\"']?(?:https?|javascript|vbscript):|\bregsvr32\b[^\n]*\s/i:https?:"
     r"|\bcertutil(?:\.exe)?\b[^\n]*-urlcache\b|\bbitsadmin\b[^\n]*\s/transfer\b",
     re.I,
 )
-_DOWNLOAD_TO_FILE = re.compile(
+_DOWNLOAD_TO_FILE = patterns.compile(
     r"\b(?:curl|wget)\b[^\n]*?(?:\s-[A-Za-z]*o\s*|\s-O\s+|\s--output(?:-document)?[= ]\s*"
     r"|(?<![0-9&])>\s*)"
     r"[\"']?(?P<out>[^\s\"';&|)]+)"
@@ -229,27 +229,27 @@ _HEX_DECODE = r"xxd\s+(?:-\w+\s+)*-r\b"
 _DECODE_ANY = rf"(?:{_B64_DECODE}|{_HEX_DECODE}|{_DECODER.pattern})"
 #: An interpreter (or eval) whose code comes from a substitution or here-string that
 #: decodes: ``bash -c "$(… | base64 -d)"``, ``python3 -c "$(…)"``, ``bash <<< "$(…)"``.
-_ENCODED_SUBST = re.compile(
+_ENCODED_SUBST = patterns.compile(
     rf"\b(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|php)\s+(?:-\w+\s+)*?-c|eval|exec"
     rf"|(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source))\s*(?:[\"']?(?:\$\(|`)|<\(|<<<)"
     rf"[^\n]*?{_DECODE_ANY}",
     re.I,
 )
-_PY_DECODE_EXEC = re.compile(
+_PY_DECODE_EXEC = patterns.compile(
     r"\b(?:exec|eval)\s*\([^\n]{0,80}?(?:b64decode|b32decode|b16decode|a85decode|b85decode|"
     r"decodebytes|fromhex|zlib\.decompress|marshal\.loads|codecs\.decode)"
 )
-_JS_DECODE_EXEC = re.compile(
+_JS_DECODE_EXEC = patterns.compile(
     r"\b(?:eval|Function)\s*\([^\n]{0,60}?(?:\batob\s*\(|Buffer\.from\s*\([^\n]*?[\"'](?:base64|hex)[\"'])"
 )
-_PS_ENCODED = re.compile(
+_PS_ENCODED = patterns.compile(
     r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"
     r"|FromBase64String[^\n]*\|\s*(?:iex|invoke-expression)\b"
     r"|\b(?:iex|invoke-expression)\b[^\n]{0,60}FromBase64String",
     re.I,
 )
-_B64_LITERAL = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
-_HEX_LITERAL = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
+_B64_LITERAL = patterns.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_HEX_LITERAL = patterns.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
 
 _DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
                  "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from",
@@ -324,7 +324,7 @@ def encoded_exec(doc: Document) -> Iterator[Hit]:
 
 # --------------------------------------------------------------------------- reverse-shell
 
-_REVERSE = re.compile(
+_REVERSE = patterns.compile(
     r"\b(?:ba|z|k)?sh\s+-i\b[^\n]*?/dev/(?:tcp|udp)/"
     r"|/dev/(?:tcp|udp)/[^\s/]+/\d+[^\n]*?(?:0>&1|<&\s*\d|>&\s*\d)"
     r"|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/[^\n]*"
@@ -338,12 +338,12 @@ _REVERSE = re.compile(
     r"|\bTCPSocket\.(?:open|new)\b[^\n]*\b(?:exec|spawn|system)\b",
     re.I,
 )
-_PY_PTY = re.compile(r"\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh")
-_PY_DUP2 = re.compile(r"\bos\.dup2\s*\(\s*\w+\.fileno\(\)")
-_PY_CONNECT = re.compile(r"\.connect\s*\(\s*\(")
-_PS_TCP = re.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
-_PS_TCP_RUN = re.compile(r"GetStream\s*\(\)", re.I)
-_PS_TCP_EXEC = re.compile(r"\b(?:iex|invoke-expression)\b", re.I)
+_PY_PTY = patterns.compile(r"\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh")
+_PY_DUP2 = patterns.compile(r"\bos\.dup2\s*\(\s*\w+\.fileno\(\)")
+_PY_CONNECT = patterns.compile(r"\.connect\s*\(\s*\(")
+_PS_TCP = patterns.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
+_PS_TCP_RUN = patterns.compile(r"GetStream\s*\(\)", re.I)
+_PS_TCP_EXEC = patterns.compile(r"\b(?:iex|invoke-expression)\b", re.I)
 
 _SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
                 "dup2", "socket", "tcpclient", "fsockopen", "tcpsocket")  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillbook.security import envflow
+from skillbook.security import envflow, patterns
 from skillbook.security.document import CODE, MARKDOWN, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
@@ -21,7 +21,7 @@ _C, _H, _L = Severity.CRITICAL, Severity.HIGH, Severity.LOW
 
 #: (what, pattern) — the stores that stealers such as AMOS read.
 _CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (what, re.compile(pattern, re.I))
+    (what, patterns.compile(pattern, re.I))
     for what, pattern in (
         ("SSH private keys", r"\.ssh(?:/id_(?:[\w-]+(?![\w.-]*\.pub\b)|\*)|/?\*|/?(?=[\s\"')]|$))"),
         ("cloud credentials", r"\.aws/credentials|\.aws[\"']?\s*[,)/]\s*[\"']?credentials"
@@ -44,7 +44,7 @@ _CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )  # fmt: skip
 #: A project's .env file: common in legitimate code, so only a send on the same line counts.
-_DOTENV = re.compile(r"(?:^|[\s/\\\"'=@])\.env(?![\w.-])")
+_DOTENV = patterns.compile(r"(?:^|[\s/\\\"'=@])\.env(?![\w.-])")
 _CRED_WORDS = (".ssh", ".aws", "application_default_credentials", ".config/gcloud", ".azure/",
                ".kube/config", ".docker/config", ".netrc", ".npmrc", ".pypirc", ".git-credentials",
                ".password-store", ".gnupg", "login data", "web data", "local state", "logins.json",
@@ -57,7 +57,7 @@ _CRED_WORDS = (".ssh", ".aws", "application_default_credentials", ".config/gclou
 
 #: Network sends, each with the lower-case keywords that must be on its line.
 _NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (words, re.compile(pattern, re.I))
+    (words, patterns.compile(pattern, re.I))
     for words, pattern in (
         (("curl",), r"\bcurl\b[^\n]*?(?:\s-d\b|\s-d\S|\s--data(?:-binary|-raw|-urlencode)?\b|\s-F\b"
                     r"|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b"
@@ -93,7 +93,7 @@ def sends(doc: Document, start: int = 0, end: int | None = None) -> bool:
 
 _API_CREDENTIALS = frozenset({"cloud credentials", "token files", "agent credentials"})
 _DOTENV_WORDS = (".env",)
-_COMMENT_LINE = re.compile(r"^\s*(?:#|//|\*|/\*|--|REM\b|::)")
+_COMMENT_LINE = patterns.compile(r"^\s*(?:#|//|\*|/\*|--|REM\b|::)")
 
 
 def _scope(doc: Document, line: int) -> tuple[int, int]:
@@ -140,23 +140,25 @@ def credentials(doc: Document) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- env-exfil
 
 _SENDERS = r"(?:curl|wget|nc|ncat|netcat|socat|telnet|openssl\s+s_client)\b"
-_ENV_PIPE = re.compile(
+_ENV_PIPE = patterns.compile(
     rf"(?:^|[;&|(`]\s*|\$\(\s*)(?:env|printenv|set|export\s+-p|declare\s+-x)\s*"
     rf"(?:\|(?!\|)[^\n|]*)*?\|(?!\|)\s*(?:sudo\s+)?{_SENDERS}",
     re.I | re.M,
 )
-_ENV_SUBST = re.compile(r"\b(?:curl|wget)\b[^\n]*?\$\(\s*(?:env|printenv)\s*(?:\|[^\n)]*)?\)", re.I)
-_ENV_TO_FILE = re.compile(r"(?:^|[;&(]\s*)(?:env|printenv)\s*>>?\s*(?P<f>[^\s;&|]+)", re.M)
-_PY_ENV_SEND = re.compile(
+_ENV_SUBST = patterns.compile(
+    r"\b(?:curl|wget)\b[^\n]*?\$\(\s*(?:env|printenv)\s*(?:\|[^\n)]*)?\)", re.I
+)
+_ENV_TO_FILE = patterns.compile(r"(?:^|[;&(]\s*)(?:env|printenv)\s*>>?\s*(?P<f>[^\s;&|]+)", re.M)
+_PY_ENV_SEND = patterns.compile(
     r"\.(?:post|put|patch|urlopen|request)\s*\([^\n]*\b(?:data|json|params|files|body)\s*=\s*"
     r"(?:dict\(\s*|\{\*\*\s*)?os\.environ\b(?!\s*[\[.])"
 )
-_PY_ENV_SERIAL = re.compile(
+_PY_ENV_SERIAL = patterns.compile(
     r"\b(?:json\.dumps|str|repr|base64\.b64encode|pickle\.dumps|yaml\.(?:safe_)?dump|urlencode)"
     r"\s*\(\s*(?:dict\(\s*)?os\.environ\s*\)"
 )
-_JS_ENV = re.compile(r"JSON\.stringify\s*\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\b")
-_PS_ENV = re.compile(
+_JS_ENV = patterns.compile(r"JSON\.stringify\s*\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\b")
+_PS_ENV = patterns.compile(
     r"(?:Get-ChildItem|gci|ls|dir)\s+env:(?![\w$])|\[Environment\]::GetEnvironmentVariables\(\)",
     re.I,
 )
@@ -226,7 +228,7 @@ def env_exfil(doc: Document) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- markdown-exfil
 
 _BEACON_WORDS = ("![",)
-_MD_BEACON = re.compile(
+_MD_BEACON = patterns.compile(
     r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]+\?[^)\s]*"
     r"(?:\{\{?|\$\{?[A-Za-z_]|%7B|\[(?:DATA|SECRET|KEY|TOKEN|PASSWORD|CONVERSATION|HISTORY|INPUT|CHAT)"
     r"|<(?:data|secret|key|token|conversation|history|input)>)",
@@ -245,7 +247,7 @@ def markdown_exfil(doc: Document) -> Iterator[Hit]:
 #: Every keyword the rules of this module look for (for the keyword index).
 #: A dialog that asks for a password, to a script that has no business asking: the
 #: fake "System Preferences needs your password" of macOS stealers and its kin.
-_PROMPT = re.compile(
+_PROMPT = patterns.compile(
     r"\bdisplay\s+dialog\b[^\n]{0,300}?\b(?:hidden\s+answer|password|passcode)\b"
     r"|\bdisplayDialog\s*\([^\n]{0,300}?\b(?:hiddenAnswer|password|passcode)\b"
     r"|\bzenity\b[^\n]{0,120}?--(?:password\b|entry\b[^\n]{0,120}?--hide-text\b)"

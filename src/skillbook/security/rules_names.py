@@ -2,28 +2,29 @@
 scripts (``gіthub`` with a Cyrillic і), typosquats (``githbu``, ``gog-5w7zvby``).
 
 Input: a skill name and the set of well-known names. Output: ``(rule, severity,
-message)`` verdicts. The Unicode confusables table comes from the
-``confusable_homoglyphs`` package, imported only when a name is not ASCII.
+message)`` verdicts. The Unicode confusables come from
+:mod:`~skillbook.security.lookalike_table` (derived from the ``confusable_homoglyphs``
+package).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
-from typing import Any
 
+from skillbook.security import patterns
 from skillbook.security.findings import Severity
+from skillbook.security.lookalike_table import LATIN
 
 _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
 
 Verdict = tuple[str, Severity, str]
 
 #: ``gog-5w7zvby``: a known name plus a random tag, as in the mass clones of clawhub#123.
-_RANDOM_SUFFIX = re.compile(r"^(?P<base>.+?)-(?P<tag>[a-z0-9]{5,8})$")
+_RANDOM_SUFFIX = patterns.compile(r"^(?P<base>.+?)-(?P<tag>[a-z0-9]{5,8})$")
 _ASCII_LOOKALIKES = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("1", "i"),
                      ("5", "s"), ("3", "e"))  # fmt: skip
-_SEPARATORS = re.compile(r"[-_. ]+")
+_SEPARATORS = patterns.compile(r"[-_. ]+")
 
 
 def osa_distance(a: str, b: str, limit: int = 3) -> int:
@@ -75,30 +76,14 @@ def _script(ch: str) -> str:
     return name.split(" ", 1)[0] if name else "UNKNOWN"
 
 
-def _confusables() -> Any:
-    from confusable_homoglyphs import confusables
-
-    return confusables
-
-
 def skeleton(name: str) -> str:
     """``name`` with every letter that looks like a Latin one replaced by it, lowercased."""
     out = []
-    table = None
     for ch in unicodedata.normalize("NFKC", name):
         if ch.isascii():
             out.append(ch)
             continue
-        if table is None:
-            table = _confusables().confusables_data
-        found = table.get(ch)
-        latin = None
-        for entry in found or ():
-            glyph = entry.get("c", "")
-            if glyph.isascii() and glyph.isalnum():
-                latin = glyph
-                break
-        out.append(latin if latin is not None else ch)
+        out.append(LATIN.get(ch, ch))
     return "".join(out).lower()
 
 

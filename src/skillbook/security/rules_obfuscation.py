@@ -14,17 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillbook.security import patterns
 from skillbook.security.document import Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
 
 _VAR = r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)"
-_SHELL_ASSEMBLED = re.compile(
+_SHELL_ASSEMBLED = patterns.compile(
     rf"(?:^|[;&|({{`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?(?P<runner>eval|(?:ba|z|da|k)?sh\s+-c|exec|source|\.)"
     rf"\s+[\"']?(?:{_VAR}[\"']{{0,2}}){{2,}}(?=[\s;&|)]|$)",
     re.M,
 )
-_CODE_ASSEMBLED = re.compile(
+_CODE_ASSEMBLED = patterns.compile(
     r"(?<![\w.])(?P<runner>eval|exec|(?:new\s+)?Function)\s*\(\s*[A-Za-z_]\w*(?:\s*\+\s*[A-Za-z_]\w*)+\s*[,)]"
 )
 #: Keywords (lower case): specific enough that ordinary code rarely holds them.

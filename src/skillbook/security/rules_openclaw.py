@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from skillbook.base.js import js_trim
+from skillbook.security import patterns
 from skillbook.security.findings import RULESET_OPENCLAW, Severity
 from skillbook.security.hit import Hit
 
@@ -34,7 +35,7 @@ _S = "[\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufef
 
 
 def _js(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(pattern.replace(r"\s", _S), flags | re.ASCII)
+    return patterns.compile(pattern.replace(r"\s", _S), flags | re.ASCII)
 
 
 #: (id, severity, message, pattern, requires-context-in-the-whole-file)

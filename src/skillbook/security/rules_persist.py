@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillbook.security import patterns
 from skillbook.security.document import CODE, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
@@ -20,40 +21,40 @@ _C, _H, _M, _L = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW
 
 _RC = r"\.(?:bashrc|bash_profile|bash_login|zshrc|zprofile|zshenv|zlogin|profile|config/fish/config\.fish)\b"
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|/home/[\w.-]+|/Users/[\w.-]+|/root)"
-_RC_WRITE = re.compile(rf"(?:>>?\s*|\btee\s+(?:-a\s+)?)[\"']?{_HOME}/{_RC}", re.I)
-_BENIGN_RC = re.compile(
+_RC_WRITE = patterns.compile(rf"(?:>>?\s*|\btee\s+(?:-a\s+)?)[\"']?{_HOME}/{_RC}", re.I)
+_BENIGN_RC = patterns.compile(
     r"^\s*(?:echo|printf)\s+[\"']?\s*(?:export\s+\w+=|alias\s|eval\s+\"?\$\(|source\s|\.\s|"
     r"fpath=|path\+=|PATH=|set\s+-gx\s|fish_add_path\b|complete\s)",
     re.I,
 )
-_CRON = re.compile(
+_CRON = patterns.compile(
     r"\|\s*crontab\s+-(?=\s|$|\))|\bcrontab\s+(?:-\s+)?<<|\bcrontab\s+(?!-[lr]\b)[\"']?[\w./~$-]+\.(?:txt|cron|tab)\b"
     r"|/etc/cron\.(?:d|daily|hourly|weekly|monthly)/|/var/spool/cron\b|^\s*@reboot\s",
     re.I | re.M,
 )
-_LAUNCHD = re.compile(
+_LAUNCHD = patterns.compile(
     r"Library/Launch(?:Agents|Daemons)/|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b", re.I
 )
-_SYSTEMD = re.compile(
+_SYSTEMD = patterns.compile(
     r"\.config/systemd/user/|/etc/systemd/system/|\bsystemctl\s+--user\s+enable\b", re.I
 )
-_WINDOWS = re.compile(
+_WINDOWS = patterns.compile(
     r"\\CurrentVersion\\Run(?:Once)?\b|\bschtasks(?:\.exe)?\s+/create\b"
     r"|\\Start Menu\\Programs\\Startup\b|\bNew-ScheduledTask\w*\b|\bRegister-ScheduledTask\b",
     re.I,
 )
-_AUTH_KEYS = re.compile(
+_AUTH_KEYS = patterns.compile(
     r"(?:>>?\s*|\btee\s+(?:-a\s+)?|open\s*\(\s*)[\"']?[^\s\"'|;]*authorized_keys\b", re.I
 )
-_AGENT_CONFIG = re.compile(
+_AGENT_CONFIG = patterns.compile(
     r"(?:>>?\s*|\btee\s+(?:-a\s+)?)[\"']?[^\s\"'|;]*(?:AGENTS|CLAUDE|SOUL|MEMORY|HEARTBEAT)\.md\b"
     r"|(?:>>?\s*|\btee\s+(?:-a\s+)?)[\"']?[^\s\"'|;]*(?:openclaw\.json|\.claude/settings(?:\.local)?\.json)",
 )
 _KEYS_WORDS = ("authorized_keys",)
 _RC_WORDS = ("crontab <<", "crontab - <<", "bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv", "zlogin",
              ".profile", "fish/config.fish")  # fmt: skip
-_PUBKEY = re.compile(r"\bssh-(?:rsa|ed25519|dss)\s+AAAA|\becdsa-sha2-\S+\s+AAAA")
-_PAYLOAD = re.compile(
+_PUBKEY = patterns.compile(r"\bssh-(?:rsa|ed25519|dss)\s+AAAA|\becdsa-sha2-\S+\s+AAAA")
+_PAYLOAD = patterns.compile(
     r"\b(?:curl|wget|nc|ncat|base64|python[0-9.]*\s+-c|bash\s+-c|sh\s+-c|iwr|irm)\b|/tmp/|/dev/shm/"
     r"|https?://",
     re.I,
@@ -68,8 +69,8 @@ _WORDS = ("bashrc", "bash_profile", "bash_login", "zshrc", "zprofile", "zshenv",
 
 #: In the body of an entry (a unit, a plist, a here-document), only a download, a
 #: decode or a temporary path counts: units run ``bash -c`` and link their docs.
-_FETCHED = re.compile(r"\b(?:curl|wget|ncat|base64|iwr|irm)\b|/tmp/|/dev/shm/", re.I)
-_HEREDOC = re.compile(r"<<-?\s*([\"']?)(?P<tag>\w+)\1")
+_FETCHED = patterns.compile(r"\b(?:curl|wget|ncat|base64|iwr|irm)\b|/tmp/|/dev/shm/", re.I)
+_HEREDOC = patterns.compile(r"<<-?\s*([\"']?)(?P<tag>\w+)\1")
 #: How far a written entry may reach: a here-document's body, or the few lines of one
 #: statement in code (a plist dict, a unit written with ``write_text``).
 _STATEMENT_LINES = 4

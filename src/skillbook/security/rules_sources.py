@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillbook.security import hosts
+from skillbook.security import hosts, patterns
 from skillbook.security.document import Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
 
 _C, _H, _M, _L = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW
 
-_FETCH_CMD = re.compile(r"\b(?:curl|wget|nc|ncat|scp|rsync|ftp|tftp|iwr|irm)\b[^\n]*", re.I)
+_FETCH_CMD = patterns.compile(r"\b(?:curl|wget|nc|ncat|scp|rsync|ftp|tftp|iwr|irm)\b[^\n]*", re.I)
 _URL_WORDS = ("://",)
 _FETCH_WORDS = (
     "curl",
@@ -76,7 +76,7 @@ def _url_hit(verdict: hosts.HostVerdict, start: int, end: int) -> Hit | None:
 
 # --------------------------------------------------------------------------- password-archive
 
-_ARCHIVE_CMD = re.compile(
+_ARCHIVE_CMD = patterns.compile(
     r"\bunzip\s+(?:-\S+\s+)*-P\s*\S+"
     r"|\b7za?\s+[xe]\b[^\n]*\s-p\S*"
     r"|\bunrar\s+[xe]\b[^\n]*\s-p\S*"
@@ -85,7 +85,7 @@ _ARCHIVE_CMD = re.compile(
     r"|\bExpand-7Zip\b[^\n]*-Password\b",
     re.I,
 )
-_ARCHIVE_PROSE = re.compile(
+_ARCHIVE_PROSE = patterns.compile(
     r"(?:\b(?:zip|archive|rar|7z|7-zip)\b|\.(?:zip|rar|7z)\b|\b(?:extract|unzip|unpack|decompress)\w*)"
     r"[^\n]{0,60}?\b(?:pass(?:word|wd|code|phrase)?|pwd)\b(?:\s+is\s+|\s*[:=]\s*)[`\"'*]*[\w!@#$%^&.-]+"
     r"|\bpassword[- ]protected\s+(?:zip|archive|rar|7z|file)"
@@ -111,22 +111,22 @@ def password_archives(doc: Document) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- gatekeeper-bypass
 
 _BYPASS: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
-    (re.compile(r"\bxattr\s+(?:-\w+\s+)*-(?:d|rd|dr|c|cr|rc)\s+(?:-\w+\s+)*com\.apple\.quarantine", re.I),
+    (patterns.compile(r"\bxattr\s+(?:-\w+\s+)*-(?:d|rd|dr|c|cr|rc)\s+(?:-\w+\s+)*com\.apple\.quarantine", re.I),
      _H, "Removes macOS quarantine (skips Gatekeeper's check)"),
-    (re.compile(r"\bxattr\s+-(?:c|cr|rc)\s+\S+", re.I), _H,
+    (patterns.compile(r"\bxattr\s+-(?:c|cr|rc)\s+\S+", re.I), _H,
      "Clears all extended attributes, quarantine included"),
-    (re.compile(r"\bspctl\s+--(?:master|global)-disable\b", re.I), _C, "Turns Gatekeeper off"),
-    (re.compile(r"\bspctl\s+--add\b", re.I), _H, "Whitelists a program in Gatekeeper"),
-    (re.compile(r"--no-quarantine\b"), _H, "Installs without macOS quarantine"),
-    (re.compile(r"\bcsrutil\s+disable\b", re.I), _C, "Turns System Integrity Protection off"),
-    (re.compile(r"\bSet-MpPreference\b[^\n]*-Disable\w*", re.I), _C, "Turns Microsoft Defender off"),
-    (re.compile(r"\bAdd-MpPreference\b[^\n]*-Exclusion\w*", re.I), _C,
+    (patterns.compile(r"\bspctl\s+--(?:master|global)-disable\b", re.I), _C, "Turns Gatekeeper off"),
+    (patterns.compile(r"\bspctl\s+--add\b", re.I), _H, "Whitelists a program in Gatekeeper"),
+    (patterns.compile(r"--no-quarantine\b"), _H, "Installs without macOS quarantine"),
+    (patterns.compile(r"\bcsrutil\s+disable\b", re.I), _C, "Turns System Integrity Protection off"),
+    (patterns.compile(r"\bSet-MpPreference\b[^\n]*-Disable\w*", re.I), _C, "Turns Microsoft Defender off"),
+    (patterns.compile(r"\bAdd-MpPreference\b[^\n]*-Exclusion\w*", re.I), _C,
      "Adds a Microsoft Defender exclusion"),
-    (re.compile(r"\bsetenforce\s+0\b"), _H, "Turns SELinux enforcement off"),
-    (re.compile(r"\b(?:disable|turn\s+off|deactivate)\s+(?:your\s+|the\s+)?(?:antivirus|anti-virus|"
+    (patterns.compile(r"\bsetenforce\s+0\b"), _H, "Turns SELinux enforcement off"),
+    (patterns.compile(r"\b(?:disable|turn\s+off|deactivate)\s+(?:your\s+|the\s+)?(?:antivirus|anti-virus|"
                 r"windows\s+defender|defender|gatekeeper|xprotect|av\s+software)\b", re.I),
      _H, "Tells the reader to turn off malware protection"),
-    (re.compile(r"\ballow\s+apps\s+(?:downloaded\s+)?from\s*:?\s*[\"'*]*anywhere", re.I), _H,
+    (patterns.compile(r"\ballow\s+apps\s+(?:downloaded\s+)?from\s*:?\s*[\"'*]*anywhere", re.I), _H,
      "Tells the reader to allow apps from anywhere"),
 )  # fmt: skip
 _BYPASS_WORDS = ("xattr", "spctl", "quarantine", "csrutil", "mppreference", "setenforce",

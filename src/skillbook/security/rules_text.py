@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from skillbook.security import patterns
 from skillbook.security.document import MARKDOWN, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
@@ -25,10 +26,10 @@ _BIDI = "\u202a-\u202e\u2066-\u2069"
 _MARKS = "\u200e\u200f\u061c"
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060-\u2064\u206a-\u206f\ufeff\u180e\u115f\u1160\u3164\uffa0"
 #: Every character the rule looks at, in one class, so clean text costs one search.
-INVISIBLE = re.compile(f"[{_TAGS}{_VS_SUPPLEMENT}{_BIDI}{_MARKS}{_ZERO_WIDTH}\u00ad]+")
+INVISIBLE = patterns.compile(f"[{_TAGS}{_VS_SUPPLEMENT}{_BIDI}{_MARKS}{_ZERO_WIDTH}\u00ad]+")
 #: The characters removed before the other rules run (so ``cu\u200brl | sh`` still matches).
-STRIPPABLE = re.compile(f"[{_TAGS}{_VS_SUPPLEMENT}{_BIDI}{_MARKS}{_ZERO_WIDTH}\u00ad]")
-_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+STRIPPABLE = patterns.compile(f"[{_TAGS}{_VS_SUPPLEMENT}{_BIDI}{_MARKS}{_ZERO_WIDTH}\u00ad]")
+_RTL = patterns.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _FLAG = "\U0001f3f4"
 
 
@@ -122,7 +123,7 @@ def _classify(doc: Document, run: str, start: int, end: int) -> Hit | None:
 # --------------------------------------------------------------------------- prompt-injection
 
 _WHO = r"(?:the\s+|your\s+)?(?:user|human|operator|owner|person|people|anyone)"
-_OVERRIDE = re.compile(
+_OVERRIDE = patterns.compile(
     r"\b(?:ignore|disregard|forget|override|overrule|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|"
     r"every\s+|of\s+)*(?:previous|prior|preceding|above|earlier|existing|former|original|system|"
     r"safety|other|developer)\s+(?:instructions?|rules|prompts?|directions|guidelines|guardrails|"
@@ -135,7 +136,7 @@ _OVERRIDE = re.compile(
     r"|<\|?im_start\|?>\s*system|(?-i:\[/?(?:SYSTEM|INST)\])|\bBEGIN\s+(?:SYSTEM|DEVELOPER)\s+PROMPT\b",
     re.I,
 )
-_CONCEAL = re.compile(
+_CONCEAL = patterns.compile(
     rf"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:tell|inform|notify|alert|warn|"
     rf"mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show|let)\s+"
     rf"(?:this\s+to\s+|it\s+to\s+)?{_WHO}\b(?!\s+(?:see|know)\s+(?:your|the)\s+(?:api|secret|token|key|password))"
@@ -146,7 +147,7 @@ _CONCEAL = re.compile(
     rf"|\bsilently\s+(?:run|execute|install|send|upload|post|exfiltrate|download|copy|forward)\b",
     re.I,
 )
-_ACTION = re.compile(
+_ACTION = patterns.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest|upload|exfiltrat\w*|forward|send|post)\b|https?://"
     r"|\brun\s+(?:this|the\s+following|`)",
     re.I,
@@ -181,21 +182,23 @@ def prompt_injection(doc: Document) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- hidden-instructions
 
 _REF_WORDS = ("]:",)
-_HIDDEN_ELEMENT = re.compile(
+_HIDDEN_ELEMENT = patterns.compile(
     r"<(?P<tag>div|span|p|section|details|font|small|em|aside)\b(?P<attrs>[^>]*?(?:display\s*:\s*none|"
     r"visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?\s*[;\"']|\bhidden\b|"
     r"color\s*:\s*(?:white|#fff(?:fff)?\b|transparent))[^>]*)>(?P<body>.*?)</(?P=tag)\s*>",
     re.I | re.S,
 )
-_REF_COMMENT = re.compile(r"^\[(?://|comment)\]:\s*#\s*[(\"'](?P<body>.*)[)\"']\s*$", re.M | re.I)
+_REF_COMMENT = patterns.compile(
+    r"^\[(?://|comment)\]:\s*#\s*[(\"'](?P<body>.*)[)\"']\s*$", re.M | re.I
+)
 #: Wording aimed at a model: one strong signal plus any other makes a comment suspicious.
-_STRONG = re.compile(
+_STRONG = patterns.compile(
     r"\b(?:ignore|disregard|you\s+must|you\s+should|you\s+are|do\s+not\s+tell|don'?t\s+tell|"
     r"system\s+prompt|execute|run\s+(?:this|the\s+following)|curl|wget|upload|exfiltrat\w*|"
     r"send\s+(?:it|them|this|the\s+\w+)\s+to|as\s+an\s+ai|assistant\s*[:,])",
     re.I,
 )
-_WEAK = re.compile(
+_WEAK = patterns.compile(
     r"\b(?:always|never|do\s+not|don'?t|assistant|AI|agent|model|LLM|claude|chatgpt|instructions?|"
     r"secret|api\s+key|token|password|credentials?|user)\b",
     re.I,
@@ -212,7 +215,7 @@ def _instruction_signals(body: str) -> list[str]:
     return signals if len(signals) >= 2 else []
 
 
-_MARKUP_NOTE = re.compile(
+_MARKUP_NOTE = patterns.compile(
     r"^\s*(?:prettier-ignore|markdownlint|toc|todo|fixme|note|begin|end|start|stop|vale|cspell|"
     r"textlint|lint|omit|include|end\s|skip|more|readme|eslint|@)|^\s*$",
     re.I,

@@ -18,6 +18,7 @@ from skillbook.security import (
     ScanTargetError,
     archives,
     deobfuscate,
+    patterns,
     rules_exec,
     rules_exfil,
     rules_obfuscation,
@@ -133,8 +134,11 @@ class ScanOptions:
 # --------------------------------------------------------------------------- one text
 
 
-_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)---[ \t]*(?:\r?\n|\Z)", re.S)
-_NAME_LINE = re.compile(r"^name[ \t]*:[ \t]*(.*?)[ \t]*\r?$", re.M)
+_FRONTMATTER = patterns.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)---[ \t]*(?:\r?\n|\Z)", re.S)
+_NAME_LINE = patterns.compile(r"^name[ \t]*:[ \t]*(.*?)[ \t]*\r?$", re.M)
+# Every rule module is imported by now: their compiled patterns are kept for the next
+# process, and patterns built per text from here on are not.
+patterns.seal()
 
 
 def _name_hits(doc: Document, known: frozenset[str]) -> Iterator[Hit]:
@@ -305,12 +309,17 @@ def _read(path: Path, limit: int) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path.name} is not a regular file")
         chunks: list[bytes] = []
         size = 0
+        # The first read asks for the size the file has (plus one byte, to see the end):
+        # asking for 1 MiB allocated and released that much for every small file.
+        want = min(info.st_size + 1, 1 << 20)
         while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            chunk = os.read(fd, min(want, limit + 1 - size))
+            want = 1 << 20
             if not chunk:
                 break
             chunks.append(chunk)

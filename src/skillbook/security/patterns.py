@@ -1,0 +1,164 @@
+"""The rules' regular expressions, compiled once per Python installation, not per process.
+
+Input: the rule modules' patterns, through :func:`compile` (``re.compile``'s
+signature). Output: the same ``re.Pattern`` objects ``re.compile`` returns (equal to
+them: same pattern, flags and engine program). Compiling the ~190 patterns of the
+rules cost 0.07-0.14 s of CPU in every ``skillbook scan`` process, more than a process
+that reads the whole 9 MB corpus. So the engine program ``re`` builds for each pattern
+(what it hands to ``_sre.compile``) is kept in one file beside the package's bytecode
+(``__pycache__/patterns.<cache tag>.re``, where ``sys.pycache_prefix`` says), tagged
+with the Python build, and the next process loads it in about 2 ms.
+
+Only while the rule modules are imported: :func:`seal` (the scanner calls it once it
+is imported) writes the file when something was compiled anew, and from then on
+:func:`compile` is ``re.compile``, so patterns built per text are not kept. A missing,
+stale or unreadable file, a pattern it does not hold, or a Python whose ``re`` works
+otherwise: ``re.compile``, as before. Nothing is written when
+``sys.dont_write_bytecode`` is set. The file is trusted as far as the ``.pyc`` files
+beside it (whoever can write there can rewrite the rules); ``_sre.compile`` checks each
+program it is given, so a damaged file cannot crash the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import marshal
+import os
+import re
+import sys
+from typing import Any
+
+_sre: Any
+_compiler: Any
+_parser: Any
+try:  # CPython's engine and compiler (no type stubs); elsewhere patterns compile as usual
+    _sre = importlib.import_module("_sre")
+    _compiler = importlib.import_module("re._compiler")
+    _parser = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - other Pythons
+    _sre = _compiler = _parser = None
+
+#: Bumped when what an entry holds changes.
+FORMAT = 1
+#: Most patterns kept (the rules have about 190; a bound against a caller that never seals).
+MAX_ENTRIES = 1000
+
+#: (pattern, flags given) -> (flags, program, groups - 1, groupindex, indexgroup)
+Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+
+
+def _tag() -> tuple[Any, ...]:
+    return (FORMAT, sys.version, sys.implementation.cache_tag, getattr(_sre, "MAGIC", None))
+
+
+def _store_path() -> str | None:
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return None
+    try:
+        from importlib.util import cache_from_source
+
+        beside = cache_from_source(__file__)
+    except (NotImplementedError, ValueError):
+        return None
+    return os.path.join(os.path.dirname(beside), f"patterns.{tag}.re")
+
+
+def _read(path: str) -> dict[tuple[str, int], Entry]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        # From bytes: loading from the file object reads it in pieces, 50 times slower.
+        tag, entries = marshal.loads(data)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if tag != _tag() or not isinstance(entries, dict):
+        return {}
+    return entries
+
+
+def _program(pattern: str, flags: int) -> Entry:
+    """What ``re``'s compiler hands to ``_sre.compile`` for ``pattern``, as plain values."""
+    parsed = _parser.parse(pattern, flags)
+    code = [int(op) for op in _compiler._code(parsed, flags)]
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex,
+            tuple(indexgroup))  # fmt: skip
+
+
+class Store:
+    """The programs of one process: those read from ``path`` and those it compiled."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.sealed = _sre is None
+        self.loaded: dict[tuple[str, int], Entry] | None = None
+        self.used: dict[tuple[str, int], Entry] = {}
+
+    def compile(self, pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+        """``re.compile(pattern, flags)``; until :meth:`seal`, from a kept program when
+        the file holds one, and kept for the file."""
+        if self.sealed or not isinstance(pattern, str):
+            return re.compile(pattern, flags)
+        key = (pattern, int(flags))
+        if self.loaded is None:
+            self.loaded = _read(self.path) if self.path is not None else {}
+        entry = self.loaded.get(key)
+        if entry is not None:
+            try:
+                found: re.Pattern[str] = _sre.compile(pattern, *entry)
+            except (TypeError, ValueError, RuntimeError, OverflowError):
+                pass  # a damaged entry: compiled anew below
+            else:
+                self.used[key] = entry
+                return found
+        compiled = re.compile(pattern, flags)  # raises re.error as ever
+        if len(self.used) < MAX_ENTRIES:
+            # A Python whose compiler works otherwise: the pattern is not kept.
+            with contextlib.suppress(Exception):
+                self.used[key] = _program(pattern, int(flags))
+        return compiled
+
+    def seal(self) -> None:
+        """End recording: write the kept programs when they differ from the file's."""
+        if self.sealed:
+            return
+        self.sealed = True
+        if (self.path is None or sys.dont_write_bytecode or not self.used
+                or self.used == self.loaded):  # fmt: skip
+            return
+        try:
+            from skillbook.base.atomic import write_atomic
+
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            write_atomic(self.path, marshal.dumps((_tag(), self.used)))
+        except (OSError, ValueError):
+            pass  # a read-only install: every process compiles, as before
+
+    def status(self) -> dict[str, Any]:
+        """Where the file is and how many patterns came from it (tests, benchmarks)."""
+        loaded = self.loaded or {}
+        return {
+            "path": self.path,
+            "sealed": self.sealed,
+            "used": len(self.used),
+            "from_file": sum(1 for k, v in self.used.items() if loaded.get(k) == v),
+        }
+
+
+#: The store of the rule modules' patterns.
+STORE = Store(_store_path())
+
+
+def compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)`` through :data:`STORE` (see :meth:`Store.compile`)."""
+    return STORE.compile(pattern, flags)
+
+
+def seal() -> None:
+    """End the recording of :data:`STORE` (see :meth:`Store.seal`)."""
+    STORE.seal()
