@@ -246,6 +246,7 @@ def _keep(call: Call, fp: footprint.Footprint, results: str, cwd: str) -> None:
         },
         record,
         groups={"eligible": eligible},
+        models=saved.model_cache(results),
     )
 
 
