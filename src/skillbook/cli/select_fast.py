@@ -129,7 +129,9 @@ def answer(call: Call, results: str, cwd: str, env: Mapping[str, str]) -> bool:
     header, data, start = found
     if not footprint.still_valid(header.get("record") or {}, env):
         return False
-    _one_blas_thread_at_start()
+    from skillbook.selection._blas import start_single_threaded
+
+    start_single_threaded()  # before numpy's import: half of its CPU was BLAS threads
     try:
         output = _ranked(call, header, data, start, results)
     except Exception:  # a damaged saved file must never stop the command: rebuild
@@ -140,18 +142,6 @@ def answer(call: Call, results: str, cwd: str, env: Mapping[str, str]) -> bool:
 
     write(output, call.color)
     return True
-
-
-def _one_blas_thread_at_start() -> None:
-    """Start OpenBLAS with one thread when numpy is not imported yet and the user set
-    no count: at import it starts a thread per core, whose spinning cost as much CPU
-    as the rest of numpy's import (measured: 190 ms against 90 ms). Every product of
-    a ranking runs on one BLAS thread anyway (:mod:`skillbook.selection._blas`)."""
-    import os
-    import sys
-
-    if "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ:
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def _ranked(

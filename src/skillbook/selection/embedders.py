@@ -23,7 +23,7 @@ Libraries are imported when a backend is built, never at module import.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast, runtime_checkable
 
@@ -193,10 +193,16 @@ class WordLlamaEmbedder:
         return self._id
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        import numpy as np
 
         if not texts:
             return unit_rows([[0.0]])[:0]
+        if len(texts) == 1:
+            return _last_request(self, texts[0], lambda: self._embed(texts))
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
         # Batches are padded to their longest text: by length, half the work is padding less.
         order = np.argsort([len(t) for t in texts], kind="stable")
         vectors = self._pooled([texts[i] for i in order], batch_size=256)
@@ -222,6 +228,18 @@ class WordLlamaEmbedder:
                 np.sum(batch * mask[..., np.newaxis], axis=1, dtype=np.float32) / total
             )
         return out
+
+
+def _last_request(model: Any, text: str, compute: Callable[[], Vectors]) -> Vectors:
+    """``compute()``, or a copy of its result for the same one text last time: the
+    selectors of one command (eligible skills, and all of them for the ineligible that
+    would match) embed the same request with the same model."""
+    last = getattr(model, "_last", None)
+    if last is not None and last[0] == text:
+        return last[1].copy()  # type: ignore[no-any-return]
+    vectors = compute()
+    model._last = (text, vectors.copy())
+    return vectors
 
 
 def _package_dir(package: str, what: str) -> Path:
@@ -304,6 +322,8 @@ class MultilingualEmbedder:
         return self._id
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) == 1:
+            return _last_request(self, texts[0], lambda: unit_rows(self._model.encode(texts)))
         return unit_rows(self._model.encode(texts))
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:

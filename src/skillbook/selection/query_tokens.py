@@ -439,8 +439,9 @@ def cached(folder: Path | None, source: Path, build: Callable[[], bytes]) -> byt
     tag = zlib.crc32(f"{_LAYOUT}|{source}|{st.st_size}|{st.st_mtime_ns}".encode())
     path = folder / f"tokens-{tag:08x}.tables"
     try:
-        data = path.read_bytes()
-        if data[:8] in (_MAGIC_UNIGRAM, _MAGIC_BPE):
+        raw = path.read_bytes()
+        data, crc = raw[:-4], int.from_bytes(raw[-4:], "little")
+        if len(raw) > 4 and zlib.crc32(data) == crc and _readable(data):
             return data
     except OSError:
         pass
@@ -450,7 +451,21 @@ def cached(folder: Path | None, source: Path, build: Callable[[], bytes]) -> byt
 
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with atomic_writer(path, mode=0o600, prefix=".tmp-", suffix=".tables") as fh:
-            fh.write(data)
+            # A checksum: a damaged copy would be saved into every selector after it.
+            fh.write(data + zlib.crc32(data).to_bytes(4, "little"))
     except (OSError, ValueError):
         pass  # only a cache
     return data
+
+
+def _readable(data: bytes) -> bool:
+    try:
+        if data.startswith(_MAGIC_UNIGRAM):
+            UnigramTokens(data)
+        elif data.startswith(_MAGIC_BPE):
+            BpeTokens(data)
+        else:
+            return False
+    except (ValueError, TypeError, KeyError, EOFError):
+        return False
+    return True

@@ -62,11 +62,25 @@ MAX_SAVED: Final = 16
 _KNOWN: Final = ("wordllama", "multilingual")
 
 
-@dataclass(frozen=True, slots=True)
 class SavedSkill:
-    """What a restored selector knows of a skill: its name (all a ranking prints)."""
+    """What a restored selector knows of a skill: its name (all a ranking prints).
 
-    name: str
+    A plain class, not a frozen dataclass: a thousand of them are made per process,
+    and a frozen dataclass's ``__init__`` costs several times more. Equal by name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SavedSkill) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"SavedSkill(name={self.name!r})"
 
 
 def folder_of(results: str) -> str:
@@ -496,7 +510,6 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
         SYNC_LIMIT,
         Bm25Index,
         LexicalChannels,
-        Speller,
         Tokenizer,
         _Built,
         _stemmer,
@@ -527,8 +540,35 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
     channels._generation = 0
     channels._lock = threading.Lock()
     channels._worker = None
-    channels._speller = Speller(dict(entry["speller"]))
+    channels._speller = _lazy_speller(dict(entry["speller"]))
     channels._speller_worker = None
     channels._spelling = ()
     channels.spell_sync_limit = SPELL_SYNC_LIMIT
     return channels
+
+
+def _lazy_speller(counts: dict[str, int]) -> Any:
+    """A :class:`~skillbook.selection.lexical.Speller` whose delete index is built on
+    the first word it must look up: most requests hold no word that both the catalog
+    and the lexicon miss, and building it for a thousand skills' words cost more CPU
+    than ranking them."""
+    global _LAZY_SPELLER
+    if _LAZY_SPELLER is None:
+        from skillbook.selection.lexical import Speller
+
+        class LazySpeller(Speller):
+            def __init__(self, counts: dict[str, int]) -> None:
+                self.counts = counts
+                self._built: dict[str, list[str]] | None = None
+
+            @property
+            def _index(self) -> dict[str, list[str]]:  # type: ignore[override]
+                if self._built is None:
+                    self._built = Speller(self.counts)._index
+                return self._built
+
+        _LAZY_SPELLER = LazySpeller
+    return _LAZY_SPELLER(counts)
+
+
+_LAZY_SPELLER: Any = None
