@@ -452,14 +452,17 @@ def _selector(
     triggered = {int(i): Triggers(*t) for i, t in entry["triggered"].items()}
     empty = Triggers()
     problems = tuple(_diagnostic(Diagnostic, d) for d in entry["diagnostics"])
+    # A ranking reads a document's trigger hints and diagnostics only (names come
+    # from the skills): the skills without hints share one empty document, a
+    # thousand frozen dataclasses less to make.
+    plain = SkillDocument("", "", "", "", empty, "")
     documents = [
-        SkillDocument(s.name, "", "", "", triggered.get(i, empty), "") for i, s in enumerate(mine)
+        plain if i not in triggered else SkillDocument(s.name, "", "", "", triggered[i], "")
+        for i, s in enumerate(mine)
     ]
     if problems and documents:
         # The build's diagnostics, reported once as the selector reports them.
-        documents[0] = SkillDocument(
-            documents[0].name, "", "", "", documents[0].triggers, "", problems
-        )
+        documents[0] = SkillDocument(mine[0].name, "", "", "", documents[0].triggers, "", problems)
     rule = entry["null_rule"]
     return Selector.restore(
         settings=SelectorSettings(
