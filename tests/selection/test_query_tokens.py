@@ -156,7 +156,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Selector, str, Path
 
     tmp = tmp_path_factory.mktemp("pair")
     models = tmp / "models"
-    embedders = {
+    embedders: dict[str, Any] = {
         "wordllama": WordLlamaEmbedder(),
         "multilingual": MultilingualEmbedder(weights_cache=models),
     }
