@@ -216,3 +216,23 @@ def test_a_restored_selector_loads_no_tokenizer_for_ordinary_requests(
     embedders: Any = restored.embedders
     assert embedders["wordllama"]._loaded is None
     assert embedders["multilingual"]._model._loaded is None
+
+
+def test_a_damaged_table_without_a_free_slot_answers_and_ends() -> None:
+    # Every slot taken by a string no lookup matches: probing must stop, not spin.
+    import struct
+
+    slots = struct.pack("<ii", 1, 3) * 1024
+    strings = b"\0\x01\xff"
+    header = {"count": 4, "slots": 1024, "unk": 0, "hidden": [], "longest": 4}
+    header |= {"safe": "ab", "spaces": " "}
+    scores = struct.pack("<4f", 0.0, -1.0, -2.0, -3.0)
+    blob = query_tokens._pack(query_tokens._MAGIC_UNIGRAM, header, [slots, strings, scores])
+    tokens = query_tokens.UnigramTokens(blob)
+    assert tokens.piece_id("ab") == 0  # unknown
+    assert tokens.encode("ab") is None  # no piece reaches the end: the library decides
+    with pytest.raises(ValueError):
+        bad = {**header, "slots": 1000}  # not a power of two
+        query_tokens.UnigramTokens(
+            query_tokens._pack(query_tokens._MAGIC_UNIGRAM, bad, [slots, strings, scores])
+        )

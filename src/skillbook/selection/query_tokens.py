@@ -131,6 +131,8 @@ class _Strings:
     __slots__ = ("_mask", "_slots", "_strings")
 
     def __init__(self, view: memoryview, slots_at: int, size: int, strings_at: int) -> None:
+        if size <= 0 or size & (size - 1) or slots_at + size * _STR_SLOT.size > len(view):
+            raise ValueError("the token table is damaged")
         self._slots = view[slots_at : slots_at + size * _STR_SLOT.size]
         self._strings = view[strings_at:]
         self._mask = size - 1
@@ -142,13 +144,14 @@ class _Strings:
         slots, strings, mask = self._slots, self._strings, self._mask
         at = zlib.crc32(raw) & mask
         unpack = _STR_SLOT.unpack_from
-        while True:
+        for _ in range(mask + 1):  # bounded: a damaged table without a free slot ends
             where, pid = unpack(slots, at * 8)
             if not where:
                 return -1
             if strings[where] == n and strings[where + 1 : where + 1 + n] == raw:
                 return int(pid)
             at = (at + 1) & mask
+        return -1
 
 
 # --------------------------------------------------------------------------- unigram
@@ -345,7 +348,7 @@ class BpeTokens:
         (slots_at,) = header["parts"]
         size = int(header["slots"])
         self._slots = view[slots_at : slots_at + size * _PAIR_SLOT.size]
-        if len(self._slots) != size * _PAIR_SLOT.size:
+        if size <= 0 or size & (size - 1) or len(self._slots) != size * _PAIR_SLOT.size:
             raise ValueError("the token table is cut short")
         self._mask = size - 1
         self._chars: dict[str, int] = header["chars"]
@@ -357,13 +360,14 @@ class BpeTokens:
         slots, mask = self._slots, self._mask
         at = zlib.crc32(struct.pack("<ii", a, b)) & mask
         unpack = _PAIR_SLOT.unpack_from
-        while True:
+        for _ in range(mask + 1):  # bounded, as in _Strings.get
             left, right, rank, new = unpack(slots, at * 16)
             if not left:
                 return None
             if left == a + 1 and right == b:
                 return rank, new
             at = (at + 1) & mask
+        return None
 
     def encode(self, text: str) -> list[int] | None:
         """The ids (no special tokens added), or None when the text needs the library."""
