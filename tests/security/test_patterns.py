@@ -47,6 +47,13 @@ def test_the_second_process_loads_every_rule_pattern_from_the_file(tmp_path: Pat
     assert second["same"] is True and second["loaded"] == first["used"]
 
 
+@pytest.fixture(autouse=True)
+def _bytecode_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The store writes only where Python may write bytecode; a shell with
+    # PYTHONDONTWRITEBYTECODE=1 (CI images often set it) must not fail these tests.
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+
 def _store(tmp_path: Path) -> tuple[patterns.Store, Path]:
     path = tmp_path / "patterns.re"
     writer = patterns.Store(str(path))
