@@ -89,6 +89,8 @@ class HubSearch:
         self._cache: dict[tuple[int, int], Entry] = {}
         self._selector: Selector | None = None
         self._exact: dict[str, list[Entry]] = {}
+        #: The current entries and their book skills' map, replaced together.
+        self._skill_map: tuple[tuple[Entry, ...], dict[int, Entry]] = ((), {})
         #: Answers by (generation, query, limit, exact): a new generation misses them all.
         self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
         #: The route's JSON bodies of those answers, by the same keys.
@@ -144,6 +146,7 @@ class HubSearch:
                     )
                 )
         self._entries = tuple(entries)
+        self._skill_map = (self._entries, {id(e.book_skill): e for e in entries})
         self._cache = {(e.skill_id, e.version_id): e for e in entries}
         exact: dict[str, list[Entry]] = {}
         for e in entries:
@@ -224,26 +227,37 @@ class HubSearch:
         if exact:
             return [Hit(e, 1.0) for e in same[:limit]]
         # One ranking at a time: a reload updates the selector under the same lock, and
-        # the work is CPU-bound anyway (the interpreter lock).
+        # the work is CPU-bound anyway (the interpreter lock). ``rank`` rather than
+        # ``select``: the candidates' parts were most of a small catalog's ranking.
         with self._rank_lock:
             if self._selector is None or not entries:
                 return []
-            selection = self._selector.select(text, top_k=limit, depth=limit)
-        by_skill = {id(e.book_skill): e for e in entries}
+            ranking = self._selector.rank(text, depth=limit)
+        by_skill = self._by_skill(entries)
+        fused = ranking.fused
+        bm25 = ranking.channels.get("bm25")
+        body = ranking.channels.get("bm25Body")
         # An exact slug or name match ranks first, whatever the fused scores say.
-        top = max((c.score for c in selection.ranked), default=1.0)
+        top = max((float(fused[i]) for i in ranking.order), default=1.0)
         hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
         seen = {h.entry.slug for h in hits}
-        for c in selection.ranked:
-            entry = by_skill.get(id(c.skill))
+        for i in ranking.order:
+            entry = by_skill.get(id(ranking.skills[i]))
             if entry is None or entry.slug in seen:
                 continue
-            lexical = c.parts.get("bm25", 0.0) > 0 or c.parts.get("bm25Body", 0.0) > 0
-            if lexical or c.score >= selection.threshold:
-                hits.append(Hit(entry, round(c.score, 6)))
+            score = float(fused[i])
+            lexical = (bm25 is not None and bm25[i] > 0) or (body is not None and body[i] > 0)
+            if lexical or score >= ranking.threshold:
+                hits.append(Hit(entry, round(score, 6)))
                 seen.add(entry.slug)
         return hits[:limit]
 
+    def _by_skill(self, entries: tuple[Entry, ...]) -> dict[int, Entry]:
+        """The entry of each book skill; the current generation's is kept, not rebuilt."""
+        known = self._skill_map
+        if known[0] is entries:
+            return known[1]
+        return {id(e.book_skill): e for e in entries}
 
 def _book_skill(slug: str, summary: str | None, skill_md: str) -> BookSkill:
     parsed = parse_skill_text(skill_md)
