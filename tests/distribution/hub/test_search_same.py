@@ -29,10 +29,32 @@ from skillbook.selection.selector import Selector
 from .conftest import GENEROUS
 from .helpers import BASE
 
-WORDS = (
-    "pdf merge split weather forecast git branch deploy docker image resize translate "
-    "invoice email calendar slack notes search database backup csv chart markdown lint"
-).split()
+WORDS = [
+    "pdf",
+    "merge",
+    "split",
+    "weather",
+    "forecast",
+    "git",
+    "branch",
+    "deploy",
+    "docker",
+    "image",
+    "resize",
+    "translate",
+    "invoice",
+    "email",
+    "calendar",
+    "slack",
+    "notes",
+    "search",
+    "database",
+    "backup",
+    "csv",
+    "chart",
+    "markdown",
+    "lint",
+]
 
 
 def _skill_md(slug: str, words: list[str], body: list[str], extra: str = "") -> bytes:
@@ -189,4 +211,3 @@ def test_the_answer_bytes_are_those_json_gave(catalog: tuple[Database, HubSettin
                 assert got.headers["content-length"] == str(len(expected))
     finally:
         hub.close()
-

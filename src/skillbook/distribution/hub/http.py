@@ -10,6 +10,7 @@ a fast handler that answers an anonymous request from memory in the event loop
 
 from __future__ import annotations
 
+import json as jsonlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from skillbook.distribution.hub.search import HubSearch
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, authenticate
 
-__all__ = ["Ctx", "Hub", "json", "route", "text"]
+__all__ = ["Ctx", "Hub", "json", "json_bytes", "route", "text"]
 
 log = logging.getLogger("skillbook.distribution.hub")
 
@@ -135,6 +136,13 @@ class Ctx:
 
 def json(data: Any, status: int = 200) -> Response:
     return JSONResponse(data, status_code=status)
+
+
+def json_bytes(data: Any) -> bytes:
+    """``data`` encoded as :func:`json`'s response body encodes it (Starlette's settings)."""
+    return jsonlib.dumps(
+        data, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
 
 
 def text(message: str, status: int) -> Response:

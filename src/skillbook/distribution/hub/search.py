@@ -91,6 +91,8 @@ class HubSearch:
         self._exact: dict[str, list[Entry]] = {}
         #: The current entries and their book skills' map, replaced together.
         self._skill_map: tuple[tuple[Entry, ...], dict[int, Entry]] = ((), {})
+        #: Each entry's encoded answer row, by ``id(entry)`` (the entry kept to check it).
+        self._rows: dict[int, tuple[Entry, bytes]] = {}
         #: Answers by (generation, query, limit, exact): a new generation misses them all.
         self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
         #: The route's JSON bodies of those answers, by the same keys.
@@ -147,6 +149,7 @@ class HubSearch:
                 )
         self._entries = tuple(entries)
         self._skill_map = (self._entries, {id(e.book_skill): e for e in entries})
+        self._rows = {}
         self._cache = {(e.skill_id, e.version_id): e for e in entries}
         exact: dict[str, list[Entry]] = {}
         for e in entries:
@@ -219,6 +222,16 @@ class HubSearch:
             while len(self._bodies) > ANSWER_CACHE:
                 self._bodies.popitem(last=False)
 
+    def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
+        """``encode(entry)``, made once per entry (an entry is one generation's)."""
+        rows = self._rows
+        known = rows.get(id(entry))
+        if known is not None and known[0] is entry:
+            return known[1]
+        made = encode(entry)
+        rows[id(entry)] = (entry, made)
+        return made
+
     def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
@@ -234,20 +247,25 @@ class HubSearch:
                 return []
             ranking = self._selector.rank(text, depth=limit)
         by_skill = self._by_skill(entries)
-        fused = ranking.fused
-        bm25 = ranking.channels.get("bm25")
-        body = ranking.channels.get("bm25Body")
+        order = list(ranking.order)
+        # Read the ranked few in one step each (one numpy scalar per skill cost more).
+        scores: list[float] = ranking.fused[order].tolist()
+        lexical = [False] * len(order)
+        for name in ("bm25", "bm25Body"):
+            channel = ranking.channels.get(name)
+            if channel is not None:
+                lexical = [
+                    a or b for a, b in zip(lexical, (channel[order] > 0).tolist(), strict=True)
+                ]
         # An exact slug or name match ranks first, whatever the fused scores say.
-        top = max((float(fused[i]) for i in ranking.order), default=1.0)
+        top = max(scores, default=1.0)
         hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
         seen = {h.entry.slug for h in hits}
-        for i in ranking.order:
+        for i, score, words in zip(order, scores, lexical, strict=True):
             entry = by_skill.get(id(ranking.skills[i]))
             if entry is None or entry.slug in seen:
                 continue
-            score = float(fused[i])
-            lexical = (bm25 is not None and bm25[i] > 0) or (body is not None and body[i] > 0)
-            if lexical or score >= ranking.threshold:
+            if words or score >= ranking.threshold:
                 hits.append(Hit(entry, round(score, 6)))
                 seen.add(entry.slug)
         return hits[:limit]
@@ -258,6 +276,7 @@ class HubSearch:
         if known[0] is entries:
             return known[1]
         return {id(e.book_skill): e for e in entries}
+
 
 def _book_skill(slug: str, summary: str | None, skill_md: str) -> BookSkill:
     parsed = parse_skill_text(skill_md)
