@@ -8,10 +8,12 @@ gave, for a set of queries, one at a time and from eight threads at once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -209,5 +211,53 @@ def test_the_answer_bytes_are_those_json_gave(catalog: tuple[Database, HubSettin
                 assert got.status_code == 200 and got.content == expected, text
                 assert got.headers["content-type"] == "application/json"
                 assert got.headers["content-length"] == str(len(expected))
+    finally:
+        hub.close()
+
+
+def test_a_cheap_new_query_is_ranked_in_the_event_loop(
+    catalog: tuple[Database, HubSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BM25 alone and cheap: no worker thread; costly, or not measured yet: one."""
+    from skillbook.distribution.hub import http
+    from skillbook.distribution.hub.http import Hub
+
+    # A generation read stays fresh all test long: a late poll would send a query to
+    # a thread (to read the database first) and say nothing about the ranking's place.
+    settings = dataclasses.replace(catalog[1], catalog_poll_seconds=3600)
+
+    hops: list[str] = []
+    original = http.run_in_threadpool
+
+    async def counting(func: Any, *args: Any) -> Any:
+        hops.append(getattr(func, "__name__", "?"))
+        return await original(func, *args)
+
+    monkeypatch.setattr(http, "run_in_threadpool", counting)
+    hub = Hub.open(settings)
+    try:
+        with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+
+            def ask(text: str) -> list[str]:
+                hops.clear()
+                answer = client.get("/api/v1/search", params={"q": text})
+                assert answer.status_code == 200
+                assert answer.json() == json.loads(
+                    json.dumps(
+                        {
+                            "results": [
+                                shapes.search_row(h.entry, h.score) for h in hub.search.search(text)
+                            ]
+                        }
+                    )
+                )
+                return list(hops)
+
+            assert ask("pdf merge") == ["search"]  # the first: nothing measured yet
+            hub.search._rank_cost = 0.0  # as a BM25 ranking of a few skills measures
+            assert ask("merge split") == []
+            hub.search._rank_cost = 1.0  # as an embedding model's query would
+            assert ask("docker image") == ["search"]
+            assert not hub.search.quick(hub.search._generation + 1)  # a reload first
     finally:
         hub.close()

@@ -101,7 +101,10 @@ def search_fast(ctx: Ctx) -> Response | None:
         generation, ctx.query.get("q", ""), limit, ctx.query.get("mode") == "exact"
     )
     body = ctx.hub.search.body(key)
-    return None if body is None else Response(body, media_type="application/json")
+    if body is not None:
+        return Response(body, media_type="application/json")
+    # A new query: ranked here when that is cheaper than a worker thread's round trip.
+    return search(ctx) if ctx.hub.search.quick(generation) else None
 
 
 def trending(ctx: Ctx) -> Response:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ log = logging.getLogger("skillbook.distribution.hub.search")
 
 #: How many recent answers a process keeps (per catalog generation).
 ANSWER_CACHE: Final = 512
+#: A ranking that costs less CPU than this (the recent mean) may run in the event loop:
+#: below it, the hop to a worker thread and back costs about as much as the ranking.
+INLINE_SECONDS: Final = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,8 @@ class HubSearch:
         #: The route's JSON bodies of those answers, by the same keys.
         self._bodies: OrderedDict[tuple[int, str, int, bool], bytes] = OrderedDict()
         self.rebuilds = 0
+        #: The recent mean CPU seconds of a ranking (None: none measured yet).
+        self._rank_cost: float | None = None
 
     def _default_embedders(self) -> dict[str, Any]:
         from skillbook.config.file import SelectionConfig
@@ -222,6 +228,23 @@ class HubSearch:
             while len(self._bodies) > ANSWER_CACHE:
                 self._bodies.popitem(last=False)
 
+    def quick(self, generation: int) -> bool:
+        """Whether a new query in ``generation`` may be ranked in the event loop.
+
+        Only when nothing is to be read first (the index is of that generation) and
+        rankings are BM25 alone and cheap: an embedding model's query costs
+        milliseconds, and a worker thread lets the loop answer others meanwhile.
+        """
+        cost = self._rank_cost
+        selector = self._selector
+        return (
+            cost is not None
+            and cost < INLINE_SECONDS
+            and generation == self._generation
+            and selector is not None
+            and not selector.embedders
+        )
+
     def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
         """``encode(entry)``, made once per entry (an entry is one generation's)."""
         rows = self._rows
@@ -245,7 +268,11 @@ class HubSearch:
         with self._rank_lock:
             if self._selector is None or not entries:
                 return []
+            started = time.thread_time()
             ranking = self._selector.rank(text, depth=limit)
+            cost = time.thread_time() - started
+            known = self._rank_cost
+            self._rank_cost = cost if known is None else 0.8 * known + 0.2 * cost
         by_skill = self._by_skill(entries)
         order = list(ranking.order)
         # Read the ranked few in one step each (one numpy scalar per skill cost more).
