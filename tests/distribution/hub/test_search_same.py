@@ -227,7 +227,7 @@ def test_a_cheap_new_query_is_ranked_in_the_event_loop(
     settings = dataclasses.replace(catalog[1], catalog_poll_seconds=3600)
 
     hops: list[str] = []
-    original = http.run_in_threadpool
+    original = http.run_in_threadpool  # type: ignore[attr-defined]
 
     async def counting(func: Any, *args: Any) -> Any:
         hops.append(getattr(func, "__name__", "?"))
