@@ -282,6 +282,13 @@ def route(
 
 
 def _with_limits(response: Response, decision: RateDecision | None) -> Response:
-    if decision is not None and "RateLimit-Limit" not in response.headers:
-        response.headers.update(decision.headers())
+    """The rate-limit headers, unless the response has them (a 429 or 401 carries its own).
+
+    Appended to the raw header lines: the same bytes as ``headers.update``, which
+    looked up and encoded each name again (most of what the limits cost a request).
+    """
+    if decision is not None:
+        raw = response.raw_headers
+        if not any(name == b"ratelimit-limit" for name, _ in raw):
+            raw.extend(decision.raw_headers())
     return response
