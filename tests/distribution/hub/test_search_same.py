@@ -259,5 +259,16 @@ def test_a_cheap_new_query_is_ranked_in_the_event_loop(
             hub.search._rank_cost = 1.0  # as an embedding model's query would
             assert ask("docker image") == ["search"]
             assert not hub.search.quick(hub.search._generation + 1)  # a reload first
+            # The loop never waits: a reload (or another ranking) holding a lock sends the
+            # query to a thread instead.
+            hub.search._rank_cost = 0.0
+            now = hub.search._generation
+            for lock in (hub.search._lock, hub.search._rank_lock):
+                with lock:
+                    assert (
+                        hub.search.search_quick("git", limit=5, exact=False, generation=now) is None
+                    )
+            found = hub.search.search_quick("git", limit=5, exact=False, generation=now)
+            assert found is not None and found[1] == hub.search.search("git", limit=5)
     finally:
         hub.close()

@@ -103,8 +103,14 @@ def search_fast(ctx: Ctx) -> Response | None:
     body = ctx.hub.search.body(key)
     if body is not None:
         return Response(body, media_type="application/json")
-    # A new query: ranked here when that is cheaper than a worker thread's round trip.
-    return search(ctx) if ctx.hub.search.quick(generation) else None
+    # A new query: ranked here when that is cheaper than a worker thread's round trip
+    # and nothing is to be waited for.
+    found = ctx.hub.search.search_quick(key[1], limit=limit, exact=key[3], generation=generation)
+    if found is None:
+        return None
+    body = _search_body(ctx.hub.search, found[1])
+    ctx.hub.search.keep_body(found[0], body, wait=False)
+    return Response(body, media_type="application/json")
 
 
 def trending(ctx: Ctx) -> Response:

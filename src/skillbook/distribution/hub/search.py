@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, overload
 
 from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.db import Database
@@ -220,13 +220,18 @@ class HubSearch:
         """The cached JSON body of an answer (no I/O: the event loop asks)."""
         return self._bodies.get(key)
 
-    def keep_body(self, key: tuple[int, str, int, bool], body: bytes) -> None:
-        with self._lock:
+    def keep_body(self, key: tuple[int, str, int, bool], body: bytes, *, wait: bool = True) -> None:
+        """Keep an answer's body (``wait`` false: not if a reload holds the lock)."""
+        if not self._lock.acquire(blocking=wait):
+            return
+        try:
             if key[0] != self._generation:
                 return  # the catalog moved on while this answer was made
             self._bodies[key] = body
             while len(self._bodies) > ANSWER_CACHE:
                 self._bodies.popitem(last=False)
+        finally:
+            self._lock.release()
 
     def quick(self, generation: int) -> bool:
         """Whether a new query in ``generation`` may be ranked in the event loop.
@@ -245,6 +250,38 @@ class HubSearch:
             and not selector.embedders
         )
 
+    def search_quick(
+        self, query: str, *, limit: int, exact: bool, generation: int
+    ) -> tuple[tuple[int, str, int, bool], list[Hit]] | None:
+        """:meth:`search_at` if it can answer at once, else None (ask :meth:`search_at`).
+
+        For the event loop: it never waits for a lock (a reload holds one while it
+        reads the database and rebuilds the index) and never reads the database.
+        """
+        if not self.quick(generation) or not self._lock.acquire(blocking=False):
+            return None
+        try:
+            entries, known = self._entries, self._generation
+            key = self.answer_key(known, query, limit, exact)
+            cached = self._answers.get(key)
+        finally:
+            self._lock.release()
+        if known != generation:
+            return None
+        if cached is not None:
+            return key, cached
+        hits = self._search(entries, key[1], key[2], exact, wait=False)
+        if hits is None:
+            return None
+        if self._lock.acquire(blocking=False):  # else the answer is not kept: no matter
+            try:
+                self._answers[key] = hits
+                while len(self._answers) > ANSWER_CACHE:
+                    self._answers.popitem(last=False)
+            finally:
+                self._lock.release()
+        return key, hits
+
     def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
         """``encode(entry)``, made once per entry (an entry is one generation's)."""
         rows = self._rows
@@ -255,7 +292,18 @@ class HubSearch:
         rows[id(entry)] = (entry, made)
         return made
 
-    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
+    @overload
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool
+    ) -> list[Hit]: ...
+    @overload
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool
+    ) -> list[Hit] | None: ...
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool = True
+    ) -> list[Hit] | None:
+        """The hits for ``text``; None when ``wait`` is false and another ranking runs."""
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
             return [Hit(e, 1.0) for e in ordered[:limit]]
@@ -265,7 +313,9 @@ class HubSearch:
         # One ranking at a time: a reload updates the selector under the same lock, and
         # the work is CPU-bound anyway (the interpreter lock). ``rank`` rather than
         # ``select``: the candidates' parts were most of a small catalog's ranking.
-        with self._rank_lock:
+        if not self._rank_lock.acquire(blocking=wait):
+            return None
+        try:
             if self._selector is None or not entries:
                 return []
             started = time.thread_time()
@@ -273,6 +323,8 @@ class HubSearch:
             cost = time.thread_time() - started
             known = self._rank_cost
             self._rank_cost = cost if known is None else 0.8 * known + 0.2 * cost
+        finally:
+            self._rank_lock.release()
         by_skill = self._by_skill(entries)
         order = list(ranking.order)
         # Read the ranked few in one step each (one numpy scalar per skill cost more).
