@@ -225,11 +225,13 @@ def route(
             # limited like any other anonymous traffic.
             subject = request.client.host if request.client else "unknown"
         decision = hub.limiter.hit(kind, subject, token=caller is not None)
-        headers = decision.headers() if decision is not None else {}
-        if decision is not None and not decision.allowed:
-            who = "token" if caller else "address"
-            raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
-        if auth and caller is None:
+        refused = decision is not None and not decision.allowed
+        if refused or (auth and caller is None):
+            # Only a refusal carries the headers itself; an answer gets them at the end.
+            headers = decision.headers() if decision is not None else {}
+            if refused:
+                who = "token" if caller else "address"
+                raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
             raise HttpError(401, "Unauthorized", headers)
         return decision
 
