@@ -581,7 +581,6 @@ class Selector:
             triggers=m.reasons if m is not None else (),
         )
 
-
     def rank(self, request: str, *, depth: int = DEFAULT_DEPTH) -> Ranking:
         """:meth:`select`'s order, scores and threshold, without a :class:`Candidate` each.
 
