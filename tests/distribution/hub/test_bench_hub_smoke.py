@@ -54,3 +54,7 @@ def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
         ),
     }
     assert all(r["requests"] > 0 and r["errors"] == 0 for r in rows)
+    # Issue 22: the limits' on/off ratio of every workload, paired rounds and CPU alike.
+    assert all(r["on_off"] > 0 and r["on_off_cpu"] > 0 for r in rows if r["limits"] == "on")
+    assert proc.stdout.count("limits on/off") == 6
+    assert all(r["cpu_ms"] > 0 for r in rows)

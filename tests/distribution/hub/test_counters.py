@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from starlette.testclient import TestClient
 
 from skillbook.distribution.hub import catalog
@@ -225,8 +225,36 @@ def _limiters_share_counts_once_flushed(url: str) -> None:
     two.close()
 
 
+def _many_keys_are_flushed_in_chunks(url: str) -> None:
+    one, two = Database.open(url), Database.open(url)
+    limits = RateLimits(read_per_ip=3, window_seconds=60)
+    a, b = RateLimiter(one, limits, batched=True), RateLimiter(two, limits, batched=True)
+    now = 1_800_000_000.0
+    subjects = [f"10.1.{i // 256}.{i % 256}" for i in range(700)]
+    sent: list[str] = []
+    event.listen(one.engine, "before_cursor_execute", lambda *args: sent.append(args[2]))
+    for subject in subjects * 2:
+        a.hit("read", subject, token=False, now=now)
+    assert a.flush(now) == 700
+    # One statement per chunk of 300 keys adds the counts and returns the totals.
+    assert sum(1 for sql in sent if sql.startswith("INSERT")) == 3
+    assert not any(sql.startswith("SELECT") for sql in sent)
+    for subject in subjects:
+        a.hit("read", subject, token=False, now=now)
+        b.hit("read", subject, token=False, now=now)
+    a.flush(now)
+    b.flush(now)
+    # Each key counted 2 + 1 by a and 1 by b: both know 4 > 3 after their flush.
+    for limiter in (a, b):
+        refused = [limiter.hit("read", s, token=False, now=now) for s in subjects]
+        assert all(d is not None and not d.allowed for d in refused)
+    one.close()
+    two.close()
+
+
 def test_batched_rate_limits_count_together_once_flushed(tmp_path: Path) -> None:
     _limiters_share_counts_once_flushed(f"sqlite:///{tmp_path / 'rl.sqlite3'}")
+    _many_keys_are_flushed_in_chunks(f"sqlite:///{tmp_path / 'many.sqlite3'}")
 
 
 @pytest.mark.subprocess
@@ -238,6 +266,7 @@ def test_batched_rate_limits_count_together_on_postgresql() -> None:
         unavailable(str(exc))
     try:
         _limiters_share_counts_once_flushed(pg.url)
+        _many_keys_are_flushed_in_chunks(pg.url)
     finally:
         pg.stop()
 

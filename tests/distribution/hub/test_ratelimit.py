@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.ratelimit import RateLimiter
+from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
 from .helpers import BASE, fresh_rate_window
@@ -102,3 +102,11 @@ def test_two_limiters_on_one_database_share_the_count(tmp_path: Path) -> None:
     assert RateLimiter(one, RateLimits(write_per_ip=0)).hit("write", "y", token=False) is None
     one.close()
     two.close()
+
+
+def test_the_raw_header_lines_say_what_the_headers_say() -> None:
+    """The route appends these lines as they are (no per-name lookup): same bytes."""
+    for allowed, remaining in ((True, 4), (False, 0)):
+        decision = RateDecision(allowed, 10, remaining, 17, 1_800_000_017)
+        expected = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
+        assert decision.raw_headers() == expected

@@ -96,13 +96,13 @@ def test_answers_are_cached_per_catalog_generation(
     selector = search._selector
     assert selector is not None
     calls = []
-    original = selector.select
+    original = selector.rank
 
     def counting(*args: object, **kwargs: object) -> object:
         calls.append(args)
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    selector.select = counting  # type: ignore[method-assign,assignment]
+    selector.rank = counting  # type: ignore[method-assign,assignment]
     assert search.search("merge pdf") is first and calls == []
     publish(client, token, make_skill(tmp_path / "pdf-ocr", "pdf-ocr", "OCR for PDF scans."))
     again = search.search("merge pdf")

@@ -10,6 +10,7 @@ a fast handler that answers an anonymous request from memory in the event loop
 
 from __future__ import annotations
 
+import json as jsonlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from skillbook.distribution.hub.search import HubSearch
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, authenticate
 
-__all__ = ["Ctx", "Hub", "json", "route", "text"]
+__all__ = ["Ctx", "Hub", "json", "json_bytes", "route", "text"]
 
 log = logging.getLogger("skillbook.distribution.hub")
 
@@ -137,6 +138,13 @@ def json(data: Any, status: int = 200) -> Response:
     return JSONResponse(data, status_code=status)
 
 
+def json_bytes(data: Any) -> bytes:
+    """``data`` encoded as :func:`json`'s response body encodes it (Starlette's settings)."""
+    return jsonlib.dumps(
+        data, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+
+
 def text(message: str, status: int) -> Response:
     return PlainTextResponse(message, status_code=status)
 
@@ -217,11 +225,13 @@ def route(
             # limited like any other anonymous traffic.
             subject = request.client.host if request.client else "unknown"
         decision = hub.limiter.hit(kind, subject, token=caller is not None)
-        headers = decision.headers() if decision is not None else {}
-        if decision is not None and not decision.allowed:
-            who = "token" if caller else "address"
-            raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
-        if auth and caller is None:
+        refused = decision is not None and not decision.allowed
+        if refused or (auth and caller is None):
+            # Only a refusal carries the headers itself; an answer gets them at the end.
+            headers = decision.headers() if decision is not None else {}
+            if refused:
+                who = "token" if caller else "address"
+                raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
             raise HttpError(401, "Unauthorized", headers)
         return decision
 
@@ -274,6 +284,13 @@ def route(
 
 
 def _with_limits(response: Response, decision: RateDecision | None) -> Response:
-    if decision is not None and "RateLimit-Limit" not in response.headers:
-        response.headers.update(decision.headers())
+    """The rate-limit headers, unless the response has them (a 429 or 401 carries its own).
+
+    Appended to the raw header lines: the same bytes as ``headers.update``, which
+    looked up and encoded each name again (most of what the limits cost a request).
+    """
+    if decision is not None:
+        raw = response.raw_headers
+        if not any(name == b"ratelimit-limit" for name, _ in raw):
+            raw.extend(decision.raw_headers())
     return response

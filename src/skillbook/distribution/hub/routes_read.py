@@ -14,6 +14,7 @@ the current catalog generation) without a thread or the database.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 from sqlalchemy import exists, select
@@ -23,8 +24,9 @@ from starlette.responses import FileResponse, Response
 from skillbook.distribution.hub import HttpError, catalog, shapes
 from skillbook.distribution.hub.blobs import FolderBlobStore
 from skillbook.distribution.hub.hot import BLOB_CACHE_ITEM
-from skillbook.distribution.hub.http import Ctx, json
+from skillbook.distribution.hub.http import Ctx, json, json_bytes
 from skillbook.distribution.hub.models import DELETED, HELD, PUBLISHED, Skill, Version
+from skillbook.distribution.hub.search import Entry, Hit, HubSearch
 
 __all__ = ["FAST_HANDLERS", "IMMUTABLE", "READ_HANDLERS", "REVALIDATE"]
 
@@ -63,9 +65,30 @@ def search(ctx: Ctx) -> Response:
     limit = _int(ctx, "limit", 25, 1, 200)
     query = ctx.query.get("q", "")
     key, hits = ctx.hub.search.search_at(query, limit=limit, exact=ctx.query.get("mode") == "exact")
-    response = json({"results": [shapes.search_row(h.entry, h.score) for h in hits]})
-    ctx.hub.search.keep_body(key, bytes(response.body))
-    return response
+    body = _search_body(ctx.hub.search, hits)
+    ctx.hub.search.keep_body(key, body)
+    return Response(body, media_type="application/json")
+
+
+def _search_body(search: HubSearch, hits: list[Hit]) -> bytes:
+    """The bytes ``json({"results": rows})`` gives, each row's all but its score encoded
+    once per generation: encoding 25 rows was a tenth of a new query's time."""
+    rows = []
+    for h in hits:
+        if not math.isfinite(h.score):
+            # JSON has no NaN: the encoder's refusal, as before.
+            return bytes(
+                json({"results": [shapes.search_row(x.entry, x.score) for x in hits]}).body
+            )
+        rows.append(b'{"score":' + repr(h.score).encode() + b"," + search.row(h.entry, _row_rest))
+    return b'{"results":[' + b",".join(rows) + b"]}"
+
+
+def _row_rest(entry: Entry) -> bytes:
+    """A search row's JSON after ``{"score":...,`` (the score comes first in the row)."""
+    row = shapes.search_row(entry, 0.0)
+    del row["score"]
+    return json_bytes(row)[1:]
 
 
 def search_fast(ctx: Ctx) -> Response | None:
@@ -78,7 +101,16 @@ def search_fast(ctx: Ctx) -> Response | None:
         generation, ctx.query.get("q", ""), limit, ctx.query.get("mode") == "exact"
     )
     body = ctx.hub.search.body(key)
-    return None if body is None else Response(body, media_type="application/json")
+    if body is not None:
+        return Response(body, media_type="application/json")
+    # A new query: ranked here when that is cheaper than a worker thread's round trip
+    # and nothing is to be waited for.
+    found = ctx.hub.search.search_quick(key[1], limit=limit, exact=key[3], generation=generation)
+    if found is None:
+        return None
+    body = _search_body(ctx.hub.search, found[1])
+    ctx.hub.search.keep_body(found[0], body, wait=False)
+    return Response(body, media_type="application/json")
 
 
 def trending(ctx: Ctx) -> Response:

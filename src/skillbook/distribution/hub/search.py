@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, overload
 
 from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.db import Database
@@ -40,6 +41,9 @@ log = logging.getLogger("skillbook.distribution.hub.search")
 
 #: How many recent answers a process keeps (per catalog generation).
 ANSWER_CACHE: Final = 512
+#: A ranking that costs less CPU than this (the recent mean) may run in the event loop:
+#: below it, the hop to a worker thread and back costs about as much as the ranking.
+INLINE_SECONDS: Final = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +93,17 @@ class HubSearch:
         self._cache: dict[tuple[int, int], Entry] = {}
         self._selector: Selector | None = None
         self._exact: dict[str, list[Entry]] = {}
+        #: The current entries and their book skills' map, replaced together.
+        self._skill_map: tuple[tuple[Entry, ...], dict[int, Entry]] = ((), {})
+        #: Each entry's encoded answer row, by ``id(entry)`` (the entry kept to check it).
+        self._rows: dict[int, tuple[Entry, bytes]] = {}
         #: Answers by (generation, query, limit, exact): a new generation misses them all.
         self._answers: OrderedDict[tuple[int, str, int, bool], list[Hit]] = OrderedDict()
         #: The route's JSON bodies of those answers, by the same keys.
         self._bodies: OrderedDict[tuple[int, str, int, bool], bytes] = OrderedDict()
         self.rebuilds = 0
+        #: The recent mean CPU seconds of a ranking (None: none measured yet).
+        self._rank_cost: float | None = None
 
     def _default_embedders(self) -> dict[str, Any]:
         from skillbook.config.file import SelectionConfig
@@ -144,6 +154,8 @@ class HubSearch:
                     )
                 )
         self._entries = tuple(entries)
+        self._skill_map = (self._entries, {id(e.book_skill): e for e in entries})
+        self._rows = {}
         self._cache = {(e.skill_id, e.version_id): e for e in entries}
         exact: dict[str, list[Entry]] = {}
         for e in entries:
@@ -208,15 +220,90 @@ class HubSearch:
         """The cached JSON body of an answer (no I/O: the event loop asks)."""
         return self._bodies.get(key)
 
-    def keep_body(self, key: tuple[int, str, int, bool], body: bytes) -> None:
-        with self._lock:
+    def keep_body(self, key: tuple[int, str, int, bool], body: bytes, *, wait: bool = True) -> None:
+        """Keep an answer's body (``wait`` false: not if a reload holds the lock)."""
+        if not self._lock.acquire(blocking=wait):
+            return
+        try:
             if key[0] != self._generation:
                 return  # the catalog moved on while this answer was made
             self._bodies[key] = body
             while len(self._bodies) > ANSWER_CACHE:
                 self._bodies.popitem(last=False)
+        finally:
+            self._lock.release()
 
-    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
+    def quick(self, generation: int) -> bool:
+        """Whether a new query in ``generation`` may be ranked in the event loop.
+
+        Only when nothing is to be read first (the index is of that generation) and
+        rankings are BM25 alone and cheap: an embedding model's query costs
+        milliseconds, and a worker thread lets the loop answer others meanwhile.
+        """
+        cost = self._rank_cost
+        selector = self._selector
+        return (
+            cost is not None
+            and cost < INLINE_SECONDS
+            and generation == self._generation
+            and selector is not None
+            and not selector.embedders
+        )
+
+    def search_quick(
+        self, query: str, *, limit: int, exact: bool, generation: int
+    ) -> tuple[tuple[int, str, int, bool], list[Hit]] | None:
+        """:meth:`search_at` if it can answer at once, else None (ask :meth:`search_at`).
+
+        For the event loop: it never waits for a lock (a reload holds one while it
+        reads the database and rebuilds the index) and never reads the database.
+        """
+        if not self.quick(generation) or not self._lock.acquire(blocking=False):
+            return None
+        try:
+            entries, known = self._entries, self._generation
+            key = self.answer_key(known, query, limit, exact)
+            cached = self._answers.get(key)
+        finally:
+            self._lock.release()
+        if known != generation:
+            return None
+        if cached is not None:
+            return key, cached
+        hits = self._search(entries, key[1], key[2], exact, wait=False)
+        if hits is None:
+            return None
+        if self._lock.acquire(blocking=False):  # else the answer is not kept: no matter
+            try:
+                self._answers[key] = hits
+                while len(self._answers) > ANSWER_CACHE:
+                    self._answers.popitem(last=False)
+            finally:
+                self._lock.release()
+        return key, hits
+
+    def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
+        """``encode(entry)``, made once per entry (an entry is one generation's)."""
+        rows = self._rows
+        known = rows.get(id(entry))
+        if known is not None and known[0] is entry:
+            return known[1]
+        made = encode(entry)
+        rows[id(entry)] = (entry, made)
+        return made
+
+    @overload
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool
+    ) -> list[Hit]: ...
+    @overload
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool
+    ) -> list[Hit] | None: ...
+    def _search(
+        self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool = True
+    ) -> list[Hit] | None:
+        """The hits for ``text``; None when ``wait`` is false and another ranking runs."""
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
             return [Hit(e, 1.0) for e in ordered[:limit]]
@@ -224,25 +311,50 @@ class HubSearch:
         if exact:
             return [Hit(e, 1.0) for e in same[:limit]]
         # One ranking at a time: a reload updates the selector under the same lock, and
-        # the work is CPU-bound anyway (the interpreter lock).
-        with self._rank_lock:
+        # the work is CPU-bound anyway (the interpreter lock). ``rank`` rather than
+        # ``select``: the candidates' parts were most of a small catalog's ranking.
+        if not self._rank_lock.acquire(blocking=wait):
+            return None
+        try:
             if self._selector is None or not entries:
                 return []
-            selection = self._selector.select(text, top_k=limit, depth=limit)
-        by_skill = {id(e.book_skill): e for e in entries}
+            started = time.thread_time()
+            ranking = self._selector.rank(text, depth=limit)
+            cost = time.thread_time() - started
+            known = self._rank_cost
+            self._rank_cost = cost if known is None else 0.8 * known + 0.2 * cost
+        finally:
+            self._rank_lock.release()
+        by_skill = self._by_skill(entries)
+        order = list(ranking.order)
+        # Read the ranked few in one step each (one numpy scalar per skill cost more).
+        scores: list[float] = ranking.fused[order].tolist()
+        lexical = [False] * len(order)
+        for name in ("bm25", "bm25Body"):
+            channel = ranking.channels.get(name)
+            if channel is not None:
+                lexical = [
+                    a or b for a, b in zip(lexical, (channel[order] > 0).tolist(), strict=True)
+                ]
         # An exact slug or name match ranks first, whatever the fused scores say.
-        top = max((c.score for c in selection.ranked), default=1.0)
+        top = max(scores, default=1.0)
         hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
         seen = {h.entry.slug for h in hits}
-        for c in selection.ranked:
-            entry = by_skill.get(id(c.skill))
+        for i, score, words in zip(order, scores, lexical, strict=True):
+            entry = by_skill.get(id(ranking.skills[i]))
             if entry is None or entry.slug in seen:
                 continue
-            lexical = c.parts.get("bm25", 0.0) > 0 or c.parts.get("bm25Body", 0.0) > 0
-            if lexical or c.score >= selection.threshold:
-                hits.append(Hit(entry, round(c.score, 6)))
+            if words or score >= ranking.threshold:
+                hits.append(Hit(entry, round(score, 6)))
                 seen.add(entry.slug)
         return hits[:limit]
+
+    def _by_skill(self, entries: tuple[Entry, ...]) -> dict[int, Entry]:
+        """The entry of each book skill; the current generation's is kept, not rebuilt."""
+        known = self._skill_map
+        if known[0] is entries:
+            return known[1]
+        return {id(e.book_skill): e for e in entries}
 
 
 def _book_skill(slug: str, summary: str | None, skill_md: str) -> BookSkill:

@@ -1,0 +1,274 @@
+"""The registry's search answers as it did when it ranked through ``Selector.select``.
+
+Issue 22 made a new query cheaper (``Selector.rank``: no candidate parts, the
+entries' map kept per generation, the JSON rows encoded once per generation). These
+tests hold the hits and the bytes of the answer to what the ``select``-based search
+gave, for a set of queries, one at a time and from eight threads at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from skillbook.distribution.hub import shapes
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.blobs import open_blob_store
+from skillbook.distribution.hub.db import Database
+from skillbook.distribution.hub.publish import publish_version
+from skillbook.distribution.hub.search import Entry, Hit, HubSearch
+from skillbook.distribution.hub.server_config import HubSettings
+from skillbook.distribution.hub.tokens import authenticate, create_token
+from skillbook.selection.selector import Selector
+
+from .conftest import GENEROUS
+from .helpers import BASE
+
+WORDS = [
+    "pdf",
+    "merge",
+    "split",
+    "weather",
+    "forecast",
+    "git",
+    "branch",
+    "deploy",
+    "docker",
+    "image",
+    "resize",
+    "translate",
+    "invoice",
+    "email",
+    "calendar",
+    "slack",
+    "notes",
+    "search",
+    "database",
+    "backup",
+    "csv",
+    "chart",
+    "markdown",
+    "lint",
+]
+
+
+def _skill_md(slug: str, words: list[str], body: list[str], extra: str = "") -> bytes:
+    return (
+        f"---\nname: {slug}\ndescription: {' '.join(words)} helper.\n{extra}---\n"
+        f"# {slug}\n\n## {words[0]} {words[1]}\n\n{' '.join(body)}\n"
+    ).encode()
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Database, HubSettings]]:
+    root = tmp_path_factory.mktemp("same")
+    settings = HubSettings(
+        database_url=f"sqlite:///{root / 'metadata.sqlite3'}",
+        blob_url=str(root / "blobs"),
+        search_backend="bm25",
+        rate_limits=GENEROUS,
+    )
+    db = Database.open(settings.database_url)
+    store = open_blob_store(settings.blob_url)
+    with db.session() as session:
+        token = create_token(session, "alice")
+    with db.session() as session:
+        caller = authenticate(session, token)
+    assert caller is not None
+    rng = random.Random(22)
+    for i in range(40):
+        words = rng.sample(WORDS, 4)
+        extra = ""
+        if i == 3:  # a boost: the phrase ranks it whatever BM25 says
+            extra = "metadata:\n  openclaw:\n    triggers:\n      any: [split the bill]\n"
+        if i == 4:  # a veto: never ranked for a request naming the weather
+            extra = "metadata:\n  openclaw:\n    triggers:\n      none: [weather]\n"
+        md = _skill_md(f"{words[0]}-{words[1]}-{i}", words, rng.choices(WORDS, k=60), extra)
+        publish_version(
+            db,
+            store,
+            settings,
+            caller,
+            {"slug": f"{words[0]}-{words[1]}-{i}", "version": "1.0.0"},
+            direct={"SKILL.md": md},
+        )
+    yield db, settings
+    db.close()
+
+
+def _queries(db: Database) -> list[tuple[str, int]]:
+    rng = random.Random(7)
+    search = HubSearch(db, backend="bm25")
+    names = [e.slug for e in search.entries()][:5]
+    texts = [
+        *(" ".join(rng.sample(WORDS, 2)) for _ in range(40)),
+        *WORDS[:8],
+        *names,  # exact slugs rank first
+        "split the bill please",
+        "weather forecast today",
+        "the and of",  # stop words only
+        "qqqzzz xyzzy",
+        "prévisions météo",
+        "PDF",
+    ]
+    return [(t, (25, 1, 5, 200)[n % 4]) for n, t in enumerate(texts)]
+
+
+def _reference(search: HubSearch, text: str, limit: int) -> list[Hit]:
+    """The search as it ranked before issue 22: ``select`` and its candidates' parts."""
+    entries = search.entries()
+    key = search.answer_key(0, text, limit, False)
+    text, limit = key[1], key[2]
+    same = [e for e in entries if text.casefold() in (e.slug.casefold(), e.display_name.casefold())]
+    selector = search._selector
+    assert selector is not None
+    selection = Selector.select(selector, text, top_k=limit, depth=limit)
+    by_skill: dict[int, Entry] = {id(e.book_skill): e for e in entries}
+    top = max((c.score for c in selection.ranked), default=1.0)
+    hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
+    seen = {h.entry.slug for h in hits}
+    for c in selection.ranked:
+        entry = by_skill.get(id(c.skill))
+        if entry is None or entry.slug in seen:
+            continue
+        lexical = c.parts.get("bm25", 0.0) > 0 or c.parts.get("bm25Body", 0.0) > 0
+        if lexical or c.score >= selection.threshold:
+            hits.append(Hit(entry, round(c.score, 6)))
+            seen.add(entry.slug)
+    return hits[:limit]
+
+
+def _plain(hits: list[Hit]) -> list[tuple[str, float]]:
+    return [(h.entry.slug, h.score) for h in hits]
+
+
+@pytest.mark.parametrize("backend", ["bm25", "hybrid"])
+def test_hits_are_those_select_gave_one_at_a_time_and_eight_at_once(
+    catalog: tuple[Database, HubSettings], backend: str
+) -> None:
+    db, _ = catalog
+    queries = _queries(db)
+    reference = HubSearch(db, backend=backend)
+    expected = {q: _plain(_reference(reference, *q)) for q in queries}
+    assert any(len(v) > 3 for v in expected.values()) and any(not v for v in expected.values())
+    one = HubSearch(db, backend=backend)
+    assert {q: _plain(one.search(q[0], limit=q[1])) for q in queries} == expected
+    # Eight threads on a search that has answered nothing yet: every answer is new.
+    many = HubSearch(db, backend=backend)
+    many.entries()
+    got: dict[tuple[str, int], list[tuple[str, float]]] = {}
+    failed: list[BaseException] = []
+
+    def worker(mine: list[tuple[str, int]]) -> None:
+        try:
+            for q in mine:
+                got[q] = _plain(many.search(q[0], limit=q[1]))
+        except BaseException as exc:  # reported below, not lost in the thread
+            failed.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(queries[i::8],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failed == [] and got == expected
+
+
+def test_search_ranks_without_building_candidates(
+    catalog: tuple[Database, HubSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, _ = catalog
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the registry's search built a Selection")
+
+    monkeypatch.setattr(Selector, "select", refused)
+    hits = HubSearch(db, backend="bm25").search("pdf merge")
+    assert hits and all(h.score > 0 for h in hits)
+
+
+def test_the_answer_bytes_are_those_json_gave(catalog: tuple[Database, HubSettings]) -> None:
+    db, settings = catalog
+    from skillbook.distribution.hub.http import Hub
+
+    hub = Hub.open(settings)
+    try:
+        with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+            for text, limit in _queries(db):
+                got = client.get("/api/v1/search", params={"q": text, "limit": str(limit)})
+                hits = hub.search.search(text, limit=limit)
+                rows = [shapes.search_row(h.entry, h.score) for h in hits]
+                expected = json.dumps(
+                    {"results": rows}, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+                ).encode()
+                assert got.status_code == 200 and got.content == expected, text
+                assert got.headers["content-type"] == "application/json"
+                assert got.headers["content-length"] == str(len(expected))
+    finally:
+        hub.close()
+
+
+def test_a_cheap_new_query_is_ranked_in_the_event_loop(
+    catalog: tuple[Database, HubSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BM25 alone and cheap: no worker thread; costly, or not measured yet: one."""
+    from skillbook.distribution.hub import http
+    from skillbook.distribution.hub.http import Hub
+
+    # A generation read stays fresh all test long: a late poll would send a query to
+    # a thread (to read the database first) and say nothing about the ranking's place.
+    settings = dataclasses.replace(catalog[1], catalog_poll_seconds=3600)
+
+    hops: list[str] = []
+    original = http.run_in_threadpool  # type: ignore[attr-defined]
+
+    async def counting(func: Any, *args: Any) -> Any:
+        hops.append(getattr(func, "__name__", "?"))
+        return await original(func, *args)
+
+    monkeypatch.setattr(http, "run_in_threadpool", counting)
+    hub = Hub.open(settings)
+    try:
+        with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+
+            def ask(text: str) -> list[str]:
+                hops.clear()
+                answer = client.get("/api/v1/search", params={"q": text})
+                assert answer.status_code == 200
+                assert answer.json() == json.loads(
+                    json.dumps(
+                        {
+                            "results": [
+                                shapes.search_row(h.entry, h.score) for h in hub.search.search(text)
+                            ]
+                        }
+                    )
+                )
+                return list(hops)
+
+            assert ask("pdf merge") == ["search"]  # the first: nothing measured yet
+            hub.search._rank_cost = 0.0  # as a BM25 ranking of a few skills measures
+            assert ask("merge split") == []
+            hub.search._rank_cost = 1.0  # as an embedding model's query would
+            assert ask("docker image") == ["search"]
+            assert not hub.search.quick(hub.search._generation + 1)  # a reload first
+            # The loop never waits: a reload (or another ranking) holding a lock sends the
+            # query to a thread instead.
+            hub.search._rank_cost = 0.0
+            now = hub.search._generation
+            for lock in (hub.search._lock, hub.search._rank_lock):
+                with lock:
+                    assert (
+                        hub.search.search_quick("git", limit=5, exact=False, generation=now) is None
+                    )
+            found = hub.search.search_quick("git", limit=5, exact=False, generation=now)
+            assert found is not None and found[1] == hub.search.search("git", limit=5)
+    finally:
+        hub.close()
