@@ -273,10 +273,25 @@ def _json_quote_slow(s: str) -> str:
     return "".join(out)
 
 
-# The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
-_ENCODE_COMPACT = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False
-).encode
+def _compact_encoder() -> Callable[[Any], str]:
+    """The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
+
+    Called directly: ``JSONEncoder.encode`` reaches it through two Python frames and a
+    closure made per call (issue 22). Each call gets its own circular-reference
+    markers, as ``encode`` gives it (a failed call may leave its markers behind)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython has the C encoder
+        return encoder.encode
+    default, quote = encoder.default, json.encoder.encode_basestring
+
+    def encode(value: Any) -> str:
+        return "".join(make({}, default, quote, None, ":", ",", False, False, False)(value, 0))
+
+    return encode
+
+
+_ENCODE_COMPACT = _compact_encoder()
 # In compact JSON a number follows `:`, `[` or `,` (a match inside a string only sends
 # the value to the exact path).
 _NUMBER_TOKEN = re.compile(r"[:,\[]-?[0-9]")
