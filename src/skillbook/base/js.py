@@ -276,17 +276,22 @@ def _json_quote_slow(s: str) -> str:
 def _compact_encoder() -> Callable[[Any], str]:
     """The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
 
-    Called directly: ``JSONEncoder.encode`` reaches it through two Python frames and a
-    closure made per call (issue 22). Each call gets its own circular-reference
-    markers, as ``encode`` gives it (a failed call may leave its markers behind)."""
+    Made once and called directly (issue 22): ``JSONEncoder.encode`` builds a new C
+    encoder per call behind two Python frames, and its circular-reference markers cost
+    a dictionary entry per container. Without them a circular value raises
+    ``RecursionError`` instead of ``ValueError``; callers catch both (and the values
+    encoded here are parsed text, which holds no cycle)."""
     encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - CPython has the C encoder
         return encoder.encode
-    default, quote = encoder.default, json.encoder.encode_basestring
+    chunks = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+    join = "".join
 
     def encode(value: Any) -> str:
-        return "".join(make({}, default, quote, None, ":", ",", False, False, False)(value, 0))
+        return join(chunks(value, 0))
 
     return encode
 
