@@ -369,8 +369,25 @@ def test_js_trim() -> None:
 # --- install specs: each field checked only when present (issue 22) ----------------------
 
 _SPEC_KEYS = st.sampled_from(
-    ["kind", "type", "id", "label", "bins", "os", "formula", "cask", "package", "module"]
-    + ["url", "archive", "extract", "stripComponents", "targetDir", "sha256", "other"]
+    [
+        "kind",
+        "type",
+        "id",
+        "label",
+        "bins",
+        "os",
+        "formula",
+        "cask",
+        "package",
+        "module",
+        "url",
+        "archive",
+        "extract",
+        "stripComponents",
+        "targetDir",
+        "sha256",
+        "other",
+    ]
 )
 _SPEC_VALUES = st.one_of(
     st.none(),
@@ -378,9 +395,32 @@ _SPEC_VALUES = st.one_of(
     st.integers(-3, 3),
     st.sampled_from([2.0, 1.5, float("nan")]),
     st.sampled_from(
-        ["brew", "node", "go", "uv", "download", " Node ", "apt", "", " ", "jq", "-x", "a/b"]
-        + ["@scope/pkg", "pkg@1.2.3", "pkg@latest", "github.com/a/b@v1", "https://x.io/a.tgz"]
-        + ["http://x.io/a b", "ftp://x", "a..b", "tar.gz", "ab" * 32, "AB" * 32, "a,b"]
+        [
+            "brew",
+            "node",
+            "go",
+            "uv",
+            "download",
+            " Node ",
+            "apt",
+            "",
+            " ",
+            "jq",
+            "-x",
+            "a/b",
+            "@scope/pkg",
+            "pkg@1.2.3",
+            "pkg@latest",
+            "github.com/a/b@v1",
+            "https://x.io/a.tgz",
+            "http://x.io/a b",
+            "ftp://x",
+            "a..b",
+            "tar.gz",
+            "ab" * 32,
+            "AB" * 32,
+            "a,b",
+        ]
     ),
     st.lists(st.sampled_from(["jq", " ", "linux", 3, None]), max_size=3),
 )
@@ -434,7 +474,9 @@ def _reference_install_spec(raw: Any, *, sha256: bool = False) -> tuple[Any, str
 
 @settings(max_examples=1500, deadline=None)
 @given(raw=st.dictionaries(_SPEC_KEYS, _SPEC_VALUES, max_size=8), sha256=st.booleans())
-def test_install_spec_reads_as_with_every_field_looked_up(raw: dict[str, Any], sha256: bool) -> None:
+def test_install_spec_reads_as_with_every_field_looked_up(
+    raw: dict[str, Any], sha256: bool
+) -> None:
     from skillbook.pipeline.parse import manifest as m
 
     got, want = m._install_spec(raw, sha256=sha256), _reference_install_spec(raw, sha256=sha256)

@@ -437,15 +437,39 @@ def test_a_description_wrapped_below_its_key_takes_the_fast_path() -> None:
 
 
 FLOW_PIECES = st.sampled_from(
-    ["{", "}", "[", "]", ",", ":", " ", '"a"', '"1"', '"b c"', "1", "-2.5", "true", "null"]
-    + ["NaN", "Infinity", "x", '"', "{}", "[]", '"a":1', '"a":"b"', '"a":1,"a":2', "é"]
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        '"a"',
+        '"1"',
+        '"b c"',
+        "1",
+        "-2.5",
+        "true",
+        "null",
+        "NaN",
+        "Infinity",
+        "x",
+        '"',
+        "{}",
+        "[]",
+        '"a":1',
+        '"a":"b"',
+        '"a":1,"a":2',
+        "é",
+    ]
 )
 
 
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(FLOW_PIECES, min_size=1, max_size=14).map("".join))
 @example('{"a":1} {"b":2}')
-@example('[1] x')
+@example("[1] x")
 @example('{"a":1,"a":2}')
 @example('{"1":1,"b":2}')
 @example("[NaN]")
@@ -460,7 +484,9 @@ def test_flow_decoders_made_once_answer_as_json_loads(raw: str) -> None:
     if raw[-1] != ("}" if raw[0] == "{" else "]"):
         assert got is None
         return
-    hook = yaml_flow._js_object if yaml_flow._DIGIT_STRING.search(raw) else yaml_flow._checked_object
+    hook = (
+        yaml_flow._js_object if yaml_flow._DIGIT_STRING.search(raw) else yaml_flow._checked_object
+    )
     try:
         want = json.loads(raw, object_pairs_hook=hook, parse_constant=yaml_flow._no_constant)
     except (ValueError, RecursionError):
