@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillbook.base.js import js_trim
+from skillbook.base.js import js_string, js_trim
 from skillbook.diagnostics import Severity
 from skillbook.model import InstallSpec, Requires, SkillMetadata
 from skillbook.pipeline.parse.manifest import (
@@ -440,7 +440,7 @@ def _reference_install_spec(raw: Any, *, sha256: bool = False) -> tuple[Any, str
         value = raw["sha256"]
         digest = js_trim(value).lower() if isinstance(value, str) else None
         if digest is None or not m._SHA256.fullmatch(digest):
-            return None, f"`sha256` {m.js_string(value)!r} is not 64 hexadecimal digits"
+            return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
     spec_id, label, archive, extract, target_dir = m._optional_fields(raw)
     spec = InstallSpec(
         kind=kind,
@@ -467,7 +467,7 @@ def _reference_install_spec(raw: Any, *, sha256: bool = False) -> tuple[Any, str
         if given_value is None:
             return None, f"a `{kind}` spec needs `{field_name}`"
         return None, (
-            f"unsafe or invalid `{field_name}` {m.js_string(given_value)!r} for kind `{kind}`"
+            f"unsafe or invalid `{field_name}` {js_string(given_value)!r} for kind `{kind}`"
         )
     return spec, ""
 
