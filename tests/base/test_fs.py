@@ -226,6 +226,36 @@ def test_read_at_most_told_the_size_makes_one_read(
         os.close(fd)
 
 
+def test_read_at_most_told_the_size_asks_for_no_bigger_buffer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``os.read`` allocates what it is asked for: told the size, a small file is read
+    into a buffer one byte larger, not 1 MiB (issue 22: that allocation cost more than
+    the read); a file that grew since still comes back whole."""
+    path = tmp_path / "SKILL.md"
+    write_file(path, skill_text("x", None, body="b" * 3000))
+    asked: list[int] = []
+    real_read = os.read
+
+    def recording_read(fd: int, n: int) -> bytes:
+        asked.append(n)
+        return real_read(fd, n)
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        monkeypatch.setattr(os, "read", recording_read)
+        assert _fs.read_at_most(fd, 1 << 20, size) == path.read_bytes()
+        assert asked == [size + 1]
+        os.lseek(fd, 0, os.SEEK_SET)
+        asked.clear()
+        # Told a size 10 bytes short (the file grew after the fstat): read to the end.
+        assert _fs.read_at_most(fd, 1 << 20, size - 10) == path.read_bytes()
+        assert asked[0] == size - 9 and len(asked) == 3
+    finally:
+        os.close(fd)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     base=st.sampled_from(["/", "/r", "/r/skills", "/a b/é", "/x/"]),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillbook.base.js import js_key_order, utf16_len
@@ -29,3 +29,48 @@ def test_utf16_len_counts_javascript_code_units(text: str) -> None:
 def test_utf16_len_of_lone_surrogates_and_pairs() -> None:
     assert utf16_len("a\ud800b") == 3
     assert utf16_len("😀é") == 3
+
+
+_JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
+)
+_JSON_VALUES = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.booleans()), inner),
+    ),
+    max_leaves=12,
+)
+
+
+def _encoded(encode: object, value: object) -> tuple[str, str]:
+    try:
+        return "ok", encode(value)  # type: ignore[operator]
+    except (ValueError, TypeError, RecursionError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_JSON_VALUES)
+def test_the_compact_encoder_made_once_is_json_encoders_encode(value: object) -> None:
+    """issue 22: ``_ENCODE_COMPACT`` is one C encoder made once, without circular-value
+    markers; it answers (and fails) as ``JSONEncoder.encode`` does, and a circular value
+    still gives ``json_stringify_plain`` None (RecursionError instead of ValueError)."""
+    import json
+
+    from skillbook.base import js
+
+    reference = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    assert _encoded(js._ENCODE_COMPACT, value) == _encoded(reference.encode, value)
+    loop: list[object] = [value]
+    loop.append(loop)
+    assert _encoded(js._ENCODE_COMPACT, loop)[0] in ("ValueError", "RecursionError")
+    assert js.json_stringify_plain(loop) is None
+    # A failed call leaves nothing behind for the next one.
+    assert _encoded(js._ENCODE_COMPACT, [value]) == _encoded(reference.encode, [value])

@@ -273,10 +273,30 @@ def _json_quote_slow(s: str) -> str:
     return "".join(out)
 
 
-# The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
-_ENCODE_COMPACT = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False
-).encode
+def _compact_encoder() -> Callable[[Any], str]:
+    """The C encoder, compact, non-ASCII kept, NaN refused (JavaScript writes it as null).
+
+    Made once and called directly (issue 22): ``JSONEncoder.encode`` builds a new C
+    encoder per call behind two Python frames, and its circular-reference markers cost
+    a dictionary entry per container. Without them a circular value raises
+    ``RecursionError`` instead of ``ValueError``; callers catch both (and the values
+    encoded here are parsed text, which holds no cycle)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython has the C encoder
+        return encoder.encode
+    chunks = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+    join = "".join
+
+    def encode(value: Any) -> str:
+        return join(chunks(value, 0))
+
+    return encode
+
+
+_ENCODE_COMPACT = _compact_encoder()
 # In compact JSON a number follows `:`, `[` or `,` (a match inside a string only sends
 # the value to the exact path).
 _NUMBER_TOKEN = re.compile(r"[:,\[]-?[0-9]")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from skillbook.base.js import js_trim
+from skillbook.base.js import js_string, js_trim
 from skillbook.diagnostics import Severity
 from skillbook.model import InstallSpec, Requires, SkillMetadata
 from skillbook.pipeline.parse.manifest import (
@@ -362,3 +364,120 @@ def test_url_with_whitespace_is_dropped() -> None:
 def test_js_trim() -> None:
     assert js_trim("\ufeff\u00a0 x \u3000\n") == "x"
     assert js_trim("\x1cx\x85") == "\x1cx\x85"  # Python's strip() would remove these
+
+
+# --- install specs: each field checked only when present (issue 22) ----------------------
+
+_SPEC_KEYS = st.sampled_from(
+    [
+        "kind",
+        "type",
+        "id",
+        "label",
+        "bins",
+        "os",
+        "formula",
+        "cask",
+        "package",
+        "module",
+        "url",
+        "archive",
+        "extract",
+        "stripComponents",
+        "targetDir",
+        "sha256",
+        "other",
+    ]
+)
+_SPEC_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([2.0, 1.5, float("nan")]),
+    st.sampled_from(
+        [
+            "brew",
+            "node",
+            "go",
+            "uv",
+            "download",
+            " Node ",
+            "apt",
+            "",
+            " ",
+            "jq",
+            "-x",
+            "a/b",
+            "@scope/pkg",
+            "pkg@1.2.3",
+            "pkg@latest",
+            "github.com/a/b@v1",
+            "https://x.io/a.tgz",
+            "http://x.io/a b",
+            "ftp://x",
+            "a..b",
+            "tar.gz",
+            "ab" * 32,
+            "AB" * 32,
+            "a,b",
+        ]
+    ),
+    st.lists(st.sampled_from(["jq", " ", "linux", 3, None]), max_size=3),
+)
+
+
+def _reference_install_spec(raw: Any, *, sha256: bool = False) -> tuple[Any, str]:
+    """The install-spec reading as it was before issue 22: every field looked up."""
+    from skillbook.pipeline.parse import manifest as m
+
+    if not isinstance(raw, dict):
+        return None, "an install spec must be an object"
+    kind = m._install_kind(raw)
+    if kind not in m.INSTALL_KINDS:
+        return None, f"unknown kind {kind!r} (use one of {', '.join(m.INSTALL_KINDS)})"
+    digest: str | None = None
+    if sha256 and kind == "download" and "sha256" in raw:
+        value = raw["sha256"]
+        digest = js_trim(value).lower() if isinstance(value, str) else None
+        if digest is None or not m._SHA256.fullmatch(digest):
+            return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
+    spec_id, label, archive, extract, target_dir = m._optional_fields(raw)
+    spec = InstallSpec(
+        kind=kind,
+        id=spec_id,
+        label=label,
+        bins=m._string_tuple(raw.get("bins")),
+        os=m._string_tuple(raw.get("os")),
+        formula=m._safe_brew(raw.get("formula")) or m._safe_brew(raw.get("cask")),
+        package=m._PACKAGE_CHECKS[kind](raw.get("package")) if kind in m._PACKAGE_CHECKS else None,
+        module=m._safe_go(raw.get("module")),
+        url=m._safe_url(raw.get("url")),
+        archive=archive,
+        extract=extract,
+        strip_components=m._js_number_value(raw.get("stripComponents")),
+        target_dir=target_dir,
+        sha256=digest,
+        declared_sha256=None if sha256 else m._kept_sha256(raw),
+    )
+    field_name = m._REQUIRED_FIELD.get(kind, "url")
+    if getattr(spec, field_name) is None:
+        given_value = raw.get(
+            "cask" if field_name == "formula" and "formula" not in raw else field_name
+        )
+        if given_value is None:
+            return None, f"a `{kind}` spec needs `{field_name}`"
+        return None, (
+            f"unsafe or invalid `{field_name}` {js_string(given_value)!r} for kind `{kind}`"
+        )
+    return spec, ""
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=st.dictionaries(_SPEC_KEYS, _SPEC_VALUES, max_size=8), sha256=st.booleans())
+def test_install_spec_reads_as_with_every_field_looked_up(
+    raw: dict[str, Any], sha256: bool
+) -> None:
+    from skillbook.pipeline.parse import manifest as m
+
+    got, want = m._install_spec(raw, sha256=sha256), _reference_install_spec(raw, sha256=sha256)
+    assert repr(got) == repr(want)

@@ -434,3 +434,63 @@ def test_a_description_wrapped_below_its_key_takes_the_fast_path() -> None:
     assert fast is not None
     assert fast[0]["description"] == "Sets up Convex auth, identity mapping, and roles."
     assert full(text) == (fast[0], fast[1])
+
+
+FLOW_PIECES = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        '"a"',
+        '"1"',
+        '"b c"',
+        "1",
+        "-2.5",
+        "true",
+        "null",
+        "NaN",
+        "Infinity",
+        "x",
+        '"',
+        "{}",
+        "[]",
+        '"a":1',
+        '"a":"b"',
+        '"a":1,"a":2',
+        "é",
+    ]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(FLOW_PIECES, min_size=1, max_size=14).map("".join))
+@example('{"a":1} {"b":2}')
+@example("[1] x")
+@example('{"a":1,"a":2}')
+@example('{"1":1,"b":2}')
+@example("[NaN]")
+def test_flow_decoders_made_once_answer_as_json_loads(raw: str) -> None:
+    """The flow reader's decoders are made once (issue 22) and read to the text's end
+    themselves: the same answers as ``json.loads`` with the same hooks, built per call."""
+    from skillbook.pipeline.parse import yaml_flow
+
+    if raw[:1] not in ("{", "[") or "\\" in raw or not raw.isprintable():
+        return
+    got = yaml_flow.json_printable(raw)
+    if raw[-1] != ("}" if raw[0] == "{" else "]"):
+        assert got is None
+        return
+    hook = (
+        yaml_flow._js_object if yaml_flow._DIGIT_STRING.search(raw) else yaml_flow._checked_object
+    )
+    try:
+        want = json.loads(raw, object_pairs_hook=hook, parse_constant=yaml_flow._no_constant)
+    except (ValueError, RecursionError):
+        want = None
+    assert json.dumps(got) == json.dumps(want)
+    if isinstance(want, dict):
+        assert list(got) == list(want)

@@ -126,19 +126,19 @@ class SkillReader:
         if got is None:
             return None
         parsed, identity, path = got
+        cache = self.cache
+        if cache is None:
+            return self._build(parsed, file_path, skill_dir, dir_real, label, path)
         # The built skill and its diagnostics depend only on these and the file identity.
         key = (file_path + self._key_suffix, skill_dir, label, dir_real)
-        cache = self.cache
-        if cache is not None:
-            built = cache.lookup_built(key, identity)
-            if built is not None:
-                cached_skill: Skill | None = built[0]
-                self.diagnostics.extend(built[1])
-                return cached_skill
+        built = cache.lookup_built(key, identity)
+        if built is not None:
+            cached_skill: Skill | None = built[0]
+            self.diagnostics.extend(built[1])
+            return cached_skill
         start = len(self.diagnostics)
         skill = self._build(parsed, file_path, skill_dir, dir_real, label, path)
-        if cache is not None:
-            cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
+        cache.store_built(key, identity, (skill, tuple(self.diagnostics[start:])))
         return skill
 
     def _hardlinked(self, file_path: str) -> bool:

@@ -277,24 +277,30 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
         if digest is None or not _SHA256.fullmatch(digest):
             return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
     spec_id, label, archive, extract, target_dir = _optional_fields(raw)
+    # Each check runs only for a field the spec has (an absent one is None, or () for a
+    # list): a spec names three or four of the dozen (issue 22).
+    formula = _safe_brew(raw["formula"]) if "formula" in raw else None
+    if formula is None and "cask" in raw:
+        formula = _safe_brew(raw["cask"])
+    package_check = _PACKAGE_CHECKS.get(kind)
     spec = InstallSpec(
-        kind=kind,
-        id=spec_id,
-        label=label,
-        bins=_string_tuple(raw.get("bins")),
-        os=_string_tuple(raw.get("os")),
-        formula=_safe_brew(raw.get("formula")) or _safe_brew(raw.get("cask")),
-        package=_PACKAGE_CHECKS[kind](raw.get("package")) if kind in _PACKAGE_CHECKS else None,
-        module=_safe_go(raw.get("module")),
-        url=_safe_url(raw.get("url")),
-        archive=archive,
-        extract=extract,
-        strip_components=_js_number_value(raw.get("stripComponents")),
-        target_dir=target_dir,
+        kind,
+        spec_id,
+        label,
+        _string_tuple(raw["bins"]) if "bins" in raw else (),
+        _string_tuple(raw["os"]) if "os" in raw else (),
+        formula,
+        package_check(raw["package"]) if package_check and "package" in raw else None,
+        _safe_go(raw["module"]) if "module" in raw else None,
+        _safe_url(raw["url"]) if "url" in raw else None,
+        archive,
+        extract,
+        _js_number_value(raw["stripComponents"]) if "stripComponents" in raw else None,
+        target_dir,
         # 2026.9 reads and checks a download's sha256 (a bad one drops the spec); under
         # 2026.4 skillbook still keeps it (OpenClaw ignores it) for the installer to check.
-        sha256=digest,
-        declared_sha256=None if sha256 else _kept_sha256(raw),
+        digest,
+        None if sha256 or "sha256" not in raw else _kept_sha256(raw),
     )
     field_name = _REQUIRED_FIELD.get(kind, "url")
     if getattr(spec, field_name) is None:
