@@ -260,7 +260,10 @@ def fastmcp_python() -> Path:
     ]
 
     def ready() -> bool:
-        return python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0
+        return (
+            python.exists()
+            and subprocess.run(probe, capture_output=True, check=False).returncode == 0
+        )
 
     if ready():
         return python
