@@ -39,13 +39,16 @@ def _probe(lock: Path) -> str:
 
 
 def test_hypothesis_has_no_deadline_and_no_too_slow_check() -> None:
-    assert settings.default.deadline is None
-    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    profile = settings.default
+    assert profile is not None
+    assert profile.deadline is None
+    assert HealthCheck.too_slow in profile.suppress_health_check
 
 
 @given(st.integers())
 def test_a_given_test_inherits_the_profile(n: int) -> None:
-    assert settings.default.deadline is None
+    profile = settings.default
+    assert profile is not None and profile.deadline is None
     assert isinstance(n, int)
 
 

@@ -150,13 +150,14 @@ def clawhub_cli() -> Iterator[Path]:
     """The real ``clawhub`` CLI, installed from npm on first use (never at collection)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are needed for the clawhub CLI")
-    found = _cli_installed()
+    found: Path | str | None = _cli_installed()
     if found is None:
         # One npm install into the folder at a time (xdist workers, other checkouts).
         with cache_lock(CLI_CACHE.name, CLI_CACHE.parent):
             found = _cli_installed() or _install_cli()
     if isinstance(found, str):
         pytest.skip(found)
+    assert found is not None
     yield found
 
 
