@@ -7,13 +7,16 @@ Lanes: a plain ``pytest`` runs the **fast lane**: unit, property, conformance an
 in-process CLI tests. Tests marked with one of :data:`SLOW_MARKERS` (oracle
 comparisons, corpus runs, subprocess end-to-end and MCP process tests, lint and type
 checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lane all``
-everything; ``.ci/run`` runs the fast lane, then the rest. Naming test files or node
+everything; ``.ci/run`` runs the fast lane, then the rest, each on pytest-xdist workers
+(``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml). Naming test files or node
 ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
 the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
 ``corpus`` by that alone.
 
 What tests write on disk (skill folders, plugins, stand-in executables, isolated homes)
-and how they wait for something asynchronous comes from ``factories.py``.
+and how they wait for something asynchronous comes from ``factories.py``. Tools installed
+into ``.cache`` on first use are installed under ``cache_lock.py``'s lock, so that workers
+(and checkouts sharing one ``.cache``) never install at once.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from oracle_support import CORPUS, Oracle, latest_oracle_dir, oracle_dir
+
+# No timed assertions, Hypothesis's included: its 200 ms deadline per example (and its
+# too-slow check on generating them) fail at random on two shared cores running pytest-xdist
+# workers beside six other suites, where an example can take ten times its quiet time.
+# A test's own @settings still wins.
+settings.register_profile("skillbook", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("skillbook")
 
 #: Markers that take a test out of the fast lane (registered in pyproject.toml).
 SLOW_MARKERS = ("oracle", "corpus", "e2e", "subprocess", "lint")

@@ -20,6 +20,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from cache_lock import cache_lock
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO / ".." / "shared").resolve()
 CORPUS = SHARED / "corpus"
@@ -69,6 +71,12 @@ def find_or_install_oracle() -> Path | str:
         return Path(env_dir)
     if _installed(ORACLE_CACHE):
         return ORACLE_CACHE
+    # Under the lock, check again: another worker or checkout may have installed it.
+    with cache_lock("oracle", ORACLE_CACHE.parent):
+        return ORACLE_CACHE if _installed(ORACLE_CACHE) else _install_oracle()
+
+
+def _install_oracle() -> Path | str:
     if not (ORACLE_SRC / "oracle.mjs").is_file():
         return f"{ORACLE_SRC} is absent (no ../shared beside the checkout)"
     if shutil.which("npm") is None:
@@ -119,13 +127,19 @@ def find_or_install_latest(root: Path) -> Path | str:
     """
     if _latest_installed(root):
         return root
+    if not os.access(root, os.W_OK):
+        return f"{root} is not writable: install it there with `npm ci --prefix latest`"
+    # Under the lock, check again: another worker or checkout may have installed it.
+    with cache_lock("latest", root):
+        return root if _latest_installed(root) else _install_latest(root)
+
+
+def _install_latest(root: Path) -> Path | str:
     source = ORACLE_SRC / "latest"
     if not (source / "package-lock.json").is_file():
         return f"{source} is absent (no ../shared beside the checkout)"
     if shutil.which("npm") is None:
         return "npm is not installed"
-    if not os.access(root, os.W_OK):
-        return f"{root} is not writable: install it there with `npm ci --prefix latest`"
     tmp = root / "latest.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(source, tmp, ignore=shutil.ignore_patterns("node_modules"))

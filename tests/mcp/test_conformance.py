@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cache_lock import cache_lock
 from factories import write_skill
 
 from skillbook.mcp.client import McpServerSpec
@@ -109,10 +110,23 @@ def _node_major() -> int:
 def _install_conformance() -> Path | str:
     entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
     manifest = entry / "package.json"
-    if manifest.is_file() and json.loads(manifest.read_text())["version"] == CONFORMANCE_VERSION:
+
+    def installed() -> bool:
+        return manifest.is_file() and json.loads(manifest.read_text())["version"] == (
+            CONFORMANCE_VERSION
+        )
+
+    if installed():
         return entry / "dist" / "index.js"
     if shutil.which("node") is None or shutil.which("npm") is None:
         return "node/npm are not installed"
+    # Under the lock, check again: another xdist worker or checkout may have installed it
+    # (its install renames a temporary folder over CONFORMANCE_DIR).
+    with cache_lock("conformance", CACHE):
+        return entry / "dist" / "index.js" if installed() else _npm_conformance(entry)
+
+
+def _npm_conformance(entry: Path) -> Path | str:
     tmp = CONFORMANCE_DIR.with_name("conformance.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -244,10 +258,26 @@ def fastmcp_python() -> Path:
         "-c",
         f"import fastmcp; assert fastmcp.__version__ == '{FASTMCP_VERSION}'",
     ]
-    if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+
+    def ready() -> bool:
+        return (
+            python.exists()
+            and subprocess.run(probe, capture_output=True, check=False).returncode == 0
+        )
+
+    if ready():
         return python
     if os.environ.get("SKILLBOOK_NO_INSTALL"):
         pytest.skip("FastMCP is not installed and SKILLBOOK_NO_INSTALL is set")
+    # The venv is removed and rebuilt in place: one builder at a time, and a worker that
+    # waited finds it built.
+    with cache_lock("fastmcp-venv", CACHE):
+        if not ready():
+            _install_fastmcp(python)
+    return python
+
+
+def _install_fastmcp(python: Path) -> None:
     shutil.rmtree(FASTMCP_VENV, ignore_errors=True)
     steps = [
         [sys.executable, "-m", "venv", str(FASTMCP_VENV)],
@@ -260,7 +290,6 @@ def fastmcp_python() -> Path:
         if proc.returncode != 0:
             shutil.rmtree(FASTMCP_VENV, ignore_errors=True)
             pytest.skip(f"cannot install fastmcp=={FASTMCP_VERSION}: {proc.stderr[-500:]}")
-    return python
 
 
 def test_client_against_fastmcp_skills_server(fastmcp_python: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import httpx
 import pytest
+from cache_lock import cache_lock
 
 REPO = Path(__file__).resolve().parents[3]
 #: Where the clawhub CLI is installed on first use (never at collection).
@@ -135,10 +136,23 @@ def npm_cli(cache: Path, name: str, version: str, entry: Path) -> Path | str:
     ``entry`` under its node_modules, or why it is unavailable."""
     binary = cache / "node_modules" / entry
     package = cache / "node_modules" / name / "package.json"
-    if package.is_file() and json.loads(package.read_text())["version"] == version:
+
+    def installed() -> bool:
+        return package.is_file() and json.loads(package.read_text())["version"] == version
+
+    if installed():
         return binary
     if shutil.which("npm") is None or shutil.which("node") is None:
         return f"node and npm are needed for the {name} CLI"
+    # npm installs in place: under the lock, check again (another worker may have
+    # installed it meanwhile) and never let two installs write the one folder.
+    with cache_lock(cache.name, cache.parent):
+        if installed():
+            return binary
+        return _npm_install(cache, f"{name}@{version}", binary)
+
+
+def _npm_install(cache: Path, spec: str, binary: Path) -> Path | str:
     cache.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
         [
@@ -149,7 +163,7 @@ def npm_cli(cache: Path, name: str, version: str, entry: Path) -> Path | str:
             "--no-audit",
             "--no-fund",
             "--no-save",
-            f"{name}@{version}",
+            spec,
         ],
         capture_output=True,
         text=True,
@@ -157,7 +171,7 @@ def npm_cli(cache: Path, name: str, version: str, entry: Path) -> Path | str:
         check=False,
     )
     if proc.returncode != 0 or not binary.exists():
-        return f"npm install {name}@{version} failed: {proc.stderr[-800:]}"
+        return f"npm install {spec} failed: {proc.stderr[-800:]}"
     return binary
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cache_lock import cache_lock
 from factories import skill_text, write_skill
 from oracle_support import REPO, Oracle
 
@@ -149,29 +150,39 @@ def clawhub_cli() -> Iterator[Path]:
     """The real ``clawhub`` CLI, installed from npm on first use (never at collection)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are needed for the clawhub CLI")
-    found = _cli_installed()
+    found: Path | str | None = _cli_installed()
     if found is None:
-        CLI_CACHE.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--ignore-scripts",
-                "--prefix",
-                str(CLI_CACHE),
-                f"clawhub@{CLI_VERSION}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        found = _cli_installed()
-        if proc.returncode != 0 or found is None:
-            pytest.skip(f"clawhub@{CLI_VERSION} could not be installed: {proc.stderr[-300:]}")
+        # One npm install into the folder at a time (xdist workers, other checkouts).
+        with cache_lock(CLI_CACHE.name, CLI_CACHE.parent):
+            found = _cli_installed() or _install_cli()
+    if isinstance(found, str):
+        pytest.skip(found)
+    assert found is not None
     yield found
+
+
+def _install_cli() -> Path | str:
+    CLI_CACHE.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [
+            "npm",
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--ignore-scripts",
+            "--prefix",
+            str(CLI_CACHE),
+            f"clawhub@{CLI_VERSION}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    found = _cli_installed()
+    if proc.returncode != 0 or found is None:
+        return f"clawhub@{CLI_VERSION} could not be installed: {proc.stderr[-300:]}"
+    return found
 
 
 def cli(
