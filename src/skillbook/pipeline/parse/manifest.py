@@ -270,12 +270,34 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
     kind = _install_kind(raw)
     if kind not in INSTALL_KINDS:
         return None, f"unknown kind {kind!r} (use one of {', '.join(INSTALL_KINDS)})"
-    digest: str | None = None
-    if sha256 and kind == "download" and "sha256" in raw:
-        value = raw["sha256"]
-        digest = js_trim(value).lower() if isinstance(value, str) else None
-        if digest is None or not _SHA256.fullmatch(digest):
-            return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
+    digest, problem = _checked_digest(raw, kind, sha256=sha256)
+    if problem:
+        return None, problem
+    spec = _spec_of(raw, kind, digest, kept_sha256=not sha256 and "sha256" in raw)
+    field_name = _REQUIRED_FIELD.get(kind, "url")
+    if getattr(spec, field_name) is None:
+        given = raw.get("cask" if field_name == "formula" and "formula" not in raw else field_name)
+        if given is None:
+            return None, f"a `{kind}` spec needs `{field_name}`"
+        return None, f"unsafe or invalid `{field_name}` {js_string(given)!r} for kind `{kind}`"
+    return spec, ""
+
+
+def _checked_digest(raw: dict[str, Any], kind: str, *, sha256: bool) -> tuple[str | None, str]:
+    """2026.9's check of a download's ``sha256``: (the digest, "") or (None, why it drops
+    the spec); (None, "") when the profile or the spec has none to check."""
+    if not (sha256 and kind == "download" and "sha256" in raw):
+        return None, ""
+    value = raw["sha256"]
+    digest = js_trim(value).lower() if isinstance(value, str) else None
+    if digest is None or not _SHA256.fullmatch(digest):
+        return None, f"`sha256` {js_string(value)!r} is not 64 hexadecimal digits"
+    return digest, ""
+
+
+def _spec_of(
+    raw: dict[str, Any], kind: str, digest: str | None, *, kept_sha256: bool
+) -> InstallSpec:
     spec_id, label, archive, extract, target_dir = _optional_fields(raw)
     # Each check runs only for a field the spec has (an absent one is None, or () for a
     # list): a spec names three or four of the dozen (issue 22).
@@ -283,7 +305,7 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
     if formula is None and "cask" in raw:
         formula = _safe_brew(raw["cask"])
     package_check = _PACKAGE_CHECKS.get(kind)
-    spec = InstallSpec(
+    return InstallSpec(
         kind,
         spec_id,
         label,
@@ -300,15 +322,8 @@ def _install_spec(raw: Any, *, sha256: bool = False) -> tuple[InstallSpec | None
         # 2026.9 reads and checks a download's sha256 (a bad one drops the spec); under
         # 2026.4 skillbook still keeps it (OpenClaw ignores it) for the installer to check.
         digest,
-        None if sha256 or "sha256" not in raw else _kept_sha256(raw),
+        _kept_sha256(raw) if kept_sha256 else None,
     )
-    field_name = _REQUIRED_FIELD.get(kind, "url")
-    if getattr(spec, field_name) is None:
-        given = raw.get("cask" if field_name == "formula" and "formula" not in raw else field_name)
-        if given is None:
-            return None, f"a `{kind}` spec needs `{field_name}`"
-        return None, f"unsafe or invalid `{field_name}` {js_string(given)!r} for kind `{kind}`"
-    return spec, ""
 
 
 def _install_kind(raw: dict[str, Any]) -> str:
