@@ -16,14 +16,14 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from experience.conftest import KEYED, Workspace, run_recorded
 from skillbook.cli.app import cli
 from skillbook.experience.engine import Experience
 from skillbook.experience.learner import Learner
-from skillbook.experience.redaction import Redactor
+from skillbook.experience.redaction import PLACEHOLDER_KEYS, Redactor
 from skillbook.experience.store import SessionStore
 from skillbook.runtime.providers.scripted import call
 
@@ -233,6 +233,9 @@ ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 def test_a_secret_never_survives_redaction(
     secret: str, before: str, after: str, cuts: list[tuple[int, str]]
 ) -> None:
+    # A placeholder key (an SDK's "not-needed") is never redacted, by design; Hypothesis
+    # finds it among the module's string constants.
+    assume(secret not in PLACEHOLDER_KEYS)
     split = secret
     for at, noise in sorted(cuts, reverse=True):
         if at < len(secret):

@@ -94,7 +94,7 @@ _SECRET_NAME: Final = re.compile(
 )
 _TOKENISH: Final = re.compile(r"(?=[^/\s]*[A-Za-z])(?=[^/\s]*\d)[^/\s]{20,}\Z")
 #: The placeholder key local model servers get; not a secret.
-_PLACEHOLDER_KEYS: Final = frozenset({"not-needed"})
+PLACEHOLDER_KEYS: Final = frozenset({"not-needed"})
 
 
 def secret_name(key: str) -> bool:
@@ -128,7 +128,7 @@ class Redactor:
         # A URL's password is a secret of its own (DATABASE_URL=postgres://u:PASSWORD@h/db).
         given += [p for v in given if (p := _url_password(v)) is not None]
         fresh = {v for v in given if v and len(v) >= min_chars and v not in self._values}
-        fresh -= _PLACEHOLDER_KEYS
+        fresh -= PLACEHOLDER_KEYS
         if not fresh:
             return
         self._values |= fresh
