@@ -61,6 +61,23 @@ def test_substitution_quotes_for_its_place(command: str, expected: str) -> None:
     assert substitute(command, [Parameter("file", "/tmp/a", "file")]) == expected
 
 
+def test_a_signed_number_that_shares_the_digits_is_not_the_parameter() -> None:
+    column = Parameter("column", "2", "number")
+    # The header skip (+2) is a different quantity from the column asked for (2).
+    assert (
+        substitute("tail -n +2 data.csv | cut -d, -f 2 | paste -sd+ - | bc", [column])
+        == 'tail -n +2 data.csv | cut -d, -f "${column}" | paste -sd+ - | bc'
+    )
+    # Written only signed, the signed form is the value the request gave.
+    assert substitute("head -3 notes.txt", [Parameter("first", "3", "number")]) == (
+        'head -"${first}" notes.txt'
+    )
+    # Every plain occurrence is still the parameter.
+    assert substitute("seq 5 | head -n 5 | tail -n +5", [Parameter("n", "5", "number")]) == (
+        'seq "${n}" | head -n "${n}" | tail -n +5'
+    )
+
+
 SAFE = st.text(
     alphabet=st.characters(codec="ascii", categories=("L", "N"), include_characters=" ./-_:,"),
     min_size=1,

@@ -145,7 +145,7 @@ def substitute(command: str, params: Sequence[Parameter]) -> str:
     )
     if not ordered:
         return command
-    patterns = [(_word_pattern(p.value), p.name) for p in ordered]
+    patterns = [(_value_pattern(command, p), p.name) for p in ordered]
     out: list[str] = []
     state = ""  # "", "'" or '"'
     i = 0
@@ -186,6 +186,22 @@ def _whole_quoted(command: str, i: int, params: Sequence[Parameter]) -> tuple[st
         return None
     found = next((p.name for p in params if p.value == inner), None)
     return (found, end + 1) if found is not None else None
+
+
+def _value_pattern(command: str, param: Parameter) -> re.Pattern[str]:
+    """Where ``param`` is substituted in ``command``.
+
+    A number glued to a sign (``tail -n +2``, ``head -2``) is usually another quantity
+    that happens to share its digits (the header skipped, not the column asked for):
+    when the number also stands alone in the command, only the plain occurrences are
+    the parameter. Written only signed, the signed form is the parameter (``head -3``
+    for "the first 3 lines").
+    """
+    pattern = _word_pattern(param.value)
+    if param.kind != "number":
+        return pattern
+    plain = re.compile(r"(?<![+-])" + pattern.pattern)
+    return plain if plain.search(command) else pattern
 
 
 def _word_pattern(value: str) -> re.Pattern[str]:
