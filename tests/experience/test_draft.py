@@ -68,6 +68,8 @@ def test_a_learned_draft_has_the_frontmatter_and_body(space: Workspace) -> None:
     assert "- `file` (file): values seen" in body and "- `top` (number)" in body
     assert "Read `SKILL.md` of the `wordcount` skill" in body
     assert "The last command prints `2 a`." in body
+    # Every program of a pipeline, not only the first word of the command.
+    assert "- Programs run: `wc`, `tr`, `sort`, `uniq`, `head`" in body
 
 
 def test_pitfalls_are_failed_attempts_that_were_retried(space: Workspace) -> None:

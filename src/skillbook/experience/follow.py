@@ -60,6 +60,7 @@ from typing import Final
 from skillbook.experience._markdown import code_span
 from skillbook.experience.params import substitute
 from skillbook.experience.procedure import LOOKUP_TOOLS, Procedure, ProcedureStep
+from skillbook.experience.programs import program_of
 from skillbook.experience.record import SessionRecord
 
 __all__ = [
@@ -86,8 +87,6 @@ _SHELL_LANGS: Final = frozenset({"", "sh", "bash", "shell", "console", "zsh", "t
 MAX_TEXT_CHARS: Final = 256 * 1024
 _SPAN: Final = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _PROGRAM: Final = re.compile(r"^(?:\./|~/|/)?[A-Za-z0-9_][\w./+-]*$")
-_ASSIGNMENT: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPERS: Final = frozenset({"sudo", "env", "command", "exec", "time", "nohup"})
 #: Words of a stated command that stand for a value the user gives.
 _PLACEHOLDER: Final = re.compile(
     r"\{baseDir\}/?"
@@ -321,11 +320,11 @@ def _match(
             for p, stated_word, word in zip(stated_words, said, words, strict=False)
         ):
             return index, True
-    program = _program(words)
+    program = program_of(words)
     best, best_ratio = None, 0.0
     for index, other in enumerate(stated):
         theirs = _unquoted(other).split()
-        if index in taken or program is None or _program(theirs) != program:
+        if index in taken or program is None or program_of(theirs) != program:
             continue
         ratio = difflib.SequenceMatcher(None, words, theirs, autojunk=False).ratio()
         if ratio >= VARIANT_SIMILARITY and ratio > best_ratio:
@@ -378,14 +377,6 @@ def _unquoted(command: str) -> str:
     and a learned procedure ``"${file}"``: quoting is how a value is passed, not which.
     """
     return " ".join(command.replace('"', " ").replace("'", " ").split())
-
-
-def _program(words: Sequence[str]) -> str | None:
-    for word in words:
-        if _ASSIGNMENT.match(word) or word in _WRAPPERS:
-            continue
-        return word.rsplit("/", 1)[-1]
-    return None
 
 
 def _block_commands(block: str) -> list[str]:

@@ -22,6 +22,7 @@ from skillbook.experience._markdown import code_span, fence_for
 from skillbook.experience.draft import Draft, yaml_safe
 from skillbook.experience.hints import describe_hint
 from skillbook.experience.procedure import ProcedureStep
+from skillbook.experience.programs import programs_of
 from skillbook.experience.replay import helper_path
 from skillbook.experience.risk import RiskFinding
 
@@ -198,10 +199,11 @@ def _touched(steps: Sequence[ProcedureStep]) -> list[str]:
         str(h.get("path")) for s in steps for h in s.hints if h.get("kind") == "file_read"
     )
     programs = dict.fromkeys(
-        str(h.get("command") or "").split(" ", 1)[0]
+        program
         for s in steps
         for h in s.hints
         if h.get("kind") == "command"
+        for program in programs_of(str(h.get("command") or ""))
     )
     out: list[str] = []
     if files:
