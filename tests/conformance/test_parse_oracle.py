@@ -329,3 +329,25 @@ def test_huge_integers_print_like_javascript(oracle: Any) -> None:
     (theirs,) = run_frontmatter(oracle, [text])
     assert theirs["frontmatter"]["n"] == "12345678901234567000"
     assert ours(text)["frontmatter"] == theirs["frontmatter"]
+
+
+def test_integers_beyond_a_double_are_infinity_as_in_javascript(oracle: Any) -> None:
+    # Past Python's digit limit for int() (4,300) and past a double's range: OpenClaw
+    # prints Infinity; they were a `parse.internal-error` here.
+    big = "9" * 5000
+    texts = [
+        fm(f"name: x\ndescription: d\nn: {body}")
+        for body in (
+            big,
+            f"-{big}",
+            "0x" + "f" * 5000,
+            "0o" + "7" * 5000,
+            f"[{big}]",
+            f"{{a: {big}}}",
+        )
+    ]
+    for text, theirs in zip(texts, run_frontmatter(oracle, texts), strict=True):
+        mine = ours(text)
+        assert "parse.internal-error" not in [d.code for d in parse_skill_text(text).diagnostics]
+        assert mine["frontmatter"] == theirs["frontmatter"]
+        assert mine["metadata"] == theirs["metadata"]

@@ -151,7 +151,10 @@ def js_number(value: float | int) -> str:
     if isinstance(value, int):
         if -(2**53) <= value <= 2**53:
             return str(value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # beyond a double: JavaScript's Number is ±Infinity
+            value = math.inf if value > 0 else -math.inf
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):

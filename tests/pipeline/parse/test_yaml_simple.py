@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from skillbook.pipeline.parse import frontmatter as _frontmatter_block
 from skillbook.pipeline.parse import yaml_core as _yaml
+from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.pipeline.parse.yaml_core import YamlError, _load_full
 from skillbook.pipeline.parse.yaml_simple import simple_mapping
 
@@ -494,3 +495,18 @@ def test_flow_decoders_made_once_answer_as_json_loads(raw: str) -> None:
     assert json.dumps(got) == json.dumps(want)
     if isinstance(want, dict):
         assert list(got) == list(want)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("9" * 5000, "Infinity"),  # past int()'s digit limit
+        ("-" + "9" * 5000, "-Infinity"),
+        ("0x" + "f" * 5000, "Infinity"),  # an int, but beyond a double
+        ("0o" + "7" * 5000, "Infinity"),
+    ],
+)
+def test_integers_beyond_a_double_read_as_javascript_reads_them(value: str, shown: str) -> None:
+    parsed = parse_skill_text(f"---\nname: x\ndescription: d\nn: {value}\n---\nbody\n")
+    assert [d.code for d in parsed.diagnostics] == []
+    assert parsed.frontmatter.values["n"] == shown

@@ -332,7 +332,12 @@ def resolve_plain(value: str) -> Any:
     if _BOOL.match(value):
         return value[0] in "tT"
     if _INT.match(value):
-        return int(value)
+        try:
+            return int(value)
+        except ValueError:
+            # Past Python's digit limit for int(): far beyond a double, so JavaScript
+            # reads it as ±Infinity, and so does float() (no digit limit there).
+            return float(value)
     if _INT_HEX.match(value):
         return int(value[2:], 16)
     if _INT_OCT.match(value):
