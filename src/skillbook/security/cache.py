@@ -11,7 +11,6 @@ A cache that cannot be written never fails a scan: the miss is just counted.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +70,8 @@ class CachedFinding:
 
 def content_key(data: bytes, *facets: str) -> str:
     """The cache key of a file: sha256 of what its findings depend on."""
+    import hashlib  # here: a scan without a cache never hashes a file
+
     digest = hashlib.sha256()
     for facet in facets:
         digest.update(facet.encode("utf-8", "surrogateescape") + b"\x00")
