@@ -378,6 +378,7 @@ def processes(
     scans: list[tuple[float, float, int]] = []
     floors: list[tuple[float, float, int]] = []
     bases: list[tuple[float, float, int]] = []
+    base_imports: list[tuple[float, float, int]] = []
     bounds: dict[str, list[tuple[float, float, int]]] = {"imports": [], "prefilter": []}
     for _ in range(repeat):
         scans.append(_run_timed(scan, env))
@@ -386,6 +387,7 @@ def processes(
         bounds["prefilter"].append(_run_timed(prefilter, env))
         if base_env is not None:
             bases.append(_run_timed(scan, base_env))
+            base_imports.append(_run_timed(imports, base_env))
     load_after = os.getloadavg()
     scan_wall = statistics.median(w for w, _, _ in scans)
     scan_cpu = statistics.median(c for _, c, _ in scans)
@@ -427,6 +429,9 @@ def processes(
             "ratio_cpu": base_cpu / floor_cpu,
             "samples": bases,
             "exit_codes": sorted({rc for _, _, rc in bases}),
+            # Its bound (a): the same empty-folder scan, imports only.
+            "imports_cpu_s": statistics.median(c for _, c, _ in base_imports),
+            "imports_ratio_cpu": statistics.median(c for _, c, _ in base_imports) / floor_cpu,
         }
     return out
 
@@ -456,6 +461,9 @@ def print_processes(p: dict[str, Any]) -> None:
         b = p["bounds"][name]
         print(f"  {label:50s} {b['cpu_s'] * 1000:6.0f} ms CPU {b['ratio_cpu']:5.1f}x CPU "
               f"{b['ratio_wall']:5.1f}x wall")  # fmt: skip
+    if base is not None:
+        print(f"  {'(a) for the baseline':50s} {base['imports_cpu_s'] * 1000:6.0f} ms CPU "
+              f"{base['imports_ratio_cpu']:5.1f}x CPU")  # fmt: skip
     print(f"  {'(c) the scan':50s} {p['scan_cpu_s'] * 1000:6.0f} ms CPU {p['ratio_cpu']:5.1f}x CPU "
           f"{p['ratio_wall']:5.1f}x wall")  # fmt: skip
     lb, la = p["load_before"], p["load_after"]
