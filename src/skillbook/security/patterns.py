@@ -11,8 +11,7 @@ with the Python build, and the next process loads it in about 2 ms.
 
 With each program the file keeps the pattern's leading literals
 (:func:`~skillbook.security.literals.leading_literals`, worked out when the pattern is
-compiled anew), which
-:func:`leading` answers for the scanner's documents.
+compiled anew), which :func:`leading` answers for the scanner's documents.
 
 Only while the rule modules are imported: :func:`seal` (the scanner calls it once it
 is imported) writes the file when something was compiled anew, and from then on
