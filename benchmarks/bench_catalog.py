@@ -600,6 +600,83 @@ def bench_floors(w: Workload, repeat: int) -> None:
     for _ in range(repeat):
         w.add("stat_floor", _timed(stat_all)[0])
         w.add("read_floor", _timed(read_all)[0])
+        for key, bound in lower_bounds(root).items():
+            w.add(key, _timed_both(bound)[1])
+
+
+def lower_bounds(root: str) -> dict[str, Callable[[], None]]:
+    """The cold catalog's lower bounds (issue 22), each a strict superset of the one
+    before, timed in CPU seconds: (a) read every ``SKILL.md`` (the read floor, here in
+    CPU), (b) that plus decoding it and splitting off its frontmatter as the pipeline
+    does, (c) that plus parsing the frontmatter with the fastest YAML parser there is:
+    the pipeline's own (its fast path for plain rows, its full loader for the rest), and
+    PyYAML's libyaml ``CSafeLoader`` (what the full loader is built on) for comparison.
+    The whole catalog (d) is ``sb_cold_cpu``."""
+    import yaml
+
+    from skillbook.pipeline.parse.text import decode_text, split_frontmatter
+    from skillbook.pipeline.parse.yaml_core import YamlError, load_core_with_lines
+    from skillbook.pipeline.parse.yaml_simple import simple_block
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    def blocks() -> list[str | None]:
+        out: list[str | None] = []
+        for entry in os.scandir(root):
+            try:
+                with open(entry.path + "/SKILL.md", "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            out.append(split_frontmatter(decode_text(data)[0])[0])
+        return out
+
+    def read_all() -> None:
+        for entry in os.scandir(root):
+            try:
+                with open(entry.path + "/SKILL.md", "rb") as fh:
+                    fh.read()
+            except OSError:
+                pass
+
+    def pipeline_yaml() -> None:
+        for block in blocks():
+            if block and simple_block(block) is None:
+                with contextlib.suppress(YamlError):
+                    load_core_with_lines(block, fast=False)
+
+    def libyaml() -> None:
+        for block in blocks():
+            if block:
+                with contextlib.suppress(yaml.YAMLError):
+                    yaml.load(block, Loader=loader)  # a safe loader (CSafeLoader)
+
+    return {
+        "lb_read_cpu": read_all,
+        "lb_split_cpu": blocks,
+        "lb_yaml_cpu": pipeline_yaml,
+        "lb_libyaml_cpu": libyaml,
+    }
+
+
+def print_lower_bounds(results: Sequence[Workload]) -> None:
+    """The lower bounds against the read floor, medians of CPU ms of the same rounds."""
+    rows = [
+        ("(a) read every SKILL.md", "lb_read_cpu"),
+        ("(b) (a) + decode, split the frontmatter", "lb_split_cpu"),
+        ("(c) (b) + YAML, the pipeline's parsers", "lb_yaml_cpu"),
+        ("(c') (b) + YAML, PyYAML's CSafeLoader", "lb_libyaml_cpu"),
+        ("(d) the whole cold catalog", "sb_cold_cpu"),
+    ]
+    print("\nLower bounds of the cold catalog (CPU ms, medians; ratio to (a), same rounds):")
+    print(f"{'':42s}" + "".join(f"{w.label:>18s}" for w in results))
+    for label, key in rows:
+        cells = []
+        for w in results:
+            ms, floor = w.median(key), w.median("lb_read_cpu")
+            cells.append(f"{'-':>18s}" if ms is None or not floor
+                         else f"{ms:9.0f} {ms / floor:6.1f}x ")  # fmt: skip
+        print(f"{label:42s}" + "".join(cells))
 
 
 def bench_pi(w: Workload, repeat: int, entry: Path, scratch: Path) -> None:
@@ -912,6 +989,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     imports = bench_import(repeat)
     print()
     print(catalog_report.render(results, imports))
+    print_lower_bounds(results)
     busy = max(load_start[0], os.getloadavg()[0]) > (os.cpu_count() or 1)
     print(
         f"\nmachine: {os.cpu_count()} CPUs, load average {load_start[0]:.1f} at start, "

@@ -33,4 +33,9 @@ def test_quick_benchmark_runs(tmp_path: Path) -> None:
         assert "== Processes: skillbook scan --no-cache" in proc.stdout
         assert data["processes"]["scan_exit_codes"] == [0]
         assert data["processes"]["ratio_wall"] > 0
+        # The lower bounds run in the same rounds and exit cleanly.
+        bounds = data["processes"]["bounds"]
+        assert bounds["imports"]["exit_codes"] == [0]
+        assert bounds["prefilter"]["exit_codes"] == [0]
+        assert "(b) (a) + the cheapest prefilter" in proc.stdout
         assert data["false_positives"]["skillbook_critical"] == 0

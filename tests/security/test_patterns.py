@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from skillbook.security import patterns
+from skillbook.security.literals import leading_literals
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PROBE = """
@@ -70,6 +71,9 @@ def test_a_store_gives_what_re_compile_gives(tmp_path: Path) -> None:
     assert found == re.compile(r"\bcurl\b[^\n]*\|\s*(?P<sh>ba)?sh", re.I)
     assert found.groupindex == {"sh": 1}
     assert reader.status()["from_file"] == 1
+    # The leading literals come with it: every match starts with "curl".
+    assert reader.leading(found) == ("curl",)
+    assert reader.leading(re.compile("curl")) is None  # not compiled through the store
     # After sealing, nothing is read from or kept for the file.
     reader.seal()
     assert reader.compile("x+y") == re.compile("x+y")
@@ -78,25 +82,33 @@ def test_a_store_gives_what_re_compile_gives(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "damage",
-    ["garbage", "truncated", "other python", "bad program", "bad shape"],
-)
+    ["garbage", "truncated", "other python", "bad program", "bad shape", "bad literals",
+     "no literals"],
+)  # fmt: skip
 def test_a_damaged_file_changes_nothing(tmp_path: Path, damage: str) -> None:
     _reader, path = _store(tmp_path)
-    tag, entries = marshal.loads(path.read_bytes())
+    tag, entries, leads = marshal.loads(path.read_bytes())
     if damage == "garbage":
         path.write_bytes(b"\x00not marshal\xff" * 10)
     elif damage == "truncated":
         path.write_bytes(path.read_bytes()[:50])
     elif damage == "other python":
-        path.write_bytes(marshal.dumps(((*tag[:1], "2.7.18", *tag[2:]), entries)))
+        path.write_bytes(marshal.dumps(((*tag[:1], "2.7.18", *tag[2:]), entries, leads)))
     elif damage == "bad program":
         path.write_bytes(marshal.dumps((tag, {k: (v[0], [999, 1, 2], *v[2:])
-                                              for k, v in entries.items()})))  # fmt: skip
+                                              for k, v in entries.items()}, leads)))  # fmt: skip
+    elif damage == "bad literals":  # a wrong set would skip offsets where a match starts
+        path.write_bytes(marshal.dumps((tag, entries, {k: ("",) for k in leads})))
+    elif damage == "no literals":
+        path.write_bytes(marshal.dumps((tag, entries, {})))
     else:
-        path.write_bytes(marshal.dumps((tag, {k: 7 for k in entries})))
+        path.write_bytes(marshal.dumps((tag, {k: 7 for k in entries}, leads)))
     reader = patterns.Store(str(path))
     for text, flags in entries:
-        assert reader.compile(text, flags) == re.compile(text, flags)
+        found = reader.compile(text, flags)
+        assert found == re.compile(text, flags)
+        # The literals are worked out anew, never taken from a damaged file.
+        assert reader.leading(found) == leading_literals(text, flags)
     assert reader.status()["from_file"] == 0
     with pytest.raises(re.error):
         reader.compile("(unclosed")

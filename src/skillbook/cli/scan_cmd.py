@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillbook.base.atomic import write_atomic
 from skillbook.cli.context import (
     ERR_PATH,
     EXIT_ERROR,
@@ -123,6 +122,9 @@ def scan_cmd(
 
 
 def _write_sarif(reports: tuple[ScanReport, ...], target: str, version: str) -> None:
+    # Here, not at the top: the atomic writer's imports (secrets, ctypes) cost every
+    # `scan` process ~10 ms of CPU, and only a SARIF file needs them.
+    from skillbook.base.atomic import write_atomic
     from skillbook.security.sarif import to_sarif
 
     text = json.dumps(to_sarif(reports, version=version), indent=2, ensure_ascii=False) + "\n"

@@ -12,11 +12,7 @@ Formats: zip, tar (plain, gzip, bzip2, xz) and single-file gzip/bzip2/xz.
 
 from __future__ import annotations
 
-import bz2
 import io
-import lzma
-import tarfile
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -90,9 +86,13 @@ def _decompress(kind: str, data: bytes, limit: int) -> tuple[bytes, bool]:
         out = gz.decompress(data, limit)
         return out, bool(gz.unconsumed_tail)
     if kind == "bzip2":
+        import bz2
+
         bzd = bz2.BZ2Decompressor()
         out = bzd.decompress(data, max_length=limit)
         return out, not bzd.needs_input and not bzd.eof
+    import lzma
+
     xzd = lzma.LZMADecompressor()
     out = xzd.decompress(data, max_length=limit)
     return out, not xzd.needs_input and not xzd.eof
@@ -102,6 +102,12 @@ def members(
     data: bytes, name: str, *, max_member_bytes: int, budget: Budget
 ) -> Iterator[Member | Problem]:
     """The members of the archive ``data`` (called ``name``), or why they cannot be read."""
+    # Imported only when an archive is met: the four modules cost a scan process about
+    # as much CPU as reading a tenth of the corpus, and most skills hold no archive.
+    import lzma
+    import tarfile
+    import zipfile
+
     kind = kind_of(data[:512])
     try:
         if kind == "zip":
@@ -125,6 +131,8 @@ def members(
 
 
 def _zip(data: bytes, limit: int, budget: Budget) -> Iterator[Member | Problem]:
+    import zipfile
+
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = [i for i in archive.infolist() if not i.is_dir()]
         for index, info in enumerate(infos):
@@ -147,6 +155,8 @@ def _zip(data: bytes, limit: int, budget: Budget) -> Iterator[Member | Problem]:
 def _tar(
     data: bytes, limit: int, budget: Budget, *, cut: bool = False
 ) -> Iterator[Member | Problem]:
+    import tarfile
+
     count = 0
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:

@@ -11,14 +11,11 @@ A cache that cannot be written never fails a scan: the miss is just counted.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillbook.base.atomic import write_atomic
 from skillbook.security import patterns
 from skillbook.security.findings import Severity
 from skillbook.security.rules_version import rules_version
@@ -73,6 +70,8 @@ class CachedFinding:
 
 def content_key(data: bytes, *facets: str) -> str:
     """The cache key of a file: sha256 of what its findings depend on."""
+    import hashlib  # here: a scan without a cache never hashes a file
+
     digest = hashlib.sha256()
     for facet in facets:
         digest.update(facet.encode("utf-8", "surrogateescape") + b"\x00")
@@ -123,6 +122,10 @@ class ScanCache:
         self._prune_old_versions()
         path = self._path(key)
         data = json.dumps([f.to_json() for f in findings], ensure_ascii=False).encode("utf-8")
+        # Imported on the first write: `scan --no-cache` imports this module and never
+        # writes (the atomic writer's imports alone cost ~10 ms of CPU per process).
+        from skillbook.base.atomic import write_atomic
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, data, mode=0o600, prefix=".tmp-", suffix="")
@@ -138,6 +141,8 @@ class ScanCache:
             children = list(self.directory.iterdir())
         except OSError:
             return
+        import shutil
+
         for child in children:
             if child.name != self.version and _VERSION_DIR.match(child.name) and child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)

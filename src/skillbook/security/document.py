@@ -37,6 +37,8 @@ _COMMENT = patterns.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _ASCII_RUNS = patterns.compile(r"[\x00-\x7f]+")
 _NEWLINE = patterns.compile("\n")
 _END = re.Match.end
+#: Leading literals -> the pattern finding them (:meth:`Document._finder`).
+_FINDERS: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 def file_kind(name: str, head: str = "") -> str:
@@ -66,9 +68,18 @@ class Document:
     """A decoded text file with lazily built line and Markdown indexes."""
 
     def __init__(
-        self, text: str, name: str, kind: str | None = None, *, index: KeywordIndex | None = None
+        self,
+        text: str,
+        name: str,
+        kind: str | None = None,
+        *,
+        index: KeywordIndex | None = None,
+        literals: bool = True,
     ) -> None:
         self.text = text
+        #: Try patterns only where their leading literals occur (:meth:`_finder`);
+        #: False tries every offset of every region, as before (differential tests).
+        self.literals = literals
         self.index = index
         self.name = name
         self.kind = kind if kind is not None else file_kind(name, text[:2])
@@ -99,6 +110,44 @@ class Document:
         # Deleting the ASCII runs leaves a short string: half the time of a list of
         # every non-ASCII character.
         return frozenset(_ASCII_RUNS.sub("", self.text))
+
+    @cached_property
+    def fold_safe(self) -> bool:
+        """Whether the lower-cased text shows every place a pattern's leading literals
+        match (see :mod:`~skillbook.security.literals`): no cased non-ASCII character,
+        which ``re.IGNORECASE`` may match with an ASCII letter (``ſ`` with ``s``) or
+        :attr:`lower` keeps as it is (``İ``)."""
+        return all(c.lower() == c and c.upper() == c for c in self.non_ascii)
+
+    def _finder(self, regex: re.Pattern[str]) -> re.Pattern[str] | None:
+        """A pattern finding, in :attr:`lower`, where a match of ``regex`` can start
+        (one of its leading literals, :func:`patterns.leading`), when there is one and
+        this document's lower-cased text shows them all (:attr:`fold_safe`)."""
+        literals = patterns.leading(regex) if self.literals else None
+        if literals is None or not self.fold_safe:
+            return None
+        finder = _FINDERS.get(literals)
+        if finder is None:
+            finder = _FINDERS[literals] = re.compile("|".join(map(re.escape, literals)))
+        return finder
+
+    def _matches_at(self, regex: re.Pattern[str], finder: re.Pattern[str], start: int,
+                    end: int) -> Iterator[re.Match[str]]:  # fmt: skip
+        """``regex.finditer(text, start, end)``, tried only where ``finder`` finds a
+        leading literal: no match starts anywhere else, so the matches are the same,
+        and ``re`` skips to a literal far faster than it tries a pattern led by ``\\b``
+        or written case-insensitively at every offset."""
+        text, lower = self.text, self.lower
+        find, match = finder.search, regex.match
+        pos = start
+        while (cue := find(lower, pos, end)) is not None:
+            at = cue.start()
+            found = match(text, at, end)
+            if found is None:
+                pos = at + 1
+            else:
+                yield found
+                pos = found.end()
 
     def holds_any(self, keywords: frozenset[str]) -> bool:
         """Whether the text holds any of ``keywords`` (lower case, all in the index);
@@ -170,19 +219,30 @@ class Document:
                end: int | None = None) -> re.Match[str] | None:  # fmt: skip
         """The first ``regex`` match between ``start`` and ``end`` inside :meth:`regions`."""
         stop = len(self.text) if end is None else end
+        finder = self._finder(regex)
         for r_start, r_end in self.regions(keywords, after=0):
             if r_end <= start:
                 continue
             if r_start >= stop:
                 break
-            found = regex.search(self.text, max(r_start, start), min(r_end, stop))
+            if finder is not None:
+                found = next(self._matches_at(regex, finder, max(r_start, start),
+                                              min(r_end, stop)), None)  # fmt: skip
+            else:
+                found = regex.search(self.text, max(r_start, start), min(r_end, stop))
             if found:
                 return found
         return None
 
     def finditer(self, regex: re.Pattern[str], keywords: tuple[str, ...], *, after: int = 1
                  ) -> Iterator[re.Match[str]]:  # fmt: skip
-        """``regex`` matches inside :meth:`regions` of ``keywords``."""
+        """``regex`` matches inside :meth:`regions` of ``keywords`` (tried only where a
+        leading literal of ``regex`` starts, when it has a few: :meth:`_matches_at`)."""
+        finder = self._finder(regex)
+        if finder is not None:
+            for start, end in self.regions(keywords, after=after):
+                yield from self._matches_at(regex, finder, start, end)
+            return
         for start, end in self.regions(keywords, after=after):
             yield from regex.finditer(self.text, start, end)
 

@@ -9,6 +9,10 @@ that reads the whole 9 MB corpus. So the engine program ``re`` builds for each p
 (``__pycache__/patterns.<cache tag>.re``, where ``sys.pycache_prefix`` says), tagged
 with the Python build, and the next process loads it in about 2 ms.
 
+With each program the file keeps the pattern's leading literals
+(:func:`~skillbook.security.literals.leading_literals`, worked out when the pattern is
+compiled anew), which :func:`leading` answers for the scanner's documents.
+
 Only while the rule modules are imported: :func:`seal` (the scanner calls it once it
 is imported) writes the file when something was compiled anew, and from then on
 :func:`compile` is ``re.compile``, so patterns built per text are not kept. A missing,
@@ -29,6 +33,8 @@ import re
 import sys
 from typing import Any
 
+from skillbook.security.literals import leading_literals
+
 _sre: Any
 _compiler: Any
 _parser: Any
@@ -39,13 +45,15 @@ try:  # CPython's engine and compiler (no type stubs); elsewhere patterns compil
 except ImportError:  # pragma: no cover - other Pythons
     _sre = _compiler = _parser = None
 
-#: Bumped when what an entry holds changes.
-FORMAT = 1
+#: Bumped when what an entry holds changes (2: the leading literals are kept too).
+FORMAT = 2
 #: Most patterns kept (the rules have about 190; a bound against a caller that never seals).
 MAX_ENTRIES = 1000
 
 #: (pattern, flags given) -> (flags, program, groups - 1, groupindex, indexgroup)
 Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+#: (pattern, flags given) -> the literals every match starts with (:mod:`.literals`).
+Leads = dict[tuple[str, int], tuple[str, ...] | None]
 
 
 def _tag() -> tuple[Any, ...]:
@@ -65,17 +73,23 @@ def _store_path() -> str | None:
     return os.path.join(os.path.dirname(beside), f"patterns.{tag}.re")
 
 
-def _read(path: str) -> dict[tuple[str, int], Entry]:
+def _read(path: str) -> tuple[dict[tuple[str, int], Entry], Leads]:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
         # From bytes: loading from the file object reads it in pieces, 50 times slower.
-        tag, entries = marshal.loads(data)
+        tag, entries, leads = marshal.loads(data)
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if tag != _tag() or not isinstance(entries, dict):
-        return {}
-    return entries
+        return {}, {}
+    if tag != _tag() or not isinstance(entries, dict) or not isinstance(leads, dict):
+        return {}, {}
+    return entries, leads
+
+
+def _valid_leads(found: object) -> bool:
+    return found is None or (
+        isinstance(found, tuple) and all(type(s) is str and s for s in found) and bool(found)
+    )
 
 
 def _program(pattern: str, flags: int) -> Entry:
@@ -97,7 +111,11 @@ class Store:
         self.path = path
         self.sealed = _sre is None
         self.loaded: dict[tuple[str, int], Entry] | None = None
+        self.loaded_leads: Leads = {}
         self.used: dict[tuple[str, int], Entry] = {}
+        self.used_leads: Leads = {}
+        #: id of a compiled pattern -> (the pattern, kept alive; its leading literals).
+        self.leads: dict[int, tuple[re.Pattern[str], tuple[str, ...] | None]] = {}
 
     def compile(self, pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
         """``re.compile(pattern, flags)``; until :meth:`seal`, from a kept program when
@@ -106,22 +124,36 @@ class Store:
             return re.compile(pattern, flags)
         key = (pattern, int(flags))
         if self.loaded is None:
-            self.loaded = _read(self.path) if self.path is not None else {}
+            self.loaded, self.loaded_leads = _read(self.path) if self.path is not None else ({}, {})
         entry = self.loaded.get(key)
-        if entry is not None:
+        if entry is not None and key in self.loaded_leads:
+            leads = self.loaded_leads[key]
             try:
+                if not _valid_leads(leads):
+                    raise ValueError("damaged literals")
                 found: re.Pattern[str] = _sre.compile(pattern, *entry)
             except (TypeError, ValueError, RuntimeError, OverflowError):
                 pass  # a damaged entry: compiled anew below
             else:
                 self.used[key] = entry
+                self.used_leads[key] = leads
+                self.leads[id(found)] = (found, leads)
                 return found
         compiled = re.compile(pattern, flags)  # raises re.error as ever
+        leads = leading_literals(pattern, int(flags))
+        self.leads[id(compiled)] = (compiled, leads)
         if len(self.used) < MAX_ENTRIES:
             # A Python whose compiler works otherwise: the pattern is not kept.
             with contextlib.suppress(Exception):
                 self.used[key] = _program(pattern, int(flags))
+                self.used_leads[key] = leads
         return compiled
+
+    def leading(self, regex: re.Pattern[str]) -> tuple[str, ...] | None:
+        """The literals every match of ``regex`` starts with (lower case), when it was
+        compiled through this store and has such a set; None otherwise."""
+        known = self.leads.get(id(regex))
+        return known[1] if known is not None and known[0] is regex else None
 
     def seal(self) -> None:
         """End recording: write the kept programs when they differ from the file's."""
@@ -129,13 +161,13 @@ class Store:
             return
         self.sealed = True
         if (self.path is None or sys.dont_write_bytecode or not self.used
-                or self.used == self.loaded):  # fmt: skip
+                or (self.used == self.loaded and self.used_leads == self.loaded_leads)):  # fmt: skip
             return
         try:
             from skillbook.base.atomic import write_atomic
 
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            write_atomic(self.path, marshal.dumps((_tag(), self.used)))
+            write_atomic(self.path, marshal.dumps((_tag(), self.used, self.used_leads)))
         except (OSError, ValueError):
             pass  # a read-only install: every process compiles, as before
 
@@ -146,7 +178,13 @@ class Store:
             "path": self.path,
             "sealed": self.sealed,
             "used": len(self.used),
-            "from_file": sum(1 for k, v in self.used.items() if loaded.get(k) == v),
+            "from_file": sum(
+                1
+                for k, v in self.used.items()
+                if loaded.get(k) == v
+                and k in self.loaded_leads
+                and self.loaded_leads[k] == self.used_leads.get(k)
+            ),
         }
 
 
@@ -157,6 +195,11 @@ STORE = Store(_store_path())
 def compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)`` through :data:`STORE` (see :meth:`Store.compile`)."""
     return STORE.compile(pattern, flags)
+
+
+def leading(regex: re.Pattern[str]) -> tuple[str, ...] | None:
+    """See :meth:`Store.leading` (of :data:`STORE`)."""
+    return STORE.leading(regex)
 
 
 def seal() -> None:

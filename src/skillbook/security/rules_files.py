@@ -7,7 +7,6 @@ Symbolic links are judged in :mod:`skillbook.security.walk`, which sees them.
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 from skillbook.security.findings import Severity
@@ -82,6 +81,8 @@ def check_file(name: str, head: bytes) -> list[Verdict]:
 
 def encrypted_zip(path: Path) -> bool:
     """Whether a zip file has password-protected entries (general purpose bit 0)."""
+    import zipfile  # only for a file that starts like a zip (see archives.members)
+
     try:
         with zipfile.ZipFile(path) as archive:
             for index, info in enumerate(archive.infolist()):

@@ -180,7 +180,7 @@ def _deobfuscated_hits(
     view = deobfuscate.view(doc.text, runtime=runtime, non_ascii=doc.non_ascii)
     if not view.tricks and view.text == doc.text:
         return
-    undone = Document(view.text, doc.name, doc.kind, index=INDEX)
+    undone = Document(view.text, doc.name, doc.kind, index=INDEX, literals=prefilter)
     have = {(h.rule, where.line_of(h.start)) for where, h in found}
     how_by_line: dict[int, list[deobfuscate.Trick]] = {}
     for trick in view.tricks:
@@ -226,15 +226,17 @@ def analyze(
     """Every finding in one file's text; ``name`` is the file name (it sets the kind).
 
     ``prefilter=False`` calls every rule family and the deobfuscation on every file,
-    whatever keywords it holds: the same findings, more slowly (for tests that prove
+    whatever keywords it holds, and tries each pattern at every offset of its regions
+    (not only where its leading literals occur): the same findings, more slowly (for tests that prove
     the prefilter only skips work that finds nothing)."""
     options = options or ScanOptions()
-    doc = Document(text, name, index=INDEX)
+    doc = Document(text, name, index=INDEX, literals=prefilter)
     hits: list[tuple[Document, Hit]] = [(doc, h) for h in rules_text.invisible_unicode(doc)]
     # Zero-width characters must not split a keyword past the other rules.
     rule_doc = doc
     if hits:
-        rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX)
+        rule_doc = Document(rules_text.STRIPPABLE.sub("", text), name, doc.kind, index=INDEX,
+                            literals=prefilter)  # fmt: skip
     hits.extend((rule_doc, h) for h in _family_hits(rule_doc, prefilter=prefilter))
     hits.extend(list(_deobfuscated_hits(rule_doc, hits, prefilter=prefilter)))
     if doc.is_skill_md:
