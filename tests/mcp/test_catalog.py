@@ -54,3 +54,23 @@ def test_prompts_are_the_cli_commands(tmp_path: Path, compat: str | None, focus:
     assert set(prompts) == {"alpha", focus, "ship"}
     assert prompts["ship"] == "Ship a release"
     assert text == "Ship v2 now"
+
+
+def test_entry_frontmatter_is_json_and_refuses_numbers_json_cannot_carry(tmp_path: Path) -> None:
+    """The entry's frontmatter is the YAML mapping as JSON carries it (string keys,
+    lists); NaN or Infinity anywhere in it leaves the skill without an entry."""
+    source = loader(tmp_path)
+    skills = tmp_path / "ws" / "skills"
+    write_skill(skills / "plain", raw="metadata:\n  3: three\n  list: [1.5, x, null, true]")
+    write_skill(skills / "nan", raw="metadata:\n  deep: [1, {ratio: .nan}]")
+    write_skill(skills / "inf", raw="metadata:\n  limit: -.inf")
+    state = build_server(source, watch=False).catalog.current()
+    entries = {e["uri"]: e["frontmatter"] for e in state.entries}
+    assert entries["skill://plain/SKILL.md"]["metadata"] == {
+        "3": "three",
+        "list": [1.5, "x", None, True],
+    }
+    assert "skill://nan/SKILL.md" not in entries and "skill://inf/SKILL.md" not in entries
+    problems = {s.skill.name: s.problem for s in state.skills}
+    for name in ("nan", "inf"):
+        assert "NaN or Infinity" in (problems[name] or "")
