@@ -88,3 +88,24 @@ def test_module_level_rebuilds_and_adapters_wait_for_their_first_use() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+def test_the_collector_is_paused_then_what_was_built_is_frozen() -> None:
+    """``serve`` builds its first book and catalog with the collector off: objects that
+    live as long as the process, frozen out of later collections afterwards."""
+    from skillbook.mcp._startup import collector_paused
+
+    frozen = gc.get_freeze_count()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+            kept = [[i] for i in range(1000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen + len(kept)
+        gc.disable()
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # it was off: it stays off
+    finally:
+        gc.enable()
+        gc.unfreeze()
