@@ -74,3 +74,28 @@ def test_entry_frontmatter_is_json_and_refuses_numbers_json_cannot_carry(tmp_pat
     problems = {s.skill.name: s.problem for s in state.skills}
     for name in ("nan", "inf"):
         assert "NaN or Infinity" in (problems[name] or "")
+
+
+def test_a_slow_start_does_not_walk_every_skill_folder_again(tmp_path: Path) -> None:
+    """The change notifier's baseline takes the state built at start-up when it is no
+    older than a request may answer from (twice the rescan interval): a start slowed
+    by a loaded machine does not walk the folders a second time before answering."""
+    from skillbook.mcp._catalog import SkillCatalog
+    from skillbook.mcp.server import SkillServer
+    from skillbook.runtime.session import SkillSession
+
+    now = [100.0]
+    catalog = SkillCatalog(
+        SkillSession(loader(tmp_path), watch=False), rescan_interval_s=1.0, clock=lambda: now[0]
+    )
+    server = SkillServer(catalog, owns_session=True)
+    built_at = catalog._scanned_at
+    now[0] += 1.5  # the rest of the start-up took longer than one interval
+
+    async def main() -> None:
+        async with Client(server) as client:
+            names = {p.name for p in (await client.list_prompts()).prompts}
+            assert "alpha" in names
+
+    anyio.run(main)
+    assert catalog._scanned_at == built_at

@@ -14,6 +14,7 @@ Registered in :mod:`skillbook.cli.app` with ``cli.add_command(serve_cmd, "serve"
 from __future__ import annotations
 
 import logging
+import math
 import sys
 
 import click
@@ -139,7 +140,8 @@ def serve_cmd(
     # built without collector passes over them (docs/mcp.md#performance).
     with collector_paused():
         server = build_server(_loader(obj), watch=workers == 1)
-        state = server.catalog.current()
+        # The state just built, however long the build took (no second walk).
+        state = server.catalog.current(max_age_s=math.inf)
     where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
     click.echo(
         f"skillbook: serving {_count(len(state.skills), 'skill')} "
