@@ -70,10 +70,10 @@ def test_entry_frontmatter_is_json_and_refuses_numbers_json_cannot_carry(tmp_pat
         "3": "three",
         "list": [1.5, "x", None, True],
     }
-    assert "skill://nan/SKILL.md" not in entries and "skill://inf/SKILL.md" not in entries
     problems = {s.skill.name: s.problem for s in state.skills}
     for name in ("nan", "inf"):
-        assert "NaN or Infinity" in (problems[name] or "")
+        assert f"skill://{name}/SKILL.md" not in entries
+        assert "a number JSON cannot carry" in (problems[name] or "")
 
 
 def test_a_slow_start_does_not_walk_every_skill_folder_again(tmp_path: Path) -> None:
@@ -99,3 +99,15 @@ def test_a_slow_start_does_not_walk_every_skill_folder_again(tmp_path: Path) -> 
 
     anyio.run(main)
     assert catalog._scanned_at == built_at
+
+
+def test_integers_too_long_to_print_have_no_json_form() -> None:
+    """JSON carries numbers as digits: an integer past Python's digit limit (as a value
+    or a key) is refused like NaN, not left for the answer's serialiser to fail on."""
+    from skillbook.mcp._catalog import _jsonable
+
+    huge = 1 << 20_000  # YAML's hexadecimal integers have no length limit
+    assert _jsonable({"n": [1 << 100, 2.5, None]}) == {"n": [1 << 100, 2.5, None]}
+    for bad in ({"n": huge}, {huge: "x"}, [{"deep": [float("nan")]}]):
+        with pytest.raises(ValueError):
+            _jsonable(bad)

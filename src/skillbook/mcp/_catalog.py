@@ -190,22 +190,28 @@ def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None
     return fmt.normalize_relative(os.path.relpath(real, root).replace(os.sep, "/"))
 
 
-class _NotJson(ValueError):
-    """A number JSON cannot carry (NaN or Infinity)."""
+#: Integers this long may pass Python's limit on digits printed (4,300 by default):
+#: those are printed once to find out (JSON carries numbers as digits).
+_LONG_INT_BITS = 14_000
 
 
 def _jsonable(value: Any) -> Any:
-    """``value`` with string keys and lists, as JSON carries it; :class:`_NotJson` for
-    NaN or Infinity (one pass: no ``json.dumps`` of every entry to find them)."""
+    """``value`` with string keys and lists, as JSON carries it; ValueError for a
+    number JSON cannot carry: NaN, Infinity, an integer past the digit limit (one pass:
+    no ``json.dumps`` of every entry to find them)."""
     kind = type(value)
-    if kind is str or kind is bool or kind is int or value is None:
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if value.bit_length() > _LONG_INT_BITS:
+            str(value)  # ValueError past sys.get_int_max_str_digits()
         return value
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
-        raise _NotJson(value)
+        raise ValueError(f"{value} has no JSON form")
     return value
 
 
@@ -229,8 +235,11 @@ def entry_frontmatter(
         return None, "its frontmatter is not a YAML mapping"
     try:
         data = _jsonable(parsed.frontmatter.data)
-    except _NotJson:
-        return None, "its frontmatter holds a number JSON cannot carry (NaN or Infinity)"
+    except ValueError:
+        return None, (
+            "its frontmatter holds a number JSON cannot carry "
+            "(NaN, Infinity, or an integer too long to print)"
+        )
     name, description = data.get("name"), data.get("description")
     if not fmt.is_valid_skill_name(name):
         return None, f"name {name!r} breaks the Agent Skills name rules"
