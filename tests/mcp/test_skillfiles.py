@@ -12,9 +12,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from factories import skill_text, write_file, write_skill
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillbook.mcp import _skillfiles as sf
 from skillbook.mcp import _skillformat as fmt
@@ -186,6 +189,16 @@ def test_uris_percent_encode_odd_names() -> None:
     assert fmt.file_uri("alpha", "a b/ü#.md") == "skill://alpha/a%20b/%C3%BC%23.md"
     assert fmt.encode_skill_path("Bad Name") == "Bad%20Name"
     assert fmt.encode_skill_path("git-workflow") == "git-workflow"
+
+
+@given(st.text(), st.text())
+def test_plain_names_take_the_short_way_with_the_same_encoding(name: str, rel: str) -> None:
+    """A name or path of unreserved characters is its own encoding (no ``quote`` per
+    segment): whatever the text, the encoding is ``quote``'s, segment by segment."""
+    assert fmt.encode_skill_path(name) == quote(name, safe="!$&'()*+,;=")
+    assert fmt.encode_file_path(rel) == "/".join(
+        quote(part, safe="!$&'()*+,;=:@") for part in rel.split("/")
+    )
 
 
 def test_name_rules() -> None:

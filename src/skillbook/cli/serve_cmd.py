@@ -14,6 +14,7 @@ Registered in :mod:`skillbook.cli.app` with ``cli.add_command(serve_cmd, "serve"
 from __future__ import annotations
 
 import logging
+import math
 import sys
 
 import click
@@ -100,7 +101,7 @@ def serve_cmd(
     from skillbook.cli.context import fail
 
     try:
-        from skillbook.mcp._startup import server_imports
+        from skillbook.mcp._startup import collector_paused, server_imports
 
         with server_imports():
             from skillbook.mcp import ServeError
@@ -135,9 +136,12 @@ def serve_cmd(
     log.setLevel(logging.WARNING)
 
     # Workers watch the skill folders themselves: a watcher thread started here would
-    # not survive the fork.
-    server = build_server(_loader(obj), watch=workers == 1)
-    state = server.catalog.current()
+    # not survive the fork. The first book and catalog live until a skill changes:
+    # built without collector passes over them (docs/mcp.md#performance).
+    with collector_paused():
+        server = build_server(_loader(obj), watch=workers == 1)
+        # The state just built, however long the build took (no second walk).
+        state = server.catalog.current(max_age_s=math.inf)
     where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
     click.echo(
         f"skillbook: serving {_count(len(state.skills), 'skill')} "

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import logging
+import math
 import os
 import threading
 import time
@@ -190,11 +190,28 @@ def _relative_in_skill(served: ServedSkill, path: str, home: Path) -> str | None
     return fmt.normalize_relative(os.path.relpath(real, root).replace(os.sep, "/"))
 
 
+#: Integers this long may pass Python's limit on digits printed (4,300 by default):
+#: those are printed once to find out (JSON carries numbers as digits).
+_LONG_INT_BITS = 14_000
+
+
 def _jsonable(value: Any) -> Any:
+    """``value`` with string keys and lists, as JSON carries it; ValueError for a
+    number JSON cannot carry: NaN, Infinity, an integer past the digit limit (one pass:
+    no ``json.dumps`` of every entry to find them)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if value.bit_length() > _LONG_INT_BITS:
+            str(value)  # ValueError past sys.get_int_max_str_digits()
+        return value
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} has no JSON form")
     return value
 
 
@@ -216,7 +233,13 @@ def entry_frontmatter(
         parsed = parse_skill_text(md.data)
     if not parsed.has_frontmatter or not parsed.frontmatter.yaml_ok:
         return None, "its frontmatter is not a YAML mapping"
-    data = _jsonable(parsed.frontmatter.data)
+    try:
+        data = _jsonable(parsed.frontmatter.data)
+    except ValueError:
+        return None, (
+            "its frontmatter holds a number JSON cannot carry "
+            "(NaN, Infinity, or an integer too long to print)"
+        )
     name, description = data.get("name"), data.get("description")
     if not fmt.is_valid_skill_name(name):
         return None, f"name {name!r} breaks the Agent Skills name rules"
@@ -224,10 +247,6 @@ def entry_frontmatter(
         return None, f"frontmatter name {name!r} differs from the skill name {skill.name!r}"
     if not isinstance(description, str) or not 0 < len(description) <= fmt.MAX_DESCRIPTION_LENGTH:
         return None, f"the description must have 1-{fmt.MAX_DESCRIPTION_LENGTH} characters"
-    try:
-        json.dumps(data, allow_nan=False)
-    except ValueError:
-        return None, "its frontmatter holds a number JSON cannot carry (NaN or Infinity)"
     return data, ""
 
 

@@ -58,7 +58,7 @@ class ChangeNotifier:
 
     if TYPE_CHECKING:  # provided by the server class
 
-        async def state(self) -> ServedState: ...
+        async def state(self, max_age_s: float | None = None) -> ServedState: ...
 
         def _views(self, state: ServedState) -> Views: ...
 
@@ -139,7 +139,9 @@ class ChangeNotifier:
             self._on_bump(anyio.lowlevel.current_token())
         )
         try:
-            baseline = await self.state()
+            # A held state as old as a request may answer from is the baseline: a
+            # slow start (a loaded machine) does not walk every skill folder again.
+            baseline = await self.state(max_age_s=2 * self.catalog.rescan_interval_s)
             watcher = self.catalog.session.watcher
             if watcher is not None:
                 # From here on no change is missed: the OS watches are in place.

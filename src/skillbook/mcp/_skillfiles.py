@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -86,14 +86,15 @@ class SkillFiles:
     #: (device, inode, size, mtime_ns, ctime_ns) of the SKILL.md bytes captured, when
     #: the file did not change while it was read: the parse cache's key for them.
     md_identity: tuple[int, ...] | None = None
+    #: The SKILL.md URI (every index and entry asks for it: encoded once).
+    uri: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "uri", file_uri(self.skill_path, SKILL_FILE))
 
     @property
     def skill_md(self) -> FileEntry | None:
         return self.files[0] if self.files and self.files[0].rel == SKILL_FILE else None
-
-    @property
-    def uri(self) -> str:
-        return file_uri(self.skill_path, SKILL_FILE)
 
     @property
     def total_size(self) -> int:

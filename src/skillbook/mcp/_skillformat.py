@@ -35,6 +35,9 @@ DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 # Skills names and ordinary file names come out unchanged.
 _AUTHORITY_SAFE = "!$&'()*+,;="
 _SEGMENT_SAFE = "!$&'()*+,;=:@"
+#: Characters ``quote`` never escapes (RFC 3986 unreserved) and the segment separator:
+#: a name or path of only these is its own encoding (most are; no per-segment call).
+_UNESCAPED = re.compile(r"[A-Za-z0-9_.~/-]*")
 # Extensions whose MIME type must not depend on the machine's /etc/mime.types.
 _MIME_BY_SUFFIX = {
     **dict.fromkeys((".md", ".markdown"), "text/markdown"),
@@ -77,11 +80,15 @@ def skill_root_uri(skill_path: str) -> str:
 
 def encode_skill_path(name: str) -> str:
     """The one-segment skill path skillbook uses: the skill name, percent-encoded."""
+    if "/" not in name and _UNESCAPED.fullmatch(name):
+        return name
     return quote(name, safe=_AUTHORITY_SAFE)
 
 
 def encode_file_path(rel: str) -> str:
     """A ``/``-separated path relative to the skill root, each segment percent-encoded."""
+    if _UNESCAPED.fullmatch(rel):
+        return rel
     return "/".join(quote(part, safe=_SEGMENT_SAFE) for part in rel.split("/"))
 
 

@@ -55,10 +55,14 @@ class Listing:
 
 
 def walk(base_dir: Path, skill_file: Path, real_dir: Path | None = None) -> Listing:
-    root_real = _fs.try_realpath(os.fspath(base_dir))
+    base = os.fspath(base_dir)
+    root_real = _fs.try_realpath(base)
     if root_real is None:
         return Listing((), (), (), missing_skill_md="the skill folder cannot be resolved")
-    standalone = skill_file.name != SKILL_FILE or skill_file.parent != base_dir
+    # The string test settles the usual case without building Path objects per skill.
+    standalone = os.fspath(skill_file) != os.path.join(base, SKILL_FILE) and (
+        skill_file.name != SKILL_FILE or skill_file.parent != base_dir
+    )
     if real_dir is not None and not standalone and root_real != os.fspath(real_dir):
         # Discovery checked the folder at its real path; it now resolves elsewhere.
         why = f"the skill folder now resolves to {root_real}, not {os.fspath(real_dir)}"
@@ -75,7 +79,7 @@ def walk(base_dir: Path, skill_file: Path, real_dir: Path | None = None) -> List
         if isinstance(found, str):
             return Listing((), ("",), (), found, root_real, root_id)
         return Listing(((SKILL_FILE, *found),), ("",), (), None, root_real, root_id)
-    files, dirs, skipped = _walk_tree(os.fspath(base_dir), root_real)
+    files, dirs, skipped = _walk_tree(base, root_real)
     head = [f for f in files if f[0] == SKILL_FILE]
     if not head:
         missing = "no servable SKILL.md"

@@ -21,6 +21,16 @@ start-up was 2.4× a ``prompt --no-cache`` process, most of it the SDK's import)
   serializer are built when it is first used, not when its class is created, so
   the hundreds of protocol models of both protocol versions that no request of this
   process uses are never built (:func:`_deferred_models`);
+- the SDK's ``Model.model_rebuild()`` calls at module level (and pydantic's own when
+  a generic model is parametrized) leave a deferred model deferred: it is built on
+  first use like the others, its forward references resolved from its module then
+  (:func:`_deferred_rebuilds`);
+- the SDK's module-level ``TypeAdapter`` objects (the JSON-RPC message union, the
+  per-era request, notification and result unions, the auth routes' adapters: 9
+  of them, about a tenth of the import) are created deferred as well: each builds
+  its validator the first time it validates or serialises, so the adapters the
+  requests of this process never use (the auth routes', the client side's unions)
+  are never built (:func:`_deferred_adapters`);
 - the string annotations pydantic evaluates become ``typing.ForwardRef`` objects,
   each compiling its string on Python 3.11: 2,300 compilations of 585 distinct
   strings. Code objects are immutable, so equal strings share one compilation
@@ -39,7 +49,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["server_imports"]
+__all__ = ["collector_paused", "server_imports"]
 
 #: Packages whose ``__init__`` the server does not need (the SDK's, see the module),
 #: parents first.
@@ -101,6 +111,74 @@ def _deferred_models() -> Iterator[None]:
 
 
 @contextmanager
+def _deferred_rebuilds() -> Iterator[None]:
+    """``Model.model_rebuild()`` calls of the block leave a deferred model deferred.
+
+    The SDK's modules call it at module level (forward references to classes defined
+    further down) and pydantic calls it when a generic model is parametrized; either
+    would build the model's validator now. A deferred model resolves the same names
+    from its module when first used, so the build can wait. pydantic's own rebuild on
+    first use (``raise_errors=False``) and forced rebuilds go through unchanged.
+    """
+    try:
+        from pydantic import BaseModel
+    except ImportError:  # no pydantic: nothing to defer
+        yield
+        return
+    held = vars(BaseModel).get("model_rebuild")
+    if not isinstance(held, classmethod):  # another pydantic
+        yield
+        return
+    rebuild = held.__func__
+
+    def deferred(cls: Any, *, force: bool = False, raise_errors: bool = True, **kw: Any) -> Any:
+        config = cls.model_config
+        if (
+            not force
+            and raise_errors
+            and not cls.__pydantic_complete__
+            and config.get("defer_build", True) is True
+        ):
+            return None
+        kw.setdefault("_parent_namespace_depth", 2)
+        if kw["_parent_namespace_depth"] > 0 and "_types_namespace" not in kw:
+            kw["_parent_namespace_depth"] += 1  # this wrapper is one frame more
+        return rebuild(cls, force=force, raise_errors=raise_errors, **kw)
+
+    BaseModel.model_rebuild = classmethod(deferred)  # type: ignore[method-assign,assignment,arg-type]
+    try:
+        yield
+    finally:
+        BaseModel.model_rebuild = held  # type: ignore[method-assign,assignment]
+
+
+@contextmanager
+def _deferred_adapters() -> Iterator[None]:
+    """``TypeAdapter`` objects created in the block defer their build (pydantic's own
+    ``defer_build``, which an adapter otherwise takes only from an explicit config)
+    unless their config says ``defer_build=False``."""
+    try:
+        from pydantic import TypeAdapter
+    except ImportError:  # no pydantic: nothing to defer
+        yield
+        return
+    prop = vars(TypeAdapter).get("_defer_build")
+    if not isinstance(prop, property) or prop.fget is None:  # another pydantic
+        yield
+        return
+
+    def deferred(adapter: Any) -> bool:
+        config = adapter._config if adapter._config is not None else adapter._model_config
+        return not config or config.get("defer_build", True) is True
+
+    TypeAdapter._defer_build = property(deferred)  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        TypeAdapter._defer_build = prop  # type: ignore[method-assign,assignment]
+
+
+@contextmanager
 def _shared_compilations() -> Iterator[None]:
     """``typing``'s calls to ``compile`` (``ForwardRef``) memoised by source while the
     block runs: a name in ``typing``'s globals is found before the builtin."""
@@ -129,16 +207,34 @@ def _shared_compilations() -> Iterator[None]:
 
 
 @contextmanager
-def server_imports() -> Iterator[None]:
-    """Import the server's modules inside this block (see the module docstring)."""
-    for name in DEFERRED_PACKAGES:
-        _defer(name)
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the block runs, then what it made frozen
+    out of later collections (when the collector was on before).
+
+    For work that builds objects living as long as the process: the SDK's classes
+    and schemas, the first book and served catalog (about 55,000 objects for 1,000
+    skills, whose allocation would otherwise trigger full collections over
+    everything imported so far: about a seventh of the catalog's build)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with _deferred_models(), _shared_compilations():
-            yield
+        yield
     finally:
         if collecting:
             gc.freeze()
             gc.enable()
+
+
+@contextmanager
+def server_imports() -> Iterator[None]:
+    """Import the server's modules inside this block (see the module docstring)."""
+    for name in DEFERRED_PACKAGES:
+        _defer(name)
+    with (
+        collector_paused(),
+        _deferred_models(),
+        _deferred_rebuilds(),
+        _deferred_adapters(),
+        _shared_compilations(),
+    ):
+        yield

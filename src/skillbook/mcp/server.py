@@ -151,11 +151,12 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
         )
         return super().create_initialization_options(notify, experimental_capabilities, extensions)
 
-    async def state(self) -> ServedState:
+    async def state(self, max_age_s: float | None = None) -> ServedState:
         """The state a request answers from. While the change notifier runs, it also
         walks the skill folders every rescan interval, so a request takes the held
         state without leaving the event loop and only rebuilds (in a worker thread)
-        when the skills changed or the notifier fell behind."""
+        when the skills changed or the notifier fell behind. ``max_age_s``: how old
+        a held walk may be when the notifier is not running (default: the interval)."""
         interval = self.catalog.rescan_interval_s
         self._asked = True
         if self._refreshing and interval > 0:
@@ -166,7 +167,9 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
                 lambda: self.catalog.current(max_age_s=2 * interval)
             )
         else:
-            state = await anyio.to_thread.run_sync(self.catalog.current)
+            state = await anyio.to_thread.run_sync(
+                lambda: self.catalog.current(max_age_s=max_age_s)
+            )
         # Read by server/discover and initialize: new sessions see the current catalog.
         self.instructions = state.instructions or None
         return state
