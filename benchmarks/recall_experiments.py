@@ -362,6 +362,43 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 }
 
 
+def mix_added(data: dict[str, Any], key: str, lam: float) -> dict[str, float]:
+    """A bridge channel added to the ``mix`` score (``+ lam * s / (s + 10)``), no ranker.
+
+    Ordering *and* selection change (the same threshold and null floor): what the
+    bridge would do to abstention if it were part of the fused score.
+    """
+    names = data["names"]
+    weight, margin = NULL_RULE["hybrid"]
+    pos = neg = h1 = h3 = para = p3 = quiet = sel = 0
+    for q in data["queries"]:
+        raw = np.maximum(np.asarray(q[key], dtype=np.float64), 0.0)
+        score = q["fused"].astype(np.float64) + lam * raw / (raw + 10.0)
+        score[q["vetoed"]] = -np.inf
+        top = np.argsort(-score, kind="stable")[: L.TOP_K]
+        floor = max(DEFAULT_MIN_SCORE["hybrid"], margin + weight * (q["null"] or 0.0))
+        chosen = [int(i) for i in top if score[i] >= floor]
+        if not q["expected"]:
+            neg += 1
+            quiet += not chosen
+            continue
+        hit = [names[i] in q["expected"] for i in top]
+        pos += 1
+        h1 += hit[0]
+        h3 += any(hit[:3])
+        sel += any(names[i] in q["expected"] for i in chosen)
+        if q["kind"] in L.PARAPHRASE:
+            para += 1
+            p3 += any(hit[:3])
+    return {
+        "r@1": h1 / pos,
+        "r@3": h3 / pos,
+        "para@3": p3 / para,
+        "abstention": quiet / neg,
+        "selected": sel / pos,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache", type=Path)
@@ -387,6 +424,12 @@ def main() -> None:
         spread = {k: max(r[k] for r in runs) - min(r[k] for r in runs) for k in keys}
         cells = " | ".join(f"{mean[k]:.3f} ±{spread[k] / 2:.3f}" for k in keys)
         print(f"| {name} | {cells} |", flush=True)
+    print("\nadded to the mix score, no ranker (in-sample: nothing is fitted but lam)")
+    print(f"| channel | lam | {' | '.join(keys)} |")
+    for key in ("wl40", "wl45", "wl45Body", "pmi", "pmiBody"):
+        for lam in (0.0, 0.05, 0.1, 0.2):
+            m = mix_added(data, key, lam)
+            print(f"| {key} | {lam:g} | {' | '.join(f'{m[k]:.3f}' for k in keys)} |", flush=True)
 
 
 if __name__ == "__main__":
