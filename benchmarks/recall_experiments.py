@@ -232,6 +232,16 @@ def signals() -> dict[str, Any]:
             for name, index in sel._indexes.items():
                 v = index.embedder.embed([content or s.text])[0]
                 d[name + "Content"] = np.asarray(sel._vectors[name] @ v, dtype=np.float64)
+            # The request as wordllama reads it, widened by its words' bridge neighbours.
+            bridged = [
+                n
+                for w in dict.fromkeys(_WORD.findall(s.text.casefold()))
+                for n, _ in tables["wl45"].get(w, ())
+            ]
+            v = sel._indexes["wordllama"].embedder.embed(
+                [" ".join([s.text, *bridged[:MAX_TERMS]])]
+            )[0]
+            d["wordllamaBridged"] = np.asarray(sel._vectors["wordllama"] @ v, dtype=np.float64)
             out.append(d)
         mats = {k: np.asarray(v, dtype=np.float32) for k, v in sel._vectors.items()}
         return {"names": [d.name for d in sel.documents], "queries": out, "mats": mats}
@@ -245,14 +255,24 @@ def rows(
     agree: bool = False,
     prf: int = 0,
     inter: bool = False,
+    swap_wordllama: str | None = None,
     bm25_k: float = 10.0,
 ) -> list[L.Row]:
-    """learn_select's rows, with the candidate features appended."""
+    """learn_select's rows, with the candidate features appended.
+
+    ``swap_wordllama``: an array to use as the ``wordllama`` channel instead, in the
+    features and in the mix score (its weight there is ``0.2 × coverage``).
+    """
     names = data["names"]
     weight, margin = NULL_RULE["hybrid"]
     out = []
     for q in data["queries"]:
         fused = q["fused"].astype(np.float64)
+        if swap_wordllama is not None:
+            new = np.asarray(q[swap_wordllama], dtype=np.float64)
+            old = q["channels"]["wordllama"].astype(np.float64)
+            fused = fused + 0.2 * q["coverage"] * (new - old)
+            q = {**q, "channels": {**q["channels"], "wordllama": new}}
         order = [int(i) for i in np.argsort(-fused, kind="stable") if int(i) not in q["vetoed"]]
         cand = np.array(order[: L.DEPTH])
         cn = [names[i] for i in cand]
@@ -353,6 +373,8 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "bridge wl40, unknown words only": {"channels": ("wl40Unknown",)},
     "bridge PMI": {"channels": ("pmi",)},
     "bridge PMI, summary + body": {"channels": ("pmi", "pmiBody")},
+    "wordllama cosine of the bridged request": {"arrays": ("wordllamaBridged",)},
+    "the same in place of wordllama's (mix too)": {"swap_wordllama": "wordllamaBridged"},
     "term coverage": {"arrays": ("cov", "covBody", "covIdf", "covBodyIdf")},
     "content-word cosines": {"arrays": ("wordllamaContent", "multilingualContent")},
     "channel agreement": {"agree": True},
