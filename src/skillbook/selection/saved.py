@@ -53,7 +53,7 @@ __all__ = [
     "selector_file",
 ]
 
-FORMAT: Final = "skillbook-selector-2"
+FORMAT: Final = "skillbook-selector-3"
 _MAGIC: Final = b"SBSELECT1\n"
 _SUFFIX: Final = ".selector"
 #: Saved selectors kept per folder (the newest by modification time).
@@ -178,11 +178,13 @@ def save(
             },
             "diagnostics": [d.to_dict() for d in sel.diagnostics],
             "embedders": {name: index.embedder.id for name, index in sel._indexes.items()},
-            # float16 as the index keeps them: float32 again on load, the same values.
-            "vectors": {name: array(v, np.float16) for name, v in sel._vectors.items()},
+            # float32 (the index's float16 values widened, as the selector holds them):
+            # the plain path (skillbook.selection.plain) hands them to BLAS as they are.
+            "vectors": {name: array(v, np.float32) for name, v in sel._vectors.items()},
             "null": None if sel._null is None else array(sel._null, np.float32),
             "null_rule": sel._null_rule,
             "lexical": None,
+            "plain": _plain_parameters(sel),
         }
         lexical = sel._lexical
         if lexical is not None and lexical._live is not None and lexical._speller is not None:
@@ -194,7 +196,16 @@ def save(
                 "indexes": [_bm25_entry(index, array) for index in (live.lexical, live.body)],
             }
         roles[role] = entry
+    plain: dict[str, Any] | None = {}
     tables: dict[str, int] = {}
+    for sel in selectors.values():
+        for index in sel._indexes.values():
+            spec = getattr(index.embedder, "plain_spec", None)
+            spec = spec() if callable(spec) else None
+            if spec is None or plain is None:
+                plain = None  # a model the plain path cannot compute: numpy ranks
+            else:
+                plain[index.embedder.id] = spec
     for sel in selectors.values():
         for index in sel._indexes.values():
             model = index.embedder
@@ -228,6 +239,7 @@ def save(
             "extra": dict(extra),
             "groups": kept,
             "tables": tables,
+            "plain": plain,
             "arrays": layout,
             # The arrays are checked whole on load: a damaged vector is a miss, not a rank.
             "body": (len(body), zlib.crc32(body)),
@@ -244,6 +256,20 @@ def save(
         _prune(os.path.dirname(path))
     except (OSError, ValueError):
         return  # only a cache: the next run builds again
+
+
+def _plain_parameters(sel: Selector) -> dict[str, Any] | None:
+    """What :mod:`skillbook.selection.plain` needs beyond the arrays: the ``mix``
+    weights and the threshold the selector computes, whether the learned ranker
+    applies. None for a fusion or backend it does not compute."""
+    if sel.settings.fusion != "mix" or sel.settings.backend != "hybrid":
+        return None
+    w = sel._weights()
+    return {
+        "weights": (float(w.bm25_k), {k: float(v) for k, v in w.weights.items()}, w.adaptive),
+        "threshold": float(sel.settings.threshold(sel.profile)),
+        "learned": sel.ranker is not None,
+    }
 
 
 def _bm25_entry(index: Any, array: Any) -> dict[str, Any]:
@@ -292,7 +318,9 @@ def read_header(path: str, key: str) -> tuple[dict[str, Any], Any, int] | None:
 
     try:
         with open(path, "rb") as fh:
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            # Copy-on-write: writable for ctypes (skillbook.selection._cblas takes
+            # addresses), the same shared pages as long as nothing writes, and nothing does.
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError):
         return None
     try:
