@@ -80,6 +80,10 @@ def render(
     shown = max(top or default_top, MIN_SHOWN)
     if as_json:
         out = selection.to_json(top=shown)
+        # To the precision of every other printed score: the null floor it may be is
+        # a float32 cosine's, which the plain path (skillbook.selection.plain) computes
+        # to float32 noise, not to the last bit of a double.
+        out["threshold"] = round(out["threshold"], 4)
         if include_ineligible:
             # Only eligible skills reach the model: "selected" says what it would see.
             out["selected"] = [n for n in out["selected"] if n not in why]

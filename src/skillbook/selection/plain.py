@@ -462,11 +462,38 @@ def _relu(values: Any) -> list[float]:
 
 
 def _unit(vector: array[float]) -> array[float]:
-    """``vector`` scaled to length 1 (a zero vector stays zero), float32."""
-    norm = _f32(math.sqrt(math.fsum(v * v for v in vector)))
+    """``vector`` scaled to length 1 as :func:`~skillbook.selection.embedders.unit_rows`
+    scales it (a zero vector stays zero): the float32 squares summed in numpy's
+    pairwise order, the square root and the quotients rounded to float32."""
+    norm = _f32(math.sqrt(_pairwise(f32([v * v for v in vector]))))
     if not norm > 0:
         return vector
     return f32([v / norm for v in vector])
+
+
+def _pairwise(a: Sequence[float]) -> float:
+    """numpy's float32 sum of a contiguous array (``np.add.reduce``): eight running
+    sums over blocks of up to 128 values, halves above, each addition rounded."""
+    n = len(a)
+    if n < 8:
+        total = 0.0
+        for v in a:
+            total = _f32(total + v)
+        return total
+    if n <= 128:
+        r = f32(a[:8])
+        tail = n - n % 8
+        for i in range(8, tail, 8):
+            r = f32(map(float.__add__, r, a[i : i + 8]))
+        total = _f32(
+            _f32(_f32(r[0] + r[1]) + _f32(r[2] + r[3])) + _f32(_f32(r[4] + r[5]) + _f32(r[6] + r[7]))
+        )
+        for i in range(tail, n):
+            total = _f32(total + a[i])
+        return total
+    half = n // 2
+    half -= half % 8
+    return _f32(_pairwise(a[:half]) + _pairwise(a[half:]))
 
 
 # --------------------------------------------------------------------------- the selector
