@@ -13,10 +13,11 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not `typing` at run time: a fresh `select` imports this module
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill

@@ -38,11 +38,17 @@ from __future__ import annotations
 
 import math
 import mmap
+import re
 import struct
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+
+# Neither `typing` nor the selection modules at run time (dataclasses, inspect,
+# importlib.resources, the skill model): their imports cost more CPU than a ranking.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["PLAIN_MAX", "Candidate", "PlainSelector", "Selection", "Unsupported", "load"]
 
@@ -217,36 +223,120 @@ class _Bm25:
         return out
 
 
+class _Tokenizer:
+    """:class:`skillbook.selection.lexical.Tokenizer` over the saved stop words."""
+
+    def __init__(self, stop: frozenset[str], stem: Callable[[list[str]], list[str]] | None) -> None:
+        self.stop = stop
+        self.stem = stem
+        self._memo: dict[str, str | None] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        found = _TOKEN_RE.findall(text.casefold())
+        memo = self._memo
+        new = [w for w in set(found) if w not in memo]
+        if new:
+            kept = [w for w in new if w not in self.stop]
+            memo.update(dict.fromkeys(new))
+            memo.update(zip(kept, self.stem(kept) if self.stem is not None else kept, strict=True))
+        return [s for w in found if (s := memo[w]) is not None]
+
+
+_TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
+#: As :mod:`skillbook.selection.lexical`'s speller constants.
+SPELL_MIN: Final = 5
+SPELL_MAX: Final = 8
+SPELL_LONGEST: Final = 30
+SPELL_LOOKUPS: Final = 64
+_SPELL_RE: Final = re.compile(r"\b[^\W\d_]{5,30}\b")
+
+
+def _stemmer() -> Callable[[list[str]], list[str]] | None:
+    try:
+        import Stemmer
+    except ImportError:
+        return None
+    stem: Callable[[list[str]], list[str]] = Stemmer.Stemmer("english").stemWords
+    return stem
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+class _Speller:
+    """:class:`skillbook.selection.lexical.Speller` over the saved word counts; its
+    delete index is built on the first word that needs it (most requests have none)."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self._built: dict[str, list[str]] | None = None
+
+    def _index(self) -> dict[str, list[str]]:
+        if self._built is None:
+            index: dict[str, list[str]] = {}
+            for word in self.counts:
+                for d in _deletes(word):
+                    index.setdefault(d, []).append(word)
+            self._built = index
+        return self._built
+
+    def correct(self, word: str, is_word: Callable[[str], bool]) -> str | None:
+        if not SPELL_MIN <= len(word) <= SPELL_LONGEST or word in self.counts:
+            return None
+        if is_word(word):
+            return None
+        index = self._index()
+        found: set[str] = set(index.get(word, ()))
+        for d in _deletes(word):
+            found.update(index.get(d, ()))
+            if d in self.counts:
+                found.add(d)
+        found = {w for w in found if w[0] == word[0] and len(w) >= SPELL_MIN}
+        if not found:
+            return None
+        return max(sorted(found), key=lambda w: self.counts[w])
+
+    def corrections(
+        self, text: str, is_word: Callable[[str], bool], known_stem: Callable[[str], bool]
+    ) -> list[str]:
+        out: dict[str, None] = {}
+        looked: set[str] = set()
+        for word in _SPELL_RE.findall(text.casefold()):
+            if word in looked or word in self.counts:
+                continue
+            looked.add(word)
+            if len(looked) > SPELL_LOOKUPS:
+                break
+            if known_stem(word):
+                continue
+            fix = self.correct(word, is_word)
+            if fix is not None:
+                out[fix] = None
+                if len(out) >= SPELL_MAX:
+                    break
+        return list(out)
+
+
 class _Lexical:
     """The two BM25 channels, the coverage and the speller of a saved selector."""
 
     def __init__(self, entry: Mapping[str, Any], file: _File) -> None:
-        from skillbook.selection.lexical import Tokenizer, _stemmer
-
-        tokenize = Tokenizer.__new__(Tokenizer)
-        tokenize.stop = frozenset(entry["stop"])
-        tokenize.stem = _stemmer() if entry["stem"] else None
-        tokenize._memo = {}
-        if entry["stem"] and tokenize.stem is None:
+        stem = _stemmer() if entry["stem"] else None
+        if entry["stem"] and stem is None:
             raise Unsupported("the saved index was stemmed and PyStemmer is gone")
-        self.tokenize = tokenize
+        self.tokenize = _Tokenizer(frozenset(entry["stop"]), stem)
         self.lexical, self.body = (_Bm25(e, file) for e in entry["indexes"])
-        self._counts: dict[str, int] = dict(entry["speller"])
-        self._speller: Any = None
+        self._speller = _Speller(dict(entry["speller"]))
 
     def corrections(self, text: str, is_word: Callable[[str], bool]) -> list[str]:
-        if self._speller is None:
-            from skillbook.selection.saved import _lazy_speller
-
-            self._speller = _lazy_speller(self._counts)
         vocab = self.lexical.vocab
 
         def known_stem(word: str) -> bool:
             stems = self.tokenize(word)
             return bool(stems) and stems[0] in vocab
 
-        found: list[str] = self._speller.corrections(text, is_word, known_stem)
-        return found
+        return self._speller.corrections(text, is_word, known_stem)
 
     def coverage(self, text: str) -> float:
         tokens = self.tokenize(text)
@@ -258,6 +348,54 @@ class _Lexical:
     def scores(self, text: str) -> dict[str, array[float]]:
         tokens = self.tokenize(text)
         return {"bm25": self.lexical.scores(tokens), "bm25Body": self.body.scores(tokens)}
+
+
+# --------------------------------------------------------------------------- triggers
+
+_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+
+
+def words(text: str) -> tuple[str, ...]:
+    """As :func:`skillbook.selection.triggers.words`."""
+    return tuple(m.group(0) for m in _WORD_RE.finditer(text.casefold()))
+
+
+class _Match:
+    """As :class:`skillbook.selection.triggers.TriggerMatch`."""
+
+    __slots__ = ("boosted", "reasons", "vetoed")
+
+    def __init__(self, boosted: bool, vetoed: bool, reasons: tuple[str, ...]) -> None:
+        self.boosted, self.vetoed, self.reasons = boosted, vetoed, reasons
+
+
+def _contains(request: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    if n == 1:
+        return phrase[0] in request
+    first = phrase[0]
+    return any(
+        request[i] == first and tuple(request[i : i + n]) == tuple(phrase)
+        for i in range(len(request) - n + 1)
+    )
+
+
+def _match(triggers: Sequence[Sequence[Sequence[str]]], request: Sequence[str]) -> _Match:
+    """As :func:`skillbook.selection.triggers.match_triggers` on saved ``(any, all, none)``."""
+    any_, all_, none = triggers
+    reasons: list[str] = []
+    vetoed = False
+    for phrase in none:
+        if _contains(request, phrase):
+            vetoed = True
+            reasons.append("none:" + " ".join(phrase))
+    hit = next((p for p in any_ if _contains(request, p)), None)
+    if hit is not None:
+        reasons.append("any:" + " ".join(hit))
+    every = bool(all_) and all(_contains(request, p) for p in all_)
+    if every:
+        reasons.append("all")
+    return _Match((hit is not None or every) and not vetoed, vetoed, tuple(reasons))
 
 
 # --------------------------------------------------------------------------- models
@@ -547,9 +685,7 @@ class PlainSelector:
             raise Unsupported("only the default hybrid mix is ranked without numpy")
         self.backend, self.top_k = str(backend), int(top_k)
         self.skills = tuple(skills[i] for i in entry["skills"])
-        from skillbook.selection.triggers import Triggers
-
-        self._triggered = {int(i): Triggers(*t) for i, t in entry["triggered"].items()}
+        self._triggered = {int(i): tuple(t) for i, t in entry["triggered"].items()}
         self.diagnostics = entry["diagnostics"]
         self._models = {name: models[ident] for name, ident in entry["embedders"].items()}
         if set(self._models) != {"wordllama", "multilingual"}:
@@ -597,7 +733,6 @@ class PlainSelector:
     def select(self, request: str, *, top_k: int | None = None) -> Selection:
         """As :meth:`skillbook.selection.selector.Selector.select` without recent turns."""
         from skillbook.selection._cblas import blas as load_blas
-        from skillbook.selection.triggers import match_triggers, words
 
         blas = load_blas()
         if blas is None:
@@ -621,7 +756,7 @@ class PlainSelector:
         weights = self._weights
         fused = self._mix(channels, coverage)
         tokens = words(request + " ")
-        matches = {i: match_triggers(t, tokens) for i, t in self._triggered.items()}
+        matches = {i: _match(t, tokens) for i, t in self._triggered.items()}
         boost = array("f", bytes(4 * size))
         boost32 = _f32(TRIGGER_BOOST)
         for i, m in matches.items():
@@ -684,8 +819,6 @@ class PlainSelector:
         text: str,
         tokens: tuple[str, ...],
     ) -> tuple[list[int], dict[int, float]]:
-        from skillbook.selection.triggers import words
-
         ranker = self._ranker
         n = max(ranker.depth, size)
         cand = _top(fused, n, vetoed)
@@ -743,11 +876,16 @@ def _top(scores: Sequence[float], n: int, vetoed: set[int]) -> list[int]:
     return [i for i in best if i not in vetoed][:n]
 
 
+_NAME_SPLIT: Final = re.compile(r"[^\w]+|_", re.UNICODE)
+
+
 def _name_hits(names: Sequence[str], have: set[str]) -> list[float]:
     """As :func:`skillbook.selection.ranker.name_hits`."""
-    from skillbook.selection.ranker import name_hits
-
-    return name_hits(names, list(have))
+    out: list[float] = []
+    for name in names:
+        parts = [p for p in _NAME_SPLIT.split(name.casefold()) if len(p) >= 3]
+        out.append(sum(p in have for p in parts) / len(parts) if parts else 0.0)
+    return out
 
 
 def _above(sorted_scores: list[float], value: float) -> float:
@@ -820,15 +958,35 @@ def _features(
     return rows
 
 
+#: The learned ranker's features, in order (:data:`skillbook.selection.ranker.FEATURES`;
+#: a ``ranker.json`` fitted for others is not ranked here).
+FEATURES: Final = (
+    "bm25", "body", "wl", "ml", "bm25Gap", "bodyGap", "wlGap", "mlGap",
+    "bm25Rank", "bodyRank", "wlRank", "mlRank", "bm25Z", "bodyZ", "wlZ", "mlZ",
+    "mix", "mixGap", "mixRank", "mixLead", "trigger", "coverage", "null", "mlOverNull",
+    "words", "nameHit", "cov*bm25", "cov*body", "cov*wl", "uncov*ml",
+)  # fmt: skip
+
+
 class _Ranker:
-    """The learned ranker's parameters (``ranker.json``, as the selector reads it)."""
+    """The learned ranker's parameters: the shipped ``ranker.json``, as
+    :func:`skillbook.selection.ranker.default_ranker` reads it."""
 
     def __init__(self) -> None:
-        from skillbook.selection.ranker import default_ranker
+        import json
+        import os
 
-        model = default_ranker()
-        self.mean, self.scale, self.coef = model.mean, model.scale, model.coef
-        self.intercept, self.depth, self.bm25_k = model.intercept, model.depth, model.bm25_k
+        with open(os.path.join(os.path.dirname(__file__), "ranker.json"), "rb") as fh:
+            data = json.load(fh)
+        if tuple(data.get("features", ())) != FEATURES:
+            raise Unsupported("ranker.json has other features than the plain path computes")
+        self.mean = tuple(float(v) for v in data["mean"])
+        self.scale = tuple(float(v) for v in data["scale"])
+        self.coef = tuple(float(v) for v in data["coef"])
+        if not len(self.mean) == len(self.scale) == len(self.coef) == len(FEATURES):
+            raise Unsupported("ranker.json's vectors")
+        self.intercept, self.bm25_k = float(data["intercept"]), float(data["bm25K"])
+        self.depth = int(data["depth"])
 
     def probability(self, row: Sequence[float]) -> float:
         z = math.fsum(
@@ -861,6 +1019,7 @@ def load(header: Mapping[str, Any], data: Any, start: int) -> Loaded | None:
     try:
         return _load(header, data, start)
     except (Unsupported, ValueError, TypeError, KeyError, IndexError, AttributeError, OSError):
+        # json's and marshal's errors are ValueErrors; a missing file an OSError.
         return None
 
 

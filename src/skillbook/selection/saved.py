@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import marshal
 import os
-import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
 
+# Not `typing` nor `dataclasses` at run time: a fresh `select` imports this module,
+# and those two (with `inspect`, which dataclasses imports) cost more CPU than ranking.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill
     from skillbook.selection.embedders import Embedder
@@ -301,15 +303,24 @@ def _prune(folder: str) -> None:
 # --------------------------------------------------------------------------- loading
 
 
-@dataclass(frozen=True, slots=True)
 class Loaded:
     """A saved file read back: its footprint record, selectors by role, extra values."""
 
-    record: Mapping[str, Any]
-    selectors: Mapping[str, Selector]
-    extra: Mapping[str, Any]
-    skills: tuple[SavedSkill, ...]
-    groups: Mapping[str, tuple[SavedSkill, ...]]
+    __slots__ = ("extra", "groups", "record", "selectors", "skills")
+
+    def __init__(
+        self,
+        record: Mapping[str, Any],
+        selectors: Mapping[str, Selector],
+        extra: Mapping[str, Any],
+        skills: tuple[SavedSkill, ...],
+        groups: Mapping[str, tuple[SavedSkill, ...]],
+    ) -> None:
+        self.record = record
+        self.selectors = selectors
+        self.extra = extra
+        self.skills = skills
+        self.groups = groups
 
 
 def read_header(path: str, key: str) -> tuple[dict[str, Any], Any, int] | None:
@@ -496,8 +507,8 @@ def _selector(
         settings=SelectorSettings(
             backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
         ),
-        indexes=cast("Mapping[str, Any]", indexes),
-        skills=cast("Sequence[Any]", mine),  # names are all a ranking reads
+        indexes=indexes,  # type: ignore[arg-type]
+        skills=mine,  # type: ignore[arg-type]  # names are all a ranking reads
         documents=documents,
         vectors={name: np_float32(array(at)) for name, at in entry["vectors"].items()},
         lexical=_lexical(entry["lexical"], array) if entry["lexical"] is not None else None,
@@ -516,7 +527,8 @@ def diagnostic(d: Mapping[str, Any]) -> Diagnostic:
     """A diagnostic from its ``to_dict()`` form."""
     from skillbook.diagnostics import Diagnostic
 
-    return cast("Diagnostic", _diagnostic(Diagnostic, d))
+    found: Diagnostic = _diagnostic(Diagnostic, d)
+    return found
 
 
 def _diagnostic(cls: Any, d: Mapping[str, Any]) -> Any:
@@ -569,6 +581,8 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
     channels._tokens = {}
     channels._live = _Built(lexical, body, ())
     channels._generation = 0
+    import threading
+
     channels._lock = threading.Lock()
     channels._worker = None
     channels._speller = _lazy_speller(dict(entry["speller"]))
