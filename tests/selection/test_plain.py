@@ -55,7 +55,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
     from skillbook.pipeline.book import Loader
 
     book = Loader(ws, env=env_for(tmp), cwd=tmp).load()
-    embedders = {
+    embedders: dict[str, Any] = {
         "wordllama": WordLlamaEmbedder(),
         "multilingual": MultilingualEmbedder(weights_cache=tmp / "models"),
     }
@@ -155,7 +155,7 @@ requests = st.one_of(
         st.builds(_typo, st.sampled_from(_WORDS), st.integers(0, 20)), min_size=1, max_size=5
     ).map(" ".join),
     st.text(
-        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+        st.characters(codec="utf-8", exclude_categories=["Cs"]),
         max_size=30,
     ),
 )
@@ -241,7 +241,7 @@ def test_a_fresh_select_answers_without_numpy_as_a_build_prints(tmp_path: Path) 
     ws = make_workspace(tmp_path)
     env = env_for(tmp_path)
     _settle(ws)
-    first, probe = _select(ws, env, "--json", "merge two pdf files")
+    _first, probe = _select(ws, env, "--json", "merge two pdf files")
     assert "BUILT=True" in probe
     for request in ("merge two pdf files", "météo à Lyon demain", "wether in paris", "hi"):
         out, probe = _select(ws, env, "--json", request)
@@ -254,15 +254,13 @@ def test_a_fresh_select_answers_without_numpy_as_a_build_prints(tmp_path: Path) 
 
 
 @pytest.mark.corpus
-def test_plain_prints_the_labelled_sets_requests_as_numpy(
-    tmp_path: Path, corpus_dir: Path
-) -> None:
+def test_plain_prints_the_labelled_sets_requests_as_numpy(tmp_path: Path, corpus_dir: Path) -> None:
     from test_saved_selector import _skills
 
     from skillbook.cli.select_output import render
 
     skills = _skills(corpus_dir)
-    embedders = {
+    embedders: dict[str, Any] = {
         "wordllama": WordLlamaEmbedder(),
         "multilingual": MultilingualEmbedder(weights_cache=tmp_path / "models"),
     }
@@ -274,7 +272,12 @@ def test_plain_prints_the_labelled_sets_requests_as_numpy(
     assert found is not None
     fast, slow = plain.load(*found), saved.load(*found, weights_cache=tmp_path / "models")
     assert fast is not None and slow is not None
-    requests = [json.loads(line)["query"] for f in SETS for line in f.open() if line.strip()]
+    requests = [
+        json.loads(line)["query"]
+        for f in SETS
+        for line in f.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     assert len(requests) > 1000
     same = numbers = differing = unsettled = 0
     for request in requests:
@@ -287,7 +290,7 @@ def test_plain_prints_the_labelled_sets_requests_as_numpy(
         out = [
             render(
                 request,
-                s,
+                s,  # type: ignore[arg-type]
                 channels=built.channels,
                 default_top=5,
                 top=None,
@@ -303,7 +306,10 @@ def test_plain_prints_the_labelled_sets_requests_as_numpy(
         assert_equivalent(out[0], out[1], request)
         same += out[0] == out[1]
         for x, y in zip(out[0]["ranked"], out[1]["ranked"], strict=True):
-            values = [(x["score"], y["score"]), *((x["parts"][k], y["parts"][k]) for k in y["parts"])]
+            values = [
+                (x["score"], y["score"]),
+                *((x["parts"][k], y["parts"][k]) for k in y["parts"]),
+            ]
             numbers += len(values)
             differing += sum(u != v for u, v in values)
     # Requests the token tables do not settle (CJK text the library must segment) go

@@ -213,9 +213,14 @@ def _diagnostics(selector: Any) -> list[Any]:
 def _matching(
     selection: Any, eligible: Sequence[Any], why: dict[str, Any], top_k: int
 ) -> list[tuple[float, Any]]:
-    from skillbook.selection.eligibility import matching_ineligible
-
-    return matching_ineligible(selection, eligible, why, top_k=top_k)
+    """:func:`skillbook.selection.eligibility.matching_ineligible` (whose module
+    imports ``dataclasses``, more CPU than this ranking's arithmetic)."""
+    ok = {id(s) for s in eligible}
+    return [
+        (c.score, why[c.name])
+        for c in selection.ranked[:top_k]
+        if c.score >= selection.threshold and id(c.skill) not in ok and c.name in why
+    ]
 
 
 class _Why:

@@ -13,6 +13,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+
 TYPE_CHECKING = False  # not `typing` at run time: a fresh `select` imports this module
 
 if TYPE_CHECKING:

@@ -273,7 +273,11 @@ def _safetensors_rows(path: Path, name: str) -> Any:
 
     dtype, shape, offset = _safetensors_entry(path, name)
     return np.memmap(
-        path, dtype={"F16": np.float16, "F32": np.float32}[dtype], mode="r", offset=offset, shape=shape
+        path,
+        dtype={"F16": np.float16, "F32": np.float32}[dtype],
+        mode="r",
+        offset=offset,
+        shape=shape,
     )
 
 

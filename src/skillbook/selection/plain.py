@@ -189,7 +189,8 @@ class _File:
         for n in shape:
             count *= n
         size = count * struct.calcsize(code)
-        return memoryview(self.data)[offset : offset + size].cast(code)
+        view: memoryview = memoryview(self.data)[offset : offset + size].cast(code)  # type: ignore[call-overload]
+        return view
 
 
 # --------------------------------------------------------------------------- BM25
@@ -487,12 +488,12 @@ class _Multilingual:
         """A small float32 array of the weights as Python floats (cached)."""
         found = self._lists.get(name)
         if found is None:
-            dtype, shape, offset = self._arrays[name]
+            _dtype, shape, offset = self._arrays[name]
             count = 1
             for n in shape:
                 count *= n
             view = memoryview(self._data)[offset : offset + 4 * count].cast("f")
-            found = self._lists[name] = view.tolist()
+            found = self._lists[name] = [float(v) for v in view.tolist()]
         return found
 
     def embed(self, text: str, blas: Any) -> array[float]:
@@ -565,9 +566,7 @@ class _Multilingual:
                     if 0 <= at < length:
                         sl = q[at * width + k * _CNN : at * width + (k + 1) * _CNN]
                         acc = [a + c for a, c in zip(acc, sl, strict=True)]
-                out.append(
-                    [(a if a > 0.0 else 0.0) + c for a, c in zip(acc, hs[t], strict=True)]
-                )
+                out.append([(a if a > 0.0 else 0.0) + c for a, c in zip(acc, hs[t], strict=True)])
             branches.append(out)
         # The sentence: each position's features layer-normed, summed over positions.
         summed = [0.0] * 1280
@@ -577,8 +576,10 @@ class _Multilingual:
             f = [a - mean for a in f]
             inv = 1.0 / math.sqrt(math.fsum(a * a for a in f) / 1280 + eps)
             summed = [s + a * inv for s, a in zip(summed, f, strict=True)]
-        g, b = self._list("ln_g"), self._list("ln_b")
-        summed32 = f32(s * gg + length * bb for s, gg, bb in zip(summed, g, b, strict=True))
+        gamma, beta = self._list("ln_g"), self._list("ln_b")
+        summed32 = f32(
+            s * gg + length * bb for s, gg, bb in zip(summed, gamma, beta, strict=True)
+        )
         mean_v = blas.vecmat(summed32, self._at("cnn_W"), 1280, 512)
         root = 1.0 / math.sqrt(length)
         cnn_b = self._list("cnn_b")
@@ -624,7 +625,8 @@ def _pairwise(a: Sequence[float]) -> float:
         for i in range(8, tail, 8):
             r = f32(map(float.__add__, r, a[i : i + 8]))
         total = _f32(
-            _f32(_f32(r[0] + r[1]) + _f32(r[2] + r[3])) + _f32(_f32(r[4] + r[5]) + _f32(r[6] + r[7]))
+            _f32(_f32(r[0] + r[1]) + _f32(r[2] + r[3]))
+            + _f32(_f32(r[4] + r[5]) + _f32(r[6] + r[7]))
         )
         for i in range(tail, n):
             total = _f32(total + a[i])
@@ -679,7 +681,7 @@ class PlainSelector:
         models: Mapping[str, Any],
         ranker: Any,
     ) -> None:
-        backend, fusion, top_k, min_score, pinned = entry["settings"]
+        backend, fusion, top_k, _min_score, _pinned = entry["settings"]
         plain = entry.get("plain")
         if plain is None or fusion != "mix" or backend != "hybrid":
             raise Unsupported("only the default hybrid mix is ranked without numpy")
@@ -820,6 +822,7 @@ class PlainSelector:
         tokens: tuple[str, ...],
     ) -> tuple[list[int], dict[int, float]]:
         ranker = self._ranker
+        assert ranker is not None  # only called with one
         n = max(ranker.depth, size)
         cand = _top(fused, n, vetoed)
         request_words = set((*words(text), *tokens))
@@ -870,9 +873,7 @@ def _top(scores: Sequence[float], n: int, vetoed: set[int]) -> list[int]:
     (numpy's stable sort of the negated scores)."""
     import heapq
 
-    best = heapq.nsmallest(
-        n + len(vetoed), range(len(scores)), key=lambda i: (-scores[i], i)
-    )
+    best = heapq.nsmallest(n + len(vetoed), range(len(scores)), key=lambda i: (-scores[i], i))
     return [i for i in best if i not in vetoed][:n]
 
 

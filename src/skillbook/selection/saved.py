@@ -483,7 +483,7 @@ def _selector(
     from skillbook.selection.triggers import Triggers
 
     backend, fusion, top_k, min_score, pinned = entry["settings"]
-    indexes = {
+    indexes: dict[str, Any] = {
         name: _SavedIndex(_embedder(name, ident, models, cache, tables))
         for name, ident in entry["embedders"].items()
     }
@@ -507,8 +507,8 @@ def _selector(
         settings=SelectorSettings(
             backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
         ),
-        indexes=indexes,  # type: ignore[arg-type]
-        skills=mine,  # type: ignore[arg-type]  # names are all a ranking reads
+        indexes=indexes,
+        skills=mine,  # names are all a ranking reads
         documents=documents,
         vectors={name: np_float32(array(at)) for name, at in entry["vectors"].items()},
         lexical=_lexical(entry["lexical"], array) if entry["lexical"] is not None else None,
