@@ -54,7 +54,7 @@ __all__ = ["PLAIN_MAX", "Candidate", "PlainSelector", "Selection", "Unsupported"
 
 #: Skills up to which a fresh process ranks without numpy (above, numpy's import is
 #: the smaller cost: see docs/selection.md, "A fresh skillbook select process").
-PLAIN_MAX: Final = 10_000
+PLAIN_MAX: Final = 5_000
 
 #: As :data:`skillbook.selection.selector.DEFAULT_DEPTH`, ``TRIGGER_BOOST``.
 DEFAULT_DEPTH: Final = 20
