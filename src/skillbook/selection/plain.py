@@ -44,6 +44,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
+from skillbook.errors import SkillbookError
+
 # Neither `typing` nor the selection modules at run time (dataclasses, inspect,
 # importlib.resources, the skill model): their imports cost more CPU than a ranking.
 TYPE_CHECKING = False
@@ -70,8 +72,9 @@ _EOS: Final = 2
 _UNK: Final = 0
 
 
-class Unsupported(Exception):
-    """Something this module does not reproduce: rank with numpy instead."""
+class Unsupported(SkillbookError):
+    """Something this module does not reproduce: rank with numpy instead (never
+    reaches the user: :mod:`skillbook.cli.select_fast` catches it)."""
 
 
 # --------------------------------------------------------------------------- results
@@ -577,9 +580,7 @@ class _Multilingual:
             inv = 1.0 / math.sqrt(math.fsum(a * a for a in f) / 1280 + eps)
             summed = [s + a * inv for s, a in zip(summed, f, strict=True)]
         gamma, beta = self._list("ln_g"), self._list("ln_b")
-        summed32 = f32(
-            s * gg + length * bb for s, gg, bb in zip(summed, gamma, beta, strict=True)
-        )
+        summed32 = f32(s * gg + length * bb for s, gg, bb in zip(summed, gamma, beta, strict=True))
         mean_v = blas.vecmat(summed32, self._at("cnn_W"), 1280, 512)
         root = 1.0 / math.sqrt(length)
         cnn_b = self._list("cnn_b")
