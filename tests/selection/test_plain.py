@@ -317,3 +317,41 @@ def test_plain_prints_the_labelled_sets_requests_as_numpy(tmp_path: Path, corpus
     assert unsettled < len(requests) * 0.05
     assert same >= (len(requests) - unsettled) * 0.97, (same, len(requests), unsettled)
     assert differing <= numbers * 0.001, (differing, numbers)
+
+
+# --------------------------------------------------------------------------- the copies
+
+
+def test_the_plain_features_are_the_rankers() -> None:
+    # A ranker fitted on other features is declined (numpy ranks): this names the
+    # change, so the plain path follows it instead of silently losing its speed.
+    from skillbook.selection.ranker import FEATURES
+
+    assert plain.FEATURES == FEATURES
+    assert plain._Ranker().depth >= 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.one_of(requests, st.text(max_size=60)))
+def test_the_plain_tokenizer_words_and_name_hits_are_the_selections(text: str) -> None:
+    from skillbook.selection.lexical import Tokenizer, catalog_words
+    from skillbook.selection.ranker import name_hits
+    from skillbook.selection.triggers import words
+
+    lexical = Tokenizer()
+    mine = plain._Tokenizer(lexical.stop, lexical.stem)
+    assert mine(text) == lexical(text)
+    assert plain.words(text) == words(text)
+    names = ["pdf-merge", "git_worktrees", "Hue Lights", "a", *text.split()[:3]]
+    have = set(words(text))
+    assert plain._name_hits(names, have) == name_hits(names, list(have))
+    counts = {w: len(w) for w in catalog_words(text + " weather merging invoices")}
+    from skillbook.selection.lexical import Speller
+
+    theirs = Speller({w: n for w, n in counts.items() if 5 <= len(w) <= 30 and w.isalpha()})
+    ours = plain._Speller(dict(theirs.counts))
+    typo = " ".join(_typo(w, 1) for w in text.split())
+    for probe in (text, typo, "wether mergeing invoicse"):
+        assert ours.corrections(probe, lambda w: False, lambda w: False) == theirs.corrections(
+            probe, lambda w: False, lambda w: False
+        )
