@@ -199,6 +199,14 @@ def test_a_trigger_boosts_and_vetoes_as_in_numpy(pair: tuple[Any, Any]) -> None:
         assert [c.triggers for c in a.ranked] == [c.triggers for c in b.ranked]
 
 
+def test_a_pasted_document_goes_to_numpy(pair: tuple[Any, Any]) -> None:
+    # The encoder's layers in Python cost per piece: a long request is numpy's.
+    long = " ".join(["merge the quarterly pdf reports into one file"] * 40)
+    with pytest.raises(plain.Unsupported):
+        pair[0].selectors["selector"].select(long)
+    assert pair[1].selectors["selector"].select(long).ranked
+
+
 def test_what_the_plain_path_does_not_reproduce_goes_to_numpy(tmp_path: Path) -> None:
     # No "plain" parameters (a file of another fusion, or an older writer): None, and
     # the command ranks with the numpy selector.

@@ -57,6 +57,10 @@ __all__ = ["PLAIN_MAX", "Candidate", "PlainSelector", "Selection", "Unsupported"
 #: Skills up to which a fresh process ranks without numpy (above, numpy's import is
 #: the smaller cost: see docs/selection.md, "A fresh skillbook select process").
 PLAIN_MAX: Final = 5_000
+#: Request pieces (multilingual tokenizer) up to which the encoder runs here: its
+#: layers cost about 2 ms of CPU per piece in Python (at load 20), so a pasted
+#: document is encoded faster by numpy, import included.
+PLAIN_PIECES: Final = 128
 
 #: As :data:`skillbook.selection.selector.DEFAULT_DEPTH`, ``TRIGGER_BOOST``.
 DEFAULT_DEPTH: Final = 20
@@ -503,6 +507,8 @@ class _Multilingual:
         pieces = self._tokens.encode(text)
         if pieces is None:
             raise Unsupported("the request needs the sentencepiece library")
+        if len(pieces) > PLAIN_PIECES:
+            raise Unsupported("a long request: numpy encodes it faster")
         tokens = [_BOS, *pieces, _EOS] if pieces else [_BOS, _UNK, _EOS]
         return _unit(self._forward(tokens, blas))
 

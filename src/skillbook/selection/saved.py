@@ -4,9 +4,13 @@ Input: built :class:`~skillbook.selection.selector.Selector` objects (their BM25
 indexes, speller words, vectors and trigger hints) and what the command printed
 beside them. Output: one file per command line (:func:`save`), and, read back by
 :func:`load`, selectors that rank exactly as the ones saved: the same BM25 arrays
-scored by the same arithmetic, the same float16-rounded vectors, the same null-skill
+scored by the same arithmetic, the same float16-rounded vectors (kept as float32, so
+:mod:`skillbook.selection.plain` hands them to BLAS as they are), the same null-skill
 vectors, the same embedding models (loaded lazily: the weights are memory-mapped and
-a request reads only its tokens' rows).
+a request reads only its tokens' rows). The header also holds what
+:mod:`skillbook.selection.plain` needs to rank without numpy (``plain``: where each
+model's weights are mapped; per role the ``mix`` weights, the threshold and whether
+the learned ranker applies).
 
 Whether a saved selector still answers is not decided here: the command line keeps
 the footprint of the build beside it (:mod:`skillbook.pipeline.cache.footprint`: every
