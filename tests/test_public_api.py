@@ -53,6 +53,8 @@ INTERNAL = {
     "skillbook.distribution.registry.trust._Untrusted",
     # sync and load turn it into sync.copy-failed or a SyncError naming the skill
     "skillbook.distribution.sync.copytree.CopyError",
+    # the fresh `select` catches it and ranks with the numpy selector instead
+    "skillbook.selection.plain.Unsupported",
 }
 
 

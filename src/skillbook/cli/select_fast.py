@@ -12,8 +12,10 @@ unchanged), it ranks with that selector and prints through the same code as the
 command (:mod:`skillbook.cli.select_output`). Otherwise the command runs as always,
 recorded, and its selectors are saved for the next call (:func:`run_recorded`).
 
-Imports only what ranking needs: numpy, the selection stages, the tokenizers, never
-click or the pipeline's loader.
+Imports only what ranking needs, never click or the pipeline's loader: a catalog of
+up to :data:`~skillbook.selection.plain.PLAIN_MAX` skills is ranked without numpy
+(:mod:`skillbook.selection.plain`), a larger one (or a request the plain path does
+not settle) by the restored numpy selector.
 """
 
 from __future__ import annotations
@@ -147,18 +149,34 @@ def answer(call: Call, results: str, cwd: str, env: Mapping[str, str]) -> bool:
 def _ranked(
     call: Call, header: dict[str, Any], data: Any, start: int, results: str
 ) -> dict[str, Any] | list[str] | None:
+    from skillbook.selection import plain
+
+    if len(header.get("names", ())) <= plain.PLAIN_MAX:
+        loaded = plain.load(header, data, start)
+        if loaded is not None:
+            try:
+                return _output(call, loaded)
+            except plain.Unsupported:
+                pass  # a request the plain path does not settle: numpy ranks it
+    from skillbook.selection import saved
+
+    numpy_loaded = saved.load(header, data, start, weights_cache=saved.model_cache(results))
+    if numpy_loaded is None:
+        return None
+    return _output(call, numpy_loaded)
+
+
+def _output(call: Call, loaded: Any) -> dict[str, Any] | list[str]:
+    """The ranking of ``call`` by a saved file's selectors (plain or numpy ones)."""
     from skillbook.cli.select_output import render
     from skillbook.selection import saved
 
-    loaded = saved.load(header, data, start, weights_cache=saved.model_cache(results))
-    if loaded is None:
-        return None
     extra = loaded.extra
     selector = loaded.selectors["selector"]
     why = {w["name"]: _Why(w) for w in extra["why"]}
     eligible = loaded.groups["eligible"]
     selection = selector.select(call.request, top_k=call.top)
-    limit = call.top or selector.settings.top_k
+    limit = call.top or _top_k(selector)
     blocked: list[tuple[float, Any]] = []
     if call.include_ineligible:
         blocked = _matching(selection, eligible, why, limit)
@@ -170,22 +188,39 @@ def _ranked(
         call.request,
         selection,
         channels=selector.channels,
-        default_top=selector.settings.top_k,
+        default_top=_top_k(selector),
         top=call.top,
         why=why,  # type: ignore[arg-type]
         blocked=blocked,
-        diagnostics=[*problems, *selector.diagnostics],
+        diagnostics=[*problems, *_diagnostics(selector)],
         include_ineligible=call.include_ineligible,
         as_json=call.as_json,
     )
 
 
+def _top_k(selector: Any) -> int:
+    settings = getattr(selector, "settings", None)
+    return int(settings.top_k if settings is not None else selector.top_k)
+
+
+def _diagnostics(selector: Any) -> list[Any]:
+    from skillbook.selection import saved
+
+    found = selector.diagnostics
+    return [saved.diagnostic(d) if isinstance(d, dict) else d for d in found]
+
+
 def _matching(
     selection: Any, eligible: Sequence[Any], why: dict[str, Any], top_k: int
 ) -> list[tuple[float, Any]]:
-    from skillbook.selection.eligibility import matching_ineligible
-
-    return matching_ineligible(selection, eligible, why, top_k=top_k)
+    """:func:`skillbook.selection.eligibility.matching_ineligible` (whose module
+    imports ``dataclasses``, more CPU than this ranking's arithmetic)."""
+    ok = {id(s) for s in eligible}
+    return [
+        (c.score, why[c.name])
+        for c in selection.ranked[:top_k]
+        if c.score >= selection.threshold and id(c.skill) not in ok and c.name in why
+    ]
 
 
 class _Why:

@@ -13,10 +13,12 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # not `typing` at run time: a fresh `select` imports this module
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill
@@ -80,6 +82,10 @@ def render(
     shown = max(top or default_top, MIN_SHOWN)
     if as_json:
         out = selection.to_json(top=shown)
+        # To the precision of every other printed score: the null floor it may be is
+        # a float32 cosine's, which the plain path (skillbook.selection.plain) computes
+        # to float32 noise, not to the last bit of a double.
+        out["threshold"] = round(out["threshold"], 4)
         if include_ineligible:
             # Only eligible skills reach the model: "selected" says what it would see.
             out["selected"] = [n for n in out["selected"] if n not in why]

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing` at run time: a fresh `select` imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["one_blas_thread", "start_single_threaded"]
 

@@ -127,6 +127,7 @@ class WordLlamaEmbedder:
         footprint.probe(weights)
         footprint.probe(tokenizer)
         self._table = _safetensors_rows(weights, "embedding.weight")[:, :dim]
+        self._weights_file = weights
         self._tokenizer_file = tokenizer
         self._loaded: Any = None
         self._fast: BpeTokens | None = None
@@ -163,6 +164,19 @@ class WordLlamaEmbedder:
 
         source = self._tokenizer_file
         return cached(cache, source, lambda: bpe_tables(source.read_bytes()))
+
+    def plain_spec(self) -> dict[str, Any]:
+        """Where :mod:`skillbook.selection.plain` reads the table without numpy."""
+        dtype, shape, offset = _safetensors_entry(self._weights_file, "embedding.weight")
+        return {
+            "kind": "wordllama",
+            "file": str(self._weights_file),
+            "dtype": dtype,
+            "rows": shape[0],
+            "cols": shape[1],
+            "dim": int(self._table.shape[1]),
+            "offset": offset,
+        }
 
     def _ids(self, texts: list[str]) -> tuple[Any, Any]:
         """Token ids and attention mask of ``texts``, padded to the longest (as the
@@ -254,7 +268,22 @@ def _package_dir(package: str, what: str) -> Path:
 
 
 def _safetensors_rows(path: Path, name: str) -> Any:
-    """Tensor ``name`` of a ``safetensors`` file, memory-mapped read-only (float16/32).
+    """Tensor ``name`` of a ``safetensors`` file, memory-mapped read-only (float16/32)."""
+    import numpy as np
+
+    dtype, shape, offset = _safetensors_entry(path, name)
+    return np.memmap(
+        path,
+        dtype={"F16": np.float16, "F32": np.float32}[dtype],
+        mode="r",
+        offset=offset,
+        shape=shape,
+    )
+
+
+def _safetensors_entry(path: Path, name: str) -> tuple[str, tuple[int, int], int]:
+    """Tensor ``name`` of a ``safetensors`` file: its type (``F16``/``F32``), shape and
+    the file offset of its data.
 
     The format: an 8-byte little-endian header length, a JSON header naming each
     tensor's dtype, shape and byte range, then the data.
@@ -262,23 +291,21 @@ def _safetensors_rows(path: Path, name: str) -> Any:
     import json
     import struct
 
-    import numpy as np
-
-    dtypes = {"F16": np.float16, "F32": np.float32}
+    sizes = {"F16": 2, "F32": 4}
     with path.open("rb") as fh:
         (size,) = struct.unpack("<Q", fh.read(8))
         if size > 100_000_000:
             raise SelectionUnavailable(f"{path} is not a safetensors file (header of {size} bytes)")
         header = json.loads(fh.read(size))
     entry = header.get(name) if isinstance(header, dict) else None
-    if not isinstance(entry, dict) or entry.get("dtype") not in dtypes:
+    if not isinstance(entry, dict) or entry.get("dtype") not in sizes:
         raise SelectionUnavailable(f"{path} holds no float tensor {name!r}")
-    dtype = np.dtype(dtypes[entry["dtype"]])
+    dtype = str(entry["dtype"])
     shape = tuple(int(n) for n in entry["shape"])
     begin, end = (int(n) for n in entry["data_offsets"])
-    if len(shape) != 2 or end - begin != shape[0] * shape[1] * dtype.itemsize:
+    if len(shape) != 2 or end - begin != shape[0] * shape[1] * sizes[dtype]:
         raise SelectionUnavailable(f"{path}: tensor {name!r} has an unexpected layout")
-    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + begin, shape=shape)
+    return dtype, (shape[0], shape[1]), 8 + size + begin
 
 
 class MultilingualEmbedder:
@@ -337,6 +364,11 @@ class MultilingualEmbedder:
         """The tokenizer's pieces as :class:`~skillbook.selection.query_tokens.UnigramTokens`
         reads them (kept in ``cache`` per tokenizer model file)."""
         return self._model.query_tables(cache)
+
+    def plain_spec(self) -> dict[str, Any] | None:
+        """Where :mod:`skillbook.selection.plain` maps the weights without numpy (None:
+        not from a mapped copy, or a token budget for requests)."""
+        return self._model.plain_spec()
 
 
 class Model2VecEmbedder:

@@ -127,8 +127,12 @@ class MultilingualEncoder:
         else:
             self._processor()
         weights = None
+        #: The uncompressed copy the weights are mapped from (None: inflated in memory).
+        self.mapped_file: Path | None = None
         if weights_cache is not None:
             weights = _mapped_weights(numpy, weights_file, weights_cache)
+            cached = _cache_file(weights_file, weights_cache)
+            self.mapped_file = cached if cached.is_file() else None
         if weights is None:
             weights = _library_weights(numpy, weights_file, None)
         self._w = weights
@@ -155,6 +159,12 @@ class MultilingualEncoder:
         from skillbook.selection.query_tokens import cached, unigram_tables
 
         return cached(cache, self._model_file, lambda: unigram_tables(self._processor()))
+
+    def plain_spec(self) -> dict[str, Any] | None:
+        """The mapped weights file and its layout, for :mod:`skillbook.selection.plain`."""
+        if self.mapped_file is None:
+            return None
+        return {"kind": "multilingual", "file": str(self.mapped_file), "layout": _CACHE_LAYOUT}
 
     def is_word(self, word: str) -> bool:
         """Whether ``word`` (lower case) is one whole piece of the 128,000-piece vocabulary.

@@ -36,7 +36,10 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+
+TYPE_CHECKING = False  # not `typing` at run time: a fresh `select` imports this module
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = [
     "BpeTokens",

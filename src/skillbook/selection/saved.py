@@ -4,9 +4,13 @@ Input: built :class:`~skillbook.selection.selector.Selector` objects (their BM25
 indexes, speller words, vectors and trigger hints) and what the command printed
 beside them. Output: one file per command line (:func:`save`), and, read back by
 :func:`load`, selectors that rank exactly as the ones saved: the same BM25 arrays
-scored by the same arithmetic, the same float16-rounded vectors, the same null-skill
+scored by the same arithmetic, the same float16-rounded vectors (kept as float32, so
+:mod:`skillbook.selection.plain` hands them to BLAS as they are), the same null-skill
 vectors, the same embedding models (loaded lazily: the weights are memory-mapped and
-a request reads only its tokens' rows).
+a request reads only its tokens' rows). The header also holds what
+:mod:`skillbook.selection.plain` needs to rank without numpy (``plain``: where each
+model's weights are mapped; per role the ``mix`` weights, the threshold and whether
+the learned ranker applies).
 
 Whether a saved selector still answers is not decided here: the command line keeps
 the footprint of the build beside it (:mod:`skillbook.pipeline.cache.footprint`: every
@@ -28,13 +32,15 @@ from __future__ import annotations
 
 import marshal
 import os
-import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
 
+# Not `typing` nor `dataclasses` at run time: a fresh `select` imports this module,
+# and those two (with `inspect`, which dataclasses imports) cost more CPU than ranking.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from skillbook.diagnostics import Diagnostic
     from skillbook.model import Skill
     from skillbook.selection.embedders import Embedder
@@ -53,7 +59,7 @@ __all__ = [
     "selector_file",
 ]
 
-FORMAT: Final = "skillbook-selector-2"
+FORMAT: Final = "skillbook-selector-3"
 _MAGIC: Final = b"SBSELECT1\n"
 _SUFFIX: Final = ".selector"
 #: Saved selectors kept per folder (the newest by modification time).
@@ -178,11 +184,13 @@ def save(
             },
             "diagnostics": [d.to_dict() for d in sel.diagnostics],
             "embedders": {name: index.embedder.id for name, index in sel._indexes.items()},
-            # float16 as the index keeps them: float32 again on load, the same values.
-            "vectors": {name: array(v, np.float16) for name, v in sel._vectors.items()},
+            # float32 (the index's float16 values widened, as the selector holds them):
+            # the plain path (skillbook.selection.plain) hands them to BLAS as they are.
+            "vectors": {name: array(v, np.float32) for name, v in sel._vectors.items()},
             "null": None if sel._null is None else array(sel._null, np.float32),
             "null_rule": sel._null_rule,
             "lexical": None,
+            "plain": _plain_parameters(sel),
         }
         lexical = sel._lexical
         if lexical is not None and lexical._live is not None and lexical._speller is not None:
@@ -194,7 +202,16 @@ def save(
                 "indexes": [_bm25_entry(index, array) for index in (live.lexical, live.body)],
             }
         roles[role] = entry
+    plain: dict[str, Any] | None = {}
     tables: dict[str, int] = {}
+    for sel in selectors.values():
+        for index in sel._indexes.values():
+            spec = getattr(index.embedder, "plain_spec", None)
+            spec = spec() if callable(spec) else None
+            if spec is None or plain is None:
+                plain = None  # a model the plain path cannot compute: numpy ranks
+            else:
+                plain[index.embedder.id] = spec
     for sel in selectors.values():
         for index in sel._indexes.values():
             model = index.embedder
@@ -228,6 +245,7 @@ def save(
             "extra": dict(extra),
             "groups": kept,
             "tables": tables,
+            "plain": plain,
             "arrays": layout,
             # The arrays are checked whole on load: a damaged vector is a miss, not a rank.
             "body": (len(body), zlib.crc32(body)),
@@ -244,6 +262,20 @@ def save(
         _prune(os.path.dirname(path))
     except (OSError, ValueError):
         return  # only a cache: the next run builds again
+
+
+def _plain_parameters(sel: Selector) -> dict[str, Any] | None:
+    """What :mod:`skillbook.selection.plain` needs beyond the arrays: the ``mix``
+    weights and the threshold the selector computes, whether the learned ranker
+    applies. None for a fusion or backend it does not compute."""
+    if sel.settings.fusion != "mix" or sel.settings.backend != "hybrid":
+        return None
+    w = sel._weights()
+    return {
+        "weights": (float(w.bm25_k), {k: float(v) for k, v in w.weights.items()}, w.adaptive),
+        "threshold": float(sel.settings.threshold(sel.profile)),
+        "learned": sel.ranker is not None,
+    }
 
 
 def _bm25_entry(index: Any, array: Any) -> dict[str, Any]:
@@ -275,15 +307,24 @@ def _prune(folder: str) -> None:
 # --------------------------------------------------------------------------- loading
 
 
-@dataclass(frozen=True, slots=True)
 class Loaded:
     """A saved file read back: its footprint record, selectors by role, extra values."""
 
-    record: Mapping[str, Any]
-    selectors: Mapping[str, Selector]
-    extra: Mapping[str, Any]
-    skills: tuple[SavedSkill, ...]
-    groups: Mapping[str, tuple[SavedSkill, ...]]
+    __slots__ = ("extra", "groups", "record", "selectors", "skills")
+
+    def __init__(
+        self,
+        record: Mapping[str, Any],
+        selectors: Mapping[str, Selector],
+        extra: Mapping[str, Any],
+        skills: tuple[SavedSkill, ...],
+        groups: Mapping[str, tuple[SavedSkill, ...]],
+    ) -> None:
+        self.record = record
+        self.selectors = selectors
+        self.extra = extra
+        self.skills = skills
+        self.groups = groups
 
 
 def read_header(path: str, key: str) -> tuple[dict[str, Any], Any, int] | None:
@@ -292,7 +333,9 @@ def read_header(path: str, key: str) -> tuple[dict[str, Any], Any, int] | None:
 
     try:
         with open(path, "rb") as fh:
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            # Copy-on-write: writable for ctypes (skillbook.selection._cblas takes
+            # addresses), the same shared pages as long as nothing writes, and nothing does.
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError):
         return None
     try:
@@ -444,7 +487,7 @@ def _selector(
     from skillbook.selection.triggers import Triggers
 
     backend, fusion, top_k, min_score, pinned = entry["settings"]
-    indexes = {
+    indexes: dict[str, Any] = {
         name: _SavedIndex(_embedder(name, ident, models, cache, tables))
         for name, ident in entry["embedders"].items()
     }
@@ -468,8 +511,8 @@ def _selector(
         settings=SelectorSettings(
             backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
         ),
-        indexes=cast("Mapping[str, Any]", indexes),
-        skills=cast("Sequence[Any]", mine),  # names are all a ranking reads
+        indexes=indexes,
+        skills=mine,  # names are all a ranking reads
         documents=documents,
         vectors={name: np_float32(array(at)) for name, at in entry["vectors"].items()},
         lexical=_lexical(entry["lexical"], array) if entry["lexical"] is not None else None,
@@ -488,7 +531,8 @@ def diagnostic(d: Mapping[str, Any]) -> Diagnostic:
     """A diagnostic from its ``to_dict()`` form."""
     from skillbook.diagnostics import Diagnostic
 
-    return cast("Diagnostic", _diagnostic(Diagnostic, d))
+    found: Diagnostic = _diagnostic(Diagnostic, d)
+    return found
 
 
 def _diagnostic(cls: Any, d: Mapping[str, Any]) -> Any:
@@ -541,6 +585,8 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
     channels._tokens = {}
     channels._live = _Built(lexical, body, ())
     channels._generation = 0
+    import threading
+
     channels._lock = threading.Lock()
     channels._worker = None
     channels._speller = _lazy_speller(dict(entry["speller"]))
