@@ -399,18 +399,26 @@ def main() -> None:
         wait(floor_url + "/api/v1/download", floor)
         plan[("floor-download", "-", 1)] = ([floor_url], download, [floor.pid])
         plan[("floor-search", "-", 1)] = ([floor_url], search_again, [floor.pid])
-        for limits in limit_modes:
-            for replicas in args.replicas:
-                urls = servers[limits][:replicas]
-                own = [pids[u] for u in urls]
-                plan[("download", limits, replicas)] = (urls, download, own)
-                plan[("search", limits, replicas)] = (urls, search, own)
-                plan[("search-20", limits, replicas)] = (urls, search_again, own)
+        makers = {"download": download, "search": search, "search-20": search_again}
+        for replicas in args.replicas:
+            for workload, maker in makers.items():
+                # Limits on and off of one workload side by side: their paired ratio
+                # compares measurements seconds apart, not a round apart.
+                for limits in limit_modes:
+                    urls = servers[limits][:replicas]
+                    plan[(workload, limits, replicas)] = (urls, maker, [pids[u] for u in urls])
         # Rounds interleave every measurement, so a change in the machine's other load
         # falls on all of them alike; each row reports its median round.
         measured: dict[tuple[str, str, int], list[dict[str, Any]]] = {k: [] for k in plan}
-        for _ in range(args.rounds):
-            for key, (urls, path, server) in plan.items():
+        for turn in range(args.rounds):
+            order = list(plan)
+            if turn % 2 and len(limit_modes) == 2:
+                # Every other round measures "on" first: neither side of a pair always
+                # runs second (in an A/A run the second server differed by 10 %).
+                for i in range(2, len(order), 2):
+                    order[i], order[i + 1] = order[i + 1], order[i]
+            for key in order:
+                urls, path, server = plan[key]
                 before = cpu_seconds(server)
                 run = load(urls, path, args.seconds, args.concurrency, args.max_requests)
                 # The servers' CPU per request: steadier than req/s when other work
