@@ -33,6 +33,7 @@ from skillbook.model import Skill as BookSkill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 if TYPE_CHECKING:
+    from skillbook.distribution.hub.batching import BatchingEmbedder
     from skillbook.selection.selector import Selector
 
 __all__ = ["Entry", "Hit", "HubSearch"]
@@ -109,6 +110,8 @@ class HubSearch:
         #: The route's JSON bodies of those answers, by the same keys.
         self._bodies: OrderedDict[tuple[int, str, int, bool], bytes] = OrderedDict()
         self.rebuilds = 0
+        #: The selector's embedding models, each able to embed concurrent queries at once.
+        self._batchers: dict[str, BatchingEmbedder] = {}
         #: The recent mean CPU seconds of a ranking (None: none measured yet).
         self._rank_cost: float | None = None
 
@@ -171,12 +174,15 @@ class HubSearch:
         self._exact = exact
         skills = [e.book_skill for e in entries]
         if self._selector is None and skills:
+            from skillbook.distribution.hub.batching import BatchingEmbedder
             from skillbook.selection.selector import Selector, SelectorSettings
 
+            embedders = self._make_embedders() if self.backend != "bm25" else {}
+            self._batchers = {name: BatchingEmbedder(e) for name, e in embedders.items()}
             self._selector = Selector(
                 skills,
                 settings=SelectorSettings(backend=self.backend),
-                embedders=self._make_embedders() if self.backend != "bm25" else {},
+                embedders=dict(self._batchers),
                 index_dir=self._index_dir,
             )
         elif self._selector is not None:
@@ -317,6 +323,13 @@ class HubSearch:
         same = self._exact.get(text.casefold(), [])
         if exact:
             return [Hit(e, 1.0) for e in same[:limit]]
+        selector = self._selector
+        if wait and self._batchers and selector is not None:
+            # The query's vectors first, outside the lock: searches waiting here
+            # together are embedded in one model call each (hub/batching.py).
+            model_text = selector.corrected(text)
+            for batcher in self._batchers.values():
+                batcher.prepare(model_text)
         # One ranking at a time: a reload updates the selector under the same lock, and
         # the work is CPU-bound anyway (the interpreter lock). ``rank`` rather than
         # ``select``: the candidates' parts were most of a small catalog's ranking.
