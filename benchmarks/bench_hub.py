@@ -24,7 +24,9 @@ other load falls on the floor and the registry alike.
 
 Usage: ``python benchmarks/bench_hub.py [--skills 300] [--seconds 3] [--rounds 3]
 [--concurrency 8] [--limits off|on|both] [--replicas 1 2] [--search bm25|hybrid]
-[--db URL] [--quick]``.
+[--db URL] [--baseline-src DIR] [--quick]``. The servers run this tree's
+``src`` (``PYTHONPATH``); ``--baseline-src`` adds another tree's servers to the same
+rounds (rows marked ``@base``): before and after under the same load.
 """
 
 from __future__ import annotations
@@ -341,6 +343,11 @@ def main() -> None:
         "--rounds", type=int, default=3, help="interleaved rounds; each row is the median"
     )
     parser.add_argument("--quick", action="store_true", help="50 skills, 1.5 s per measurement")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="also measure the servers of this source tree (rows marked @base), same rounds",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
     if args.quick:
@@ -353,6 +360,20 @@ def main() -> None:
     slugs = seed(db_url, blobs, args.skills, rng)
     print(f"seeded {len(slugs)} skills in {time.monotonic() - began:.1f} s", file=sys.stderr)
     env = {**os.environ, "SKILLBOOK_STATE_DIR": str(root / "state"), "HOME": str(root)}
+    # The servers run this tree's code (or --baseline-src's), not whatever skillbook
+    # the interpreter has installed: a subprocess does not see the sys.path above.
+    trees = {"": HERE.parent / "src"}
+    if args.baseline_src:
+        trees["@base"] = args.baseline_src.resolve()
+    envs = {
+        tag: {
+            **env,
+            "PYTHONPATH": os.pathsep.join(
+                [str(src), *env.get("PYTHONPATH", "").split(os.pathsep)]
+            ).rstrip(os.pathsep),
+        }
+        for tag, src in trees.items()
+    }
 
     def download(r: random.Random) -> str:
         return f"/api/v1/download?slug={r.choice(slugs)}&version=1.0.0"
@@ -375,14 +396,15 @@ def main() -> None:
         # The floor answers with the registry's own bytes: one skill's archive and one
         # search answer, fetched from a replica, so only the work around them differs.
         servers: dict[str, list[str]] = {}
-        for limits in limit_modes:
-            servers[limits] = []
-            for _ in range(max(args.replicas)):
-                proc, url = start_replica(db_url, blobs, args.search, limits, env)
-                procs.append(proc)
-                pids[url] = proc.pid
-                warm([url], [f"/api/v1/download?slug={s}&version=1.0.0" for s in slugs])
-                servers[limits].append(url)
+        for tag in trees:
+            for mode in limit_modes:
+                servers[mode + tag] = []
+                for _ in range(max(args.replicas)):
+                    proc, url = start_replica(db_url, blobs, args.search, mode, envs[tag])
+                    procs.append(proc)
+                    pids[url] = proc.pid
+                    warm([url], [f"/api/v1/download?slug={s}&version=1.0.0" for s in slugs])
+                    servers[mode + tag].append(url)
         first = servers[limit_modes[0]][0]
         sample_zip = root / "sample.zip"
         sample_zip.write_bytes(httpx.get(first + download(random.Random(1))).content)
@@ -399,18 +421,26 @@ def main() -> None:
         wait(floor_url + "/api/v1/download", floor)
         plan[("floor-download", "-", 1)] = ([floor_url], download, [floor.pid])
         plan[("floor-search", "-", 1)] = ([floor_url], search_again, [floor.pid])
-        for limits in limit_modes:
-            for replicas in args.replicas:
-                urls = servers[limits][:replicas]
-                own = [pids[u] for u in urls]
-                plan[("download", limits, replicas)] = (urls, download, own)
-                plan[("search", limits, replicas)] = (urls, search, own)
-                plan[("search-20", limits, replicas)] = (urls, search_again, own)
+        makers = {"download": download, "search": search, "search-20": search_again}
+        for replicas in args.replicas:
+            for workload, maker in makers.items():
+                # Limits on and off of one workload side by side: their paired ratio
+                # compares measurements seconds apart, not a round apart.
+                for limits in servers:
+                    urls = servers[limits][:replicas]
+                    plan[(workload, limits, replicas)] = (urls, maker, [pids[u] for u in urls])
         # Rounds interleave every measurement, so a change in the machine's other load
         # falls on all of them alike; each row reports its median round.
         measured: dict[tuple[str, str, int], list[dict[str, Any]]] = {k: [] for k in plan}
-        for _ in range(args.rounds):
-            for key, (urls, path, server) in plan.items():
+        for turn in range(args.rounds):
+            order = list(plan)
+            if turn % 2 and len(limit_modes) == 2:
+                # Every other round measures "on" first: neither side of a pair always
+                # runs second (in an A/A run the second server differed by 10 %).
+                for i in range(2, len(order), 2):
+                    order[i], order[i + 1] = order[i + 1], order[i]
+            for key in order:
+                urls, path, server = plan[key]
                 before = cpu_seconds(server)
                 run = load(urls, path, args.seconds, args.concurrency, args.max_requests)
                 # The servers' CPU per request: steadier than req/s when other work
@@ -453,7 +483,7 @@ def main() -> None:
         "search": max(rows[1]["rounds_rps"]) or 1.0,
     }
     print(
-        f"{'workload':<14}{'limits':>7}{'replicas':>9}{'req/s':>8}{'p50 ms':>8}{'p95 ms':>8}"
+        f"{'workload':<14}{'limits':>9}{'replicas':>9}{'req/s':>8}{'p50 ms':>8}{'p95 ms':>8}"
         f"{'errors':>7}{'vs floor':>9}{'best':>7}{'vs best':>8}{'cpu ms/req':>11}"
     )
     for r in rows:
@@ -462,7 +492,7 @@ def main() -> None:
         r["vs_floor"] = r["rps"] / floors[kind]
         r["best_vs_floor"] = r["best_rps"] / floor_best[kind]
         print(
-            f"{r['workload']:<14}{r['limits']:>7}{r['replicas']:>9}{r['rps']:>8.0f}"
+            f"{r['workload']:<14}{r['limits']:>9}{r['replicas']:>9}{r['rps']:>8.0f}"
             f"{r['p50_ms']:>8.1f}{r['p95_ms']:>8.1f}{r['errors']:>7}{r['vs_floor']:>9.2f}"
             f"{r['best_rps']:>7.0f}{r['best_vs_floor']:>8.2f}{r['cpu_ms']:>11.3f}"
         )
@@ -471,11 +501,11 @@ def main() -> None:
         # interleave on and off, so each round's on/off ratio compares like with like;
         # the servers' CPU per request says the same without the client's share.
         for r in rows:
-            if r["limits"] == "on":
+            if r["limits"].startswith("on"):
                 off = next(
                     o
                     for o in rows
-                    if o["limits"] == "off"
+                    if o["limits"] == r["limits"].replace("on", "off", 1)
                     and (o["workload"], o["replicas"]) == (r["workload"], r["replicas"])
                 )
                 paired = [
@@ -484,7 +514,8 @@ def main() -> None:
                 r["on_off"] = statistics.median(paired) if paired else 0.0
                 r["on_off_cpu"] = off["cpu_ms"] / r["cpu_ms"] if r["cpu_ms"] else 0.0
                 print(
-                    f"limits on/off  {r['workload']:<10} {r['replicas']} replica(s): "
+                    f"limits on/off{r['limits'][2:]:<6} {r['workload']:<10} "
+                    f"{r['replicas']} replica(s): "
                     f"req/s {r['on_off']:.2f} (median of paired rounds), "
                     f"CPU per request {r['on_off_cpu']:.2f} (off/on)"
                 )

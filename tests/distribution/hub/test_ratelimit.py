@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
+from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter, _decision
 from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
 from .helpers import BASE, fresh_rate_window
@@ -109,4 +109,23 @@ def test_the_raw_header_lines_say_what_the_headers_say() -> None:
     for allowed, remaining in ((True, 4), (False, 0)):
         decision = RateDecision(allowed, 10, remaining, 17, 1_800_000_017)
         expected = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
-        assert decision.raw_headers() == expected
+        assert list(decision.raw_headers()) == expected
+
+
+def test_equal_requests_share_one_decision_equal_to_a_fresh_one(tmp_path: Path) -> None:
+    """A decision and its header lines are made once per limit, count and reset, and
+    equal what ``_decision`` makes for the request: at each count up to past the limit,
+    at the edges of a second, at the end of the window and in the next one."""
+    db = Database.open(f"sqlite:///{tmp_path / 'r.db'}")
+    limiter = RateLimiter(db, RateLimits(window_seconds=60, write_per_ip=3), batched=True)
+    start = 1_800_000_000.0
+    for moment in (start, start + 0.5, start + 0.9995, start + 1, start + 59.9, start + 60):
+        runs = [
+            [limiter.hit("write", f"{moment}-{who}", token=False, now=moment) for _ in range(6)]
+            for who in ("a", "b")
+        ]
+        for count, (first, second) in enumerate(zip(*runs, strict=True), start=1):
+            assert first == _decision(count, 3, int(moment // 60), 60, moment)
+            assert second is first
+            assert first is not None and first.raw_headers() is first.raw_headers()
+    db.close()

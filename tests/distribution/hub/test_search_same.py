@@ -178,7 +178,31 @@ def test_hits_are_those_select_gave_one_at_a_time_and_eight_at_once(
         t.start()
     for t in threads:
         t.join()
-    assert failed == [] and got == expected
+    assert failed == []
+    if backend == "bm25":
+        assert got == expected
+    else:
+        # Queries that met were embedded in one model call (hub/batching.py): a vector
+        # of a batch may differ from its lone value in the last bits of a float32.
+        assert got.keys() == expected.keys()
+        selector = many._selector
+        assert selector is not None
+        for q, hits in got.items():
+            _close(hits, expected[q], selector.rank(q[0], depth=1).threshold)
+
+
+def _close(
+    got: list[tuple[str, float]], expected: list[tuple[str, float]], threshold: float
+) -> None:
+    """The same skills with the same scores within float32 rounding; a skill on one
+    side only is at a cut (the other side's last score or the threshold)."""
+    mine, theirs = dict(got), dict(expected)
+    for slug in mine.keys() & theirs.keys():
+        assert abs(mine[slug] - theirs[slug]) <= 1e-5, slug
+    for one, other in ((mine, theirs), (theirs, mine)):
+        cut = min(other.values(), default=0.0)
+        for slug in one.keys() - other.keys():
+            assert min(abs(one[slug] - cut), abs(one[slug] - threshold)) <= 1e-5, slug
 
 
 def test_search_ranks_without_building_candidates(

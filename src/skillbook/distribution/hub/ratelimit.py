@@ -12,17 +12,20 @@ in one transaction (upserts, atomic in SQLite and PostgreSQL alike) and learns t
 totals, so replicas count together within ``flush_seconds``. Unbatched (0): each
 request is one upsert that returns the new count, exact across replicas at once.
 
-A batched request costs a dictionary update and six header lines: no database, no
-thread. The flush writes each chunk of keys with one multi-row upsert that returns
-the totals, sent to the driver as it is (SQLAlchemy's per-row parameter handling
-was most of a flush, and the flush shares the interpreter with the requests).
+A batched request costs a dictionary update: no database, no thread. Its decision
+and its six header lines are shared by every request with the same limit, count and
+reset (a decision is a function of those), so a server limiting thousands of clients
+does not make them again at each request. The flush writes each chunk of keys with
+one multi-row upsert that returns the totals, sent to the driver as it is
+(SQLAlchemy's per-row parameter handling was most of a flush, and the flush shares
+the interpreter with the requests).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sqlalchemy import delete
@@ -37,6 +40,8 @@ __all__ = ["KINDS", "RateDecision", "RateLimiter"]
 KINDS: Final = ("read", "download", "write")
 #: Keys per statement of a flush: three parameters each, below the 999 of old SQLite builds.
 _CHUNK: Final = 300
+#: Decisions kept for reuse (a second's worth; cleared beyond this).
+_DECISIONS: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +53,15 @@ class RateDecision:
     reset: int
     #: Epoch seconds of the reset (``X-RateLimit-Reset``).
     reset_at: int
+    #: :meth:`raw_headers`, made at its first call (a decision is shared by many requests).
+    _raw: tuple[tuple[bytes, bytes], ...] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
-    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+    def raw_headers(self) -> tuple[tuple[bytes, bytes], ...]:
         """:meth:`headers` as a response's raw header lines (names in lower case)."""
+        if self._raw is not None:
+            return self._raw
         limit, remaining = str(self.limit).encode(), str(self.remaining).encode()
         reset = str(self.reset).encode()
         out = [
@@ -63,7 +74,10 @@ class RateDecision:
         ]
         if not self.allowed:
             out.append((b"retry-after", reset))
-        return out
+        raw = tuple(out)
+        # Frozen for its users; the memo is not part of its value (compare=False).
+        object.__setattr__(self, "_raw", raw)
+        return raw
 
     def headers(self) -> dict[str, str]:
         """Headers every client reads at least one of (clawhub-api.md §7)."""
@@ -101,6 +115,8 @@ class RateLimiter:
         self._swept_window = -1
         #: Each kind's limit, for anonymous and token requests (looked up per request).
         self._limits = {(k, t): limits.limit(k, token=t) for k in KINDS for t in (False, True)}
+        #: Decisions by (limit, count, window, reset): equal requests share one.
+        self._decisions: dict[tuple[int, int, int, int], RateDecision] = {}
         #: The flush's upsert by chunk size (built once each: only identifiers vary).
         self._upserts: dict[int, str] = {}
 
@@ -158,7 +174,17 @@ class RateLimiter:
                 if count == 1:
                     # The first request of a window sweeps windows nobody reads any more.
                     session.execute(delete(RateCounter).where(RateCounter.window < window - 1))
-        return _decision(count, limit, window, span, moment)
+        # The decision is a function of these four (past the limit every count is
+        # refused alike), so equal requests share one.
+        reset = max(1, int((window + 1) * span - moment + 0.999))
+        shared = (limit, min(count, limit + 1), window, reset)
+        decision = self._decisions.get(shared)
+        if decision is None:
+            decision = _decision(count, limit, window, span, moment)
+            if len(self._decisions) >= _DECISIONS:
+                self._decisions = {}
+            self._decisions[shared] = decision
+        return decision
 
     def flush(self, now: float | None = None) -> int:
         """Add this process's counts to the database and learn the totals; returns keys written."""

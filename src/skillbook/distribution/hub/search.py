@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 from skillbook.distribution.hub import catalog
 from skillbook.distribution.hub.db import Database
@@ -33,6 +33,7 @@ from skillbook.model import Skill as BookSkill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 if TYPE_CHECKING:
+    from skillbook.distribution.hub.batching import BatchingEmbedder
     from skillbook.selection.selector import Selector
 
 __all__ = ["Entry", "Hit", "HubSearch"]
@@ -63,8 +64,9 @@ class Entry:
     book_skill: BookSkill
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
+    """One skill of an answer and its score (a tuple: made 25 times per new query)."""
+
     entry: Entry
     score: float
 
@@ -95,6 +97,12 @@ class HubSearch:
         self._exact: dict[str, list[Entry]] = {}
         #: The current entries and their book skills' map, replaced together.
         self._skill_map: tuple[tuple[Entry, ...], dict[int, Entry]] = ((), {})
+        #: The entry of each of the selector's skills by position, for those skills and entries.
+        self._at: tuple[tuple[BookSkill, ...], tuple[Entry, ...], list[Entry | None]] = (
+            (),
+            (),
+            [],
+        )
         #: Each entry's encoded answer row, by ``id(entry)`` (the entry kept to check it).
         self._rows: dict[int, tuple[Entry, bytes]] = {}
         #: Answers by (generation, query, limit, exact): a new generation misses them all.
@@ -102,6 +110,8 @@ class HubSearch:
         #: The route's JSON bodies of those answers, by the same keys.
         self._bodies: OrderedDict[tuple[int, str, int, bool], bytes] = OrderedDict()
         self.rebuilds = 0
+        #: The selector's embedding models, each able to embed concurrent queries at once.
+        self._batchers: dict[str, BatchingEmbedder] = {}
         #: The recent mean CPU seconds of a ranking (None: none measured yet).
         self._rank_cost: float | None = None
 
@@ -164,12 +174,15 @@ class HubSearch:
         self._exact = exact
         skills = [e.book_skill for e in entries]
         if self._selector is None and skills:
+            from skillbook.distribution.hub.batching import BatchingEmbedder
             from skillbook.selection.selector import Selector, SelectorSettings
 
+            embedders = self._make_embedders() if self.backend != "bm25" else {}
+            self._batchers = {name: BatchingEmbedder(e) for name, e in embedders.items()}
             self._selector = Selector(
                 skills,
                 settings=SelectorSettings(backend=self.backend),
-                embedders=self._make_embedders() if self.backend != "bm25" else {},
+                embedders=dict(self._batchers),
                 index_dir=self._index_dir,
             )
         elif self._selector is not None:
@@ -310,6 +323,13 @@ class HubSearch:
         same = self._exact.get(text.casefold(), [])
         if exact:
             return [Hit(e, 1.0) for e in same[:limit]]
+        selector = self._selector
+        if wait and self._batchers and selector is not None:
+            # The query's vectors first, outside the lock: searches waiting here
+            # together are embedded in one model call each (hub/batching.py).
+            model_text = selector.corrected(text)
+            for batcher in self._batchers.values():
+                batcher.prepare(model_text)
         # One ranking at a time: a reload updates the selector under the same lock, and
         # the work is CPU-bound anyway (the interpreter lock). ``rank`` rather than
         # ``select``: the candidates' parts were most of a small catalog's ranking.
@@ -325,29 +345,44 @@ class HubSearch:
             self._rank_cost = cost if known is None else 0.8 * known + 0.2 * cost
         finally:
             self._rank_lock.release()
-        by_skill = self._by_skill(entries)
+        at = self._positions(ranking.skills, entries)
         order = list(ranking.order)
-        # Read the ranked few in one step each (one numpy scalar per skill cost more).
-        scores: list[float] = ranking.fused[order].tolist()
-        lexical = [False] * len(order)
+        # Which of the ranked few to show, decided in numpy in one step each: the
+        # words matched (a BM25 channel above zero) or the fused score reaches the
+        # threshold (compared in float64, as the Python floats were).
+        fused = ranking.fused[order]
+        shown = fused.astype("float64") >= ranking.threshold
         for name in ("bm25", "bm25Body"):
             channel = ranking.channels.get(name)
             if channel is not None:
-                lexical = [
-                    a or b for a, b in zip(lexical, (channel[order] > 0).tolist(), strict=True)
-                ]
+                shown |= channel[order] > 0
+        scores: list[float] = fused.tolist()
         # An exact slug or name match ranks first, whatever the fused scores say.
         top = max(scores, default=1.0)
         hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
-        seen = {h.entry.slug for h in hits}
-        for i, score, words in zip(order, scores, lexical, strict=True):
-            entry = by_skill.get(id(ranking.skills[i]))
+        seen = {e.slug for e in same}
+        for i, score, show in zip(order, scores, shown.tolist(), strict=True):
+            entry = at[i] if show else None
             if entry is None or entry.slug in seen:
                 continue
-            if words or score >= ranking.threshold:
-                hits.append(Hit(entry, round(score, 6)))
-                seen.add(entry.slug)
+            hits.append(Hit(entry, round(score, 6)))
+            if len(hits) >= limit:
+                break
+            seen.add(entry.slug)
         return hits[:limit]
+
+    def _positions(
+        self, skills: tuple[BookSkill, ...], entries: tuple[Entry, ...]
+    ) -> list[Entry | None]:
+        """The entry of each of the selector's skills by position, kept per generation
+        (a lookup by ``id`` per ranked skill was a tenth of a new query's time)."""
+        known = self._at
+        if known[0] is skills and known[1] is entries:
+            return known[2]
+        by_skill = self._by_skill(entries)
+        made = [by_skill.get(id(skill)) for skill in skills]
+        self._at = (skills, entries, made)
+        return made
 
     def _by_skill(self, entries: tuple[Entry, ...]) -> dict[int, Entry]:
         """The entry of each book skill; the current generation's is kept, not rebuilt."""
