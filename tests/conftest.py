@@ -8,7 +8,8 @@ in-process CLI tests. Tests marked with one of :data:`SLOW_MARKERS` (oracle
 comparisons, corpus runs, subprocess end-to-end and MCP process tests, lint and type
 checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lane all``
 everything; ``.ci/run`` runs the fast lane, then the rest, each on pytest-xdist workers
-(``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml). Naming test files or node
+(``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml, the
+files of :data:`LONGEST_FIRST` first). Naming test files or node
 ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
 the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
 ``corpus`` by that alone.
