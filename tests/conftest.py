@@ -84,6 +84,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: the others sat idle. Started first, they run beside the many short files.
 LONGEST_FIRST = (
     "selection/test_saved_selector.py",
+    # ruff and mypy over the whole tree: about 100 s of CPU in three tests.
+    "test_quality.py",
     "distribution/hub/test_real_clients.py",
     "e2e/test_run_chat_cli.py",
     "distribution/agents/test_agents_twins.py",
