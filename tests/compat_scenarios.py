@@ -1,6 +1,7 @@
 """Small workspaces that show one difference between OpenClaw 2026.4.12 and 2026.9.6 each.
 
-Not a test module: :mod:`test_compat_oracle` runs every :class:`Scenario` through both
+Not a test module: :mod:`test_compat_oracle` (half of them; ``test_compat_oracle_shard1``
+the other half) runs every :class:`Scenario` through both
 oracle versions and both compat profiles. Each scenario names the difference it pins
 (an id of :data:`compat_differences.DIFFERENCES`) and the ops whose results must differ
 between the two OpenClaw releases, so a scenario that stops showing its difference

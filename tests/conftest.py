@@ -8,7 +8,8 @@ in-process CLI tests. Tests marked with one of :data:`SLOW_MARKERS` (oracle
 comparisons, corpus runs, subprocess end-to-end and MCP process tests, lint and type
 checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lane all``
 everything; ``.ci/run`` runs the fast lane, then the rest, each on pytest-xdist workers
-(``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml). Naming test files or node
+(``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml, the
+files of :data:`LONGEST_FIRST` first). Naming test files or node
 ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
 the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
 ``corpus`` by that alone.
@@ -62,16 +63,66 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # Named files or a -m expression say what to run; only the bare run is the fast lane.
         bare = config.args_source is pytest.Config.ArgsSource.TESTPATHS
         lane = "fast" if bare and not config.getoption("markexpr") else "all"
-    if lane == "all":
-        return
-    keep: list[pytest.Item] = []
-    dropped: list[pytest.Item] = []
+    if lane != "all":
+        keep: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
+        for item in items:
+            slow = any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)
+            (keep if slow == (lane == "rest") else dropped).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+    items[:] = longest_first(items)
+
+
+#: The files that take longest (wall time on two cores, fixtures included), longest first:
+#: measured on the rest lane (`--durations`, and the CPU of each file's children) on
+#: 2026-11-29. pytest-xdist hands out whole files (``--dist loadfile``) in the order of
+#: the collection; its own order (most tests first, pyproject.toml turns it off with
+#: ``--no-loadscope-reorder``) started files of one to three slow tests (the saved
+#: selector's two, 2 min; the deployment's three) last, and one worker ran them alone while
+#: the others sat idle. Started first, they run beside the many short files.
+LONGEST_FIRST = (
+    "selection/test_saved_selector.py",
+    # ruff and mypy over the whole tree: about 100 s of CPU in three tests.
+    "test_quality.py",
+    "distribution/hub/test_real_clients.py",
+    "e2e/test_run_chat_cli.py",
+    "distribution/agents/test_agents_twins.py",
+    "distribution/hub/test_deployment.py",
+    "distribution/hub/test_web_pages.py",
+    "conformance/test_compat_oracle.py",
+    "conformance/test_compat_oracle_shard1.py",
+    "conformance/test_oracle_catalog_latest.py",
+    "conformance/test_oracle_catalog.py",
+    "e2e/test_experience_cli.py",
+    "mcp/test_client.py",
+    "e2e/test_cli.py",
+    "distribution/sync/test_sync_oracle.py",
+    "distribution/registry/test_registry_oracle.py",
+    "distribution/registry/test_registry_oracle9.py",
+    "conformance/test_prompt_oracle.py",
+    "distribution/agents/test_agents_peer.py",
+)
+
+
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the files of :data:`LONGEST_FIRST` first, in its order, then the
+    other files by their number of tests, most first (pytest-xdist's own order); a file's
+    tests keep their order. The order depends on the items alone, so every worker
+    collects the same list (pytest-xdist requires it)."""
+    here = Path(__file__).parent
+    files: dict[str, list[pytest.Item]] = {}
     for item in items:
-        slow = any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)
-        (keep if slow == (lane == "rest") else dropped).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    rank = {
+        (here / name).relative_to(here.parent).as_posix(): i for i, name in enumerate(LONGEST_FIRST)
+    }
+    order = sorted(
+        enumerate(files.items()),
+        key=lambda e: (rank.get(e[1][0], len(rank)), -len(e[1][1]), e[0]),
+    )
+    return [item for _, (_, group) in order for item in group]
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ face (``skillbook/__init__.py``, which names every public name lazily) and its e
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -116,7 +117,14 @@ def imported(path: Path, module: str | None = None) -> set[str]:
     return {m for m in found if m is not None and m != module}
 
 
-GRAPH: dict[str, set[str]] = {name: imported(path, name) for name, path in MODULES.items()}
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Every module's imports of the tree. Built on first use, not at import: parsing the
+    whole tree costs about 3.5 s of CPU, which every pytest process (each xdist worker of
+    both lanes) paid while collecting, whether it ran these tests or not."""
+    return {name: imported(path, name) for name, path in MODULES.items()}
+
+
 _RANK = {part: rank for rank, level in enumerate(PARTS) for part in level}
 _STAGE_RANK = {stage: rank for rank, level in enumerate(PIPELINE_STAGES) for stage in level}
 
@@ -209,7 +217,7 @@ def test_the_package_holds_few_plain_modules() -> None:
 def test_a_part_imports_only_its_own_part_and_the_ones_below(part: str) -> None:
     upward = sorted(
         f"{module} -> {dep}"
-        for module, deps in GRAPH.items()
+        for module, deps in import_graph().items()
         if part_of(module) == part
         for dep in deps
         if rank_of(dep) > rank_of(module)
@@ -219,7 +227,7 @@ def test_a_part_imports_only_its_own_part_and_the_ones_below(part: str) -> None:
 
 def test_the_parts_import_no_circle() -> None:
     parts: dict[str, set[str]] = {}
-    for module, deps in GRAPH.items():
+    for module, deps in import_graph().items():
         parts.setdefault(part_of(module), set()).update(
             part_of(d) for d in deps if part_of(d) != part_of(module)
         )
@@ -230,21 +238,21 @@ def test_the_parts_import_no_circle() -> None:
 def _module_circles() -> list[list[str]]:
     # The face lists every public name lazily, so each module that imports a name from it
     # would close a circle through it; it is no stage of anything.
-    graph = {m: {d for d in deps if d != FACE} for m, deps in GRAPH.items() if m != FACE}
+    graph = {m: {d for d in deps if d != FACE} for m, deps in import_graph().items() if m != FACE}
     return circles(graph)
 
 
 @pytest.mark.parametrize("part", ALL_PARTS)
 def test_no_circle_between_modules(part: str) -> None:
     found = [group for group in _module_circles() if any(part_of(m) == part for m in group)]
-    assert found == [], " ; ".join(_one_cycle(group, GRAPH) for group in found)
+    assert found == [], " ; ".join(_one_cycle(group, import_graph()) for group in found)
 
 
 def test_the_pipeline_stages_import_only_their_own_stage_and_the_ones_below() -> None:
     top = len(PIPELINE_STAGES)
     upward = sorted(
         f"{module} -> {dep}"
-        for module, deps in GRAPH.items()
+        for module, deps in import_graph().items()
         if (stage := stage_of(module)) is not None
         for dep in deps
         if part_of(dep) == "pipeline"
@@ -260,7 +268,7 @@ def test_the_pipeline_stages_import_only_their_own_stage_and_the_ones_below() ->
 def test_the_runtime_knows_only_the_recorder_protocol_not_the_experience_engine(
     module: str,
 ) -> None:
-    found = sorted(d for d in GRAPH[module] if part_of(d) == "experience")
+    found = sorted(d for d in import_graph()[module] if part_of(d) == "experience")
     assert found == [], f"{module} imports the experience engine: {found}"
 
 

@@ -82,3 +82,39 @@ def test_every_installer_into_the_cache_takes_the_lock() -> None:
         text = (TESTS / name).read_text(encoding="utf-8")
         for call in calls:
             assert call in text, (name, call)
+
+
+def test_every_longest_first_file_exists() -> None:
+    """A renamed or split file in conftest.LONGEST_FIRST would silently go back to the end
+    of the pytest-xdist queue."""
+    from conftest import LONGEST_FIRST
+
+    assert [name for name in LONGEST_FIRST if not (TESTS / name).is_file()] == []
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
+
+
+def test_longest_first_puts_listed_files_first_and_keeps_each_files_order() -> None:
+    from conftest import LONGEST_FIRST, longest_first
+
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid = nodeid
+
+    first, second = (f"{TESTS.name}/{name}" for name in LONGEST_FIRST[:2])
+    items = [
+        Item("tests/a_test.py::t1"),
+        Item("tests/b_test.py::t1"),
+        Item("tests/b_test.py::t2"),
+        Item(f"{second}::x"),
+        Item(f"{first}::y[2]"),
+        Item(f"{first}::y[1]"),
+    ]
+    ordered = longest_first(items)  # type: ignore[arg-type]
+    assert [i.nodeid for i in ordered] == [
+        f"{first}::y[2]",
+        f"{first}::y[1]",
+        f"{second}::x",
+        "tests/b_test.py::t1",
+        "tests/b_test.py::t2",
+        "tests/a_test.py::t1",
+    ]

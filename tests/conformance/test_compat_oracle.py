@@ -8,155 +8,53 @@ difference exists upstream), skillbook's ``openclaw-2026.4`` result equals 2026.
 and its ``openclaw-2026.9`` result equals 2026.9.6's, byte for byte (the status and
 commands as JSON, key order included). The one listed exception under 2026.4 is the
 deliberate BOM fix (docs/oracle-differences.md).
+
+The machinery is in :mod:`compat_oracle`; this file checks every other scenario
+(:func:`compat_oracle.shard` 0), ``test_compat_oracle_shard1.py`` the rest, so that two
+xdist workers share the oracle processes.
 """
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
-from typing import Any
 
 import pytest
 from compat_differences import DELIBERATE_2026_4, DIFFERENCES, SAME
-from compat_scenarios import OPS, PLUGINS_OFF, SCENARIOS, Scenario, World, scenario_env
-from oracle_cases import deep_merge, diff_json, diff_status
+from compat_oracle import SHARDS, VERSIONS, Runs, check_difference_exists, check_profile, shard
+from compat_scenarios import SCENARIOS, Scenario, World
 from oracle_support import Oracle
 
 from skillbook.config.file import Config
-from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9, Profile
-from skillbook.pipeline.book import OPENCLAW_CHECK_COMMAND, Loader, SkillBook
-from skillbook.pipeline.gating.gate import StaticRemote
+from skillbook.config.profile import OPENCLAW_2026_4, OPENCLAW_2026_9
+from skillbook.pipeline.book import Loader
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 
 pytestmark = pytest.mark.oracle
 
-VERSIONS = {"baseline": OPENCLAW_2026_4, "latest": OPENCLAW_2026_9}
+MINE = shard(0)
 
 
-def oracle_requests(world: World, scenario: Scenario) -> list[dict[str, Any]]:
-    common: dict[str, Any] = {
-        "workspace": str(world.ws),
-        "home": str(world.home),
-        "stateDir": str(world.state),
-        "bundledDir": str(world.bundled),
-        "path": [str(world.bin)],
-        "env": scenario_env(scenario, world),
-        "cwd": str(world.base),
-        "config": deep_merge(scenario.config, PLUGINS_OFF),
-        "omitMeta": True,
-    }
-    if scenario.agent is not None:
-        common["agentId"] = scenario.agent
-    if scenario.remote is not None:
-        common["eligibility"] = {"remote": scenario.remote}
-    ops = (*OPS, "snapshot") if scenario.snapshot else OPS
-    return [{"op": op, "id": op, **common} for op in ops]
-
-
-def ours(world: World, scenario: Scenario, profile: Profile) -> SkillBook:
-    remote = None
-    if scenario.remote is not None:
-        r = scenario.remote
-        remote = StaticRemote(tuple(r["platforms"]), frozenset(r["bins"]), r.get("note"))
-    return Loader(
-        world.ws,
-        config=Config.from_mapping(deep_merge(scenario.config, PLUGINS_OFF)),
-        agent=scenario.agent,
-        env={
-            "HOME": str(world.home),
-            "SKILLBOOK_STATE_DIR": str(world.state),
-            "SKILLBOOK_BUNDLED_SKILLS_DIR": str(world.bundled),
-            "PATH": str(world.bin),
-            **scenario_env(scenario, world),
-        },
-        cwd=world.base,
-        remote=remote,
-        check_command=OPENCLAW_CHECK_COMMAND,
-        legacy_manifest_keys=False,
-        compat=profile,
-    ).load()
-
-
-def differences(book: SkillBook, theirs: dict[str, Any], label: str) -> list[str]:
-    """Every place where skillbook's prompt, status or commands differ from OpenClaw's."""
-    out: list[str] = []
-    if book.catalog.text != theirs["prompt"]["prompt"]:
-        out.append(
-            f"{label}/prompt: ours={book.catalog.text!r}\n  oracle={theirs['prompt']['prompt']!r}"
-        )
-    lines, _ = diff_status(
-        book.status.to_json(), theirs["status"]["report"], label=f"{label}/status"
-    )
-    out += lines
-    out += diff_json(book.commands().to_json(), theirs["commands"]["commands"], f"{label}/commands")
-    if "snapshot" in theirs:
-        resolved = [s.name for s in book.snapshot().resolved_skills]
-        expected = [s["name"] for s in theirs["snapshot"]["snapshot"]["resolvedSkills"]]
-        if resolved != expected:
-            out.append(f"{label}/snapshot.resolvedSkills: ours={resolved} oracle={expected}")
-    return out
-
-
-class Runs:
-    """Both oracles' answers per scenario, each computed once per session."""
-
-    def __init__(self, baseline: Oracle, latest: Oracle, tmp: pytest.TempPathFactory) -> None:
-        self.oracles = {"baseline": baseline, "latest": latest}
-        self.tmp = tmp
-
-    @functools.cache  # noqa: B019 (one Runs per session; scenarios are few)
-    def get(self, scenario_id: str) -> tuple[World, dict[str, dict[str, Any]]]:
-        scenario = next(s for s in SCENARIOS if s.id == scenario_id)
-        world = World(
-            self.tmp.mktemp(scenario.id),
-            default_state=scenario.default_state,
-            workspace=scenario.workspace,
-        )
-        scenario.build(world)
-        answers: dict[str, dict[str, Any]] = {}
-        for version, oracle in self.oracles.items():
-            out = oracle.run(oracle_requests(world, scenario))
-            answers[version] = {}
-            for result in out["results"]:
-                assert result["ok"], (version, result.get("error"))
-                answers[version][result["id"]] = result["result"]
-        return world, answers
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def runs(oracle: Oracle, latest_oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> Runs:
     return Runs(oracle, latest_oracle, tmp_path_factory)
 
 
-def _view(version: str, op: str, result: dict[str, Any]) -> Any:
-    return result["prompt"] if op == "prompt" else result["report"] if op == "status" else result
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+@pytest.mark.parametrize("scenario", MINE, ids=[s.id for s in MINE])
 def test_the_difference_exists_upstream(runs: Runs, scenario: Scenario) -> None:
-    """Guards the scenarios: 2026.4.12 and 2026.9.6 disagree on the ops named."""
-    _, answers = runs.get(scenario.id)
-    if scenario.id in SAME:
-        base = answers["baseline"]["status"]["report"]["skills"]
-        latest = answers["latest"]["status"]["report"]["skills"]
-        same = ("name", "eligible", "blockedByAllowlist", "missing")
-        assert [[e[k] for k in same] for e in base] == [[e[k] for k in same] for e in latest]
-    for op in scenario.differs:
-        base = _view("baseline", op, answers["baseline"][op])
-        latest = _view("latest", op, answers["latest"][op])
-        assert base != latest, f"{scenario.id}: {op} is the same on both releases"
+    check_difference_exists(runs, scenario)
 
 
 @pytest.mark.parametrize("version", list(VERSIONS))
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+@pytest.mark.parametrize("scenario", MINE, ids=[s.id for s in MINE])
 def test_each_profile_matches_its_release(runs: Runs, scenario: Scenario, version: str) -> None:
-    world, answers = runs.get(scenario.id)
-    book = ours(world, scenario, VERSIONS[version])
-    found = differences(book, answers[version], f"{scenario.id}/{VERSIONS[version]}")
-    if version == "baseline" and scenario.id in DELIBERATE_2026_4:
-        assert found, f"{scenario.id}: the deliberate difference is gone; update the docs"
-        return
-    assert not found, "\n".join(found)
+    check_profile(runs, scenario, version)
+
+
+def test_the_shards_hold_every_scenario_once() -> None:
+    """Guards the split between the two files: no scenario is left out or run twice."""
+    ids = [s.id for i in range(SHARDS) for s in shard(i)]
+    assert sorted(ids) == sorted(s.id for s in SCENARIOS)
+    assert len(set(ids)) == len(ids)
 
 
 def test_every_scenario_pins_a_listed_difference() -> None:
@@ -167,12 +65,14 @@ def test_every_scenario_pins_a_listed_difference() -> None:
 
 
 def test_latest_oracle_is_the_release_the_profile_names(latest_oracle: Oracle) -> None:
-    out = latest_oracle.run({"op": "reserved"})
+    # One OpenClaw process for both questions (a batch answers each in order).
+    out = latest_oracle.run([{"op": "reserved"}, {"op": "info"}])
     assert out["ok"]
-    assert frozenset(out["result"]["names"]) == OPENCLAW_2026_9.commands.reserved_names
+    reserved, info = out["results"]
+    assert reserved["ok"] and info["ok"]
+    assert frozenset(reserved["result"]["names"]) == OPENCLAW_2026_9.commands.reserved_names
     # The package behind `latest` is 2026.9.6 (the version the profile is checked against).
-    meta = latest_oracle.run({"op": "info"})["meta"]
-    assert meta["openclawVersion"] == OPENCLAW_2026_9.openclaw_version
+    assert out["meta"]["openclawVersion"] == OPENCLAW_2026_9.openclaw_version
 
 
 def test_builtin_reserved_names_per_profile(oracle: Oracle) -> None:
