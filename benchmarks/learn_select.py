@@ -43,6 +43,7 @@ from corpus_skills import corpus_skills
 
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.evaluate import load_queries
+from skillbook.selection.phrases import words
 from skillbook.selection.ranker import FEATURES, LearnedRanker, features, name_hits
 from skillbook.selection.selector import (
     DEFAULT_MIN_SCORE,
@@ -50,7 +51,6 @@ from skillbook.selection.selector import (
     Selector,
     SelectorSettings,
 )
-from skillbook.selection.triggers import words
 
 DATA = Path(__file__).parent / "data" / "selection"
 OUT = Path(__file__).parents[1] / "src" / "skillbook" / "selection" / "ranker.json"

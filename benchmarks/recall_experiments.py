@@ -65,9 +65,9 @@ from skillbook.selection.embedders import (
     _safetensors_rows,
 )
 from skillbook.selection.evaluate import load_queries
+from skillbook.selection.phrases import words
 from skillbook.selection.ranker import CHANNELS, _ranks, features, name_hits
 from skillbook.selection.selector import DEFAULT_MIN_SCORE, NULL_RULE, Selector, SelectorSettings
-from skillbook.selection.triggers import words
 
 Table = dict[str, list[tuple[str, float]]]
 #: Bridged terms per request at most, the strongest kept.

@@ -343,13 +343,12 @@ def test_the_plain_features_are_the_rankers() -> None:
 @given(text=st.one_of(requests, st.text(max_size=60)))
 def test_the_plain_tokenizer_words_and_name_hits_are_the_selections(text: str) -> None:
     from skillbook.selection.lexical import Tokenizer, catalog_words
+    from skillbook.selection.phrases import words
     from skillbook.selection.ranker import name_hits
-    from skillbook.selection.triggers import words
 
     lexical = Tokenizer()
     mine = plain._Tokenizer(lexical.stop, lexical.stem)
     assert mine(text) == lexical(text)
-    assert plain.words(text) == words(text)
     names = ["pdf-merge", "git_worktrees", "Hue Lights", "a", *text.split()[:3]]
     have = set(words(text))
     assert plain._name_hits(names, have) == name_hits(names, list(have))

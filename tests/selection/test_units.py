@@ -19,7 +19,8 @@ from skillbook.selection.evaluate import (
     threshold_curve,
 )
 from skillbook.selection.fusion import MixWeights, channel_weights, mix, rrf, squash
-from skillbook.selection.triggers import match_triggers, skill_triggers, words
+from skillbook.selection.phrases import words
+from skillbook.selection.triggers import match_triggers, skill_triggers
 
 
 def skill_with(

@@ -45,6 +45,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
 from skillbook.errors import SkillbookError
+from skillbook.selection.phrases import match_phrases, words
 
 # Neither `typing` nor the selection modules at run time (dataclasses, inspect,
 # importlib.resources, the skill model): their imports cost more CPU than a ranking.
@@ -360,13 +361,6 @@ class _Lexical:
 
 # --------------------------------------------------------------------------- triggers
 
-_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> tuple[str, ...]:
-    """As :func:`skillbook.selection.triggers.words`."""
-    return tuple(m.group(0) for m in _WORD_RE.finditer(text.casefold()))
-
 
 class _Match:
     """As :class:`skillbook.selection.triggers.TriggerMatch`."""
@@ -377,33 +371,10 @@ class _Match:
         self.boosted, self.vetoed, self.reasons = boosted, vetoed, reasons
 
 
-def _contains(request: Sequence[str], phrase: Sequence[str]) -> bool:
-    n = len(phrase)
-    if n == 1:
-        return phrase[0] in request
-    first = phrase[0]
-    return any(
-        request[i] == first and tuple(request[i : i + n]) == tuple(phrase)
-        for i in range(len(request) - n + 1)
-    )
-
-
 def _match(triggers: Sequence[Sequence[Sequence[str]]], request: Sequence[str]) -> _Match:
     """As :func:`skillbook.selection.triggers.match_triggers` on saved ``(any, all, none)``."""
     any_, all_, none = triggers
-    reasons: list[str] = []
-    vetoed = False
-    for phrase in none:
-        if _contains(request, phrase):
-            vetoed = True
-            reasons.append("none:" + " ".join(phrase))
-    hit = next((p for p in any_ if _contains(request, p)), None)
-    if hit is not None:
-        reasons.append("any:" + " ".join(hit))
-    every = bool(all_) and all(_contains(request, p) for p in all_)
-    if every:
-        reasons.append("all")
-    return _Match((hit is not None or every) and not vetoed, vetoed, tuple(reasons))
+    return _Match(*match_phrases(any_, all_, none, request))
 
 
 # --------------------------------------------------------------------------- models

@@ -29,10 +29,11 @@ from skillbook.selection.documents import SkillDocument, document_for
 from skillbook.selection.fusion import MixWeights, mix, rrf, squash
 from skillbook.selection.index import EmbeddingIndex
 from skillbook.selection.lexical import LexicalChannels
+from skillbook.selection.phrases import words
 from skillbook.selection.ranker import CHANNELS as RANKER_CHANNELS
 from skillbook.selection.ranker import LearnedRanker, default_ranker, name_hits
 from skillbook.selection.ranker import features as ranker_features
-from skillbook.selection.triggers import TriggerMatch, match_triggers, words
+from skillbook.selection.triggers import TriggerMatch, match_triggers
 
 if TYPE_CHECKING:
     from skillbook.selection.embedders import Embedder

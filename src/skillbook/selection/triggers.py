@@ -14,7 +14,6 @@ request. Nothing here touches the disk.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -22,17 +21,12 @@ from typing import Any, Final
 from skillbook import diagnostics as diag
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
+from skillbook.selection.phrases import match_phrases, words
 
-__all__ = ["TriggerMatch", "Triggers", "match_triggers", "skill_triggers", "words"]
+__all__ = ["TriggerMatch", "Triggers", "match_triggers", "skill_triggers"]
 
 #: Longest phrase list read from one key; a skill cannot make the selector slow.
 MAX_PHRASES: Final = 64
-_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> tuple[str, ...]:
-    """Lower-case word tokens (Unicode letters and digits)."""
-    return tuple(m.group(0) for m in _WORD_RE.finditer(text.casefold()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,31 +107,7 @@ def skill_triggers(skill: Skill) -> tuple[Triggers, tuple[Diagnostic, ...]]:
     return Triggers(tuple(dict.fromkeys(any_)), all_, none), tuple(found)
 
 
-def _contains(request: Sequence[str], phrase: Sequence[str]) -> bool:
-    n = len(phrase)
-    if n == 1:
-        return phrase[0] in request
-    first = phrase[0]
-    return any(
-        request[i] == first and tuple(request[i : i + n]) == tuple(phrase)
-        for i in range(len(request) - n + 1)
-    )
-
-
 def match_triggers(triggers: Triggers, request: Sequence[str]) -> TriggerMatch:
     """Boost when an ``any`` phrase or every ``all`` phrase occurs; veto on a ``none`` phrase."""
-    reasons: list[str] = []
-    vetoed = False
-    for phrase in triggers.none:
-        if _contains(request, phrase):
-            vetoed = True
-            reasons.append("none:" + " ".join(phrase))
-    hit = next((p for p in triggers.any if _contains(request, p)), None)
-    if hit is not None:
-        reasons.append("any:" + " ".join(hit))
-    every = bool(triggers.all) and all(_contains(request, p) for p in triggers.all)
-    if every:
-        reasons.append("all")
-    return TriggerMatch(
-        boosted=(hit is not None or every) and not vetoed, vetoed=vetoed, reasons=tuple(reasons)
-    )
+    boosted, vetoed, reasons = match_phrases(triggers.any, triggers.all, triggers.none, request)
+    return TriggerMatch(boosted=boosted, vetoed=vetoed, reasons=reasons)
