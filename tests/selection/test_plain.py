@@ -353,10 +353,10 @@ def test_the_plain_tokenizer_words_and_name_hits_are_the_selections(text: str) -
     have = set(words(text))
     assert plain._name_hits(names, have) == name_hits(names, list(have))
     counts = {w: len(w) for w in catalog_words(text + " weather merging invoices")}
-    from skillbook.selection.lexical import Speller
+    from skillbook.selection.speller import Speller
 
     theirs = Speller({w: n for w, n in counts.items() if 5 <= len(w) <= 30 and w.isalpha()})
-    ours = plain._Speller(dict(theirs.counts))
+    ours = Speller(dict(theirs.counts), lazy=True)  # as the plain path builds it
     typo = " ".join(_typo(w, 1) for w in text.split())
     for probe in (text, typo, "wether mergeing invoicse"):
         assert ours.corrections(probe, lambda w: False, lambda w: False) == theirs.corrections(

@@ -253,7 +253,8 @@ def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> No
 
 
 def test_speller_corrects_typos_not_words() -> None:
-    from skillbook.selection.lexical import Speller, catalog_words
+    from skillbook.selection.lexical import catalog_words
+    from skillbook.selection.speller import Speller
 
     speller = Speller.of(
         [

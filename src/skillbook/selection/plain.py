@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from skillbook.errors import SkillbookError
 from skillbook.selection.phrases import match_phrases, words
+from skillbook.selection.speller import Speller
 
 # Neither `typing` nor the selection modules at run time (dataclasses, inspect,
 # importlib.resources, the skill model): their imports cost more CPU than a ranking.
@@ -252,12 +253,6 @@ class _Tokenizer:
 
 
 _TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
-#: As :mod:`skillbook.selection.lexical`'s speller constants.
-SPELL_MIN: Final = 5
-SPELL_MAX: Final = 8
-SPELL_LONGEST: Final = 30
-SPELL_LOOKUPS: Final = 64
-_SPELL_RE: Final = re.compile(r"\b[^\W\d_]{5,30}\b")
 
 
 def _stemmer() -> Callable[[list[str]], list[str]] | None:
@@ -269,64 +264,6 @@ def _stemmer() -> Callable[[list[str]], list[str]] | None:
     return stem
 
 
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1 :] for i in range(len(word))}
-
-
-class _Speller:
-    """:class:`skillbook.selection.lexical.Speller` over the saved word counts; its
-    delete index is built on the first word that needs it (most requests have none)."""
-
-    def __init__(self, counts: dict[str, int]) -> None:
-        self.counts = counts
-        self._built: dict[str, list[str]] | None = None
-
-    def _index(self) -> dict[str, list[str]]:
-        if self._built is None:
-            index: dict[str, list[str]] = {}
-            for word in self.counts:
-                for d in _deletes(word):
-                    index.setdefault(d, []).append(word)
-            self._built = index
-        return self._built
-
-    def correct(self, word: str, is_word: Callable[[str], bool]) -> str | None:
-        if not SPELL_MIN <= len(word) <= SPELL_LONGEST or word in self.counts:
-            return None
-        if is_word(word):
-            return None
-        index = self._index()
-        found: set[str] = set(index.get(word, ()))
-        for d in _deletes(word):
-            found.update(index.get(d, ()))
-            if d in self.counts:
-                found.add(d)
-        found = {w for w in found if w[0] == word[0] and len(w) >= SPELL_MIN}
-        if not found:
-            return None
-        return max(sorted(found), key=lambda w: self.counts[w])
-
-    def corrections(
-        self, text: str, is_word: Callable[[str], bool], known_stem: Callable[[str], bool]
-    ) -> list[str]:
-        out: dict[str, None] = {}
-        looked: set[str] = set()
-        for word in _SPELL_RE.findall(text.casefold()):
-            if word in looked or word in self.counts:
-                continue
-            looked.add(word)
-            if len(looked) > SPELL_LOOKUPS:
-                break
-            if known_stem(word):
-                continue
-            fix = self.correct(word, is_word)
-            if fix is not None:
-                out[fix] = None
-                if len(out) >= SPELL_MAX:
-                    break
-        return list(out)
-
-
 class _Lexical:
     """The two BM25 channels, the coverage and the speller of a saved selector."""
 
@@ -336,7 +273,7 @@ class _Lexical:
             raise Unsupported("the saved index was stemmed and PyStemmer is gone")
         self.tokenize = _Tokenizer(frozenset(entry["stop"]), stem)
         self.lexical, self.body = (_Bm25(e, file) for e in entry["indexes"])
-        self._speller = _Speller(dict(entry["speller"]))
+        self._speller = Speller(dict(entry["speller"]), lazy=True)
 
     def corrections(self, text: str, is_word: Callable[[str], bool]) -> list[str]:
         vocab = self.lexical.vocab

@@ -597,27 +597,7 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
 
 
 def _lazy_speller(counts: dict[str, int]) -> Any:
-    """A :class:`~skillbook.selection.lexical.Speller` whose delete index is built on
-    the first word it must look up: most requests hold no word that both the catalog
-    and the lexicon miss, and building it for a thousand skills' words cost more CPU
-    than ranking them."""
-    global _LAZY_SPELLER
-    if _LAZY_SPELLER is None:
-        from skillbook.selection.lexical import Speller
+    """A speller whose delete index is built on the first word it must look up."""
+    from skillbook.selection.speller import Speller
 
-        class LazySpeller(Speller):
-            def __init__(self, counts: dict[str, int]) -> None:
-                self.counts = counts
-                self._built: dict[str, list[str]] | None = None
-
-            @property
-            def _index(self) -> dict[str, list[str]]:  # type: ignore[override]
-                if self._built is None:
-                    self._built = Speller(self.counts)._index
-                return self._built
-
-        _LAZY_SPELLER = LazySpeller
-    return _LAZY_SPELLER(counts)
-
-
-_LAZY_SPELLER: Any = None
+    return Speller(counts, lazy=True)
