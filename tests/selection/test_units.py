@@ -252,6 +252,19 @@ def test_hybrid_without_the_multilingual_channel_has_its_own_calibration() -> No
     assert Selector(skills, settings=SelectorSettings(backend="bm25")).profile == "bm25"
 
 
+def test_a_lazy_speller_builds_its_index_only_for_a_word_that_needs_it() -> None:
+    from skillbook.selection.speller import Speller
+
+    counts = {"weather": 2, "vercel": 1, "merge": 1}
+    lazy, eager = Speller(counts, lazy=True), Speller(counts)
+    assert lazy.corrections("vercel: the weather, merge it") == []  # known words only
+    assert lazy._built is None  # a restored selector's usual request builds nothing
+    assert eager._built is not None
+    for text in ("the wether", "vercle and mergee", "short ok", "eather"):
+        assert lazy.corrections(text) == eager.corrections(text)
+    assert lazy._built == eager._built
+
+
 def test_speller_corrects_typos_not_words() -> None:
     from skillbook.selection.lexical import catalog_words
     from skillbook.selection.speller import Speller

@@ -561,6 +561,7 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
         _Built,
         _stemmer,
     )
+    from skillbook.selection.speller import Speller
 
     tokenize = Tokenizer.__new__(Tokenizer)
     tokenize.stop = frozenset(entry["stop"])
@@ -589,15 +590,10 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
 
     channels._lock = threading.Lock()
     channels._worker = None
-    channels._speller = _lazy_speller(dict(entry["speller"]))
+    # Its delete index waits for the first word that needs it: most requests to a
+    # restored selector have none, and building it cost more CPU than ranking.
+    channels._speller = Speller(dict(entry["speller"]), lazy=True)
     channels._speller_worker = None
     channels._spelling = ()
     channels.spell_sync_limit = SPELL_SYNC_LIMIT
     return channels
-
-
-def _lazy_speller(counts: dict[str, int]) -> Any:
-    """A speller whose delete index is built on the first word it must look up."""
-    from skillbook.selection.speller import Speller
-
-    return Speller(counts, lazy=True)
