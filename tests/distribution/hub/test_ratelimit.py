@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
-from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter, _decision
+from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter, _decision, _marks
 from skillbook.distribution.hub.server_config import HubSettings, RateLimits
 
 from .helpers import BASE, fresh_rate_window
@@ -129,3 +130,12 @@ def test_equal_requests_share_one_decision_equal_to_a_fresh_one(tmp_path: Path) 
             assert second is first
             assert first is not None and first.raw_headers() is first.raw_headers()
     db.close()
+
+
+def test_the_flush_writes_each_driver_parameter_style() -> None:
+    # "numeric" drivers number their placeholders (":1"): a "?" there was no valid SQL.
+    assert _marks("qmark", 2) == [("?", "?", "?")] * 2
+    assert _marks("pyformat", 1) == _marks("format", 1) == [("%s", "%s", "%s")]
+    assert _marks("numeric", 2) == [(":1", ":2", ":3"), (":4", ":5", ":6")]
+    with pytest.raises(ValueError, match="parameter style 'named' is not supported"):
+        _marks("named", 1)

@@ -139,8 +139,7 @@ class RateLimiter:
             quote = conn.dialect.identifier_preparer.quote
             table = quote(RateCounter.__tablename__)
             key, window, count = quote("key"), quote("window"), quote("count")
-            mark = "?" if conn.dialect.paramstyle in ("qmark", "numeric") else "%s"
-            values = ",".join([f"({mark},{mark},{mark})"] * rows)
+            values = ",".join(f"({a},{b},{c})" for a, b, c in _marks(conn.dialect.paramstyle, rows))
             sql = self._upserts[rows] = (
                 f"INSERT INTO {table} ({key},{window},{count}) VALUES {values} "
                 f"ON CONFLICT ({key},{window}) DO UPDATE SET {count} = {table}.{count} + "
@@ -237,4 +236,19 @@ def _decision(count: int, limit: int, window: int, span: int, moment: float) -> 
         remaining=max(0, limit - count),
         reset=reset,
         reset_at=int(reset_at),
+    )
+
+
+def _marks(paramstyle: str, rows: int) -> list[tuple[str, str, str]]:
+    """The placeholders of ``rows`` rows of three positional parameters, in the DB-API
+    ``paramstyle`` of the driver (``?``, ``%s`` or ``:1``; ``:1`` must count on)."""
+    if paramstyle == "qmark":
+        return [("?", "?", "?")] * rows
+    if paramstyle in ("format", "pyformat"):
+        return [("%s", "%s", "%s")] * rows
+    if paramstyle == "numeric":
+        return [(f":{3 * i + 1}", f":{3 * i + 2}", f":{3 * i + 3}") for i in range(rows)]
+    raise ValueError(
+        f"the database driver's parameter style {paramstyle!r} is not supported for rate "
+        "limit counters; use SQLite or PostgreSQL through psycopg"
     )
