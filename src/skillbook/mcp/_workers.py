@@ -44,14 +44,21 @@ def run_workers(count: int, serve: Callable[[], None]) -> int:
         _signal_all(pids, signal.SIGTERM)
 
     # Installed before forking so that no signal between two forks is lost; each
-    # worker puts the defaults back and lets its server install its own.
+    # worker puts the defaults back and lets its server install its own. The signals
+    # stay blocked while forking: a worker that had not yet put the defaults back
+    # would run the parent's handler for a SIGTERM meant to stop it and serve on;
+    # blocked, the signal waits until the worker's own handling is in place.
     previous = {s: signal.signal(s, forward) for s in _FORWARDED}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _FORWARDED)
     try:
-        for _ in range(count):
-            pid = os.fork()
-            if pid == 0:
-                _worker(serve)
-            pids.append(pid)
+        try:
+            for _ in range(count):
+                pid = os.fork()
+                if pid == 0:
+                    _worker(serve, blocked)
+                pids.append(pid)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         first, raw = os.wait()
         status = os.waitstatus_to_exitcode(raw)
         if stopping and status == -signal.SIGTERM:
@@ -66,11 +73,13 @@ def run_workers(count: int, serve: Callable[[], None]) -> int:
     return status if status >= 0 else 128 - status
 
 
-def _worker(serve: Callable[[], None]) -> None:
+def _worker(serve: Callable[[], None], mask: set[int | signal.Signals]) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     code = 0
     try:
+        # A SIGTERM sent while forking is delivered here, to the default action.
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         serve()
     except KeyboardInterrupt:
         pass
