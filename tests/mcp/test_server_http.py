@@ -7,6 +7,7 @@ list-changed notification on a ``subscriptions/listen`` stream after a new skill
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from serve_process import ServeProcess, free_port
 from test_server import (
     EXT,
     LAUNCH,
+    WAIT_S,
     Workspace,
     all_skills,
     changes_after,
@@ -109,3 +111,43 @@ def test_http_binds_loopback_and_refuses_foreign_host_headers(
     if out.returncode == 0:
         bound = [line for line in out.stdout.splitlines() if f":{server.port} " in line]
         assert bound and all("127.0.0.1:" in line for line in bound)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", [[], ["--workers", "2"]], ids=["one-process", "workers"])
+def test_a_stop_signal_closes_open_listen_streams_gracefully(
+    tmp_path: Path, workers: list[str]
+) -> None:
+    """SIGTERM with a client listening: the stream gets the server's final result
+    (a graceful close, not a drop) and the server exits. uvicorn's graceful stop
+    waited for the stream as for any unfinished response, so the server ran on."""
+    space = Workspace(tmp_path)
+    port = free_port()
+    args = ["--workspace", str(space.ws), "serve", "--transport", "http", "--port", str(port)]
+    server = ServeProcess(
+        [sys.executable, *LAUNCH, *args, *workers],
+        port=port,
+        env=space.env(),
+        cwd=space.tmp,
+        log=space.tmp / "http-stderr.log",
+    )
+    ended: list[str] = []
+
+    async def main() -> None:
+        async with (
+            Client(server.url, mode="auto") as client,
+            client.listen(resources_list_changed=True) as sub,
+        ):
+            server.proc.send_signal(signal.SIGTERM)
+            with anyio.fail_after(WAIT_S):
+                async for event in sub:
+                    ended.append(type(event).__name__)
+            ended.append("closed")  # SubscriptionLost is raised on a drop instead
+
+    try:
+        server.wait_listening()
+        anyio.run(main)
+        assert ended == ["closed"]
+        assert server.proc.wait(WAIT_S) in (0, -signal.SIGTERM)
+    finally:
+        server.stop()

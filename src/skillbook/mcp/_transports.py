@@ -10,6 +10,7 @@ imported only when HTTP is served, so a stdio server never loads them.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -20,13 +21,20 @@ from skillbook.mcp import ServeError
 from skillbook.mcp._http import DEFAULT_MAX_SESSIONS
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from mcp.server.lowlevel import Server
+    from mcp.server.subscriptions import ListenHandler
 
     from skillbook.mcp._catalog import ServedState
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_HTTP_PATH = "/mcp"
+#: After a stop signal, how long requests still running may take before they are
+#: cancelled: uvicorn waits for every open response otherwise, and a client's
+#: server-sent event stream never ends by itself.
+GRACEFUL_STOP_S = 5
 
 
 class Transports:
@@ -34,6 +42,7 @@ class Transports:
     is also the ``mcp`` ``Server`` and provides :meth:`state`)."""
 
     if TYPE_CHECKING:  # provided by the server class (a stub here would shadow it)
+        listens: ListenHandler
 
         async def state(self) -> ServedState: ...
 
@@ -76,9 +85,28 @@ class Transports:
         )
         # MCP has no WebSocket transport: "none" spares importing a WebSocket library.
         config = uvicorn.Config(
-            app, host=host, port=bound, log_level="warning", lifespan="on", ws="none"
+            app,
+            host=host,
+            port=bound,
+            log_level="warning",
+            lifespan="on",
+            ws="none",
+            timeout_graceful_shutdown=GRACEFUL_STOP_S,
         )
-        await uvicorn.Server(config).serve(sockets=[listening])
+        server = uvicorn.Server(config)
+        loop = asyncio.get_running_loop()
+        stop = server.handle_exit
+
+        def handle_exit(signum: int, frame: FrameType | None) -> None:
+            # Listen streams end at once, with their final result frame (the
+            # spec's graceful close, so a client re-listens elsewhere): uvicorn's
+            # graceful stop would otherwise wait for them as for any response.
+            stop(signum, frame)
+            loop.call_soon_threadsafe(self.listens.close)
+
+        # uvicorn installs ``server.handle_exit`` as the signal handler when it starts.
+        server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
+        await server.serve(sockets=[listening])
 
     def http_app(
         self,

@@ -108,6 +108,8 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
 
         self.catalog = catalog
         self.bus = InMemorySubscriptionBus()
+        #: Serves ``subscriptions/listen``; closed when an HTTP server is asked to stop.
+        self.listens = ListenHandler(self.bus)
         self.ttl_ms, self.cache_scope, self.page_size = ttl_ms, cache_scope, page_size
         self._owns_session = owns_session
         self._legacy: list[Any] = []
@@ -130,7 +132,7 @@ class SkillServer(ChangeNotifier, Transports, Server[dict[str, Any]]):
             on_get_prompt=self._get_prompt,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscriptions_listen=self.listens,
         )
         self.extensions[fmt.EXTENSION_ID] = {"directoryRead": True}
         self.add_request_handler("skills/list", types.PaginatedRequestParams, self._skills_list)
