@@ -1,0 +1,175 @@
+"""Rules for a skill that turns the agent against its user.
+
+Input: a :class:`Document`. Output: :class:`Hit` values for ``agent-tamper`` (the
+agent's own settings, MCP servers or skill folders written, approvals and sandboxes
+switched off by flag or setting, or the agent told to stop asking) and more
+``prompt-injection`` (Markdown that tells the model to act covertly: to slip secrets
+into its answers, to act "secretly" or whatever the user says, to lie about it —
+phrasings that are not the classic "ignore previous instructions").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillbook.security import patterns
+from skillbook.security.document import CODE, MARKDOWN, Document
+from skillbook.security.findings import Severity
+from skillbook.security.hit import Hit
+
+_C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
+
+# --------------------------------------------------------------------------- agent-tamper
+
+#: Files and folders that configure an agent: what it may run, which servers it loads,
+#: which skills and standing instructions it follows.
+_AGENT_FILES = (
+    r"(?:\.claude/settings(?:\.local)?\.json|\.claude\.json|claude_desktop_config\.json|\.mcp\.json"
+    r"|\.cursor/(?:mcp\.json|rules/)|\.cursorrules|\.codex/config\.toml|\.gemini/settings\.json"
+    r"|\.openclaw/(?:openclaw\.json|skills/|workspace/)|\.vscode/(?:settings|mcp)\.json|\.continue/config"
+    r"|\.windsurf(?:rules|/)|\.github/copilot-instructions\.md|\.claude/(?:skills|commands|agents|hooks)/"
+    r"|\.agents?/skills/|mcp_servers?\.json|\.aider\.conf\.yml)"
+)
+_TAMPER_WRITE = patterns.compile(
+    rf"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*|install|rsync)\b[^\n]*|\bopen\s*\(|\bwrite(?:_text|FileSync|File)?\s*\("
+    rf"|\b(?:Set|Add|Out)-(?:Content|File)\b[^\n]*|\bjq\b[^\n]*>\s*)\s*[\"'`]?[^\s\"'`|;]*{_AGENT_FILES}",
+    re.I,
+)
+#: In a script: an agent file named in a string, in a file that writes files.
+_AGENT_LITERAL = patterns.compile(rf"[\"'`][^\"'`\n]*{_AGENT_FILES}[^\"'`\n]*[\"'`]", re.I)
+_WRITES = patterns.compile(
+    r"\.write(?:_text|_bytes|FileSync|File)?\s*\(|\bjson\.dump\s*\(|\bopen\s*\([^\n]*[\"'][wa]\+?[\"']"
+    r"|\b(?:Set|Add|Out)-(?:Content|File)\b|\bcopyFileSync\s*\(|\bshutil\.copy\w*\s*\(|\bfs\.(?:append|write)",
+    re.I,
+)
+#: Flags and settings that remove the user's approval of what the agent runs.
+_APPROVALS_OFF = patterns.compile(
+    r"--dangerously-skip-permissions\b|\bdangerouslySkipPermissions\b|\bbypassPermissions\b"
+    r"|--dangerously-bypass-approvals-and-sandbox\b|\bapproval_policy\s*=\s*[\"']never"
+    r"|--ask-for-approval\s+never\b|\bsandbox_mode\s*=\s*[\"']danger-full-access|--sandbox\s+danger-full-access\b"
+    r"|(?<![\w-])--yolo\b|\b[\"']?(?:autoApprove|alwaysAllow|auto_approve|autoapprove)[\"']?\s*[:=]\s*(?:true|\[\s*[\"']\*)"
+    r"|\bchat\.tools\.autoApprove\b|\b[\"']?allow[\"']?\s*:\s*\[\s*[\"'](?:Bash|\*|Bash\(\*\))[\"']"
+    r"|\bBash\(\*\)|\b[\"']?defaultMode[\"']?\s*:\s*[\"'](?:bypassPermissions|acceptEdits)"
+    r"|\b[\"']?ask[\"']?\s*:\s*[\"']off[\"'][^\n]*security[\"']?\s*:\s*[\"']full|\bsecurity[\"']?\s*:\s*[\"']full[\"'][^\n]*\bask[\"']?\s*:\s*[\"']off",
+    re.I,
+)
+#: Prose telling the agent to stop asking the user (Markdown only).
+_NO_ASKING = patterns.compile(
+    r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|prompt|check\s+with|wait\s+for)\s+(?:the\s+user\s+)?(?:for\s+)?"
+    r"(?:confirmation|permission|approval|consent|the\s+user'?s\s+(?:ok|approval|permission|confirmation))"
+    r"|\bwithout\s+(?:asking\s+for|requesting|waiting\s+for|seeking)\s+(?:any\s+)?(?:confirmation|permission|approval|consent)"
+    r"|\b(?:auto-?approve|automatically\s+approve|pre-?approve)\s+(?:all|every|any)\s+(?:tool|command|action|request|permission)s?"
+    r"|\b(?:disable|turn\s+off|skip|bypass|switch\s+off)\s+(?:all\s+|the\s+|any\s+|your\s+)?(?:tool\s+|command\s+)?"
+    r"(?:confirmations?|approvals?|permission\s+(?:prompts?|checks?)|sandbox(?:ing)?|safety\s+(?:checks?|prompts?))\b"
+    r"|\b(?:run|switch|put\s+yourself)\s+(?:in|into)\s+yolo\s+mode\b",
+    re.I,
+)
+_TAMPER_WORDS = (".claude", "claude_desktop_config", ".mcp.json", ".cursor", ".codex/", ".gemini/", ".openclaw/",
+                 ".vscode/", ".continue/", ".windsurf", "copilot-instructions", ".agent", "mcp_server",
+                 ".aider.conf", "dangerously", "bypasspermissions", "approval_policy", "ask-for-approval",
+                 "sandbox_mode", "danger-full-access", "--yolo", "autoapprove", "alwaysallow", "auto_approve",
+                 "allow", "bash(*)", "defaultmode", "\"ask\"", "'ask'", "ask:", "security")  # fmt: skip
+_ASK_WORDS = ("ask", "prompt", "check with", "wait for", "without", "approve", "confirmation", "approval",
+              "permission", "sandbox", "safety", "yolo")  # fmt: skip
+
+
+def agent_tamper(doc: Document) -> Iterator[Hit]:
+    seen: set[int] = set()
+    if doc.regions(_TAMPER_WORDS, after=0):
+        for regex, severity, message in (
+            (_APPROVALS_OFF, _H, "Turns off the agent's approvals or sandbox"),
+            (_TAMPER_WRITE, _H, "Writes the agent's own settings, MCP servers, skills or standing instructions"),
+        ):
+            for m in doc.finditer(regex, _TAMPER_WORDS, after=0):
+                line = doc.line_of(m.start())
+                if line not in seen:
+                    seen.add(line)
+                    yield Hit("agent-tamper", severity, m.start(), m.end(), message)
+        if doc.kind == CODE and _WRITES.search(doc.text):
+            for m in doc.finditer(_AGENT_LITERAL, _TAMPER_WORDS, after=0):
+                line = doc.line_of(m.start())
+                if line not in seen:
+                    seen.add(line)
+                    yield Hit("agent-tamper", _H, m.start(), m.end(),
+                              "Names the agent's settings, MCP servers or skills in a script that writes files")  # fmt: skip
+    if doc.kind == MARKDOWN and doc.regions(_ASK_WORDS, after=0):
+        for m in doc.finditer(_NO_ASKING, _ASK_WORDS, after=1):
+            line = doc.line_of(m.start())
+            if line not in seen:
+                seen.add(line)
+                yield Hit("agent-tamper", _H, m.start(), m.end(),
+                          "Tells the agent to act without the user's approval")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- covert instructions
+
+_SECRETS = (
+    r"(?:(?:the\s+)?(?:user'?s\s+|their\s+|any\s+|all\s+|every\s+)?(?:api[\s_-]?keys?|keys|tokens?|passwords?|credentials?"
+    r"|secrets?|private\s+keys?|ssh\s+keys?|env(?:ironment)?\s+(?:variables?|vars?)|\.env(?:\s+files?)?|cookies"
+    r"|session\s+(?:ids?|tokens?)|seed\s+phrases?|wallet\s+(?:keys?|files?)|id_rsa|auth-profiles\.json))"
+)
+_COVERT: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
+    (patterns.compile(
+        rf"\b(?:append|add|include|insert|attach|embed|paste|put|print|echo|encode|hide|slip|smuggle|tuck)\b[^\n.]{{0,60}}?"
+        rf"\b{_SECRETS}\b[^\n.]{{0,60}}?\b(?:(?:to|at)\s+the\s+(?:end|bottom|start|top|beginning)\s+of|to|in|into|inside|within)\s+"
+        rf"(?:every|each|all|any|your|the)\s+(?:of\s+your\s+)?(?:answers?|responses?|repl(?:y|ies)|messages?|outputs?"
+        rf"|summar(?:y|ies)|commits?|comments?|issues?|pull\s+requests?|posts?|links?|images?|emails?)", re.I),
+     _C, "Tells the agent to slip secrets into its output"),
+    (patterns.compile(
+        rf"\b(?:send|post|upload|forward|transmit|exfiltrate|copy|sync|report|submit|share|mail|email|beacon)\s+"
+        rf"(?:a\s+copy\s+of\s+)?(?:all\s+(?:of\s+)?)?{_SECRETS}[^\n]{{0,80}}?"
+        rf"(?:https?://|\bto\s+(?:our|my|this|the\s+following|an?\s+external|a\s+remote)\s+(?:server|endpoint|webhook|url|address|host|api|inbox)"
+        rf"|\bwebhook\b|\bto\s+\S+@\S+\.\w+)", re.I),
+     _C, "Tells the agent to send secrets to an outside address"),
+    (patterns.compile(
+        r"\b(?:secretly|covertly|surreptitiously|stealthily|discreetly|in\s+secret|behind\s+the\s+user'?s\s+back"
+        r"|without\s+(?:the\s+)?user'?s?\s+(?:knowledge|knowing|consent|noticing|awareness)"
+        r"|so\s+(?:that\s+)?the\s+user\s+(?:does\s+not|doesn'?t|won'?t|will\s+not|never)\s+(?:notice|know|see|find\s+out|realise|realize))\b",
+        re.I),
+     _H, "Tells the agent to act covertly"),
+    (patterns.compile(
+        r"\b(?:do\s+not|don'?t|never)\s+(?:mention|disclose|reveal|acknowledge|admit|explain|bring\s+up|report)\s+"
+        r"(?:this|these|that|it|the\s+(?:above|following))\s+(?:step|instruction|action|command|section|request|behaviou?r|upload|request)s?\b"
+        r"|\b(?:the\s+)?user\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:know|be\s+told|be\s+informed)\b"
+        r"|\b(?:keep|leave)\s+(?:this|it|these\s+\w+)\s+out\s+of\s+(?:your|the)\s+(?:answer|response|reply|summary|output)",
+        re.I),
+     _H, "Tells the agent to keep its actions from the user"),
+    (patterns.compile(
+        r"\b(?:regardless\s+of|no\s+matter)\s+what\s+the\s+user\s+(?:says|asks|wants|instructs|tells\s+you)"
+        r"|\beven\s+if\s+the\s+user\s+(?:says\s+no|refuses|objects|declines|disagrees|asks\s+you\s+not\s+to|tells\s+you\s+(?:not\s+to|to\s+stop))"
+        r"|\blie\s+to\s+the\s+user\b|\b(?:tell|assure|reassure)\s+the\s+user\s+(?:that\s+)?(?:everything|nothing|all)\s+(?:is|was|went)\s+"
+        r"(?:fine|ok(?:ay)?|normal|well|done|sent|wrong)"
+        r"|\bpretend\s+(?:that\s+)?(?:you\s+(?:did|have)\s+not|nothing|the\s+(?:command|upload|request))",
+        re.I),
+     _H, "Tells the agent to act against the user or deceive them"),
+)  # fmt: skip
+_COVERT_WORDS = ("append", "add", "include", "insert", "attach", "embed", "paste", "put", "print", "echo",
+                 "encode", "hide", "slip", "smuggle", "tuck", "send", "post", "upload", "forward", "transmit",
+                 "exfiltrate", "copy", "sync", "report", "submit", "share", "mail", "beacon", "secretly",
+                 "covertly", "surreptitiously", "stealthily", "discreetly", "in secret", "behind the user",
+                 "without the user", "without user", "the user does", "the user doesn", "the user won",
+                 "the user will", "the user never", "mention", "disclose", "reveal", "acknowledge", "admit",
+                 "explain", "bring up", "user does", "user doesn", "user need", "out of", "regardless",
+                 "no matter", "even if", "lie to", "the user", "pretend")  # fmt: skip
+
+
+def covert_instructions(doc: Document) -> Iterator[Hit]:
+    if doc.kind != MARKDOWN:
+        return
+    seen: set[int] = set()
+    for regex, severity, message in _COVERT:
+        for m in doc.finditer(regex, _COVERT_WORDS, after=0):
+            line = doc.line_of(m.start())
+            if line not in seen:
+                seen.add(line)
+                yield Hit("prompt-injection", severity, m.start(), m.end(), message)
+
+
+#: Every keyword the rules of this module look for (for the keyword index).
+KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_COVERT_WORDS)
+#: Per family, the keywords one of which a file must hold for it to find anything.
+TRIGGERS = {
+    "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS),
+    "covert_instructions": _COVERT_WORDS,
+}
