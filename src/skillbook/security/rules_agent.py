@@ -24,33 +24,55 @@ _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
 
 #: Files and folders that configure an agent: what it may run, which servers it loads,
 #: which skills and standing instructions it follows.
-_AGENT_FILES = (
+_AGENT_SETTINGS = (
     r"(?:\.claude/settings(?:\.local)?\.json|\.claude\.json|claude_desktop_config\.json|\.mcp\.json"
-    r"|\.cursor/(?:mcp\.json|rules/)|\.cursorrules|\.codex/config\.toml|\.gemini/settings\.json"
-    r"|\.openclaw/(?:openclaw\.json|skills/|workspace/)|\.vscode/(?:settings|mcp)\.json|\.continue/config"
-    r"|\.windsurf(?:rules|/)|\.github/copilot-instructions\.md|\.claude/(?:skills|commands|agents|hooks)/"
-    r"|\.agents?/skills/|mcp_servers?\.json|\.aider\.conf\.yml)"
+    r"|\.cursor/mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.openclaw/openclaw\.json"
+    r"|\.vscode/(?:settings|mcp)\.json|\.continue/config\.\w+|mcp_servers?\.json|\.aider\.conf\.yml"
+    r"|\.claude/hooks/|\.openclaw/exec-approvals\.json)"
 )
-_TAMPER_WRITE = patterns.compile(
-    rf"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*|install|rsync)\b[^\n]*|\bopen\s*\(|\bwrite(?:_text|FileSync|File)?\s*\("
-    rf"|\b(?:Set|Add|Out)-(?:Content|File)\b[^\n]*|\bjq\b[^\n]*>\s*)\s*[\"'`]?[^\s\"'`|;]*{_AGENT_FILES}",
-    re.I,
+#: Where an agent finds skills and standing instructions: installing a skill puts files
+#: there too, so a write is reported at medium.
+_AGENT_FOLDERS = (
+    r"(?:\.cursor/rules/|\.cursorrules|\.openclaw/(?:skills|workspace)/|\.windsurf(?:rules|/)"
+    r"|\.github/copilot-instructions\.md|\.claude/(?:skills|commands|agents)/|\.agents?/skills/)"
 )
+_AGENT_FILES = rf"(?:{_AGENT_SETTINGS}|{_AGENT_FOLDERS})"
+def _write_to(target: str) -> re.Pattern[str]:
+    """A write whose destination is ``target``: a redirection, ``tee``, a write call, or
+    the last argument of ``cp``/``mv``/``ln``/``rsync`` (the source may well be an agent's
+    folder: copying a file out of it writes nothing there)."""
+    return patterns.compile(
+        rf"(?:>>?|\btee\b(?:\s+-a)?|\bopen\s*\(|\bwrite(?:_text|FileSync|File)?\s*\("
+        rf"|\b(?:Set|Add|Out)-(?:Content|File)\b[^\n]*?)\s*[\"'`]?[^\s\"'`|;]*{target}"
+        rf"|\b(?:cp|mv|ln|install|rsync)\b[^\n]*\s[\"'`]?[^\s\"'`|;]*{target}[^\s\"'`|;]*[\"'`]?\s*(?:$|[;&|#)])",
+        re.I | re.M,
+    )
+
+
+_SETTINGS_WRITE = _write_to(_AGENT_SETTINGS)
+_FOLDER_WRITE = _write_to(_AGENT_FOLDERS)
 #: In a script: an agent file named in a string, in a file that writes files.
-_AGENT_LITERAL = patterns.compile(rf"[\"'`][^\"'`\n]*{_AGENT_FILES}[^\"'`\n]*[\"'`]", re.I)
+_AGENT_LITERAL = patterns.compile(rf"[\"'`][^\"'`\n]*{_AGENT_SETTINGS}[^\"'`\n]*[\"'`]", re.I)
+_REPORTING = patterns.compile(r"\b(?:print|echo|console\.\w+|log(?:ger)?\.\w+|Write-(?:Host|Output))\b", re.I)
 _WRITES = patterns.compile(
     r"\.write(?:_text|_bytes|FileSync|File)?\s*\(|\bjson\.dump\s*\(|\bopen\s*\([^\n]*[\"'][wa]\+?[\"']"
     r"|\b(?:Set|Add|Out)-(?:Content|File)\b|\bcopyFileSync\s*\(|\bshutil\.copy\w*\s*\(|\bfs\.(?:append|write)",
     re.I,
 )
 #: Flags and settings that remove the user's approval of what the agent runs.
+_APPROVAL_FLAGS = patterns.compile(
+    r"--dangerously-skip-permissions\b|--permission-mode[=\s]+bypassPermissions\b"
+    r"|--dangerously-bypass-approvals-and-sandbox\b|--ask-for-approval\s+never\b|--sandbox\s+danger-full-access\b"
+    r"|(?<![\w-])--yolo\b",
+    re.I,
+)
+#: The agent told to relaunch *itself* that way, not to start a worker.
+_SELF = patterns.compile(r"\b(?:yourself|your\s+own|this\s+session|restart|relaunch|re-?start)\b", re.I)
 _APPROVALS_OFF = patterns.compile(
-    r"--dangerously-skip-permissions\b|\bdangerouslySkipPermissions\b|\bbypassPermissions\b"
-    r"|--dangerously-bypass-approvals-and-sandbox\b|\bapproval_policy\s*=\s*[\"']never"
-    r"|--ask-for-approval\s+never\b|\bsandbox_mode\s*=\s*[\"']danger-full-access|--sandbox\s+danger-full-access\b"
-    r"|(?<![\w-])--yolo\b|\b[\"']?(?:autoApprove|alwaysAllow|auto_approve|autoapprove)[\"']?\s*[:=]\s*(?:true|\[\s*[\"']\*)"
+    r"\bdangerouslySkipPermissions\b|\bapproval_policy\s*=\s*[\"']never"
+    r"|\bsandbox_mode\s*=\s*[\"']danger-full-access|\b[\"']?(?:autoApprove|alwaysAllow|auto_approve|autoapprove)[\"']?\s*[:=]\s*(?:true|\[\s*[\"']\*)"
     r"|\bchat\.tools\.autoApprove\b|\b[\"']?allow[\"']?\s*:\s*\[\s*[\"'](?:Bash|\*|Bash\(\*\))[\"']"
-    r"|\bBash\(\*\)|\b[\"']?defaultMode[\"']?\s*:\s*[\"'](?:bypassPermissions|acceptEdits)"
+    r"|\bBash\(\*\)|\b[\"']?defaultMode[\"']?\s*[:=]\s*[\"'](?:bypassPermissions|acceptEdits)"
     r"|\b[\"']?ask[\"']?\s*:\s*[\"']off[\"'][^\n]*security[\"']?\s*:\s*[\"']full|\bsecurity[\"']?\s*:\s*[\"']full[\"'][^\n]*\bask[\"']?\s*:\s*[\"']off",
     re.I,
 )
@@ -60,12 +82,12 @@ _NO_ASKING = patterns.compile(
     r"(?:confirmation|permission|approval|consent|the\s+user'?s\s+(?:ok|approval|permission|confirmation))"
     r"|\bwithout\s+(?:asking\s+for|requesting|waiting\s+for|seeking)\s+(?:any\s+)?(?:confirmation|permission|approval|consent)"
     r"|\b(?:auto-?approve|automatically\s+approve|pre-?approve)\s+(?:all|every|any)\s+(?:tool|command|action|request|permission)s?"
-    r"|\b(?:disable|turn\s+off|skip|bypass|switch\s+off)\s+(?:all\s+|the\s+|any\s+|your\s+)?(?:tool\s+|command\s+)?"
+    r"|\b(?:disable|turn\s+off|bypass|switch\s+off|ignore)\s+(?:all\s+|the\s+|any\s+|your\s+)?(?:tool\s+|command\s+)?"
     r"(?:confirmations?|approvals?|permission\s+(?:prompts?|checks?)|sandbox(?:ing)?|safety\s+(?:checks?|prompts?))\b"
     r"|\b(?:run|switch|put\s+yourself)\s+(?:in|into)\s+yolo\s+mode\b",
     re.I,
 )
-_TAMPER_WORDS = (".claude", "claude_desktop_config", ".mcp.json", ".cursor", ".codex/", ".gemini/", ".openclaw/",
+_TAMPER_WORDS = (".claude", "permission-mode", "exec-approvals", "claude_desktop_config", ".mcp.json", ".cursor", ".codex/", ".gemini/", ".openclaw/",
                  ".vscode/", ".continue/", ".windsurf", "copilot-instructions", ".agent", "mcp_server",
                  ".aider.conf", "dangerously", "bypasspermissions", "approval_policy", "ask-for-approval",
                  "sandbox_mode", "danger-full-access", "--yolo", "autoapprove", "alwaysallow", "auto_approve",
@@ -78,18 +100,23 @@ def agent_tamper(doc: Document) -> Iterator[Hit]:
     seen: set[int] = set()
     if doc.regions(_TAMPER_WORDS, after=0):
         for regex, severity, message in (
-            (_APPROVALS_OFF, _H, "Turns off the agent's approvals or sandbox"),
-            (_TAMPER_WRITE, _H, "Writes the agent's own settings, MCP servers, skills or standing instructions"),
+            (_APPROVALS_OFF, _H, "Turns off the agent's approvals or sandbox in its settings"),
+            (_SETTINGS_WRITE, _H, "Writes the agent's own settings or MCP servers"),
+            (_APPROVAL_FLAGS, _M, "Starts an agent with its approvals or sandbox off"),
+            (_FOLDER_WRITE, _M, "Writes into an agent's skills or standing-instruction folders"),
         ):
             for m in doc.finditer(regex, _TAMPER_WORDS, after=0):
                 line = doc.line_of(m.start())
-                if line not in seen:
-                    seen.add(line)
-                    yield Hit("agent-tamper", severity, m.start(), m.end(), message)
+                if line in seen:
+                    continue
+                seen.add(line)
+                if regex is _APPROVAL_FLAGS and doc.kind == MARKDOWN and _SELF.search(doc.line_text(line)):
+                    severity, message = _H, "Tells the agent to restart itself with approvals or sandbox off"
+                yield Hit("agent-tamper", severity, m.start(), m.end(), message)
         if doc.kind == CODE and _WRITES.search(doc.text):
             for m in doc.finditer(_AGENT_LITERAL, _TAMPER_WORDS, after=0):
                 line = doc.line_of(m.start())
-                if line not in seen:
+                if line not in seen and not _REPORTING.search(doc.line_text(line)):
                     seen.add(line)
                     yield Hit("agent-tamper", _H, m.start(), m.end(),
                               "Names the agent's settings, MCP servers or skills in a script that writes files")  # fmt: skip

@@ -37,7 +37,7 @@ SINK = patterns.compile(
 _SINK_WORDS = ("webhook.site", "requestbin", "pipedream", "interact.sh", "oast.", "burpcollaborator",
                "canarytokens", "beeceptor", "requestcatcher", "hookbin", "postb.in", "ngrok",
                "/api/webhooks/", "hooks.slack.com", "api.telegram.org", "dnslog", "ceye.io", "xss.ht")  # fmt: skip
-_SECRET_NAME = r"[A-Za-z0-9_]*(?:API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?|_AUTH|SESSION)[A-Za-z0-9_]*"
+_SECRET_NAME = r"[A-Za-z0-9_]*(?:API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?|_AUTH)[A-Za-z0-9_]*"
 #: A secret environment variable read, in shell, Python, Node, PowerShell, Ruby, Go.
 _SECRET_REF = patterns.compile(
     rf"\$\{{?(?P<sh>{_SECRET_NAME})\}}?"
@@ -57,7 +57,7 @@ _HEADER = patterns.compile(
     r"\s*[:=]?\s*[\"'{\[(]?[^\n]{0,40}$",
     re.I,
 )
-_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "_auth", "session")
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "_auth")
 _URLISH = patterns.compile(r"\b(?:https?|ftp)://[^\s'\"`<>()\[\]{}\\|]+", re.I)
 
 
@@ -324,10 +324,11 @@ black blackd plotly typing docker dockerfile pytest pytest-cov pytests attrs sym
 chalk3 moments express-session pillow-heif keras-nlp langchain-core jest debug ws express-ws
 telegram discord selenium-wire socket.io-client ethers5 sqlite websocket websocket-client
 python-jose python-dotenv dotenv-cli tensorflow-cpu tensorflow-gpu torchaudio markdown2 scipy2
+python python3 node nodejs npm pnpm yarn pip pip3 java cargo rustc bunx deno
 """.split())
 _INSTALL = patterns.compile(
-    r"\b(?:pip[0-9.]*|pipx|uv\s+pip|uv|poetry|pdm|rye|conda|mamba|easy_install)\s+(?:install|add|inject)\b(?P<py>[^\n;&|#]*)"
-    r"|\b(?:npm|pnpm|cnpm|yarn|bun)\s+(?:install|i|add|global\s+add)\b(?P<js>[^\n;&|#]*)"
+    r"\b(?:pip[0-9.]*|pipx|uv\s+pip|uv|poetry|pdm|rye|conda|mamba|easy_install)\s+(?:install|add|inject)\b(?P<py>(?:[^\n;&|#\"'`]|[\"'`](?!\s*[,}\]):]))*)"
+    r"|\b(?:npm|pnpm|cnpm|yarn|bun)\s+(?:install|i|add|global\s+add)\b(?P<js>(?:[^\n;&|#\"'`]|[\"'`](?!\s*[,}\]):]))*)"
     r"|\b(?:npx|bunx|pnpx)\s+(?P<npx>(?:-\S+\s+)*[@\w./-]+)"
     r"|[\"']pip[0-9.]*[\"']\s*,\s*[\"']install[\"']\s*,(?P<pylist>[^\]\n]*)"
     r"|[\"']npm[\"']\s*,\s*[\"'](?:install|i)[\"']\s*,(?P<jslist>[^\]\n]*)",

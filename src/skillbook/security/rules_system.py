@@ -223,12 +223,15 @@ _HIJACK: Table = (
     (patterns.compile(r"\b(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES|LD_AUDIT)\b\s*[\"']?\]?\s*[=:]\s*(?!\s*[\"']?(?:/usr/|/lib|/opt/))"
                       r"|\blaunchctl\s+setenv\s+(?:DYLD_INSERT_LIBRARIES|LD_PRELOAD)\b", re.I), _H,
      "Injects a library into other programs (LD_PRELOAD / DYLD_INSERT_LIBRARIES)"),
-    (patterns.compile(r"\bgit\s+config\s+(?:--\w+\s+)*(?:core\.(?:hooksPath|fsmonitor|sshCommand)"
-                      r"|url\.\S+\.insteadOf|credential\.helper\s+[\"']?!)", re.I), _H,
-     "Redirects git to run or fetch something else (hooks path, fsmonitor, sshCommand, insteadOf)"),
-    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*)\b[^\n]*|open\s*\(|write_text\s*\()\s*[\"']?"
-                      r"[^\s\"']*\.git/hooks/(?:pre-|post-|prepare-|commit-msg|update|fsmonitor)", re.I), _H,
-     "Writes a git hook (runs on every commit or checkout)"),
+    (patterns.compile(r"\bgit\s+config\s+(?:--\w+\s+)*(?:core\.(?:fsmonitor|sshCommand)\b"
+                      r"|credential\.helper\s+[\"']?!)"
+                      r"|\bgit\s+config\s+(?:--\w+\s+)*--(?:global|system)\s+(?:--\w+\s+)*core\.hooksPath\b"
+                      r"|\bgit\s+config\s+(?:--\w+\s+)*core\.hooksPath\s+[\"']?(?:~|/|\$HOME)", re.I), _H,
+     "Makes git run another program for every repository (global hooks path, fsmonitor, sshCommand)"),
+    (patterns.compile(r"\bgit\s+config\s+(?:--\w+\s+)*(?:core\.hooksPath|url\.\S+\.insteadOf)\b"
+                      r"|(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*)\b[^\n]*|open\s*\(|write_text\s*\()\s*[\"']?"
+                      r"[^\s\"']*\.git/hooks/(?:pre-|post-|prepare-|commit-msg|update|fsmonitor)", re.I), _M,
+     "Sets git hooks or URL rewrites (runs on every commit, or fetches from elsewhere)"),
     (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv)\b[^\n]*|open\s*\(|write_text\s*\()\s*[^\n]*"
                       r"(?:site-packages|dist-packages|site\.getsitepackages|getusersitepackages)[^\n]*"
                       r"(?:\.pth\b|sitecustomize|usercustomize)"
