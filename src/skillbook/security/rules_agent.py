@@ -37,6 +37,8 @@ _AGENT_FOLDERS = (
     r"|\.github/copilot-instructions\.md|\.claude/(?:skills|commands|agents)/|\.agents?/skills/)"
 )
 _AGENT_FILES = rf"(?:{_AGENT_SETTINGS}|{_AGENT_FOLDERS})"
+
+
 def _write_to(target: str) -> re.Pattern[str]:
     """A write whose destination is ``target``: a redirection, ``tee``, a write call, or
     the last argument of ``cp``/``mv``/``ln``/``rsync`` (the source may well be an agent's
@@ -53,7 +55,9 @@ _SETTINGS_WRITE = _write_to(_AGENT_SETTINGS)
 _FOLDER_WRITE = _write_to(_AGENT_FOLDERS)
 #: In a script: an agent file named in a string, in a file that writes files.
 _AGENT_LITERAL = patterns.compile(rf"[\"'`][^\"'`\n]*{_AGENT_SETTINGS}[^\"'`\n]*[\"'`]", re.I)
-_REPORTING = patterns.compile(r"\b(?:print|echo|console\.\w+|log(?:ger)?\.\w+|Write-(?:Host|Output))\b", re.I)
+_REPORTING = patterns.compile(
+    r"\b(?:print|echo|console\.\w+|log(?:ger)?\.\w+|Write-(?:Host|Output))\b", re.I
+)
 _WRITES = patterns.compile(
     r"\.write(?:_text|_bytes|FileSync|File)?\s*\(|\bjson\.dump\s*\(|\bopen\s*\([^\n]*[\"'][wa]\+?[\"']"
     r"|\b(?:Set|Add|Out)-(?:Content|File)\b|\bcopyFileSync\s*\(|\bshutil\.copy\w*\s*\(|\bfs\.(?:append|write)",
@@ -67,7 +71,9 @@ _APPROVAL_FLAGS = patterns.compile(
     re.I,
 )
 #: The agent told to relaunch *itself* that way, not to start a worker.
-_SELF = patterns.compile(r"\b(?:yourself|your\s+own|this\s+session|restart|relaunch|re-?start)\b", re.I)
+_SELF = patterns.compile(
+    r"\b(?:yourself|your\s+own|this\s+session|restart|relaunch|re-?start)\b", re.I
+)
 _APPROVALS_OFF = patterns.compile(
     r"\bdangerouslySkipPermissions\b|\bapproval_policy\s*=\s*[\"']never"
     r"|\bsandbox_mode\s*=\s*[\"']danger-full-access|\b[\"']?(?:autoApprove|alwaysAllow|auto_approve|autoapprove)[\"']?\s*[:=]\s*(?:true|\[\s*[\"']\*)"
@@ -110,8 +116,15 @@ def agent_tamper(doc: Document) -> Iterator[Hit]:
                 if line in seen:
                     continue
                 seen.add(line)
-                if regex is _APPROVAL_FLAGS and doc.kind == MARKDOWN and _SELF.search(doc.line_text(line)):
-                    severity, message = _H, "Tells the agent to restart itself with approvals or sandbox off"
+                if (
+                    regex is _APPROVAL_FLAGS
+                    and doc.kind == MARKDOWN
+                    and _SELF.search(doc.line_text(line))
+                ):
+                    severity, message = (
+                        _H,
+                        "Tells the agent to restart itself with approvals or sandbox off",
+                    )
                 yield Hit("agent-tamper", severity, m.start(), m.end(), message)
         if doc.kind == CODE and _WRITES.search(doc.text):
             for m in doc.finditer(_AGENT_LITERAL, _TAMPER_WORDS, after=0):

@@ -64,7 +64,11 @@ _URLISH = patterns.compile(r"\b(?:https?|ftp)://[^\s'\"`<>()\[\]{}\\|]+", re.I)
 def _vendor(name: str) -> str:
     """The vendor part of a secret's name (``OPENAI_API_KEY`` -> ``openai``)."""
     first = re.split(r"_+", name.strip("_"))[0].lower()
-    return first if len(first) >= 3 and first not in ("api", "my", "the", "app", "access", "secret") else ""
+    return (
+        first
+        if len(first) >= 3 and first not in ("api", "my", "the", "app", "access", "secret")
+        else ""
+    )
 
 
 def secret_exfil(doc: Document) -> Iterator[Hit]:
@@ -86,7 +90,13 @@ def secret_exfil(doc: Document) -> Iterator[Hit]:
         urls = [u.group(0) for u in _URLISH.finditer(text)]
         sink = SINK.search(text)
         kinds = {hosts.classify(u).kind for u in urls}
-        if sink or kinds & {hosts.RAW_IP, hosts.KNOWN_BAD, hosts.PASTE, hosts.FILE_DROP, hosts.TUNNEL}:
+        if sink or kinds & {
+            hosts.RAW_IP,
+            hosts.KNOWN_BAD,
+            hosts.PASTE,
+            hosts.FILE_DROP,
+            hosts.TUNNEL,
+        }:
             seen.add(line)
             yield Hit("secret-exfil", _C, m.start(), m.end(),
                       f"Sends the secret {name} to a collecting host", floor=_H)  # fmt: skip
@@ -235,7 +245,11 @@ def clipboard_capture(doc: Document) -> Iterator[Hit]:
             scope = doc.lines_span(first, last)
         else:
             scope = (0, len(doc.text))
-        if sends(doc, *scope) or SINK.search(doc.text, *scope) or _ANY_UPLOAD.search(doc.text, *scope):
+        if (
+            sends(doc, *scope)
+            or SINK.search(doc.text, *scope)
+            or _ANY_UPLOAD.search(doc.text, *scope)
+        ):
             seen.add(line)
             yield Hit("clipboard-capture", _H, m.start(), m.end(),
                       "Reads the clipboard where data is sent over the network")  # fmt: skip
@@ -296,7 +310,8 @@ def credential_dump(doc: Document) -> Iterator[Hit]:
 #: Very popular package names (PyPI and npm, the most downloaded and those the agents'
 #: skills install); a name one edit away from one of these, and not itself one of them
 #: or a known real package, is a typosquat.
-POPULAR = frozenset("""
+POPULAR = frozenset(
+    """
 requests numpy pandas urllib3 setuptools boto3 botocore certifi idna charset-normalizer python-dateutil
 pyyaml typing-extensions cryptography packaging jinja2 markupsafe pydantic attrs click flask django
 fastapi uvicorn sqlalchemy pytest matplotlib scipy scikit-learn tensorflow torch torchvision pillow
@@ -315,9 +330,11 @@ socket.io node-fetch cross-env rimraf semver minimist fs-extra puppeteer discord
 prisma sequelize mysql mysql2 sqlite3 ioredis coffee-script cross-spawn shelljs request-promise
 passport helmet morgan multer execa superagent classnames prop-types styled-components rxjs
 core-js mkdirp nanoid winston typeorm @anthropic-ai/sdk @modelcontextprotocol/sdk serve-static
-""".split())
+""".split()  # noqa: SIM905 - a word list reads better as text
+)
 #: Real packages one edit away from a popular one (not typosquats).
-_NEIGHBOURS = frozenset("""
+_NEIGHBOURS = frozenset(
+    """
 psycopg psycopg2 scapy preact color attr boto jinja openapi request requests mysql mysql2 httpie
 pandas colors execa torch2 flask-cors react-is redux-saga urllib3 urllib bcrypt bcryptjs uvloop
 black blackd plotly typing docker dockerfile pytest pytest-cov pytests attrs sympy click clicks
@@ -325,7 +342,8 @@ chalk3 moments express-session pillow-heif keras-nlp langchain-core jest debug w
 telegram discord selenium-wire socket.io-client ethers5 sqlite websocket websocket-client
 python-jose python-dotenv dotenv-cli tensorflow-cpu tensorflow-gpu torchaudio markdown2 scipy2
 python python3 node nodejs npm pnpm yarn pip pip3 java cargo rustc bunx deno
-""".split())
+""".split()  # noqa: SIM905 - a word list reads better as text
+)
 _INSTALL = patterns.compile(
     r"\b(?:pip[0-9.]*|pipx|uv\s+pip|uv|poetry|pdm|rye|conda|mamba|easy_install)\s+(?:install|add|inject)\b(?P<py>(?:[^\n;&|#\"'`]|[\"'`](?!\s*[,}\]):]))*)"
     r"|\b(?:npm|pnpm|cnpm|yarn|bun)\s+(?:install|i|add|global\s+add)\b(?P<js>(?:[^\n;&|#\"'`]|[\"'`](?!\s*[,}\]):]))*)"
@@ -338,7 +356,7 @@ _INSTALL_WORDS = ("pip", "pipx", "uv ", "poetry", "pdm", "rye", "conda", "mamba"
                   "pnpm", "yarn", "bun", "npx", "bunx", "pnpx")  # fmt: skip
 _OPTION_WITH_VALUE = frozenset({"-r", "-c", "-e", "-i", "-t", "--index-url", "--extra-index-url", "--target",
                                 "--prefix", "--requirement", "--constraint", "--editable", "--root", "-f",
-                                "--find-links", "--python", "-p", "--registry", "--prefix", "--cache",
+                                "--find-links", "--python", "-p", "--registry", "--cache",
                                 "--trusted-host", "--platform", "--only-binary", "--no-binary", "-w",
                                 "--workspace", "-C", "--cwd", "--dir", "--filter"})  # fmt: skip
 _VERSION_SPLIT = re.compile(r"[\[<>=!~;]|(?<=.)@")
@@ -357,7 +375,12 @@ def _one_edit(a: str, b: str) -> bool:
         diff = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diff) == 1:
             return True
-        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = 0
     while i < len(short) and short[i] == long_[i]:
@@ -381,33 +404,40 @@ def squatted(name: str) -> str | None:
     for popular_canon, popular in _POPULAR_CANON.items():
         if len(popular_canon) >= 5 and _one_edit(canon, popular_canon):
             return popular
-    for affix in ("python-", "python3-", "py-", "py3-", "node-", "-python", "-py", "-js", "-node"):
-        bare = canon.replace(affix, "", 1) if affix.endswith("-") else canon.removesuffix(affix)
-        if bare != canon and bare in _POPULAR_CANON and _POPULAR_CANON[bare] not in POPULAR - {bare}:
-            if canon not in _KNOWN_CANON and not canon.startswith(("python-dateutil", "python-dotenv")):
-                return _POPULAR_CANON[bare]
+    for prefix in ("python-", "python3-", "py-", "py3-", "node-"):
+        bare = canon.removeprefix(prefix)
+        if bare != canon and bare in _POPULAR_CANON:
+            return _POPULAR_CANON[bare]  # python-requests, node-axios
+    for suffix in ("-python", "-py", "-js", "-node"):
+        bare = canon.removesuffix(suffix)
+        if bare != canon and bare in _POPULAR_CANON:
+            return _POPULAR_CANON[bare]
     return None
 
 
 def _package_names(args: str) -> Iterator[tuple[str, int]]:
     """The package names in the arguments of an install command, with their offsets."""
     skip = False
-    for m in re.finditer(r"[^\s,\"'\[\]]+(?:\[[^\]\s]*\])?", args):
-        token = m.group(0)
+    for m in re.finditer(r"[^\s,\"'`\[\]]+(?:\[[^\]\s]*\])?", args):
+        token = m.group(0).rstrip(".:)")
         if skip:
             skip = False
             continue
         if token.startswith("-"):
             skip = token in _OPTION_WITH_VALUE
             continue
-        if "/" in token and not token.startswith("@") or token.startswith((".", "~", "$", "git+", "http")):
+        if ("/" in token and not token.startswith("@")) or token.startswith(
+            (".", "~", "$", "git+", "http")
+        ):
             continue
         name = _VERSION_SPLIT.split(token, maxsplit=1)[0]
         if name and re.fullmatch(r"@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?", name):
             yield name, m.start()
 
 
-_REQ_LINE = patterns.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;]|$)", re.M)
+_REQ_LINE = patterns.compile(
+    r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;]|$)", re.M
+)
 _PKG_DEP = patterns.compile(r"^\s*\"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)\"\s*:\s*\"[\^~<>=*\d]", re.M)
 
 

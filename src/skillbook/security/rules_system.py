@@ -71,11 +71,12 @@ _DESTROY: Table = (
     (patterns.compile(r"\bshutil\.rmtree\s*\(\s*(?:os\.path\.expanduser\s*\(\s*[\"']~/?[\"']\s*\)"
                       r"|(?:pathlib\.)?Path\.home\s*\(\s*\)|str\s*\(\s*Path\.home\s*\(\s*\)\s*\)"
                       r"|[\"'](?:/|~|C:\\\\?)[\"']|os\.environ\s*\[\s*[\"'](?:HOME|USERPROFILE)[\"']\s*\]"
-                      r"|os\.getenv\s*\(\s*[\"'](?:HOME|USERPROFILE)[\"']\s*\)|os\.path\.expanduser\s*\(\s*[\"']~/(?:Documents|Desktop)[\"']\s*\))"),
+                      r"|os\.getenv\s*\(\s*[\"'](?:HOME|USERPROFILE)[\"']\s*\)|os\.path\.expanduser\s*\(\s*[\"']~/(?:Documents|Desktop)[\"']\s*\))"
+                      r"\s*[,)]"),
      _C, "Deletes the home folder or the root (shutil.rmtree)"),
     (patterns.compile(r"\b(?:rmSync|rmdirSync|rimraf(?:\.sync)?|rm|remove|removeSync|emptyDirSync)\s*\(\s*"
                       r"(?:os\.homedir\s*\(\s*\)|require\s*\(\s*[\"'](?:node:)?os[\"']\s*\)\.homedir\s*\(\s*\)"
-                      r"|process\.env\.(?:HOME|USERPROFILE)\b|[\"'](?:/|~|C:\\\\)[\"'])"), _C,
+                      r"|process\.env\.(?:HOME|USERPROFILE)\b|[\"'](?:/|~|C:\\\\)[\"'])\s*[,)]"), _C,
      "Deletes the home folder or the root (Node)"),
     (patterns.compile(r"\b(?:Remove-Item|ri|rm|del|rd|rmdir)\b(?=[^\n]*-Recurse)[^\n]*?\s[\"']?"
                       r"(?:[A-Z]:\\\*?|\$env:(?:USERPROFILE|HOMEPATH|SystemDrive|SystemRoot)\\?\*?"
