@@ -41,12 +41,13 @@ def _run(doc: Document, rule: str, table: Table, words: tuple[str, ...], *,
         return
     seen: set[int] = set()
     for regex, severity, message in table:
-        if regex in markdown_only and doc.kind != MARKDOWN:
+        prose = regex in markdown_only
+        if prose and doc.kind != MARKDOWN:
             continue
         for m in doc.finditer(regex, words, after=0):
             line = doc.line_of(m.start())
-            if line in seen:
-                continue
+            if line in seen or (prose and doc.fence_at(line) is not None):
+                continue  # prose patterns judge sentences, not the strings of code
             seen.add(line)
             yield Hit(rule, severity, m.start(), m.end(), message)
 
@@ -99,7 +100,7 @@ _DESTROY: Table = (
                       r"|\bfork\s+while\s+fork\b|%0\|%0"), _C,
      "Fork bomb (exhausts the machine's processes)"),
     (patterns.compile(r"\bch(?:mod|own|grp)\s+(?:-\w+\s+)*-R\s+(?:-\w+\s+)*\S+\s+(?:/|/\*|~|\$HOME|/etc|/usr)"
-                      r"(?=[\s;&|)]|$)|\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx)\s+/(?=[\s;&|)*]|$)",
+                      r"(?=[\s;&|)`\"']|$)|\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx)\s+/(?=[\s;&|)*`\"']|$)",
                       re.M), _C, "Changes the permissions or owner of the whole system"),
     (patterns.compile(r"\bvssadmin(?:\.exe)?\s+delete\s+shadows\b|\bwmic\s+shadowcopy\s+delete\b"
                       r"|\bwbadmin\s+delete\s+(?:catalog|systemstatebackup|backup)\b"
@@ -224,12 +225,12 @@ _HIJACK: Table = (
     (patterns.compile(r"\b(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES|LD_AUDIT)\b\s*[\"']?\]?\s*[=:]\s*(?!\s*[\"']?(?:/usr/|/lib|/opt/))"
                       r"|\blaunchctl\s+setenv\s+(?:DYLD_INSERT_LIBRARIES|LD_PRELOAD)\b", re.I), _H,
      "Injects a library into other programs (LD_PRELOAD / DYLD_INSERT_LIBRARIES)"),
-    (patterns.compile(r"\bgit\s+config\s+(?:--\w+\s+)*(?:core\.(?:fsmonitor|sshCommand)\b"
+    (patterns.compile(r"\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*(?:core\.(?:fsmonitor|sshCommand)\b"
                       r"|credential\.helper\s+[\"']?!)"
-                      r"|\bgit\s+config\s+(?:--\w+\s+)*--(?:global|system)\s+(?:--\w+\s+)*core\.hooksPath\b"
-                      r"|\bgit\s+config\s+(?:--\w+\s+)*core\.hooksPath\s+[\"']?(?:~|/|\$HOME)", re.I), _H,
+                      r"|\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*--(?:global|system)\s+(?:--(?!get|list|unset)\w+\s+)*core\.hooksPath\b"
+                      r"|\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*core\.hooksPath\s+[\"']?(?:~|/|\$HOME)", re.I), _H,
      "Makes git run another program for every repository (global hooks path, fsmonitor, sshCommand)"),
-    (patterns.compile(r"\bgit\s+config\s+(?:--\w+\s+)*(?:core\.hooksPath|url\.\S+\.insteadOf)\b"
+    (patterns.compile(r"\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*(?:core\.hooksPath|url\.\S+\.insteadOf)\b"
                       r"|(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*)\b[^\n]*|open\s*\(|write_text\s*\()\s*[\"']?"
                       r"[^\s\"']*\.git/hooks/(?:pre-|post-|prepare-|commit-msg|update|fsmonitor)", re.I), _M,
      "Sets git hooks or URL rewrites (runs on every commit, or fetches from elsewhere)"),
