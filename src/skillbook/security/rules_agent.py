@@ -93,25 +93,52 @@ _NO_ASKING = patterns.compile(
     r"|\b(?:run|switch|put\s+yourself)\s+(?:in|into)\s+yolo\s+mode\b",
     re.I,
 )
-_TAMPER_WORDS = (".claude", "permission-mode", "exec-approvals", "claude_desktop_config", ".mcp.json", ".cursor", ".codex/", ".gemini/", ".openclaw/",
-                 ".vscode/", ".continue/", ".windsurf", "copilot-instructions", ".agent", "mcp_server",
-                 ".aider.conf", "dangerously", "bypasspermissions", "approval_policy", "ask-for-approval",
-                 "sandbox_mode", "danger-full-access", "--yolo", "autoapprove", "alwaysallow", "auto_approve",
-                 "allow", "bash(*)", "defaultmode", "\"ask\"", "'ask'", "ask:", "security")  # fmt: skip
-_ASK_WORDS = ("ask", "prompt", "check with", "wait for", "without", "approve", "confirmation", "approval",
-              "permission", "sandbox", "safety", "yolo")  # fmt: skip
+_SETTINGS_WORDS = (".claude/settings", ".claude.json", "claude_desktop_config", ".mcp.json", ".cursor/mcp",
+                   ".codex/config", ".gemini/settings", ".openclaw/openclaw.json", ".vscode/settings",
+                   ".vscode/mcp", ".continue/config", "mcp_server", ".aider.conf", ".claude/hooks",
+                   "exec-approvals")  # fmt: skip
+_FOLDER_WORDS = (".cursor/rules", ".cursorrules", ".openclaw/skills", ".openclaw/workspace", ".windsurf",
+                 "copilot-instructions", ".claude/skills", ".claude/commands", ".claude/agents", ".agent/skills",
+                 ".agents/skills")  # fmt: skip
+_SETTING_WORDS = ("dangerouslyskippermissions", "approval_policy", "sandbox_mode", "autoapprove", "alwaysallow",
+                  "auto_approve", "bash(*)", "defaultmode", "\"allow\"", "'allow'", "allow:", "\"full\"", "'full'")  # fmt: skip
+_FLAG_WORDS = ("dangerously-", "permission-mode", "ask-for-approval", "--sandbox", "--yolo")
+_TAMPER_WORDS = (*_SETTINGS_WORDS, *_FOLDER_WORDS, *_SETTING_WORDS, *_FLAG_WORDS)
+_ASK_OBJECTS = ("confirm", "permission", "approv", "consent", "sandbox", "safety", "yolo")
+_ASK_WORDS = ("not ask", "n't ask", "never ask", "need to ask", "not prompt", "n't prompt", "never prompt",
+              "not wait for", "n't wait for", "never wait for", "not check with", "n't check with",
+              "never check with", "without asking", "without requesting", "without waiting", "without seeking",
+              "approve all", "approve every", "approve any", "yolo mode",
+              *(f"{v} {o}" for v in ("disable", "turn off", "bypass", "switch off", "ignore")
+                for o in ("the", "all", "any", "your", "confirm", "approv", "sandbox", "safety", "permission",
+                          "tool", "command")))  # fmt: skip
 
 
 def agent_tamper(doc: Document) -> Iterator[Hit]:
     seen: set[int] = set()
     if doc.regions(_TAMPER_WORDS, after=0):
-        for regex, severity, message in (
-            (_APPROVALS_OFF, _H, "Turns off the agent's approvals or sandbox in its settings"),
-            (_SETTINGS_WRITE, _H, "Writes the agent's own settings or MCP servers"),
-            (_APPROVAL_FLAGS, _M, "Starts an agent with its approvals or sandbox off"),
-            (_FOLDER_WRITE, _M, "Writes into an agent's skills or standing-instruction folders"),
+        for regex, severity, message, cues in (
+            (
+                _APPROVALS_OFF,
+                _H,
+                "Turns off the agent's approvals or sandbox in its settings",
+                _SETTING_WORDS,
+            ),
+            (
+                _SETTINGS_WRITE,
+                _H,
+                "Writes the agent's own settings or MCP servers",
+                _SETTINGS_WORDS,
+            ),
+            (_APPROVAL_FLAGS, _M, "Starts an agent with its approvals or sandbox off", _FLAG_WORDS),
+            (
+                _FOLDER_WRITE,
+                _M,
+                "Writes into an agent's skills or standing-instruction folders",
+                _FOLDER_WORDS,
+            ),
         ):
-            for m in doc.finditer(regex, _TAMPER_WORDS, after=0):
+            for m in doc.finditer(regex, cues, after=0):
                 line = doc.line_of(m.start())
                 if line in seen:
                     continue
@@ -127,14 +154,14 @@ def agent_tamper(doc: Document) -> Iterator[Hit]:
                     )
                 yield Hit("agent-tamper", severity, m.start(), m.end(), message)
         if doc.kind == CODE and _WRITES.search(doc.text):
-            for m in doc.finditer(_AGENT_LITERAL, _TAMPER_WORDS, after=0):
+            for m in doc.finditer(_AGENT_LITERAL, _SETTINGS_WORDS, after=0):
                 line = doc.line_of(m.start())
                 if line not in seen and not _REPORTING.search(doc.line_text(line)):
                     seen.add(line)
                     yield Hit("agent-tamper", _H, m.start(), m.end(),
                               "Names the agent's settings, MCP servers or skills in a script that writes files")  # fmt: skip
     if doc.kind == MARKDOWN and doc.regions(_ASK_WORDS, after=0):
-        for m in doc.finditer(_NO_ASKING, _ASK_WORDS, after=1):
+        for m in doc.finditer_in(_NO_ASKING, doc.regions_all(_ASK_WORDS, _ASK_OBJECTS)):
             line = doc.line_of(m.start())
             if line not in seen:
                 seen.add(line)
@@ -184,22 +211,40 @@ _COVERT: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
         re.I),
      _H, "Tells the agent to act against the user or deceive them"),
 )  # fmt: skip
-_COVERT_WORDS = ("append", "add", "include", "insert", "attach", "embed", "paste", "put", "print", "echo",
-                 "encode", "hide", "slip", "smuggle", "tuck", "send", "post", "upload", "forward", "transmit",
-                 "exfiltrate", "copy", "sync", "report", "submit", "share", "mail", "beacon", "secretly",
-                 "covertly", "surreptitiously", "stealthily", "discreetly", "in secret", "behind the user",
-                 "without the user", "without user", "the user does", "the user doesn", "the user won",
-                 "the user will", "the user never", "mention", "disclose", "reveal", "acknowledge", "admit",
-                 "explain", "bring up", "user does", "user doesn", "user need", "out of", "regardless",
-                 "no matter", "even if", "lie to", "the user", "pretend")  # fmt: skip
+#: Per covert pattern, the words one of which its line must hold: the output it
+#: smuggles into, the secrets it sends, the adverb, the keep-quiet verbs, the defiance.
+_SECRET_NOUNS = ("api key", "api_key", "api-key", "apikey", "keys", "token", "password", "credential", "secret",
+                 "private key", "ssh key", "env var", "environment variable", ".env", "cookies", "session id",
+                 "session token", "seed phrase", "wallet", "id_rsa", "auth-profiles")  # fmt: skip
+_VERBS_SEND = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "sync", "report",
+               "submit", "share", "mail", "beacon")  # fmt: skip
+_DETERMINERS = ("the ", "all ", "every ", "any ", "their ", "your ", "a copy", "user", "api", "credential",
+                "token", "password", "secret", "key", "cookie", "env", "ssh", "private", "seed", "wallet")  # fmt: skip
+_NEGATIONS = ("not ", "n't ", "never ")
+#: Per covert pattern, groups of words: the first (through the keyword index) is a rare
+#: phrase the match must hold, the others common words that must share its line.
+_COVERT_WORDS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (tuple(f"{d} {n}" for d in ("every", "each", "all", "any", "your", "all of your")
+           for n in ("answer", "response", "repl", "message", "output", "summar", "commit", "comment",
+                     "issue", "pull request", "post", "link", "image", "email")), _SECRET_NOUNS),
+    (tuple(f"{v} {d}" for v in _VERBS_SEND for d in _DETERMINERS), _SECRET_NOUNS),
+    (("secretly", "covertly", "surreptitiously", "stealthily", "discreetly", "in secret", "behind the user",
+      "without the user", "without user", "so the user", "so that the user"),),
+    ((*(f"{n}{v}" for n in _NEGATIONS for v in ("mention", "disclose", "reveal", "acknowledge", "admit",
+                                                 "explain", "bring up", "report")),
+      "need to know", "needn't know", "need not know", "be told", "be informed", "out of your", "out of the"),),
+    (("regardless of what", "no matter what", "even if the user", "lie to", "the user that",
+      "the user everything", "the user nothing", "the user all", "pretend"),),
+)  # fmt: skip
 
 
 def covert_instructions(doc: Document) -> Iterator[Hit]:
     if doc.kind != MARKDOWN:
         return
     seen: set[int] = set()
-    for regex, severity, message in _COVERT:
-        for m in doc.finditer(regex, _COVERT_WORDS, after=0):
+    for (regex, severity, message), groups in zip(_COVERT, _COVERT_WORDS, strict=True):
+        spans = doc.regions(groups[0], after=0) if len(groups) == 1 else doc.regions_all(*groups)
+        for m in doc.finditer_in(regex, spans):
             line = doc.line_of(m.start())
             if line not in seen:
                 seen.add(line)
@@ -207,9 +252,10 @@ def covert_instructions(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_COVERT_WORDS)
+_COVERT_ALL = tuple(dict.fromkeys(w for groups in _COVERT_WORDS for w in groups[0]))
+KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_COVERT_ALL)
 #: Per family, the keywords one of which a file must hold for it to find anything.
 TRIGGERS = {
     "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS),
-    "covert_instructions": _COVERT_WORDS,
+    "covert_instructions": _COVERT_ALL,
 }

@@ -12,6 +12,7 @@ databases, password hashes and Windows secrets dumped, sent or not) and
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -52,12 +53,18 @@ _REQUEST = patterns.compile(
     r"|urlopen|got|needle|superagent|Net::HTTP|http\.Post|\.post|\.put|\.get|sendBeacon|nc|ncat)\b",
     re.I,
 )
+_REQUEST_WORDS = ("curl", "wget", "http", "invoke-", "iwr", "irm", "fetch", "axios", "requests", "httpx",
+                  "urlopen", "got(", "needle", "superagent", "net::http", ".post", ".put", ".get", "sendbeacon",
+                  "nc ", "ncat")  # fmt: skip
 _HEADER = patterns.compile(
     r"(?:-H|--header|-u|--user|--oauth2-bearer|Authorization|headers?|auth|-Headers|x-api-key|Bearer|Basic)"
     r"\s*[:=]?\s*[\"'{\[(]?[^\n]{0,40}$",
     re.I,
 )
-_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "_auth")
+#: Words of a secret's variable name as code spells it (not the prose words "key" or
+#: "token", which most files hold).
+_SECRET_WORDS = ("_key", "apikey", "_token", "$token", "{token", "token}", "_secret", "$secret", "secret_",
+                 "_password", "$password", "password_", "_passwd", "credential", "_auth")  # fmt: skip
 _URLISH = patterns.compile(r"\b(?:https?|ftp)://[^\s'\"`<>()\[\]{}\\|]+", re.I)
 
 
@@ -75,7 +82,7 @@ def secret_exfil(doc: Document) -> Iterator[Hit]:
     if not doc.regions((*_SECRET_WORDS, *_SINK_WORDS), after=0):
         return
     seen: set[int] = set()
-    for m in doc.finditer(_SECRET_REF, _SECRET_WORDS, after=0):
+    for m in doc.finditer_in(_SECRET_REF, doc.regions_all(_SECRET_WORDS, _REQUEST_WORDS)):
         line = doc.line_of(m.start())
         if line in seen:
             continue
@@ -352,8 +359,10 @@ _INSTALL = patterns.compile(
     r"|[\"']npm[\"']\s*,\s*[\"'](?:install|i)[\"']\s*,(?P<jslist>[^\]\n]*)",
     re.I,
 )
-_INSTALL_WORDS = ("pip", "pipx", "uv ", "poetry", "pdm", "rye", "conda", "mamba", "easy_install", "npm",
-                  "pnpm", "yarn", "bun", "npx", "bunx", "pnpx")  # fmt: skip
+_INSTALL_WORDS = ("pip install", "pip3 install", "pip add", "pipx install", "pipx inject", "uv add", "poetry add",
+                  "pdm add", "rye add", "conda install", "mamba install", "easy_install", "npm install",
+                  "npm i ", "pnpm add", "pnpm install", "pnpm i ", "yarn add", "yarn global", "bun add", "bun install",
+                  "bun i ", "npx ", "bunx ", "pnpx ", "'pip", '"pip', "'npm'", '"npm"', "pip install")  # fmt: skip
 _OPTION_WITH_VALUE = frozenset({"-r", "-c", "-e", "-i", "-t", "--index-url", "--extra-index-url", "--target",
                                 "--prefix", "--requirement", "--constraint", "--editable", "--root", "-f",
                                 "--find-links", "--python", "-p", "--registry", "--cache",
@@ -393,6 +402,21 @@ _KNOWN_CANON = frozenset(_POPULAR_CANON) | {_canonical(n) for n in _NEIGHBOURS}
 _POPULAR_SQUASHED = {re.sub(r"[-_.]", "", c): p for c, p in _POPULAR_CANON.items()}
 
 
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+#: Every popular name and each of its one-letter deletions -> the names they come from:
+#: two names one edit apart share an entry (one of them, or a deletion of both), so a
+#: candidate is compared with a handful of names, not with all of them.
+_NEAR: dict[str, set[str]] = {}
+for _canon in _POPULAR_CANON:
+    if len(_canon) >= 5:
+        for _key in {_canon} | _deletions(_canon):
+            _NEAR.setdefault(_key, set()).add(_canon)
+
+
+@functools.lru_cache(maxsize=4096)
 def squatted(name: str) -> str | None:
     """The popular package ``name`` imitates, or None."""
     canon = _canonical(name)
@@ -401,9 +425,10 @@ def squatted(name: str) -> str | None:
     squashed = re.sub(r"[-_.]", "", canon)
     if squashed in _POPULAR_SQUASHED and "/" not in name:
         return _POPULAR_SQUASHED[squashed]  # crossenv for cross-env
-    for popular_canon, popular in _POPULAR_CANON.items():
-        if len(popular_canon) >= 5 and _one_edit(canon, popular_canon):
-            return popular
+    near = set().union(*(_NEAR.get(k, ()) for k in {canon} | _deletions(canon)))
+    for popular_canon in sorted(near):
+        if _one_edit(canon, popular_canon):
+            return _POPULAR_CANON[popular_canon]
     for prefix in ("python-", "python3-", "py-", "py3-", "node-"):
         bare = canon.removeprefix(prefix)
         if bare != canon and bare in _POPULAR_CANON:

@@ -15,6 +15,7 @@ hold (the scanner's prefilter), so a file without them costs nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -34,22 +35,36 @@ _PAYLOAD = patterns.compile(
 )
 
 
-def _run(doc: Document, rule: str, table: Table, words: tuple[str, ...], *,
+#: Per pattern of a table, groups of keywords: a line must hold a word of every group
+#: for the pattern to be tried there (specific words, or a verb and a noun together: a
+#: common word alone would send most files through the pattern).
+Cues = tuple[tuple[tuple[str, ...], ...], ...]
+
+
+def _run(doc: Document, rule: str, table: Table, cues: Cues, *,
          markdown_only: tuple[re.Pattern[str], ...] = ()) -> Iterator[Hit]:  # fmt: skip
     """One hit per line: the first pattern of ``table`` (in order) that matches there."""
-    if not doc.regions(words, after=0):
+    if not doc.regions(_union(cues), after=0):
         return
     seen: set[int] = set()
-    for regex, severity, message in table:
+    for (regex, severity, message), groups in zip(table, cues, strict=True):
         prose = regex in markdown_only
         if prose and doc.kind != MARKDOWN:
             continue
-        for m in doc.finditer(regex, words, after=0):
+        spans = doc.regions(groups[0], after=0) if len(groups) == 1 else doc.regions_all(*groups)
+        for m in doc.finditer_in(regex, spans):
             line = doc.line_of(m.start())
             if line in seen or (prose and doc.fence_at(line) is not None):
                 continue  # prose patterns judge sentences, not the strings of code
             seen.add(line)
             yield Hit(rule, severity, m.start(), m.end(), message)
+
+
+@functools.cache
+def _union(cues: Cues) -> tuple[str, ...]:
+    """The words of the first group of every pattern: a line holding none of them can
+    match no pattern of the table."""
+    return tuple(dict.fromkeys(w for groups in cues for w in groups[0]))
 
 
 # --------------------------------------------------------------------------- destructive-command
@@ -122,13 +137,21 @@ _DESTROY_TABLE: Table = (
     *_DESTROY,
     (_DESTROY_PROSE, _H, "Tells the agent to delete the user's files or disk"),
 )
-_DESTROY_WORDS = ("rm ", "rm\t", "no-preserve-root", "find ", "rmtree", "rmsync", "rmdirsync", "rimraf",
-                  "homedir", "remove-item", "ri ", "del ", "rd ", "rmdir", "format ", "dd ", "of=/dev/",
-                  "mkfs", "wipefs", "mke2fs", "newfs", "shred", "/dev/sd", "/dev/nvme", "/dev/disk",
-                  "/dev/rdisk", "/dev/hd", "/dev/vd", "diskutil", "clear-disk", "format-volume", "(){", "() {",
-                  "( ) {", "fork", "%0|%0", "chmod", "chown", "chgrp", "vssadmin", "shadowcopy", "wbadmin",
-                  "bcdedit", "tmutil", "win32_shadowcopy", "kill -9", "killall5", "kill -kill",
-                  "delete", "remove", "wipe", "erase", "destroy", "purge", "nuke")  # fmt: skip
+_DESTROY_WORDS: Cues = (
+    (('rm -', 'rm\t-'),),
+    (('no-preserve-root',),),
+    (('-delete', '-exec rm', '-exec shred'),),
+    (('rmtree',),),
+    (('homedir', 'env.home', 'env.userprofile'),),
+    (('-recurse',),),
+    (('/s /q', 'del /', 'format a:', 'format c:', 'format d:', 'format e:'),),
+    (('of=/dev/', 'mkfs', 'wipefs', 'mke2fs', 'newfs', '/dev/sd', '/dev/nvme', '/dev/disk', '/dev/rdisk', '/dev/hd', '/dev/vd', 'diskutil', 'clear-disk', 'format-volume'),),
+    ((':(){', ':|:', '&}', '& }', 'os.fork', 'fork while', '%0|%0'),),
+    (('chmod -r', 'chown -r', 'chgrp -r', '777 /', 'a+rwx /', 'ugo+rwx /'),),
+    (('vssadmin', 'shadowcopy', 'wbadmin', 'bcdedit', 'tmutil'),),
+    (('kill -9 -1', 'killall5', 'kill -kill 1', 'kill -9 1'),),
+    (('home folder', 'home directory', 'home dir', 'hard drive', 'hard disk', 'disk', 'file system', 'filesystem', 'documents folder', 'user files', 'user data'), ('delete', 'remove', 'wipe', 'erase', 'destroy', 'purge', 'nuke', 'shred')),
+)  # fmt: skip
 
 
 def destructive_command(doc: Document) -> Iterator[Hit]:
@@ -189,18 +212,28 @@ _PRIV_PROSE = patterns.compile(
     re.I,
 )
 _PRIV_TABLE: Table = (*_PRIV, (_PRIV_PROSE, _H, "Tells the agent to give itself root"))
-_PRIV_WORDS = ("chmod", "os.chmod", "setuid", "seteuid", "setreuid", "sudoers", "nopasswd", "/etc/passwd",
-               "/etc/shadow", "/etc/group", "useradd", "usermod", ":0:0:", "docker", "podman", "nerdctl",
-               "nsenter", "chroot", "gpasswd", "dscl", "dseditgroup", "localgroup", "add-localgroupmember",
-               "administrator privileges", "insmod", "kextload", "kmutil", "modprobe", "setcap", "tcc.db",
-               "ms-settings", "fodhelper", "computerdefaults", "enablelua", "consentpromptbehavioradmin",
-               "suid", "passwordless", "without a password", "without password")  # fmt: skip
+_PRIV_WORDS: Cues = (
+    (('chmod',),),
+    (('chmod', 'os.chmod', 'setuid', 'seteuid', 'setreuid'),),
+    (('sudoers', 'nopasswd'),),
+    (('/etc/passwd', '/etc/shadow', '/etc/group', 'useradd', 'usermod', ':0:0:'),),
+    (('/etc/shadow', '/etc/sudoers', '/etc/passwd'),),
+    (('docker', 'podman', 'nerdctl'),),
+    (('nsenter', 'chroot /host'),),
+    (('usermod', 'gpasswd', 'dscl', 'dseditgroup', 'localgroup', 'add-localgroupmember'),),
+    (('administrator privileges',),),
+    (('insmod', 'kextload', 'kmutil', 'modprobe'),),
+    (('setcap',),),
+    (('tcc.db',),),
+    (('ms-settings', 'fodhelper', 'computerdefaults', 'enablelua', 'consentpromptbehavioradmin'),),
+    (('setuid', 'suid', 'sudoers', 'passwordless', 'without a password', 'without password'),),
+)  # fmt: skip
 
 
 def privilege_escalation(doc: Document) -> Iterator[Hit]:
     for h in _run(doc, "privilege-escalation", _PRIV_TABLE, _PRIV_WORDS,
                   markdown_only=(_PRIV_PROSE,)):  # fmt: skip
-        if h.severity is _H and "administrator" in h.message:
+        if h.severity is _H and h.message.startswith("Runs a command as root"):
             line = doc.line_text(doc.line_of(h.start))
             if _PAYLOAD.search(line):
                 h = Hit(h.rule, _C, h.start, h.end, h.message + " and runs a download as root")
@@ -240,7 +273,7 @@ _HIJACK: Table = (
                       r"|\b(?:sitecustomize|usercustomize)\.py\b[^\n]*(?:>|open\s*\(|write)"
                       r"|(?:sitepackages|site-packages|dist-packages|USER_SITE|purelib)[^\n]*\.pth\b", re.I), _H,
      "Writes a Python start-up hook (runs in every Python process)"),
-    (patterns.compile(r"\b(?:export\s+)?(?:PYTHONSTARTUP|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_ENV|ENV)=[\"']?"
+    (patterns.compile(r"\b(?:export\s+)?(?:PYTHONSTARTUP|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_ENV)=[\"']?"
                       r"(?=[^\n]*(?:--require|-r\s|/tmp/|/dev/shm/|\.\w+/\.|-M))", re.I), _H,
      "Makes every interpreter load a file first (NODE_OPTIONS, PYTHONSTARTUP, BASH_ENV)"),
     (patterns.compile(r"(?:>>|\btee\s+-a)\s*[\"']?(?:/private)?/etc/hosts\b"
@@ -253,12 +286,20 @@ _HIJACK: Table = (
                       r"|\btrust\s+anchor\s+", re.I), _H,
      "Installs a trusted root certificate (can read all HTTPS traffic)"),
 )  # fmt: skip
-_HIJACK_WORDS = ("alias", "sudo", "function", "su()", "su ()", "doas", "pkexec", "passwd", "/bin/",
-                 "ld.so.preload", "ld_preload", "dyld_insert_libraries", "ld_audit", "git config",
-                 ".git/hooks", "site-packages", "dist-packages", "sitepackages", "sitecustomize",
-                 "usercustomize", "pythonstartup", "node_options", "perl5opt", "rubyopt", "bash_env",
-                 "env=", "/etc/hosts", "networksetup", "netsh", "add-trusted-cert", "certutil",
-                 "import-certificate", "ca-certificates", "ca-trust", "trust anchor")  # fmt: skip
+_HIJACK_WORDS: Cues = (
+    (('alias',),),
+    (('sudo()', 'sudo ()', 'su()', 'su ()', 'doas()', 'pkexec()', 'passwd()', 'function sudo', 'function su', 'function doas', 'function pkexec', 'function passwd'),),
+    (('alias',),),
+    (('/bin/sudo', '/bin/su', '/bin/doas', '/bin/ssh', '/bin/passwd', '/bin/git', '/bin/python', '/bin/node'),),
+    (('ld.so.preload',),),
+    (('ld_preload', 'dyld_insert_libraries', 'ld_audit'),),
+    (('git config',),),
+    (('git config', '.git/hooks'),),
+    (('site-packages', 'dist-packages', 'sitepackages', 'sitecustomize', 'usercustomize', 'user_site', 'purelib'),),
+    (('pythonstartup', 'node_options', 'perl5opt', 'rubyopt', 'bash_env'),),
+    (('/etc/hosts', 'networksetup', 'netsh'),),
+    (('add-trusted-cert', 'certutil', 'import-certificate', 'ca-certificates', 'ca-trust', 'trust anchor'),),
+)  # fmt: skip
 
 
 def command_hijack(doc: Document) -> Iterator[Hit]:
@@ -299,14 +340,16 @@ _DEFENSE: Table = (
                       r"|security\s+(?:software|monitoring|agent|tools?)|amsi|crowdstrike|sentinelone|system\s+integrity\s+protection)\b",
                       re.I), _H, "Tells the reader to switch security tools off"),
 )  # fmt: skip
-_DEFENSE_WORDS = ("ufw", "iptables", "ip6tables", "nft ", "pfctl", "socketfilterfw", "netsh", "netfirewallprofile",
-                  "systemctl", "service", "launchctl", "sc ", "sc.exe", "stop-service", "set-service", "selinux",
-                  "setenforce", "aa-", "auditctl", "randomize_va_space", "ptrace_scope", "amsi", "etweventwrite",
-                  "mpcmdrun", "disableantispyware", "disablerealtimemonitoring", "disablebehaviormonitoring",
-                  "disableioavprotection", "disablescriptscanning", "disableantivirus", "uninstall-windowsfeature",
-                  "tamperprotection", "firewall", "apparmor", "audit", "edr", "endpoint protection",
-                  "security software", "security monitoring", "security agent", "security tool", "crowdstrike",
-                  "sentinelone", "system integrity")  # fmt: skip
+_DEFENSE_WORDS: Cues = (
+    (('ufw', 'iptables', 'ip6tables', 'nft flush', 'pfctl', 'socketfilterfw', 'advfirewall', 'netsh firewall', 'netfirewallprofile'),),
+    (('firewalld', 'ufw', 'iptables', 'nftables', 'apparmor', 'auditd', 'selinux', 'falcon', 'crowdstrike', 'osqueryd', 'sentinel', 'clamav', 'clamd', 'wazuh', 'ossec', 'sysmon', 'syslog', 'fail2ban', 'mdatp', 'xprotect', 'windefend', 'wscsvc', 'securityhealthservice', 'msmpsvc', 'wdnissvc'),
+     ('systemctl', 'service', 'launchctl', 'sc ', 'sc.exe', 'stop-service', 'set-service'),
+     ('stop', 'disable', 'mask', 'unload', 'bootout', 'delete')),
+    (('selinux', 'setenforce', 'aa-teardown', 'aa-disable', 'aa-complain', 'auditctl', 'randomize_va_space', 'ptrace_scope'),),
+    (('amsi', 'etweventwrite'),),
+    (('mpcmdrun', 'disableantispyware', 'disablerealtimemonitoring', 'disablebehaviormonitoring', 'disableioavprotection', 'disablescriptscanning', 'disableantivirus', 'uninstall-windowsfeature', 'tamperprotection'),),
+    (('firewall', 'selinux', 'apparmor', 'auditd', 'auditing', 'audit log', 'edr ', 'edr.', 'edr,', 'endpoint protection', 'security software', 'security monitoring', 'security agent', 'security tool', 'amsi', 'crowdstrike', 'sentinelone', 'system integrity'), ('disable', 'turn off', 'deactivate', 'stop', 'switch off', 'shut off')),
+)  # fmt: skip
 
 
 def defense_disable(doc: Document) -> Iterator[Hit]:
@@ -333,9 +376,11 @@ _TRACES: Table = (
                       r"|\bfsutil\s+usn\s+deletejournal\b", re.I), _H,
      "Deletes system logs (hides what ran)"),
 )  # fmt: skip
-_TRACE_WORDS = ("history", "histfile", "histsize", "histfilesize", "set +o", "psreadline", "_history",
-                "viminfo", "/var/log", "/var/run", "journalctl", "wevtutil", "eventlog", "log erase",
-                "deletejournal")  # fmt: skip
+_TRACE_WORDS: Cues = (
+    (('history -c', 'history -w', 'histfile', 'histsize', 'histfilesize', 'set +o history', 'clear-history', 'historysavestyle'),),
+    (('_history', 'viminfo', 'consolehost'),),
+    (('/var/log', '/var/run', 'journalctl', 'wevtutil', 'eventlog', 'log erase', 'deletejournal'),),
+)  # fmt: skip
 
 
 def trace_wiping(doc: Document) -> Iterator[Hit]:
@@ -353,7 +398,8 @@ _INLINE = patterns.compile(
     r"|\bphp\s+-r\s+[^\n]*?(?:\bsystem|shell_exec|passthru|exec|popen|proc_open)\s*\(",
     re.I,
 )
-_INLINE_WORDS = ("node ", "nodejs", "deno ", "bun ", "python", "perl ", "ruby ", "php ")
+_INLINE_WORDS = ("node -e", "node -p", "node --eval", "node --print", "nodejs -e", "bun -e", "bun --eval",
+                 "-c \"", "-c '", "perl -e", "perl -ne", "ruby -e", "php -r")  # fmt: skip
 
 
 def inline_exec(doc: Document) -> Iterator[Hit]:
@@ -372,14 +418,14 @@ def inline_exec(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_DESTROY_WORDS, *_PRIV_WORDS, *_HIJACK_WORDS, *_DEFENSE_WORDS, *_TRACE_WORDS,
-            *_INLINE_WORDS)  # fmt: skip
+KEYWORDS = (*_union(_DESTROY_WORDS), *_union(_PRIV_WORDS), *_union(_HIJACK_WORDS),
+            *_union(_DEFENSE_WORDS), *_union(_TRACE_WORDS), *_INLINE_WORDS)  # fmt: skip
 #: Per family, the keywords one of which a file must hold for it to find anything.
 TRIGGERS = {
-    "destructive_command": _DESTROY_WORDS,
-    "privilege_escalation": _PRIV_WORDS,
-    "command_hijack": _HIJACK_WORDS,
-    "defense_disable": _DEFENSE_WORDS,
-    "trace_wiping": _TRACE_WORDS,
+    "destructive_command": _union(_DESTROY_WORDS),
+    "privilege_escalation": _union(_PRIV_WORDS),
+    "command_hijack": _union(_HIJACK_WORDS),
+    "defense_disable": _union(_DEFENSE_WORDS),
+    "trace_wiping": _union(_TRACE_WORDS),
     "inline_exec": _INLINE_WORDS,
 }
