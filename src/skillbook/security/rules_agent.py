@@ -101,7 +101,8 @@ _FOLDER_WORDS = (".cursor/rules", ".cursorrules", ".openclaw/skills", ".openclaw
                  "copilot-instructions", ".claude/skills", ".claude/commands", ".claude/agents", ".agent/skills",
                  ".agents/skills")  # fmt: skip
 _SETTING_WORDS = ("dangerouslyskippermissions", "approval_policy", "sandbox_mode", "autoapprove", "alwaysallow",
-                  "auto_approve", "bash(*)", "defaultmode", "\"allow\"", "'allow'", "allow:", "\"full\"", "'full'")  # fmt: skip
+                  "auto_approve", "bash(*)", "defaultmode", "[\"bash", "['bash", "[\"*\"", "['*'",
+                  "security\": \"full", "security: full", "security: \"full", "security': 'full")  # fmt: skip
 _FLAG_WORDS = ("dangerously-", "permission-mode", "ask-for-approval", "--sandbox", "--yolo")
 _TAMPER_WORDS = (*_SETTINGS_WORDS, *_FOLDER_WORDS, *_SETTING_WORDS, *_FLAG_WORDS)
 _ASK_OBJECTS = ("confirm", "permission", "approv", "consent", "sandbox", "safety", "yolo")

@@ -460,6 +460,7 @@ def _package_names(args: str) -> Iterator[tuple[str, int]]:
             yield name, m.start()
 
 
+_REQUIREMENTS = patterns.compile(r"requirements[\w.-]*\.(?:txt|in)")
 _REQ_LINE = patterns.compile(
     r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;]|$)", re.M
 )
@@ -469,7 +470,7 @@ _PKG_DEP = patterns.compile(r"^\s*\"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)\"\s*:\s*\"[
 def typosquat_package(doc: Document) -> Iterator[Hit]:
     base = doc.name.rsplit("/", 1)[-1].lower()
     manifest: re.Pattern[str] | None = None
-    if re.fullmatch(r"requirements[\w.-]*\.(?:txt|in)", base):
+    if base.startswith("requirements") and _REQUIREMENTS.fullmatch(base):
         manifest = _REQ_LINE
     elif base == "package.json":
         manifest = _PKG_DEP
