@@ -363,6 +363,7 @@ _INSTALL_WORDS = ("pip install", "pip3 install", "pip add", "pipx install", "pip
                   "pdm add", "rye add", "conda install", "mamba install", "easy_install", "npm install",
                   "npm i ", "pnpm add", "pnpm install", "pnpm i ", "yarn add", "yarn global", "bun add", "bun install",
                   "bun i ", "npx ", "bunx ", "pnpx ", "'pip", '"pip', "'npm'", '"npm"', "pip install")  # fmt: skip
+_INSTALL_SET = frozenset(_INSTALL_WORDS)
 _OPTION_WITH_VALUE = frozenset({"-r", "-c", "-e", "-i", "-t", "--index-url", "--extra-index-url", "--target",
                                 "--prefix", "--requirement", "--constraint", "--editable", "--root", "-f",
                                 "--find-links", "--python", "-p", "--registry", "--cache",
@@ -481,8 +482,8 @@ def typosquat_package(doc: Document) -> Iterator[Hit]:
                 yield Hit("typosquat-package", _H, m.start("name"), m.end("name"),
                           f"Depends on {m.group('name')!r}, a misspelling of the popular package {real!r}")  # fmt: skip
         return
-    if not doc.regions(_INSTALL_WORDS, after=0):
-        return
+    if not doc.holds_any(_INSTALL_SET):
+        return  # the one-pass keyword index says no install command: nothing to split
     for m in doc.finditer(_INSTALL, _INSTALL_WORDS, after=0):
         group = next(g for g in ("py", "js", "npx", "pylist", "jslist") if m.group(g) is not None)
         for name, offset in _package_names(m.group(group)):
