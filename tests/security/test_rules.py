@@ -306,3 +306,22 @@ def test_shell_rc_path_line_is_low() -> None:
         analyze("echo 'export PATH=$HOME/.tool/bin:$PATH' >> ~/.zshrc\n", "x.sh"), "persistence"
     )
     assert hit.severity is Severity.LOW
+
+
+def test_the_newer_families_bound_their_gaps() -> None:
+    """A pattern such as ``\\bcp\\b[^\\n]*…`` is tried at every ``cp`` of a line and then
+    reads to its end: quadratic in the line (a minified file's line is megabytes). The
+    families of rules_system, rules_leak and rules_agent bound every such gap."""
+    import re as regex
+
+    from skillbook.security import rules_agent, rules_leak, rules_system
+
+    found = []
+    for module in (rules_system, rules_leak, rules_agent):
+        for value in vars(module).values():
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                pattern = item[0] if isinstance(item, tuple) and item else item
+                if isinstance(pattern, regex.Pattern) and "[^\\n]*" in pattern.pattern:
+                    found.append(pattern.pattern[:60])
+    assert found == []

@@ -45,8 +45,8 @@ def _write_to(target: str) -> re.Pattern[str]:
     folder: copying a file out of it writes nothing there)."""
     return patterns.compile(
         rf"(?:>>?|\btee\b(?:\s+-a)?|\bopen\s*\(|\bwrite(?:_text|FileSync|File)?\s*\("
-        rf"|\b(?:Set|Add|Out)-(?:Content|File)\b[^\n]*?)\s*[\"'`]?[^\s\"'`|;]*{target}"
-        rf"|\b(?:cp|mv|ln|install|rsync)\b[^\n]*\s[\"'`]?[^\s\"'`|;]*{target}[^\s\"'`|;]*[\"'`]?\s*(?:$|[;&|#)])",
+        rf"|\b(?:Set|Add|Out)-(?:Content|File)\b[^\n]{{0,300}}?)\s*[\"'`]?[^\s\"'`|;]*{target}"
+        rf"|\b(?:cp|mv|ln|install|rsync)\b[^\n]{{0,300}}\s[\"'`]?[^\s\"'`|;]*{target}[^\s\"'`|;]*[\"'`]?\s*(?:$|[;&|#)])",
         re.I | re.M,
     )
 
@@ -59,7 +59,7 @@ _REPORTING = patterns.compile(
     r"\b(?:print|echo|console\.\w+|log(?:ger)?\.\w+|Write-(?:Host|Output))\b", re.I
 )
 _WRITES = patterns.compile(
-    r"\.write(?:_text|_bytes|FileSync|File)?\s*\(|\bjson\.dump\s*\(|\bopen\s*\([^\n]*[\"'][wa]\+?[\"']"
+    r"\.write(?:_text|_bytes|FileSync|File)?\s*\(|\bjson\.dump\s*\(|\bopen\s*\([^\n]{0,300}[\"'][wa]\+?[\"']"
     r"|\b(?:Set|Add|Out)-(?:Content|File)\b|\bcopyFileSync\s*\(|\bshutil\.copy\w*\s*\(|\bfs\.(?:append|write)",
     re.I,
 )
@@ -79,7 +79,7 @@ _APPROVALS_OFF = patterns.compile(
     r"|\bsandbox_mode\s*=\s*[\"']danger-full-access|\b[\"']?(?:autoApprove|alwaysAllow|auto_approve|autoapprove)[\"']?\s*[:=]\s*(?:true|\[\s*[\"']\*)"
     r"|\bchat\.tools\.autoApprove\b|\b[\"']?allow[\"']?\s*:\s*\[\s*[\"'](?:Bash|\*|Bash\(\*\))[\"']"
     r"|\bBash\(\*\)|\b[\"']?defaultMode[\"']?\s*[:=]\s*[\"'](?:bypassPermissions|acceptEdits)"
-    r"|\b[\"']?ask[\"']?\s*:\s*[\"']off[\"'][^\n]*security[\"']?\s*:\s*[\"']full|\bsecurity[\"']?\s*:\s*[\"']full[\"'][^\n]*\bask[\"']?\s*:\s*[\"']off",
+    r"|\b[\"']?ask[\"']?\s*:\s*[\"']off[\"'][^\n]{0,300}security[\"']?\s*:\s*[\"']full|\bsecurity[\"']?\s*:\s*[\"']full[\"'][^\n]{0,300}\bask[\"']?\s*:\s*[\"']off",
     re.I,
 )
 #: Prose telling the agent to stop asking the user (Markdown only).

@@ -149,9 +149,9 @@ _SEND_VERB = patterns.compile(
 
 _DNS = patterns.compile(
     r"\b(?:dig|nslookup|host|drill|kdig|Resolve-DnsName|ping)\b(?:\s+[-+@]\S+)*\s+[\"']?[^\s\"']*"
-    r"(?:\$\(|`|\$\{?\w+\}?\.|\$env:\w+\.|%\w+%\.)[^\n]*?\.[a-z]{2,}"
+    r"(?:\$\(|`|\$\{?\w+\}?\.|\$env:\w+\.|%\w+%\.)[^\n]{0,300}?\.[a-z]{2,}"
     r"|\b(?:gethostbyname|getaddrinfo|dns\.(?:resolve\w*|lookup)|resolver\.(?:resolve|query)|Dns\.GetHostAddresses|net\.LookupHost)"
-    r"\s*\([^\n]*(?:\+|\.format\(|f[\"'][^\"'\n]*\{|`[^`\n]*\$\{|%s)[^\n]*\.[a-z]{2,}",
+    r"\s*\([^\n]{0,300}(?:\+|\.format\(|f[\"'][^\"'\n]*\{|`[^`\n]*\$\{|%s)[^\n]{0,300}\.[a-z]{2,}",
     re.I,
 )
 _DNS_WORDS = ("dig ", "nslookup", "host ", "drill ", "kdig", "resolve-dnsname", "ping ", "gethostbyname",
@@ -217,19 +217,19 @@ def cloud_metadata(doc: Document) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- clipboard-capture
 
 _CLIPBOARD = patterns.compile(
-    r"\bpbpaste\b|\bxclip\b[^\n]*-o\b|\bxclip\b[^\n]*-out\b|\bxsel\b[^\n]*(?:-o|--output|-b)\b|\bwl-paste\b"
+    r"\bpbpaste\b|\bxclip\b[^\n]{0,300}-o\b|\bxclip\b[^\n]{0,300}-out\b|\bxsel\b[^\n]{0,300}(?:-o|--output|-b)\b|\bwl-paste\b"
     r"|\bGet-Clipboard\b|\bpyperclip\.paste\s*\(|\bclipboard\.(?:readText|read|paste|get_text)\s*\("
-    r"|\bclipboardy\.(?:read|readSync)\s*\(|\bGetClipboardData\b|\bNSPasteboard\b[^\n]*stringForType"
-    r"|\btkinter\b[^\n]*clipboard_get|\.clipboard_get\s*\(|the\s+clipboard\s+(?:contents?|history)",
+    r"|\bclipboardy\.(?:read|readSync)\s*\(|\bGetClipboardData\b|\bNSPasteboard\b[^\n]{0,300}stringForType"
+    r"|\btkinter\b[^\n]{0,300}clipboard_get|\.clipboard_get\s*\(|the\s+clipboard\s+(?:contents?|history)",
     re.I,
 )
 _CLIP_WORDS = ("pbpaste", "xclip", "xsel", "wl-paste", "get-clipboard", "pyperclip", "clipboard",
                "getclipboarddata", "nspasteboard")  # fmt: skip
 #: A clipboard replaced with a wallet address (clipper malware).
 _CLIPPER = patterns.compile(
-    r"(?:pbcopy|xclip|Set-Clipboard|pyperclip\.copy|clipboard\.(?:writeText|write|copy))\b[^\n]*"
+    r"(?:pbcopy|xclip|Set-Clipboard|pyperclip\.copy|clipboard\.(?:writeText|write|copy))\b[^\n]{0,300}"
     r"(?:\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,39})\b|\b0x[0-9a-fA-F]{40}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b)"
-    r"|\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,39})\b[^\n]*(?:\|\s*pbcopy|Set-Clipboard|pyperclip\.copy|writeText)",
+    r"|\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,39})\b[^\n]{0,300}(?:\|\s*pbcopy|Set-Clipboard|pyperclip\.copy|writeText)",
     re.I,
 )
 
@@ -263,7 +263,7 @@ def clipboard_capture(doc: Document) -> Iterator[Hit]:
 
 
 _ANY_UPLOAD = patterns.compile(
-    r"\bcurl\b[^\n]*(?:\s-d\b|--data|\s-F\b|-X\s*POST)|\brequests\.post\b|\bfetch\s*\(|\bInvoke-(?:WebRequest|RestMethod)\b"
+    r"\bcurl\b[^\n]{0,300}(?:\s-d\b|--data|\s-F\b|-X\s*POST)|\brequests\.post\b|\bfetch\s*\(|\bInvoke-(?:WebRequest|RestMethod)\b"
     r"|\bhttpx\.post\b|\burlopen\s*\(",
     re.I,
 )
@@ -273,15 +273,15 @@ _ANY_UPLOAD = patterns.compile(
 _DUMP = patterns.compile(
     r"\bsecurity\s+dump-keychain\b|\bchainbreaker\b|\b(?:Chrome|Chromium|Brave|Edge|Opera|Vivaldi|Arc)\s+Safe\s+Storage\b"
     r"|\bsecurity\s+find-generic-password\s+(?:-\w+\s+)*-w?a\s+[\"']?(?:Chrome|Chromium|Brave|Edge|Opera)\b"
-    r"|\bmimikatz\b|\bsekurlsa\b|\blsadump\b|\bprocdump(?:64)?(?:\.exe)?\b[^\n]*lsass|\bcomsvcs(?:\.dll)?\b[^\n]*MiniDump"
+    r"|\bmimikatz\b|\bsekurlsa\b|\blsadump\b|\bprocdump(?:64)?(?:\.exe)?\b[^\n]{0,300}lsass|\bcomsvcs(?:\.dll)?\b[^\n]{0,300}MiniDump"
     r"|\blsass(?:\.exe|\.dmp)\b|\breg(?:\.exe)?\s+save\s+[\"']?HKLM\\+(?:SAM|SYSTEM|SECURITY)\b|\blazagne\b|\bunshadow\b"
-    r"|\b(?:cat|cp|head|tail|less|more|base64|xxd|tar|zip|scp|nc)\b[^\n]*/etc/(?:shadow|gshadow|master\.passwd)\b"
+    r"|\b(?:cat|cp|head|tail|less|more|base64|xxd|tar|zip|scp|nc)\b[^\n]{0,300}/etc/(?:shadow|gshadow|master\.passwd)\b"
     r"|\bgpg\s+(?:--\S+\s+)*--export-secret-(?:keys|subkeys)\b|\bsecret-tool\s+search\s+--all\b"
-    r"|\bsqlite3?\b[^\n]*(?:Cookies|Login\s+Data|cookies\.sqlite|logins\.json|Web\s+Data|places\.sqlite|History\b)"
-    r"|\bsqlite3\.connect\s*\([^\n]*(?:Cookies|Login\s+Data|cookies\.sqlite|Web\s+Data|places\.sqlite)"
+    r"|\bsqlite3?\b[^\n]{0,300}(?:Cookies|Login\s+Data|cookies\.sqlite|logins\.json|Web\s+Data|places\.sqlite|History\b)"
+    r"|\bsqlite3\.connect\s*\([^\n]{0,300}(?:Cookies|Login\s+Data|cookies\.sqlite|Web\s+Data|places\.sqlite)"
     r"|\bbrowser_cookie3\b|\bbrowsercookie\b|\bpycookiecheat\b|\bCryptUnprotectData\b|\bProtectedData\]::Unprotect\b"
     r"|\b(?:vaultcmd|VaultCmd)(?:\.exe)?\s+/list|\bcmdkey\s+/list\b"
-    r"|\.password-store\b[^\n]*\b(?:pass\s+show|gpg\s+(?:-d|--decrypt))|\bfind\b[^\n]*\.password-store[^\n]*-exec",
+    r"|\.password-store\b[^\n]{0,300}\b(?:pass\s+show|gpg\s+(?:-d|--decrypt))|\bfind\b[^\n]{0,300}\.password-store[^\n]{0,300}-exec",
     re.I,
 )
 _DUMP_WORDS = ("dump-keychain", "chainbreaker", "safe storage", "find-generic-password", "mimikatz",

@@ -78,7 +78,7 @@ _WHOLE = (
     r"|\$HOME/(?:Documents|Desktop|Pictures|Downloads|Library)/?\*?)[\"']?(?=[\s;&|)`\"']|$)"
 )
 _DESTROY: Table = (
-    (patterns.compile(rf"\brm\s+(?:-{{1,2}}[\w-]+\s+)+(?:--\s+)?{_WHOLE}", re.M), _C,
+    (patterns.compile(rf"\brm\s+(?:-{{1,2}}\w[\w-]*\s+)+(?:--\s+)?{_WHOLE}", re.M), _C,
      "Deletes the root, the home folder or a system folder"),
     (patterns.compile(r"--no-preserve-root\b"), _C, "Deletes the root of the file system"),
     (patterns.compile(rf"\bfind\s+{_WHOLE}\s+(?:-(?:type|maxdepth|mindepth|xdev)\s+\S+\s+)*"
@@ -94,7 +94,7 @@ _DESTROY: Table = (
                       r"(?:os\.homedir\s*\(\s*\)|require\s*\(\s*[\"'](?:node:)?os[\"']\s*\)\.homedir\s*\(\s*\)"
                       r"|process\.env\.(?:HOME|USERPROFILE)\b|[\"'](?:/|~|C:\\\\)[\"'])\s*[,)]"), _C,
      "Deletes the home folder or the root (Node)"),
-    (patterns.compile(r"\b(?:Remove-Item|ri|rm|del|rd|rmdir)\b(?=[^\n]*-Recurse)[^\n]*?\s[\"']?"
+    (patterns.compile(r"\b(?:Remove-Item|ri|rm|del|rd|rmdir)\b(?=[^\n]{0,300}-Recurse)[^\n]{0,300}?\s[\"']?"
                       r"(?:[A-Z]:\\\*?|\$env:(?:USERPROFILE|HOMEPATH|SystemDrive|SystemRoot)\\?\*?"
                       r"|\$HOME\\?\*?|~\\?\*?)[\"']?(?=\s|$)", re.I | re.M), _C,
      "Deletes the home folder or a drive (PowerShell)"),
@@ -102,9 +102,9 @@ _DESTROY: Table = (
                       r"|\bdel\s+(?:/[a-z]\s+)+[\"']?(?:[A-Z]:\\\*?|%USERPROFILE%)[\"']?(?:\s|$)"
                       r"|\bformat\s+[A-Z]:\s*(?:/[a-z]+\s*)*(?:$|[\s&|;`\"'])", re.I | re.M), _C,
      "Deletes or formats a drive (cmd)"),
-    (patterns.compile(r"\bdd\b[^\n]*\bof=/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d)"
+    (patterns.compile(r"\bdd\b[^\n]{0,300}\bof=/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d)"
                       r"|\b(?:mkfs(?:\.\w+)?|wipefs|mke2fs|newfs\w*)\s+(?:-\S+\s+)*/dev/"
-                      r"|\bshred\b[^\n]*\s/dev/(?:sd|nvme|disk|hd|vd|xvd|mmcblk)"
+                      r"|\bshred\b[^\n]{0,300}\s/dev/(?:sd|nvme|disk|hd|vd|xvd|mmcblk)"
                       r"|>\s*/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d|hd[a-z]|vd[a-z])\b"
                       r"|\bdiskutil\s+(?:eraseDisk|eraseVolume|zeroDisk|randomDisk|secureErase|partitionDisk)\b"
                       r"|\b(?:Clear-Disk|Format-Volume)\b", re.I), _C,
@@ -119,8 +119,8 @@ _DESTROY: Table = (
                       re.M), _C, "Changes the permissions or owner of the whole system"),
     (patterns.compile(r"\bvssadmin(?:\.exe)?\s+delete\s+shadows\b|\bwmic\s+shadowcopy\s+delete\b"
                       r"|\bwbadmin\s+delete\s+(?:catalog|systemstatebackup|backup)\b"
-                      r"|\bbcdedit\b[^\n]*recoveryenabled\s+no\b|\btmutil\s+(?:delete|disable)\b"
-                      r"|\bGet-WmiObject\s+Win32_Shadowcopy\b[^\n]*Delete", re.I), _C,
+                      r"|\bbcdedit\b[^\n]{0,300}recoveryenabled\s+no\b|\btmutil\s+(?:delete|disable)\b"
+                      r"|\bGet-WmiObject\s+Win32_Shadowcopy\b[^\n]{0,300}Delete", re.I), _C,
      "Deletes backups or system restore points (what ransomware does first)"),
     (patterns.compile(r"\bkill\s+-9\s+-1\b|\bkillall5\b|\bkill\s+-(?:9|KILL)\s+1\b"), _H,
      "Kills every process"),
@@ -167,42 +167,42 @@ _PRIV: Table = (
                       rf"(?:{_SHELLISH}|/tmp/\S+|/dev/shm/\S+|/var/tmp/\S+)[\"']?(?=[\s;&|)]|$)", re.M), _C,
      "Makes a shell or interpreter setuid (root shell for anyone)"),
     (patterns.compile(r"\bchmod\s+(?:-\w+\s+)*(?:u\+s|\+s|0?[46][0-7]{3})\s+\S"
-                      r"|\bos\.chmod\s*\([^\n]*(?:0o[46][0-7]{3}|S_ISUID)|\bos\.set(?:e|re)?uid\s*\(\s*0\s*\)"), _H,
+                      r"|\bos\.chmod\s*\([^\n]{0,300}(?:0o[46][0-7]{3}|S_ISUID)|\bos\.set(?:e|re)?uid\s*\(\s*0\s*\)"), _H,
      "Sets the setuid bit (runs as its owner, often root)"),
-    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\b[^\n]*|\bmv\b[^\n]*|\bopen\s*\()\s*[\"']?/etc/sudoers(?:\.d/?\S*)?"
-                      r"|\bsed\s+-i\S*\s[^\n]*/etc/sudoers\b"
-                      r"|\b(?:echo|printf|print|write|cat)\b[^\n]*\bNOPASSWD\s*:\s*ALL\b"
-                      r"|\bALL\s*=\s*\(\s*ALL(?:\s*:\s*ALL)?\s*\)\s*NOPASSWD\s*:\s*ALL\b(?=[^\n]*(?:>|tee|sudoers))",
+    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\b[^\n]{0,300}|\bmv\b[^\n]{0,300}|\bopen\s*\()\s*[\"']?/etc/sudoers(?:\.d/?\S*)?"
+                      r"|\bsed\s+-i\S*\s[^\n]{0,300}/etc/sudoers\b"
+                      r"|\b(?:echo|printf|print|write|cat)\b[^\n]{0,300}\bNOPASSWD\s*:\s*ALL\b"
+                      r"|\bALL\s*=\s*\(\s*ALL(?:\s*:\s*ALL)?\s*\)\s*NOPASSWD\s*:\s*ALL\b(?=[^\n]{0,300}(?:>|tee|sudoers))",
                       re.I), _C, "Edits sudoers (root without a password)"),
     (patterns.compile(r"(?:>>|\btee\s+-a)\s*[\"']?/etc/(?:passwd|shadow|group)\b"
-                      r"|\buseradd\b[^\n]*\s-o\b[^\n]*-u\s*0\b|\buseradd\b[^\n]*-u\s*0\s+-o\b"
-                      r"|\busermod\b[^\n]*-u\s*0\b|:0:0:[^\n]*:/(?:bin|usr/bin)/(?:ba)?sh\b[^\n]*>>?\s*/etc/passwd",
+                      r"|\buseradd\b[^\n]{0,300}\s-o\b[^\n]{0,300}-u\s*0\b|\buseradd\b[^\n]{0,300}-u\s*0\s+-o\b"
+                      r"|\busermod\b[^\n]{0,300}-u\s*0\b|:0:0:[^\n]{0,300}:/(?:bin|usr/bin)/(?:ba)?sh\b[^\n]{0,300}>>?\s*/etc/passwd",
                       re.I), _C, "Adds a root account"),
     (patterns.compile(r"\bchmod\s+(?:-\w+\s+)*(?:0?[0-7]?[67][0-7][67]|[ao]\+w\w*|ugo\+rwx)\s+/etc/(?:shadow|sudoers|passwd)\b"),
      _C, "Makes the password or sudoers file writable"),
-    (patterns.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\b[^\n]*"
-                      r"(?:\s(?:-v|--volume)[=\s]+[\"']?/:|--mount\s+[^\n]*\bsource=/,|\s--pid[=\s]host\b[^\n]*--privileged"
-                      r"|--privileged\b[^\n]*\s--pid[=\s]host\b)", re.I), _C,
+    (patterns.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\b[^\n]{0,300}"
+                      r"(?:\s(?:-v|--volume)[=\s]+[\"']?/:|--mount\s+[^\n]{0,300}\bsource=/,|\s--pid[=\s]host\b[^\n]{0,300}--privileged"
+                      r"|--privileged\b[^\n]{0,300}\s--pid[=\s]host\b)", re.I), _C,
      "Runs a container with the host's root file system or processes (root on the host)"),
     (patterns.compile(r"\bnsenter\s+(?:-\w+\s+)*(?:-t|--target)[=\s]*1\b|\bchroot\s+/host\b", re.I), _C,
      "Enters the host's namespaces from a container (root on the host)"),
     (patterns.compile(r"\busermod\s+(?:-\w+\s+)*-a?G\s+(?:\S+,)?(?:sudo|wheel|admin|root|docker|adm)\b"
                       r"|\bgpasswd\s+-a\s+\S+\s+(?:sudo|wheel|admin|docker)\b"
                       r"|\bdscl\s+\.\s+-(?:append|merge)\s+/Groups/admin\b"
-                      r"|\bdseditgroup\b[^\n]*-a\b[^\n]*\badmin\b"
-                      r"|\bnet\s+localgroup\s+administrators\b[^\n]*/add\b"
-                      r"|\bAdd-LocalGroupMember\b[^\n]*Administrators", re.I), _H,
+                      r"|\bdseditgroup\b[^\n]{0,300}-a\b[^\n]{0,300}\badmin\b"
+                      r"|\bnet\s+localgroup\s+administrators\b[^\n]{0,300}/add\b"
+                      r"|\bAdd-LocalGroupMember\b[^\n]{0,300}Administrators", re.I), _H,
      "Adds a user to an administrator group"),
     (patterns.compile(r"\bwith\s+administrator\s+privileges\b", re.I), _H,
      "Runs a command as root through an administrator password prompt (osascript)"),
-    (patterns.compile(r"\b(?:insmod|kextload|kmutil\s+load)\b[^\n]*\S|\bmodprobe\s+(?:-f\s+)?\S+\.ko\b",
+    (patterns.compile(r"\b(?:insmod|kextload|kmutil\s+load)\b[^\n]{0,300}\S|\bmodprobe\s+(?:-f\s+)?\S+\.ko\b",
                       re.I), _H, "Loads a kernel module or extension"),
     (patterns.compile(r"\bsetcap\s+[\"']?cap_(?:setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module)",
                       re.I), _H, "Grants a program root capabilities"),
-    (patterns.compile(r"\bTCC\.db\b[^\n]*\b(?:insert|replace|update)\b|\b(?:insert|replace|update)\b[^\n]*\baccess\b[^\n]*TCC\.db",
+    (patterns.compile(r"\bTCC\.db\b[^\n]{0,300}\b(?:insert|replace|update)\b|\b(?:insert|replace|update)\b[^\n]{0,300}\baccess\b[^\n]{0,300}TCC\.db",
                       re.I), _C, "Grants itself macOS privacy permissions (writes TCC.db)"),
     (patterns.compile(r"ms-settings\\+shell\\+open\\+command|\bfodhelper(?:\.exe)?\b|\bcomputerdefaults(?:\.exe)?\b"
-                      r"|\b(?:EnableLUA|ConsentPromptBehaviorAdmin)\b[^\n]*(?:\b0\b|0x0)", re.I), _C,
+                      r"|\b(?:EnableLUA|ConsentPromptBehaviorAdmin)\b[^\n]{0,300}(?:\b0\b|0x0)", re.I), _C,
      "Bypasses or turns off Windows UAC"),
 )  # fmt: skip
 _PRIV_PROSE = patterns.compile(
@@ -251,7 +251,7 @@ _HIJACK: Table = (
      "Replaces sudo/su with a shell function (captures the password)"),
     (patterns.compile(rf"\balias\s+[\"']?{_SENSITIVE}[\"']?\s*=\s*[\"']?(?!{_SENSITIVE}\b)", re.I), _H,
      "Replaces a security-sensitive command with an alias"),
-    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|install)\b[^\n]*|\bln\s+-s\w*\s+\S+)\s*[\"']?"
+    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|install)\b[^\n]{0,300}|\bln\s+-s\w*\s+\S+)\s*[\"']?"
                       r"(?:~|\$HOME|/usr/local|/opt/homebrew|/tmp)(?:/[\w.-]+)*/bin/(?:sudo|su|doas|ssh|passwd|git|python3?|node)\b"
                       r"(?![\w.-])", re.I), _C, "Puts a fake sudo/ssh/git in a folder on the PATH"),
     (patterns.compile(r"/etc/ld\.so\.preload\b"), _C, "Preloads a library into every program (ld.so.preload)"),
@@ -264,17 +264,17 @@ _HIJACK: Table = (
                       r"|\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*core\.hooksPath\s+[\"']?(?:~|/|\$HOME)", re.I), _H,
      "Makes git run another program for every repository (global hooks path, fsmonitor, sshCommand)"),
     (patterns.compile(r"\bgit\s+config\s+(?:--(?!get|list|unset)\w+\s+)*(?:core\.hooksPath|url\.\S+\.insteadOf)\b"
-                      r"|(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*)\b[^\n]*|open\s*\(|write_text\s*\()\s*[\"']?"
+                      r"|(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|ln\s+-s\w*)\b[^\n]{0,300}|open\s*\(|write_text\s*\()\s*[\"']?"
                       r"[^\s\"']*\.git/hooks/(?:pre-|post-|prepare-|commit-msg|update|fsmonitor)", re.I), _M,
      "Sets git hooks or URL rewrites (runs on every commit, or fetches from elsewhere)"),
-    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv)\b[^\n]*|open\s*\(|write_text\s*\()\s*[^\n]*"
-                      r"(?:site-packages|dist-packages|site\.getsitepackages|getusersitepackages)[^\n]*"
+    (patterns.compile(r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv)\b[^\n]{0,300}|open\s*\(|write_text\s*\()\s*[^\n]{0,300}"
+                      r"(?:site-packages|dist-packages|site\.getsitepackages|getusersitepackages)[^\n]{0,300}"
                       r"(?:\.pth\b|sitecustomize|usercustomize)"
-                      r"|\b(?:sitecustomize|usercustomize)\.py\b[^\n]*(?:>|open\s*\(|write)"
-                      r"|(?:sitepackages|site-packages|dist-packages|USER_SITE|purelib)[^\n]*\.pth\b", re.I), _H,
+                      r"|\b(?:sitecustomize|usercustomize)\.py\b[^\n]{0,300}(?:>|open\s*\(|write)"
+                      r"|(?:sitepackages|site-packages|dist-packages|USER_SITE|purelib)[^\n]{0,300}\.pth\b", re.I), _H,
      "Writes a Python start-up hook (runs in every Python process)"),
     (patterns.compile(r"\b(?:export\s+)?(?:PYTHONSTARTUP|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_ENV)=[\"']?"
-                      r"(?=[^\n]*(?:--require|-r\s|/tmp/|/dev/shm/|\.\w+/\.|-M))", re.I), _H,
+                      r"(?=[^\n]{0,300}(?:--require|-r\s|/tmp/|/dev/shm/|\.\w+/\.|-M))", re.I), _H,
      "Makes every interpreter load a file first (NODE_OPTIONS, PYTHONSTARTUP, BASH_ENV)"),
     (patterns.compile(r"(?:>>|\btee\s+-a)\s*[\"']?(?:/private)?/etc/hosts\b"
                       r"|\bnetworksetup\s+-set(?:web|secureweb|socksfirewall)?proxy\b|\bnetworksetup\s+-setautoproxyurl\b"
@@ -282,7 +282,7 @@ _HIJACK: Table = (
                       r"|\bnetsh\s+interface\s+ip\w*\s+set\s+dns", re.I), _H,
      "Redirects the machine's names, DNS or web proxy"),
     (patterns.compile(r"\bsecurity\s+add-trusted-cert\b|\bcertutil(?:\.exe)?\s+(?:-\w+\s+)*-addstore\s+[\"']?root"
-                      r"|\bImport-Certificate\b[^\n]*Root\b|/usr/local/share/ca-certificates/|/etc/pki/ca-trust/source/anchors/"
+                      r"|\bImport-Certificate\b[^\n]{0,300}Root\b|/usr/local/share/ca-certificates/|/etc/pki/ca-trust/source/anchors/"
                       r"|\btrust\s+anchor\s+", re.I), _H,
      "Installs a trusted root certificate (can read all HTTPS traffic)"),
 )  # fmt: skip
@@ -315,9 +315,9 @@ _SECURITY_SERVICES = (
 )
 _DEFENSE: Table = (
     (patterns.compile(r"\bufw\s+(?:--force\s+)?disable\b|\biptables\s+(?:-t\s+\w+\s+)?-F\b|\bip6?tables\s+-P\s+INPUT\s+ACCEPT\b"
-                      r"|\bnft\s+flush\s+ruleset\b|\bpfctl\s+-d\b|\bsocketfilterfw\b[^\n]*--setglobalstate\s+off\b"
+                      r"|\bnft\s+flush\s+ruleset\b|\bpfctl\s+-d\b|\bsocketfilterfw\b[^\n]{0,300}--setglobalstate\s+off\b"
                       r"|\bnetsh\s+(?:advfirewall\s+set\s+\w+\s+state\s+off|firewall\s+set\s+opmode\s+(?:mode=)?disable)"
-                      r"|\bSet-NetFirewallProfile\b[^\n]*-Enabled\s+(?:False|\$false|0)\b", re.I), _C,
+                      r"|\bSet-NetFirewallProfile\b[^\n]{0,300}-Enabled\s+(?:False|\$false|0)\b", re.I), _C,
      "Turns the firewall off"),
     (patterns.compile(rf"\b(?:systemctl|service|launchctl|sc(?:\.exe)?|Stop-Service|Set-Service)\b[^\n]{{0,40}}?"
                       rf"(?:\b(?:stop|disable|mask|unload|bootout|delete|kill)\b[^\n]{{0,40}}?\b{_SECURITY_SERVICES}\b"
@@ -327,13 +327,13 @@ _DEFENSE: Table = (
     (patterns.compile(r"\bSELINUX\s*=\s*(?:disabled|permissive)\b|\bsetenforce\s+(?:0|permissive)\b"
                       r"|\baa-(?:teardown|disable|complain)\b|\bauditctl\s+(?:-e\s*0|-D)\b"
                       r"|\bkernel\.randomize_va_space\s*=\s*0\b|/proc/sys/kernel/(?:randomize_va_space|yama/ptrace_scope)"
-                      r"|\bsysctl\b[^\n]*\bptrace_scope\s*=\s*0", re.I), _C,
+                      r"|\bsysctl\b[^\n]{0,300}\bptrace_scope\s*=\s*0", re.I), _C,
      "Turns SELinux, AppArmor, auditing or kernel hardening off"),
     (patterns.compile(r"\bamsiInitFailed\b|\bAmsiUtils\b|\bamsiContext\b|\bAmsiScanBuffer\b|\bEtwEventWrite\b", re.I), _C,
      "Disables AMSI/ETW (PowerShell's malware scanning)"),
-    (patterns.compile(r"\bMpCmdRun(?:\.exe)?\b[^\n]*-RemoveDefinitions\b|\bDisable(?:AntiSpyware|RealtimeMonitoring|BehaviorMonitoring"
-                      r"|IOAVProtection|ScriptScanning|AntiVirus)\b|\bUninstall-WindowsFeature\b[^\n]*Defender"
-                      r"|\bTamperProtection\b[^\n]*\b0\b", re.I), _C,
+    (patterns.compile(r"\bMpCmdRun(?:\.exe)?\b[^\n]{0,300}-RemoveDefinitions\b|\bDisable(?:AntiSpyware|RealtimeMonitoring|BehaviorMonitoring"
+                      r"|IOAVProtection|ScriptScanning|AntiVirus)\b|\bUninstall-WindowsFeature\b[^\n]{0,300}Defender"
+                      r"|\bTamperProtection\b[^\n]{0,300}\b0\b", re.I), _C,
      "Turns Microsoft Defender off"),
     (patterns.compile(r"\b(?:disable|turn\s+off|deactivate|stop|switch\s+off|shut\s+off)\s+(?:the\s+|your\s+|any\s+|all\s+)?"
                       r"(?:system\s+|host\s+|os\s+)?(?:firewall|selinux|apparmor|audit(?:ing|d)?\s*(?:logging)?|edr|endpoint\s+protection"
@@ -362,16 +362,16 @@ _HISTORY = r"[^\s\"']*\.(?:bash|zsh|sh|python|node_repl|mysql|psql|sqlite|lesshs
 _TRACES: Table = (
     (patterns.compile(r"\bhistory\s+-[cw]\b|\bunset\s+HISTFILE\b|\bHISTFILE\s*=\s*/dev/null\b"
                       r"|\b(?:export\s+)?HIST(?:FILE)?SIZE\s*=\s*0\b|\bset\s+\+o\s+history\b"
-                      r"|\bClear-History\b|\bSet-PSReadLineOption\b[^\n]*-HistorySaveStyle\s+SaveNothing", re.I), _H,
+                      r"|\bClear-History\b|\bSet-PSReadLineOption\b[^\n]{0,300}-HistorySaveStyle\s+SaveNothing", re.I), _H,
      "Turns off or clears the shell history (hides what ran)"),
-    (patterns.compile(rf"\b(?:rm|shred|truncate|srm|Remove-Item|del)\b[^\n]*?(?:{_HISTORY}|ConsoleHost_history)"
+    (patterns.compile(rf"\b(?:rm|shred|truncate|srm|Remove-Item|del)\b[^\n]{{0,300}}?(?:{_HISTORY}|ConsoleHost_history)"
                       rf"|>\s*[\"']?(?:{_HISTORY})|\bln\s+-s\w*\s+/dev/null\s+[^\s]*_history\b", re.I), _H,
      "Deletes the shell history (hides what ran)"),
-    (patterns.compile(r"\b(?:rm|shred|truncate|srm|find)\b[^\n]*?\s/var/log\b"
+    (patterns.compile(r"\b(?:rm|shred|truncate|srm|find)\b[^\n]{0,300}?\s/var/log\b"
                       r"|>\s*/var/log/\S+|\btruncate\s+-s\s*0\s+/var/log"
-                      r"|/var/log/(?:wtmp|btmp|lastlog|auth\.log|secure|syslog)\b[^\n]*(?:>|rm\b|shred|truncate)"
+                      r"|/var/log/(?:wtmp|btmp|lastlog|auth\.log|secure|syslog)\b[^\n]{0,300}(?:>|rm\b|shred|truncate)"
                       r"|\b(?:echo|cat\s+/dev/null|printf\s+['\"]{2})\s*>\s*/var/(?:log|run)/\S+"
-                      r"|\bjournalctl\s+[^\n]*--vacuum-(?:time|size)=\s*(?:1s|0|1)\b|\bjournalctl\s+--rotate\b[^\n]*--vacuum"
+                      r"|\bjournalctl\s+[^\n]{0,300}--vacuum-(?:time|size)=\s*(?:1s|0|1)\b|\bjournalctl\s+--rotate\b[^\n]{0,300}--vacuum"
                       r"|\bwevtutil(?:\.exe)?\s+(?:cl|clear-log)\b|\b(?:Clear|Remove)-EventLog\b|\blog\s+erase\b"
                       r"|\bfsutil\s+usn\s+deletejournal\b", re.I), _H,
      "Deletes system logs (hides what ran)"),
@@ -392,10 +392,10 @@ def trace_wiping(doc: Document) -> Iterator[Hit]:
 #: An interpreter one-liner that runs a shell command: the command sits inside a string
 #: of another language, out of sight of a reader skimming for ``curl | sh``.
 _INLINE = patterns.compile(
-    r"\b(?:node|nodejs|deno|bun)\s+(?:-\w+\s+)*(?:-e|--eval|-p|--print)\s+[^\n]*?(?:child_process|execSync|spawnSync|Deno\.Command|Bun\.spawn)"
-    r"|\bpython[0-9.]*\s+(?:-\w+\s+)*-c\s+[^\n]*?(?:os\.system|os\.popen|subprocess|pty\.spawn|os\.exec\w*)"
-    r"|\b(?:perl|ruby)\s+(?:-\w+\s+)*-e\s+[^\n]*?(?:\bsystem\b|\bexec\b|`|%x|IO\.popen|Open3)"
-    r"|\bphp\s+-r\s+[^\n]*?(?:\bsystem|shell_exec|passthru|exec|popen|proc_open)\s*\(",
+    r"\b(?:node|nodejs|deno|bun)\s+(?:-\w+\s+)*(?:-e|--eval|-p|--print)\s+[^\n]{0,300}?(?:child_process|execSync|spawnSync|Deno\.Command|Bun\.spawn)"
+    r"|\bpython[0-9.]*\s+(?:-\w+\s+)*-c\s+[^\n]{0,300}?(?:os\.system|os\.popen|subprocess|pty\.spawn|os\.exec\w*)"
+    r"|\b(?:perl|ruby)\s+(?:-\w+\s+)*-e\s+[^\n]{0,300}?(?:\bsystem\b|\bexec\b|`|%x|IO\.popen|Open3)"
+    r"|\bphp\s+-r\s+[^\n]{0,300}?(?:\bsystem|shell_exec|passthru|exec|popen|proc_open)\s*\(",
     re.I,
 )
 _INLINE_WORDS = ("node -e", "node -p", "node --eval", "node --print", "nodejs -e", "bun -e", "bun --eval",
