@@ -11,7 +11,7 @@ docs/security.md ("What it does not do").
 
 Two more sets cover attack families beyond §4 (destruction, privilege escalation,
 command hijacking, disabled defences, wiped traces, quieter leaks, typosquatted
-installs, agent tampering, covert instructions): ``families.yaml`` (70, the tuning
+installs, agent tampering, covert instructions, spyware, miners): ``families.yaml`` (76, the tuning
 set of those rules) must be caught in full; ``families-holdout.yaml`` (52) was written
 before the rules were run on it and never tuned on: its first measurement was 40 of 52
 at high or critical (39 at the expected severity); the corpus's false positives then

@@ -129,6 +129,12 @@ _RULES = (
     RuleInfo("credential-dump", "exfiltration", _H,
              "Dumps keychains, browser secrets, password hashes or Windows credentials",
              "Remove it; ask the user for the one secret the skill needs (requires.env)."),
+    RuleInfo("surveillance", "spyware", _H,
+             "Keylogger, or screen/camera/microphone capture that is sent away",
+             "Remove it: a skill must not record keystrokes, and captures belong on the user's disk, "
+             "taken when they ask."),
+    RuleInfo("crypto-miner", "resource-abuse", _C, "Cryptocurrency miner or mining pool (any language)",
+             "Remove the miner; a skill has no reason to mine."),
     RuleInfo("typosquat-package", "supply-chain", _H,
              "Installs a package whose name is a misspelling of a popular one",
              "Check the name on the registry and install the real package (e.g. requests, not reqeusts)."),

@@ -312,6 +312,87 @@ def credential_dump(doc: Document) -> Iterator[Hit]:
                   + (" and sends data over the network" if sent else ""))  # fmt: skip
 
 
+# --------------------------------------------------------------------------- surveillance
+
+#: Capturing what the user types, sees or says: keyloggers, silent screenshots, the
+#: microphone and the camera.
+_SPY = patterns.compile(
+    r"\bpynput\.keyboard\b|\bkeyboard\.Listener\s*\(|\bkeyboard\.(?:on_press|hook|on_release)\s*\("
+    r"|\bGetAsyncKeyState\b|\bSetWindowsHookEx\w*\b|\bCGEventTapCreate\b|\bNSEvent\.addGlobalMonitorForEvents\b"
+    r"|\baddGlobalMonitorForEventsMatchingMask\b|\bxinput\s+(?:test|--test-xi2)\b|\blogkeys\b|\biohook\b"
+    r"|\bscreencapture\s+(?:-\w+\s+)*-x\b|\bImageGrab\.grab\s*\(|\bpyautogui\.screenshot\s*\(|\bmss\(\)\.(?:grab|shot)\b"
+    r"|\bimport\s+-window\s+root\b|\bCopyFromScreen\s*\(|\bgnome-screenshot\b[^\n]{0,80}-f\b"
+    r"|\bimagesnap\b|\bffmpeg\b[^\n]{0,120}-f\s+(?:avfoundation|dshow|v4l2|alsa|pulse)\b|\barecord\b|\bsox\s+-d\b"
+    r"|\bsounddevice\.rec\s*\(|\bpyaudio\b[^\n]{0,120}\binput\s*=\s*True|\bcv2\.VideoCapture\s*\(\s*0\s*\)"
+    r"|\bgetUserMedia\s*\(",
+    re.I,
+)
+_SPY_WORDS = ("pynput", "keyboard.", "getasynckeystate", "setwindowshookex", "cgeventtapcreate",
+              "addglobalmonitorforevents", "xinput", "logkeys", "iohook", "screencapture", "imagegrab",
+              "pyautogui.screenshot", "mss()", "-window root", "copyfromscreen", "gnome-screenshot", "imagesnap",
+              "ffmpeg", "arecord", "sox -d", "sounddevice", "pyaudio", "videocapture", "getusermedia")  # fmt: skip
+
+
+def surveillance(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_SPY_WORDS, after=0):
+        return
+    seen: set[int] = set()
+    for m in doc.finditer(_SPY, _SPY_WORDS, after=0):
+        line = doc.line_of(m.start())
+        if line in seen:
+            continue
+        seen.add(line)
+        if doc.kind == MARKDOWN:
+            fence = doc.fence_at(line)
+            first, last = (fence.start, fence.end) if fence else (line - 1, line + 1)
+            scope = doc.lines_span(first, last)
+        else:
+            scope = (0, len(doc.text))
+        sent = (
+            sends(doc, *scope)
+            or bool(SINK.search(doc.text, *scope))
+            or bool(_ANY_UPLOAD.search(doc.text, *scope))
+        )
+        # Screen, camera and microphone tools are ordinary on their own (a screenshot skill);
+        # captured input that leaves the machine, or a keylogger at all, is not.
+        keys = re.search(r"key|hook|event|xinput|logkeys", m.group(0), re.I) is not None
+        if not (sent or keys):
+            continue
+        yield Hit("surveillance", _C if sent else _H, m.start(), m.end(),
+                  ("Captures keystrokes" if keys else "Captures the screen, camera or microphone")
+                  + (" and sends data over the network" if sent else ""))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- crypto-miner
+
+_MINER = patterns.compile(
+    r"stratum\+(?:tcp|ssl|tls)://|\bxmrig\b|\bcpuminer\b|\bminerd\b|\bnbminer\b|\bt-rex\b[^\n]{0,80}-a\s|\bphoenixminer\b"
+    r"|\blolminer\b|\bccminer\b|\bethminer\b|--donate-level\b|\bcoinhive\b|\bcryptonight\b|\bmoneroocean\b"
+    r"|\b(?:pool\.)?(?:supportxmr|minexmr|nanopool|2miners|f2pool|hashvault)\.\w+",
+    re.I,
+)
+_MINER_WORDS = ("stratum+", "xmrig", "cpuminer", "minerd", "nbminer", "t-rex", "phoenixminer", "lolminer", "ccminer",
+                "ethminer", "--donate-level", "coinhive", "cryptonight", "moneroocean", "supportxmr", "minexmr",
+                "nanopool", "2miners", "f2pool", "hashvault")  # fmt: skip
+
+
+def crypto_miner(doc: Document) -> Iterator[Hit]:
+    if not doc.regions(_MINER_WORDS, after=0):
+        return
+    seen: set[int] = set()
+    for m in doc.finditer(_MINER, _MINER_WORDS, after=0):
+        line = doc.line_of(m.start())
+        if line not in seen:
+            seen.add(line)
+            yield Hit(
+                "crypto-miner",
+                _C,
+                m.start(),
+                m.end(),
+                "Runs a cryptocurrency miner or points at a mining pool",
+            )
+
+
 # --------------------------------------------------------------------------- typosquat-package
 
 #: Very popular package names (PyPI and npm, the most downloaded and those the agents'
@@ -497,7 +578,7 @@ def typosquat_package(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 KEYWORDS = (*_SECRET_WORDS, *_SINK_WORDS, *_DNS_WORDS, *_METADATA_WORDS, *_CLIP_WORDS, "pbcopy",
-            "set-clipboard", *_DUMP_WORDS, *_INSTALL_WORDS)  # fmt: skip
+            "set-clipboard", *_DUMP_WORDS, *_INSTALL_WORDS, *_SPY_WORDS, *_MINER_WORDS)  # fmt: skip
 #: Per family, the keywords one of which a file must hold for it to find anything.
 TRIGGERS = {
     "secret_exfil": (*_SECRET_WORDS, *_SINK_WORDS),
@@ -505,4 +586,6 @@ TRIGGERS = {
     "cloud_metadata": _METADATA_WORDS,
     "clipboard_capture": (*_CLIP_WORDS, "pbcopy", "set-clipboard"),
     "credential_dump": _DUMP_WORDS,
+    "surveillance": _SPY_WORDS,
+    "crypto_miner": _MINER_WORDS,
 }

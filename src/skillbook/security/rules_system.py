@@ -122,6 +122,10 @@ _DESTROY: Table = (
                       r"|\bbcdedit\b[^\n]{0,300}recoveryenabled\s+no\b|\btmutil\s+(?:delete|disable)\b"
                       r"|\bGet-WmiObject\s+Win32_Shadowcopy\b[^\n]{0,300}Delete", re.I), _C,
      "Deletes backups or system restore points (what ransomware does first)"),
+    (patterns.compile(r"\b(?:openssl\s+(?:enc|aes-\d+-\w+)|gpg\s+(?:--\S+\s+)*(?:-c|--symmetric|-e|--encrypt)|age\s+(?:-\S+\s+)*-[pr])\b"
+                      r"[^\n]{0,300}?(?:&&|;|\|\|)\s*(?:rm|shred|srm)\b"
+                      r"|\.encrypt\s*\([^\n]{0,300}?\)\s*\)?[^\n]{0,120}?\bos\.(?:remove|unlink)\s*\(", re.I), _C,
+     "Encrypts files and deletes the originals (ransomware)"),
     (patterns.compile(r"\bkill\s+-9\s+-1\b|\bkillall5\b|\bkill\s+-(?:9|KILL)\s+1\b"), _H,
      "Kills every process"),
 )  # fmt: skip
@@ -149,6 +153,7 @@ _DESTROY_WORDS: Cues = (
     ((':(){', ':|:', '&}', '& }', 'os.fork', 'fork while', '%0|%0'),),
     (('chmod -r', 'chown -r', 'chgrp -r', '777 /', 'a+rwx /', 'ugo+rwx /'),),
     (('vssadmin', 'shadowcopy', 'wbadmin', 'bcdedit', 'tmutil'),),
+    (('openssl enc', 'openssl aes', 'gpg -c', 'gpg --symmetric', 'gpg -e', 'gpg --encrypt', 'gpg --batch', 'age -', '.encrypt('),),
     (('kill -9 -1', 'killall5', 'kill -kill 1', 'kill -9 1'),),
     (('home folder', 'home directory', 'home dir', 'hard drive', 'hard disk', 'disk', 'file system', 'filesystem', 'documents folder', 'user files', 'user data'), ('delete', 'remove', 'wipe', 'erase', 'destroy', 'purge', 'nuke', 'shred')),
 )  # fmt: skip

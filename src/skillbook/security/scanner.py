@@ -76,6 +76,8 @@ FAMILIES: tuple[Family, ...] = (
     rules_leak.cloud_metadata,
     rules_leak.clipboard_capture,
     rules_leak.credential_dump,
+    rules_leak.surveillance,
+    rules_leak.crypto_miner,
     rules_leak.typosquat_package,
     rules_agent.agent_tamper,
     rules_agent.covert_instructions,
