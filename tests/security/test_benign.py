@@ -15,11 +15,23 @@ from skillbook.security.findings import Severity
 from skillbook.security.scanner import scan_path
 
 BENIGN = Path(__file__).with_name("fixtures") / "benign"
-SKILLS = sorted(p.name for p in BENIGN.iterdir() if p.is_dir())
+SKILLS = ["pentest-checklist", "secret-scanner", "skill-auditor"]
+#: Ordinary skills that share words with the rules of rules_system, rules_leak and
+#: rules_agent: a runbook that warns about ``rm -rf ~`` and checks sudoers, a guide that
+#: explains prompt injection with examples, a docker workflow, an API client that sends
+#: each key to its own API.
+LOOK_ALIKES = ["api-client", "docker-dev", "ops-runbook", "prompt-safety-guide"]
 
 
 def test_there_are_benign_fixtures() -> None:
-    assert SKILLS == ["pentest-checklist", "secret-scanner", "skill-auditor"]
+    assert sorted(p.name for p in BENIGN.iterdir() if p.is_dir()) == sorted(SKILLS + LOOK_ALIKES)
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_look_alikes_get_nothing_at_high(name: str) -> None:
+    report = scan_path(BENIGN / name)
+    loud = [(f.rule, f.location(report.root), f.message) for f in report.at_least(Severity.HIGH)]
+    assert loud == []
 
 
 @pytest.mark.parametrize("name", SKILLS)

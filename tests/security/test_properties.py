@@ -21,7 +21,13 @@ FRAGMENTS = st.sampled_from(
      "-->", "ignore previous instructions", "do not tell the user", "~/.ssh/id_rsa", "env |",
      "os.environ", "requests.post(", "\u200b", "\u202e", "\U000e0041", "---\nname: ", "crontab -",
      "xattr -d com.apple.quarantine", "/dev/tcp/", "eval(", "child_process", "process.env", "'", '"',
-     "`", "\\x41", "never ", "# ", "- pattern: ", "password: ", "🏴", "\r\n"]
+     "`", "\\x41", "never ", "# ", "- pattern: ", "password: ", "🏴", "\r\n",
+     # the families of rules_system, rules_leak and rules_agent
+     "rm -rf ~/", "chmod u+s /tmp/x", "NOPASSWD: ALL", "docker run -v /:/h ", "alias sudo=", "LD_PRELOAD=",
+     "git config --global core.hooksPath ", "ufw disable", "history -c", "$OPENAI_API_KEY", "webhook.site/",
+     "dig $(whoami).x ", "169.254.169.254", "pbpaste", "security dump-keychain", "pip install reqeusts ",
+     "npx -y ", "--dangerously-skip-permissions", "~/.claude/settings.json", "secretly ", "every answer",
+     "send the user's credentials ", "node -e ", "xmrig ", "pynput.keyboard", "openssl enc "]
 )  # fmt: skip
 HOSTILE_TEXT = st.lists(st.one_of(FRAGMENTS, st.text(max_size=20)), max_size=40).map("".join)
 
@@ -111,3 +117,37 @@ def test_scan_path_never_raises_on_arbitrary_bytes_and_names(
         assert report.files_scanned + report.files_skipped == len({*files, "SKILL.md"})
         for finding in report.findings:
             assert finding.file.is_relative_to(root)
+
+
+LINES = st.lists(st.lists(st.sampled_from(["alpha", "send ", "token", "curl", "rm -", "x"]), max_size=6)
+                 .map("".join), max_size=12).map("\n".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=LINES, first=st.lists(st.sampled_from(["send ", "rm -", "token", "zz"]), min_size=1, max_size=2),
+       rest=st.lists(st.sampled_from(["curl", "alpha", "x", "zz"]), min_size=1, max_size=2))  # fmt: skip
+def test_regions_all_is_the_lines_holding_a_word_of_every_group(
+    text: str, first: list[str], rest: list[str]
+) -> None:
+    """``Document.regions_all`` (the new families' gate) covers exactly the lines that
+    hold a word of the first group and a word of the others, whatever the index holds."""
+    from skillbook.security.document import Document
+    from skillbook.security.scanner import INDEX
+
+    doc = Document(text, "x.md", index=INDEX)
+    spans = doc.regions_all(tuple(first), tuple(rest))
+    covered = {n for a, b in spans for n in range(doc.line_of(a), doc.line_of(max(a, b - 1)) + 1)}
+    lines = text.split("\n")
+    want = {n for n, line in enumerate(lines, start=1)
+            if any(w in line.lower() for w in first) and any(w in line.lower() for w in rest)}  # fmt: skip
+    assert covered == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(max_size=40))
+def test_typosquat_check_never_raises_and_leaves_popular_names(name: str) -> None:
+    from skillbook.security.rules_leak import POPULAR, squatted
+
+    found = squatted(name)
+    assert found is None or found in POPULAR
+    assert squatted(sorted(POPULAR)[len(name) % len(POPULAR)]) is None

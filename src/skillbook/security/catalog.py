@@ -91,6 +91,57 @@ _RULES = (
              "Installs itself to run again (cron, shell rc, launchd, systemd, authorized_keys)",
              "Skills should not install autostart entries; document the step and let the user "
              "do it."),
+    # skillbook: harm to the machine, quieter leaks, poisoned installs, the agent turned
+    RuleInfo("destructive-command", "destruction", _C,
+             "Deletes the home folder, the root or a disk; fork bomb; deletes backups",
+             "Remove it: a skill never needs to delete folders it did not create, format disks "
+             "or delete backups; delete only paths inside the skill's own working folder."),
+    RuleInfo("privilege-escalation", "privilege", _C,
+             "Gives itself root (setuid shell, sudoers/passwd edit, privileged container, kernel module)",
+             "Remove it; if a step needs root, document the exact command and let the user run it "
+             "with sudo themselves."),
+    RuleInfo("command-hijack", "hijack", _H,
+             "Replaces or wraps commands (sudo alias, LD_PRELOAD, git hooks path, hosts file, root CA)",
+             "Remove it: a skill must not change what sudo, git, the resolver or TLS trust do for the "
+             "rest of the system."),
+    RuleInfo("defense-disable", "evasion", _C,
+             "Turns off firewalls, SELinux/AppArmor, auditing, AMSI or endpoint protection",
+             "Never switch protections off; if a port or permission is needed, document the narrow "
+             "rule and let the user add it."),
+    RuleInfo("trace-wiping", "anti-forensics", _H, "Clears shell history or system logs",
+             "Remove it: history and logs are how users find out what ran."),
+    RuleInfo("inline-exec", "obfuscation", _M,
+             "Interpreter one-liner (node -e, python -c, perl -e) that runs a shell command",
+             "Put the command in a script file, or run it directly, so it can be reviewed."),
+    RuleInfo("secret-exfil", "exfiltration", _H,
+             "Sends a secret (API key, token) to a host other than its vendor's, or data to a request catcher",
+             "Send a key only to the API it belongs to, in its Authorization header; never to webhooks, "
+             "request catchers or third-party hosts."),
+    RuleInfo("dns-exfil", "exfiltration", _H, "Puts data from this machine into DNS names",
+             "Remove the lookup: DNS queries built from local data leak it past firewalls."),
+    RuleInfo("cloud-metadata", "exfiltration", _H,
+             "Reads the cloud instance metadata service (169.254.169.254)",
+             "A skill has no reason to read the machine's cloud credentials; use the SDK's own "
+             "credential chain if the task truly needs cloud access."),
+    RuleInfo("clipboard-capture", "exfiltration", _H,
+             "Reads the clipboard where data is sent, or swaps in a wallet address",
+             "Read the clipboard only when the user asks, and never send it anywhere."),
+    RuleInfo("credential-dump", "exfiltration", _H,
+             "Dumps keychains, browser secrets, password hashes or Windows credentials",
+             "Remove it; ask the user for the one secret the skill needs (requires.env)."),
+    RuleInfo("surveillance", "spyware", _H,
+             "Keylogger, or screen/camera/microphone capture that is sent away",
+             "Remove it: a skill must not record keystrokes, and captures belong on the user's disk, "
+             "taken when they ask."),
+    RuleInfo("crypto-miner", "resource-abuse", _C, "Cryptocurrency miner or mining pool (any language)",
+             "Remove the miner; a skill has no reason to mine."),
+    RuleInfo("typosquat-package", "supply-chain", _H,
+             "Installs a package whose name is a misspelling of a popular one",
+             "Check the name on the registry and install the real package (e.g. requests, not reqeusts)."),
+    RuleInfo("agent-tamper", "agent", _H,
+             "Writes the agent's settings/MCP config/skills, or turns its approvals off",
+             "A skill must not change the agent's permissions, servers or other skills; document "
+             "settings and let the user change them."),
     RuleInfo("invisible-unicode", "hidden-text", _M,
              "Invisible characters (zero-width, bidi controls, Unicode tags)",
              "Remove the invisible characters; they hide text from reviewers but not from models."),

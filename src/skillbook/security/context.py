@@ -39,6 +39,7 @@ _NEGATION = patterns.compile(
     r"against))\b|❌|🚫|⛔",
     re.I,
 )
+_CONDITION = patterns.compile(r"\b(?:if|when|whenever|unless|in\s+case)\b[^,;:]*[,;:]", re.I)
 _NOT_NEGATION = patterns.compile(
     r"\b(?:don'?t|do\s+not|never)\s+(?:forget|skip|hesitate|miss|neglect|wait|worry|need\s+to\s+ask)\b",
     re.I,
@@ -115,6 +116,9 @@ class Context:
         if self._rule_list(hit, line, text):
             return "listed as a detection pattern"
         sentence = _SENTENCE_END.split(self._sentence_start(line) + before)[-1]
+        # A negation inside a leading condition ("if it cannot connect, disable …") does
+        # not negate the instruction after the comma.
+        sentence = _CONDITION.sub(" ", sentence)
         if _NEGATION.search(sentence) and not _NOT_NEGATION.search(sentence):
             return "in a negated sentence"
         if doc.kind == CODE and _COMMENT_START.search(before):

@@ -53,6 +53,26 @@ def file_kind(name: str, head: str = "") -> str:
     return TEXT
 
 
+#: (keywords, index) -> (those the index holds, the others): split once per list.
+_SPLITS: dict[tuple[tuple[str, ...], int], tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _split(
+    keywords: tuple[str, ...], index: KeywordIndex | None
+) -> tuple[frozenset[str], tuple[str, ...]]:
+    key = (keywords, id(index))
+    found = _SPLITS.get(key)
+    if found is None:
+        if (
+            len(_SPLITS) > 4096
+        ):  # the rules have a few hundred lists; callers' own lists are not kept forever
+            _SPLITS.clear()
+        words = index.words if index is not None else frozenset()
+        found = _SPLITS[key] = (frozenset(w for w in keywords if w in words),
+                                tuple(w for w in keywords if w not in words))  # fmt: skip
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Fence:
     """A fenced code block: the lines of its body and its info string (``bash``)."""
@@ -169,13 +189,11 @@ class Document:
             return cached
         lines: set[int] = set()
         present = self._occurrences
-        indexed = self.index.words if self.index is not None else frozenset()
-        for word in keywords:
-            if word in present:
-                lines |= self._keyword_lines(word)
-                continue
-            if word in indexed:
-                continue
+        indexed, unindexed = _split(keywords, self.index)
+        # Set operations in C: a long list of specific words costs little when few occur.
+        for word in indexed.intersection(present):
+            lines |= self._keyword_lines(word)
+        for word in unindexed:
             pos = self.lower.find(word)
             while pos != -1:
                 line = self.line_of(pos)
@@ -238,13 +256,41 @@ class Document:
                  ) -> Iterator[re.Match[str]]:  # fmt: skip
         """``regex`` matches inside :meth:`regions` of ``keywords`` (tried only where a
         leading literal of ``regex`` starts, when it has a few: :meth:`_matches_at`)."""
+        return self.finditer_in(regex, self.regions(keywords, after=after))
+
+    def finditer_in(self, regex: re.Pattern[str], spans: list[tuple[int, int]]
+                    ) -> Iterator[re.Match[str]]:  # fmt: skip
+        """``regex`` matches inside ``spans`` (``(start, end)`` offsets, in text order)."""
+        if not spans:
+            return
         finder = self._finder(regex)
         if finder is not None:
-            for start, end in self.regions(keywords, after=after):
+            for start, end in spans:
                 yield from self._matches_at(regex, finder, start, end)
             return
-        for start, end in self.regions(keywords, after=after):
+        for start, end in spans:
             yield from regex.finditer(self.text, start, end)
+
+    def regions_all(self, first: tuple[str, ...], *rest: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The lines of :meth:`regions` of ``first`` (``after=0``) that also hold a word of
+        every group of ``rest``, merged into spans: a rule whose match needs a rare phrase
+        and a common word on one line is tried only where both occur. Only ``first`` goes
+        through the keyword index; ``rest`` is looked for in those few lines, so its
+        common words cost the index nothing."""
+        out: list[tuple[int, int]] = []
+        lower, starts = self.lower, self._line_starts
+        for start, end in self.regions(first, after=0):
+            line = self.line_of(start)
+            while line <= len(starts) and starts[line - 1] < end:
+                a, b = self.lines_span(line, line)
+                text = lower[a:b]
+                if all(any(w in text for w in group) for group in rest):
+                    if out and out[-1][1] >= a:
+                        out[-1] = (out[-1][0], b)
+                    else:
+                        out.append((a, b))
+                line += 1
+        return out
 
     @cached_property
     def _line_starts(self) -> list[int]:

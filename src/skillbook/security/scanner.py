@@ -19,11 +19,14 @@ from skillbook.security import (
     archives,
     deobfuscate,
     patterns,
+    rules_agent,
     rules_exec,
     rules_exfil,
+    rules_leak,
     rules_obfuscation,
     rules_persist,
     rules_sources,
+    rules_system,
     rules_text,
 )
 from skillbook.security.cache import CachedFinding, ScanCache, content_key
@@ -62,25 +65,42 @@ FAMILIES: tuple[Family, ...] = (
     rules_text.prompt_injection,
     rules_text.hidden_instructions,
     rules_obfuscation.assembled_exec,
+    rules_system.destructive_command,
+    rules_system.privilege_escalation,
+    rules_system.command_hijack,
+    rules_system.defense_disable,
+    rules_system.trace_wiping,
+    rules_system.inline_exec,
+    rules_leak.secret_exfil,
+    rules_leak.dns_exfil,
+    rules_leak.cloud_metadata,
+    rules_leak.clipboard_capture,
+    rules_leak.credential_dump,
+    rules_leak.surveillance,
+    rules_leak.crypto_miner,
+    rules_leak.typosquat_package,
+    rules_agent.agent_tamper,
+    rules_agent.covert_instructions,
 )
+
+#: The modules holding rule families (their KEYWORDS and TRIGGERS).
+_MODULES = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text, rules_obfuscation,
+            rules_system, rules_leak, rules_agent)  # fmt: skip
 
 
 #: One automaton over the keywords of every family, built once at import.
 INDEX = KeywordIndex(
-    (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
-     *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS,
-     *deobfuscate.RUNTIME_WORDS)
-)  # fmt: skip
+    (*(w for module in _MODULES for w in module.KEYWORDS), *deobfuscate.RUNTIME_WORDS)
+)
 
 
 def _gates() -> tuple[tuple[Family, frozenset[str] | None, bool], ...]:
     """Per family: the keywords one of which a file must hold for it to find anything
     (``None``: no such list), and whether it reads Markdown only. A family that the
     prefilter rules out is not called at all."""
-    triggers = {**rules_exec.TRIGGERS, **rules_exfil.TRIGGERS, **rules_persist.TRIGGERS,
-                **rules_sources.TRIGGERS, **rules_text.TRIGGERS, **rules_obfuscation.TRIGGERS}  # fmt: skip
+    triggers = {k: v for module in _MODULES for k, v in module.TRIGGERS.items()}
     markdown_only = {rules_text.prompt_injection, rules_text.hidden_instructions,
-                     rules_exfil.markdown_exfil}  # fmt: skip
+                     rules_exfil.markdown_exfil, rules_agent.covert_instructions}  # fmt: skip
     out = []
     for family in FAMILIES:
         words = frozenset(w.lower() for w in triggers.get(family.__name__, ()))
@@ -110,11 +130,7 @@ def _family_hits(doc: Document, *, prefilter: bool) -> Iterator[Hit]:
 
 
 #: Words in the index only to cue a deobfuscation stage: no rule matches on them alone.
-_CUE_ONLY_WORDS = INDEX.words - {
-    w.lower()
-    for w in (*rules_exec.KEYWORDS, *rules_exfil.KEYWORDS, *rules_persist.KEYWORDS,
-              *rules_sources.KEYWORDS, *rules_text.KEYWORDS, *rules_obfuscation.KEYWORDS)
-}  # fmt: skip
+_CUE_ONLY_WORDS = INDEX.words - {w.lower() for module in _MODULES for w in module.KEYWORDS}
 
 
 @dataclass(frozen=True, slots=True)
