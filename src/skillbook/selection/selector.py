@@ -635,6 +635,8 @@ class Selector:
         """
         import numpy as np
 
+        if not self._indexes and self.ranker is None:
+            return self._rank_lexical(request, depth)
         sig = self.signals(request)
         vetoed = {i for i, m in sig.matches.items() if m.vetoed}
         order_by = (
@@ -652,6 +654,44 @@ class Selector:
         if floor is not None:
             threshold = max(threshold, floor)
         return Ranking(self.skills, tuple(order), sig.fused, sig.channels, threshold)
+
+    def _rank_lexical(self, request: str, depth: int) -> Ranking:
+        """:meth:`rank` of a selector without embedding channels or learned ranker.
+
+        The steps of :meth:`signals` such a ranking reads, in the same order and the
+        same float32 arithmetic, without the rest: no null skill, coverage only for
+        adaptive weights, the request's words only when a skill has trigger hints
+        (each was a tenth of a registry's new BM25 query).
+        """
+        import numpy as np
+
+        text = self.corrected(request)
+        channels = self._lexical.scores(text) if self._lexical is not None else {}
+        weights = self._weights()
+        coverage = self.coverage(text) if weights.adaptive else 1.0
+        fused = mix(channels, weights, coverage)
+        vetoed: list[int] = []
+        boost = np.zeros(len(self.documents), dtype=np.float32)
+        if self._triggered:
+            tokens = words(request)
+            for i in self._triggered:
+                m = match_triggers(self.documents[i].triggers, tokens)
+                if m.boosted:
+                    boost[i] = TRIGGER_BOOST
+                if m.vetoed:
+                    vetoed.append(i)
+        fused = fused + boost  # as signals() adds it, even zeros (-0.0 + 0.0 is 0.0)
+        if self.settings.fusion == "rrf":
+            order_by = rrf(channels) + boost
+        else:
+            order_by = fused.copy() if vetoed else fused  # a copy only to write in
+        if vetoed:
+            order_by[vetoed] = -np.inf
+        skip = set(vetoed)
+        order = [i for i in _top(order_by, depth + len(vetoed)) if i not in skip][:depth]
+        return Ranking(
+            self.skills, tuple(order), fused, channels, self.settings.threshold(self.profile)
+        )
 
 
 @dataclass(frozen=True, slots=True)
