@@ -251,6 +251,8 @@ class Selector:
         self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self._one_blas_thread = one_blas_thread()
+        #: The mix weights and the settings they were made for (see :meth:`_weights`).
+        self._mixed: tuple[SelectorSettings, MixWeights] | None = None
         #: Real words for the speller: the multilingual encoder's vocabulary, if loaded.
         self._lexicon: Callable[[str], bool] | None = next(
             (
@@ -297,6 +299,7 @@ class Selector:
         self._keys = []
         self._lexical = lexical
         self._one_blas_thread = one_blas_thread()
+        self._mixed = None
         self._lexicon = next(
             (
                 getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
@@ -589,6 +592,15 @@ class Selector:
         return backend
 
     def _weights(self) -> MixWeights:
+        # Kept: they follow from the settings and channels, fixed for a selector's life.
+        known = self._mixed
+        if known is not None and known[0] is self.settings:
+            return known[1]
+        made = self._weights_made()
+        self._mixed = (self.settings, made)
+        return made
+
+    def _weights_made(self) -> MixWeights:
         w = self.settings.mix_weights(self.profile)
         active = {k: v for k, v in w.weights.items() if k in self.channels}
         if not active:  # one channel alone: it gets the whole weight
@@ -731,6 +743,7 @@ def _top(scores: Any, n: int) -> list[int]:
     import numpy as np
 
     if n >= len(scores):
-        return [int(i) for i in np.argsort(-scores, kind="stable")]
-    part = np.argpartition(-scores, n)[:n]
-    return [int(i) for i in part[np.lexsort((part, -scores[part]))]]
+        return np.argsort(-scores, kind="stable").tolist()  # type: ignore[no-any-return]
+    # The methods, not numpy's module functions: the same work without their wrapping.
+    part = (-scores).argpartition(n)[:n]
+    return part[np.lexsort((part, -scores[part]))].tolist()  # type: ignore[no-any-return]

@@ -255,7 +255,8 @@ def route(
                 ctx = Ctx(request=request, hub=hub, caller=None)
                 answer = fast(ctx)
                 response = answer if answer is not None else await run_in_threadpool(handler, ctx)
-                response.headers.update(ctx.headers)
+                if ctx.headers:
+                    response.headers.update(ctx.headers)
                 return _with_limits(response, decision)
             caller, decision = await run_in_threadpool(admit, request, hub)
             body = b""

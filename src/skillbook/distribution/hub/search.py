@@ -18,6 +18,7 @@ version that is no longer visible.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -69,6 +70,11 @@ class Hit(NamedTuple):
 
     entry: Entry
     score: float
+
+
+#: ``Hit(entry, score)`` from a pair, made as the named tuple makes it, in one call
+#: instead of two (an answer makes 25).
+_hit: Callable[[tuple[Entry, float]], Hit] = functools.partial(tuple.__new__, Hit)
 
 
 class HubSearch:
@@ -305,6 +311,17 @@ class HubSearch:
         rows[id(entry)] = (entry, made)
         return made
 
+    def rows(self, hits: list[Hit], encode: Callable[[Entry], bytes]) -> list[bytes]:
+        """:meth:`row` of each hit's entry (one call for an answer's rows)."""
+        rows = self._rows
+        out = []
+        for entry, _ in hits:
+            known = rows.get(id(entry))
+            if known is None or known[0] is not entry:
+                known = rows[id(entry)] = (entry, encode(entry))
+            out.append(known[1])
+        return out
+
     @overload
     def _search(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool
@@ -345,30 +362,31 @@ class HubSearch:
             self._rank_cost = cost if known is None else 0.8 * known + 0.2 * cost
         finally:
             self._rank_lock.release()
-        import numpy as np  # the selector's dependency, loaded by now
-
         at = self._positions(ranking.skills, entries)
         order = ranking.order
-        # Which of the ranked few to show, decided in numpy in one step each: the
-        # words matched (a BM25 channel above zero) or the fused score reaches the
-        # threshold (compared in float64, as the Python floats were).
-        where = np.fromiter(order, dtype=np.intp, count=len(order))
-        fused = ranking.fused[where].astype(np.float64)
-        shown = fused >= ranking.threshold
+        where = list(order)
+        scores: list[float] = ranking.fused[where].tolist()
+        # Which of the ranked few to show: the words matched (a BM25 channel above
+        # zero) or the fused score reaches the threshold (Python floats, float64).
+        matched = [False] * len(where)
         for name in ("bm25", "bm25Body"):
             channel = ranking.channels.get(name)
             if channel is not None:
-                shown |= channel[where] > 0
+                matched = [
+                    m or v > 0 for m, v in zip(matched, channel[where].tolist(), strict=True)
+                ]
+        threshold = ranking.threshold
         # An exact slug or name match ranks first, whatever the fused scores say.
-        top = max(fused.tolist(), default=1.0)
-        hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
+        top = max(scores, default=1.0)
+        hits = [_hit((e, round(max(top, 1.0), 6))) for e in same]
         seen = {e.slug for e in same}
-        kept = np.flatnonzero(shown)
-        for j, score in zip(kept.tolist(), rounded(fused[kept]), strict=True):
-            entry = at[order[j]]
+        for i, score, words in zip(order, scores, matched, strict=True):
+            if not words and not score >= threshold:
+                continue
+            entry = at[i]
             if entry is None or entry.slug in seen:
                 continue
-            hits.append(Hit(entry, score))
+            hits.append(_hit((entry, round(score, 6))))
             if len(hits) >= limit:
                 break
             seen.add(entry.slug)
@@ -393,29 +411,6 @@ class HubSearch:
         if known[0] is entries:
             return known[1]
         return {id(e.book_skill): e for e in entries}
-
-
-def rounded(values: Any) -> list[float]:
-    """``[round(v, 6) for v in values]`` (float64), the same floats in a few numpy steps.
-
-    ``round(v, 6)`` is the float nearest ``m / 10**6`` with ``m`` the integer nearest
-    ``v * 10**6``, and so is ``rint(v * 1e6) / 1e6`` whenever the product's rounding
-    cannot move ``m``: away from a half (by far more than its error) and small enough.
-    The few others, and any NaN or infinity, are rounded by ``round`` itself. Rounding
-    25 scores one by one was a tenth of a new query's time.
-    """
-    import numpy as np
-
-    scaled = values * 1e6
-    if not (np.abs(scaled) < 1e9).all():  # NaN, an infinity or a large score: rare
-        return [round(v, 6) for v in values.tolist()]
-    whole = np.rint(scaled)
-    out: list[float] = (whole / 1e6).tolist()
-    near = np.abs(np.abs(scaled - whole) - 0.5) <= 1e-6
-    if near.any():
-        for i in np.flatnonzero(near).tolist():
-            out[i] = round(float(values[i]), 6)
-    return out
 
 
 def _book_skill(slug: str, summary: str | None, skill_md: str) -> BookSkill:
