@@ -15,6 +15,7 @@ the current catalog generation) without a thread or the database.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
@@ -27,7 +28,7 @@ from skillbook.distribution.hub.blobs import FolderBlobStore
 from skillbook.distribution.hub.hot import BLOB_CACHE_ITEM
 from skillbook.distribution.hub.http import Ctx, json, json_bytes
 from skillbook.distribution.hub.models import DELETED, HELD, PUBLISHED, Skill, Version
-from skillbook.distribution.hub.search import Entry, Hit, HubSearch
+from skillbook.distribution.hub.search import Entry, HubSearch
 
 __all__ = ["FAST_HANDLERS", "IMMUTABLE", "READ_HANDLERS", "REVALIDATE"]
 
@@ -74,13 +75,13 @@ def search(ctx: Ctx) -> Response:
     return Response(body, media_type="application/json")
 
 
-def _search_body(search: HubSearch, hits: list[Hit]) -> bytes:
+def _search_body(search: HubSearch, hits: Sequence[tuple[Entry, float]]) -> bytes:
     """The bytes ``json({"results": rows})`` gives, each row's all but its score encoded
     once per generation: encoding 25 rows was a tenth of a new query's time."""
     scores = [score for _, score in hits]
     if not all(map(math.isfinite, scores)):
         # JSON has no NaN: the encoder's refusal, as before.
-        return bytes(json({"results": [shapes.search_row(x.entry, x.score) for x in hits]}).body)
+        return bytes(json({"results": [shapes.search_row(e, score) for e, score in hits]}).body)
     # ``%a`` of a float is its ``repr``, as the JSON encoder writes it.
     rows = [
         b'{"score":%a,%b' % (score, rest)

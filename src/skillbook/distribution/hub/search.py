@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
@@ -271,11 +271,13 @@ class HubSearch:
 
     def search_quick(
         self, query: str, *, limit: int, exact: bool, generation: int
-    ) -> tuple[tuple[int, str, int, bool], list[Hit]] | None:
-        """:meth:`search_at` if it can answer at once, else None (ask :meth:`search_at`).
+    ) -> tuple[tuple[int, str, int, bool], Sequence[tuple[Entry, float]]] | None:
+        """:meth:`search_at`'s answer if it can answer at once, else None (ask :meth:`search_at`).
 
         For the event loop: it never waits for a lock (a reload holds one while it
-        reads the database and rebuilds the index) and never reads the database.
+        reads the database and rebuilds the index) and never reads the database. A
+        new answer is (entry, score) pairs, the hits' values, and is not kept: the
+        route keeps its body (making 25 ``Hit``s was more than their use).
         """
         if not self.quick(generation) or not self._lock.acquire(blocking=False):
             return None
@@ -289,17 +291,8 @@ class HubSearch:
             return None
         if cached is not None:
             return key, cached
-        hits = self._search(entries, key[1], key[2], exact, wait=False)
-        if hits is None:
-            return None
-        if self._lock.acquire(blocking=False):  # else the answer is not kept: no matter
-            try:
-                self._answers[key] = hits
-                while len(self._answers) > ANSWER_CACHE:
-                    self._answers.popitem(last=False)
-            finally:
-                self._lock.release()
-        return key, hits
+        pairs = self._pairs(entries, key[1], key[2], exact, wait=False)
+        return None if pairs is None else (key, pairs)
 
     def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
         """``encode(entry)``, made once per entry (an entry is one generation's)."""
@@ -311,7 +304,9 @@ class HubSearch:
         rows[id(entry)] = (entry, made)
         return made
 
-    def rows(self, hits: list[Hit], encode: Callable[[Entry], bytes]) -> list[bytes]:
+    def rows(
+        self, hits: Sequence[tuple[Entry, float]], encode: Callable[[Entry], bytes]
+    ) -> list[bytes]:
         """:meth:`row` of each hit's entry (one call for an answer's rows)."""
         rows = self._rows
         out = []
@@ -322,24 +317,29 @@ class HubSearch:
             out.append(known[1])
         return out
 
+    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
+        """The hits for ``text``."""
+        return list(map(_hit, self._pairs(entries, text, limit, exact)))
+
     @overload
-    def _search(
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool
-    ) -> list[Hit]: ...
+    ) -> list[tuple[Entry, float]]: ...
     @overload
-    def _search(
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool
-    ) -> list[Hit] | None: ...
-    def _search(
+    ) -> list[tuple[Entry, float]] | None: ...
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool = True
-    ) -> list[Hit] | None:
-        """The hits for ``text``; None when ``wait`` is false and another ranking runs."""
+    ) -> list[tuple[Entry, float]] | None:
+        """The hits for ``text`` as (entry, score) pairs; None when ``wait`` is false and
+        another ranking runs."""
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
-            return [Hit(e, 1.0) for e in ordered[:limit]]
+            return [(e, 1.0) for e in ordered[:limit]]
         same = self._exact.get(text.casefold(), [])
         if exact:
-            return [Hit(e, 1.0) for e in same[:limit]]
+            return [(e, 1.0) for e in same[:limit]]
         selector = self._selector
         if wait and self._batchers and selector is not None:
             # The query's vectors first, outside the lock: searches waiting here
@@ -378,7 +378,7 @@ class HubSearch:
         threshold = ranking.threshold
         # An exact slug or name match ranks first, whatever the fused scores say.
         top = max(scores, default=1.0)
-        hits = [_hit((e, round(max(top, 1.0), 6))) for e in same]
+        hits = [(e, round(max(top, 1.0), 6)) for e in same]
         seen = {e.slug for e in same}
         for i, score, words in zip(order, scores, matched, strict=True):
             if not words and not score >= threshold:
@@ -386,7 +386,7 @@ class HubSearch:
             entry = at[i]
             if entry is None or entry.slug in seen:
                 continue
-            hits.append(_hit((entry, round(score, 6))))
+            hits.append((entry, round(score, 6)))
             if len(hits) >= limit:
                 break
             seen.add(entry.slug)
