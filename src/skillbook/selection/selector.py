@@ -683,8 +683,10 @@ class Selector:
         coverage = self.coverage(text) if weights.adaptive else 1.0
         fused = mix(channels, weights, coverage)
         vetoed: list[int] = []
-        boost = np.zeros(len(self.documents), dtype=np.float32)
+        # No hints: every boost is +0.0, and adding it still turns -0.0 into 0.0.
+        boost: Any = np.float32(0.0)
         if self._triggered:
+            boost = np.zeros(len(self.documents), dtype=np.float32)
             tokens = words(request)
             for i in self._triggered:
                 m = match_triggers(self.documents[i].triggers, tokens)
@@ -692,7 +694,7 @@ class Selector:
                     boost[i] = TRIGGER_BOOST
                 if m.vetoed:
                     vetoed.append(i)
-        fused = fused + boost  # as signals() adds it, even zeros (-0.0 + 0.0 is 0.0)
+        fused = fused + boost  # as signals() adds it
         if self.settings.fusion == "rrf":
             order_by = rrf(channels) + boost
         else:

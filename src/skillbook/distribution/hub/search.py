@@ -277,7 +277,8 @@ class HubSearch:
         For the event loop: it never waits for a lock (a reload holds one while it
         reads the database and rebuilds the index) and never reads the database. A
         new answer is (entry, score) pairs, the hits' values, and is not kept: the
-        route keeps its body (making 25 ``Hit``s was more than their use).
+        route keeps its body (making 25 ``Hit``s was more than their use). Their scores
+        are not rounded yet (the route writes them rounded; a kept answer's are already).
         """
         if not self.quick(generation) or not self._lock.acquire(blocking=False):
             return None
@@ -318,8 +319,8 @@ class HubSearch:
         return out
 
     def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
-        """The hits for ``text``."""
-        return list(map(_hit, self._pairs(entries, text, limit, exact)))
+        """The hits for ``text`` (scores rounded to 6 places, as the API shows them)."""
+        return [_hit((e, round(score, 6))) for e, score in self._pairs(entries, text, limit, exact)]
 
     @overload
     def _pairs(
@@ -332,8 +333,8 @@ class HubSearch:
     def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool = True
     ) -> list[tuple[Entry, float]] | None:
-        """The hits for ``text`` as (entry, score) pairs; None when ``wait`` is false and
-        another ranking runs."""
+        """The hits for ``text`` as (entry, score) pairs, scores not yet rounded; None when
+        ``wait`` is false and another ranking runs."""
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
             return [(e, 1.0) for e in ordered[:limit]]
@@ -378,7 +379,7 @@ class HubSearch:
         threshold = ranking.threshold
         # An exact slug or name match ranks first, whatever the fused scores say.
         top = max(scores, default=1.0)
-        hits = [(e, round(max(top, 1.0), 6)) for e in same]
+        hits = [(e, max(top, 1.0)) for e in same]
         seen = {e.slug for e in same}
         for i, score, words in zip(order, scores, matched, strict=True):
             if not words and not score >= threshold:
@@ -386,7 +387,7 @@ class HubSearch:
             entry = at[i]
             if entry is None or entry.slug in seen:
                 continue
-            hits.append((entry, round(score, 6)))
+            hits.append((entry, score))
             if len(hits) >= limit:
                 break
             seen.add(entry.slug)
