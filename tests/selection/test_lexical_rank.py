@@ -167,7 +167,9 @@ def _same(got: Ranking, expected: Ranking, request: str) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(request=requests, depth=st.sampled_from([1, 5, 25, 200]), which=st.sampled_from(list(SETTINGS)))
+@given(
+    request=requests, depth=st.sampled_from([1, 5, 25, 200]), which=st.sampled_from(list(SETTINGS))
+)
 def test_a_lexical_rank_is_the_rank_signals_gave(
     selectors: dict[str, Selector], request: str, depth: int, which: str
 ) -> None:
@@ -255,9 +257,7 @@ def test_a_query_does_not_ask_bm25s(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(bm25s.BM25, "get_scores", refused)
     again = channels.scores("merge pdf")
-    assert {k: v.tobytes() for k, v in again.items()} == {
-        k: v.tobytes() for k, v in before.items()
-    }
+    assert {k: v.tobytes() for k, v in again.items()} == {k: v.tobytes() for k, v in before.items()}
     assert {k: v.tolist() for k, v in channels.scores("qqq").items()} == expected
 
 
