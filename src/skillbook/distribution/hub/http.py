@@ -223,7 +223,8 @@ def route(
         else:
             # A missing or wrong token counts against the address: guessing tokens is
             # limited like any other anonymous traffic.
-            subject = request.client.host if request.client else "unknown"
+            client = request.client  # a new named tuple each time it is read
+            subject = client.host if client else "unknown"
         decision = hub.limiter.hit(kind, subject, token=caller is not None)
         refused = decision is not None and not decision.allowed
         if refused or (auth and caller is None):
