@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from skillbook.model import Skill
 from skillbook.pipeline.parse.skill_file import parse_skill_text
 from skillbook.selection import lexical, selector
-from skillbook.selection.fusion import MixWeights, rrf
+from skillbook.selection.fusion import MixWeights, channel_weights, mix, rrf, squash
 from skillbook.selection.lexical import Bm25Index, LexicalChannels
 from skillbook.selection.selector import Ranking, Selector, SelectorSettings
 
@@ -265,3 +265,77 @@ class _Doc:
     def __init__(self, lexical: str, body: str) -> None:
         self.lexical = lexical
         self.body = body
+
+
+# ---------------------------------------------------------------- the mix
+
+
+def _old_squash(scores: Any, k: float) -> Any:
+    s = np.maximum(np.asarray(scores, dtype=np.float32), 0.0)
+    return np.asarray(s / (s + np.float32(k)), dtype=np.float32)
+
+
+def _old_mix(channels: dict[str, Any], weights: MixWeights, coverage: float) -> Any:
+    per = channel_weights(weights, channels, coverage)
+    total: Any = None
+    for name, scores in channels.items():
+        w = per[name]
+        if not w:
+            continue
+        part = (
+            _old_squash(scores, weights.bm25_k) if name.startswith("bm25") else np.asarray(scores)
+        )
+        total = part * np.float32(w) if total is None else total + part * np.float32(w)
+    if total is None:
+        size = len(next(iter(channels.values()))) if channels else 0
+        return np.zeros(size, dtype=np.float32)
+    return np.asarray(total, dtype=np.float32)
+
+
+_values = st.lists(
+    st.one_of(st.floats(width=32), st.floats(-5, 50, width=32), st.just(0.0), st.just(-0.0)),
+    min_size=3,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bm25=_values,
+    body=_values,
+    cosine=_values,
+    wide=st.booleans(),
+    k=st.sampled_from([10.0, 6.0, 0.5, 0.0, -0.0]),
+    w=st.lists(st.sampled_from([0.5, 0.7, 0.0, -0.4, 0.3, 1e-3]), min_size=3, max_size=3),
+    adaptive=st.booleans(),
+    coverage=st.floats(0, 1),
+)
+def test_the_mix_is_the_sum_it_was(
+    bm25: list[float],
+    body: list[float],
+    cosine: list[float],
+    wide: bool,
+    k: float,
+    w: list[float],
+    adaptive: bool,
+    coverage: float,
+) -> None:
+    """The float32 constants kept between requests: the same scores, bit for bit."""
+    dtype = np.float64 if wide else np.float32
+    channels = {
+        "bm25": np.asarray(bm25, dtype=dtype),
+        "bm25Body": np.asarray(body, dtype=np.float32),
+        "multilingual": np.asarray(cosine, dtype=dtype),
+    }
+    weights = MixWeights(
+        bm25_k=k,
+        weights={"bm25": w[0], "bm25Body": w[1], "multilingual": w[2]},
+        adaptive=adaptive,
+    )
+    with np.errstate(all="ignore"):
+        for _ in range(2):  # the constants made, then kept
+            got = mix(channels, weights, coverage)
+            expected = _old_mix(channels, weights, coverage)
+            assert got.dtype == expected.dtype == np.float32
+            assert got.tobytes() == expected.tobytes()
+            assert squash(bm25, k).tobytes() == _old_squash(bm25, k).tobytes()

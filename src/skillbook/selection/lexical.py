@@ -1,8 +1,10 @@
 """Lexical ranking: BM25 over the skills' names, descriptions, headings and triggers.
 
 Input: :class:`~skillbook.selection.documents.SkillDocument` texts. Output: a BM25
-score per skill for a request (:meth:`Bm25Index.scores`), from ``bm25s`` (sparse
-matrices, no hand-written scoring). Words are lower-cased, English stop words and
+score per skill for a request (:meth:`Bm25Index.scores`): ``bm25s`` computes every
+word's score in every text once (sparse matrices, no hand-written scoring); a request
+adds its words' scores as bm25s does, recent requests' words kept spread over the texts
+(:data:`SPREAD_BYTES`). Words are lower-cased, English stop words and
 chat filler ("please", "help me") dropped and, when ``PyStemmer`` is installed,
 stemmed, so "merging PDFs" meets "merge PDF files".
 
