@@ -422,3 +422,74 @@ def test_a_score_is_written_as_the_json_encoder_writes_it_rounded(score: float) 
     from skillbook.distribution.hub.routes_read import _score_json
 
     assert _score_json(score) == json.dumps(round(score, 6)).encode()
+
+
+def test_a_search_answered_ahead_of_the_stack_is_the_stacks_answer(
+    catalog: tuple[Database, HubSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headers, counts, refusals and errors as the route gives them through Starlette's stack."""
+    from starlette.applications import Starlette
+
+    from skillbook.distribution.hub import app as app_module
+    from skillbook.distribution.hub.http import Hub, answer_from_memory
+    from skillbook.distribution.hub.server_config import RateLimits
+
+    # No flush meanwhile: each side counts alone, from its own address.
+    settings = dataclasses.replace(
+        catalog[1],
+        catalog_poll_seconds=3600,
+        flush_seconds=3600,
+        rate_limits=RateLimits(read_per_ip=9),
+    )
+    moments = {"ratelimit-reset", "x-ratelimit-reset", "retry-after"}  # the clock's
+    answered: list[int] = []
+    original = answer_from_memory
+
+    def counting(*args: Any) -> Any:
+        found = original(*args)
+        answered.append(found is not None)
+        return found
+
+    monkeypatch.setattr(app_module, "answer_from_memory", counting)
+    requests = [
+        {"q": "pdf merge"},  # a thread: nothing ranked yet
+        {"q": "pdf merge"},  # the kept body
+        {"q": "docker backup 5", "limit": "3"},  # a new query, ranked at once
+        {"q": "*", "limit": "2"},
+        {"q": "", "mode": "exact"},
+        {"q": "weather", "limit": "x"},  # 400, from the stack
+        {"q": "split", "mode": "exact"},
+        {"q": "pdf merge"},
+        {"q": "lint 9"},
+        {"q": "pdf merge"},  # the tenth: refused
+        {"q": "git"},  # refused too
+    ]
+    seen: dict[str, list[tuple[int, bytes, list[tuple[str, str]]]]] = {}
+    for n, side in enumerate(("ahead", "stack")):
+        hub = Hub.open(settings)
+        try:
+            app = create_app(settings, hub=hub)
+
+            async def stack(scope: Any, receive: Any, send: Any, app: Any = app) -> None:
+                await Starlette.__call__(app, scope, receive, send)
+
+            with TestClient(
+                app if side == "ahead" else stack, base_url=BASE, client=(f"10.9.9.{n}", 4000)
+            ) as client:
+                got = []
+                for i, params in enumerate(requests):
+                    if i == 1:
+                        hub.search._rank_cost = 0.0  # as a BM25 ranking measures
+                    answer = client.get("/api/v1/search", params=params)
+                    headers = [
+                        (k, "-" if k in moments else v) for k, v in answer.headers.multi_items()
+                    ]
+                    got.append((answer.status_code, answer.content, headers))
+                seen[side] = got
+        finally:
+            hub.close()
+    assert seen["ahead"] == seen["stack"]
+    statuses = [status for status, _, _ in seen["ahead"]]
+    assert statuses[5] == 400 and statuses[9:] == [429, 429] and statuses.count(200) == 8
+    # Answered ahead: the kept body, new queries, lists, exact names, the refusal.
+    assert answered.count(True) >= 6
