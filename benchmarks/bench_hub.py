@@ -98,6 +98,80 @@ routes = [Route("/api/v1/download", download), Route("/api/v1/search", search)]
 uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=int(sys.argv[1]),
             log_level="warning", server_header=False)
 """
+#: ``--in-process``: one child per tree and round drives the registry's ASGI app directly
+#: (no sockets, no uvicorn) with new BM25 queries and prints each step's thread CPU per
+#: query in microseconds, as JSON. Only names both trees have: the before and after of a
+#: change are measured alike.
+STEPS_APP = """
+import asyncio, json, random, statistics, sys, time, dataclasses
+from skillbook.distribution.hub import routes_read
+from skillbook.distribution.hub.app import create_app
+from skillbook.distribution.hub.http import Hub
+from skillbook.distribution.hub.server_config import HubSettings, RateLimits
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+db_url, blobs, count, words = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
+settings = HubSettings(database_url=db_url, blob_url=blobs, search_backend="bm25",
+                       rate_limits=RateLimits(read_per_ip=0, download_per_ip=0),
+                       catalog_poll_seconds=3600)
+hub = Hub.open(settings, migrate=False)
+app = create_app(settings, hub=hub, migrate=False)
+search = hub.search
+entries = search.entries()
+rng = random.Random(5)
+def query():
+    return " ".join(rng.sample(words, 2)) + f" {rng.randrange(10**9)}"
+body = routes_read._search_body(search, search.search("pdf merge"))
+async def answer(request):
+    return Response(body, media_type="application/json")
+floor = Starlette(routes=[Route("/api/v1/search", answer)])
+async def receive():
+    return {"type": "http.request", "body": b"", "more_body": False}
+async def send(message):
+    pass
+def drive(target):
+    loop = asyncio.new_event_loop()
+    scopes = [{"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+               "method": "GET", "scheme": "http", "path": "/api/v1/search",
+               "raw_path": b"/api/v1/search", "root_path": "", "headers": [(b"host", b"x")],
+               "query_string": ("q=" + query().replace(" ", "+")).encode(),
+               "client": ("10.0.0.1", 1), "server": ("127.0.0.1", 80), "state": {},
+               "app": target} for _ in range(count)]
+    started = time.thread_time()
+    for scope in scopes:
+        loop.run_until_complete(target(scope, receive, send))
+    spent = time.thread_time() - started
+    loop.close()
+    return spent
+def timed(step):
+    texts = [query() for _ in range(count)]
+    started = time.thread_time()
+    for text in texts:
+        step(text)
+    return time.thread_time() - started
+hits = [search.search(query()) for _ in range(count)]
+def assemble():
+    started = time.thread_time()
+    for found in hits:
+        routes_read._search_body(search, found)
+    return time.thread_time() - started
+steps = {
+    "request": lambda: drive(app),
+    "floor": lambda: drive(floor),
+    "rank": lambda: timed(lambda t: search._selector.rank(t, depth=25)),
+    "search": lambda: timed(lambda t: search._search(entries, t, 25, False)),
+    "body": assemble,
+}
+for step in steps.values():
+    step()
+out = {name: [] for name in steps}
+for _ in range(3):
+    for name, step in steps.items():
+        out[name].append(1e6 * step() / count)
+print(json.dumps({name: statistics.median(v) for name, v in out.items()}))
+hub.close()
+"""
 #: Simulated client addresses (``X-Forwarded-For`` from a trusted 127.0.0.1): a registry
 #: has many clients, each far below its limit; one address would hit its limit at once.
 ADDRESSES = 4096
@@ -322,6 +396,37 @@ def stop(procs: list[subprocess.Popen[bytes]]) -> None:
     procs.clear()
 
 
+def in_process(args: Any, db_url: str, blobs: str, envs: dict[str, dict[str, str]]) -> None:
+    """``--in-process``: the steps of a new query, each tree in its own child per round
+    (the trees alternate, so the machine's other load falls on both), medians of rounds."""
+    runs: dict[str, list[dict[str, float]]] = {tag: [] for tag in envs}
+    count = max(1, min(1000, args.max_requests))  # queries per step and inner round
+    for turn in range(args.rounds):
+        order = list(envs) if turn % 2 == 0 else list(reversed(list(envs)))
+        for tag in order:
+            done = subprocess.run(
+                [sys.executable, "-c", STEPS_APP, db_url, blobs, str(count), " ".join(WORDS)],
+                env=envs[tag],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs[tag].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(
+        f"\nnew BM25 queries in process ({args.skills} skills, {args.rounds} rounds, "
+        f"thread CPU per query in µs, medians; load average {os.getloadavg()[0]:.2f})"
+    )
+    steps = list(runs[next(iter(runs))][0])
+    print(f"{'tree':<8}" + "".join(f"{name:>10}" for name in steps) + f"{'req-floor':>11}")
+    for tag, found in runs.items():
+        median = {name: statistics.median(r[name] for r in found) for name in steps}
+        print(
+            f"{tag or 'this':<8}"
+            + "".join(f"{median[name]:>10.1f}" for name in steps)
+            + f"{median['request'] - median['floor']:>11.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skills", type=int, default=300)
@@ -347,6 +452,12 @@ def main() -> None:
         "--baseline-src",
         type=Path,
         help="also measure the servers of this source tree (rows marked @base), same rounds",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="instead: each tree's registry app driven in process with new BM25 queries, "
+        "the thread CPU of each step (whole request, a bare app, ranking, hits, body)",
     )
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args()
@@ -374,6 +485,10 @@ def main() -> None:
         }
         for tag, src in trees.items()
     }
+
+    if args.in_process:
+        in_process(args, db_url, blobs, envs)
+        return
 
     def download(r: random.Random) -> str:
         return f"/api/v1/download?slug={r.choice(slugs)}&version=1.0.0"

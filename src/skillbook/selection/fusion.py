@@ -55,12 +55,39 @@ class MixWeights:
 ENGLISH_CHANNELS: Final = ("bm25", "bm25Body", "wordllama")
 
 
+#: float32 values of the weights and constants the fusions multiply by (a float32 made
+#: from a Python float cost about as much as the multiplication by it, twice per channel).
+_F32: dict[float, Any] = {}
+#: Values :data:`_F32` holds at most: weights adapted to a request's coverage vary.
+_F32_LIMIT: Final = 256
+#: ``np.float32(0.0)`` once made (0.0 and -0.0 share a key of :data:`_F32`).
+_ZERO: list[Any] = []
+
+
+def _f32(value: float) -> Any:
+    """``np.float32(value)``, the same scalar, kept for the next request."""
+    known = _F32.get(value)
+    if known is None:
+        import numpy as np
+
+        known = np.float32(value)
+        if value == 0:
+            return known  # 0.0 and -0.0 are one key: never kept
+        if len(_F32) >= _F32_LIMIT:
+            _F32.clear()
+        _F32[value] = known
+    return known
+
+
 def squash(scores: Any, k: float) -> Scores:
     """``s / (s + k)``: 0 for no match, towards 1 for strong ones, same for every request."""
     import numpy as np
 
-    s = np.maximum(np.asarray(scores, dtype=np.float32), 0.0)
-    return np.asarray(s / (s + np.float32(k)), dtype=np.float32)
+    if not _ZERO:
+        _ZERO.append(np.float32(0.0))
+    # float32 zero: what 0.0 becomes against a float32 array, without converting it.
+    s = np.maximum(np.asarray(scores, dtype=np.float32), _ZERO[0])
+    return np.asarray(s / (s + _f32(k)), dtype=np.float32)
 
 
 def channel_weights(
@@ -96,7 +123,7 @@ def mix(channels: Mapping[str, Any], weights: MixWeights, coverage: float = 1.0)
             continue
         lexical = name.startswith("bm25")
         part = squash(scores, weights.bm25_k) if lexical else np.asarray(scores)
-        total = part * np.float32(w) if total is None else total + part * np.float32(w)
+        total = part * _f32(w) if total is None else total + part * _f32(w)
     if total is None:
         size = len(next(iter(channels.values()))) if channels else 0
         return np.zeros(size, dtype=np.float32)

@@ -1,8 +1,10 @@
 """Lexical ranking: BM25 over the skills' names, descriptions, headings and triggers.
 
 Input: :class:`~skillbook.selection.documents.SkillDocument` texts. Output: a BM25
-score per skill for a request (:meth:`Bm25Index.scores`), from ``bm25s`` (sparse
-matrices, no hand-written scoring). Words are lower-cased, English stop words and
+score per skill for a request (:meth:`Bm25Index.scores`): ``bm25s`` computes every
+word's score in every text once (sparse matrices, no hand-written scoring); a request
+adds its words' scores as bm25s does, recent requests' words kept spread over the texts
+(:data:`SPREAD_BYTES`). Words are lower-cased, English stop words and
 chat filler ("please", "help me") dropped and, when ``PyStemmer`` is installed,
 stemmed, so "merging PDFs" meets "merge PDF files".
 
@@ -35,11 +37,14 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
+__all__ = ["SPREAD_BYTES", "SYNC_LIMIT", "Bm25Index", "LexicalChannels", "Tokenizer"]
 
 #: Up to this many documents a BM25 rebuild runs inline; above, in the background.
 SYNC_LIMIT: Final = 2000
 
+#: Memory for query words' BM25 scores kept spread over the documents, per index
+#: (4 bytes a document each: 7,000 words of a 300-skill catalog, 200 of 10,000 skills).
+SPREAD_BYTES: Final = 8 * 1024 * 1024
 #: Distinct words whose stems are remembered (about 150 bytes each).
 MEMO_LIMIT: Final = 200_000
 _TOKEN_RE: Final = re.compile(r"(?u)\b\w\w+\b")
@@ -171,6 +176,10 @@ class Bm25Index:
             tokens = [self.tokenize(t) for t in texts]
         corpus = [t or [""] for t in tokens]
         self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+        #: :func:`_postings` of the index, read on the first query (None: not yet).
+        self._postings: tuple[Any, Any, Any, list[int]] | tuple[()] | None = None
+        #: Query words' scores over every document, by word (see :meth:`scores_of`).
+        self._spread: dict[str, Any] = {}
         if self.size:
             self._bm25.index(corpus, show_progress=False)
 
@@ -181,13 +190,75 @@ class Bm25Index:
 
     def scores(self, query: str) -> npt.NDArray[np.float32]:
         """One BM25 score per text (zeros when no query word is in the index)."""
+        return self.scores_of(self.tokenize(query))
+
+    def scores_of(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        """:meth:`scores` of a query already tokenized (by :attr:`tokenize`)."""
         np = self._np
-        tokens = (
-            [t for t in self.tokenize(query) if t in self._bm25.vocab_dict] if self.size else []
-        )
-        if not tokens:
+        if not self.size:
+            return np.zeros(0, dtype=np.float32)  # type: ignore[no-any-return]
+        postings = self._postings
+        if postings is None:
+            postings = self._postings = _postings(self._bm25)
+        if not postings:
+            return self._get_scores(tokens)
+        # bm25s's own sum (its precomputed per-word scores added word by word into
+        # float32 zeros), without its per-call conversions and ``np.add.at``: each
+        # word's scores are kept spread over every document (zeros elsewhere, and
+        # ``x + 0.0`` is ``x`` for every sum that starts at +0.0), so a query adds a
+        # few whole arrays. Scattering them per query was most of a small catalog's
+        # BM25 query (tests/selection/test_lexical_postings.py holds the two equal).
+        vocab, data, indices, bounds = postings
+        words = len(bounds) - 1
+        spread = self._spread
+        out = np.zeros(self.size, dtype=np.float32)
+        for token in tokens:
+            row = spread.get(token)
+            if row is None:
+                i = vocab.get(token)
+                if i is None:
+                    continue
+                if i >= words:
+                    # Not in the scores (bm25s's empty word, a damaged saved index):
+                    # bm25s's own answer, an error.
+                    return self._get_scores(tokens)
+                row = np.zeros(self.size, dtype=np.float32)
+                row[indices[bounds[i] : bounds[i + 1]]] = data[bounds[i] : bounds[i + 1]]
+                self._keep(token, row)
+            out += row
+        return out  # type: ignore[no-any-return]
+
+    def _keep(self, token: str, row: Any) -> None:
+        """Keep a word's spread scores, the oldest out first past :data:`SPREAD_BYTES`."""
+        spread = self._spread
+        while spread and (len(spread) + 1) * row.nbytes > SPREAD_BYTES:
+            try:
+                spread.pop(next(iter(spread)), None)
+            except (RuntimeError, StopIteration):  # another thread changed it meanwhile
+                break
+        if row.nbytes <= SPREAD_BYTES:
+            spread[token] = row
+
+    def _get_scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        np = self._np
+        known = [t for t in tokens if t in self._bm25.vocab_dict]
+        if not known:
             return np.zeros(self.size, dtype=np.float32)  # type: ignore[no-any-return]
-        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)  # type: ignore[no-any-return]
+        return np.asarray(self._bm25.get_scores(known), dtype=np.float32)  # type: ignore[no-any-return]
+
+
+def _postings(bm25: Any) -> tuple[Any, Any, Any, list[int]] | tuple[()]:
+    """bm25s's word-by-document scores as (vocabulary, scores, documents, word bounds),
+    or ``()`` where summing them as above would not give its ``get_scores``."""
+    scores = getattr(bm25, "scores", None)
+    if not isinstance(scores, dict) or getattr(bm25, "nonoccurrence_array", None) is not None:
+        return ()
+    data = scores.get("data")
+    indices = scores.get("indices")
+    indptr = scores.get("indptr")
+    if data is None or indices is None or indptr is None or str(data.dtype) != "float32":
+        return ()
+    return bm25.vocab_dict, data, indices, [int(x) for x in indptr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +419,13 @@ class LexicalChannels:
         live = self._live
         if live is None:
             return {}
-        out = {"bm25": live.lexical.scores(text), "bm25Body": live.body.scores(text)}
+        lexical, body = live.lexical, live.body
+        if lexical.tokenize is body.tokenize:
+            # One tokenizer (as built here): the request is tokenized once for both.
+            tokens = lexical.tokenize(text)
+            out = {"bm25": lexical.scores_of(tokens), "bm25Body": body.scores_of(tokens)}
+        else:
+            out = {"bm25": lexical.scores(text), "bm25Body": body.scores(text)}
         if live.remap is not None:
             np = self._np
             known = live.remap >= 0

@@ -459,6 +459,9 @@ class _SavedBm25:
         self._indptr = array(entry["indptr"])
         self._docs = int(entry["num_docs"])
         self._int = np.dtype(entry["int_dtype"])
+        #: As bm25s keeps them: ``Bm25Index.scores_of`` sums them itself.
+        self.scores = {"data": self._data, "indices": self._indices, "indptr": self._indptr}
+        self.nonoccurrence_array = None
 
     def get_scores(self, tokens: list[str]) -> Any:
         np = self._np
@@ -576,6 +579,8 @@ def _lexical(entry: Mapping[str, Any], array: Any) -> Any:
         index.tokenize = tokenize
         index.size = int(saved["size"])
         index._bm25 = _SavedBm25(saved, array) if index.size else None
+        index._postings = None
+        index._spread = {}
         return index
 
     lexical, body = (bm25(e) for e in entry["indexes"])

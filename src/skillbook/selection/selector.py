@@ -251,6 +251,8 @@ class Selector:
         self._keys: list[str] = []
         self._lexical = LexicalChannels() if self.settings.backend != "embedding" else None
         self._one_blas_thread = one_blas_thread()
+        #: The mix weights and the settings they were made for (see :meth:`_weights`).
+        self._mixed: tuple[SelectorSettings, MixWeights] | None = None
         #: Real words for the speller: the multilingual encoder's vocabulary, if loaded.
         self._lexicon: Callable[[str], bool] | None = next(
             (
@@ -297,6 +299,7 @@ class Selector:
         self._keys = []
         self._lexical = lexical
         self._one_blas_thread = one_blas_thread()
+        self._mixed = None
         self._lexicon = next(
             (
                 getattr(i.embedder, "is_word")  # noqa: B009 - an optional capability
@@ -589,6 +592,15 @@ class Selector:
         return backend
 
     def _weights(self) -> MixWeights:
+        # Kept: they follow from the settings and channels, fixed for a selector's life.
+        known = self._mixed
+        if known is not None and known[0] is self.settings:
+            return known[1]
+        made = self._weights_made()
+        self._mixed = (self.settings, made)
+        return made
+
+    def _weights_made(self) -> MixWeights:
         w = self.settings.mix_weights(self.profile)
         active = {k: v for k, v in w.weights.items() if k in self.channels}
         if not active:  # one channel alone: it gets the whole weight
@@ -635,6 +647,8 @@ class Selector:
         """
         import numpy as np
 
+        if not self._indexes and self.ranker is None:
+            return self._rank_lexical(request, depth)
         sig = self.signals(request)
         vetoed = {i for i, m in sig.matches.items() if m.vetoed}
         order_by = (
@@ -652,6 +666,46 @@ class Selector:
         if floor is not None:
             threshold = max(threshold, floor)
         return Ranking(self.skills, tuple(order), sig.fused, sig.channels, threshold)
+
+    def _rank_lexical(self, request: str, depth: int) -> Ranking:
+        """:meth:`rank` of a selector without embedding channels or learned ranker.
+
+        The steps of :meth:`signals` such a ranking reads, in the same order and the
+        same float32 arithmetic, without the rest: no null skill, coverage only for
+        adaptive weights, the request's words only when a skill has trigger hints
+        (each was a tenth of a registry's new BM25 query).
+        """
+        import numpy as np
+
+        text = self.corrected(request)
+        channels = self._lexical.scores(text) if self._lexical is not None else {}
+        weights = self._weights()
+        coverage = self.coverage(text) if weights.adaptive else 1.0
+        fused = mix(channels, weights, coverage)
+        vetoed: list[int] = []
+        # No hints: every boost is +0.0, and adding it still turns -0.0 into 0.0.
+        boost: Any = np.float32(0.0)
+        if self._triggered:
+            boost = np.zeros(len(self.documents), dtype=np.float32)
+            tokens = words(request)
+            for i in self._triggered:
+                m = match_triggers(self.documents[i].triggers, tokens)
+                if m.boosted:
+                    boost[i] = TRIGGER_BOOST
+                if m.vetoed:
+                    vetoed.append(i)
+        fused = fused + boost  # as signals() adds it
+        if self.settings.fusion == "rrf":
+            order_by = rrf(channels) + boost
+        else:
+            order_by = fused.copy() if vetoed else fused  # a copy only to write in
+        if vetoed:
+            order_by[vetoed] = -np.inf
+        skip = set(vetoed)
+        order = [i for i in _top(order_by, depth + len(vetoed)) if i not in skip][:depth]
+        return Ranking(
+            self.skills, tuple(order), fused, channels, self.settings.threshold(self.profile)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -691,6 +745,7 @@ def _top(scores: Any, n: int) -> list[int]:
     import numpy as np
 
     if n >= len(scores):
-        return [int(i) for i in np.argsort(-scores, kind="stable")]
-    part = np.argpartition(-scores, n)[:n]
-    return [int(i) for i in part[np.lexsort((part, -scores[part]))]]
+        return np.argsort(-scores, kind="stable").tolist()  # type: ignore[no-any-return]
+    # The methods, not numpy's module functions: the same work without their wrapping.
+    part = (-scores).argpartition(n)[:n]
+    return part[np.lexsort((part, -scores[part]))].tolist()  # type: ignore[no-any-return]

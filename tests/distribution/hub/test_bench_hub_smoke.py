@@ -58,3 +58,29 @@ def test_bench_hub_runs_and_reports_every_workload(tmp_path: Path) -> None:
     assert all(r["on_off"] > 0 and r["on_off_cpu"] > 0 for r in rows if r["limits"] == "on")
     assert proc.stdout.count("limits on/off") == 6
     assert all(r["cpu_ms"] > 0 for r in rows)
+
+
+def test_bench_hub_in_process_reports_each_step(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_hub.py"),
+            "--skills",
+            "8",
+            "--rounds",
+            "1",
+            "--max-requests",
+            "20",
+            "--in-process",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "new BM25 queries in process" in proc.stdout
+    (row,) = [line for line in proc.stdout.splitlines() if line.startswith("this")]
+    assert len(row.split()) == 7  # the tree, five steps and the request beyond the floor

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from skillbook.distribution.hub import shapes
@@ -293,6 +295,201 @@ def test_a_cheap_new_query_is_ranked_in_the_event_loop(
                         hub.search.search_quick("git", limit=5, exact=False, generation=now) is None
                     )
             found = hub.search.search_quick("git", limit=5, exact=False, generation=now)
-            assert found is not None and found[1] == hub.search.search("git", limit=5)
+            assert found is not None
+            # The pairs' scores as ranked; the hits' (and the answer's) rounded.
+            rounded = [(e, round(score, 6)) for e, score in found[1]]
+            assert rounded == hub.search.search("git", limit=5)
     finally:
         hub.close()
+
+
+# ------------------------------------------------------------ generated queries
+# Issue 22's fourth pass: a new BM25 query scores each word's kept scores, ranks
+# without the parts it does not need, makes no ``Hit`` on the fast route and writes
+# its scores in fewer steps. Generated queries hold all of it to the ``select``-based
+# answer and to the bytes the JSON encoder gives.
+
+
+def _typo(word: str, at: int) -> str:
+    at %= max(1, len(word))
+    return word[:at] + word[at + 1 :] if len(word) > 3 else word + "q"
+
+
+_texts = st.one_of(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join),
+    st.lists(
+        st.builds(_typo, st.sampled_from(WORDS), st.integers(0, 20)), min_size=1, max_size=3
+    ).map(" ".join),
+    st.builds(  # the benchmark's new queries: two words and a number no skill has
+        lambda a, b, n: f"{a} {b} {n}",
+        st.sampled_from(WORDS),
+        st.sampled_from(WORDS),
+        st.integers(0, 10**9),
+    ),
+    st.sampled_from(
+        ["*", "", "   ", " * ", "the and of", "split the bill", "weather", "prévisions météo"]
+    ),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=24),
+)
+
+
+def _expected(search: HubSearch, text: str, limit: int, exact: bool) -> list[tuple[str, float]]:
+    key = search.answer_key(0, text, limit, exact)
+    text, limit = key[1], key[2]
+    entries = search.entries()
+    if not text or text == "*":
+        newest = sorted(entries, key=lambda e: e.updated_at, reverse=True)
+        return [(e.slug, 1.0) for e in newest[:limit]]
+    if exact:
+        same = [
+            e for e in entries if text.casefold() in {e.slug.casefold(), e.display_name.casefold()}
+        ]
+        return [(e.slug, 1.0) for e in same[:limit]]
+    return _plain(_reference(search, text, limit))
+
+
+@pytest.fixture(scope="module")
+def served(
+    catalog: tuple[Database, HubSettings],
+) -> Iterator[tuple[Any, TestClient, HubSearch]]:
+    from skillbook.distribution.hub.http import Hub
+
+    # The generation stays fresh all the module long: new queries take the fast route.
+    settings = dataclasses.replace(catalog[1], catalog_poll_seconds=3600)
+    hub = Hub.open(settings)
+    try:
+        with TestClient(create_app(settings, hub=hub), base_url=BASE) as client:
+            assert client.get("/api/v1/search", params={"q": "warm"}).status_code == 200
+            yield hub, client, HubSearch(catalog[0], backend="bm25")
+    finally:
+        hub.close()
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_texts, limit=st.sampled_from([1, 5, 25, 200]), exact=st.booleans())
+def test_generated_queries_get_the_hits_and_bytes_they_got(
+    served: tuple[Any, TestClient, HubSearch], text: str, limit: int, exact: bool
+) -> None:
+    hub, client, reference = served
+    # Through the route first: a new query, ranked in the event loop; then its kept body.
+    hub.search._rank_cost = 0.0
+    params = {"q": text, "limit": str(limit), **({"mode": "exact"} if exact else {})}
+    answers = [client.get("/api/v1/search", params=params) for _ in range(2)]
+    hits = hub.search.search(text, limit=limit, exact=exact)
+    assert _plain(hits) == _expected(reference, text, limit, exact)
+    rows = [shapes.search_row(h.entry, h.score) for h in hits]
+    body = json.dumps(
+        {"results": rows}, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    ).encode()
+    for got in answers:
+        assert got.status_code == 200 and got.content == body, text
+
+
+def test_a_new_query_on_the_fast_route_makes_no_hit_and_no_query_params(
+    served: tuple[Any, TestClient, HubSearch], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the fourth pass removed from a new query's path stays removed."""
+    from starlette import datastructures
+
+    from skillbook.distribution.hub import search as search_module
+
+    hub, client, _ = served
+    expected = [(h.entry.slug, h.score) for h in hub.search.search("docker backup 77", limit=5)]
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("built on the fast route")
+
+    monkeypatch.setattr(datastructures.QueryParams, "__init__", refused)
+    monkeypatch.setattr(search_module, "Hit", refused)
+    hub.search._rank_cost = 0.0
+    got = client.get("/api/v1/search", params={"q": "docker backup 78", "limit": "5"})
+    assert got.status_code == 200
+    assert [(r["slug"], r["score"]) for r in got.json()["results"]] == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    score=st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.floats(-2.0, 2.0),
+        st.floats(-2.0, 2.0, width=32),
+        st.floats(-1e-3, 1e-3),
+        st.integers(-(10**8), 10**8).map(lambda m: m / 1e6),  # already rounded
+        st.integers(-(10**9), 10**9).map(lambda m: (m + 0.5) / 1e6),  # near a tie
+    )
+)
+def test_a_score_is_written_as_the_json_encoder_writes_it_rounded(score: float) -> None:
+    from skillbook.distribution.hub.routes_read import _score_json
+
+    assert _score_json(score) == json.dumps(round(score, 6)).encode()
+
+
+def test_a_search_answered_ahead_of_the_stack_is_the_stacks_answer(
+    catalog: tuple[Database, HubSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headers, counts, refusals and errors as the route gives them through Starlette's stack."""
+    from starlette.applications import Starlette
+
+    from skillbook.distribution.hub import app as app_module
+    from skillbook.distribution.hub.http import Hub, answer_from_memory
+    from skillbook.distribution.hub.server_config import RateLimits
+
+    # No flush meanwhile: each side counts alone, from its own address.
+    settings = dataclasses.replace(
+        catalog[1],
+        catalog_poll_seconds=3600,
+        flush_seconds=3600,
+        rate_limits=RateLimits(read_per_ip=9),
+    )
+    moments = {"ratelimit-reset", "x-ratelimit-reset", "retry-after"}  # the clock's
+    answered: list[int] = []
+    original = answer_from_memory
+
+    def counting(*args: Any) -> Any:
+        found = original(*args)
+        answered.append(found is not None)
+        return found
+
+    monkeypatch.setattr(app_module, "answer_from_memory", counting)
+    requests = [
+        {"q": "pdf merge"},  # a thread: nothing ranked yet
+        {"q": "pdf merge"},  # the kept body
+        {"q": "docker backup 5", "limit": "3"},  # a new query, ranked at once
+        {"q": "*", "limit": "2"},
+        {"q": "", "mode": "exact"},
+        {"q": "weather", "limit": "x"},  # 400, from the stack
+        {"q": "split", "mode": "exact"},
+        {"q": "pdf merge"},
+        {"q": "lint 9"},
+        {"q": "pdf merge"},  # the tenth: refused
+        {"q": "git"},  # refused too
+    ]
+    seen: dict[str, list[tuple[int, bytes, list[tuple[str, str]]]]] = {}
+    for n, side in enumerate(("ahead", "stack")):
+        hub = Hub.open(settings)
+        try:
+            app = create_app(settings, hub=hub)
+
+            async def stack(scope: Any, receive: Any, send: Any, app: Any = app) -> None:
+                await Starlette.__call__(app, scope, receive, send)
+
+            with TestClient(
+                app if side == "ahead" else stack, base_url=BASE, client=(f"10.9.9.{n}", 4000)
+            ) as client:
+                got = []
+                for i, params in enumerate(requests):
+                    if i == 1:
+                        hub.search._rank_cost = 0.0  # as a BM25 ranking measures
+                    answer = client.get("/api/v1/search", params=params)
+                    headers = [
+                        (k, "-" if k in moments else v) for k, v in answer.headers.multi_items()
+                    ]
+                    got.append((answer.status_code, answer.content, headers))
+                seen[side] = got
+        finally:
+            hub.close()
+    assert seen["ahead"] == seen["stack"]
+    statuses = [status for status, _, _ in seen["ahead"]]
+    assert statuses[5] == 400 and statuses[9:] == [429, 429] and statuses.count(200) == 8
+    # Answered ahead: the kept body, new queries, lists, exact names, the refusal.
+    assert answered.count(True) >= 6

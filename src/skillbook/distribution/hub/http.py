@@ -23,6 +23,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope
 
 from skillbook.distribution.hub import HttpError, HubError
 from skillbook.distribution.hub.blobs import BlobStore, open_blob_store
@@ -38,8 +39,9 @@ from skillbook.distribution.hub.ratelimit import RateDecision, RateLimiter
 from skillbook.distribution.hub.search import HubSearch
 from skillbook.distribution.hub.server_config import HubSettings
 from skillbook.distribution.hub.tokens import Caller, authenticate
+from skillbook.distribution.hub.web.headers import secure_headers
 
-__all__ = ["Ctx", "Hub", "json", "json_bytes", "route", "text"]
+__all__ = ["Ctx", "Hub", "answer_from_memory", "json", "json_bytes", "route", "text"]
 
 log = logging.getLogger("skillbook.distribution.hub")
 
@@ -218,22 +220,7 @@ def route(
     """
 
     def rate(request: Request, hub: Hub, caller: Caller | None) -> RateDecision | None:
-        if caller is not None:
-            subject = caller.token_hash[:32]
-        else:
-            # A missing or wrong token counts against the address: guessing tokens is
-            # limited like any other anonymous traffic.
-            subject = request.client.host if request.client else "unknown"
-        decision = hub.limiter.hit(kind, subject, token=caller is not None)
-        refused = decision is not None and not decision.allowed
-        if refused or (auth and caller is None):
-            # Only a refusal carries the headers itself; an answer gets them at the end.
-            headers = decision.headers() if decision is not None else {}
-            if refused:
-                who = "token" if caller else "address"
-                raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
-            raise HttpError(401, "Unauthorized", headers)
-        return decision
+        return _rate(request, hub, caller, kind, auth)
 
     def admit(request: Request, hub: Hub) -> tuple[Caller | None, RateDecision | None]:
         token = _bearer(request)
@@ -255,7 +242,8 @@ def route(
                 ctx = Ctx(request=request, hub=hub, caller=None)
                 answer = fast(ctx)
                 response = answer if answer is not None else await run_in_threadpool(handler, ctx)
-                response.headers.update(ctx.headers)
+                if ctx.headers:
+                    response.headers.update(ctx.headers)
                 return _with_limits(response, decision)
             caller, decision = await run_in_threadpool(admit, request, hub)
             body = b""
@@ -281,6 +269,70 @@ def route(
         return _with_limits(response, decision)
 
     return Route(path, endpoint, methods=list(methods), name=handler.__name__)
+
+
+def _rate(
+    request: Request, hub: Hub, caller: Caller | None, kind: str, auth: bool
+) -> RateDecision | None:
+    """Count the request; refuse it (429, or 401 where a token is needed) with the headers."""
+    if caller is not None:
+        subject = caller.token_hash[:32]
+    else:
+        # A missing or wrong token counts against the address: guessing tokens is
+        # limited like any other anonymous traffic.
+        client = request.client  # a new named tuple each time it is read
+        subject = client.host if client else "unknown"
+    decision = hub.limiter.hit(kind, subject, token=caller is not None)
+    refused = decision is not None and not decision.allowed
+    if refused or (auth and caller is None):
+        # Only a refusal carries the headers itself; an answer gets them at the end.
+        headers = decision.headers() if decision is not None else {}
+        if refused:
+            who = "token" if caller else "address"
+            raise HttpError(429, f"Rate limit exceeded for this {who}", headers)
+        raise HttpError(401, "Unauthorized", headers)
+    return decision
+
+
+def answer_from_memory(
+    hub: Hub, scope: Scope, receive: Receive, fast: FastHandler, kind: str
+) -> Response | None:
+    """What :func:`route`'s endpoint answers an anonymous request from memory, ahead of
+    Starlette's middleware and router (they were a tenth of a new search's time).
+
+    None when the request is not one a fast handler answers from memory (a token, a
+    hub without batching, an answer not in memory, an error): the app's stack answers
+    it then, and counts it, so no request is counted twice. An answered request is
+    counted here and gets every header the stack would give it, in the same order: the
+    answer's, the rate limit's and the security headers (a refusal its own).
+    """
+    if not hub.batched or any(name == b"authorization" for name, _ in scope["headers"]):
+        return None
+    hub.flusher.ensure_started()
+    hub.watch.start()
+    request = Request(scope, receive)
+    ctx = Ctx(request=request, hub=hub, caller=None)
+    try:
+        answer = fast(ctx)
+    except Exception:  # the stack answers it as it answers any error
+        return None
+    if answer is None:
+        return None
+    try:
+        decision = _rate(request, hub, None, kind, False)
+    except HttpError as exc:
+        refusal = text(str(exc), exc.status)
+        refusal.headers.update(exc.headers)
+        return _secured(refusal)
+    if ctx.headers:
+        answer.headers.update(ctx.headers)
+    return _secured(_with_limits(answer, decision))
+
+
+def _secured(response: Response) -> Response:
+    """The security headers :class:`~skillbook.distribution.hub.web.headers.SecurityHeaders` adds."""
+    response.raw_headers[:] = secure_headers(response.raw_headers)
+    return response
 
 
 def _with_limits(response: Response, decision: RateDecision | None) -> Response:

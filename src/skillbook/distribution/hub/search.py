@@ -18,11 +18,12 @@ version that is no longer visible.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
@@ -69,6 +70,11 @@ class Hit(NamedTuple):
 
     entry: Entry
     score: float
+
+
+#: ``Hit(entry, score)`` from a pair, made as the named tuple makes it, in one call
+#: instead of two (an answer makes 25).
+_hit: Callable[[tuple[Entry, float]], Hit] = functools.partial(tuple.__new__, Hit)
 
 
 class HubSearch:
@@ -265,11 +271,14 @@ class HubSearch:
 
     def search_quick(
         self, query: str, *, limit: int, exact: bool, generation: int
-    ) -> tuple[tuple[int, str, int, bool], list[Hit]] | None:
-        """:meth:`search_at` if it can answer at once, else None (ask :meth:`search_at`).
+    ) -> tuple[tuple[int, str, int, bool], Sequence[tuple[Entry, float]]] | None:
+        """:meth:`search_at`'s answer if it can answer at once, else None (ask :meth:`search_at`).
 
         For the event loop: it never waits for a lock (a reload holds one while it
-        reads the database and rebuilds the index) and never reads the database.
+        reads the database and rebuilds the index) and never reads the database. A
+        new answer is (entry, score) pairs, the hits' values, and is not kept: the
+        route keeps its body (making 25 ``Hit``s was more than their use). Their scores
+        are not rounded yet (the route writes them rounded; a kept answer's are already).
         """
         if not self.quick(generation) or not self._lock.acquire(blocking=False):
             return None
@@ -283,17 +292,8 @@ class HubSearch:
             return None
         if cached is not None:
             return key, cached
-        hits = self._search(entries, key[1], key[2], exact, wait=False)
-        if hits is None:
-            return None
-        if self._lock.acquire(blocking=False):  # else the answer is not kept: no matter
-            try:
-                self._answers[key] = hits
-                while len(self._answers) > ANSWER_CACHE:
-                    self._answers.popitem(last=False)
-            finally:
-                self._lock.release()
-        return key, hits
+        pairs = self._pairs(entries, key[1], key[2], exact, wait=False)
+        return None if pairs is None else (key, pairs)
 
     def row(self, entry: Entry, encode: Callable[[Entry], bytes]) -> bytes:
         """``encode(entry)``, made once per entry (an entry is one generation's)."""
@@ -305,24 +305,42 @@ class HubSearch:
         rows[id(entry)] = (entry, made)
         return made
 
+    def rows(
+        self, hits: Sequence[tuple[Entry, float]], encode: Callable[[Entry], bytes]
+    ) -> list[bytes]:
+        """:meth:`row` of each hit's entry (one call for an answer's rows)."""
+        rows = self._rows
+        out = []
+        for entry, _ in hits:
+            known = rows.get(id(entry))
+            if known is None or known[0] is not entry:
+                known = rows[id(entry)] = (entry, encode(entry))
+            out.append(known[1])
+        return out
+
+    def _search(self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool) -> list[Hit]:
+        """The hits for ``text`` (scores rounded to 6 places, as the API shows them)."""
+        return [_hit((e, round(score, 6))) for e, score in self._pairs(entries, text, limit, exact)]
+
     @overload
-    def _search(
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool
-    ) -> list[Hit]: ...
+    ) -> list[tuple[Entry, float]]: ...
     @overload
-    def _search(
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool
-    ) -> list[Hit] | None: ...
-    def _search(
+    ) -> list[tuple[Entry, float]] | None: ...
+    def _pairs(
         self, entries: tuple[Entry, ...], text: str, limit: int, exact: bool, *, wait: bool = True
-    ) -> list[Hit] | None:
-        """The hits for ``text``; None when ``wait`` is false and another ranking runs."""
+    ) -> list[tuple[Entry, float]] | None:
+        """The hits for ``text`` as (entry, score) pairs, scores not yet rounded; None when
+        ``wait`` is false and another ranking runs."""
         if not text or text == "*":
             ordered = sorted(entries, key=lambda e: e.updated_at, reverse=True)
-            return [Hit(e, 1.0) for e in ordered[:limit]]
+            return [(e, 1.0) for e in ordered[:limit]]
         same = self._exact.get(text.casefold(), [])
         if exact:
-            return [Hit(e, 1.0) for e in same[:limit]]
+            return [(e, 1.0) for e in same[:limit]]
         selector = self._selector
         if wait and self._batchers and selector is not None:
             # The query's vectors first, outside the lock: searches waiting here
@@ -346,26 +364,30 @@ class HubSearch:
         finally:
             self._rank_lock.release()
         at = self._positions(ranking.skills, entries)
-        order = list(ranking.order)
-        # Which of the ranked few to show, decided in numpy in one step each: the
-        # words matched (a BM25 channel above zero) or the fused score reaches the
-        # threshold (compared in float64, as the Python floats were).
-        fused = ranking.fused[order]
-        shown = fused.astype("float64") >= ranking.threshold
+        order = ranking.order
+        where = list(order)
+        scores: list[float] = ranking.fused[where].tolist()
+        # Which of the ranked few to show: the words matched (a BM25 channel above
+        # zero) or the fused score reaches the threshold (Python floats, float64).
+        matched = [False] * len(where)
         for name in ("bm25", "bm25Body"):
             channel = ranking.channels.get(name)
             if channel is not None:
-                shown |= channel[order] > 0
-        scores: list[float] = fused.tolist()
+                matched = [
+                    m or v > 0 for m, v in zip(matched, channel[where].tolist(), strict=True)
+                ]
+        threshold = ranking.threshold
         # An exact slug or name match ranks first, whatever the fused scores say.
         top = max(scores, default=1.0)
-        hits = [Hit(e, round(max(top, 1.0), 6)) for e in same]
+        hits = [(e, max(top, 1.0)) for e in same]
         seen = {e.slug for e in same}
-        for i, score, show in zip(order, scores, shown.tolist(), strict=True):
-            entry = at[i] if show else None
+        for i, score, words in zip(order, scores, matched, strict=True):
+            if not words and not score >= threshold:
+                continue
+            entry = at[i]
             if entry is None or entry.slug in seen:
                 continue
-            hits.append(Hit(entry, round(score, 6)))
+            hits.append((entry, score))
             if len(hits) >= limit:
                 break
             seen.add(entry.slug)

@@ -10,11 +10,12 @@ bodies and statuses are untouched. ``X-Content-Type-Options: nosniff`` goes on a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["PAGE_CSP", "PAGE_HEADERS", "SecurityHeaders"]
+__all__ = ["PAGE_CSP", "PAGE_HEADERS", "SecurityHeaders", "secure_headers"]
 
 PAGE_CSP: Final = (
     "default-src 'self'; script-src 'none'; object-src 'none'; base-uri 'none'; "
@@ -34,6 +35,17 @@ PAGE_HEADERS: Final = {
 _OTHER_CSP: Final = b"default-src 'none'; sandbox"
 
 
+def secure_headers(raw: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``raw`` header lines with ``nosniff`` and the default policy where they are missing."""
+    headers = list(raw)
+    names = {k.lower() for k, _ in headers}
+    if b"x-content-type-options" not in names:
+        headers.append((b"x-content-type-options", b"nosniff"))
+    if b"content-security-policy" not in names:
+        headers.append((b"content-security-policy", _OTHER_CSP))
+    return headers
+
+
 class SecurityHeaders:
     """Pure ASGI middleware (no buffering: downloads stream as before)."""
 
@@ -47,13 +59,7 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                names = {k.lower() for k, _ in headers}
-                if b"x-content-type-options" not in names:
-                    headers.append((b"x-content-type-options", b"nosniff"))
-                if b"content-security-policy" not in names:
-                    headers.append((b"content-security-policy", _OTHER_CSP))
-                message = {**message, "headers": headers}
+                message = {**message, "headers": secure_headers(message.get("headers", []))}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
