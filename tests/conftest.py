@@ -88,7 +88,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 LONGEST_FIRST = (
     # 1,226 requests ranked by the plain path and by numpy: ~180 s of CPU in one test.
     "selection/test_plain.py",
-    # mypy strict over src and tests with no cache (a clean checkout): ~70 s of CPU.
+    # mypy strict over src and tests with no cache (a clean checkout): ~45 s of CPU.
     "test_quality.py",
     # On a clean checkout the first test installs the clawhub CLI and OpenClaw with npm.
     "distribution/hub/test_real_clients.py",
