@@ -75,34 +75,46 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = longest_first(items)
 
 
-#: The files that take longest (wall time on two cores, fixtures included), longest first:
-#: measured on the rest lane (`--durations`, and the CPU of each file's children) on
-#: 2026-11-29. pytest-xdist hands out whole files (``--dist loadfile``) in the order of
-#: the collection; its own order (most tests first, pyproject.toml turns it off with
-#: ``--no-loadscope-reorder``) started files of one to three slow tests (the saved
-#: selector's two, 2 min; the deployment's three) last, and one worker ran them alone while
-#: the others sat idle. Started first, they run beside the many short files.
+#: The files that take longest (wall time, fixtures included), longest first: measured
+#: per test (wall, and CPU of the worker and its reaped children) on both lanes on
+#: 2026-11-29 at a load of 5-7 on two cores. pytest-xdist hands out whole files
+#: (``--dist loadfile``) in the order of the collection; its own order (most tests first,
+#: pyproject.toml turns it off with ``--no-loadscope-reorder``) started files of one to
+#: three slow tests last, and one worker ran them alone while the others sat idle (the
+#: plain path's labelled sets, about 180 s of CPU in one test, left one worker alone for
+#: seven minutes at the end of the rest lane). Started first, they run beside the many
+#: short files. ``.ci/run`` runs both lanes in one session, so the fast lane's longest
+#: files are listed too, by the same measure.
 LONGEST_FIRST = (
-    "selection/test_saved_selector.py",
-    # ruff and mypy over the whole tree: about 100 s of CPU in three tests.
+    # 1,226 requests ranked by the plain path and by numpy: ~180 s of CPU in one test.
+    "selection/test_plain.py",
+    # mypy strict over src and tests with no cache (a clean checkout): ~45 s of CPU.
     "test_quality.py",
+    # On a clean checkout the first test installs the clawhub CLI and OpenClaw with npm.
     "distribution/hub/test_real_clients.py",
-    "e2e/test_run_chat_cli.py",
-    "distribution/agents/test_agents_twins.py",
-    "distribution/hub/test_deployment.py",
-    "distribution/hub/test_web_pages.py",
+    "selection/test_saved_selector.py",
     "conformance/test_compat_oracle.py",
     "conformance/test_compat_oracle_shard1.py",
-    "conformance/test_oracle_catalog_latest.py",
-    "conformance/test_oracle_catalog.py",
-    "e2e/test_experience_cli.py",
-    "mcp/test_client.py",
     "e2e/test_cli.py",
+    "e2e/test_experience_cli.py",
+    "conformance/test_oracle_catalog_latest.py",
+    "pipeline/parse/test_yaml_simple.py",
     "distribution/sync/test_sync_oracle.py",
+    "e2e/test_run_chat_cli.py",
+    "distribution/hub/test_deployment.py",
+    "distribution/agents/test_agents_twins.py",
+    "conformance/test_oracle_catalog.py",
+    "security/test_bench_scan.py",
     "distribution/registry/test_registry_oracle.py",
-    "distribution/registry/test_registry_oracle9.py",
-    "conformance/test_prompt_oracle.py",
+    "selection/test_corpus_recall.py",
+    "cli/test_result_cache_differential.py",
+    "test_benchmark_smoke.py",
     "distribution/agents/test_agents_peer.py",
+    "mcp/test_conformance.py",
+    "distribution/registry/test_registry_oracle9.py",
+    "distribution/hub/test_web_pages.py",
+    "pipeline/parse/test_metadata_reload.py",
+    "pipeline/validation/test_validate_skills_ref.py",
 )
 
 
