@@ -15,12 +15,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 
 from skillbook.security import hosts, patterns
 from skillbook.security.document import CODE, MARKDOWN, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
 from skillbook.security.rules_exfil import sends
+from skillbook.security.rules_openclaw import EXTENSIONS as OPENCLAW_EXTENSIONS
 
 _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
 
@@ -376,10 +378,19 @@ _MINER_WORDS = ("stratum+", "xmrig", "cpuminer", "minerd", "nbminer", "t-rex", "
                 "nanopool", "2miners", "f2pool", "hashvault")  # fmt: skip
 
 
+#: OpenClaw's own ``crypto-mining`` words: in the files its rule reads, it reports the
+#: first line they occur on, and this rule does not report that line again.
+_OPENCLAW_MINER = patterns.compile(r"stratum\+tcp|stratum\+ssl|coinhive|cryptonight|xmrig", re.I)
+
+
 def crypto_miner(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_MINER_WORDS, after=0):
         return
     seen: set[int] = set()
+    if PurePosixPath(doc.name).suffix.lower() in OPENCLAW_EXTENSIONS:
+        first = _OPENCLAW_MINER.search(doc.text)
+        if first is not None:
+            seen.add(doc.line_of(first.start()))
     for m in doc.finditer(_MINER, _MINER_WORDS, after=0):
         line = doc.line_of(m.start())
         if line not in seen:
