@@ -22,12 +22,23 @@ into ``.cache`` on first use are installed under ``cache_lock.py``'s lock, so th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 from oracle_support import CORPUS, Oracle, latest_oracle_dir, oracle_dir
+
+# One BLAS thread per process, set before any test module imports numpy (and so for
+# every subprocess a test starts): the lanes run two to four workers on two cores, where
+# OpenBLAS's own threads spin waiting for each other. Measured 2026-11-29: the
+# labelled-sets comparison of the plain select path took 138 s of user CPU and 72 s of
+# wall with them, 57 s and 57 s with one; `.ci/run` had grown to 1,946 s of user CPU.
+# The product limits BLAS where it matters itself (selection/_blas.py); a caller's own
+# setting wins.
+for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_blas, "1")
 
 # No timed assertions, Hypothesis's included: its 200 ms deadline per example (and its
 # too-slow check on generating them) fail at random on two shared cores running pytest-xdist
