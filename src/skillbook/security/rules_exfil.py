@@ -96,7 +96,7 @@ _DOTENV_WORDS = (".env",)
 _COMMENT_LINE = patterns.compile(r"^\s*(?:#|//|\*|/\*|--|REM\b|::)")
 
 
-def _scope(doc: Document, line: int) -> tuple[int, int]:
+def send_scope(doc: Document, line: int) -> tuple[int, int]:
     """The text a network send must share with a credential read: the whole script, or the
     same fenced block (else the line and its neighbours) of a Markdown file."""
     if doc.kind != MARKDOWN:
@@ -117,7 +117,7 @@ def credentials(doc: Document) -> Iterator[Hit]:
             line_text = doc.line_text(line)
             if doc.kind == CODE and _COMMENT_LINE.match(line_text):
                 continue
-            start, end = _scope(doc, line)
+            start, end = send_scope(doc, line)
             if line not in sent_lines and sends(doc, start, end):
                 sent_lines.add(line)
                 # API tokens are read to call the API they belong to; keys, browser data,
@@ -268,7 +268,7 @@ def credential_prompt(doc: Document) -> Iterator[Hit]:
         if line in seen:
             continue
         seen.add(line)
-        start, end = _scope(doc, line)
+        start, end = send_scope(doc, line)
         sent = sends(doc, start, end)
         yield Hit("credential-prompt", _C if sent else _H, m.start(), m.end(),
                   "Shows a dialog asking for the user's password"

@@ -21,7 +21,7 @@ from skillbook.security import hosts, patterns
 from skillbook.security.document import CODE, MARKDOWN, Document
 from skillbook.security.findings import Severity
 from skillbook.security.hit import Hit
-from skillbook.security.rules_exfil import sends
+from skillbook.security.rules_exfil import send_scope, sends
 from skillbook.security.rules_openclaw import EXTENSIONS as OPENCLAW_EXTENSIONS
 
 _C, _H, _M = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM
@@ -248,12 +248,7 @@ def clipboard_capture(doc: Document) -> Iterator[Hit]:
         line = doc.line_of(m.start())
         if line in seen:
             continue
-        if doc.kind == MARKDOWN:
-            fence = doc.fence_at(line)
-            first, last = (fence.start, fence.end) if fence else (line - 1, line + 1)
-            scope = doc.lines_span(first, last)
-        else:
-            scope = (0, len(doc.text))
+        scope = send_scope(doc, line)
         if (
             sends(doc, *scope)
             or SINK.search(doc.text, *scope)
@@ -302,12 +297,7 @@ def credential_dump(doc: Document) -> Iterator[Hit]:
         if line in seen:
             continue
         seen.add(line)
-        if doc.kind == MARKDOWN:
-            fence = doc.fence_at(line)
-            first, last = (fence.start, fence.end) if fence else (line - 1, line + 1)
-            scope = doc.lines_span(first, last)
-        else:
-            scope = (0, len(doc.text))
+        scope = send_scope(doc, line)
         sent = sends(doc, *scope) or bool(SINK.search(doc.text, *scope))
         yield Hit("credential-dump", _C if sent else _H, m.start(), m.end(),
                   "Dumps stored passwords, keys or browser secrets"
@@ -344,12 +334,7 @@ def surveillance(doc: Document) -> Iterator[Hit]:
         if line in seen:
             continue
         seen.add(line)
-        if doc.kind == MARKDOWN:
-            fence = doc.fence_at(line)
-            first, last = (fence.start, fence.end) if fence else (line - 1, line + 1)
-            scope = doc.lines_span(first, last)
-        else:
-            scope = (0, len(doc.text))
+        scope = send_scope(doc, line)
         sent = (
             sends(doc, *scope)
             or bool(SINK.search(doc.text, *scope))
