@@ -10,7 +10,9 @@ checks) form the **rest**: ``pytest --lane rest`` runs only them, ``pytest --lan
 everything; ``.ci/run`` runs the fast lane, then the rest, each on pytest-xdist workers
 (``-n``; a test file goes whole to one worker, ``--dist=loadfile`` in pyproject.toml, the
 files of :data:`LONGEST_FIRST` first). Naming test files or node
-ids, or selecting with ``-m``, runs what was named whatever its lane. A test that uses
+ids, or selecting with ``-m``, runs what was named whatever its lane; a bare run of one
+lane does not import the files that hold none of its tests, as the last whole collection
+recorded them (:class:`LaneManifest`). A test that uses
 the ``oracle``, ``latest_oracle`` or ``corpus_dir`` fixture is marked ``oracle`` /
 ``corpus`` by that alone.
 
@@ -22,6 +24,8 @@ into ``.cache`` on first use are installed under ``cache_lock.py``'s lock, so th
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,6 +66,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def lane_of(config: pytest.Config) -> str:
+    """The lane this run runs: ``--lane``, else fast for a bare run and all otherwise."""
+    lane: str | None = config.getoption("--lane")
+    if lane is None:
+        # Named files or a -m expression say what to run; only the bare run is the fast lane.
+        lane = "fast" if _bare(config) and not config.getoption("markexpr") else "all"
+    return lane
+
+
+def _bare(config: pytest.Config) -> bool:
+    return config.args_source is pytest.Config.ArgsSource.TESTPATHS
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip importing a test file that holds no test of this lane (:class:`LaneManifest`)."""
+    manifest: LaneManifest | None = config.stash.get(_MANIFEST, None)
+    if manifest is None:
+        manifest = LaneManifest.for_run(config)
+        config.stash[_MANIFEST] = manifest
+    return True if manifest.skips(collection_path) else None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = getattr(item, "fixturenames", ())
@@ -69,62 +95,145 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.oracle)
         if "corpus_dir" in names:
             item.add_marker(pytest.mark.corpus)
-    lane = config.getoption("--lane")
-    if lane is None:
-        # Named files or a -m expression say what to run; only the bare run is the fast lane.
-        bare = config.args_source is pytest.Config.ArgsSource.TESTPATHS
-        lane = "fast" if bare and not config.getoption("markexpr") else "all"
+    manifest = config.stash.get(_MANIFEST, None)
+    if manifest is not None:
+        manifest.record(items)
+    lane = lane_of(config)
     if lane != "all":
         keep: list[pytest.Item] = []
         dropped: list[pytest.Item] = []
         for item in items:
-            slow = any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)
-            (keep if slow == (lane == "rest") else dropped).append(item)
+            (keep if _slow(item) == (lane == "rest") else dropped).append(item)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
     items[:] = longest_first(items)
 
 
+def _slow(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)
+
+
+class LaneManifest:
+    """Which test files hold tests of which lane, as the last whole collection found.
+
+    A lane's run deselects the other lane's tests only after importing every test file,
+    and importing is most of collecting: the integration tests import the Anthropic,
+    OpenAI Agents, LangChain and PydanticAI SDKs (together about 8 s of CPU), and every
+    pytest-xdist worker collects the whole suite. Measured 2026-11-29: 15 s of CPU per
+    worker, the rest lane's four workers 60 s, its first test starting after 31 s. A
+    bare run that imported every file records each file's lanes here; a later bare run
+    of one lane does not import the files without a test of that lane, as long as no
+    file under ``tests/`` and not ``pyproject.toml`` changed since (the key is their
+    hash: a marker, a fixture or a new test changes it, and the next run collects
+    everything again and records anew). ``.ci/run`` runs the fast lane, which records,
+    then the rest, which reads.
+    """
+
+    def __init__(self, path: Path | None, key: str, lane: str, files: dict[str, list[str]]) -> None:
+        self.path = path
+        self.key = key
+        self.lane = lane
+        #: Test file (relative to the rootdir) -> the lanes of its tests, from the last record.
+        self.files = files
+        self.root = Path()
+        self.skipped = 0
+
+    @classmethod
+    def for_run(cls, config: pytest.Config) -> LaneManifest:
+        cache = getattr(config, "cache", None)
+        if cache is None or not _bare(config) or config.getoption("markexpr"):
+            return cls(None, "", "all", {})
+        path = Path(cache.mkdir("skillbook")) / "lanes.json"
+        return cls.load(path, Path(__file__).parent, lane_of(config), config.rootpath)
+
+    @classmethod
+    def load(cls, path: Path, tests: Path, lane: str, root: Path) -> LaneManifest:
+        """The record at ``path`` if it was made from this very ``tests`` tree, else none."""
+        digest = hashlib.sha256()
+        for source in sorted([*tests.rglob("*.py"), tests.parent / "pyproject.toml"]):
+            if "__pycache__" not in source.parts and source.is_file():
+                digest.update(source.relative_to(tests.parent).as_posix().encode() + b"\0")
+                digest.update(source.read_bytes() + b"\0")
+        files: dict[str, list[str]] = {}
+        try:
+            saved = json.loads(path.read_text("utf-8"))
+            if saved.get("key") == digest.hexdigest():
+                files = saved["files"]
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass  # none yet, or unreadable: collect everything and record
+        manifest = cls(path, digest.hexdigest(), lane, files)
+        manifest.root = root
+        return manifest
+
+    def skips(self, path: Path) -> bool:
+        if self.lane not in ("fast", "rest") or not path.name.startswith("test_"):
+            return False
+        lanes = self.files.get(path.relative_to(self.root).as_posix()) if path.is_file() else None
+        if lanes is None or self.lane in lanes:
+            return False
+        self.skipped += 1
+        return True
+
+    def record(self, items: list[pytest.Item]) -> None:
+        """Write the files' lanes when this run imported every file (atomically: xdist
+        workers all write the same record)."""
+        if self.path is None or self.skipped or self.files:
+            return
+        lanes: dict[str, set[str]] = {}
+        for item in items:
+            path = item.nodeid.split("::", 1)[0]
+            lanes.setdefault(path, set()).add("rest" if _slow(item) else "fast")
+        record = {"key": self.key, "files": {k: sorted(v) for k, v in sorted(lanes.items())}}
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(record), "utf-8")
+            tmp.replace(self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+
+_MANIFEST = pytest.StashKey[LaneManifest]()
+
+
 #: The files that take longest (wall time, fixtures included), longest first: measured
 #: per test (wall, and CPU of the worker and its reaped children) on both lanes on
-#: 2026-11-29 at a load of 5-7 on two cores. pytest-xdist hands out whole files
-#: (``--dist loadfile``) in the order of the collection; its own order (most tests first,
+#: 2026-11-29 on two quiet cores. pytest-xdist hands out whole files (``--dist
+#: loadfile``) in the order of the collection; its own order (most tests first,
 #: pyproject.toml turns it off with ``--no-loadscope-reorder``) started files of one to
-#: three slow tests last, and one worker ran them alone while the others sat idle (the
-#: plain path's labelled sets, about 180 s of CPU in one test, left one worker alone for
-#: seven minutes at the end of the rest lane). Started first, they run beside the many
-#: short files. ``.ci/run`` runs both lanes in one session, so the fast lane's longest
-#: files are listed too, by the same measure.
+#: three slow tests last, and one worker ran them alone while the others sat idle.
+#: Started first, they run beside the many short files. ``.ci/run`` runs both lanes in
+#: one session each, so the fast lane's longest files are listed too, by the same measure.
 LONGEST_FIRST = (
-    # 1,226 requests ranked by the plain path and by numpy: ~180 s of CPU in one test.
-    "selection/test_plain.py",
-    # mypy strict over src and tests with no cache (a clean checkout): ~45 s of CPU.
+    # mypy strict over src and tests with no cache (a clean checkout): ~85 s of CPU.
     "test_quality.py",
+    # Each scenario starts both OpenClaw releases (about 4 s of CPU): 33 scenarios.
+    "conformance/test_compat_oracle.py",
+    "conformance/test_compat_oracle_shard1.py",
     # On a clean checkout the first test installs the clawhub CLI and OpenClaw with npm.
     "distribution/hub/test_real_clients.py",
     "selection/test_saved_selector.py",
-    "conformance/test_compat_oracle.py",
-    "conformance/test_compat_oracle_shard1.py",
-    "e2e/test_cli.py",
-    "e2e/test_experience_cli.py",
+    "e2e/test_run_chat_cli.py",
     "conformance/test_oracle_catalog_latest.py",
     "pipeline/parse/test_yaml_simple.py",
-    "distribution/sync/test_sync_oracle.py",
-    "e2e/test_run_chat_cli.py",
     "distribution/hub/test_deployment.py",
     "distribution/agents/test_agents_twins.py",
-    "conformance/test_oracle_catalog.py",
-    "security/test_bench_scan.py",
-    "distribution/registry/test_registry_oracle.py",
-    "selection/test_corpus_recall.py",
+    "selection/test_plain.py",
     "cli/test_result_cache_differential.py",
-    "test_benchmark_smoke.py",
-    "distribution/agents/test_agents_peer.py",
-    "mcp/test_conformance.py",
-    "distribution/registry/test_registry_oracle9.py",
+    "e2e/test_experience_cli.py",
     "distribution/hub/test_web_pages.py",
+    "e2e/test_cli.py",
+    "mcp/test_conformance.py",
+    "conformance/test_oracle_catalog.py",
+    "distribution/sync/test_sync_oracle.py",
+    "mcp/test_client.py",
+    "distribution/registry/test_registry_oracle.py",
     "pipeline/parse/test_metadata_reload.py",
+    "selection/test_corpus_recall.py",
+    "test_benchmark_smoke.py",
+    "security/test_bench_scan.py",
+    "distribution/agents/test_agents_peer.py",
+    "distribution/registry/test_registry_oracle9.py",
     "pipeline/validation/test_validate_skills_ref.py",
 )
 

@@ -118,3 +118,95 @@ def test_longest_first_puts_listed_files_first_and_keeps_each_files_order() -> N
         "tests/b_test.py::t2",
         "tests/a_test.py::t1",
     ]
+
+
+class _Item:
+    """What LaneManifest.record reads of a pytest item."""
+
+    def __init__(self, nodeid: str, *markers: str) -> None:
+        self.nodeid = nodeid
+        self.markers = markers
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name in self.markers else None
+
+
+def _tree(root: Path) -> Path:
+    tests = root / "tests"
+    for name in ("test_fast.py", "test_rest.py", "test_both.py", "conftest.py", "helper.py"):
+        (tests / name).parent.mkdir(parents=True, exist_ok=True)
+        (tests / name).write_text(f"# {name}\n")
+    (root / "pyproject.toml").write_text("[tool.pytest]\n")
+    return tests
+
+
+def _recorded(root: Path) -> Path:
+    from conftest import LaneManifest
+
+    tests, path = _tree(root), root / "cache" / "lanes.json"
+    path.parent.mkdir()
+    first = LaneManifest.load(path, tests, "fast", root)
+    assert first.files == {} and not first.skips(tests / "test_rest.py")
+    items = [
+        _Item("tests/test_fast.py::a"),
+        _Item("tests/test_rest.py::b", "oracle"),
+        _Item("tests/test_both.py::c"),
+        _Item("tests/test_both.py::d[x]", "e2e"),
+    ]
+    first.record(items)  # type: ignore[arg-type]
+    return path
+
+
+def test_a_lane_skips_importing_the_files_without_a_test_of_its_own(tmp_path: Path) -> None:
+    from conftest import LaneManifest
+
+    path = _recorded(tmp_path)
+    tests = tmp_path / "tests"
+    rest = LaneManifest.load(path, tests, "rest", tmp_path)
+    assert rest.skips(tests / "test_fast.py")
+    # Files with a test of the lane, helpers, conftests and files the record never saw
+    # (new since) are imported.
+    (tests / "test_new.py").write_text("")
+    keep = ("test_rest.py", "test_both.py", "conftest.py", "helper.py")
+    assert not any(rest.skips(tests / name) for name in keep)
+    fast = LaneManifest.load(path, tests, "fast", tmp_path)
+    assert fast.files == {}  # test_new.py changed the tree: everything is collected again
+    assert not fast.skips(tests / "test_rest.py")
+    path = _recorded(tmp_path / "again")
+    fast = LaneManifest.load(path, tmp_path / "again" / "tests", "fast", tmp_path / "again")
+    assert fast.skips(tmp_path / "again" / "tests" / "test_rest.py")
+    assert not fast.skips(tmp_path / "again" / "tests" / "test_both.py")
+    # A run of every lane skips nothing.
+    every = LaneManifest.load(path, tmp_path / "again" / "tests", "all", tmp_path / "again")
+    assert not every.skips(tmp_path / "again" / "tests" / "test_rest.py")
+
+
+def test_any_change_under_tests_or_to_pyproject_drops_the_record(tmp_path: Path) -> None:
+    from conftest import LaneManifest
+
+    for change in ("tests/helper.py", "tests/conftest.py", "pyproject.toml", "tests/test_fast.py"):
+        root = tmp_path / change.replace("/", "-")
+        path = _recorded(root)
+        assert LaneManifest.load(path, root / "tests", "rest", root).skips(
+            root / "tests/test_fast.py"
+        )
+        with (root / change).open("a") as handle:
+            handle.write("# a marker or a fixture moved\n")
+        again = LaneManifest.load(path, root / "tests", "rest", root)
+        assert again.files == {} and not again.skips(root / "tests/test_fast.py"), change
+
+
+def test_only_a_whole_collection_is_recorded_and_a_broken_record_is_ignored(tmp_path: Path) -> None:
+    from conftest import LaneManifest
+
+    path = _recorded(tmp_path)
+    tests = tmp_path / "tests"
+    before = path.read_bytes()
+    rest = LaneManifest.load(path, tests, "rest", tmp_path)
+    assert rest.skips(tests / "test_fast.py")
+    rest.record([_Item("tests/test_rest.py::b", "oracle")])  # type: ignore[list-item]
+    assert path.read_bytes() == before  # a run that skipped files records nothing
+    path.write_text("{not json")
+    broken = LaneManifest.load(path, tests, "rest", tmp_path)
+    assert broken.files == {} and not broken.skips(tests / "test_fast.py")
+    assert not list(path.parent.glob("*.tmp"))

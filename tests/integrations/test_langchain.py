@@ -31,7 +31,6 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from scripted_openai import (
     CANNED,
     GATE_CASES,
-    GREETING,
     Approvals,
     GateCase,
     Reply,
@@ -39,10 +38,8 @@ from scripted_openai import (
     call,
     check_gate,
     gate_book,
-    greet_script,
     location,
     messages_of,
-    run_docs_example,
     say,
     skill_workspace,
     text_of,
@@ -292,17 +289,3 @@ def test_missing_framework_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 'pip install "skillbook[langchain]"' in out.stdout
-
-
-@pytest.mark.subprocess
-def test_docs_example_runs(tmp_path: Path) -> None:
-    """docs/integrations/langchain.md, run as `python file.py` against a scripted server."""
-    pytest.importorskip("langchain_openai")
-    seen: dict[str, str] = {}
-    with ScriptedOpenAI(greet_script(seen)) as server:
-        out = run_docs_example("langchain.md", tmp_path, server)
-    assert out.strip() == GREETING
-    assert "## Skills (mandatory)" in seen["system"] and "<name>greet</name>" in seen["system"]
-    assert seen["user"] == 'Use the "greet" skill for this request.\n\nUser input:\nAda'
-    assert seen["read"].startswith("---\nname: greet\n")
-    assert len(server.requests) == 3

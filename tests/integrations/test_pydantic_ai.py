@@ -33,15 +33,11 @@ from pydantic_ai.toolsets import FunctionToolset
 from scripted_openai import (
     CANNED,
     GATE_CASES,
-    GREETING,
     Approvals,
     GateCase,
-    ScriptedOpenAI,
     check_gate,
     gate_book,
-    greet_script,
     location,
-    run_docs_example,
     skill_workspace,
 )
 
@@ -274,19 +270,6 @@ def test_missing_framework_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 'pip install "skillbook[pydantic-ai]"' in out.stdout
-
-
-@pytest.mark.subprocess
-def test_docs_example_runs(tmp_path: Path) -> None:
-    """docs/integrations/pydantic-ai.md, run as `python file.py` against a scripted server."""
-    seen: dict[str, str] = {}
-    with ScriptedOpenAI(greet_script(seen)) as server:
-        out = run_docs_example("pydantic-ai.md", tmp_path, server)
-    assert out.strip() == GREETING
-    assert "## Skills (mandatory)" in seen["system"] and "<name>greet</name>" in seen["system"]
-    assert seen["user"] == 'Use the "greet" skill for this request.\n\nUser input:\nAda'
-    assert seen["read"].startswith("---\nname: greet\n")
-    assert len(server.requests) == 3
 
 
 def test_slash_command_accepts_the_capability(setup: tuple[Path, dict[str, str]]) -> None:

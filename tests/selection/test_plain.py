@@ -280,13 +280,18 @@ def test_plain_prints_the_labelled_sets_requests_as_numpy(tmp_path: Path, corpus
     assert found is not None
     fast, slow = plain.load(*found), saved.load(*found, weights_cache=tmp_path / "models")
     assert fast is not None and slow is not None
-    requests = [
+    every = [
         json.loads(line)["query"]
         for f in SETS
         for line in f.read_text("utf-8").splitlines()
         if line.strip()
     ]
-    assert len(requests) > 1000
+    assert len(every) > 1000
+    # Every third request of every set (about 410): ranking all 1,226 twice took a
+    # minute of CPU, the longest test of the rest lane, and a third of them holds every
+    # kind of request the sets have (typos, long context, five languages, negatives);
+    # the thresholds below are shares, the same for the sample as for the whole.
+    requests = every[::3]
     same = numbers = differing = unsettled = 0
     for request in requests:
         try:
