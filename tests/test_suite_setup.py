@@ -74,14 +74,57 @@ def test_every_installer_into_the_cache_takes_the_lock() -> None:
     # Where a test support module installs into .cache, it does so under cache_lock.
     installers = {
         "oracle_support.py": ('cache_lock("oracle"', 'cache_lock("latest"'),
-        "distribution/hub/processes.py": ("cache_lock(cache.name",),
-        "distribution/registry/test_registry_oracle.py": ("cache_lock(CLI_CACHE.name",),
-        "mcp/test_conformance.py": ('cache_lock("conformance"', 'cache_lock("fastmcp-venv"'),
+        "cached_tools.py": (
+            "cache_lock(cache.name",
+            'cache_lock("conformance")',
+            'cache_lock("fastmcp-venv")',
+        ),
     }
     for name, calls in installers.items():
         text = (TESTS / name).read_text(encoding="utf-8")
         for call in calls:
             assert call in text, (name, call)
+    # Nowhere else: a test module that installs a tool of its own is not installed in
+    # advance by install_tools.py.
+    elsewhere = [
+        p.relative_to(TESTS).as_posix()
+        for p in TESTS.rglob("*.py")
+        if "cache_lock(" in p.read_text(encoding="utf-8")
+        and p.name not in (*installers, "cache_lock.py", "test_suite_setup.py")
+    ]
+    assert elsewhere == []
+
+
+def test_the_advance_installer_installs_every_tool_with_the_tests_own_functions() -> None:
+    import cached_tools
+    import oracle_support
+    from install_tools import installers
+
+    found = installers()
+    assert found["openclaw-oracle"] is oracle_support.latest_oracle_dir
+    tools = {
+        name for name, fn in vars(cached_tools).items() if callable(fn) and not name.startswith("_")
+    }
+    public = {fn.__name__ for fn in found.values()} - {"latest_oracle_dir"}
+    assert public == tools - {"cache_lock", "npm_cli", "Path"}
+
+
+def test_the_advance_installer_needs_only_the_standard_library() -> None:
+    """``.ci/run`` starts it with the system's python3, before the venv exists."""
+    import ast
+
+    local = {"cached_tools", "cache_lock", "oracle_support"}
+    for name in ("install_tools.py", *(f"{m}.py" for m in local)):
+        tree = ast.parse((TESTS / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            foreign = [r for r in roots if r not in sys.stdlib_module_names and r not in local]
+            assert foreign == [], (name, foreign)
 
 
 def test_every_longest_first_file_exists() -> None:

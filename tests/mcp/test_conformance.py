@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import glob
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_lock import cache_lock
+from cached_tools import CONFORMANCE_DIR, CONFORMANCE_VERSION, conformance_suite, fastmcp_venv
 from factories import write_skill
 
 from skillbook.mcp.client import McpServerSpec
@@ -38,12 +36,6 @@ from test_client_http import HttpServer
 pytestmark = pytest.mark.subprocess
 
 REPO = Path(__file__).resolve().parents[2]
-CACHE = REPO / ".cache"
-CONFORMANCE_VERSION = "0.2.0-alpha.12"
-CONFORMANCE_DIR = CACHE / "conformance"
-FASTMCP_VERSION = "4.2.3"
-FASTMCP_VENV = CACHE / "fastmcp-venv"
-INSTALL_TIMEOUT_S = 900
 SCENARIO_TIMEOUT_S = 300
 SERVER_SCENARIOS = (
     "sep-2640-skills-enumeration",
@@ -56,21 +48,6 @@ CLIENT_SCENARIOS = (
     "sep-2640-client-verify-size",
     "sep-2640-client-verify-frontmatter",
 )
-
-# Node < 22 has no fs.globSync, which the suite imports; give it one (plain paths only).
-NODE_HOOKS = {
-    "register.mjs": "import { register } from 'node:module';\n"
-    "register('./hooks.mjs', import.meta.url);\n",
-    "hooks.mjs": "export async function resolve(specifier, context, next) {\n"
-    "  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL &&\n"
-    "      context.parentURL.includes('/@modelcontextprotocol/conformance/')) {\n"
-    "    return { url: new URL('./fs-shim.mjs', import.meta.url).href, shortCircuit: true };\n"
-    "  }\n  return next(specifier, context);\n}\n",
-    "fs-shim.mjs": "import fs from 'node:fs';\nexport * from 'node:fs';\nexport default fs;\n"
-    "export function globSync(pattern) {\n"
-    "  if (!/[*?[\\]{}]/.test(String(pattern))) return fs.existsSync(pattern) ? [String(pattern)] : [];\n"
-    "  throw new Error('globSync needs Node.js 22');\n}\n",
-}
 
 # The host under test for client scenarios: the mock server's URL is the last argument.
 HOST = """
@@ -107,53 +84,6 @@ def _node_major() -> int:
         return 0
 
 
-def _install_conformance() -> Path | str:
-    entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
-    manifest = entry / "package.json"
-
-    def installed() -> bool:
-        return manifest.is_file() and json.loads(manifest.read_text())["version"] == (
-            CONFORMANCE_VERSION
-        )
-
-    if installed():
-        return entry / "dist" / "index.js"
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        return "node/npm are not installed"
-    # Under the lock, check again: another xdist worker or checkout may have installed it
-    # (its install renames a temporary folder over CONFORMANCE_DIR).
-    with cache_lock("conformance", CACHE):
-        return entry / "dist" / "index.js" if installed() else _npm_conformance(entry)
-
-
-def _npm_conformance(entry: Path) -> Path | str:
-    tmp = CONFORMANCE_DIR.with_name("conformance.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    (tmp / "package.json").write_text('{"name": "skillbook-conformance", "private": true}')
-    proc = subprocess.run(
-        [
-            "npm",
-            "install",
-            "--no-audit",
-            "--no-fund",
-            f"@modelcontextprotocol/conformance@{CONFORMANCE_VERSION}",
-        ],
-        cwd=tmp,
-        capture_output=True,
-        text=True,
-        timeout=INSTALL_TIMEOUT_S,
-        check=False,
-    )
-    if proc.returncode != 0:
-        return f"npm install of the conformance suite failed: {proc.stderr[-500:]}"
-    for name, text in NODE_HOOKS.items():
-        (tmp / name).write_text(text)
-    shutil.rmtree(CONFORMANCE_DIR, ignore_errors=True)
-    tmp.rename(CONFORMANCE_DIR)
-    return entry / "dist" / "index.js"
-
-
 class Suite:
     def __init__(self, entry: Path) -> None:
         self.argv = ["node"]
@@ -183,7 +113,7 @@ class Suite:
 
 @pytest.fixture(scope="module")
 def suite() -> Suite:
-    found = _install_conformance()
+    found = conformance_suite()
     if isinstance(found, str):
         pytest.skip(f"MCP conformance suite unavailable: {found}")
     suite = Suite(found)
@@ -252,44 +182,10 @@ server.run("stdio", show_banner=False)
 
 @pytest.fixture(scope="module")
 def fastmcp_python() -> Path:
-    python = FASTMCP_VENV / "bin" / "python"
-    probe = [
-        str(python),
-        "-c",
-        f"import fastmcp; assert fastmcp.__version__ == '{FASTMCP_VERSION}'",
-    ]
-
-    def ready() -> bool:
-        return (
-            python.exists()
-            and subprocess.run(probe, capture_output=True, check=False).returncode == 0
-        )
-
-    if ready():
-        return python
-    if os.environ.get("SKILLBOOK_NO_INSTALL"):
-        pytest.skip("FastMCP is not installed and SKILLBOOK_NO_INSTALL is set")
-    # The venv is removed and rebuilt in place: one builder at a time, and a worker that
-    # waited finds it built.
-    with cache_lock("fastmcp-venv", CACHE):
-        if not ready():
-            _install_fastmcp(python)
-    return python
-
-
-def _install_fastmcp(python: Path) -> None:
-    shutil.rmtree(FASTMCP_VENV, ignore_errors=True)
-    steps = [
-        [sys.executable, "-m", "venv", str(FASTMCP_VENV)],
-        [str(python), "-m", "pip", "install", "-q", f"fastmcp=={FASTMCP_VERSION}"],
-    ]
-    for step in steps:
-        proc = subprocess.run(
-            step, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
-        )
-        if proc.returncode != 0:
-            shutil.rmtree(FASTMCP_VENV, ignore_errors=True)
-            pytest.skip(f"cannot install fastmcp=={FASTMCP_VERSION}: {proc.stderr[-500:]}")
+    found = fastmcp_venv()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
 
 
 def test_client_against_fastmcp_skills_server(fastmcp_python: Path, tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cached_tools import skills_cli
 
-from distribution.hub.processes import skills_cli, unavailable
+from distribution.hub.processes import unavailable
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ and the ``clawhub`` CLI from npm. Each starts on 127.0.0.1 and is stopped by its
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -17,15 +16,8 @@ from typing import NoReturn
 
 import httpx
 import pytest
-from cache_lock import cache_lock
 
 REPO = Path(__file__).resolve().parents[3]
-#: Where the clawhub CLI is installed on first use (never at collection).
-CLAWHUB_CACHE = REPO / ".cache" / "clawhub-cli"
-CLAWHUB_VERSION = "0.23.3"
-#: The ``skills`` CLI (npm), the peer of ``install --for`` (tests/distribution/agents/test_agents_peer.py).
-SKILLS_CACHE = REPO / ".cache" / "skills-cli"
-SKILLS_VERSION = "1.6.0"
 #: Set by ``.ci/run``: there a missing PostgreSQL, Chromium or clawhub CLI fails the test
 #: instead of skipping it, so CI never passes without the deployment, page and real-client
 #: checks.
@@ -118,61 +110,6 @@ def serve_registry(workdir: Path, env: Mapping[str, str], *args: str) -> tuple[P
         proc.stop()
         raise RuntimeError(proc.output()[-3000:]) from None
     return proc, url
-
-
-def clawhub_cli() -> Path | str:
-    """The clawhub CLI binary, installed into ``.cache/clawhub-cli`` on first use."""
-    return npm_cli(CLAWHUB_CACHE, "clawhub", CLAWHUB_VERSION, Path(".bin") / "clawhub")
-
-
-def skills_cli() -> Path | str:
-    """The ``skills`` CLI's entry script (run with node), installed into
-    ``.cache/skills-cli`` on first use."""
-    return npm_cli(SKILLS_CACHE, "skills", SKILLS_VERSION, Path("skills") / "bin" / "cli.mjs")
-
-
-def npm_cli(cache: Path, name: str, version: str, entry: Path) -> Path | str:
-    """``name@version`` installed from npm into ``cache`` on first use; returns the path of
-    ``entry`` under its node_modules, or why it is unavailable."""
-    binary = cache / "node_modules" / entry
-    package = cache / "node_modules" / name / "package.json"
-
-    def installed() -> bool:
-        return package.is_file() and json.loads(package.read_text())["version"] == version
-
-    if installed():
-        return binary
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        return f"node and npm are needed for the {name} CLI"
-    # npm installs in place: under the lock, check again (another worker may have
-    # installed it meanwhile) and never let two installs write the one folder.
-    with cache_lock(cache.name, cache.parent):
-        if installed():
-            return binary
-        return _npm_install(cache, f"{name}@{version}", binary)
-
-
-def _npm_install(cache: Path, spec: str, binary: Path) -> Path | str:
-    cache.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [
-            "npm",
-            "install",
-            "--prefix",
-            str(cache),
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            spec,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if proc.returncode != 0 or not binary.exists():
-        return f"npm install {spec} failed: {proc.stderr[-800:]}"
-    return binary
 
 
 def _pg_bin(name: str) -> str | None:

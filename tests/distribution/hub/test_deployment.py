@@ -20,15 +20,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cached_tools import clawhub_cli
 
 from .deployment import Deployment, team_deployment
 from .helpers import auth_header, fresh_rate_window, make_skill, publish_body, skill_md, upload
-from .processes import (
-    clawhub_cli,
-    serve_registry,
-    skillbook,
-    unavailable,
-)
+from .processes import serve_registry, skillbook, unavailable
 
 pytestmark = pytest.mark.subprocess
 

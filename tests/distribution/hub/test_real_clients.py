@@ -12,10 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cached_tools import clawhub_cli
 from oracle_support import Oracle
 
 from .helpers import CRITICAL_LINE, make_skill
-from .processes import Process, clawhub_cli, serve_registry, skillbook, unavailable
+from .processes import Process, serve_registry, skillbook, unavailable
 
 pytestmark = pytest.mark.subprocess
 

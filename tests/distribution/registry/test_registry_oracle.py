@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_lock import cache_lock
+from cached_tools import CLAWHUB_CACHE, CLAWHUB_VERSION, npm_cli
 from factories import skill_text, write_skill
-from oracle_support import REPO, Oracle
+from oracle_support import Oracle
 
 from distribution.registry.clawhub_server import ClawHub
 from distribution.registry.conftest import DEMO_V1, DEMO_V2
@@ -28,8 +27,6 @@ from skillbook.distribution.registry.updater import update_skills
 from skillbook.distribution.registry.verify import verify_skills
 from skillbook.distribution.registry.workdir import Workdir
 
-CLI_VERSION = "0.23.3"
-CLI_CACHE = REPO / ".cache" / "clawhub-cli"
 _WHEN = re.compile(r'"installedAt": \d+')
 #: What skillbook records for OpenClaw 2026.9 beside the CLI's fields (compared with
 #: 2026.9 itself in test_registry_oracle9.py).
@@ -140,49 +137,16 @@ def test_each_updates_what_the_other_installed(
     assert list(json.loads((by_skillbook / ".clawhub/lock.json").read_text())["skills"]) == ["demo"]
 
 
-def _cli_installed() -> Path | None:
-    entry = CLI_CACHE / "node_modules" / "clawhub" / "bin" / "clawdhub.js"
-    return entry if entry.is_file() else None
-
-
 @pytest.fixture(scope="session")
 def clawhub_cli() -> Iterator[Path]:
-    """The real ``clawhub`` CLI, installed from npm on first use (never at collection)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed for the clawhub CLI")
-    found: Path | str | None = _cli_installed()
-    if found is None:
-        # One npm install into the folder at a time (xdist workers, other checkouts).
-        with cache_lock(CLI_CACHE.name, CLI_CACHE.parent):
-            found = _cli_installed() or _install_cli()
+    """The real ``clawhub`` CLI's entry script, installed from npm on first use (never at
+    collection) by the installer the registry's real-client tests use."""
+    found = npm_cli(
+        CLAWHUB_CACHE, "clawhub", CLAWHUB_VERSION, Path("clawhub", "bin", "clawdhub.js")
+    )
     if isinstance(found, str):
         pytest.skip(found)
-    assert found is not None
     yield found
-
-
-def _install_cli() -> Path | str:
-    CLI_CACHE.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [
-            "npm",
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--ignore-scripts",
-            "--prefix",
-            str(CLI_CACHE),
-            f"clawhub@{CLI_VERSION}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    found = _cli_installed()
-    if proc.returncode != 0 or found is None:
-        return f"clawhub@{CLI_VERSION} could not be installed: {proc.stderr[-300:]}"
-    return found
 
 
 def cli(
