@@ -207,7 +207,7 @@ class RateLimiter:
                     chunk = taken[start : start + _CHUNK]
                     params = tuple(x for row in chunk for x in row)
                     rows = conn.exec_driver_sql(self._add_many(conn, len(chunk)), params)
-                    totals.extend((str(k), int(w), int(c)) for k, w, c in rows)
+                    totals.extend((str(k), int(w), int(c)) for k, w, c in rows.fetchall())
                 if sweep:
                     conn.execute(delete(RateCounter).where(RateCounter.window < current - 1))
         except Exception:
