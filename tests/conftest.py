@@ -79,13 +79,13 @@ def _bare(config: pytest.Config) -> bool:
     return config.args_source is pytest.Config.ArgsSource.TESTPATHS
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_MANIFEST] = LaneManifest.for_run(config)
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Skip importing a test file that holds no test of this lane (:class:`LaneManifest`)."""
-    manifest: LaneManifest | None = config.stash.get(_MANIFEST, None)
-    if manifest is None:
-        manifest = LaneManifest.for_run(config)
-        config.stash[_MANIFEST] = manifest
-    return True if manifest.skips(collection_path) else None
+    return True if config.stash[_MANIFEST].skips(collection_path) else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -95,9 +95,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.oracle)
         if "corpus_dir" in names:
             item.add_marker(pytest.mark.corpus)
-    manifest = config.stash.get(_MANIFEST, None)
-    if manifest is not None:
-        manifest.record(items)
+    config.stash[_MANIFEST].record(items)
     lane = lane_of(config)
     if lane != "all":
         keep: list[pytest.Item] = []
@@ -130,20 +128,22 @@ class LaneManifest:
     then the rest, which reads.
     """
 
-    def __init__(self, path: Path | None, key: str, lane: str, files: dict[str, list[str]]) -> None:
+    def __init__(
+        self, path: Path | None, key: str, lane: str, files: dict[str, list[str]], root: Path
+    ) -> None:
         self.path = path
         self.key = key
         self.lane = lane
-        #: Test file (relative to the rootdir) -> the lanes of its tests, from the last record.
+        #: Test file (relative to ``root``) -> the lanes of its tests, from the last record.
         self.files = files
-        self.root = Path()
+        self.root = root
         self.skipped = 0
 
     @classmethod
     def for_run(cls, config: pytest.Config) -> LaneManifest:
         cache = getattr(config, "cache", None)
         if cache is None or not _bare(config) or config.getoption("markexpr"):
-            return cls(None, "", "all", {})
+            return cls(None, "", "all", {}, config.rootpath)
         path = Path(cache.mkdir("skillbook")) / "lanes.json"
         return cls.load(path, Path(__file__).parent, lane_of(config), config.rootpath)
 
@@ -162,14 +162,14 @@ class LaneManifest:
                 files = saved["files"]
         except (OSError, ValueError, KeyError, AttributeError):
             pass  # none yet, or unreadable: collect everything and record
-        manifest = cls(path, digest.hexdigest(), lane, files)
-        manifest.root = root
-        return manifest
+        return cls(path, digest.hexdigest(), lane, files, root)
 
     def skips(self, path: Path) -> bool:
         if self.lane not in ("fast", "rest") or not path.name.startswith("test_"):
             return False
-        lanes = self.files.get(path.relative_to(self.root).as_posix()) if path.is_file() else None
+        if not path.is_file() or not path.is_relative_to(self.root):
+            return False
+        lanes = self.files.get(path.relative_to(self.root).as_posix())
         if lanes is None or self.lane in lanes:
             return False
         self.skipped += 1

@@ -11,10 +11,11 @@ Input: the process's :class:`~skillbook.distribution.hub.db.Database` and the se
   never goes stale), least recently used out first;
 - :class:`ResolvedDownloads`: which archive a download URL names, per generation;
 - :class:`DownloadCounter` and :class:`Flusher`: download counts kept in memory and
-  added to the database in one transaction every ``flush_seconds`` (sooner after
-  :data:`FLUSH_BATCH` downloads, and on shutdown); replicas add to the same rows, so
-  their counts add up within that delay. With ``flush_seconds`` 0 every download is
-  counted in its request, as a registry without batching would.
+  added to the database in one transaction every ``flush_seconds`` (the download
+  counts alone sooner, after :data:`FLUSH_BATCH` downloads; all on shutdown); replicas
+  add to the same rows, so their counts add up within that delay. With
+  ``flush_seconds`` 0 every download is counted in its request, as a registry without
+  batching would.
 """
 
 from __future__ import annotations
