@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cache_lock import cache_lock
+from fuzz_budget import FAST_SHARE, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +52,18 @@ def test_a_given_test_inherits_the_profile(n: int) -> None:
     profile = settings.default
     assert profile is not None and profile.deadline is None
     assert isinstance(n, int)
+
+
+def test_a_property_test_draws_a_share_of_its_full_count_unless_asked_for_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SKILLBOOK_FUZZ", raising=False)
+    assert examples(3000) == round(3000 * FAST_SHARE) < 3000
+    assert examples(12, floor=6) == 6  # a share below the floor draws the floor
+    assert examples(3) == 3  # never more than the full count
+    monkeypatch.setenv("SKILLBOOK_FUZZ", "full")
+    assert examples(3000) == 3000
+    assert examples(12, floor=6) == 12
 
 
 def test_the_cache_lock_shuts_out_other_processes_until_released(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from factories import skill_text, stub_bins, write_file, write_skill
+from fuzz_budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from result_world import BINS_META, ENV_META, World, fake_module
@@ -273,7 +274,7 @@ MUTATIONS = st.one_of(
 
 
 @settings(
-    max_examples=12,
+    max_examples=examples(12, floor=6),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import pytest
+from fuzz_budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +58,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(JSON_VALUES)
 @example({"a": 1.0})
 @example({"a": [2**53 + 1]})
@@ -178,7 +179,7 @@ def test_block_style_manifests_parse_alike(block: str) -> None:
     assert _same(dict(fast.metadata.raw), dict(slow.metadata.raw))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(st.lists(JSON_VALUES, max_size=4), st.dictionaries(KEYS, JSON_VALUES, max_size=4)))
 @example({"a": '\x00\x1f\x7f\u2028\ufeff\U0001f600"\\/'})
 @example({"a": [None, True, False, {}, []]})
@@ -205,7 +206,7 @@ def _one_line(value: Any, spaced: bool) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.one_of(st.lists(JSON_VALUES, max_size=4), st.dictionaries(KEYS, JSON_VALUES, max_size=4)),
     st.booleans(),

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import pytest
+from fuzz_budget import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -286,7 +287,7 @@ def full(text: str) -> tuple[Any, dict[str, int]] | str:
         return f"error: {exc.kind}"
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
 @example("name: x\ndescription: 'it''s fine'\nversion: 1.0")
 @example('name: x\ndescription: "quoted"\nurl: https://a.b/c?d=e#f')
@@ -325,7 +326,7 @@ def test_fast_path_agrees_with_the_parser(text: str) -> None:
     assert fast[1] == slow[1]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
 def test_frontmatter_is_the_same_with_and_without_the_fast_path(text: str) -> None:
     fast = _frontmatter_block.parse_frontmatter_block(text, block_line=2)
@@ -415,7 +416,7 @@ def test_other_double_quoted_escapes_are_left_to_the_parser(raw: str) -> None:
     assert simple_mapping(f"description: {raw}") is None
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=6).map("\n".join))
 @example("name: x\ndescription: a\x07b")
 @example("name: x\n# a\x07 note\ndescription: y")
@@ -467,7 +468,7 @@ FLOW_PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(FLOW_PIECES, min_size=1, max_size=14).map("".join))
 @example('{"a":1} {"b":2}')
 @example("[1] x")

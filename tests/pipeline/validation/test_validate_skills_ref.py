@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from fuzz_budget import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -141,7 +142,7 @@ def skill_file(draw: st.DrawFn) -> tuple[str, bytes]:
 
 
 @settings(
-    max_examples=1000,
+    max_examples=examples(1000),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
