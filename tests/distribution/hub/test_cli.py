@@ -54,7 +54,7 @@ def live(state: Path) -> Iterator[LiveServer]:
 
 
 def test_migrate_and_tokens_default_to_the_state_dir(state: Path) -> None:
-    assert run("registry", "migrate").output == "schema at revision 0003\n"
+    assert run("registry", "migrate").output == "schema at revision 0004\n"
     assert (state / "registry" / "metadata.sqlite3").is_file()
     created = run("registry", "token", "create", "@Alice", "--label", "laptop", "--json")
     token = json.loads(created.output)

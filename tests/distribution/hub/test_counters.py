@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import event, select
+from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
-from skillbook.distribution.hub import catalog
+from skillbook.distribution.hub import catalog, ratelimit
 from skillbook.distribution.hub.app import create_app
 from skillbook.distribution.hub.db import Database
 from skillbook.distribution.hub.http import Hub
@@ -225,7 +226,8 @@ def _limiters_share_counts_once_flushed(url: str) -> None:
     two.close()
 
 
-def _many_keys_are_flushed_in_chunks(url: str) -> None:
+def _many_keys_are_flushed_in_chunks(url: str, *, statements: tuple[int, int]) -> None:
+    """Counts of 700 keys flushed with ``statements`` (inserts, selects) and shared."""
     one, two = Database.open(url), Database.open(url)
     limits = RateLimits(read_per_ip=3, window_seconds=60)
     a, b = RateLimiter(one, limits, batched=True), RateLimiter(two, limits, batched=True)
@@ -236,9 +238,8 @@ def _many_keys_are_flushed_in_chunks(url: str) -> None:
     for subject in subjects * 2:
         a.hit("read", subject, token=False, now=now)
     assert a.flush(now) == 700
-    # One statement per chunk of 300 keys adds the counts and returns the totals.
-    assert sum(1 for sql in sent if sql.startswith("INSERT")) == 3
-    assert not any(sql.startswith("SELECT") for sql in sent)
+    inserts = sum(1 for sql in sent if sql.startswith("INSERT"))
+    assert (inserts, sum(1 for sql in sent if sql.startswith("SELECT"))) == statements
     for subject in subjects:
         a.hit("read", subject, token=False, now=now)
         b.hit("read", subject, token=False, now=now)
@@ -254,7 +255,41 @@ def _many_keys_are_flushed_in_chunks(url: str) -> None:
 
 def test_batched_rate_limits_count_together_once_flushed(tmp_path: Path) -> None:
     _limiters_share_counts_once_flushed(f"sqlite:///{tmp_path / 'rl.sqlite3'}")
-    _many_keys_are_flushed_in_chunks(f"sqlite:///{tmp_path / 'many.sqlite3'}")
+    # SQLite: every key in one statement that adds the counts and one that reads the
+    # totals back as a single row (a statement returning a row per key handed the GIL
+    # to the event loop and back once per key).
+    _many_keys_are_flushed_in_chunks(f"sqlite:///{tmp_path / 'many.sqlite3'}", statements=(1, 1))
+
+
+def test_sqlite_without_json_functions_flushes_in_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build of SQLite without its JSON functions fails the one-statement flush at
+    # once; the limiter then adds each chunk of 300 keys with an upsert that returns
+    # the totals, as on PostgreSQL, and counts the same.
+    monkeypatch.setattr(ratelimit, "_SQLITE_ADD", "SELECT json_function_this_build_lacks(?)")
+    _limiters_share_counts_once_flushed(f"sqlite:///{tmp_path / 'rl.sqlite3'}")
+    _many_keys_are_flushed_in_chunks(f"sqlite:///{tmp_path / 'many.sqlite3'}", statements=(3, 1))
+
+
+def test_a_failing_flush_keeps_its_counts_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Any other database error is not taken for missing JSON functions: it reaches
+    # the flusher, and the counts stay pending for the next flush.
+    db = Database.open(f"sqlite:///{tmp_path / 'rl.sqlite3'}")
+    limiter = RateLimiter(db, RateLimits(read_per_ip=10, window_seconds=60), batched=True)
+    now = 1_800_000_000.0
+    for _ in range(3):
+        limiter.hit("read", "10.0.0.9", token=False, now=now)
+    with monkeypatch.context() as patch:
+        patch.setattr(ratelimit, "_SQLITE_ADD", "INSERT INTO no_such_table VALUES (?)")
+        with pytest.raises(OperationalError, match="no_such_table"):
+            limiter.flush(now)
+    assert limiter.flush(now) == 1
+    with db.session() as session:
+        assert session.execute(select(RateCounter.count)).scalar_one() == 3
+    db.close()
 
 
 @pytest.mark.subprocess
@@ -266,7 +301,7 @@ def test_batched_rate_limits_count_together_on_postgresql() -> None:
         unavailable(str(exc))
     try:
         _limiters_share_counts_once_flushed(pg.url)
-        _many_keys_are_flushed_in_chunks(pg.url)
+        _many_keys_are_flushed_in_chunks(pg.url, statements=(3, 0))
     finally:
         pg.stop()
 

@@ -6,11 +6,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import Engine, create_engine, text
 
 from skillbook.distribution.hub import HubNotFound
 from skillbook.distribution.hub.blobs import FolderBlobStore, S3BlobStore, open_blob_store
-from skillbook.distribution.hub.db import Database, migrate
+from skillbook.distribution.hub.db import MIGRATIONS, Database, migrate
 from skillbook.distribution.hub.models import Base
 
 
@@ -57,6 +57,52 @@ def test_s3_store_round_trips_through_an_s3_api(monkeypatch: pytest.MonkeyPatch)
         assert not store.exists(key) and store.remove_partial(float("inf")) == 0
 
 
+def _alembic(engine: Engine, action: str, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        getattr(command, action)(cfg, revision)
+
+
+def test_rate_counters_move_into_one_btree_and_back_with_their_counts(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    _alembic(engine, "upgrade", "0003")
+    rows = [("read:a:10.0.0.1", 30_000_000, 7), ("download:t:abc", 30_000_001, 2)]
+
+    def table() -> tuple[str, list[tuple[str, int, int]]]:
+        with engine.connect() as conn:
+            sql = conn.execute(
+                text("SELECT sql FROM sqlite_master WHERE name = 'rate_counters'")
+            ).scalar_one()
+            found = conn.execute(text('SELECT "key", "window", "count" FROM rate_counters'))
+            return str(sql), sorted((str(k), int(w), int(c)) for k, w, c in found)
+
+    with engine.begin() as conn:
+        conn.execute(
+            text('INSERT INTO rate_counters ("key", "window", "count") VALUES (:k, :w, :c)'),
+            [{"k": k, "w": w, "c": c} for k, w, c in rows],
+        )
+    assert "WITHOUT ROWID" not in table()[0]
+    assert migrate(engine) == "0004"
+    sql, kept = table()
+    assert "WITHOUT ROWID" in sql and kept == sorted(rows)
+    _alembic(engine, "downgrade", "0003")
+    sql, kept = table()
+    assert "WITHOUT ROWID" not in sql and kept == sorted(rows)
+    with engine.connect() as conn:
+        indexes = conn.execute(
+            text(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rate_counters'"
+            )
+        ).scalars()
+        assert "ix_rate_counters_window" in set(indexes)
+    engine.dispose()
+
+
 def test_blob_urls(tmp_path: Path) -> None:
     assert isinstance(open_blob_store(str(tmp_path / "a")), FolderBlobStore)
     assert isinstance(open_blob_store(f"file://{tmp_path / 'b'}"), FolderBlobStore)
@@ -71,8 +117,8 @@ def test_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
     from alembic.migration import MigrationContext
 
     engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    assert migrate(engine) == "0003"
-    assert migrate(engine) == "0003"  # idempotent
+    assert migrate(engine) == "0004"
+    assert migrate(engine) == "0004"  # idempotent
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []

@@ -280,8 +280,9 @@ def _rate(
     else:
         # A missing or wrong token counts against the address: guessing tokens is
         # limited like any other anonymous traffic.
-        client = request.client  # a new named tuple each time it is read
-        subject = client.host if client else "unknown"
+        # The scope's own pair: ``request.client`` builds a named tuple at each read.
+        client = request.scope.get("client")
+        subject = client[0] if client else "unknown"
     decision = hub.limiter.hit(kind, subject, token=caller is not None)
     refused = decision is not None and not decision.allowed
     if refused or (auth and caller is None):
