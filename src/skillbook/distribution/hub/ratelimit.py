@@ -15,10 +15,11 @@ request is one upsert that returns the new count, exact across replicas at once.
 A batched request costs a dictionary update: no database, no thread. Its decision
 and its six header lines are shared by every request with the same limit, count and
 reset (a decision is a function of those), so a server limiting thousands of clients
-does not make them again at each request. The flush writes each chunk of keys with
-one multi-row upsert that returns the totals, sent to the driver as it is
-(SQLAlchemy's per-row parameter handling was most of a flush, and the flush shares
-the interpreter with the requests).
+does not make them again at each request. In SQLite the flush adds every key with one
+statement and reads the totals back as one row (:func:`_add_in_sqlite`); elsewhere it
+writes each chunk of keys with one multi-row upsert that returns the totals. Both go to
+the driver as SQL text (SQLAlchemy's per-row parameter handling was most of a flush,
+and the flush shares the interpreter with the requests).
 """
 
 from __future__ import annotations
