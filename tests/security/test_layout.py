@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "skillbook" / "security"
 
 
@@ -64,3 +66,36 @@ def test_rules_version_lives_below_the_cache_and_the_scanner() -> None:
     assert "scanner" not in _imports(PACKAGE / "cache.py")
     assert "rules_version" in _imports(PACKAGE / "cache.py")
     assert not {"cache", "scanner"} & _imports(PACKAGE / "rules_version.py")
+
+
+def test_every_rule_family_keys_the_cached_results() -> None:
+    # rules_agent, rules_leak and rules_system were left out of the digest: a change to
+    # their patterns kept serving scan results cached under the old rules.
+    from skillbook.security import rules_version, scanner
+
+    assert set(scanner._MODULES) <= set(rules_version.MODULES)
+
+
+def test_a_pattern_inside_a_rule_table_changes_the_rules_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Most rules keep their patterns in tables of tuples; the digest reads inside them.
+    import re
+
+    from skillbook.security import rules_agent, rules_exfil, rules_version
+
+    rules_version.rules_version.cache_clear()
+    before = rules_version.rules_version()
+    changed = re.compile("changed")
+    words, _, raw = rules_exfil._NET[0]  # (keywords, pattern, raw) rows
+    _, severity, message = rules_agent._COVERT[0]  # (pattern, severity, message) rows
+    for module, name, row in (
+        (rules_exfil, "_NET", (words, changed, raw)),
+        (rules_agent, "_COVERT", (changed, severity, message)),
+    ):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, name, (row, *getattr(module, name)[1:]))
+            rules_version.rules_version.cache_clear()
+            assert rules_version.rules_version() != before, name
+    rules_version.rules_version.cache_clear()
+    assert rules_version.rules_version() == before

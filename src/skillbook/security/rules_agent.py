@@ -175,13 +175,20 @@ def agent_tamper(doc: Document) -> Iterator[Hit]:
 _SECRETS = (
     r"(?:(?:the\s+)?(?:user'?s\s+|their\s+|any\s+|all\s+|every\s+)?(?:api[\s_-]?keys?|keys|tokens?|passwords?|credentials?"
     r"|secrets?|private\s+keys?|ssh\s+keys?|env(?:ironment)?\s+(?:variables?|vars?)|\.env(?:\s+files?)?|cookies"
-    r"|session\s+(?:ids?|tokens?)|seed\s+phrases?|wallet\s+(?:keys?|files?)|id_rsa|auth-profiles\.json))"
+    r"|session\s+(?:ids?|tokens?)|seed\s+phrases?|wallet\s+(?:keys?|files?)|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?!\.pub)"
+    r"|auth-profiles\.json))"
+)
+#: Credential files named by their path ("~/.ssh/id_ed25519", "$HOME/.aws/credentials"):
+#: they start with punctuation, so they go beside ``_SECRETS`` without its word boundary.
+_SECRET_PATHS = (
+    r"(?:(?:~|\$HOME|\$\{HOME\})/)?\.(?:ssh/(?![\w.-]*\.pub\b)[\w*-][\w.*-]*|aws/credentials|netrc"
+    r"|git-credentials|npmrc|pypirc)\b"
 )
 _COVERT: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
     (patterns.compile(
         rf"\b(?:append|add|include|insert|attach|embed|paste|put|print|echo|encode|hide|slip|smuggle|tuck)\b[^\n.]{{0,60}}?"
-        rf"\b{_SECRETS}\b[^\n.]{{0,60}}?\b(?:(?:to|at)\s+the\s+(?:end|bottom|start|top|beginning)\s+of|to|in|into|inside|within)\s+"
-        rf"(?:every|each|all|any|your|the)\s+(?:of\s+your\s+)?(?:answers?|responses?|repl(?:y|ies)|messages?|outputs?"
+        rf"(?:\b{_SECRETS}\b|{_SECRET_PATHS})[^\n.]{{0,60}}?\b(?:(?:to|at)\s+the\s+(?:end|bottom|start|top|beginning)\s+of|to|in|into|inside|within)\s+"
+        rf"(?:every|each|all|any|your|the)\s+(?:of\s+your\s+)?(?:(?:final|next|last|first)\s+)?(?:answers?|responses?|repl(?:y|ies)|messages?|outputs?"
         rf"|summar(?:y|ies)|commits?|comments?|issues?|pull\s+requests?|posts?|links?|images?|emails?)", re.I),
      _C, "Tells the agent to slip secrets into its output"),
     (patterns.compile(
@@ -216,7 +223,9 @@ _COVERT: tuple[tuple[re.Pattern[str], Severity, str], ...] = (
 #: smuggles into, the secrets it sends, the adverb, the keep-quiet verbs, the defiance.
 _SECRET_NOUNS = ("api key", "api_key", "api-key", "apikey", "keys", "token", "password", "credential", "secret",
                  "private key", "ssh key", "env var", "environment variable", ".env", "cookies", "session id",
-                 "session token", "seed phrase", "wallet", "id_rsa", "auth-profiles")  # fmt: skip
+                 "session token", "seed phrase", "wallet", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
+                 ".ssh/", ".aws/credentials", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+                 "auth-profiles")  # fmt: skip
 _VERBS_SEND = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "sync", "report",
                "submit", "share", "mail", "beacon")  # fmt: skip
 _DETERMINERS = ("the ", "all ", "every ", "any ", "their ", "your ", "a copy", "user", "api", "credential",
@@ -225,7 +234,8 @@ _NEGATIONS = ("not ", "n't ", "never ")
 #: Per covert pattern, groups of words: the first (through the keyword index) is a rare
 #: phrase the match must hold, the others common words that must share its line.
 _COVERT_WORDS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (tuple(f"{d} {n}" for d in ("every", "each", "all", "any", "your", "all of your")
+    (tuple(f"{d} {n}" for d in ("every", "each", "all", "any", "your", "all of your", "final", "next",
+                                "last", "first")
            for n in ("answer", "response", "repl", "message", "output", "summar", "commit", "comment",
                      "issue", "pull request", "post", "link", "image", "email")), _SECRET_NOUNS),
     (tuple(f"{v} {d}" for v in _VERBS_SEND for d in _DETERMINERS), _SECRET_NOUNS),

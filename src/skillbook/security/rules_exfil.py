@@ -55,40 +55,49 @@ _CRED_WORDS = (".ssh", ".aws", "application_default_credentials", ".config/gclou
                "local extension settings", "ledger live", "atomic/local storage", "tdata",
                "telegram desktop", "/etc/shadow", ".openclaw/", "auth-profiles.json")  # fmt: skip
 
-#: Network sends, each with the lower-case keywords that must be on its line.
-_NET: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (words, patterns.compile(pattern, re.I))
-    for words, pattern in (
+#: Network sends, each with the lower-case keywords that must be on its line, and whether
+#: it is *raw*: a socket (netcat, bash's ``/dev/tcp``) or a drop box for stolen data (chat
+#: webhooks, request catchers), through which no service's own API is called.
+_NET: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = tuple(
+    (words, patterns.compile(pattern, re.I), raw)
+    for words, pattern, raw in (
         (("curl",), r"\bcurl\b[^\n]*?(?:\s-d\b|\s-d\S|\s--data(?:-binary|-raw|-urlencode)?\b|\s-F\b"
                     r"|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b"
-                    r"|\s--request\s+(?:POST|PUT)\b)"),
-        (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)"),
-        ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b"),
-        (("/dev/tcp",), r"/dev/tcp/"),
-        (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:"),
-        (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b"),
+                    r"|\s--request\s+(?:POST|PUT)\b)", False),
+        (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)", False),
+        ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b", True),
+        (("/dev/tcp",), r"/dev/tcp/", True),
+        (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:", False),
+        (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b", False),
         (("telegram", "discord", "slack", "webhook", "requestbin", "pipedream", "interact.sh",
           "oast.", "burpcollaborator"),
          r"api\.telegram\.org/bot|discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/services"
-         r"|webhook\.site|requestbin|pipedream\.net|\binteract\.sh|\boast\.\w+|burpcollaborator"),
-        ((".post", ".put", ".patch"), r"\.(?:post|put|patch)\s*\("),
-        (("urlopen", "request("), r"\b(?:urlopen|Request)\s*\([^\n]*\bdata\s*="),
+         r"|webhook\.site|requestbin|pipedream\.net|\binteract\.sh|\boast\.\w+|burpcollaborator", True),
+        ((".post", ".put", ".patch"), r"\.(?:post|put|patch)\s*\(", False),
+        (("urlopen", "request("), r"\b(?:urlopen|Request)\s*\([^\n]*\bdata\s*=", False),
         (("http.client", "socket", "sendall", "smtplib", "ftplib"),
          r"\bhttp\.client\b|\bsocket\.(?:socket|create_connection)\b|\.sendall\s*\(|\bsmtplib\b"
-         r"|\bftplib\b"),
+         r"|\bftplib\b", False),
         (("fetch", "'post'", '"post"', "'put'", '"put"'), r"\bfetch\s*\([^\n]*(?:method\s*:\s*[\"']?(?:POST|PUT)|body\s*:)"
-                              r"|method\s*:\s*[\"'](?:POST|PUT)[\"']"),
+                              r"|method\s*:\s*[\"'](?:POST|PUT)[\"']", False),
         (("axios", ".request", "xmlhttprequest", "sendbeacon"),
-         r"\baxios\.(?:post|put)\b|\bhttps?\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\("),
+         r"\baxios\.(?:post|put)\b|\bhttps?\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(", False),
         (("invoke-", "upload"), r"Invoke-(?:WebRequest|RestMethod)\b[^\n]*-Method\s+(?:Post|Put)"
-                                r"|\.Upload(?:File|String|Data)\s*\("),
+                                r"|\.Upload(?:File|String|Data)\s*\(", False),
     )
 )  # fmt: skip
 
 
 def sends(doc: Document, start: int = 0, end: int | None = None) -> bool:
     """Whether ``doc`` sends data over the network between ``start`` and ``end``."""
-    return any(doc.search(regex, words, start, end) is not None for words, regex in _NET)
+    return any(doc.search(regex, words, start, end) is not None for words, regex, _ in _NET)
+
+
+def raw_sends(doc: Document, start: int = 0, end: int | None = None) -> bool:
+    """Whether one of the sends between ``start`` and ``end`` is a raw socket or a drop box."""
+    return any(
+        doc.search(regex, words, start, end) is not None for words, regex, raw in _NET if raw
+    )
 
 
 _API_CREDENTIALS = frozenset({"cloud credentials", "token files", "agent credentials"})
@@ -121,8 +130,10 @@ def credentials(doc: Document) -> Iterator[Hit]:
             if line not in sent_lines and sends(doc, start, end):
                 sent_lines.add(line)
                 # API tokens are read to call the API they belong to; keys, browser data,
-                # keychains and wallets have no business near a network call.
-                severity = _H if what in _API_CREDENTIALS else _C
+                # keychains and wallets have no business near a network call, and no API
+                # is called through netcat or a webhook.
+                raw = what in _API_CREDENTIALS and raw_sends(doc, start, end)
+                severity = _H if what in _API_CREDENTIALS and not raw else _C
                 yield Hit("credential-exfil", severity, m.start(), m.end(),
                           f"Reads {what} and sends data over the network")  # fmt: skip
             elif what not in accessed and line not in sent_lines:
@@ -276,7 +287,7 @@ def credential_prompt(doc: Document) -> Iterator[Hit]:
 
 
 KEYWORDS = (*_PROMPT_WORDS, *_CRED_WORDS, *_DOTENV_WORDS, *_ENV_WORDS, *_ENV_CMD_WORDS, *_BEACON_WORDS, *envflow.WORDS,
-            *(w for words, _ in _NET for w in words))  # fmt: skip
+            *(w for words, _, _ in _NET for w in words))  # fmt: skip
 #: Per family, the keywords one of which a file must hold for it to find anything (its
 #: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
 TRIGGERS = {

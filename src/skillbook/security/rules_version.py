@@ -20,13 +20,16 @@ from skillbook.security import (
     envflow,
     hosts,
     mask,
+    rules_agent,
     rules_exec,
     rules_exfil,
+    rules_leak,
     rules_names,
     rules_obfuscation,
     rules_openclaw,
     rules_persist,
     rules_sources,
+    rules_system,
     rules_text,
 )
 from skillbook.security.catalog import RULES
@@ -38,10 +41,31 @@ except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha256
 
 #: Bumped when a change to the code (not the patterns) alters results.
-SCANNER_VERSION = 2
+#: 3: API credentials sent through a raw socket or a webhook are critical.
+SCANNER_VERSION = 3
 
-_MODULES = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text, rules_obfuscation,
-            deobfuscate, envflow, context, hosts, mask, rules_names, rules_openclaw)  # fmt: skip
+#: Every module whose patterns decide findings (the scanner's rule families and their
+#: helpers; tests/security/test_layout.py checks that none is left out).
+MODULES = (rules_exec, rules_exfil, rules_persist, rules_sources, rules_text, rules_obfuscation,
+           rules_system, rules_leak, rules_agent, deobfuscate, envflow, context, hosts, mask,
+           rules_names, rules_openclaw)  # fmt: skip
+
+
+def _feed(digest: Any, value: object) -> None:
+    """Add a module-level value to ``digest``: patterns and strings, also inside the
+    tables of tuples most rules keep (``(words, pattern, ...)`` rows)."""
+    if isinstance(value, re.Pattern):
+        digest.update(value.pattern.encode("utf-8", "surrogatepass"))
+    elif isinstance(value, str):
+        digest.update(value.encode("utf-8", "surrogatepass"))
+    elif isinstance(value, frozenset) and all(isinstance(v, str) for v in value):
+        digest.update("\x00".join(sorted(value)).encode("utf-8", "surrogatepass"))
+    elif isinstance(value, tuple):
+        for item in value:
+            _feed(digest, item)
+            digest.update(b"\x00")
+    elif isinstance(value, bool | int | float):
+        digest.update(repr(value).encode())
 
 
 @functools.cache
@@ -49,12 +73,11 @@ def rules_version() -> str:
     """Names the scanner code and every pattern: a change invalidates cached results.
     Computed once per process (the modules it reads do not change while it runs)."""
     digest = sha256(str(SCANNER_VERSION).encode())
-    for module in _MODULES:
-        for value in vars(module).values():
-            if isinstance(value, re.Pattern):
-                digest.update(value.pattern.encode("utf-8", "surrogatepass"))
-            elif isinstance(value, frozenset | tuple) and all(isinstance(v, str) for v in value):
-                digest.update("\x00".join(sorted(value)).encode("utf-8", "surrogatepass"))
+    for module in MODULES:
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern | frozenset | tuple):
+                digest.update(name.encode())
+                _feed(digest, value)
     for rule in RULES.values():
         digest.update(f"{rule.id}:{rule.severity}".encode())
     return f"v{SCANNER_VERSION}-{digest.hexdigest()[:12]}"
