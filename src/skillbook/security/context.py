@@ -167,11 +167,18 @@ class Context:
         doc = self.doc
         fence = doc.fence_at(line)
         if fence is None:
+            if line <= doc.frontmatter_end:
+                # The quotes around a YAML value quote nothing: a quoted description
+                # goes into every prompt's catalog as it is.
+                text = _YAML_QUOTED_VALUE.sub(_unquote_value, text)
             if hit.rule == "prompt-injection" and _quoted(
                 text, hit.start - doc.lines_span(line, line)[0]
             ):
                 return "quoted as an example of the phrasing"
-            if "`" in before and _EXAMPLE_CUE.search(text) and not _RUN_CUE.search(before):
+            # The cue must be in the prose: a word inside the code ("attacker.example" in
+            # a host name) is the attacker's to choose.
+            prose = _INLINE_CODE.sub(" ", text)
+            if "`" in before and _EXAMPLE_CUE.search(prose) and not _RUN_CUE.search(before):
                 return "named in prose as something to watch for"
             return None
         comments = [
@@ -190,6 +197,17 @@ class Context:
         ):
             return "in a fenced example of a document about security"
         return None
+
+
+#: Inline code spans of a Markdown line.
+_INLINE_CODE = patterns.compile(r"`[^`\n]*`")
+#: A frontmatter line whose value is one quoted scalar: ``key: "…"`` or ``- '…'``.
+_YAML_QUOTED_VALUE = patterns.compile(r"^(\s*(?:[\w.-]+:|-)\s*)([\"'])(.*)\2(\s*)$")
+
+
+def _unquote_value(m: re.Match[str]) -> str:
+    """The line with the value's own quotes turned to spaces (offsets kept)."""
+    return f"{m.group(1)} {m.group(3)} {m.group(4)}"
 
 
 def _quoted(text: str, column: int) -> bool:

@@ -382,6 +382,16 @@ class Document:
         return current
 
     @cached_property
+    def frontmatter_end(self) -> int:
+        """The line of the ``---`` that closes a Markdown file's frontmatter (0 if none)."""
+        if self.kind != MARKDOWN or not self.text.lstrip("\ufeff").startswith("---"):
+            return 0
+        for number, line in enumerate(self.text.split("\n")[1:], start=2):
+            if line.rstrip() in ("---", "..."):
+                return number
+        return 0
+
+    @cached_property
     def html_comments(self) -> list[tuple[int, int]]:
         """``(start, end)`` offsets of every ``<!-- … -->`` in a Markdown file."""
         if self.kind != MARKDOWN or "<!--" not in self.text:

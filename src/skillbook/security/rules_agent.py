@@ -115,6 +115,22 @@ _ASK_WORDS = ("not ask", "n't ask", "never ask", "need to ask", "not prompt", "n
                           "tool", "command")))  # fmt: skip
 
 
+#: Other skills as the target of an edit, in prose: a skill that writes itself into the
+#: rest of the catalog spreads like a worm (and a skill's own ``SKILL.md`` is "this").
+_OTHER_SKILLS = (
+    r"(?:every|all|each|other|the\s+other|any)\s+(?:(?:installed|loaded|available)\s+)?"
+    r"(?:skills?\b|SKILL\.md)"
+)
+_EDIT_OTHER_SKILLS = patterns.compile(
+    rf"\b(?:add|append|insert|prepend|inject|write|paste)\b[^\n.]{{0,80}}?\b(?:to|into|in"
+    rf"|at\s+the\s+(?:top|end|start|bottom|beginning)\s+of)\s+(?:the\s+)?(?:body\s+of\s+)?{_OTHER_SKILLS}"
+    rf"|\b(?:open|edit|modify|rewrite|patch|overwrite)\s+{_OTHER_SKILLS}",
+    re.I,
+)
+_OTHER_SKILL_WORDS = tuple(f"{d} {n}" for d in ("every", "all", "each", "other", "any", "installed",
+                                                "loaded", "available") for n in ("skill",))  # fmt: skip
+
+
 def agent_tamper(doc: Document) -> Iterator[Hit]:
     seen: set[int] = set()
     if doc.regions(_TAMPER_WORDS, after=0):
@@ -161,6 +177,13 @@ def agent_tamper(doc: Document) -> Iterator[Hit]:
                     seen.add(line)
                     yield Hit("agent-tamper", _H, m.start(), m.end(),
                               "Names the agent's settings, MCP servers or skills in a script that writes files")  # fmt: skip
+    if doc.kind == MARKDOWN and doc.regions(_OTHER_SKILL_WORDS, after=0):
+        for m in doc.finditer(_EDIT_OTHER_SKILLS, _OTHER_SKILL_WORDS, after=0):
+            line = doc.line_of(m.start())
+            if line not in seen:
+                seen.add(line)
+                yield Hit("agent-tamper", _H, m.start(), m.end(),
+                          "Tells the agent to write into other skills")  # fmt: skip
     if doc.kind == MARKDOWN and doc.regions(_ASK_WORDS, after=0):
         for m in doc.finditer_in(_NO_ASKING, doc.regions_all(_ASK_WORDS, _ASK_OBJECTS)):
             line = doc.line_of(m.start())
@@ -264,9 +287,9 @@ def covert_instructions(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 _COVERT_ALL = tuple(dict.fromkeys(w for groups in _COVERT_WORDS for w in groups[0]))
-KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_COVERT_ALL)
+KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS, *_COVERT_ALL)
 #: Per family, the keywords one of which a file must hold for it to find anything.
 TRIGGERS = {
-    "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS),
+    "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS),
     "covert_instructions": _COVERT_ALL,
 }

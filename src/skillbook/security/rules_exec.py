@@ -76,7 +76,9 @@ _PS_IEX = patterns.compile(
 )
 _SUBST = patterns.compile(
     r"(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(\s*|(?<![\w-])\.\s+<\(\s*"
-    r"|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+[\"']?(?:\$\(|`)\s*)"
+    # Any interpreter's inline code, not only a shell's: ``python3 -c "$(curl …)"``.
+    r"|\b(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|pypy3?)\s+(?:-\w+\s+)*?-c|(?:node|perl|ruby)"
+    r"\s+(?:-\w+\s+)*?-e|php\s+(?:-\w+\s+)*?-r|eval)\s+[\"']?(?:\$\(|`)\s*)"
     r"(?:sudo\s+)?(?:curl|wget)\b",
     re.I,
 )

@@ -41,7 +41,8 @@ except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha256
 
 #: Bumped when a change to the code (not the patterns) alters results.
-#: 3: API credentials sent through a raw socket or a webhook are critical.
+#: 3: API credentials sent through a raw socket or a webhook are critical; frontmatter
+#: values and words inside inline code no longer demote a finding as an example.
 SCANNER_VERSION = 3
 
 #: Every module whose patterns decide findings (the scanner's rule families and their
