@@ -67,6 +67,10 @@ _RULES = (
              "URL on a paste, file-drop, tunnel or shortener host",
              "Host files in the skill or in a reviewed release with a sha256; paste sites change "
              "under you."),
+    RuleInfo("lookalike-host", "untrusted-source", _H,
+             "URL whose host imitates another name with look-alike letters (an IDN homograph)",
+             "Write the host in plain ASCII (or its xn-- form) and check it is the one you mean; "
+             "a look-alike name only serves to pass for a trusted one."),
     RuleInfo("password-archive", "evasion", _C, "Password-protected archive",
              "Ship files in clear: passwords on archives only serve to hide them from scanners."),
     RuleInfo("gatekeeper-bypass", "evasion", _H,

@@ -104,10 +104,22 @@ SHORTENER = "URL shortener"
 RAW_GIST = "raw gist"
 CHAT_CDN = "chat attachment CDN"
 PLAIN_HTTP = "plain http (no TLS)"
+LOOKALIKE = "look-alike host"
 KNOWN_INSTALLER = "known installer host"
 OTHER = "other host"
 UNTRUSTED_KINDS = frozenset(
-    {RAW_IP, KNOWN_BAD, PASTE, FILE_DROP, TUNNEL, SHORTENER, RAW_GIST, CHAT_CDN, PLAIN_HTTP}
+    {
+        RAW_IP,
+        KNOWN_BAD,
+        PASTE,
+        FILE_DROP,
+        TUNNEL,
+        SHORTENER,
+        RAW_GIST,
+        CHAT_CDN,
+        PLAIN_HTTP,
+        LOOKALIKE,
+    }
 )
 
 
@@ -168,7 +180,9 @@ def classify(url: str) -> HostVerdict:
     rest = url.split("://", 1)[-1]
     path = rest[len(rest.split("/", 1)[0]) :].lower()
     kind = OTHER
-    if host in KNOWN_BAD_HOSTS:
+    if not host.isascii() and reads_as_ascii(host) is not None:
+        kind = LOOKALIKE
+    elif host in KNOWN_BAD_HOSTS:
         kind = KNOWN_BAD
     elif is_public_ip(host):
         kind = RAW_IP
@@ -189,6 +203,28 @@ def classify(url: str) -> HostVerdict:
     elif url.lower().startswith(("http://", "ftp://")) and not _is_local_name(host):
         kind = PLAIN_HTTP
     return HostVerdict(url=url, host=host, kind=kind)
+
+
+def reads_as_ascii(host: str) -> str | None:
+    """The plain ASCII name a host imitates with look-alike letters (``gіthub.com``, its
+    ``і`` Cyrillic, reads as ``github.com``), or None.
+
+    Only a host whose every non-ASCII character has an ASCII look-alike counts: a name
+    written in another script (``пример.рф``, ``例え.jp``) or with accents (``münchen.de``)
+    holds letters no ASCII glyph imitates, and is that script's own name.
+    """
+    # Imported here: only a non-ASCII host needs the table.
+    from skillbook.security.lookalike_table import LATIN
+
+    out: list[str] = []
+    for char in host:
+        if char.isascii():
+            out.append(char)
+        elif char in LATIN:
+            out.append(LATIN[char].lower())
+        else:
+            return None
+    return "".join(out)
 
 
 def _is_local_name(host: str) -> bool:
@@ -228,6 +264,7 @@ _ORDER = {
     PASTE: 8,
     FILE_DROP: 8,
     TUNNEL: 8,
+    LOOKALIKE: 8,
     CHAT_CDN: 7,
     SHORTENER: 6,
     RAW_GIST: 5,

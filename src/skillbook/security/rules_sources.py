@@ -69,6 +69,10 @@ def _url_hit(verdict: hosts.HostVerdict, start: int, end: int) -> Hit | None:
         return Hit("raw-ip-url", _H, start, end, f"URL on the raw IP address {verdict.host}")
     if kind in (hosts.PASTE, hosts.FILE_DROP, hosts.CHAT_CDN):
         return Hit("paste-site-url", _H, start, end, f"URL on a {kind} ({verdict.host})")
+    if kind == hosts.LOOKALIKE:
+        return Hit("lookalike-host", _H, start, end,
+                   f"URL on {verdict.host}, which imitates {hosts.reads_as_ascii(verdict.host)} "
+                   "with look-alike letters")  # fmt: skip
     if kind in (hosts.TUNNEL, hosts.SHORTENER, hosts.RAW_GIST):
         return Hit("paste-site-url", _M, start, end, f"URL on a {kind} ({verdict.host})")
     return None
