@@ -171,6 +171,9 @@ class Context:
                 # The quotes around a YAML value quote nothing: a quoted description
                 # goes into every prompt's catalog as it is.
                 text = _YAML_QUOTED_VALUE.sub(_unquote_value, text)
+            # Nor do a link title's quotes: the title is a tooltip nobody reads and the
+            # model reads whole.
+            text = _LINK_TITLE.sub(_unquote_value, text)
             if hit.rule == "prompt-injection" and _quoted(
                 text, hit.start - doc.lines_span(line, line)[0]
             ):
@@ -201,6 +204,10 @@ class Context:
 
 #: Inline code spans of a Markdown line.
 _INLINE_CODE = patterns.compile(r"`[^`\n]*`")
+#: A link's title, inline (``[a](url "…")``) or in a reference definition.
+_LINK_TITLE = patterns.compile(
+    r"((?:\]\(|^\s*\[[^\]\n]+\]:\s*)<?[^\s)>]*>?\s+)([\"'])([^\"'\n]*)\2(\s*\)?)"
+)
 #: A frontmatter line whose value is one quoted scalar: ``key: "…"`` or ``- '…'``.
 _YAML_QUOTED_VALUE = patterns.compile(r"^(\s*(?:[\w.-]+:|-)\s*)([\"'])(.*)\2(\s*)$")
 

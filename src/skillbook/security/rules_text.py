@@ -136,6 +136,42 @@ _OVERRIDE = patterns.compile(
     r"|<\|?im_start\|?>\s*system|(?-i:\[/?(?:SYSTEM|INST)\])|\bBEGIN\s+(?:SYSTEM|DEVELOPER)\s+PROMPT\b",
     re.I,
 )
+#: The same override in the other languages skills are written in (an injection needs
+#: no English: the model reads them all).
+_OVERRIDE_INTL = patterns.compile(
+    # Spanish, Portuguese
+    r"\b(?:ignora|ignore|olvida|olvide|omite|omita|esqueça|esqueca|desconsidere)\s+"
+    r"(?:todas\s+|todo\s+)?(?:las\s+|as\s+|lo\s+)?(?:instrucciones|indicaciones|reglas|órdenes"
+    r"|instruções|instrucoes|regras|orientações)\s+(?:anteriores|previas|prévias|del\s+sistema"
+    r"|do\s+sistema)"
+    # Italian
+    r"|\b(?:ignora|ignorate|dimentica|dimenticate)\s+(?:tutte\s+)?(?:le\s+)?(?:istruzioni|regole"
+    r"|indicazioni)\s+(?:precedenti|di\s+sistema)"
+    # French
+    r"|\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles"
+    r"|regles)\s+(?:précédentes|precedentes|antérieures|anterieures|du\s+syst[eè]me)"
+    # German
+    r"|\b(?:ignoriere|ignorier|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?"
+    r"(?:vorherigen|bisherigen|vorigen|früheren|obigen)\s+(?:anweisungen|instruktionen|befehle"
+    r"|regeln|vorgaben)"
+    # Russian
+    r"|(?:проигнорируй|игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние"
+    r"|предшествующие|системные)\s+(?:инструкции|указания|правила|команды)"
+    # Chinese
+    r"|(?:忽略|无视|無視|忽視|忘记|忘記|忘掉)掉?你?(?:之前|以上|上面|先前|前面|所有|此前|以前)的?"
+    r"(?:所有|全部|一切)?的?(?:指令|指示|说明|說明|规则|規則|提示)"
+    # Japanese
+    r"|(?:以前|前|これまで|上記|先)の(?:すべての|全ての|全部の)?(?:指示|命令|ルール|指令)を"
+    r"(?:すべて|全て|全部)?(?:無視|忘れ)"
+    # Korean
+    r"|(?:이전|앞의|위의|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시|명령|지침|규칙)(?:사항)?(?:을|를)?\s*"
+    r"(?:무시|잊어)",
+    re.I,
+)
+_OVERRIDE_INTL_WORDS = ("ignora", "ignore", "olvida", "olvide", "omite", "omita", "esqueça", "esqueca",
+                        "desconsidere", "dimentica", "oublie", "ignoriere", "ignorier", "vergiss",
+                        "vergessen", "игнориру", "проигнориру", "забудь", "忽略", "无视", "無視", "忽視",
+                        "忘记", "忘記", "忘掉", "を無視", "を忘れ", "무시", "잊어")  # fmt: skip
 _CONCEAL = patterns.compile(
     rf"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:tell|inform|notify|alert|warn|"
     rf"mention\s+(?:this\s+|it\s+|that\s+)?to|reveal\s+(?:this\s+|it\s+|that\s+)?to|show|let)\s+"
@@ -166,6 +202,8 @@ def prompt_injection(doc: Document) -> Iterator[Hit]:
         return
     text = doc.text
     for regex, what, words in ((_OVERRIDE, "overrides the agent's instructions", _OVERRIDE_WORDS),
+                               (_OVERRIDE_INTL, "overrides the agent's instructions",
+                                _OVERRIDE_INTL_WORDS),
                                (_CONCEAL, "keeps something from the user", _CONCEAL_WORDS)):  # fmt: skip
         for m in doc.finditer(regex, words):
             line = doc.line_of(m.start())
@@ -253,7 +291,7 @@ def hidden_instructions(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_OVERRIDE_WORDS, *_CONCEAL_WORDS, *_REF_WORDS)
+KEYWORDS = (*_OVERRIDE_WORDS, *_OVERRIDE_INTL_WORDS, *_CONCEAL_WORDS, *_REF_WORDS)
 #: The keywords one of which a (Markdown) file must hold for the family to find
 #: anything: it searches only the lines around them.
-TRIGGERS = {"prompt_injection": (*_OVERRIDE_WORDS, *_CONCEAL_WORDS)}
+TRIGGERS = {"prompt_injection": (*_OVERRIDE_WORDS, *_OVERRIDE_INTL_WORDS, *_CONCEAL_WORDS)}
