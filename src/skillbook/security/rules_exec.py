@@ -241,6 +241,13 @@ _PY_DECODE_EXEC = patterns.compile(
     r"\b(?:exec|eval)\s*\([^\n]{0,80}?(?:b64decode|b32decode|b16decode|a85decode|b85decode|"
     r"decodebytes|fromhex|zlib\.decompress|marshal\.loads|codecs\.decode)"
 )
+#: The same handed to a shell: ``os.system(bytes.fromhex("…").decode())``,
+#: ``subprocess.run(base64.b64decode(…), shell=True)`` (both take the bytes as they are).
+_PY_DECODE_SHELL = patterns.compile(
+    r"\b(?:os\.(?:system|popen)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput"
+    r"|getstatusoutput))\s*\(\s*(?:[\w.]+\.)?(?:b64decode|b32decode|b16decode|a85decode|b85decode|"
+    r"decodebytes|fromhex|decompress)\s*\("
+)
 _JS_DECODE_EXEC = patterns.compile(
     r"\b(?:eval|Function)\s*\([^\n]{0,60}?(?:\batob\s*\(|Buffer\.from\s*\([^\n]*?[\"'](?:base64|hex)[\"'])"
 )
@@ -253,7 +260,8 @@ _PS_ENCODED = patterns.compile(
 _B64_LITERAL = patterns.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX_LITERAL = patterns.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
 
-_DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "atob", "decompress", "marshal",
+_DECODE_WORDS = ("base64", "b64", "xxd", "\\x", "fromhex", "b32decode", "b16decode", "a85decode",
+                 "b85decode", "decodebytes", "atob", "decompress", "marshal",
                  "frombase64string", "powershell", "pwsh", "codecs.decode", "buffer.from",
                  # Decoders that only matter in a pipeline (``| tr``, ``| rev``) are keyed
                  # with the pipe: "tr " and "rev" alone are in every other line of prose.
@@ -308,6 +316,7 @@ def encoded_exec(doc: Document) -> Iterator[Hit]:
     for regex, what in (
         (_ENCODED_SUBST, "Decoded payload run through command substitution"),
         (_PY_DECODE_EXEC, "exec/eval of decoded data"),
+        (_PY_DECODE_SHELL, "Decoded data run as a shell command"),
         (_JS_DECODE_EXEC, "eval/Function of decoded data"),
         (_PS_ENCODED, "PowerShell runs an encoded command"),
     ):
