@@ -242,7 +242,13 @@ _BEACON_WORDS = ("![",)
 _MD_BEACON = patterns.compile(
     r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]+\?[^)\s]*"
     r"(?:\{\{?|\$\{?[A-Za-z_]|%7B|\[(?:DATA|SECRET|KEY|TOKEN|PASSWORD|CONVERSATION|HISTORY|INPUT|CHAT)"
-    r"|<(?:data|secret|key|token|conversation|history|input)>)",
+    r"|<(?:data|secret|key|token|conversation|history|input)>"
+    # A placeholder described in words (``<contents of ~/.aws/credentials>``) or named as
+    # a secret variable (``=OPENAI_API_KEY``, for the model to fill in; not YOUR_TOKEN, a
+    # template's blank for the reader).
+    r"|<[^>\n]{0,100}?\b(?:contents?|credentials?|secrets?|tokens?|passwords?|api[\s_-]?keys?|cookies?"
+    r"|conversation|history|environment|id_(?:rsa|ed25519|ecdsa))\b[^>\n]{0,100}>"
+    r"|=(?-i:(?!YOUR_|MY_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD))(?![\w-]))",
     re.I,
 )
 
