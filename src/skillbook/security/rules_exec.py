@@ -158,6 +158,8 @@ def _host_severity(line: str) -> tuple[Severity, Severity | None, str]:
 
 
 def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
+    if doc.regions(_PKG_WORDS, after=0):
+        yield from _package_url_installs(doc)
     if not doc.regions(_FETCH_WORDS + _DOWNLOAD_WORDS, after=0):
         return
     text = doc.text
@@ -211,6 +213,62 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
             h = hit(m.start(), m.end(), f"Downloaded file {out} is then executed")
             if h:
                 yield h
+
+
+#: A package manager told to install something: its arguments are read in Python.
+_PKG_INSTALL = patterns.compile(
+    r"\b(?:pip[0-9.]*|uv\s+pip|uv|pipx|poetry|pdm|npm|pnpm|yarn|bun)\s+(?:install|add|i)\b"
+    r"(?P<args>[^\n|;&]{0,400})",
+    re.I,
+)
+_PKG_WORDS = ("pip install", "pip3 install", "pipx install", "uv add", "poetry add", "pdm add",
+              "npm install", "npm i ", "pnpm add", "pnpm install", "yarn add", "bun add", "bun install")  # fmt: skip
+#: Options whose value is not the package (an index, a folder, a file of requirements).
+_PKG_OPTION_VALUE = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-r",
+                               "--requirement", "-c", "--constraint", "--registry", "--trusted-host",
+                               "-t", "--target", "--prefix", "--root", "--python", "-p", "--cache"})  # fmt: skip
+_URL_TOKEN = patterns.compile(r"(?:git\+)?https?://[^\s\"'`<>)]+", re.I)
+
+
+def _package_urls(args: str) -> Iterator[tuple[str, int]]:
+    """The URLs an install command installs (not an index or a find-links folder)."""
+    skip = False
+    for m in re.finditer(r"[^\s\"'`]+", args):
+        token = m.group(0)
+        if token.startswith("#"):
+            return  # a comment: what follows is not an argument
+        if skip:
+            skip = False
+            continue
+        if token.startswith("-"):
+            skip = token in _PKG_OPTION_VALUE
+            continue
+        url = _URL_TOKEN.match(
+            token.split("@", 1)[1] if re.match(r"[\w.-]+@(?:git\+)?https?://", token) else token
+        )
+        if url:
+            yield url.group(0), m.start()
+
+
+def _package_url_installs(doc: Document) -> Iterator[Hit]:
+    """A package installed from a URL off the registries: its setup script, its code on
+    import or its npm ``postinstall`` runs, like a script piped into a shell."""
+    for m in doc.finditer(_PKG_INSTALL, _PKG_WORDS, after=0):
+        for url, offset in _package_urls(m.group("args")):
+            verdict = hosts.classify(url.removeprefix("git+"))
+            if verdict.kind == hosts.OTHER and any(
+                verdict.host == h or verdict.host.endswith("." + h) for h in hosts.CODE_HOSTS
+            ):
+                continue
+            start = m.start("args") + offset
+            if verdict.untrusted:
+                severity, floor, why = _C, _H, f"from a {verdict.kind} ({verdict.host})"
+            else:
+                severity, floor, why = _H, None, f"from {verdict.host}"
+            yield Hit("remote-fetch-exec", severity, start, start + len(url),
+                      f"Installs a package from a URL, not a registry (its install scripts run) {why}",
+                      floor=floor)  # fmt: skip
+            break
 
 
 def _line_end(text: str, pos: int, *, lines: int) -> int:
@@ -416,11 +474,11 @@ def reverse_shell(doc: Document) -> Iterator[Hit]:
 
 
 #: Every keyword the rules of this module look for (for the keyword index).
-KEYWORDS = (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_DECODE_WORDS, *_SHELL_WORDS)
+KEYWORDS = (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_PKG_WORDS, *_DECODE_WORDS, *_SHELL_WORDS)
 #: Per family, the keywords one of which a file must hold for it to find anything (its
 #: first step asks the same of :meth:`Document.regions`): the scanner's file-level gate.
 TRIGGERS = {
-    "remote_fetch_exec": (*_FETCH_WORDS, *_DOWNLOAD_WORDS),
+    "remote_fetch_exec": (*_FETCH_WORDS, *_DOWNLOAD_WORDS, *_PKG_WORDS),
     "encoded_exec": _DECODE_WORDS,
     "reverse_shell": _SHELL_WORDS,
 }
