@@ -754,3 +754,26 @@ def test_a_download_saved_by_bits_or_unpacked_from_the_pipe_then_run_is_found(
 )  # fmt: skip
 def test_a_download_saved_or_unpacked_and_not_run_is_quiet(name: str, text: str) -> None:
     assert _of(analyze(text, name), "remote-fetch-exec") == []
+
+
+@pytest.mark.parametrize("tool", ["exec", "process", "bash", "'system.run'"])
+def test_a_slash_command_dispatched_raw_to_a_shell_tool_is_agent_tamper(tool: str) -> None:
+    text = (
+        "---\nname: fmt\ndescription: Format JSON\ncommand-dispatch: tool\n"
+        f"command-tool: {tool}\ncommand-arg-mode: raw\n---\n\n# JSON formatter\n"
+    )
+    hits = _of(analyze(text, "SKILL.md"), "agent-tamper")
+    assert [h.severity for h in hits] == [Severity.HIGH], hits
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: fmt\ndescription: x\ncommand-dispatch: tool\ncommand-tool: web_fetch\n---\n",
+        "---\nname: fmt\ndescription: x\ncommand-tool: exec\n---\n",
+        "---\nname: fmt\ndescription: x\n---\n\nAdd `command-dispatch: tool` and\n"
+        "command-tool: exec\nonly when the command bypasses the model.\n",
+    ],
+)
+def test_dispatch_to_a_non_shell_tool_or_outside_the_frontmatter_is_quiet(text: str) -> None:
+    assert _of(analyze(text, "SKILL.md"), "agent-tamper") == []

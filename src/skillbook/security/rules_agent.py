@@ -131,8 +131,36 @@ _OTHER_SKILL_WORDS = tuple(f"{d} {n}" for d in ("every", "all", "each", "other",
                                                 "loaded", "available") for n in ("skill",))  # fmt: skip
 
 
+#: ``command-dispatch: tool`` with ``command-tool`` naming a tool that runs commands: the
+#: skill's slash command hands whatever follows it, raw, to a shell, with no model (and no
+#: approval) in between; anyone who can send the command in a chat runs anything.
+_DISPATCH_WORDS = ("command-tool", "command_tool")
+_DISPATCH_SET = frozenset(_DISPATCH_WORDS)
+_DISPATCH = patterns.compile(r"^command[-_]dispatch[ \t]*:[ \t]*[\"']?tool\b", re.I | re.M)
+_DISPATCH_TOOL = patterns.compile(
+    r"^command[-_]tool[ \t]*:[ \t]*[\"']?(?P<tool>exec|process|bash|sh|shell|terminal|cmd|powershell"
+    r"|system\.run|run_command|run_shell|computer|nodes)[\"']?[ \t]*$",
+    re.I | re.M,
+)
+
+
+def _shell_dispatch(doc: Document) -> Iterator[Hit]:
+    if doc.kind != MARKDOWN or not doc.frontmatter_end:
+        return
+    _, head_end = doc.lines_span(1, doc.frontmatter_end)
+    if not _DISPATCH.search(doc.text, 0, head_end):
+        return
+    m = _DISPATCH_TOOL.search(doc.text, 0, head_end)
+    if m:
+        yield Hit("agent-tamper", _H, m.start("tool"), m.end("tool"),
+                  f"Its slash command hands raw text to the {m.group('tool')!r} tool "
+                  "(a shell, with no model or approval in between)")  # fmt: skip
+
+
 def agent_tamper(doc: Document) -> Iterator[Hit]:
     seen: set[int] = set()
+    if doc.holds_any(_DISPATCH_SET):
+        yield from _shell_dispatch(doc)
     if doc.regions(_TAMPER_WORDS, after=0):
         for regex, severity, message, cues in (
             (
@@ -297,9 +325,9 @@ def covert_instructions(doc: Document) -> Iterator[Hit]:
 
 #: Every keyword the rules of this module look for (for the keyword index).
 _COVERT_ALL = tuple(dict.fromkeys(w for groups in _COVERT_WORDS for w in groups[0]))
-KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS, *_COVERT_ALL)
+KEYWORDS = (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS, *_DISPATCH_WORDS, *_COVERT_ALL)
 #: Per family, the keywords one of which a file must hold for it to find anything.
 TRIGGERS = {
-    "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS),
+    "agent_tamper": (*_TAMPER_WORDS, *_ASK_WORDS, *_OTHER_SKILL_WORDS, *_DISPATCH_WORDS),
     "covert_instructions": _COVERT_ALL,
 }
