@@ -28,7 +28,10 @@ _INTERP = r"(?:ba|z|da|k|fi)?sh|python[0-9.]*|pypy3?|node|perl|ruby|php|osascrip
 _STAGE = patterns.compile(rf"^\s*{_PREFIX}(?P<interp>{_INTERP})(?![\w.-])(?P<args>[^)`]*)", re.I)
 _STAGE_SPLIT = patterns.compile(r"(?<!\|)\|(?!\|)")
 _COMMAND_END = patterns.compile(r"\n|;|&&|\|\|")
-_FETCHER = patterns.compile(r"\b(?:curl|wget|fetch|aria2c)\b", re.I)
+_FETCHER = patterns.compile(
+    r"\b(?:curl|wget|fetch|aria2c)\b|\bdig\b(?=[^\n|]{0,120}\btxt\b)|\bnslookup\s+-(?:q|query|type)=txt\b",
+    re.I,
+)
 #: Stages that turn stored text back into a command: base64/base32/hex, rot13 and other
 #: letter maps (``tr 'A-Za-z' 'N-ZA-Mn-za-m'``), reversal, decompression, ``openssl enc -d``.
 _DECODER = patterns.compile(
@@ -79,7 +82,9 @@ _SUBST = patterns.compile(
     # Any interpreter's inline code, not only a shell's: ``python3 -c "$(curl …)"``.
     r"|\b(?:(?:(?:ba|z|da|k)?sh|python[0-9.]*|pypy3?)\s+(?:-\w+\s+)*?-c|(?:node|perl|ruby)"
     r"\s+(?:-\w+\s+)*?-e|php\s+(?:-\w+\s+)*?-r|eval)\s+[\"']?(?:\$\(|`)\s*)"
-    r"(?:sudo\s+)?(?:curl|wget)\b",
+    # A DNS TXT record is a download too: ``sh -c "$(dig +short TXT cfg.example)"``.
+    r"(?:sudo\s+)?(?:curl|wget\b|dig\b(?=[^\n)`]{0,120}\btxt\b)|nslookup\s+-(?:q|query|type)=txt\b"
+    r"|host\s+-t\s*txt\b)",
     re.I,
 )
 _PY_EXEC = patterns.compile(
@@ -121,7 +126,8 @@ _RUN_FILE = rf"{_RUN_LEAD}(?:{_RUNNERS}\s+|chmod\s+\S+\s+|\./|/|~/|\$HOME/|\$\{{
 #: Keywords: one of them is in every match of the fetch-and-run patterns (lower case).
 _FETCH_WORDS = ("curl", "wget", "fetch", "aria2c", "urlopen", "urlretrieve", "requests.get", "httpx",
                 "urllib3", "iex", "invoke-expression", "scriptblock", "mshta", "regsvr32", "certutil",
-                "bitsadmin", "downloadstring", "iwr", "irm ", "(irm", "invoke-webrequest", "invoke-restmethod")  # fmt: skip
+                "bitsadmin", "downloadstring", "iwr", "irm ", "(irm", "invoke-webrequest", "invoke-restmethod",
+                "dig ", "nslookup", "host -t")  # fmt: skip
 
 
 def _runs_stdin(interp: str, args: str) -> bool:
@@ -426,11 +432,39 @@ def _printable(raw: bytes) -> str | None:
     return " ".join(text.split())
 
 
+#: Stored text decoded into a file (``… | base64 -d > /tmp/.s``, ``xxd -r -p … -o f``) that
+#: is run within 3 lines: the file form of ``… | base64 -d | sh``.
+_DECODE_TO_FILE = patterns.compile(
+    rf"(?:{_B64_DECODE}|{_HEX_DECODE}|\bbase32\s+(?:-d|--decode)\b)[^\n|;&]*?(?:>\s*|\s-o\s+)"
+    r"[\"']?(?P<out>[^\s\"';&|)]+)",
+    re.I,
+)
+
+
+def _decoded_files_run(doc: Document) -> Iterator[tuple[int, int]]:
+    text = doc.text
+    for m in doc.finditer(_DECODE_TO_FILE, _DECODE_WORDS, after=0):
+        out = m.group("out")
+        base = re.split(r"[/\\]", out)[-1]
+        if not base or "/dev/" in out:
+            continue
+        window_end = _line_end(text, m.end(), lines=3)
+        if base not in text[m.end() : window_end]:
+            continue
+        run = re.compile(rf"{_RUN_FILE}[\"']?\S*?{re.escape(base)}(?![\w.-])", re.M)
+        if run.search(text, m.end(), window_end):
+            yield m.start(), m.end()
+
+
 def encoded_exec(doc: Document) -> Iterator[Hit]:
     if not doc.regions(_DECODE_WORDS, after=0):
         return
     seen: set[int] = set()
     spans: list[tuple[int, int, str]] = []
+    spans.extend(
+        (start, end, "Decoded payload written to a file that is then executed")
+        for start, end in _decoded_files_run(doc)
+    )
     for m in doc.finditer(_DECODER, _DECODE_WORDS, after=0):
         sink = _pipeline_sink(doc.text, m.start())
         if sink:
