@@ -5,8 +5,9 @@ expected severity. The hold-out set (57) was written after tuning; its first
 measurement was 46/57 (80.7 %). The fresh set (50) was written after that, before the
 rules were generalised for the hold-out's miss families; its first measurement was
 22/50 (44.0 %). The generalised rules (families, not examples) then caught 57/57 and
-48/50: those are the floors now, as regression guards, and all sets together must
-stay at 90 %. The rates are printed (``pytest -s``); what is still missed is listed in
+48/50; a later probe with reverse shells in other idioms (not written from the set)
+caught its last two, 50/50: those are the floors now, as regression guards, and all
+sets together must stay at 90 %. The rates are printed (``pytest -s``); what is still missed is listed in
 docs/security.md ("What it does not do").
 
 Two more sets cover attack families beyond §4 (destruction, privilege escalation,
@@ -35,7 +36,7 @@ FAMILIES = load("families.yaml")
 FAMILIES_HOLDOUT = load("families-holdout.yaml")
 #: Rates after generalising (before: 46/57 and 22/50, see the module docstring).
 HOLDOUT_FLOOR = 57 / 57
-FRESH_FLOOR = 48 / 50
+FRESH_FLOOR = 50 / 50
 #: The first (and untuned) measurement of the families' hold-out set.
 FAMILIES_HOLDOUT_FLOOR = 39 / 52
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import functools
 import re
 import unicodedata
@@ -338,11 +339,11 @@ _REFERENCE = patterns.compile(r"\$\{?([A-Za-z_]\w*)")
 _ASSIGN_LEAD = patterns.compile(r"(?:^|[;&]|\bexport|\blocal|\breadonly)\s*$")
 
 
-def _assignments(text: str) -> dict[str, str]:
-    """``NAME=value`` for every NAME the text expands (found by name: a regex that tried
-    every offset for an assignment costs more than the rest of the scan)."""
+def _assignments(text: str, names: set[str] | None = None) -> dict[str, str]:
+    """``NAME=value`` for every NAME the text expands (or of ``names``; found by name: a
+    regex that tried every offset for an assignment costs more than the rest of the scan)."""
     values: dict[str, str] = {}
-    for name in set(_REFERENCE.findall(text)):
+    for name in set(_REFERENCE.findall(text)) if names is None else names:
         needle = name + "="
         pos = text.find(needle)
         while pos != -1:
@@ -368,9 +369,38 @@ _GLUED = patterns.compile(
 _GLUED_PARTS = patterns.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|[A-Za-z0-9_./-]+")
 
 
+#: Bash's indirection: ``${!c}`` expands the variable whose name ``c`` holds.
+_INDIRECT = patterns.compile(r"\$\{!([A-Za-z_]\w*)\}")
+_NAME = patterns.compile(r"[A-Za-z_]\w*")
+
+
+def _resolve_indirection(text: str, tricks: list[Trick]) -> str:
+    """``c=f; f=curl; ${!c}`` -> ``${f}``: only a name set in the same text to a name."""
+    pointers = _assignments(text, set(_INDIRECT.findall(text)))
+    targets = {k: v for k, v in pointers.items() if _NAME.fullmatch(v)}
+    if not targets:
+        return text
+    # What the trick reveals is the value reached, not the name in between.
+    reached = _assignments(text, set(targets.values()))
+
+    def rewrite(line: str, number: int, found: list[Trick]) -> str:
+        def repl(m: re.Match[str]) -> str:
+            target = targets.get(m.group(1))
+            if target is None:
+                return m.group(0)
+            found.append(Trick(number, "variable indirection", reached.get(target, target)))
+            return "${" + target + "}"
+
+        return _INDIRECT.sub(repl, line)
+
+    return _by_line(text, _INDIRECT, rewrite, tricks)
+
+
 def expand_variables(text: str, tricks: list[Trick]) -> str:
     if "$" not in text or "=" not in text:
         return text
+    if "${!" in text:
+        text = _resolve_indirection(text, tricks)
     values = _assignments(text)
     if not values:
         return text
@@ -473,9 +503,12 @@ _LITERAL_DECODE = patterns.compile(
 #: A shell substitution that decodes a literal: ``$(echo Y3VybA== | base64 -d)``,
 #: ``\`echo lruc | rev\```, ``$(echo 6375726c | xxd -r -p)``.
 _SUBST_DECODE = patterns.compile(
-    r"(?:\$\(|`)\s*(?:echo|printf)\s+(?:-[ne]+\s+)?(?P<q>['\"]?)(?P<data>[A-Za-z0-9+/=._-]{1,4000})(?P=q)"
+    r"(?:\$\(|`)\s*(?:echo|printf)\s+(?:-[ne]+\s+)?(?:(?P<q>['\"]?)(?P<data>[A-Za-z0-9+/=._-]{1,4000})(?P=q)"
+    # Reversed or rot13 text is a whole command line, spaces and all: quoted.
+    r"|'(?P<sq>[^'\n]{1,4000})'|\"(?P<dq>[^\"\n$`\\]{1,4000})\")"
     r"\s*\|\s*(?P<dec>base64\s+(?:-d|-D|--decode)|base32\s+(?:-d|--decode)"
-    r"|xxd\s+(?:-r\s+-p|-p\s+-r|-rp|-pr)|rev)\s*(?:\)|`)"
+    r"|xxd\s+(?:-r\s+-p|-p\s+-r|-rp|-pr)|rev"
+    r"|tr\s+(?P<tq>['\"]?)A-Za-z(?P=tq)\s+(?P<tq2>['\"]?)N-ZA-Mn-za-m(?P=tq2))\s*(?:\)|`)"
 )
 #: ``$(printf …)`` with literal arguments: ``$(printf 'cu')$(printf 'rl')``,
 #: ``$(printf '\143\165\162\154')``, ``$(printf '%s' c u r l)``.
@@ -520,9 +553,18 @@ def _decode_literal(m: re.Match[str]) -> str | None:
 
 
 def _decode_subst(m: re.Match[str]) -> str | None:
-    data, dec = m.group("data"), m.group("dec")
+    dec = m.group("dec")
+    data = m.group("data")
+    if data is None:
+        # A whole command line decoded is followed only into a variable (``X=$(…)``, then
+        # ``bash -c "$X"``): run in place (``eval "$(…)"``), ``encoded-exec`` judges it.
+        if not m.string[: m.start()].rstrip("\"'").endswith("="):
+            return None
+        data = m.group("sq") if m.group("sq") is not None else m.group("dq")
     try:
-        if dec.startswith("base64"):
+        if dec.startswith("tr"):
+            raw = codecs.encode(data, "rot13").encode()
+        elif dec.startswith("base64"):
             raw = base64.b64decode(data, validate=True)
         elif dec.startswith("base32"):
             raw = base64.b32decode(data)
@@ -593,7 +635,7 @@ def _decode_line(line: str, number: int, tricks: list[Trick]) -> str:
             sub(_LITERAL_DECODE, _decode_literal, "text decoded at run time", bare=False),
         ),
         (
-            ("base64", "base32", "xxd", "rev"),
+            ("base64", "base32", "xxd", "rev", "tr "),
             sub(_SUBST_DECODE, _decode_subst, "text decoded at run time", bare=True),
         ),
         (("printf",), sub(_PRINTF_SUBST, _printf, "text printed by printf", bare=True)),
@@ -616,8 +658,8 @@ _RUNTIME_CUES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("pack(", "pack (", "unpack", "buffer.from"),
      r"pack\s*\(|unpack1?\s*\(?\s*['\"]m|Buffer\.from"),
     (("$(printf", "$( printf"), r"\$\(\s*printf"),
-    (("| base64", "|base64", "| base32", "|base32", "| xxd", "|xxd", "| rev", "|rev"),
-     r"[$`](?:(?<=\$)\(|(?<=`))\s*(?:echo|printf)[^\n|]*\|\s*(?:base(?:64|32)|xxd|rev)"),
+    (("| base64", "|base64", "| base32", "|base32", "| xxd", "|xxd", "| rev", "|rev", "| tr ", "|tr "),
+     r"[$`](?:(?<=\$)\(|(?<=`))\s*(?:echo|printf)[^\n]{0,4000}?\|\s*(?:base(?:64|32)|xxd|rev|tr\s)"),
 )  # fmt: skip
 
 

@@ -48,6 +48,16 @@ RAW_GIST_HOSTS = frozenset({"gist.githubusercontent.com"})
 #: Attachments on chat CDNs are a common malware host.
 CHAT_CDN_PREFIXES = ("cdn.discordapp.com/attachments/", "media.discordapp.net/attachments/")
 
+#: Where packages are published and their sources hosted: a package installed from one
+#: of these by URL (``pip install git+https://github.com/…``) is an ordinary install.
+CODE_HOSTS = frozenset(
+    {
+        "github.com", "codeload.github.com", "objects.githubusercontent.com", "gitlab.com",
+        "bitbucket.org", "codeberg.org", "pypi.org", "files.pythonhosted.org",
+        "registry.npmjs.org", "download.pytorch.org", "huggingface.co",
+    }
+)  # fmt: skip
+
 #: Installer scripts that vendors publish for ``curl … | sh``; still a remote
 #: script, but a known one (rated medium rather than high).
 KNOWN_INSTALLER_HOSTS = frozenset(

@@ -67,6 +67,10 @@ _NET: tuple[tuple[tuple[str, ...], re.Pattern[str], bool], ...] = tuple(
         (("wget",), r"\bwget\b[^\n]*--post-(?:data|file)", False),
         ((" nc ", "|nc ", "\nnc ", "\tnc ", ";nc ", "ncat", "netcat"), r"\bn(?:c|cat|etcat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b", True),
         (("/dev/tcp",), r"/dev/tcp/", True),
+        # The other raw sockets of the shell: TLS through openssl, socat, telnet.
+        (("s_client",), r"\bopenssl\s+s_client\b[^\n]*\s-connect\b", True),
+        (("socat",), r"\bsocat\b[^\n]*\b(?:tcp|udp|openssl|ssl)[46]?(?:-connect)?:[\w.-]+:\d", True),
+        (("telnet",), r"\btelnet\s+[\w.-]+\s+\d{2,5}\b", True),
         (("scp", "rsync"), r"\bscp\b[^\n]*\s[\w.-]+@?[\w.-]+:|\brsync\b[^\n]*\s[\w.-]+@[\w.-]+:", False),
         (("sendmail", "mail -s", "mailx"), r"\bsendmail\b|\bmailx?\s+-s\b", False),
         (("telegram", "discord", "slack", "webhook", "requestbin", "pipedream", "interact.sh",
@@ -242,7 +246,13 @@ _BEACON_WORDS = ("![",)
 _MD_BEACON = patterns.compile(
     r"!\[[^\]\n]*\]\(\s*(?:https?:)?//[^)\s]+\?[^)\s]*"
     r"(?:\{\{?|\$\{?[A-Za-z_]|%7B|\[(?:DATA|SECRET|KEY|TOKEN|PASSWORD|CONVERSATION|HISTORY|INPUT|CHAT)"
-    r"|<(?:data|secret|key|token|conversation|history|input)>)",
+    r"|<(?:data|secret|key|token|conversation|history|input)>"
+    # A placeholder described in words (``<contents of ~/.aws/credentials>``) or named as
+    # a secret variable (``=OPENAI_API_KEY``, for the model to fill in; not YOUR_TOKEN, a
+    # template's blank for the reader).
+    r"|<[^>\n]{0,100}?\b(?:contents?|credentials?|secrets?|tokens?|passwords?|api[\s_-]?keys?|cookies?"
+    r"|conversation|history|environment|id_(?:rsa|ed25519|ecdsa))\b[^>\n]{0,100}>"
+    r"|=(?-i:(?!YOUR_|MY_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD))(?![\w-]))",
     re.I,
 )
 

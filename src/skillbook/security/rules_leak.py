@@ -545,8 +545,31 @@ _REQ_LINE = patterns.compile(
 _PKG_DEP = patterns.compile(r"^\s*\"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)\"\s*:\s*\"[\^~<>=*\d]", re.M)
 
 
+#: A ``package`` of an install spec in ``SKILL.md``'s frontmatter (``metadata.openclaw.
+#: install``: ``{"kind": "uv", "package": "…"}`` inline or ``package: …`` in block YAML):
+#: skillbook and OpenClaw install it themselves, so a misspelling there is installed too.
+_SPEC_PACKAGE = patterns.compile(
+    r"[\"']?\bpackage[\"']?[ \t]*:[ \t]*[\"']?(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)"
+)
+
+
+def _spec_squats(doc: Document) -> Iterator[Hit]:
+    end = doc.frontmatter_end
+    if not end or "package" not in doc.lower:
+        return
+    head_end, _ = doc.lines_span(end, end)
+    for m in _SPEC_PACKAGE.finditer(doc.text, 0, head_end):
+        name = _VERSION_SPLIT.split(m.group("name"), maxsplit=1)[0]
+        real = squatted(name)
+        if real:
+            yield Hit("typosquat-package", _H, m.start("name"), m.start("name") + len(name),
+                      f"Its install spec installs {name!r}, a misspelling of the popular package {real!r}")  # fmt: skip
+
+
 def typosquat_package(doc: Document) -> Iterator[Hit]:
     base = doc.name.rsplit("/", 1)[-1].lower()
+    if base == "skill.md":
+        yield from _spec_squats(doc)
     manifest: re.Pattern[str] | None = None
     if base.startswith("requirements") and _REQUIREMENTS.fullmatch(base):
         manifest = _REQ_LINE
