@@ -12,25 +12,18 @@ says which kind a draft is.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmark_scripts import benchmark_script
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "eval_experience.py"
 TASKS = ("git-commit", "keyed-check", "follow-linecount-extra")
 
 
 def load_eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_experience", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("eval_experience")
 
 
 @pytest.fixture(scope="module")

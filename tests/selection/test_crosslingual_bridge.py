@@ -8,12 +8,10 @@ request the index knows whole is left alone, and the coverage cap holds.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_scripts import benchmark_script
 from selection_support import make_workspace
 
 pytest.importorskip("bm25s")
@@ -24,18 +22,10 @@ from skillbook.pipeline.book import Loader
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder
 from skillbook.selection.selector import Selector, SelectorSettings
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "crosslingual_bridge.py"
-
 
 @pytest.fixture(scope="module")
 def xl() -> ModuleType:
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("crosslingual_bridge", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("crosslingual_bridge")
 
 
 @pytest.fixture(scope="module")

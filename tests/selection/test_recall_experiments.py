@@ -8,25 +8,17 @@ order, and co-occurrence partners need support in three skills.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_scripts import benchmark_script
 
 pytest.importorskip("bm25s")
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "recall_experiments.py"
 
 
 @pytest.fixture(scope="module")
 def rx() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recall_experiments", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("recall_experiments")
 
 
 def _tokenize(text: str) -> list[str]:

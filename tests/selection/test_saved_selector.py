@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from benchmark_scripts import benchmark_script
 from hypothesis import given
 from hypothesis import strategies as st
 from selection_support import env_for, make_workspace, write_skill
@@ -47,15 +48,7 @@ def embedders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _skills(corpus: Path) -> list[Any]:
     """The corpus as the selection benchmark loads it (benchmarks/corpus_skills.py)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "corpus_skills", REPO / "benchmarks" / "corpus_skills.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.corpus_skills(corpus))
+    return list(benchmark_script("corpus_skills").corpus_skills(corpus))
 
 
 def _round_trip(tmp_path: Path, selectors: dict[str, Selector]) -> saved.Loaded:
