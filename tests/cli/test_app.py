@@ -81,6 +81,40 @@ def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> N
     assert data["suggestions"] == ["release-notes"] and data["code"] == "skill-not-found"
 
 
+def test_info_on_a_skill_that_did_not_load_says_why(shell: Shell) -> None:
+    """A folder that is there but not loaded: the author gets its diagnostics, not
+    "not found, run `skillbook list`" (a list without it)."""
+    skills = shell.project / "skills"
+    write_skill(skills / "nodesc", description=None)
+    write_skill(skills / "group" / "inner", description="Inner.")
+    (skills / "cased").mkdir()
+    (skills / "cased" / "skill.md").write_text("---\nname: cased\ndescription: C.\n---\n")
+    result = shell.run("info", "nodesc")
+    assert result.exit_code == 1
+    assert result.stderr.startswith('skillbook: skill "nodesc" is there but not loaded:\n  ')
+    assert "nodesc/SKILL.md:" in result.stderr and "[parse.missing-description]" in result.stderr
+    assert "Run `skillbook list`" not in result.stderr
+    assert "[discover.grouped-layout]" in shell.run("info", "inner").stderr
+    assert "[discover.skill-md-case]" in shell.run("info", "cased").stderr
+    data = json.loads(shell.run("info", "nodesc", "--json").stdout)
+    assert data["code"] == "skill-not-found"
+    assert [d["code"] for d in data["notLoaded"]] == ["parse.missing-description"]
+
+
+def test_info_points_at_a_skill_outside_the_skill_folders(shell: Shell) -> None:
+    write_skill(shell.project / "skill" / "foo", description="Foo.")
+    write_skill(shell.project / ".claude" / "skills" / "baz", description="Baz.")
+    result = shell.run("info", "foo")
+    assert result.exit_code == 1
+    assert f"{shell.project}/skill/foo/SKILL.md is not in a skill folder" in result.stderr
+    assert f"move its folder into {shell.project}/skills/" in result.stderr
+    baz = json.loads(shell.run("info", "baz", "--json").stdout)
+    assert baz["misplaced"] == [f"{shell.project}/.claude/skills/baz/SKILL.md"]
+    # A loaded skill of that folder name is no stray.
+    write_skill(shell.project / "skills" / "foo", description="Foo.")
+    assert shell.run("info", "foo").exit_code == 0
+
+
 def test_check_fail_on(shell: Shell) -> None:
     skills = shell.project / "skills"
     write_skill(skills / "fine", description="Fine.")

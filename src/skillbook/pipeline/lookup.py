@@ -3,18 +3,23 @@
 Input: status entries (:class:`~skillbook.pipeline.gating.status.StatusEntry`) and a typed name.
 Output: the entry, or the closest skill names to suggest. Exact matches win in this
 order: name, skill key (``metadata.openclaw.skillKey``), folder name (the folder that
-holds ``SKILL.md``, for skills whose ``name`` differs from it).
+holds ``SKILL.md``, for skills whose ``name`` differs from it). For a name that matches
+no entry: the diagnostics about a skill of that name or folder (why it was not loaded),
+and ``SKILL.md`` files of that folder name outside the skill roots (where an author
+put it by mistake): "not found" alone sends them to a list that lacks it.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Final
 
+from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.pipeline.gating.status import StatusEntry
 
-__all__ = ["MAX_SUGGESTIONS", "find_entry", "suggest_names"]
+__all__ = ["MAX_SUGGESTIONS", "find_entry", "misplaced_skill_files", "not_loaded", "suggest_names"]
 
 #: At most this many "did you mean" names.
 MAX_SUGGESTIONS: Final = 3
@@ -53,4 +58,40 @@ def suggest_names(entries: Sequence[StatusEntry], typed: str) -> list[str]:
         name = by_word[word]
         if name not in found:
             found.append(name)
+    return found[:MAX_SUGGESTIONS]
+
+
+def not_loaded(diagnostics: Iterable[Diagnostic], typed: str) -> list[Diagnostic]:
+    """The warnings and errors about a skill named ``typed`` or in a folder so named."""
+    found = []
+    for d in diagnostics:
+        if d.severity is Severity.INFO:
+            continue
+        if d.skill == typed or (d.path is not None and _names_folder(d, typed)):
+            found.append(d)
+    return found
+
+
+def _names_folder(d: Diagnostic, typed: str) -> bool:
+    path = d.path
+    assert path is not None
+    if path.name == typed or (path.parent.name == typed and path.name.lower() == "skill.md"):
+        return True
+    # A group folder's diagnostic names the skill folders it holds (``group/typed``).
+    return d.code == "discover.grouped-layout" and f"{path.name}/{typed}" in d.message
+
+
+def misplaced_skill_files(workspace: Path | None, typed: str, roots: Iterable[Path]) -> list[Path]:
+    """``typed/SKILL.md`` up to two folders below the workspace but in no skill root
+    (``./typed``, ``./skill/typed``, ``./.claude/skills/typed``): a bounded look, a
+    few directory listings, done only after a lookup failed."""
+    if workspace is None or not typed or "/" in typed or typed.startswith("."):
+        return []
+    inside = [root.resolve() for root in roots]
+    found = []
+    for pattern in (f"{typed}/SKILL.md", f"*/{typed}/SKILL.md", f"*/*/{typed}/SKILL.md"):
+        for path in sorted(workspace.glob(pattern)):
+            real = path.resolve()
+            if not any(real.is_relative_to(root) for root in inside):
+                found.append(path)
     return found[:MAX_SUGGESTIONS]
