@@ -156,4 +156,4 @@ def test_a_bad_config_is_a_json_error_under_json(shell: Shell) -> None:
     error = json.loads(result.stdout)
     assert error["code"] == "config-invalid" and "invalid JSON5" in error["error"]
     plain = shell.run("-c", str(bad), "check")
-    assert plain.stdout == "" and plain.stderr.startswith(f"skillbook: {bad}: invalid JSON5")
+    assert plain.stdout == "" and plain.stderr.startswith(f"skillbook: {bad}:1:11: invalid JSON5")

@@ -283,6 +283,46 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "{\n  skills: {\n    load: { grouped: true }\n    entries: {}\n  }\n}\n",
+            ':4:5: invalid JSON5: unexpected "e" (is a comma missing at the end of line 3?)',
+        ),
+        (
+            '{\n  "a": {"b": 1} // why\n\n  // more\n  "c": 2\n}\n',
+            ':5:3: invalid JSON5: unexpected """ (is a comma missing at the end of line 2?)',
+        ),
+        (
+            "{ skills: { entries: { w: { enabled: flase } } } }",
+            ':1:39: invalid JSON5: unexpected "l" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
+        (
+            "{ skills: { load: { mode: strict } } }",
+            ':1:27: invalid JSON5: unexpected "s" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
+        (
+            "{skills: [",
+            ":1:11: invalid JSON5: unexpected end of input (a {, [ or quote is left open)",
+        ),
+        ('{\n  "a": "https://x",\n  "b" 1}', ':3:7: invalid JSON5: unexpected "1"'),
+    ],
+)
+def test_invalid_json5_names_line_column_and_the_likely_slip(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    """The json5 package says `<string>:4 Unexpected "e" at column 5`: no file position
+    an editor can jump to, and nothing about the missing comma behind it."""
+    f = tmp_path / "skillbook.json"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == f"{f}{said}"
+
+
+@pytest.mark.parametrize(
     ("server", "key_path", "detail"),
     [
         ({"name": "a"}, "skills.mcp.servers[0]", "give exactly one of `command` (stdio) or `url`"),

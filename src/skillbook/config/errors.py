@@ -229,3 +229,58 @@ def key_path(segments: Sequence[str | int]) -> str:
         else:
             out.append(f"[{json.dumps(seg, ensure_ascii=False)}]")
     return "".join(out)
+
+
+_JSON5_AT: Final = re.compile(r"^<string>:(\d+) Unexpected (.+?) at column (\d+)$")
+#: A bare word where a value starts: ``enabled: flase``, ``mode: strict``.
+_BARE_VALUE: Final = re.compile(r":\s*[\w$]*$")
+_COMMENT: Final = re.compile(r"(?:^|\s)//.*$|^\s*/?\*.*$")
+
+
+def json5_message(problem: str, text: str) -> tuple[str, str]:
+    """``("LINE:COL", "what, and the likely fix")`` for the json5 package's complaint
+    about a config file (``("", problem)`` for one of another shape).
+
+    The package names the text ``<string>`` and says only which character it did not
+    expect; the slips behind that are few (a comma missing at a line's end, an
+    unquoted text value, an unclosed bracket), and each is named. The offending text is
+    never echoed: it may be a secret pasted without quotes."""
+    found = _JSON5_AT.match(problem)
+    if found is None:
+        return "", problem
+    line, what, column = int(found.group(1)), found.group(2), int(found.group(3))
+    lines = text.splitlines()
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    return (
+        f"{line}:{column}",
+        f"unexpected {what}{_json5_hint(what, here, column, lines[: line - 1])}",
+    )
+
+
+def _json5_hint(what: str, here: str, column: int, before: Sequence[str]) -> str:
+    if what == "end of input":
+        return " (a {, [ or quote is left open)"
+    ahead = here[: column - 1]
+    previous = next((t for t in map(_code_of, reversed(before)) if t), "")
+    if not ahead.strip() and previous and previous[-1] not in ",{[":
+        return f" (is a comma missing at the end of line {len(before) - _blank_tail(before)}?)"
+    # `what` is the character in quotes: `"l"`.
+    if what[1:2].isalpha() and _BARE_VALUE.search(ahead):
+        return " (a text value needs quotes; true, false and null are lowercase)"
+    return ""
+
+
+def _code_of(line: str) -> str:
+    """The line without a ``//`` comment (one after a blank: ``https://`` stays) or
+    a ``/* */`` line, right-stripped."""
+    return _COMMENT.sub("", line).rstrip()
+
+
+def _blank_tail(lines: Sequence[str]) -> int:
+    """How many lines without code end ``lines``."""
+    count = 0
+    for text in reversed(lines):
+        if _code_of(text):
+            break
+        count += 1
+    return count

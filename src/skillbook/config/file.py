@@ -43,7 +43,7 @@ import msgspec
 
 from skillbook.base.js import load_json5
 from skillbook.config.checks import check_allowlist, check_env, check_secrets
-from skillbook.config.errors import MISSING, convert, render
+from skillbook.config.errors import MISSING, convert, json5_message, render
 from skillbook.config.experience import ExperienceConfig, experience_config
 from skillbook.config.mode import Mode
 from skillbook.config.schema import (
@@ -349,7 +349,9 @@ def _parse_json5(text: str, file: Path) -> Any:
     try:
         return load_json5(text)
     except ValueError as exc:
-        raise ConfigError(f"{file}: invalid JSON5: {exc}", key_path="", file=file) from exc
+        at, problem = json5_message(str(exc), text)
+        where = f"{file}:{at}" if at else str(file)
+        raise ConfigError(f"{where}: invalid JSON5: {problem}", key_path="", file=file) from exc
 
 
 def read_config(location: ConfigLocation) -> Config:
