@@ -118,6 +118,30 @@ def test_detection_follows_the_rules(where: AgentEnv) -> None:
     assert not agent("eve").is_detected(where)
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("claude", "claude-code"),
+        ("Claude Code", "claude-code"),
+        ("cursorr", "cursor"),
+        ("copilot", "github-copilot"),
+        ("gemini", "gemini-cli"),
+    ],
+)
+def test_an_unknown_agent_names_the_id_meant(where: AgentEnv, typed: str, meant: str) -> None:
+    with pytest.raises(AgentsError) as unknown:
+        resolve_agents((typed,), where)
+    assert str(unknown.value) == (
+        f"unknown agent {typed!r}; did you mean {meant}? (every id: docs/agents.md)"
+    )
+
+
+def test_an_unknown_agent_like_none_lists_a_few_ids(where: AgentEnv) -> None:
+    with pytest.raises(AgentsError) as unknown:
+        resolve_agents(("vscode",), where)
+    assert "use an id such as aider-desk, amp," in str(unknown.value)
+
+
 def test_unknown_and_undetected_agents_are_refused_with_codes(where: AgentEnv) -> None:
     with pytest.raises(AgentsError) as unknown:
         resolve_agents(("claude",), where)
