@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import click
 import pytest
@@ -65,6 +66,37 @@ def test_a_mistyped_command_gets_a_suggestion(shell: Shell) -> None:
     result = shell.run("lsit")
     assert result.exit_code == 2
     assert "No such command 'lsit'. Did you mean 'list'?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("lint", "to lint skills: `skillbook validate PATH`"),
+        ("create", "to start a skill: `skillbook new NAME`"),
+        ("version", "for the version: `skillbook --version`"),
+        ("agents", "`skillbook install SOURCE --for AGENT` and `skillbook list --for AGENT`"),
+        ("Status", "`skillbook check`"),
+    ],
+)
+def test_a_word_from_another_tool_is_answered_with_the_command_for_it(
+    shell: Shell, typed: str, said: str
+) -> None:
+    """Spelling alone answered `lint` with `list`, `create` with `restore` or `chat`
+    and `version` with `sessions` or `verify`."""
+    result = shell.run(typed)
+    assert result.exit_code == 2
+    assert f"No such command {typed!r}; " in result.stderr and said in result.stderr
+    assert "Did you mean" not in result.stderr
+
+
+def test_every_guess_names_a_command_that_exists() -> None:
+    from skillbook.cli.app import GUESSES
+
+    names = set(commands())
+    for word, hint in GUESSES.items():
+        assert word not in names
+        named = [re.split(r"[\s`]", part)[0] for part in hint.split("`skillbook ")[1:]]
+        assert named and all(n in names or n[0] == "-" or n.isupper() for n in named), word
 
 
 def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> None:
