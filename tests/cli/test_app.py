@@ -189,3 +189,23 @@ def test_a_bad_config_is_a_json_error_under_json(shell: Shell) -> None:
     assert error["code"] == "config-invalid" and "invalid JSON5" in error["error"]
     plain = shell.run("-c", str(bad), "check")
     assert plain.stdout == "" and plain.stderr.startswith(f"skillbook: {bad}:1:11: invalid JSON5")
+
+
+def test_list_says_when_the_workspace_is_the_skills_folder(shell: Shell) -> None:
+    """`-w proj/skills` (or skills kept beside `skills/`) listed only the bundled skills,
+    without a word about the user's own."""
+    skills = shell.project / "skills"
+    write_skill(skills / "alpha", description="Alpha.")
+    result = shell.run("-w", str(skills), "list")
+    assert result.exit_code == 0
+    assert result.stdout.endswith(
+        f"\n⚠ {skills} holds skill folders (alpha/) but skills load from "
+        f"<workspace>/skills/, and it has none: pass the folder that holds it: "
+        f"-w {shell.project}\n"
+    )
+    assert f"-w {shell.project}\n" in shell.run("-w", str(skills), "check").stdout
+    beside = shell.project / "beside"
+    write_skill(beside / "beta", description="Beta.")
+    assert f"move them into {beside}/skills/\n" in shell.run("-w", str(beside), "list").stdout
+    # A workspace with its skills/ folder gets no such line.
+    assert "holds skill folders" not in shell.run("list").stdout
