@@ -209,3 +209,15 @@ def test_list_says_when_the_workspace_is_the_skills_folder(shell: Shell) -> None
     assert f"move them into {beside}/skills/\n" in shell.run("-w", str(beside), "list").stdout
     # A workspace with its skills/ folder gets no such line.
     assert "holds skill folders" not in shell.run("list").stdout
+
+
+def test_info_of_a_skill_to_set_up_names_the_setup_command(shell: Shell) -> None:
+    install = '[{"kind": "brew", "formula": "helmish", "bins": ["helmish"]}]'
+    write_skill(
+        shell.project / "skills" / "deploy",
+        description="Deploy.",
+        raw=f'metadata: {{"openclaw": {{"requires": {{"bins": ["helmish"]}}, "install": {install}}}}}',
+    )
+    text = shell.run("info", "deploy").stdout
+    assert "Install options:\n  → Install helmish (brew)\n" in text
+    assert "  Run `skillbook setup deploy` (a security scan first; --dry-run shows" in text

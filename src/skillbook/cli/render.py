@@ -8,6 +8,7 @@ the skills that were not loaded, shadowed or cut from the prompt, and why.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -187,6 +188,12 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
             lines.append("  OS: " + _marks(req.os, miss.os))
     if not e.eligible and entry.install:
         lines += ["", "Install options:"] + [f"  → {o.label}" for o in entry.install]
+        # OpenClaw's list ends there; a reader who has not met `setup` is left with
+        # labels and no command to run.
+        lines.append(
+            f"  Run `skillbook setup {shlex.quote(entry.name)}` (a security scan first; "
+            "--dry-run shows the commands)"
+        )
     if entry.primary_env and entry.primary_env in miss.env:
         lines += ["", "API key setup:"]
         if entry.homepage:
