@@ -268,6 +268,25 @@ def test_a_link_leaving_the_skill_is_refused(where: AgentEnv, tmp_path: Path) ->
     assert not (where.project / ".claude").exists()
 
 
+def test_removing_for_an_agent_without_the_skill_leaves_the_lock_alone(
+    where: AgentEnv, tmp_path: Path
+) -> None:
+    """`remove NAME --for codex` of a skill installed for Claude Code only said "not
+    installed for codex" and dropped the lock entry, so `update --for claude-code`
+    found nothing to update."""
+    source = make_skill(tmp_path / "src" / "my-skill")
+    install_for(source, (agent("claude-code"),), where, global_=False, copy=False)
+    before = (where.project / "skills-lock.json").read_bytes()
+    with pytest.raises(AgentsError) as caught:
+        remove_for("My Skill", (agent("codex"),), where, global_=False)
+    assert caught.value.code == "agents.not-installed"
+    assert (where.project / "skills-lock.json").read_bytes() == before
+    assert (where.project / ".claude/skills/my-skill/SKILL.md").is_file()
+    removed, _ = remove_for("My Skill", (agent("claude-code"),), where, global_=False)
+    assert removed == [where.project / ".claude/skills/my-skill"]
+    assert read_lock(where.project) == {}
+
+
 def test_install_records_the_lock_and_remove_keeps_what_is_still_used(
     where: AgentEnv, tmp_path: Path
 ) -> None:

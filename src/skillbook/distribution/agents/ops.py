@@ -250,12 +250,20 @@ def remove_for(
     canonical = canonical_base(where, global_=global_) / folder
     if not global_:
         read_lock(where.project)  # A conflicted lock stops the removal before anything goes.
+    chosen = {a.id for a in agents}
+    paths = [agent_base(agent, where, global_=global_) / folder for agent in agents]
+    if not any(os.path.lexists(p) for p in (*paths, canonical)):
+        # Nothing of it for these agents: refused before the lock is touched. Dropping
+        # the entry here took it from an agent that has the skill (`remove NAME --for
+        # codex` of a skill installed for claude-code only), so `update` lost it.
+        raise AgentsError(
+            "agents.not-installed", f"{name} is not installed for {', '.join(sorted(chosen))} here"
+        )
     removed: list[Path] = []
     for agent in agents:
         path = agent_base(agent, where, global_=global_) / folder
         if path != canonical and os.path.lexists(path) and _remove_path(path):
             removed.append(path)
-    chosen = {a.id for a in agents}
     still_used = False
     for agent in all_agents():
         if agent.id in chosen or agent.id in _UNSUPPORTED:
