@@ -308,6 +308,11 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
             ":1:11: invalid JSON5: unexpected end of input (a {, [ or quote is left open)",
         ),
         ('{\n  "a": "https://x",\n  "b" 1}', ':3:7: invalid JSON5: unexpected "1"'),
+        (
+            '{ skills: { allowBundled: ["github", weather] } }',
+            ':1:38: invalid JSON5: unexpected "w" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
     ],
 )
 def test_invalid_json5_names_line_column_and_the_likely_slip(

@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from skillbook.base.js import load_json5
+from skillbook.base.json5_errors import json5_problem
 from skillbook.config.checks import check_allowlist, check_env, check_secrets
-from skillbook.config.errors import MISSING, convert, json5_message, render
+from skillbook.config.errors import MISSING, convert, render
 from skillbook.config.experience import ExperienceConfig, experience_config
 from skillbook.config.mode import Mode
 from skillbook.config.schema import (
@@ -349,8 +350,9 @@ def _parse_json5(text: str, file: Path) -> Any:
     try:
         return load_json5(text)
     except ValueError as exc:
-        at, problem = json5_message(str(exc), text)
-        where = f"{file}:{at}" if at else str(file)
+        found = json5_problem(str(exc), text)
+        where = f"{file}:{found.line}:{found.column}" if found else str(file)
+        problem = found.brief() if found else str(exc)
         raise ConfigError(f"{where}: invalid JSON5: {problem}", key_path="", file=file) from exc
 
 

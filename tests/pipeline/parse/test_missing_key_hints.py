@@ -65,3 +65,28 @@ def test_an_unrelated_key_is_not_taken_for_a_misspelling() -> None:
 def test_yaml_invalid_advice_fits_the_error(block: str, advice: str) -> None:
     d = only(f"---\n{block}\n---\nBody\n", "parse.yaml-invalid")
     assert d.message.endswith(f"({advice})")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "said"),
+    [
+        (
+            "{openclaw: {requires: {bins: [gh}}}",
+            'unexpected "g" at column 31 of its value; a text value needs quotes',
+        ),
+        ('{"openclaw": {"emoji": "x"}', "unexpected end of input at column 28 of its value; a {"),
+        (
+            '\n  {\n    "openclaw": {"emoji": "x"}\n    "other": 1\n  }',
+            'unexpected """ at line 3, column 5 of its value; is a comma missing at the end of '
+            "line 2?",
+        ),
+    ],
+)
+def test_invalid_metadata_says_where_in_the_value_and_the_likely_slip(
+    metadata: str, said: str
+) -> None:
+    """It said `(<string>:1 Unexpected "g" at column 31)`."""
+    text = f"---\nname: x\ndescription: Does y.\nmetadata: {metadata}\n---\nBody\n"
+    d = only(text, "parse.metadata-invalid")
+    assert f"`metadata` is not valid JSON5 ({said}" in d.message
+    assert "<string>" not in d.message and d.line == 4
