@@ -142,6 +142,12 @@ def test_info_points_at_a_skill_outside_the_skill_folders(shell: Shell) -> None:
     assert f"move its folder into {shell.project}/skills/" in result.stderr
     baz = json.loads(shell.run("info", "baz", "--json").stdout)
     assert baz["misplaced"] == [f"{shell.project}/.claude/skills/baz/SKILL.md"]
+    # Another agent's folder in the home: ~/.claude/skills/NAME.
+    write_skill(shell.home / ".claude" / "skills" / "cc", description="Claude's.")
+    home = json.loads(shell.run("info", "cc", "--json").stdout)
+    assert home["misplaced"] == [f"{shell.home}/.claude/skills/cc/SKILL.md"]
+    # A name is no pattern: `*` matches no folder but its own.
+    assert json.loads(shell.run("info", "*", "--json").stdout)["misplaced"] == []
     # A loaded skill of that folder name is no stray.
     write_skill(shell.project / "skills" / "foo", description="Foo.")
     assert shell.run("info", "foo").exit_code == 0

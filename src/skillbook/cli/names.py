@@ -77,7 +77,7 @@ def _misplaced(book: SkillBook, name: str) -> list[Path]:
     from skillbook.pipeline.lookup import misplaced_skill_files
 
     roots = [root.path for root in book.discovery.roots]
-    return misplaced_skill_files(book.workspace, name, roots)
+    return misplaced_skill_files(book.workspace, name, roots, home=book.paths.home)
 
 
 def _workspace_skills(book: SkillBook) -> str:

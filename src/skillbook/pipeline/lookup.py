@@ -12,6 +12,7 @@ put it by mistake): "not found" alone sends them to a list that lacks it.
 from __future__ import annotations
 
 import difflib
+import glob
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
@@ -81,17 +82,25 @@ def _names_folder(d: Diagnostic, typed: str) -> bool:
     return d.code == "discover.grouped-layout" and f"{path.name}/{typed}" in d.message
 
 
-def misplaced_skill_files(workspace: Path | None, typed: str, roots: Iterable[Path]) -> list[Path]:
-    """``typed/SKILL.md`` up to two folders below the workspace but in no skill root
-    (``./typed``, ``./skill/typed``, ``./.claude/skills/typed``): a bounded look, a
-    few directory listings, done only after a lookup failed."""
-    if workspace is None or not typed or "/" in typed or typed.startswith("."):
+def misplaced_skill_files(
+    workspace: Path | None, typed: str, roots: Iterable[Path], *, home: Path | None = None
+) -> list[Path]:
+    """``typed/SKILL.md`` up to two folders below the workspace (``./typed``,
+    ``./skill/typed``, ``./.claude/skills/typed``) or in another agent's folder of the
+    home (``~/.claude/skills/typed``) but in no skill root: a bounded look, a few
+    directory listings, done only after a lookup failed."""
+    if not typed or "/" in typed or typed.startswith("."):
         return []
+    name = glob.escape(typed)  # `info '*'` must not match every skill
+    looks = [(workspace, p) for p in (f"{name}/SKILL.md", f"*/{name}/SKILL.md")]
+    looks += [(workspace, f"*/*/{name}/SKILL.md"), (home, f".*/skills/{name}/SKILL.md")]
     inside = [root.resolve() for root in roots]
-    found = []
-    for pattern in (f"{typed}/SKILL.md", f"*/{typed}/SKILL.md", f"*/*/{typed}/SKILL.md"):
-        for path in sorted(workspace.glob(pattern)):
+    found: list[Path] = []
+    for base, pattern in looks:
+        if base is None:
+            continue
+        for path in sorted(base.glob(pattern)):
             real = path.resolve()
-            if not any(real.is_relative_to(root) for root in inside):
+            if path not in found and not any(real.is_relative_to(root) for root in inside):
                 found.append(path)
     return found[:MAX_SUGGESTIONS]
