@@ -38,9 +38,9 @@ def find_skill(book: SkillBook, name: str) -> StatusEntry:
     if entry is not None:
         return entry
     suggestions = suggest_names(book.status.skills, name)
-    why = not_loaded(book.diagnostics, name)
-    misplaced = [] if why else _misplaced(book, name)
     if json_requested():
+        why = not_loaded(book.diagnostics, name)
+        misplaced = [] if why else _misplaced(book, name)
         # OpenClaw's shape ({error, skill}) plus skillbook's code and suggestions.
         emit_json(
             {
@@ -54,23 +54,34 @@ def find_skill(book: SkillBook, name: str) -> StatusEntry:
         )
     else:
         from skillbook.cli.context import current_style
-        from skillbook.cli.render import diag_lines
 
-        if why:
-            # Its folder is there: "not found, run list" would send the author to a
-            # list without it; the diagnostics say what to fix.
-            lines = [f'skillbook: skill "{name}" is there but not loaded:']
-            lines += [f"  {line}" for line in diag_lines(book, why)]
-        else:
-            lines = [f"skillbook: {not_found_message(name, suggestions)}"]
-        for path in misplaced:
-            lines.append(
-                f"{path} is not in a skill folder skillbook reads: move its folder into "
-                f"{_workspace_skills(book)}, or list its parent in skills.load.extraDirs "
-                "(`skillbook doctor` shows the skill folders)."
-            )
-        click.echo(current_style().text(clean("\n".join(lines))), err=True)
+        text = missing_text(book, name, f"skillbook: {not_found_message(name, suggestions)}")
+        click.echo(current_style().text(text), err=True)
     sys.exit(EXIT_FINDINGS)
+
+
+def missing_text(book: SkillBook, name: str, not_found: str) -> str:
+    """What to print for a NAME no skill answers to: ``not_found`` (the command's own
+    sentence), or the diagnostics of a skill of that name that did not load, then any
+    ``NAME/SKILL.md`` outside the skill folders."""
+    from skillbook.cli.render import diag_lines
+    from skillbook.pipeline.lookup import not_loaded
+
+    why = not_loaded(book.diagnostics, name)
+    if why:
+        # Its folder is there: "not found, run list" would send the author to a
+        # list without it; the diagnostics say what to fix.
+        lines = [f'skillbook: skill "{name}" is there but not loaded:']
+        lines += [f"  {line}" for line in diag_lines(book, why)]
+    else:
+        lines = [not_found]
+    for path in [] if why else _misplaced(book, name):
+        lines.append(
+            f"{path} is not in a skill folder skillbook reads: move its folder into "
+            f"{_workspace_skills(book)}, or list its parent in skills.load.extraDirs "
+            "(`skillbook doctor` shows the skill folders)."
+        )
+    return clean("\n".join(lines))
 
 
 def _misplaced(book: SkillBook, name: str) -> list[Path]:
