@@ -109,6 +109,32 @@ def test_config_schema_rejects_legacy_skills_policy() -> None:
     assert err.file == Path("openclaw.json")
 
 
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            {"skills": {"load": {"extraDir": []}}},
+            "skills.load.extraDir: unknown key; did you mean extraDirs?",
+        ),
+        (
+            {"skills": {"entries": {"w": {"enable": False}}}},
+            "skills.entries.w.enable: unknown key; did you mean enabled?",
+        ),
+        ({"skills": {"Load": {}}}, "skills.Load: unknown key; did you mean load?"),
+        (
+            {"skills": {"selection": {"topk": 3}}},
+            "skills.selection.topk: unknown key; did you mean topK?",
+        ),
+    ],
+)
+def test_an_unknown_key_one_slip_from_a_known_one_names_it(data: dict[str, Any], said: str) -> None:
+    assert str(_error(data)).startswith(f"openclaw.json: {said} (expected one of: ")
+
+
+def test_an_unknown_key_like_none_gets_no_guess() -> None:
+    assert "did you mean" not in str(_error({"skills": {"policy": {}}}))
+
+
 def test_config_schema_rejects_unknown_entry_field() -> None:
     """§12 Config schema: unknown entry fields rejected."""
     err = _error({"skills": {"entries": {"x": {"foo": 1}}}})
