@@ -33,6 +33,21 @@ def test_missing_description_names_the_slip_and_its_line(block: str, said: str, 
     assert d.line == line
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\nname: x\ndescription: Does y.\n\n# Body\n", 3),  # never closed
+        ("name: x\ndescription: Does y.\n\n# Body\n", 2),  # no fences at all
+    ],
+)
+def test_a_description_outside_a_frontmatter_block_is_named(text: str, line: int) -> None:
+    d = only(text, "parse.missing-description")
+    assert f"(line {line} `description:` is not inside a frontmatter block: the file needs" in (
+        d.message
+    )
+    assert d.line == line
+
+
 def test_missing_description_without_a_slip_keeps_the_plain_advice() -> None:
     d = only("---\nname: x\n---\nBody\n", "parse.missing-description")
     assert d.message.endswith("(add `description: <when to use this skill>`)")

@@ -129,7 +129,11 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
             )
         )
     if not js_trim(values.get("description") or ""):
-        why, at = _why_missing("description", frontmatter, block, block_line)
+        why, at = (
+            _why_missing("description", frontmatter, block, block_line)
+            if block is not None
+            else _outside_block("description", decoded)
+        )
         diags.append(
             dg.error(
                 "parse.missing-description",
@@ -180,6 +184,20 @@ def _why_missing(
                 frontmatter.line_of(other),
             )
     return _indented_key(key, block or "", block_line)
+
+
+def _outside_block(key: str, text: str) -> tuple[str, int | None]:
+    """A ``key:`` line in a file without a closed ``---`` block: the author wrote the
+    key, but no frontmatter holds it (the fence is missing or never closed)."""
+    found = re.search(rf"^{re.escape(key)}[ \t]*:", text, re.MULTILINE)
+    if found is None:
+        return "", None
+    line = 1 + text.count("\n", 0, found.start())
+    return (
+        f" (line {line} `{key}:` is not inside a frontmatter block: the file needs a line "
+        "`---` before the frontmatter and one after it)",
+        line,
+    )
 
 
 def _indented_key(key: str, block: str, block_line: int) -> tuple[str, int | None]:
