@@ -308,6 +308,19 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
         load_config(tmp_path / "absent.json")
 
 
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_config_not_in_utf8_names_the_byte_and_its_place(tmp_path: Path, bom: bytes) -> None:
+    """It said `cannot read config: 'utf-8' codec can't decode byte 0xe9 in position 42:
+    invalid continuation byte`."""
+    f = tmp_path / "skillbook.json"
+    f.write_bytes(bom + b'{\n  skills: { entries: { w: { env: { A: "caf\xe9" } } } }\n}\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == (
+        f"{f}:2:43: cannot read config: byte 0xe9 is not UTF-8 (save the file as UTF-8)"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [

@@ -340,9 +340,21 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     """Read and validate a JSON5 config file; raises :class:`ConfigError`."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = file.read_bytes()
+        text = data.decode("utf-8-sig")
+    except OSError as exc:
         raise ConfigError(f"{file}: cannot read config: {exc}", file=file) from exc
+    except UnicodeDecodeError as exc:
+        # An editor's other encoding (a Latin-1 "é"): say where and how to fix it, not
+        # which codec failed at which byte offset.
+        at = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # the BOM is cut first
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        raise ConfigError(
+            f"{file}:{line}:{column}: cannot read config: byte 0x{data[at]:02x} is not "
+            "UTF-8 (save the file as UTF-8)",
+            file=file,
+        ) from exc
     return Config.from_mapping(_parse_json5(text, file), file=file)
 
 
