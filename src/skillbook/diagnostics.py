@@ -67,6 +67,7 @@ CODES: dict[str, str] = {
     "discover.learned-hidden": "skills/auto/SKILL.md hides the learned skills below it.",
     "discover.hidden-dir": "Skill folders under a dot-directory are not discovered.",
     "discover.root-missing": "A configured skills folder does not exist.",
+    "discover.workspace-missing": "The workspace given to load() does not exist; only other sources' skills were loaded.",
     "discover.skill-md-case": "A folder holds `skill.md` in another case; only `SKILL.md` is read.",
     "discover.standalone-md": "A standalone Markdown file was loaded as a skill (mixed/legacy mode).",
     "discover.symlink-loop": "A symbolic link among the skills loops back to itself; skipped.",

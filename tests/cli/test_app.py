@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import click
 import pytest
@@ -67,6 +68,37 @@ def test_a_mistyped_command_gets_a_suggestion(shell: Shell) -> None:
     assert "No such command 'lsit'. Did you mean 'list'?" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("lint", "to lint skills: `skillbook validate PATH`"),
+        ("create", "to start a skill: `skillbook new NAME`"),
+        ("version", "for the version: `skillbook --version`"),
+        ("agents", "`skillbook install SOURCE --for AGENT` and `skillbook list --for AGENT`"),
+        ("Status", "`skillbook check`"),
+    ],
+)
+def test_a_word_from_another_tool_is_answered_with_the_command_for_it(
+    shell: Shell, typed: str, said: str
+) -> None:
+    """Spelling alone answered `lint` with `list`, `create` with `restore` or `chat`
+    and `version` with `sessions` or `verify`."""
+    result = shell.run(typed)
+    assert result.exit_code == 2
+    assert f"No such command {typed!r}; " in result.stderr and said in result.stderr
+    assert "Did you mean" not in result.stderr
+
+
+def test_every_guess_names_a_command_that_exists() -> None:
+    from skillbook.cli.app import GUESSES
+
+    names = set(commands())
+    for word, hint in GUESSES.items():
+        assert word not in names
+        named = [re.split(r"[\s`]", part)[0] for part in hint.split("`skillbook ")[1:]]
+        assert named and all(n in names or n[0] == "-" or n.isupper() for n in named), word
+
+
 def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> None:
     write_skill(shell.project / "skills" / "release-tool", "release-notes", "Notes.")
     by_folder = shell.run("info", "release-tool", "--json")
@@ -79,6 +111,46 @@ def test_info_finds_a_skill_by_folder_name_and_suggests_names(shell: Shell) -> N
     )
     data = json.loads(shell.run("info", "RELEASE", "--json").stdout)
     assert data["suggestions"] == ["release-notes"] and data["code"] == "skill-not-found"
+
+
+def test_info_on_a_skill_that_did_not_load_says_why(shell: Shell) -> None:
+    """A folder that is there but not loaded: the author gets its diagnostics, not
+    "not found, run `skillbook list`" (a list without it)."""
+    skills = shell.project / "skills"
+    write_skill(skills / "nodesc", description=None)
+    write_skill(skills / "group" / "inner", description="Inner.")
+    (skills / "cased").mkdir()
+    (skills / "cased" / "skill.md").write_text("---\nname: cased\ndescription: C.\n---\n")
+    result = shell.run("info", "nodesc")
+    assert result.exit_code == 1
+    assert result.stderr.startswith('skillbook: skill "nodesc" is there but not loaded:\n  ')
+    assert "nodesc/SKILL.md:" in result.stderr and "[parse.missing-description]" in result.stderr
+    assert "Run `skillbook list`" not in result.stderr
+    assert "[discover.grouped-layout]" in shell.run("info", "inner").stderr
+    assert "[discover.skill-md-case]" in shell.run("info", "cased").stderr
+    data = json.loads(shell.run("info", "nodesc", "--json").stdout)
+    assert data["code"] == "skill-not-found"
+    assert [d["code"] for d in data["notLoaded"]] == ["parse.missing-description"]
+
+
+def test_info_points_at_a_skill_outside_the_skill_folders(shell: Shell) -> None:
+    write_skill(shell.project / "skill" / "foo", description="Foo.")
+    write_skill(shell.project / ".claude" / "skills" / "baz", description="Baz.")
+    result = shell.run("info", "foo")
+    assert result.exit_code == 1
+    assert f"{shell.project}/skill/foo/SKILL.md is not in a skill folder" in result.stderr
+    assert f"move its folder into {shell.project}/skills/" in result.stderr
+    baz = json.loads(shell.run("info", "baz", "--json").stdout)
+    assert baz["misplaced"] == [f"{shell.project}/.claude/skills/baz/SKILL.md"]
+    # Another agent's folder in the home: ~/.claude/skills/NAME.
+    write_skill(shell.home / ".claude" / "skills" / "cc", description="Claude's.")
+    home = json.loads(shell.run("info", "cc", "--json").stdout)
+    assert home["misplaced"] == [f"{shell.home}/.claude/skills/cc/SKILL.md"]
+    # A name is no pattern: `*` matches no folder but its own.
+    assert json.loads(shell.run("info", "*", "--json").stdout)["misplaced"] == []
+    # A loaded skill of that folder name is no stray.
+    write_skill(shell.project / "skills" / "foo", description="Foo.")
+    assert shell.run("info", "foo").exit_code == 0
 
 
 def test_check_fail_on(shell: Shell) -> None:
@@ -122,4 +194,36 @@ def test_a_bad_config_is_a_json_error_under_json(shell: Shell) -> None:
     error = json.loads(result.stdout)
     assert error["code"] == "config-invalid" and "invalid JSON5" in error["error"]
     plain = shell.run("-c", str(bad), "check")
-    assert plain.stdout == "" and plain.stderr.startswith(f"skillbook: {bad}: invalid JSON5")
+    assert plain.stdout == "" and plain.stderr.startswith(f"skillbook: {bad}:1:11: invalid JSON5")
+
+
+def test_list_says_when_the_workspace_is_the_skills_folder(shell: Shell) -> None:
+    """`-w proj/skills` (or skills kept beside `skills/`) listed only the bundled skills,
+    without a word about the user's own."""
+    skills = shell.project / "skills"
+    write_skill(skills / "alpha", description="Alpha.")
+    result = shell.run("-w", str(skills), "list")
+    assert result.exit_code == 0
+    assert result.stdout.endswith(
+        f"\n⚠ {skills} holds skill folders (alpha/) but skills load from "
+        f"<workspace>/skills/, and it has none: pass the folder that holds it: "
+        f"-w {shell.project}\n"
+    )
+    assert f"-w {shell.project}\n" in shell.run("-w", str(skills), "check").stdout
+    beside = shell.project / "beside"
+    write_skill(beside / "beta", description="Beta.")
+    assert f"move them into {beside}/skills/\n" in shell.run("-w", str(beside), "list").stdout
+    # A workspace with its skills/ folder gets no such line.
+    assert "holds skill folders" not in shell.run("list").stdout
+
+
+def test_info_of_a_skill_to_set_up_names_the_setup_command(shell: Shell) -> None:
+    install = '[{"kind": "brew", "formula": "helmish", "bins": ["helmish"]}]'
+    write_skill(
+        shell.project / "skills" / "deploy",
+        description="Deploy.",
+        raw=f'metadata: {{"openclaw": {{"requires": {{"bins": ["helmish"]}}, "install": {install}}}}}',
+    )
+    text = shell.run("info", "deploy").stdout
+    assert "Install options:\n  → Install helmish (brew)\n" in text
+    assert "  Run `skillbook setup deploy` (a security scan first; --dry-run shows" in text

@@ -81,6 +81,19 @@ def test_names_are_checked_per_mode(shell: Shell) -> None:
     assert not (shell.project / "skills" / ".hidden").exists()
 
 
+def test_a_name_outside_the_standard_is_created_with_a_note(shell: Shell) -> None:
+    """openclaw mode takes `Release Notes`; Claude Code, Codex and `validate --mode
+    strict` do not: the author hears it at `new`, not after the name is in use."""
+    result = shell.run("new", "Release Notes")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        "Note: the Agent Skills standard (--mode strict) needs lowercase letters, digits "
+        "and single hyphens, at most 64 characters (e.g. release-notes); 'Release Notes' "
+        "does not pass it."
+    )
+    assert "Note:" not in shell.run("new", "release-notes").stdout
+
+
 def test_the_default_mode_is_the_global_one(shell: Shell) -> None:
     cfg = shell.project / "c.json"
     cfg.write_text('{skills: {load: {mode: "strict"}}}', encoding="utf-8")

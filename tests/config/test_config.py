@@ -109,6 +109,32 @@ def test_config_schema_rejects_legacy_skills_policy() -> None:
     assert err.file == Path("openclaw.json")
 
 
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            {"skills": {"load": {"extraDir": []}}},
+            "skills.load.extraDir: unknown key; did you mean extraDirs?",
+        ),
+        (
+            {"skills": {"entries": {"w": {"enable": False}}}},
+            "skills.entries.w.enable: unknown key; did you mean enabled?",
+        ),
+        ({"skills": {"Load": {}}}, "skills.Load: unknown key; did you mean load?"),
+        (
+            {"skills": {"selection": {"topk": 3}}},
+            "skills.selection.topk: unknown key; did you mean topK?",
+        ),
+    ],
+)
+def test_an_unknown_key_one_slip_from_a_known_one_names_it(data: dict[str, Any], said: str) -> None:
+    assert str(_error(data)).startswith(f"openclaw.json: {said} (expected one of: ")
+
+
+def test_an_unknown_key_like_none_gets_no_guess() -> None:
+    assert "did you mean" not in str(_error({"skills": {"policy": {}}}))
+
+
 def test_config_schema_rejects_unknown_entry_field() -> None:
     """§12 Config schema: unknown entry fields rejected."""
     err = _error({"skills": {"entries": {"x": {"foo": 1}}}})
@@ -280,6 +306,64 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "absent.json")
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_config_not_in_utf8_names_the_byte_and_its_place(tmp_path: Path, bom: bytes) -> None:
+    """It said `cannot read config: 'utf-8' codec can't decode byte 0xe9 in position 42:
+    invalid continuation byte`."""
+    f = tmp_path / "skillbook.json"
+    f.write_bytes(bom + b'{\n  skills: { entries: { w: { env: { A: "caf\xe9" } } } }\n}\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == (
+        f"{f}:2:43: cannot read config: byte 0xe9 is not UTF-8 (save the file as UTF-8)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "{\n  skills: {\n    load: { grouped: true }\n    entries: {}\n  }\n}\n",
+            ':4:5: invalid JSON5: unexpected "e" (is a comma missing at the end of line 3?)',
+        ),
+        (
+            '{\n  "a": {"b": 1} // why\n\n  // more\n  "c": 2\n}\n',
+            ':5:3: invalid JSON5: unexpected """ (is a comma missing at the end of line 2?)',
+        ),
+        (
+            "{ skills: { entries: { w: { enabled: flase } } } }",
+            ':1:39: invalid JSON5: unexpected "l" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
+        (
+            "{ skills: { load: { mode: strict } } }",
+            ':1:27: invalid JSON5: unexpected "s" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
+        (
+            "{skills: [",
+            ":1:11: invalid JSON5: unexpected end of input (a {, [ or quote is left open)",
+        ),
+        ('{\n  "a": "https://x",\n  "b" 1}', ':3:7: invalid JSON5: unexpected "1"'),
+        (
+            '{ skills: { allowBundled: ["github", weather] } }',
+            ':1:38: invalid JSON5: unexpected "w" (a text value needs quotes; '
+            "true, false and null are lowercase)",
+        ),
+    ],
+)
+def test_invalid_json5_names_line_column_and_the_likely_slip(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    """The json5 package says `<string>:4 Unexpected "e" at column 5`: no file position
+    an editor can jump to, and nothing about the missing comma behind it."""
+    f = tmp_path / "skillbook.json"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert str(info.value) == f"{f}{said}"
 
 
 @pytest.mark.parametrize(

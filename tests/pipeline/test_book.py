@@ -175,3 +175,21 @@ def test_the_status_report_is_built_on_first_use_only(
     assert calls == [1] and book.status is report
     assert [e.name for e in report.skills if e.ready] == [s.name for s in book.eligible]
     assert not book.find("needs-tool").ready
+
+
+def test_a_workspace_that_does_not_exist_is_a_warning(tmp_path: Path, env: dict[str, str]) -> None:
+    """A typo in the path gave a book of the other sources' skills and no word of why."""
+    typo = tmp_path / "wrokspace"
+    book = skillbook.load(typo, env=env)
+    found = [d for d in book.diagnostics if d.code == "discover.workspace-missing"]
+    assert [(d.severity, d.path) for d in found] == [("warning", typo)]
+    assert f"the workspace {typo} does not exist" in found[0].message
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x")
+    assert "is not a folder" in skillbook.load(afile, env=env).diagnostics[-1].message
+
+
+def test_an_existing_or_unnamed_workspace_is_no_warning(ws: Path, env: dict[str, str]) -> None:
+    codes = [d.code for d in skillbook.load(ws, env=env).diagnostics]
+    codes += [d.code for d in skillbook.load(env=env).diagnostics]
+    assert "discover.workspace-missing" not in codes

@@ -111,6 +111,9 @@ class Group(SubcommandGroup):
         """What a mistyped command may be corrected to: commands and aliases, not hidden ones."""
         return [*self.list_commands(ctx), *self.ALIASES]
 
+    def guess(self, name: str) -> str | None:
+        return GUESSES.get(name.lower())
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # click cuts summaries to the width with "..."; ours are one line, shown whole.
         rows = []
@@ -129,6 +132,27 @@ class Group(SubcommandGroup):
 
 #: Commands that only point elsewhere: not listed (help, completion), not suggested.
 HIDDEN: Final = frozenset({"inspect"})
+
+#: Words from other tools that are no command here, and what does that job. Spelling
+#: alone answered `lint` with `list`, `create` with `restore` and `version` with
+#: `verify`; these words are not typos. Only text: nothing runs in their stead.
+GUESSES: Final[dict[str, str]] = {
+    "help": "for help: `skillbook --help` or `skillbook COMMAND --help`",
+    "version": "for the version: `skillbook --version`",
+    "add": "to add a skill: `skillbook install SOURCE`, or `skillbook new NAME` to start one",
+    "show": "to show one skill: `skillbook info NAME`",
+    "status": "for what is ready and why not: `skillbook check` (or `skillbook list`)",
+    "lint": "to lint skills: `skillbook validate PATH`",
+    "init": "to start a skill: `skillbook new NAME`",
+    "create": "to start a skill: `skillbook new NAME`",
+    "agents": "for coding agents (Claude Code, Codex, Cursor, …): `skillbook install SOURCE "
+    "--for AGENT` and `skillbook list --for AGENT` (the ids: docs/agents.md)",
+    "find": "to find skills: `skillbook select REQUEST` (among yours) or "
+    "`skillbook search QUERY` (in a registry)",
+    "config": "for the config in effect and why: `skillbook doctor`",
+    "upgrade": "to update installed skills: `skillbook update`",
+    "delete": "to remove an installed skill: `skillbook remove NAME`",
+}
 
 
 def _extra_command(target: str) -> click.Command:

@@ -23,10 +23,17 @@ class SubcommandGroup(click.Group):
         # click says only "No such command"; ours names the closest, never its opposite.
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            guess = self.guess(name)
+            if guess is not None:
+                ctx.fail(f"No such command {name!r}; {guess}.")
             close = suggest(name, self.spellings(ctx))
             hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             ctx.fail(f"No such command {name!r}.{hint}")
         return super().resolve_command(ctx, args)
+
+    def guess(self, name: str) -> str | None:
+        """What a word borrowed from another tool is done with here (None: no idea)."""
+        return None
 
     def spellings(self, ctx: click.Context) -> list[str]:
         """What a mistyped subcommand may be corrected to."""

@@ -7,6 +7,7 @@ suggestions when nothing matches) and ``shell_complete=complete_skill_names``.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -31,25 +32,67 @@ def find_skill(book: SkillBook, name: str) -> StatusEntry:
     """The skill by name, skill key or folder name; else exit 1 saying what is close."""
     # Here, not at the top: `skillbook scan` imports this module (through the group)
     # and needs none of the catalog's status types.
-    from skillbook.pipeline.lookup import find_entry, suggest_names
+    from skillbook.pipeline.lookup import find_entry, not_loaded, suggest_names
 
     entry = find_entry(book.status.skills, name)
     if entry is not None:
         return entry
     suggestions = suggest_names(book.status.skills, name)
     if json_requested():
+        why = not_loaded(book.diagnostics, name)
+        misplaced = [] if why else _misplaced(book, name)
         # OpenClaw's shape ({error, skill}) plus skillbook's code and suggestions.
         emit_json(
-            {"error": "not found", "skill": name, "code": ERR_SKILL, "suggestions": suggestions}
+            {
+                "error": "not found",
+                "skill": name,
+                "code": ERR_SKILL,
+                "suggestions": suggestions,
+                "notLoaded": [d.to_dict() for d in why],
+                "misplaced": [str(p) for p in misplaced],
+            }
         )
     else:
         from skillbook.cli.context import current_style
 
-        click.echo(
-            current_style().text(clean(f"skillbook: {not_found_message(name, suggestions)}")),
-            err=True,
-        )
+        text = missing_text(book, name, f"skillbook: {not_found_message(name, suggestions)}")
+        click.echo(current_style().text(text), err=True)
     sys.exit(EXIT_FINDINGS)
+
+
+def missing_text(book: SkillBook, name: str, not_found: str) -> str:
+    """What to print for a NAME no skill answers to: ``not_found`` (the command's own
+    sentence), or the diagnostics of a skill of that name that did not load, then any
+    ``NAME/SKILL.md`` outside the skill folders."""
+    from skillbook.cli.render import diag_lines
+    from skillbook.pipeline.lookup import not_loaded
+
+    why = not_loaded(book.diagnostics, name)
+    if why:
+        # Its folder is there: "not found, run list" would send the author to a
+        # list without it; the diagnostics say what to fix.
+        lines = [f'skillbook: skill "{name}" is there but not loaded:']
+        lines += [f"  {line}" for line in diag_lines(book, why)]
+    else:
+        lines = [not_found]
+    for path in [] if why else _misplaced(book, name):
+        lines.append(
+            f"{path} is not in a skill folder skillbook reads: move its folder into "
+            f"{_workspace_skills(book)}, or list its parent in skills.load.extraDirs "
+            "(`skillbook doctor` shows the skill folders)."
+        )
+    return clean("\n".join(lines))
+
+
+def _misplaced(book: SkillBook, name: str) -> list[Path]:
+    from skillbook.pipeline.lookup import misplaced_skill_files
+
+    roots = [root.path for root in book.discovery.roots]
+    return misplaced_skill_files(book.workspace, name, roots, home=book.paths.home)
+
+
+def _workspace_skills(book: SkillBook) -> str:
+    return f"{book.workspace}/skills/" if book.workspace is not None else "the workspace's skills/"
 
 
 def complete_skill_names(

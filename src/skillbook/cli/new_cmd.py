@@ -155,10 +155,18 @@ def new_cmd(
     if as_json:
         emit_json({"path": str(target / "SKILL.md"), "name": name, "mode": mode})
         return
-    emit_lines(
-        [
-            f"Created {target / 'SKILL.md'}",
-            f"It passes `skillbook validate --mode {mode}`. Write the description and the "
-            "steps; the description is what the model reads to pick the skill.",
-        ]
-    )
+    lines = [
+        f"Created {target / 'SKILL.md'}",
+        f"It passes `skillbook validate --mode {mode}`. Write the description and the "
+        "steps; the description is what the model reads to pick the skill.",
+    ]
+    standard = name_problem(name, "strict")
+    if standard is not None:
+        # Loaded here, but refused by the Agent Skills standard that `install --for`
+        # agents (Claude Code, Codex, …) and `validate --mode strict` apply: better
+        # known before the name is in use than after.
+        lines.append(
+            "Note: the Agent Skills standard (--mode strict) needs "
+            f"{standard.removeprefix('strict mode needs ')}; {name!r} does not pass it."
+        )
+    emit_lines(lines)

@@ -8,6 +8,7 @@ the skills that were not loaded, shadowed or cut from the prompt, and why.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,31 @@ def diagnostics_by_severity(diags: Iterable[Diagnostic]) -> dict[Severity, list[
     return out
 
 
+def workspace_hint(book: SkillBook) -> list[str]:
+    """A line when the workspace has no ``skills/`` but holds skill folders itself: the
+    user passed the skills folder (``-w proj/skills``) or kept skills beside it, and
+    sees only the bundled skills with no word of theirs. A few stats, no walk."""
+    ws = book.workspace
+    if ws is None or (ws / "skills").exists() or (ws / ".agents" / "skills").exists():
+        return []
+    try:
+        found = sorted(p.parent.name for p in ws.glob("*/SKILL.md"))
+    except OSError:
+        return []
+    if not found:
+        return []
+    shown = ", ".join(f"{name}/" for name in found[:3]) + (", …" if len(found) > 3 else "")
+    if ws.name == "skills":
+        fix = f"pass the folder that holds it: -w {ws.parent}"
+    else:
+        fix = f"move them into {ws / 'skills'}/"
+    return [
+        "",
+        f"⚠ {ws} holds skill folders ({shown}) but skills load from "
+        f"<workspace>/skills/, and it has none: {fix}",
+    ]
+
+
 def footer(book: SkillBook) -> list[str]:
     """One line that points at what went wrong, if anything did."""
     groups = diagnostics_by_severity(book.diagnostics)
@@ -122,8 +148,8 @@ def footer(book: SkillBook) -> list[str]:
     if omitted:
         bits.append(f"{omitted} left out of the prompt")
     if not bits:
-        return []
-    return ["", f"⚠ {', '.join(bits)}: run `skillbook check` to see why."]
+        return workspace_hint(book)
+    return ["", f"⚠ {', '.join(bits)}: run `skillbook check` to see why.", *workspace_hint(book)]
 
 
 def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
@@ -162,6 +188,12 @@ def info_lines(book: SkillBook, entry: StatusEntry) -> list[str]:
             lines.append("  OS: " + _marks(req.os, miss.os))
     if not e.eligible and entry.install:
         lines += ["", "Install options:"] + [f"  → {o.label}" for o in entry.install]
+        # OpenClaw's list ends there; a reader who has not met `setup` is left with
+        # labels and no command to run.
+        lines.append(
+            f"  Run `skillbook setup {shlex.quote(entry.name)}` (a security scan first; "
+            "--dry-run shows the commands)"
+        )
     if entry.primary_env and entry.primary_env in miss.env:
         lines += ["", "API key setup:"]
         if entry.homepage:
@@ -240,7 +272,7 @@ def check_lines(book: SkillBook) -> list[str]:
             lines += ["", f"{title}:"] + [
                 f"  {line}" for line in diag_lines(book, groups[severity])
             ]
-    return lines
+    return lines + workspace_hint(book)
 
 
 _SHOWN_ABOVE = frozenset({"discover.shadowed", "discover.duplicate-realpath", "prompt.compact"})

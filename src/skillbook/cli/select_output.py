@@ -104,6 +104,21 @@ def render(
         lines.append("Selected: " + ", ".join(chosen))
     elif blocked:
         lines.append("Selected: none eligible (see below)")
+    elif selection.ranked:
+        # The first thing one asks of an empty answer is how far off the best was,
+        # and which setting moves the line.
+        best = selection.ranked[0]
+        floor = selection.floor
+        setter = (
+            "the null-skill floor set it: the request reads close to small talk "
+            "(docs/selection.md, The null skill)"
+            if floor is not None and floor >= selection.threshold
+            else "skills.selection.minScore sets it"
+        )
+        lines.append(
+            f"Selected: none (no skill reaches the threshold {selection.threshold:.2f}; the "
+            f"best, {best.name}, scored {best.score:.3f}; {setter})"
+        )
     else:
         lines.append("Selected: none (no skill reaches the threshold)")
     lines.append("")

@@ -101,10 +101,16 @@ def setup_cmd(
     except InstallError as exc:
         if as_json:
             emit_json({"skill": name, "result": _failure_json(exc.code, exc.message)})
+        elif exc.code == "install.skill-not-found":
+            from skillbook.cli.names import missing_text
+            from skillbook.pipeline.lookup import suggest_names
+
+            close = suggest_names(book.status.skills, name)
+            hint = " Did you mean " + " or ".join(f'"{c}"' for c in close) + "?" if close else ""
+            first = f"skillbook: {exc.message}.{hint} Run `skillbook list` to see available skills."
+            click.echo(missing_text(book, name, first), err=True)
         else:
-            click.echo(
-                f"skillbook: {exc.message}. Run `skillbook list` to see available skills.", err=True
-            )
+            click.echo(f"skillbook: {exc.message}.", err=True)
         sys.exit(EXIT_FINDINGS)
     if dry_run:
         _dry_run(plan, as_json=as_json)

@@ -6,6 +6,7 @@ Private to :mod:`skillbook.config.file`: ``$.skills.limits.maxSkillsInPrompt`` b
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -110,7 +111,11 @@ def _detail(text: str, info: Any, current: Any, segments: list[str | int]) -> st
     if text.startswith("Object contains unknown field") and field_m:
         segments.append(field_m.group(1))
         known = _known_keys(_unwrap(info))
-        return "unknown key" + (f" (expected one of: {', '.join(known)})" if known else "")
+        return (
+            "unknown key"
+            + _meant(field_m.group(1), known)
+            + (f" (expected one of: {', '.join(known)})" if known else "")
+        )
     if text.startswith("Object missing required field") and field_m:
         segments.append(field_m.group(1))
         return "required key is missing"
@@ -136,6 +141,17 @@ def _field_info(info: Any, name: str) -> Any:
             if f.encode_name == name:
                 return f.type
     return None
+
+
+def _meant(typed: str, known: Sequence[str]) -> str:
+    """``; did you mean extraDirs?`` for a key one slip away from a known one (a
+    letter too few or many, another case): fourteen names to read through find it
+    less fast."""
+    lower = {k.lower(): k for k in known}
+    found = lower.get(typed.lower()) or next(
+        iter(difflib.get_close_matches(typed, known, n=1, cutoff=0.75)), None
+    )
+    return f"; did you mean {found}?" if found else ""
 
 
 def _known_keys(info: Any) -> list[str]:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from skillbook.base.js import load_json5
+from skillbook.base.json5_errors import json5_problem
 from skillbook.config.checks import check_allowlist, check_env, check_secrets
 from skillbook.config.errors import MISSING, convert, render
 from skillbook.config.experience import ExperienceConfig, experience_config
@@ -339,9 +340,21 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     """Read and validate a JSON5 config file; raises :class:`ConfigError`."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = file.read_bytes()
+        text = data.decode("utf-8-sig")
+    except OSError as exc:
         raise ConfigError(f"{file}: cannot read config: {exc}", file=file) from exc
+    except UnicodeDecodeError as exc:
+        # An editor's other encoding (a Latin-1 "é"): say where and how to fix it, not
+        # which codec failed at which byte offset.
+        at = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # the BOM is cut first
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        raise ConfigError(
+            f"{file}:{line}:{column}: cannot read config: byte 0x{data[at]:02x} is not "
+            "UTF-8 (save the file as UTF-8)",
+            file=file,
+        ) from exc
     return Config.from_mapping(_parse_json5(text, file), file=file)
 
 
@@ -349,7 +362,10 @@ def _parse_json5(text: str, file: Path) -> Any:
     try:
         return load_json5(text)
     except ValueError as exc:
-        raise ConfigError(f"{file}: invalid JSON5: {exc}", key_path="", file=file) from exc
+        found = json5_problem(str(exc), text)
+        where = f"{file}:{found.line}:{found.column}" if found else str(file)
+        problem = found.brief() if found else str(exc)
+        raise ConfigError(f"{where}: invalid JSON5: {problem}", key_path="", file=file) from exc
 
 
 def read_config(location: ConfigLocation) -> Config:

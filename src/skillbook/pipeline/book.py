@@ -25,6 +25,7 @@ from operator import attrgetter, eq
 from pathlib import Path
 from typing import Any
 
+from skillbook import diagnostics as dg
 from skillbook.base.env import own_env
 from skillbook.base.once import Once
 from skillbook.config.file import Config, read_config
@@ -214,6 +215,9 @@ class Loader:
             if workspace is not None
             else None
         )
+        #: A workspace the caller named: a typo in it must not pass for "no skills".
+        #: (from_settings clears it: the command line checked its workspace already.)
+        self.workspace_named = workspace is not None
         self.agent = agent
         self.mode = Mode.of(mode or self.config.skills.load.mode or DEFAULT_MODE)
         #: The OpenClaw release reproduced: ``compat``, else ``skills.compat``, else the default.
@@ -257,7 +261,7 @@ class Loader:
         """A loader for the settings the command line resolved (``options`` pass through)."""
         # Settings.resolve found and read the config: record what that asked.
         record_paths(settings.paths, config_read=True)
-        return cls(
+        loader = cls(
             settings.workspace.path,
             config=settings.config,
             agent=settings.agent,
@@ -267,6 +271,8 @@ class Loader:
             compat=settings.compat,
             **options,
         )
+        loader.workspace_named = False
+        return loader
 
     def load(self, *, hint: ChangeHint | None = None) -> SkillBook:
         """Build the book. ``hint`` lists what a file watcher saw change since this
@@ -301,6 +307,8 @@ class Loader:
         self.cache.flush()
         commands, command_diags = load_bundle_commands(plugins, cfg)
         diagnostics: list[Diagnostic] = [*found.diagnostics, *command_diags]
+        if self.workspace_named and self.workspace is not None and not self.workspace.is_dir():
+            diagnostics.append(_workspace_missing(self.workspace))
 
         candidates = list(found.skills)
         if not self.legacy_manifest_keys:
@@ -497,6 +505,17 @@ def agent_prompt_chars(config: Config, agent: str | None, default: int) -> int:
                 return value
             return default
     return default
+
+
+def _workspace_missing(workspace: Path) -> Diagnostic:
+    what = "is not a folder" if workspace.exists() else "does not exist"
+    return dg.warning(
+        "discover.workspace-missing",
+        f"the workspace {workspace} {what}: only skills from other sources (bundled, "
+        "managed, personal, extra folders) were loaded; check the path (a relative one is "
+        "read from the current folder)",
+        path=workspace,
+    )
 
 
 def _fs_inside(root: str, path: str) -> bool:

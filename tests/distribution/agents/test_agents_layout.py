@@ -118,6 +118,30 @@ def test_detection_follows_the_rules(where: AgentEnv) -> None:
     assert not agent("eve").is_detected(where)
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("claude", "claude-code"),
+        ("Claude Code", "claude-code"),
+        ("cursorr", "cursor"),
+        ("copilot", "github-copilot"),
+        ("gemini", "gemini-cli"),
+    ],
+)
+def test_an_unknown_agent_names_the_id_meant(where: AgentEnv, typed: str, meant: str) -> None:
+    with pytest.raises(AgentsError) as unknown:
+        resolve_agents((typed,), where)
+    assert str(unknown.value) == (
+        f"unknown agent {typed!r}; did you mean {meant}? (every id: docs/agents.md)"
+    )
+
+
+def test_an_unknown_agent_like_none_lists_a_few_ids(where: AgentEnv) -> None:
+    with pytest.raises(AgentsError) as unknown:
+        resolve_agents(("vscode",), where)
+    assert "use an id such as aider-desk, amp," in str(unknown.value)
+
+
 def test_unknown_and_undetected_agents_are_refused_with_codes(where: AgentEnv) -> None:
     with pytest.raises(AgentsError) as unknown:
         resolve_agents(("claude",), where)
@@ -242,6 +266,25 @@ def test_a_link_leaving_the_skill_is_refused(where: AgentEnv, tmp_path: Path) ->
     assert caught.value.code == "agents.symlink-escape"
     # Checked before anything is made: not even the agent's folder.
     assert not (where.project / ".claude").exists()
+
+
+def test_removing_for_an_agent_without_the_skill_leaves_the_lock_alone(
+    where: AgentEnv, tmp_path: Path
+) -> None:
+    """`remove NAME --for codex` of a skill installed for Claude Code only said "not
+    installed for codex" and dropped the lock entry, so `update --for claude-code`
+    found nothing to update."""
+    source = make_skill(tmp_path / "src" / "my-skill")
+    install_for(source, (agent("claude-code"),), where, global_=False, copy=False)
+    before = (where.project / "skills-lock.json").read_bytes()
+    with pytest.raises(AgentsError) as caught:
+        remove_for("My Skill", (agent("codex"),), where, global_=False)
+    assert caught.value.code == "agents.not-installed"
+    assert (where.project / "skills-lock.json").read_bytes() == before
+    assert (where.project / ".claude/skills/my-skill/SKILL.md").is_file()
+    removed, _ = remove_for("My Skill", (agent("claude-code"),), where, global_=False)
+    assert removed == [where.project / ".claude/skills/my-skill"]
+    assert read_lock(where.project) == {}
 
 
 def test_install_records_the_lock_and_remove_keeps_what_is_still_used(

@@ -166,6 +166,15 @@ def test_unknown_skill_and_policy_refusal(env: Env) -> None:
     missing = env.run("nope", "--yes")
     assert missing.exit_code == 1
     assert missing.stderr.startswith("skillbook: Skill not found: nope.")
+    # A near name is suggested, and a folder that did not load says why.
+    env.skill("jqtool", JQ)
+    near = env.run("jqtol", "--yes")
+    assert near.stderr.startswith('skillbook: Skill not found: jqtol. Did you mean "jqtool"?')
+    write_skill(env.workspace / "skills" / "broken", description=None)
+    why = env.run("broken", "--yes")
+    assert why.exit_code == 1
+    assert why.stderr.startswith('skillbook: skill "broken" is there but not loaded:\n')
+    assert "[parse.missing-description]" in why.stderr
     env.skill("jqtool", JQ)
     config = env.config({"skills": {"install": {"policy": {"allowedKinds": ["download"]}}}})
     refused = env.run("jqtool", "--yes", config=config)

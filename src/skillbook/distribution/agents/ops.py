@@ -14,6 +14,7 @@ Every refusal is an :class:`~skillbook.distribution.agents.AgentsError` with an
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 from dataclasses import dataclass
@@ -101,11 +102,13 @@ def resolve_agents(ids: tuple[str, ...], where: AgentEnv) -> tuple[Agent, ...]:
             continue
         agent = get_agent(agent_id)
         if agent is None:
-            known = ", ".join(a.id for a in all_agents()[:6])
-            raise AgentsError(
-                "agents.unknown",
-                f"unknown agent {agent_id!r}; use an id such as {known}, … (docs/agents.md)",
-            )
+            close = close_agent_ids(agent_id)
+            if close:
+                hint = f"did you mean {' or '.join(close)}? (every id: docs/agents.md)"
+            else:
+                known = ", ".join(a.id for a in all_agents()[:6])
+                hint = f"use an id such as {known}, … (docs/agents.md)"
+            raise AgentsError("agents.unknown", f"unknown agent {agent_id!r}; {hint}")
         if agent.id in _UNSUPPORTED:
             raise AgentsError(
                 "agents.unsupported", f"{agent.display_name} ({agent.id}) is not supported yet"
@@ -113,6 +116,25 @@ def resolve_agents(ids: tuple[str, ...], where: AgentEnv) -> tuple[Agent, ...]:
         chosen.append(agent)
     unique = {a.id: a for a in chosen}
     return tuple(unique.values())
+
+
+def close_agent_ids(typed: str) -> list[str]:
+    """Agent ids a person probably meant: the id of a display name (``Claude Code``),
+    ids that start with or hold what they typed (``claude``, ``copilot``), near
+    spellings (``cursorr``); at most three. Eighty ids in alphabetical order
+    are no help to someone who typed ``claude``."""
+    wanted = typed.strip().lower()
+    if not wanted:
+        return []
+    words: dict[str, str] = {}
+    for agent in all_agents():
+        words.setdefault(agent.id, agent.id)
+        words.setdefault(agent.display_name.lower(), agent.id)
+    found = [words[w] for w in words if w == wanted]
+    found += [words[w] for w in words if w.startswith(wanted)]
+    found += [words[w] for w in words if wanted in w and len(wanted) >= 4]
+    found += [words[w] for w in difflib.get_close_matches(wanted, list(words), n=3, cutoff=0.75)]
+    return list(dict.fromkeys(found))[:3]
 
 
 def install_for(
@@ -228,12 +250,20 @@ def remove_for(
     canonical = canonical_base(where, global_=global_) / folder
     if not global_:
         read_lock(where.project)  # A conflicted lock stops the removal before anything goes.
+    chosen = {a.id for a in agents}
+    paths = [agent_base(agent, where, global_=global_) / folder for agent in agents]
+    if not any(os.path.lexists(p) for p in (*paths, canonical)):
+        # Nothing of it for these agents: refused before the lock is touched. Dropping
+        # the entry here took it from an agent that has the skill (`remove NAME --for
+        # codex` of a skill installed for claude-code only), so `update` lost it.
+        raise AgentsError(
+            "agents.not-installed", f"{name} is not installed for {', '.join(sorted(chosen))} here"
+        )
     removed: list[Path] = []
     for agent in agents:
         path = agent_base(agent, where, global_=global_) / folder
         if path != canonical and os.path.lexists(path) and _remove_path(path):
             removed.append(path)
-    chosen = {a.id for a in agents}
     still_used = False
     for agent in all_agents():
         if agent.id in chosen or agent.id in _UNSUPPORTED:

@@ -216,6 +216,24 @@ def _simple_frontmatter(
     return frontmatter, reloaded or NONE_RELOADED
 
 
+#: What to do about libyaml's commonest complaints, by a phrase of its message; the
+#: usual cause (an unquoted ``: ``) otherwise. A tab or an open quote told to "quote
+#: values" sent authors looking for a colon that was not the problem.
+_YAML_ADVICE = (
+    ("tab character", "indent with spaces, not tabs"),
+    ("end of stream", "close the quote or bracket left open"),
+    ("expected ','", "close the bracket, and separate its items with commas"),
+    ("expected key", "line the keys up at the same indentation"),
+)
+
+
+def _yaml_advice(problem: str) -> str:
+    for phrase, advice in _YAML_ADVICE:
+        if phrase in problem:
+            return advice
+    return "quote values that contain ': '"
+
+
 def _load_yaml(
     block: str, block_line: int, diags: list[Diagnostic], where: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, dict[str, int]]:
@@ -229,7 +247,7 @@ def _load_yaml(
             "duplicate-key": ("parse.yaml-duplicate-key", dg.warning, "remove one of them"),
             "alias-bomb": ("parse.yaml-alias-bomb", dg.warning, "remove the YAML aliases"),
             "too-deep": ("parse.yaml-too-deep", dg.warning, "flatten the frontmatter"),
-        }.get(exc.kind, ("parse.yaml-invalid", dg.info, "quote values that contain ': '"))
+        }.get(exc.kind, ("parse.yaml-invalid", dg.info, _yaml_advice(str(exc))))
         diags.append(
             severity(
                 code,

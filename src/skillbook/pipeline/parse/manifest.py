@@ -17,6 +17,7 @@ from typing import Any
 
 from skillbook import diagnostics as dg
 from skillbook.base.js import JS_WHITESPACE, js_string, js_trim, load_json5
+from skillbook.base.json5_errors import json5_problem
 from skillbook.config.profile import FrontmatterRules
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import InstallSpec, Requires, Skill, SkillMetadata
@@ -153,6 +154,13 @@ def _parsed_json5(
         parsed = loaded if loaded is not None else load_json5(raw)
     except ValueError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        found = json5_problem(reason, raw)
+        if found is not None:
+            spot = f"line {found.line}, column {found.column}" if "\n" in raw else ""
+            spot = spot or f"column {found.column}"
+            reason = f"unexpected {found.unexpected} at {spot} of its value" + (
+                f"; {found.hint}" if found.hint else ""
+            )
         return None, dg.warning(
             "parse.metadata-invalid",
             f"`{key}` is not valid JSON5 ({reason}); the skill has no gates",

@@ -16,7 +16,9 @@ from Python's (``\\s``, ``\\w``, ``trim``, object key order) we reproduce JavaSc
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from pathlib import Path
 
 from skillbook import diagnostics as dg
@@ -117,22 +119,28 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
         dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
         diags.extend(dispatch_diags)
     if block is not None and not js_trim(values.get("name") or ""):
+        why, at = _why_missing("name", frontmatter, block, block_line)
         diags.append(
             dg.info(
                 "parse.missing-name",
-                "no `name` in the frontmatter; the folder name is used",
+                f"no `name` in the frontmatter; the folder name is used{why}",
                 path=path,
-                line=block_line,
+                line=at or block_line,
             )
         )
     if not js_trim(values.get("description") or ""):
+        why, at = (
+            _why_missing("description", frontmatter, block, block_line)
+            if block is not None
+            else _outside_block("description", decoded)
+        )
         diags.append(
             dg.error(
                 "parse.missing-description",
-                "no `description` in the frontmatter: the skill is not loaded "
-                "(add `description: <when to use this skill>`)",
+                "no `description` in the frontmatter: the skill is not loaded"
+                f"{why or ' (add `description: <when to use this skill>`)'}",
                 path=path,
-                line=frontmatter.line_of("description") or (block_line or 1),
+                line=at or frontmatter.line_of("description") or (block_line or 1),
             )
         )
     return ParsedSkillFile(
@@ -146,6 +154,64 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
         had_bom=had_bom,
         has_frontmatter=block is not None,
         invalid=invalid is not None,
+    )
+
+
+#: What to write after an empty required key.
+_WHAT = {"description": ": say what the skill does and when to use it"}
+
+
+def _why_missing(
+    key: str, frontmatter: Frontmatter, block: str | None, block_line: int
+) -> tuple[str, int | None]:
+    """Why a required key reads as missing when the file shows a likely slip, as a
+    parenthesised clause and its line (``("", None)`` when it shows none).
+
+    An author who wrote ``Description:``, ``descripton:`` or an indented
+    ``description:`` is otherwise told to add a key they can see in their file."""
+    if key in frontmatter.values or key in frontmatter.lines:
+        return f" (`{key}:` has no value{_WHAT.get(key, '')})", frontmatter.line_of(key)
+    for other in frontmatter.values:
+        if other.lower() == key:
+            return (
+                f" (found `{other}:`; keys are case-sensitive: rename it `{key}:`)",
+                frontmatter.line_of(other),
+            )
+    for other in frontmatter.values:
+        if difflib.get_close_matches(other.lower(), [key], n=1, cutoff=0.7):
+            return (
+                f" (found `{other}:`; did you mean `{key}:`?)",
+                frontmatter.line_of(other),
+            )
+    return _indented_key(key, block or "", block_line)
+
+
+def _outside_block(key: str, text: str) -> tuple[str, int | None]:
+    """A ``key:`` line in a file without a closed ``---`` block: the author wrote the
+    key, but no frontmatter holds it (the fence is missing or never closed)."""
+    found = re.search(rf"^{re.escape(key)}[ \t]*:", text, re.MULTILINE)
+    if found is None:
+        return "", None
+    line = 1 + text.count("\n", 0, found.start())
+    return (
+        f" (line {line} `{key}:` is not inside a frontmatter block: the file needs a line "
+        "`---` before the frontmatter and one after it)",
+        line,
+    )
+
+
+def _indented_key(key: str, block: str, block_line: int) -> tuple[str, int | None]:
+    """An indented ``key:`` line: neither YAML nor OpenClaw's line parser reads it as a
+    top-level key, so the key looks missing though the author wrote it."""
+    found = re.search(rf"^([ \t]+){re.escape(key)}[ \t]*:", block, re.MULTILINE)
+    if found is None:
+        return "", None
+    line = block_line + block.count("\n", 0, found.start())
+    indent = "a tab" if "\t" in found.group(1) else "spaces"
+    return (
+        f" (line {line} `{key}:` is indented with {indent}, so it is not a top-level key: "
+        "start it at the beginning of the line)",
+        line,
     )
 
 

@@ -1,0 +1,59 @@
+"""``skillbook select``'s text when nothing is selected: how far off the best skill was,
+and which of the two thresholds (``minScore`` or the null-skill floor) stopped it."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from factories import write_skill
+
+from cli.conftest import Shell
+from skillbook.cli.select_output import render
+from skillbook.selection.plain import Candidate, Selection
+
+
+def none_line(threshold: float, floor: float | None) -> str:
+    best = Candidate(SimpleNamespace(name="weather"), 1, 0.338, {"bm25": 1.6}, ())
+    selection = Selection("weather in Paris", "hybrid", threshold, (best,), (), (), floor)
+    lines = render(
+        "weather in Paris",
+        selection,  # type: ignore[arg-type]  # the plain path's twin of the selector's
+        channels=("bm25",),
+        default_top=5,
+        top=None,
+        why={},
+        blocked=(),
+        diagnostics=(),
+        include_ineligible=False,
+        as_json=False,
+    )
+    assert isinstance(lines, list)
+    return lines[2]
+
+
+def test_an_empty_selection_names_the_best_score_and_the_null_floor() -> None:
+    assert none_line(0.3944, 0.3944) == (
+        "Selected: none (no skill reaches the threshold 0.39; the best, weather, scored "
+        "0.338; the null-skill floor set it: the request reads close to small talk "
+        "(docs/selection.md, The null skill))"
+    )
+
+
+def test_an_empty_selection_under_min_score_names_the_setting() -> None:
+    assert none_line(0.39, 0.1) == (
+        "Selected: none (no skill reaches the threshold 0.39; the best, weather, scored "
+        "0.338; skills.selection.minScore sets it)"
+    )
+
+
+def test_select_on_the_command_line_says_how_far_off_the_best_was(shell: Shell) -> None:
+    write_skill(shell.project / "skills" / "weather", description="Weather forecasts for a city.")
+    config = shell.project / "c.json"
+    selection = {"backend": "bm25", "minScore": 0.99, "indexDir": str(shell.project / "i")}
+    config.write_text(json.dumps({"skills": {"selection": selection}}), encoding="utf-8")
+    result = shell.run("-c", str(config), "select", "weather forecast for Paris")
+    assert result.exit_code == 0, result.output
+    line = result.stdout.splitlines()[2]
+    assert line.startswith("Selected: none (no skill reaches the threshold 0.99; the best, weather")
+    assert line.endswith("skills.selection.minScore sets it)")
