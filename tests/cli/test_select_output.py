@@ -36,7 +36,7 @@ def test_an_empty_selection_names_the_best_score_and_the_null_floor() -> None:
     assert none_line(0.3944, 0.3944) == (
         "Selected: none (no skill reaches the threshold 0.39; the best, weather, scored "
         "0.338; the null-skill floor set it: the request reads close to small talk "
-        "(docs/selection.md, The null skill))"
+        "(docs/selection.md, The null skill; skills.selection.nullSkill: false turns it off))"
     )
 
 

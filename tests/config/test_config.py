@@ -417,3 +417,11 @@ def test_mcp_servers_become_values() -> None:
     assert server.command == ("x", "y") and server.timeout_s == 5.0 and server.transport == "stdio"
     assert cfg.source_sections() == ("skills.mcp",)
     assert Config.empty().source_sections() == ()
+
+
+def test_selection_null_skill_is_a_checked_boolean() -> None:
+    assert Config.from_mapping({}).skills.selection.null_skill is None
+    off = Config.from_mapping({"skills": {"selection": {"nullSkill": False}}})
+    assert off.skills.selection.null_skill is False
+    with pytest.raises(ConfigError, match="nullSkill"):
+        Config.from_mapping({"skills": {"selection": {"nullSkill": "no"}}})

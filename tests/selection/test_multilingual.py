@@ -162,3 +162,38 @@ def test_the_null_skill_raises_the_bar_for_small_talk_only() -> None:
     own = SelectorSettings(weights=MixWeights(weights={"multilingual": 1.0}))
     mine = Selector(skills, settings=own, embedders={"multilingual": MultilingualEmbedder()})
     assert mine.select("haha thanks, that's cool").floor is None
+
+
+def test_null_skill_false_turns_the_floor_off_for_the_default_mix() -> None:
+    """``skills.selection.nullSkill: false``: a request for live data asked as a question
+    reads close to the general questions and the floor turned it away; without the floor
+    ``minScore`` alone decides, and the settings survive the saved selector's file."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.config.file import Config
+    from skillbook.model import Skill
+    from skillbook.selection.options import selector_settings
+    from skillbook.selection.selector import Selector
+
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    embedder = MultilingualEmbedder()
+    request = "what is the weather in Paris"
+    on = Selector(skills, embedders={"multilingual": embedder})
+    turned_away = on.select(request)
+    assert turned_away.floor is not None and turned_away.threshold == turned_away.floor
+    assert turned_away.ranked[0].name == "weather" and not turned_away.selected
+
+    cfg = Config.from_mapping({"skills": {"selection": {"nullSkill": False}}})
+    settings = selector_settings(cfg.skills.selection)
+    assert settings.null_skill is False
+    off = Selector(skills, settings=settings, embedders={"multilingual": embedder})
+    chosen = off.select(request)
+    assert chosen.floor is None and chosen.threshold == settings.threshold()
+    assert chosen.names()[:1] == ["weather"]
+    assert chosen.selected and chosen.selected[0].name == "weather"
+    # Unset or true: on, as before.
+    for value in ({}, {"nullSkill": True}):
+        default = Config.from_mapping({"skills": {"selection": value}}).skills.selection
+        assert selector_settings(default).null_skill is True

@@ -30,7 +30,7 @@ from skillbook.cli.select_fast import select_call
 from skillbook.selection import saved
 from skillbook.selection.embedders import MultilingualEmbedder, WordLlamaEmbedder, unit_rows
 from skillbook.selection.evaluate import load_queries
-from skillbook.selection.selector import Selector
+from skillbook.selection.selector import Selector, SelectorSettings
 
 REPO = Path(__file__).resolve().parents[2]
 QUERIES = REPO / "benchmarks" / "data" / "selection" / "queries.jsonl"
@@ -102,6 +102,26 @@ def test_a_restored_selector_has_every_attribute_of_a_built_one(
     assert set(vars(a.tokenize)) == set(vars(b.tokenize))
     for request in ("merge two pdf files", "météo à Lyon demain", "wether in paris", "hi"):
         assert built.select(request).to_json() == restored.select(request).to_json()
+
+
+def test_a_restored_selector_keeps_the_null_skill_setting(
+    tmp_path: Path, embedders: dict[str, Any]
+) -> None:
+    """``nullSkill: false`` survives the file: the restored selector applies no floor
+    (the plain path reads the same ``null_rule``), and its settings say so."""
+    from skillbook.pipeline.book import Loader
+
+    book = Loader(make_workspace(tmp_path), env=env_for(tmp_path), cwd=tmp_path).load()
+    for null_skill in (True, False):
+        built = Selector(
+            book.eligible, settings=SelectorSettings(null_skill=null_skill), embedders=embedders
+        )
+        restored = _round_trip(tmp_path, {"selector": built}).selectors["selector"]
+        assert restored.settings == built.settings
+        request = "what is the weather in Paris"
+        a, b = built.select(request), restored.select(request)
+        assert a.to_json() == b.to_json()
+        assert (b.floor is not None) is null_skill
 
 
 def test_a_damaged_or_foreign_file_is_a_miss(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def render(
         floor = selection.floor
         setter = (
             "the null-skill floor set it: the request reads close to small talk "
-            "(docs/selection.md, The null skill)"
+            "(docs/selection.md, The null skill; skills.selection.nullSkill: false turns it off)"
             if floor is not None and floor >= selection.threshold
             else "skills.selection.minScore sets it"
         )

@@ -214,6 +214,8 @@ class SelectionConfig:
     #: Where the routed skills go: ``message`` (default: in front of the user's
     #: message) or ``system`` (the system prompt's catalog, per turn).
     placement: str | None = None
+    #: ``nullSkill``: False turns the null-skill floor off (None: on, the default).
+    null_skill: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +489,7 @@ def _build_selection(sel: _SelectionS | msgspec.UnsetType) -> SelectionConfig:
         index_dir=_opt(sel.index_dir),
         route_margin=_opt(sel.route_margin),
         placement=_opt(sel.placement),
+        null_skill=_opt(sel.null_skill),
     )
 
 

@@ -110,6 +110,7 @@ class _SelectionS(_Strict):
     index_dir: str | _U = _UNSET
     route_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] | _U = _UNSET
     placement: Literal["message", "system"] | _U = _UNSET
+    null_skill: bool | _U = _UNSET
 
 
 class _RegistryS(_Strict):

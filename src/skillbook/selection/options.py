@@ -44,6 +44,7 @@ def selector_settings(cfg: SelectionConfig, *, backend: str | None = None) -> Se
         top_k=cfg.top_k or DEFAULT_TOP_K,
         min_score=cfg.min_score,
         pinned=cfg.pinned,
+        null_skill=cfg.null_skill is not False,
     )
 
 

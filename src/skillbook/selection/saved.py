@@ -189,6 +189,9 @@ def save(
             "vectors": {name: array(v, np.float32) for name, v in sel._vectors.items()},
             "null": None if sel._null is None else array(sel._null, np.float32),
             "null_rule": sel._null_rule,
+            # Beside the settings tuple, which the plain path reads as it is; a file
+            # written before the setting had it on.
+            "null_skill": s.null_skill,
             "lexical": None,
             "plain": _plain_parameters(sel),
         }
@@ -512,7 +515,12 @@ def _selector(
     rule = entry["null_rule"]
     return Selector.restore(
         settings=SelectorSettings(
-            backend=backend, fusion=fusion, top_k=top_k, min_score=min_score, pinned=tuple(pinned)
+            backend=backend,
+            fusion=fusion,
+            top_k=top_k,
+            min_score=min_score,
+            pinned=tuple(pinned),
+            null_skill=bool(entry.get("null_skill", True)),
         ),
         indexes=indexes,
         skills=mine,  # names are all a ranking reads

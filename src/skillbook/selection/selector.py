@@ -116,6 +116,9 @@ class SelectorSettings:
     weights: MixWeights | None = None
     #: Re-rank and score with the learned ranker where it applies (:attr:`Selector.ranker`).
     learned: bool = True
+    #: Apply the null skill's floor where the profile has one (``nullSkill``); False
+    #: selects by ``minScore`` alone.
+    null_skill: bool = True
 
     def mix_weights(self, profile: str | None = None) -> MixWeights:
         """The given weights, else the tuned ones of ``profile`` (default: the backend)."""
@@ -264,7 +267,11 @@ class Selector:
         )
         #: The no-skill sentences in the multilingual channel (None: no null skill).
         self._null: Any = None
-        null_rule = NULL_RULE.get(self.profile) if self.settings.weights is None else None
+        null_rule = (
+            NULL_RULE.get(self.profile)
+            if self.settings.weights is None and self.settings.null_skill
+            else None
+        )
         if null_rule is not None and "multilingual" in self._indexes:
             embedder = self._indexes["multilingual"].embedder
             with self._one_blas_thread():
