@@ -167,6 +167,39 @@ def test_check_fail_on(shell: Shell) -> None:
     assert shell.run("check", "--fail-on", "error").exit_code == 1
 
 
+def test_check_counts_the_notes_on_the_shipped_skills_and_lists_the_users(
+    shell: Shell,
+) -> None:
+    """The shipped jq skill's installers carry sha256 (read by OpenClaw 2026.9 only):
+    notes a user cannot act on are counted in one line; the user's own are listed, and
+    --json keeps every one."""
+    from skillbook.config.paths import PACKAGE_BUNDLED_DIR
+
+    shipped = {"SKILLBOOK_BUNDLED_SKILLS_DIR": str(PACKAGE_BUNDLED_DIR)}
+    write_skill(
+        shell.project / "skills" / "mine",
+        description="Mine.",
+        metadata={
+            "openclaw": {
+                "install": [
+                    {"kind": "download", "url": "https://example.com/x", "sha256": "0" * 64}
+                ]
+            }
+        },
+    )
+    text = shell.run("check", env=shipped).stdout
+    assert "mine/SKILL.md" in text and "install[0].sha256" in text
+    assert "bundled_skills/jq" not in text
+    counted = re.search(r"(\d+) note\(s\) on the skills skillbook ships", text)
+    assert counted is not None
+    data = json.loads(shell.run("check", "--json", env=shipped).stdout)
+    notes = [d for d in data["diagnostics"] if d["code"] == "parse.newer-field"]
+    ours = [d for d in notes if "bundled_skills" in d.get("path", "")]
+    assert len(ours) == int(counted.group(1)) and len(notes) == len(ours) + 1
+    # Without the shipped skills nothing is counted.
+    assert "skillbook ships" not in shell.run("check").stdout
+
+
 def test_check_collapses_repeated_findings(shell: Shell) -> None:
     from skillbook.cli.render import collapse
     from skillbook.diagnostics import Diagnostic, Severity

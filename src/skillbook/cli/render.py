@@ -262,7 +262,9 @@ def check_lines(book: SkillBook) -> list[str]:
             )
     groups = diagnostics_by_severity(book.diagnostics)
     # Shadowing and the compact format have their own sections above.
-    groups[Severity.INFO] = [d for d in groups[Severity.INFO] if d.code not in _SHOWN_ABOVE]
+    notes = [d for d in groups[Severity.INFO] if d.code not in _SHOWN_ABOVE]
+    shipped = [d for d in notes if _shipped(d)]
+    groups[Severity.INFO] = [d for d in notes if not _shipped(d)]
     for severity, title in (
         (Severity.ERROR, "Not loaded or rejected"),
         (Severity.WARNING, "Warnings"),
@@ -272,7 +274,23 @@ def check_lines(book: SkillBook) -> list[str]:
             lines += ["", f"{title}:"] + [
                 f"  {line}" for line in diag_lines(book, groups[severity])
             ]
+    if shipped:
+        # Notes on the skills skillbook ships (a field read by another OpenClaw
+        # release) ask nothing of the user, who cannot edit those files: counted, not
+        # listed, so that the user's own notes stand out; --json lists them all.
+        lines += [
+            "",
+            f"{len(shipped)} note(s) on the skills skillbook ships, none needing anything "
+            "from you (check --json lists them).",
+        ]
     return lines + workspace_hint(book)
+
+
+def _shipped(d: Diagnostic) -> bool:
+    """Whether ``d`` is about a file of the skills in skillbook's own package."""
+    from skillbook.config.paths import PACKAGE_BUNDLED_DIR
+
+    return d.path is not None and d.path.is_relative_to(PACKAGE_BUNDLED_DIR)
 
 
 _SHOWN_ABOVE = frozenset({"discover.shadowed", "discover.duplicate-realpath", "prompt.compact"})
