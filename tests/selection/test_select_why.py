@@ -125,10 +125,11 @@ def test_eval_select_says_why_instead_of_not_found(tmp_path: Path) -> None:
         '{"id": "d2", "query": "run my compose services", "expected": ["docker-deploy"]}\n'
         '{"id": "n1", "query": "open my apple notes", "expected": ["apple-notes"]}\n'
         '{"id": "x1", "query": "lamp", "expected": ["no-such-skill"]}\n'
+        '{"id": "x2", "query": "notes", "expected": ["apple-note"]}\n'
     )
     base = ["-w", str(ws), "-c", str(cfg), "eval", "select", "--queries", str(qfile)]
     report = json.loads(_run([*base, "--json"], env).output)
-    assert report["unknownExpected"] == ["no-such-skill"]
+    assert report["unknownExpected"] == ["apple-note", "no-such-skill"]
     blocked = {e["name"]: e for e in report["ineligibleExpected"]}
     assert set(blocked) == {"docker-deploy", "apple-notes"}
     assert blocked["apple-notes"]["status"] == "needs-setup"
@@ -137,10 +138,15 @@ def test_eval_select_says_why_instead_of_not_found(tmp_path: Path) -> None:
     table = _run(base, env).output
     assert "Expected skills loaded but not eligible on this host" in table
     assert "docker-deploy (2 queries)  needs-setup: binary `dockerish-standin`" in table
-    assert "Expected skills not found (not loaded at all): no-such-skill" in table
+    # A misspelt expected name gets the loaded skill it was probably meant for.
+    assert (
+        "Expected skills not found (not loaded at all):\n"
+        "  apple-note (did you mean apple-notes?)\n  no-such-skill\n"
+    ) in table
     # Ranked over every loaded skill, they are found and nothing is reported.
     wide = json.loads(_run([*base, "--include-ineligible", "--json"], env).output)
-    assert wide["ineligibleExpected"] == [] and wide["unknownExpected"] == ["no-such-skill"]
+    assert wide["ineligibleExpected"] == []
+    assert wide["unknownExpected"] == ["apple-note", "no-such-skill"]
     assert wide["results"][0]["ranked"][0] == "docker-deploy"
 
 

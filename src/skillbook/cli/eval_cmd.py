@@ -154,8 +154,16 @@ def eval_select_cmd(
                 f"  {w.name} ({needing[w.name]} queries)  {w.status}: {'; '.join(w.reasons)}"
             )
     if unknown:
+        from skillbook.pipeline.lookup import suggest_names
+
         lines.append("")
-        lines.append("Expected skills not found (not loaded at all): " + ", ".join(unknown))
+        lines.append("Expected skills not found (not loaded at all):")
+        for name in unknown:
+            # A queries file is typed by hand: a misspelt name scores every query that
+            # expects it as a miss, and the figures above read as the selector's.
+            near = suggest_names(book.status.skills, name)
+            hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+            lines.append(f"  {name}{hint}")
     lines.extend(d.format() for d in problems)
     emit_lines(lines)
 
