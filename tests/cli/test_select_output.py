@@ -57,3 +57,35 @@ def test_select_on_the_command_line_says_how_far_off_the_best_was(shell: Shell) 
     line = result.stdout.splitlines()[2]
     assert line.startswith("Selected: none (no skill reaches the threshold 0.99; the best, weather")
     assert line.endswith("skills.selection.minScore sets it)")
+
+
+def _lines(*ranked: Candidate) -> list[str]:
+    selection = Selection("pdfs", "hybrid", 0.18, ranked, (), (), None)
+    lines = render(
+        "pdfs",
+        selection,  # type: ignore[arg-type]  # the plain path's twin of the selector's
+        channels=("bm25",),
+        default_top=5,
+        top=None,
+        why={},
+        blocked=(),
+        diagnostics=(),
+        include_ineligible=False,
+        as_json=False,
+    )
+    assert isinstance(lines, list)
+    return lines
+
+
+def test_a_learned_order_says_so_above_the_list() -> None:
+    """The learned ranker may place a lower fused score above a higher one: the list
+    says what orders it and what the threshold reads."""
+    a = Candidate(SimpleNamespace(name="a"), 1, 0.20, {"bm25": 1.0, "learned": 0.6}, ())
+    b = Candidate(SimpleNamespace(name="b"), 2, 0.25, {"bm25": 1.2, "learned": 0.3}, ())
+    lines = _lines(a, b)
+    at = lines.index(
+        "Ordered by the learned ranker (learned=); score= is what the threshold reads:"
+    )
+    assert lines[at + 1].startswith("   1. a  score=0.200")
+    plain = Candidate(SimpleNamespace(name="a"), 1, 0.20, {"bm25": 1.0}, ())
+    assert not any(line.startswith("Ordered by") for line in _lines(plain))

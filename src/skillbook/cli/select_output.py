@@ -122,6 +122,12 @@ def render(
     else:
         lines.append("Selected: none (no skill reaches the threshold)")
     lines.append("")
+    if any("learned" in c.parts for c in selection.ranked[:shown]):
+        # The learned ranker orders; the fused score decides what is selected. Without
+        # this line a score lower than the one below it reads as a sorting bug.
+        lines.append(
+            "Ordered by the learned ranker (learned=); score= is what the threshold reads:"
+        )
     for c in selection.ranked[:shown]:
         mark = "*" if c.name in chosen else " "
         parts = "  ".join(f"{k}={v:.3f}" for k, v in c.parts.items() if not k.endswith("Squashed"))
