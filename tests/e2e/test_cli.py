@@ -303,12 +303,15 @@ def test_info_of_an_unknown_skill_exits_1_with_a_hint(sandbox: Sandbox) -> None:
     ]
     proc = sandbox.run("-w", str(sandbox.workspace), "info", "zzz", "--json")
     assert proc.returncode == 1
-    # OpenClaw's shape, plus a stable code and the suggestions.
+    # OpenClaw's shape, plus a stable code, the suggestions, and why a folder of that
+    # name did not load or where a misplaced SKILL.md of it is (none here).
     assert json.loads(proc.stdout) == {
         "error": "not found",
         "skill": "zzz",
         "code": "skill-not-found",
         "suggestions": [],
+        "notLoaded": [],
+        "misplaced": [],
     }
 
 
