@@ -55,6 +55,7 @@ _MSG: Mapping[str, str] = MappingProxyType({
         " load it (raise skills.limits.maxSkillFileBytes or move material into references/)"
     ),
     "unreadable": "cannot read it: {exc}",
+    "not-regular": "the skill file is not a regular file (a folder, FIFO, socket or device); it is not read",
     "symlink": "the skill file is a symbolic link; OpenClaw refuses it (copy the file instead)",
     "utf8": "the file is not valid UTF-8 ({reason} at byte {start}); save it as UTF-8",
     "bom": "the file starts with a byte-order mark; remove it (skills-ref and OpenClaw then see no frontmatter)",
