@@ -19,6 +19,7 @@ from skillbook.config.limits import (
     Limits,
 )
 from skillbook.config.mode import Mode
+from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.config.paths import Paths
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
@@ -483,6 +484,23 @@ def test_wrong_case_skill_md(env: tuple[Paths, Path]) -> None:
     d = discover(resolve_roots(ws, paths))
     assert d.skills == ()
     assert "discover.skill-md-case" in codes(d)
+
+
+def test_wrong_case_skill_md_is_reported_by_the_2026_9_search(tmp_path: Path) -> None:
+    """2026.9's recursive search passed a `skill.md` folder by with no diagnostic (found
+    by the crash hunt), at the top and deeper down."""
+    root = tmp_path / "skills"
+    write_file(root / "lower" / "skill.md", skill_text("lower", "d"))
+    write_file(root / "group" / "deep" / "Skill.md", skill_text("deep", "d"))
+    if (root / "lower" / "SKILL.md").exists():
+        pytest.skip("case-insensitive file system")
+    d = run((Source.WORKSPACE, root), profile=OPENCLAW_2026_9)
+    assert d.skills == ()
+    found = diags(d, "discover.skill-md-case")
+    assert sorted(str(x.path) for x in found) == [
+        str(root / "group" / "deep" / "Skill.md"),
+        str(root / "lower" / "skill.md"),
+    ]
 
 
 def test_broken_symlink_candidate_is_diagnosed(env: tuple[Paths, Path], tmp_path: Path) -> None:
