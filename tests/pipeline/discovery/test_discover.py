@@ -19,8 +19,8 @@ from skillbook.config.limits import (
     Limits,
 )
 from skillbook.config.mode import Mode
-from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.config.paths import Paths
+from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
 from skillbook.pipeline.cache.parse_cache import ParseCache

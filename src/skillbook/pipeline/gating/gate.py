@@ -156,7 +156,9 @@ class BinaryLookup:
             extensions = ["", *(e for e in exts if e)]
         else:
             extensions = [""]
-        return any(_executable(os.path.join(part, bin + ext)) for part in parts for ext in extensions)
+        return any(
+            _executable(os.path.join(part, bin + ext)) for part in parts for ext in extensions
+        )
 
 
 def _executable(path: str) -> bool:
