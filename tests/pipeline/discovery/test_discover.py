@@ -86,6 +86,34 @@ def test_missing_extra_dir_is_diagnosed(env: tuple[Paths, Path], tmp_path: Path)
     assert diag.path == tmp_path / "nope"
 
 
+@pytest.mark.parametrize(
+    ("kind", "what"),
+    [
+        ("broken", "is a symbolic link to a folder that does not exist"),
+        ("loop", "is a symbolic link that loops back to itself"),
+        ("file", "is not a folder"),
+    ],
+)
+def test_a_default_root_that_is_there_but_no_folder_is_diagnosed(
+    env: tuple[Paths, Path], kind: str, what: str
+) -> None:
+    """`<workspace>/skills` as a broken link (its target moved), a looping link or a
+    file hid every workspace skill without a word (found by the crash hunt)."""
+    paths, ws = env
+    skills = ws / "skills"
+    ws.mkdir(parents=True, exist_ok=True)
+    if kind == "broken":
+        skills.symlink_to(ws / "moved-away")
+    elif kind == "loop":
+        skills.symlink_to("skills")
+    else:
+        skills.write_text("not a folder")
+    d = discover(resolve_roots(ws, paths))
+    [diag] = diags(d, "discover.root-missing")
+    assert diag.path == skills
+    assert f"({Source.WORKSPACE.value}) {what}" in diag.message
+
+
 def test_resolve_roots_order_and_extra_dir_expansion(env: tuple[Paths, Path]) -> None:
     paths, ws = env
     roots = resolve_roots(ws, paths, extra_dirs=[" ~/x ", "", "rel"], cwd=ws)
