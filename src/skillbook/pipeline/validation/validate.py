@@ -85,10 +85,9 @@ _LENIENT_SEVERITY: Mapping[str, Severity] = MappingProxyType(
         "parse.install-dropped": Severity.WARNING,
     }
 )
-# OpenPocket finds a name and description in the body, so these are no problem there.
 # Links are followed (validate reports a linked SKILL.md and reads its target anyway).
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
+# OpenPocket finds a name and description in the body, so these are no problem there.
 _LEGACY_FORGIVEN = frozenset(
     {"parse.missing-name", "parse.missing-description", "parse.no-frontmatter"}
 )
