@@ -565,6 +565,28 @@ def test_a_fifo_skill_file_is_refused_not_read(tmp_path: Path, mode: str) -> Non
     assert "discover.not-regular-file" in errors(result)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_strict_problems_rereads_the_file_without_blocking(tmp_path: Path) -> None:
+    """`--mode strict` re-reads a loaded skill's SKILL.md: swapped for a FIFO since, the
+    read blocked (a writer feeds it here, so the old read got a passing skill)."""
+    fifo = tmp_path / "SKILL.md"
+    os.mkfifo(fifo)
+    parsed = parse_skill_text(skill_text("fifo", GOOD))
+
+    def feed() -> None:
+        with contextlib.suppress(OSError), open(fifo, "wb") as out:
+            out.write(skill_text("fifo", GOOD).encode())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        found = strict_problems(tmp_path, parsed, file_path=fifo)
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(5)
+    assert [d.code for d in found] == ["discover.not-regular-file"]
+
+
 def test_strict_refuses_tabs_in_the_frontmatter(tmp_path: Path) -> None:
     """skills-ref's strictyaml scanner fails on a tab after `key:` (found by hypothesis)."""
     folder = tmp_path / "a"

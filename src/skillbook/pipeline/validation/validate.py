@@ -30,16 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from skillbook.base.fs import read_at_most
 from skillbook.base.js import utf16_slice
-from skillbook.config.limits import DEFAULT_MAX_SKILL_FILE_BYTES
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
 from skillbook.pipeline.validation.strict_rules import (
@@ -47,6 +44,7 @@ from skillbook.pipeline.validation.strict_rules import (
     SKILL_FILE,
     _Report,
     _version_problems,
+    read_skill_file,
     strict_problems,
 )
 
@@ -85,8 +83,6 @@ _LENIENT_SEVERITY: Mapping[str, Severity] = MappingProxyType(
         "parse.install-dropped": Severity.WARNING,
     }
 )
-# Links are followed (validate reports a linked SKILL.md and reads its target anyway).
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 # OpenPocket finds a name and description in the body, so these are no problem there.
 _LEGACY_FORGIVEN = frozenset(
     {"parse.missing-name", "parse.missing-description", "parse.no-frontmatter"}
@@ -170,7 +166,7 @@ def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationR
         return _result(path, None, rep.found)
     skill_dir, file_path = located
     rep.path = file_path
-    raw = _read_skill_file(file_path, rep)
+    raw = read_skill_file(file_path, rep)
     if raw is None:
         return _result(path, None, rep.found)
     from skillbook.pipeline.parse.skill_file import parse_skill_text
@@ -232,39 +228,6 @@ def _skill_file_in(path: Path, mode: Mode, rep: _Report) -> tuple[Path, Path] | 
         level = Severity.WARNING if mode in ("mixed", "legacy") else Severity.ERROR
         rep.add("skill-file", "lower-skill-md", level=level)
     return path, file_path
-
-
-def _read_skill_file(file_path: Path, rep: _Report) -> bytes | None:
-    """The file's bytes; None (reported) when too large or unreadable. A symbolic
-    link is reported and followed."""
-    if file_path.is_symlink():
-        rep.add("discover.symlinked-skill-md", "symlink")
-    limit = DEFAULT_MAX_SKILL_FILE_BYTES
-    try:
-        # Non-blocking, and checked on the descriptor: a FIFO would block the open or
-        # the read forever, and a device such as /dev/zero never ends.
-        fd = os.open(file_path, _READ_FLAGS)
-    except OSError as exc:
-        rep.add("discover.unreadable", "unreadable", exc=exc)
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            rep.add("discover.not-regular-file", "not-regular")
-            return None
-        if info.st_size > limit:
-            rep.add("discover.file-too-large", "too-large", size=info.st_size, limit=limit)
-            return None
-        data = read_at_most(fd, limit + 1, info.st_size)
-    except OSError as exc:
-        rep.add("discover.unreadable", "unreadable", exc=exc)
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > limit:  # grew between the check and the read
-        rep.add("discover.file-too-large", "too-large", size=len(data), limit=limit)
-        return None
-    return data
 
 
 #: Parse findings that mean OpenClaw drops part of a skill (a gate, an installer, a dispatch).
