@@ -210,6 +210,7 @@ CODES: dict[str, str] = {
     "registry.no-backup": "restore found no backup of the skill (update --force keeps one only over a local edit).",
     "registry.pinned": "The skill is pinned; update and install --force refuse it until unpin.",
     "registry.publish-failed": "skillbook publish stopped: not a skill, not semver, unreachable, or refused.",
+    "registry.workdir-unusable": "The skills folder of the workdir is not a folder or cannot be made; nothing was done.",
     "install.fallback": "An opt-in apt or pip fallback replaces an installer whose tool is missing.",
 }
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 
 import click
 import pytest
@@ -260,3 +262,30 @@ def test_info_of_a_skill_to_set_up_names_the_setup_command(shell: Shell) -> None
     text = shell.run("info", "deploy").stdout
     assert "Install options:\n  → Install helmish (brew)\n" in text
     assert "  Run `skillbook setup deploy` (a security scan first; --dry-run shows" in text
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="needs byte file names")
+def test_a_skill_folder_named_with_bytes_that_are_not_utf8_is_printed(shell: Shell) -> None:
+    """Such a name reaches Python as lone surrogates, which no UTF-8 stream encodes:
+    every command that printed the skill stopped with a UnicodeEncodeError (found by
+    the crash hunt). They print U+FFFD instead."""
+    folder = os.path.join(os.fsencode(shell.project), b"skills", b"bad\xffname")
+    os.makedirs(folder)
+    with open(os.path.join(folder, b"SKILL.md"), "wb") as out:
+        out.write(b"---\ndescription: A folder name that is not UTF-8.\n---\nBody\n")
+    for args in (
+        ["list"],
+        ["list", "--json"],
+        ["check"],
+        ["check", "--json"],
+        ["prompt"],
+        ["commands"],
+        ["info", "bad"],
+        ["info", "--json", "bad\udcffname"],
+    ):
+        result = shell.run(*args)
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+        assert result.exit_code in (0, 1), (args, result.output)
+    listed = json.loads(shell.run("list", "--json").stdout)
+    assert [s["name"] for s in listed["skills"]] == ["bad\ufffdname"]
+    assert "bad\ufffdname" in shell.run("prompt").stdout

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from skillbook.config import file as config_file
 from skillbook.config.errors import MISSING
 from skillbook.config.file import Config, SecretRef, load_config, resolve_config_path
 from skillbook.errors import ConfigError, SkillbookError, SkillNotFound
@@ -364,6 +365,23 @@ def test_invalid_json5_names_line_column_and_the_likely_slip(
     with pytest.raises(ConfigError) as info:
         load_config(f)
     assert str(info.value) == f"{f}{said}"
+
+
+def test_a_config_is_read_up_to_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config linked to /dev/zero was read until memory ran out (found by the crash
+    hunt); the read stops past the bound. The bound is lowered here so a plain file
+    shows it (a device would never end on the code before)."""
+    monkeypatch.setattr(config_file, "MAX_CONFIG_BYTES", 64, raising=False)
+    f = tmp_path / "openclaw.json"
+    f.write_text('{"skills": {"readTool": "Read"}}' + " " * 40, encoding="utf-8")
+    with pytest.raises(ConfigError, match="cannot read config: larger than 64 bytes"):
+        load_config(f)
+    f.write_text('{"skills": {"readTool": "Read"}}', encoding="utf-8")
+    assert load_config(f).skills.read_tool == "Read"
+    if Path("/dev/zero").exists():
+        (tmp_path / "zero.json").symlink_to("/dev/zero")
+        with pytest.raises(ConfigError, match="larger than"):
+            load_config(tmp_path / "zero.json")
 
 
 @pytest.mark.parametrize(

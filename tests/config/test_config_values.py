@@ -122,6 +122,31 @@ def test_json5_infinity_in_a_file_is_refused_with_the_file_and_key(tmp_path: Pat
 
 
 @pytest.mark.parametrize(
+    ("text", "key_path", "got"),
+    [
+        ('{"skills": "\\udcff"}', "skills", 'expected object, got "\ufffd"'),
+        (
+            '{skills: {limits: {maxSkillsInPrompt: "a\\ud800"}}}',
+            "skills.limits.maxSkillsInPrompt",
+            'got "a\ufffd"',
+        ),
+        ('{"plugins": {"allow": "\\ud800"}}', "plugins.allow", 'got "\ufffd"'),
+    ],
+)
+def test_a_wrong_value_holding_a_lone_surrogate_escape_is_a_config_error(
+    tmp_path: Path, text: str, key_path: str, got: str
+) -> None:
+    """JSON allows a lone "\\ud800"; msgspec could not put it into its message and
+    load stopped with a UnicodeEncodeError traceback (found by the crash hunt)."""
+    file = tmp_path / "skillbook.json"
+    file.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(file)
+    assert info.value.key_path == key_path
+    assert str(info.value).endswith(got)
+
+
+@pytest.mark.parametrize(
     ("entry", "key_path"),
     [
         ({"apiKey": 12345678901234}, "skills.entries.w.apiKey"),

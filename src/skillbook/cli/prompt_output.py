@@ -7,17 +7,21 @@ outputs are the same bytes; this module imports nothing, so the fast path stays 
 
 from __future__ import annotations
 
+import re
 import sys
 
 __all__ = ["write_prompt"]
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
 
 def write_prompt(out: str) -> None:
     """Print the catalog as ``prompt`` prints it: as is, as UTF-8 bytes where the locale
-    could not show them (it is the model's text)."""
+    could not show them (it is the model's text). A lone surrogate (from a folder name
+    that is not UTF-8) has no UTF-8 form and is printed as U+FFFD."""
     try:
         sys.stdout.write(out)
     except UnicodeEncodeError:
         sys.stdout.flush()
-        sys.stdout.buffer.write(out.encode("utf-8"))
+        sys.stdout.buffer.write(_SURROGATE_RE.sub("\ufffd", out).encode("utf-8"))
     sys.stdout.flush()

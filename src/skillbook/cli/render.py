@@ -37,10 +37,14 @@ DEFAULT_EMOJI = "📦"
 # drive the reader's terminal or break JSON consumers (OpenClaw strips them too).
 _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Lone surrogates: a folder name that is not UTF-8 reaches Python as surrogate escapes
+# (and a YAML or JSON5 escape can write one); no UTF-8 stream can encode them, so
+# printing one stopped every command with a UnicodeEncodeError.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
-    return _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
+    return _SURROGATE_RE.sub("\ufffd", _CONTROL_RE.sub("", _ANSI_RE.sub("", text)))
 
 
 def sanitize_json(value: Any) -> Any:
@@ -49,7 +53,7 @@ def sanitize_json(value: Any) -> Any:
     if isinstance(value, list):
         return [sanitize_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: sanitize_json(v) for k, v in value.items()}
+        return {clean(k) if isinstance(k, str) else k: sanitize_json(v) for k, v in value.items()}
     return value
 
 

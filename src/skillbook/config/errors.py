@@ -45,6 +45,7 @@ _AT_RE: Final = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S
 _SEG_RE: Final = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _FIELD_RE: Final = re.compile(r"field `([^`]*)`")
 _PLAIN_KEY_RE: Final = re.compile(r"^[A-Za-z0-9_$-]+$")
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
 
 
 def convert(value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None) -> Any:
@@ -52,6 +53,26 @@ def convert(value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: 
         return msgspec.convert(_integral_floats(value), schema)
     except msgspec.ValidationError as exc:
         raise _translate(str(exc), value, schema, prefix, where, file) from None
+    except UnicodeEncodeError:
+        # JSON allows "\ud800" alone; msgspec cannot put a lone surrogate into its
+        # error message and raised this instead, a traceback rather than the key. The
+        # same value with U+FFFD in its place fails the same way, with the message.
+        shown = _without_surrogates(value)
+        try:
+            msgspec.convert(_integral_floats(shown), schema)
+        except msgspec.ValidationError as exc:
+            raise _translate(str(exc), shown, schema, prefix, where, file) from None
+        raise
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def _integral_floats(value: Any) -> Any:

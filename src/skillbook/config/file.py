@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from skillbook.base.fs import read_file_at_most
 from skillbook.base.js import load_json5
 from skillbook.base.json5_errors import json5_problem
 from skillbook.config.checks import check_allowlist, check_env, check_secrets
@@ -95,6 +96,9 @@ __all__ = [
 ]
 
 _EMPTY_MAP: Final[Mapping[str, Any]] = MappingProxyType({})
+#: Far above any real config (OpenClaw's are kilobytes); only a device or a runaway
+#: file reaches it.
+MAX_CONFIG_BYTES: Final = 64 * 1024 * 1024
 
 # --------------------------------------------------------------------------- values
 
@@ -342,7 +346,13 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     """Read and validate a JSON5 config file; raises :class:`ConfigError`."""
     file = Path(path)
     try:
-        data = file.read_bytes()
+        # Bounded: a config that is a link to /dev/zero (or /dev/urandom) was read
+        # until memory ran out. A pipe (`-c <(...)`, `-c /dev/stdin`) still works.
+        data = read_file_at_most(file, MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{file}: cannot read config: larger than {MAX_CONFIG_BYTES} bytes", file=file
+            )
         text = data.decode("utf-8-sig")
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read config: {exc}", file=file) from exc

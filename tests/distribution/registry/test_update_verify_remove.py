@@ -4,6 +4,7 @@ skills installed by OpenClaw (no fingerprint) and the legacy ``.clawdhub`` files
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,24 @@ def test_an_owner_folder_of_the_clawhub_cli(
     assert lock_of(workdir)["@bar-owner/demo"]["version"] == "1.1.0"
     assert sorted(p.name for p in owner_dir.iterdir()) == ["demo"]
     assert [v.drift.state for v in verify_skills(workdir)] == ["clean"]
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo", "loop"])
+def test_a_skills_path_that_is_not_a_folder_is_a_registry_error(tmp_path: Path, kind: str) -> None:
+    """`skills` as a file, a FIFO or a link to itself stopped verify, remove and every
+    other registry command with FileExistsError (found by the crash hunt)."""
+    skills = tmp_path / "skills"
+    if kind == "file":
+        skills.write_text("not a folder")
+    elif kind == "fifo":
+        os.mkfifo(skills)
+    else:
+        skills.symlink_to("skills")
+    workdir = Workdir(tmp_path)
+    with pytest.raises(RegistryError) as raised:
+        verify_skills(workdir, ())
+    assert raised.value.code == "registry.workdir-unusable"
+    assert str(skills) in raised.value.message
+    with pytest.raises(RegistryError, match="cannot use"):
+        remove_skill(workdir, "demo")
+    assert skills.is_symlink() or skills.exists()

@@ -20,6 +20,7 @@ from skillbook.config.limits import (
 )
 from skillbook.config.mode import Mode
 from skillbook.config.paths import Paths
+from skillbook.config.profile import OPENCLAW_2026_9
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Source
 from skillbook.pipeline.cache.parse_cache import ParseCache
@@ -83,6 +84,34 @@ def test_missing_extra_dir_is_diagnosed(env: tuple[Paths, Path], tmp_path: Path)
     d = discover(resolve_roots(ws, paths, extra_dirs=["  ", str(tmp_path / "nope")]))
     [diag] = diags(d, "discover.root-missing")
     assert diag.path == tmp_path / "nope"
+
+
+@pytest.mark.parametrize(
+    ("kind", "what"),
+    [
+        ("broken", "is a symbolic link to a folder that does not exist"),
+        ("loop", "is a symbolic link that loops back to itself"),
+        ("file", "is not a folder"),
+    ],
+)
+def test_a_default_root_that_is_there_but_no_folder_is_diagnosed(
+    env: tuple[Paths, Path], kind: str, what: str
+) -> None:
+    """`<workspace>/skills` as a broken link (its target moved), a looping link or a
+    file hid every workspace skill without a word (found by the crash hunt)."""
+    paths, ws = env
+    skills = ws / "skills"
+    ws.mkdir(parents=True, exist_ok=True)
+    if kind == "broken":
+        skills.symlink_to(ws / "moved-away")
+    elif kind == "loop":
+        skills.symlink_to("skills")
+    else:
+        skills.write_text("not a folder")
+    d = discover(resolve_roots(ws, paths))
+    [diag] = diags(d, "discover.root-missing")
+    assert diag.path == skills
+    assert f"({Source.WORKSPACE.value}) {what}" in diag.message
 
 
 def test_resolve_roots_order_and_extra_dir_expansion(env: tuple[Paths, Path]) -> None:
@@ -483,6 +512,23 @@ def test_wrong_case_skill_md(env: tuple[Paths, Path]) -> None:
     d = discover(resolve_roots(ws, paths))
     assert d.skills == ()
     assert "discover.skill-md-case" in codes(d)
+
+
+def test_wrong_case_skill_md_is_reported_by_the_2026_9_search(tmp_path: Path) -> None:
+    """2026.9's recursive search passed a `skill.md` folder by with no diagnostic (found
+    by the crash hunt), at the top and deeper down."""
+    root = tmp_path / "skills"
+    write_file(root / "lower" / "skill.md", skill_text("lower", "d"))
+    write_file(root / "group" / "deep" / "Skill.md", skill_text("deep", "d"))
+    if (root / "lower" / "SKILL.md").exists():
+        pytest.skip("case-insensitive file system")
+    d = run((Source.WORKSPACE, root), profile=OPENCLAW_2026_9)
+    assert d.skills == ()
+    found = diags(d, "discover.skill-md-case")
+    assert sorted(str(x.path) for x in found) == [
+        str(root / "group" / "deep" / "Skill.md"),
+        str(root / "lower" / "skill.md"),
+    ]
 
 
 def test_broken_symlink_candidate_is_diagnosed(env: tuple[Paths, Path], tmp_path: Path) -> None:

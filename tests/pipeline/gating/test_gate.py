@@ -267,6 +267,18 @@ def test_binary_lookup_finds_executables_only(tmp_path: Path) -> None:
     assert bins.has_any(["absent", "tool"])
 
 
+def test_binary_lookup_counts_a_name_or_path_with_nul_as_missing(tmp_path: Path) -> None:
+    """A NUL in `requires.bins` (JSON5 "\\u0000") made os.access raise ValueError and
+    stopped the whole load (found by the crash hunt); OpenClaw counts it as not found."""
+    write_exe(tmp_path / "bin", "tool")
+    bins = BinaryLookup({"PATH": str(tmp_path / "bin")}, platform="linux")
+    assert not bins.has("to\0ol")
+    assert bins.has_any(["\0", "tool"])
+    assert not BinaryLookup({"PATH": f"{tmp_path}\0/bin"}, platform="linux").has("tool")
+    skill = make_skill(metadata=SkillMetadata(requires=Requires(bins=("tool", "a\0b"))))
+    assert ev(skill, bins=bins).missing.bins == ("a\0b",)
+
+
 def test_binary_lookup_windows_pathext(tmp_path: Path) -> None:
     """PATHEXT on a simulated Windows host: `tool.CMD` found as `tool`."""
     folder = tmp_path / "win bin"

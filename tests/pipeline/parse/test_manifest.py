@@ -169,6 +169,42 @@ def test_field_types_follow_openclaw() -> None:
     assert m.always is True
 
 
+@pytest.mark.parametrize(
+    ("manifest", "field"),
+    [
+        ('{"requires": "git"}', "requires"),
+        ('{"requires": {"bins": 5}}', "requires.bins"),
+        ('{"requires": {"anyBins": {"a": 1}}}', "requires.anyBins"),
+        ('{"requires": {"env": true}}', "requires.env"),
+        ('{"requires": {"config": 0}}', "requires.config"),
+        ('{"os": 7}', "os"),
+        ('{"install": {"kind": "brew", "formula": "jq"}}', "install"),
+        ('{"install": "brew install jq"}', "install"),
+    ],
+)
+def test_a_gate_of_the_wrong_type_is_ignored_with_a_diagnostic(manifest: str, field: str) -> None:
+    """OpenClaw ignores these (the skill looks ready, or has no installer); they were
+    ignored without a word (found by the crash hunt)."""
+    m, diags = resolve_metadata(
+        {"metadata": f'{{"openclaw": {manifest}}}'}, {}, lines={"metadata": 3}
+    )
+    assert m is not None
+    assert (m.requires or Requires()) == Requires() and m.os is None and m.install is None
+    assert [(d.code, d.severity, d.line) for d in diags] == [
+        ("parse.field-type", Severity.WARNING, 3)
+    ]
+    assert f"`metadata.openclaw.{field}` must be" in diags[0].message
+
+
+def test_string_lists_and_arrays_for_an_object_are_not_reported() -> None:
+    # OpenClaw reads a comma-separated string as a list, and an array as an empty object.
+    raw = '{"openclaw": {"requires": {"bins": "git, jq", "env": []}, "os": "linux"}}'
+    m, diags = resolve_metadata({"metadata": raw}, {})
+    assert m is not None and m.requires is not None
+    assert (m.requires.bins, m.os, diags) == (("git", "jq"), ("linux",), ())
+    assert meta_codes('{"openclaw": {"requires": ["a"]}}') == []
+
+
 def test_manifest_array_counts_as_an_object() -> None:
     # JavaScript: `[]` is a truthy object, so the manifest exists but has no fields.
     m = meta('{"openclaw": []}')

@@ -7,6 +7,9 @@ description rules are checked too.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -533,6 +536,55 @@ def test_strict_problems_unreadable_file(tmp_path: Path) -> None:
     parsed = parse_skill_text("---\nname: x\ndescription: y\n---\n")
     found = strict_problems(tmp_path, parsed, file_path=tmp_path / "gone" / "SKILL.md")
     assert [d.code for d in found] == ["discover.unreadable"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("mode", ["strict", "openclaw"])
+def test_a_fifo_skill_file_is_refused_not_read(tmp_path: Path, mode: str) -> None:
+    """A FIFO named SKILL.md is reported, never opened for a blocking read: with no
+    writer that read waits forever (the crash hunt's `skillbook validate` hang). Here a
+    writer feeds it, so a reader that reads it gets a valid skill instead."""
+    folder = tmp_path / "fifo"
+    folder.mkdir()
+    fifo = folder / "SKILL.md"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with contextlib.suppress(OSError), open(fifo, "wb") as out:
+            out.write(skill_text("fifo", GOOD).encode())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        result = validate_path(folder, mode=mode)
+    finally:
+        # Unblock a writer still waiting for a reader.
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(5)
+    assert not result.ok
+    assert "discover.not-regular-file" in errors(result)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_strict_problems_rereads_the_file_without_blocking(tmp_path: Path) -> None:
+    """`--mode strict` re-reads a loaded skill's SKILL.md: swapped for a FIFO since, the
+    read blocked (a writer feeds it here, so the old read got a passing skill)."""
+    fifo = tmp_path / "SKILL.md"
+    os.mkfifo(fifo)
+    parsed = parse_skill_text(skill_text("fifo", GOOD))
+
+    def feed() -> None:
+        with contextlib.suppress(OSError), open(fifo, "wb") as out:
+            out.write(skill_text("fifo", GOOD).encode())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        found = strict_problems(tmp_path, parsed, file_path=fifo)
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(5)
+    assert [d.code for d in found] == ["discover.not-regular-file"]
 
 
 def test_strict_refuses_tabs_in_the_frontmatter(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from typing import Any, Final
 from urllib.parse import quote, unquote
 
 from skillbook.base.locks import folder_lock
+from skillbook.distribution.registry import RegistryError
 from skillbook.distribution.registry.lockfile import (
     CLAWHUB_DIR,
     SKILLBOOK_DIR,
@@ -71,7 +72,15 @@ class Workdir:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the workdir's lock and repair what a killed run left."""
-        self.skills_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.skills_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            # A file, FIFO or looping link named `skills` is the user's, not ours to
+            # replace; every registry command stopped here with a traceback.
+            raise RegistryError(
+                "registry.workdir-unusable",
+                f"cannot use {self.skills_dir} as the skills folder: {exc.strerror or exc}",
+            ) from exc
         with folder_lock(self.skills_dir):
             self.recover()
             yield

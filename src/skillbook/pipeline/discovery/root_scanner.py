@@ -139,8 +139,10 @@ class RootScanner:
         root_dir = _fs.abspath(path)
         if not scan_fs.is_dir(root_dir):
             footprint.absent(root_dir)
-            if source is Source.EXTRA:
-                self._report_missing(root_dir)
+            # A default root that does not exist is normal; one that is there but is no
+            # folder (a broken or looping link, a file) hid all its skills without a word.
+            if source is Source.EXTRA or os.path.lexists(root_dir):
+                self._report_missing(source, root_dir)
             return []
         root_real = self.memo.realpath(root_dir) or root_dir
         if self.rules.slice_by_candidates:
@@ -162,14 +164,17 @@ class RootScanner:
             )
         return self._load_folders(self._root(label, root_dir, base_dir, where))
 
-    def _report_missing(self, root_dir: str) -> None:
+    def _report_missing(self, source: Source, root_dir: str) -> None:
         what = "is not a folder" if os.path.lexists(root_dir) else "does not exist"
         if scan_fs.is_symlink_loop(root_dir):
             what = "is a symbolic link that loops back to itself"
+        elif os.path.islink(root_dir) and not os.path.exists(root_dir):
+            what = "is a symbolic link to a folder that does not exist"
+        origin = "from `skills.load.extraDirs`" if source is Source.EXTRA else f"({source.value})"
         self.reader.add(
             warning,
             "discover.root-missing",
-            f"the skills folder {root_dir} from `skills.load.extraDirs` {what}",
+            f"the skills folder {root_dir} {origin} {what}; no skill is loaded from it",
             root_dir,
         )
 

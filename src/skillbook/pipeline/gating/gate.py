@@ -157,10 +157,17 @@ class BinaryLookup:
         else:
             extensions = [""]
         return any(
-            os.access(os.path.join(part, bin + ext), os.X_OK)
-            for part in parts
-            for ext in extensions
+            _executable(os.path.join(part, bin + ext)) for part in parts for ext in extensions
         )
+
+
+def _executable(path: str) -> bool:
+    # A NUL in a `requires.bins` name (or in PATH) made os.access raise and stopped the
+    # whole load; OpenClaw's access check throws too and counts it as not found.
+    try:
+        return os.access(path, os.X_OK)
+    except ValueError:
+        return False
 
 
 class RemoteEligibility(Protocol):

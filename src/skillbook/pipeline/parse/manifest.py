@@ -120,6 +120,7 @@ def resolve_metadata(
         diags.append(_unused_field(manifest_key, "requires.anyConfig", where))
     sha256 = rules is not None and rules.download_sha256
     install = _install_specs(obj.get("install"), sha256, where, diags)
+    _check_shapes(obj, requires_raw, manifest_key, where, diags)
     requires: Requires | None = None
     if isinstance(requires_raw, (dict, list)):
         # An array stands for an empty object, as in JavaScript.
@@ -205,6 +206,33 @@ def _typed_fields(
     if rules is not None and rules.skill_key_non_empty and not strings["skillKey"]:
         strings["skillKey"] = None
     return (always if isinstance(always, bool) else None), strings
+
+
+def _check_shapes(
+    obj: dict[str, Any],
+    requires_raw: Any,
+    manifest_key: str,
+    where: dict[str, Any],
+    diags: list[Diagnostic],
+) -> None:
+    """Report the gates OpenClaw ignores for their type (``requires: "git"``,
+    ``bins: 5``, ``install: {...}``): the skill then looks ready with no word why."""
+    if requires_raw is not None and not isinstance(requires_raw, (dict, list)):
+        diags.append(_field_type(manifest_key, "requires", "an object", where))
+    req = requires_raw if isinstance(requires_raw, dict) else {}
+    for name in ("bins", "anyBins", "env", "config"):
+        if not _is_string_list(req.get(name)):
+            diags.append(_field_type(manifest_key, f"requires.{name}", "a list of strings", where))
+    if not _is_string_list(obj.get("os")):
+        diags.append(_field_type(manifest_key, "os", "a list of strings", where))
+    install = obj.get("install")
+    if install is not None and not isinstance(install, list):
+        diags.append(_field_type(manifest_key, "install", "a list of install specs", where))
+
+
+def _is_string_list(value: Any) -> bool:
+    # What normalize_string_list reads: absent, a list, or a comma-separated string.
+    return value is None or isinstance(value, (list, str))
 
 
 def _install_specs(

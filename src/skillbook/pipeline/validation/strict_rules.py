@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from skillbook.base.fs import read_at_most
+from skillbook.config.limits import DEFAULT_MAX_SKILL_FILE_BYTES
 from skillbook.diagnostics import Diagnostic, Severity, describe_value
 
 if TYPE_CHECKING:
@@ -55,6 +58,7 @@ _MSG: Mapping[str, str] = MappingProxyType({
         " load it (raise skills.limits.maxSkillFileBytes or move material into references/)"
     ),
     "unreadable": "cannot read it: {exc}",
+    "not-regular": "the skill file is not a regular file (a folder, FIFO, socket or device); it is not read",
     "symlink": "the skill file is a symbolic link; OpenClaw refuses it (copy the file instead)",
     "utf8": "the file is not valid UTF-8 ({reason} at byte {start}); save it as UTF-8",
     "bom": "the file starts with a byte-order mark; remove it (skills-ref and OpenClaw then see no frontmatter)",
@@ -112,6 +116,44 @@ class _Report:
         self.found.append(Diagnostic(full, level, text, self.path, line or None, self.skill))
 
 
+# Links are followed (validate reports a linked SKILL.md and reads its target anyway).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_skill_file(file_path: Path, rep: _Report, *, follow_report: bool = True) -> bytes | None:
+    """The file's bytes; None (reported) when too large, not a regular file or
+    unreadable. A symbolic link is followed, and reported unless ``follow_report`` is
+    False (discovery has reported it already)."""
+    if follow_report and file_path.is_symlink():
+        rep.add("discover.symlinked-skill-md", "symlink")
+    limit = DEFAULT_MAX_SKILL_FILE_BYTES
+    try:
+        # Non-blocking, and checked on the descriptor: a FIFO would block the open or
+        # the read forever, and a device such as /dev/zero never ends.
+        fd = os.open(file_path, _READ_FLAGS)
+    except OSError as exc:
+        rep.add("discover.unreadable", "unreadable", exc=exc)
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            rep.add("discover.not-regular-file", "not-regular")
+            return None
+        if info.st_size > limit:
+            rep.add("discover.file-too-large", "too-large", size=info.st_size, limit=limit)
+            return None
+        data = read_at_most(fd, limit + 1, info.st_size)
+    except OSError as exc:
+        rep.add("discover.unreadable", "unreadable", exc=exc)
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # grew between the check and the read
+        rep.add("discover.file-too-large", "too-large", size=len(data), limit=limit)
+        return None
+    return data
+
+
 # ---------------------------------------------------------------- strict rules
 
 
@@ -128,10 +170,8 @@ def strict_problems(
     if file_path.name != SKILL_FILE:
         rep.add("skill-file", "not-skill-md", file=file_path.name)
     if raw is None:
-        try:
-            raw = file_path.read_bytes()
-        except OSError as exc:
-            rep.add("discover.unreadable", "unreadable", exc=exc)
+        raw = read_skill_file(file_path, rep, follow_report=False)
+        if raw is None:
             return tuple(rep.found)
     text = _strict_text(raw, rep)
     block = None if text is None else _strict_block(text, parsed, rep)

@@ -37,7 +37,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from skillbook.base.js import utf16_slice
-from skillbook.config.limits import DEFAULT_MAX_SKILL_FILE_BYTES
 from skillbook.config.mode import Mode
 from skillbook.diagnostics import Diagnostic, Severity, has_errors
 from skillbook.pipeline.validation.strict_rules import (
@@ -45,6 +44,7 @@ from skillbook.pipeline.validation.strict_rules import (
     SKILL_FILE,
     _Report,
     _version_problems,
+    read_skill_file,
     strict_problems,
 )
 
@@ -166,7 +166,7 @@ def validate_path(path: Path, *, mode: Mode | str = DEFAULT_MODE) -> ValidationR
         return _result(path, None, rep.found)
     skill_dir, file_path = located
     rep.path = file_path
-    raw = _read_skill_file(file_path, rep)
+    raw = read_skill_file(file_path, rep)
     if raw is None:
         return _result(path, None, rep.found)
     from skillbook.pipeline.parse.skill_file import parse_skill_text
@@ -228,27 +228,6 @@ def _skill_file_in(path: Path, mode: Mode, rep: _Report) -> tuple[Path, Path] | 
         level = Severity.WARNING if mode in ("mixed", "legacy") else Severity.ERROR
         rep.add("skill-file", "lower-skill-md", level=level)
     return path, file_path
-
-
-def _read_skill_file(file_path: Path, rep: _Report) -> bytes | None:
-    """The file's bytes; None (reported) when too large or unreadable. A symbolic
-    link is reported and followed."""
-    if file_path.is_symlink():
-        rep.add("discover.symlinked-skill-md", "symlink")
-    try:
-        size = file_path.stat().st_size
-    except OSError:
-        size = 0
-    if size > DEFAULT_MAX_SKILL_FILE_BYTES:
-        rep.add(
-            "discover.file-too-large", "too-large", size=size, limit=DEFAULT_MAX_SKILL_FILE_BYTES
-        )
-        return None
-    try:
-        return file_path.read_bytes()
-    except OSError as exc:
-        rep.add("discover.unreadable", "unreadable", exc=exc)
-        return None
 
 
 #: Parse findings that mean OpenClaw drops part of a skill (a gate, an installer, a dispatch).
