@@ -197,3 +197,29 @@ def test_null_skill_false_turns_the_floor_off_for_the_default_mix() -> None:
     for value in ({}, {"nullSkill": True}):
         default = Config.from_mapping({"skills": {"selection": value}}).skills.selection
         assert selector_settings(default).null_skill is True
+
+
+def test_a_skill_with_lone_surrogates_is_ranked_not_a_crash() -> None:
+    """A skill folder whose name is not UTF-8 reaches Python as surrogate escapes (and
+    a YAML escape can write one into a description): the tokenizers refused the
+    skill's text, and every selection over that catalog stopped with a TypeError."""
+    from pathlib import Path
+
+    from selection_support import SKILLS
+
+    from skillbook.model import Skill
+    from skillbook.selection.documents import document_for
+    from skillbook.selection.embedders import WordLlamaEmbedder
+    from skillbook.selection.selector import Selector
+
+    odd = Skill.create("bad\udcffname", "Tide tables \ud800 for surfers.", base_dir=Path("/x/b"))
+    doc = document_for(odd)
+    for text in (doc.lexical, doc.semantic, doc.body):
+        text.encode("utf-8")  # no lone surrogate is left
+    skills = [Skill.create(n, d, base_dir=Path("/x") / n) for n, d in SKILLS.items()]
+    sel = Selector(
+        [*skills, odd],
+        embedders={"wordllama": WordLlamaEmbedder(), "multilingual": MultilingualEmbedder()},
+    )
+    assert sel.select("tide tables for surfing").ranked[0].name == "bad\udcffname"
+    assert sel.select("weather in Oslo \udcff").ranked[0].name == "weather"

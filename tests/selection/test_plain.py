@@ -158,6 +158,10 @@ requests = st.one_of(
         st.characters(codec="utf-8", exclude_categories=["Cs"]),
         max_size=30,
     ),
+    # A lone surrogate (argv bytes that are not UTF-8) stopped both paths' tokenizers.
+    st.lists(st.sampled_from([*_WORDS, "\udcff", "a\ud800b"]), min_size=1, max_size=5).map(
+        " ".join
+    ),
 )
 
 
@@ -367,3 +371,17 @@ def test_the_plain_tokenizer_words_and_name_hits_are_the_selections(text: str) -
         assert ours.corrections(probe, lambda w: False, lambda w: False) == theirs.corrections(
             probe, lambda w: False, lambda w: False
         )
+
+
+def test_a_lone_surrogate_in_the_request_ranks_as_its_replacement(pair: tuple[Any, Any]) -> None:
+    """``weather \\udcff Oslo`` (a byte that is not UTF-8 in argv) stopped the selection
+    with the tokenizer's TypeError; both paths rank it as ``weather \\ufffd Oslo``."""
+    slow = pair[1]
+    for role in ("selector", "everyone"):
+        for request in ("weather \udcff Oslo", "\ud800"):
+            shown = request.replace("\udcff", "\ufffd").replace("\ud800", "\ufffd")
+            b, d = slow.selectors[role].select(request), slow.selectors[role].select(shown)
+            assert {**b.to_json(), "query": shown} == d.to_json()
+            found = _both(pair, role, request, None)
+            if found is not None:
+                assert_equivalent(found[0].to_json(), found[1].to_json(), request)

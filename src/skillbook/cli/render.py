@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from skillbook.base.surrogates import without_surrogates
 from skillbook.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:  # types only: `skillbook scan` imports this module and needs no catalog
@@ -37,14 +38,12 @@ DEFAULT_EMOJI = "📦"
 # drive the reader's terminal or break JSON consumers (OpenClaw strips them too).
 _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Lone surrogates: a folder name that is not UTF-8 reaches Python as surrogate escapes
-# (and a YAML or JSON5 escape can write one); no UTF-8 stream can encode them, so
-# printing one stopped every command with a UnicodeEncodeError.
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
-    return _SURROGATE_RE.sub("\ufffd", _CONTROL_RE.sub("", _ANSI_RE.sub("", text)))
+    # Lone surrogates (a folder name that is not UTF-8) stopped every command that
+    # printed one with a UnicodeEncodeError: no UTF-8 stream encodes them.
+    return without_surrogates(_CONTROL_RE.sub("", _ANSI_RE.sub("", text)))
 
 
 def sanitize_json(value: Any) -> Any:

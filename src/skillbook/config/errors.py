@@ -16,6 +16,7 @@ from typing import Any, Final
 import msgspec
 
 from skillbook.base.js import json_stringify
+from skillbook.base.surrogates import without_surrogates
 from skillbook.diagnostics import describe_value
 from skillbook.errors import ConfigError
 
@@ -45,7 +46,6 @@ _AT_RE: Final = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S
 _SEG_RE: Final = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _FIELD_RE: Final = re.compile(r"field `([^`]*)`")
 _PLAIN_KEY_RE: Final = re.compile(r"^[A-Za-z0-9_$-]+$")
-_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
 
 
 def convert(value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: Path | None) -> Any:
@@ -67,7 +67,7 @@ def convert(value: Any, schema: Any, prefix: tuple[str, ...], where: str, file: 
 
 def _without_surrogates(value: Any) -> Any:
     if isinstance(value, str):
-        return _SURROGATE_RE.sub("\ufffd", value)
+        return without_surrogates(value)
     if isinstance(value, dict):
         return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
     if isinstance(value, list):

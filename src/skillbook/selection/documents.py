@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from skillbook.base.surrogates import without_surrogates
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.selection.triggers import Triggers, skill_triggers
@@ -97,15 +98,18 @@ def body_headings(body: str, limit: int = MAX_HEADINGS) -> tuple[str, ...]:
 def document_for(skill: Skill) -> SkillDocument:
     """The :class:`SkillDocument` of ``skill``."""
     triggers, problems = skill_triggers(skill)
-    words = name_words(skill.name)
-    headings = body_headings(skill.parsed.body)
-    trigger_text = " ".join(" ".join(p) for p in (*triggers.any, *triggers.all))
+    # A name or text with lone surrogates (a folder name that is not UTF-8) stopped
+    # the tokenizers with a TypeError, and the whole selection with it.
+    words = without_surrogates(name_words(skill.name))
+    description = without_surrogates(skill.description)
+    headings = [without_surrogates(h) for h in body_headings(skill.parsed.body)]
+    trigger_text = without_surrogates(" ".join(" ".join(p) for p in (*triggers.any, *triggers.all)))
     # The name counts twice: it is the most specific text a skill has.
-    lexical = "\n".join(x for x in (words, words, skill.description, *headings, trigger_text) if x)
-    semantic = f"{words}: {skill.description}"
-    if len(skill.description) < SHORT_DESCRIPTION and headings:
+    lexical = "\n".join(x for x in (words, words, description, *headings, trigger_text) if x)
+    semantic = f"{words}: {description}"
+    if len(description) < SHORT_DESCRIPTION and headings:
         semantic += ". " + "; ".join(headings[:8])
     semantic = semantic[:MAX_SEMANTIC_CHARS]
     key = hashlib.sha256(semantic.encode("utf-8", "surrogatepass")).hexdigest()
-    body = body_prose(skill.parsed.body)
+    body = without_surrogates(body_prose(skill.parsed.body))
     return SkillDocument(skill.name, lexical, body, semantic, triggers, key, problems)

@@ -44,6 +44,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
+from skillbook.base.surrogates import without_surrogates
 from skillbook.errors import SkillbookError
 from skillbook.selection.phrases import match_phrases, words
 from skillbook.selection.speller import Speller
@@ -655,6 +656,8 @@ class PlainSelector:
         if blas is None:
             raise Unsupported("numpy's BLAS library was not found")
         lexical = self._lexical
+        # As the selector does: lone surrogates reach no tokenizer.
+        request = without_surrogates(request)
         fixes = lexical.corrections(request, self._models["multilingual"].is_word)
         text = " ".join([request, *fixes]) if fixes else request
         channels: dict[str, Sequence[float]] = dict(lexical.scores(text))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from skillbook.base.surrogates import without_surrogates
 from skillbook.diagnostics import Diagnostic
 from skillbook.model import Skill
 from skillbook.selection._blas import one_blas_thread
@@ -465,6 +466,9 @@ class Selector:
         """What every ranking of ``request`` starts from (see :class:`Signals`)."""
         import numpy as np
 
+        # Lone surrogates (bytes that are not UTF-8 in argv) stopped the tokenizers.
+        request = without_surrogates(request)
+        recent = [without_surrogates(t) for t in recent]
         text = self.corrected(request)
         channels, vectors = self._channels(text)
         null_cosine = self.null_cosine(vectors)
