@@ -31,7 +31,7 @@ MAX_DIRS_SEARCHED = 20_000
 def find_skill_dirs(root: Path) -> list[Path]:
     """Every folder under ``root`` holding a ``SKILL.md`` (not looking inside those),
     in path order; ``[root]`` when ``root`` is a skill or holds none."""
-    if (root / "SKILL.md").is_file():
+    if _has_skill_file(root):
         return [root]
     found: list[Path] = []
     seen: set[str] = set()
@@ -55,12 +55,21 @@ def find_skill_dirs(root: Path) -> list[Path]:
             continue
         for child in children:
             path = Path(child.path)
-            if (path / "SKILL.md").is_file():
+            if _has_skill_file(path):
                 found.append(path)
             elif depth + 1 < MAX_SKILL_DEPTH:
                 stack.append((path, depth + 1))
     found.sort(key=lambda p: os.fsencode(str(p)))
     return found or [root]
+
+
+def _has_skill_file(folder: Path) -> bool:
+    # Path.is_file() raises for a folder it may not search (EACCES): a skills folder
+    # holding a link to / or /proc/self stopped the whole scan at /proc/1/fdinfo.
+    try:
+        return (folder / "SKILL.md").is_file()
+    except OSError:
+        return False
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
