@@ -105,3 +105,33 @@ def test_invalid_metadata_says_where_in_the_value_and_the_likely_slip(
     d = only(text, "parse.metadata-invalid")
     assert f"`metadata` is not valid JSON5 ({said}" in d.message
     assert "<string>" not in d.message and d.line == 4
+
+
+@pytest.mark.parametrize(
+    ("block", "said", "line"),
+    [
+        (
+            "name: [x, y]\ndescription: D.",
+            '`name` is a list in the YAML, read as the text \'["x","y"]\'',
+            2,
+        ),
+        ("name: 42\ndescription: D.", "`name` is a number in the YAML, read as the text '42'", 2),
+        ("name: {k: v}\ndescription: D.", "`name` is a mapping in the YAML", 2),
+        ("name: x\ndescription: true", "`description` is a boolean in the YAML", 3),
+    ],
+)
+def test_a_name_or_description_that_yaml_reads_as_no_text_is_named(
+    block: str, said: str, line: int
+) -> None:
+    """OpenClaw turns such a value into text and loads the skill; so does skillbook, but
+    the author hears what became of it (the skill loaded under '["x","y"]' unremarked)."""
+    text = f"---\n{block}\n---\nBody\n"
+    d = only(text, "parse.field-type")
+    assert d.message.startswith(said) and d.line == line
+    assert "write it as plain text" in d.message
+    parsed = parse_skill_text(text)
+    assert not [x for x in parsed.diagnostics if x.severity.name == "ERROR"]
+    # Plain text, quoted numbers and empty values are not named.
+    for fine in ('name: "42"\ndescription: D.', "name: x\ndescription: D.", "description: D."):
+        codes = [x.code for x in parse_skill_text(f"---\n{fine}\n---\n").diagnostics]
+        assert "parse.field-type" not in codes, fine

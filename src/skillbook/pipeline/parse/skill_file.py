@@ -118,6 +118,8 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
         dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
         diags.extend(dispatch_diags)
+    if frontmatter.yaml_ok:
+        diags.extend(_not_text(frontmatter, path))
     if block is not None and not js_trim(values.get("name") or ""):
         why, at = _why_missing("name", frontmatter, block, block_line)
         diags.append(
@@ -159,6 +161,39 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
 
 #: What to write after an empty required key.
 _WHAT = {"description": ": say what the skill does and when to use it"}
+
+
+#: The fields OpenClaw reads as text whatever YAML made of them.
+_TEXT_FIELDS = ("name", "description")
+
+
+def _not_text(frontmatter: Frontmatter, path: Path | None) -> list[Diagnostic]:
+    """``parse.field-type`` for a ``name`` or ``description`` that YAML read as a list,
+    a mapping, a number or a boolean: OpenClaw turns it into text (``[x, y]`` becomes
+    ``["x","y"]``) and so does skillbook, but the author meant something else."""
+    found = []
+    for key in _TEXT_FIELDS:
+        raw = frontmatter.data.get(key)
+        if raw is None or isinstance(raw, str):
+            continue
+        kind = (
+            "a list" if isinstance(raw, list)
+            else "a mapping" if isinstance(raw, dict)
+            else "a boolean" if isinstance(raw, bool)
+            else "a number" if isinstance(raw, int | float)
+            else "not text"
+        )  # fmt: skip
+        shown = frontmatter.values.get(key, "")
+        found.append(
+            dg.warning(
+                "parse.field-type",
+                f"`{key}` is {kind} in the YAML, read as the text {shown[:60]!r}; write it "
+                "as plain text (quote it if it looks like a number or starts with [ or {)",
+                path=path,
+                line=frontmatter.line_of(key),
+            )
+        )
+    return found
 
 
 def _why_missing(
