@@ -13,12 +13,12 @@ from skillbook.cli.select_output import render
 from skillbook.selection.plain import Candidate, Selection
 
 
-def none_line(threshold: float, floor: float | None) -> str:
-    best = Candidate(SimpleNamespace(name="weather"), 1, 0.338, {"bm25": 1.6}, ())
-    selection = Selection("weather in Paris", "hybrid", threshold, (best,), (), (), floor)
+def rendered(*ranked: Candidate, threshold: float = 0.18, floor: float | None = None) -> list[str]:
+    """``select``'s text for a ranking (the plain path's twin of the selector's)."""
+    selection = Selection("weather in Paris", "hybrid", threshold, ranked, (), (), floor)
     lines = render(
         "weather in Paris",
-        selection,  # type: ignore[arg-type]  # the plain path's twin of the selector's
+        selection,  # type: ignore[arg-type]
         channels=("bm25",),
         default_top=5,
         top=None,
@@ -29,7 +29,12 @@ def none_line(threshold: float, floor: float | None) -> str:
         as_json=False,
     )
     assert isinstance(lines, list)
-    return lines[2]
+    return lines
+
+
+def none_line(threshold: float, floor: float | None) -> str:
+    best = Candidate(SimpleNamespace(name="weather"), 1, 0.338, {"bm25": 1.6}, ())
+    return rendered(best, threshold=threshold, floor=floor)[2]
 
 
 def test_an_empty_selection_names_the_best_score_and_the_null_floor() -> None:
@@ -59,33 +64,15 @@ def test_select_on_the_command_line_says_how_far_off_the_best_was(shell: Shell) 
     assert line.endswith("skills.selection.minScore sets it)")
 
 
-def _lines(*ranked: Candidate) -> list[str]:
-    selection = Selection("pdfs", "hybrid", 0.18, ranked, (), (), None)
-    lines = render(
-        "pdfs",
-        selection,  # type: ignore[arg-type]  # the plain path's twin of the selector's
-        channels=("bm25",),
-        default_top=5,
-        top=None,
-        why={},
-        blocked=(),
-        diagnostics=(),
-        include_ineligible=False,
-        as_json=False,
-    )
-    assert isinstance(lines, list)
-    return lines
-
-
 def test_a_learned_order_says_so_above_the_list() -> None:
     """The learned ranker may place a lower fused score above a higher one: the list
     says what orders it and what the threshold reads."""
     a = Candidate(SimpleNamespace(name="a"), 1, 0.20, {"bm25": 1.0, "learned": 0.6}, ())
     b = Candidate(SimpleNamespace(name="b"), 2, 0.25, {"bm25": 1.2, "learned": 0.3}, ())
-    lines = _lines(a, b)
+    lines = rendered(a, b)
     at = lines.index(
         "Ordered by the learned ranker (learned=); score= is what the threshold reads:"
     )
     assert lines[at + 1].startswith("   1. a  score=0.200")
     plain = Candidate(SimpleNamespace(name="a"), 1, 0.20, {"bm25": 1.0}, ())
-    assert not any(line.startswith("Ordered by") for line in _lines(plain))
+    assert not any(line.startswith("Ordered by") for line in rendered(plain))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -538,15 +539,10 @@ def test_strict_problems_unreadable_file(tmp_path: Path) -> None:
     assert [d.code for d in found] == ["discover.unreadable"]
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-@pytest.mark.parametrize("mode", ["strict", "openclaw"])
-def test_a_fifo_skill_file_is_refused_not_read(tmp_path: Path, mode: str) -> None:
-    """A FIFO named SKILL.md is reported, never opened for a blocking read: with no
-    writer that read waits forever (the crash hunt's `skillbook validate` hang). Here a
-    writer feeds it, so a reader that reads it gets a valid skill instead."""
-    folder = tmp_path / "fifo"
-    folder.mkdir()
-    fifo = folder / "SKILL.md"
+@contextlib.contextmanager
+def fed_fifo(fifo: Path) -> Iterator[None]:
+    """A FIFO at ``fifo`` with a writer that feeds it a valid skill: a reader that
+    opens it for a blocking read gets a passing skill instead of hanging the test."""
     os.mkfifo(fifo)
 
     def feed() -> None:
@@ -556,11 +552,23 @@ def test_a_fifo_skill_file_is_refused_not_read(tmp_path: Path, mode: str) -> Non
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     try:
-        result = validate_path(folder, mode=mode)
+        yield
     finally:
         # Unblock a writer still waiting for a reader.
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
         writer.join(5)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("mode", ["strict", "openclaw"])
+def test_a_fifo_skill_file_is_refused_not_read(tmp_path: Path, mode: str) -> None:
+    """A FIFO named SKILL.md is reported, never opened for a blocking read: with no
+    writer that read waits forever (the crash hunt's `skillbook validate` hang). Here a
+    writer feeds it, so a reader that reads it gets a valid skill instead."""
+    folder = tmp_path / "fifo"
+    folder.mkdir()
+    with fed_fifo(folder / "SKILL.md"):
+        result = validate_path(folder, mode=mode)
     assert not result.ok
     assert "discover.not-regular-file" in errors(result)
 
@@ -570,20 +578,9 @@ def test_strict_problems_rereads_the_file_without_blocking(tmp_path: Path) -> No
     """`--mode strict` re-reads a loaded skill's SKILL.md: swapped for a FIFO since, the
     read blocked (a writer feeds it here, so the old read got a passing skill)."""
     fifo = tmp_path / "SKILL.md"
-    os.mkfifo(fifo)
     parsed = parse_skill_text(skill_text("fifo", GOOD))
-
-    def feed() -> None:
-        with contextlib.suppress(OSError), open(fifo, "wb") as out:
-            out.write(skill_text("fifo", GOOD).encode())
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
+    with fed_fifo(fifo):
         found = strict_problems(tmp_path, parsed, file_path=fifo)
-    finally:
-        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
-        writer.join(5)
     assert [d.code for d in found] == ["discover.not-regular-file"]
 
 

@@ -233,25 +233,15 @@ class RecursiveScan:
             if level >= self._depth(place, path):
                 continue
             listing = scan_fs.list_child_dirs(path)
-            self._report_case(path, (*listing.md_files, *listing.dirs))
+            # 2026.4's scan reports a `skill.md` in a candidate folder; this search
+            # passed such a folder by without a word. The listing is already read.
+            self.layouts.report_case(path, (*listing.md_files, *listing.dirs))
             below = js_sorted(listing.dirs)
             queue.extend(
                 (os.path.join(path, n), f"{name}/{n}", level + 1) for n in below[:max_candidates]
             )
         found.sort(key=lambda item: locale_compare_key(item[2]))
         return found
-
-    def _report_case(self, folder: str, names: tuple[str, ...]) -> None:
-        # 2026.4's scan reports a `skill.md` in a candidate folder (RootLayouts.check_case);
-        # this search passed such a folder by without a word. The listing is already read.
-        for name in names:
-            if name.lower() == "skill.md" and name != SKILL_FILE:
-                self.reader.add(
-                    warning,
-                    "discover.skill-md-case",
-                    f"found {name}, but only a file named exactly SKILL.md is a skill; rename it",
-                    os.path.join(folder, name),
-                )
 
     def _depth(self, place: _Place, path: str) -> int:
         """How deep below the base folder ``path``'s branch is searched: an extra dir

@@ -128,13 +128,18 @@ class Layouts:
             names = os.listdir(skill_dir)
         except OSError:
             return
+        self.report_case(skill_dir, names)
+
+    def report_case(self, folder: str, names: Iterable[str]) -> None:
+        """``discover.skill-md-case`` for each of ``names`` (a listing of ``folder``)
+        that is ``SKILL.md`` in another casing."""
         for name in names:
             if name.lower() == "skill.md" and name != SKILL_FILE:
                 self.reader.add(
                     warning,
                     "discover.skill-md-case",
                     f"found {name}, but only a file named exactly SKILL.md is a skill; rename it",
-                    os.path.join(skill_dir, name),
+                    os.path.join(folder, name),
                 )
 
     def group_leaves(self, group_dir: str) -> list[str]:
