@@ -118,8 +118,7 @@ def _parse(text: str | bytes, path: Path | None, rules: FrontmatterRules | None)
     if "command-dispatch" in values or "command_dispatch" in values:  # else: none asked for
         dispatch, dispatch_diags = resolve_dispatch(values, path=path, lines=frontmatter.lines)
         diags.extend(dispatch_diags)
-    if frontmatter.yaml_ok:
-        diags.extend(_not_text(frontmatter, path))
+    diags.extend(_not_text(frontmatter, path))
     if block is not None and not js_trim(values.get("name") or ""):
         why, at = _why_missing("name", frontmatter, block, block_line)
         diags.append(
@@ -170,8 +169,11 @@ _TEXT_FIELDS = ("name", "description")
 def _not_text(frontmatter: Frontmatter, path: Path | None) -> list[Diagnostic]:
     """``parse.field-type`` for a ``name`` or ``description`` that YAML read as a list,
     a mapping, a number or a boolean: OpenClaw turns it into text (``[x, y]`` becomes
-    ``["x","y"]``) and so does skillbook, but the author meant something else."""
-    found = []
+    ``["x","y"]``) and so does skillbook, but the author meant something else. (When
+    YAML failed, the line parser's values are all text.)"""
+    found: list[Diagnostic] = []
+    if not frontmatter.yaml_ok:
+        return found
     for key in _TEXT_FIELDS:
         raw = frontmatter.data.get(key)
         if raw is None or isinstance(raw, str):
