@@ -21,10 +21,15 @@ if TYPE_CHECKING:
     from skillbook.pipeline.gating.status import StatusEntry
 
 
+def did_you_mean(suggestions: list[str]) -> str:
+    """`` Did you mean "a" or "b"?`` (empty without suggestions)."""
+    if not suggestions:
+        return ""
+    return " Did you mean " + " or ".join(f'"{s}"' for s in suggestions) + "?"
+
+
 def not_found_message(name: str, suggestions: list[str]) -> str:
-    hint = ""
-    if suggestions:
-        hint = " Did you mean " + " or ".join(f'"{s}"' for s in suggestions) + "?"
+    hint = did_you_mean(suggestions)
     return f'skill "{name}" not found.{hint} Run `skillbook list` to see available skills.'
 
 

@@ -7,12 +7,9 @@ outputs are the same bytes; this module imports nothing, so the fast path stays 
 
 from __future__ import annotations
 
-import re
 import sys
 
 __all__ = ["write_prompt"]
-
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def write_prompt(out: str) -> None:
@@ -22,6 +19,9 @@ def write_prompt(out: str) -> None:
     try:
         sys.stdout.write(out)
     except UnicodeEncodeError:
+        # Only here, on the rare path: the module imports nothing for the fast path.
+        from skillbook.base.surrogates import without_surrogates
+
         sys.stdout.flush()
-        sys.stdout.buffer.write(_SURROGATE_RE.sub("\ufffd", out).encode("utf-8"))
+        sys.stdout.buffer.write(without_surrogates(out).encode("utf-8"))
     sys.stdout.flush()

@@ -265,9 +265,12 @@ def check_lines(book: SkillBook) -> list[str]:
             )
     groups = diagnostics_by_severity(book.diagnostics)
     # Shadowing and the compact format have their own sections above.
-    notes = [d for d in groups[Severity.INFO] if d.code not in _SHOWN_ABOVE]
-    shipped = [d for d in notes if _shipped(d)]
-    groups[Severity.INFO] = [d for d in notes if not _shipped(d)]
+    shipped: list[Diagnostic] = []
+    listed: list[Diagnostic] = []
+    for d in groups[Severity.INFO]:
+        if d.code not in _SHOWN_ABOVE:
+            (shipped if _shipped(d) else listed).append(d)
+    groups[Severity.INFO] = listed
     for severity, title in (
         (Severity.ERROR, "Not loaded or rejected"),
         (Severity.WARNING, "Warnings"),

@@ -102,11 +102,10 @@ def setup_cmd(
         if as_json:
             emit_json({"skill": name, "result": _failure_json(exc.code, exc.message)})
         elif exc.code == "install.skill-not-found":
-            from skillbook.cli.names import missing_text
+            from skillbook.cli.names import did_you_mean, missing_text
             from skillbook.pipeline.lookup import suggest_names
 
-            close = suggest_names(book.status.skills, name)
-            hint = " Did you mean " + " or ".join(f'"{c}"' for c in close) + "?" if close else ""
+            hint = did_you_mean(suggest_names(book.status.skills, name))
             first = f"skillbook: {exc.message}.{hint} Run `skillbook list` to see available skills."
             click.echo(missing_text(book, name, first), err=True)
         else:

@@ -11,12 +11,12 @@ put it by mistake): "not found" alone sends them to a list that lacks it.
 
 from __future__ import annotations
 
-import difflib
 import glob
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from skillbook.base.closest import closest
 from skillbook.diagnostics import Diagnostic, Severity
 from skillbook.pipeline.gating.status import StatusEntry
 
@@ -43,23 +43,11 @@ def find_entry(entries: Sequence[StatusEntry], typed: str) -> StatusEntry | None
 
 def suggest_names(entries: Sequence[StatusEntry], typed: str) -> list[str]:
     """Skill names close to ``typed`` (by name, key or folder name, case-insensitive)."""
-    wanted = typed.strip().lower()
-    if not wanted:
-        return []
     by_word: dict[str, str] = {}
     for entry in entries:
         for word in (entry.name, entry.skill_key, entry.base_dir.name):
             by_word.setdefault(word.lower(), entry.name)
-    found: list[str] = []
-    # Same letters in another case, then prefixes, then near spellings.
-    ranked = [w for w in by_word if w == wanted]
-    ranked += sorted(w for w in by_word if w.startswith(wanted) and w != wanted)
-    ranked += difflib.get_close_matches(wanted, list(by_word), n=MAX_SUGGESTIONS, cutoff=_CUTOFF)
-    for word in ranked:
-        name = by_word[word]
-        if name not in found:
-            found.append(name)
-    return found[:MAX_SUGGESTIONS]
+    return closest(typed, by_word, most=MAX_SUGGESTIONS, cutoff=_CUTOFF)
 
 
 def not_loaded(diagnostics: Iterable[Diagnostic], typed: str) -> list[Diagnostic]:

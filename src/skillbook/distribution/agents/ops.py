@@ -14,13 +14,13 @@ Every refusal is an :class:`~skillbook.distribution.agents.AgentsError` with an
 
 from __future__ import annotations
 
-import difflib
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillbook.base.closest import closest
 from skillbook.base.fs import is_path_inside
 from skillbook.distribution.agents import AgentsError
 from skillbook.distribution.agents.globallock import (
@@ -123,18 +123,11 @@ def close_agent_ids(typed: str) -> list[str]:
     ids that start with or hold what they typed (``claude``, ``copilot``), near
     spellings (``cursorr``); at most three. Eighty ids in alphabetical order
     are no help to someone who typed ``claude``."""
-    wanted = typed.strip().lower()
-    if not wanted:
-        return []
     words: dict[str, str] = {}
     for agent in all_agents():
         words.setdefault(agent.id, agent.id)
         words.setdefault(agent.display_name.lower(), agent.id)
-    found = [words[w] for w in words if w == wanted]
-    found += [words[w] for w in words if w.startswith(wanted)]
-    found += [words[w] for w in words if wanted in w and len(wanted) >= 4]
-    found += [words[w] for w in difflib.get_close_matches(wanted, list(words), n=3, cutoff=0.75)]
-    return list(dict.fromkeys(found))[:3]
+    return closest(typed, words, most=3, cutoff=0.75, within_from=4)
 
 
 def install_for(
